@@ -1,0 +1,314 @@
+package vfs
+
+import (
+	"crypto/sha256"
+	"runtime"
+	"sync"
+
+	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+)
+
+// A piece is one chunk's worth of new content for a file: data nil means a hole.
+type piece struct {
+	idx  int64
+	data []byte
+	hash [32]byte
+}
+
+// hashPieces computes the hashes of pieces (in parallel when there are many) and
+// turns all-zero chunks into holes.
+func hashPieces(ps []piece) {
+	work := func(p *piece) {
+		if p.data != nil && allZero(p.data) {
+			p.data = nil
+			return
+		}
+		if p.data != nil {
+			p.hash = sha256.Sum256(p.data)
+		}
+	}
+	if len(ps) < 4 {
+		for i := range ps {
+			work(&ps[i])
+		}
+		return
+	}
+	n := runtime.GOMAXPROCS(0)
+	if n > len(ps) {
+		n = len(ps)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, len(ps))
+	for i := range ps {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				work(&ps[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7] != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// blocksOf is the 512-byte block count charged for a stored chunk of n bytes
+// (rounded to 4 KiB, as a kernel filesystem would allocate).
+func blocksOf(n int64) int64 { return (n + 4095) / 4096 * 8 }
+
+// setChunk points chunk idx of in at p's content (or makes it a hole), keeping
+// reference counts and in.Blocks right.
+func (t *tx) setChunk(in *inode, p *piece) error {
+	oldID, oldSize, err := t.fileChunk(in.Ino, p.idx)
+	if err != nil {
+		return err
+	}
+	if p.data == nil {
+		if oldID == 0 {
+			return nil
+		}
+		st, err := t.c.Prep("DELETE FROM file_chunks WHERE ino = ? AND idx = ?")
+		if err != nil {
+			return err
+		}
+		if err := st.Exec(in.Ino, p.idx); err != nil {
+			return err
+		}
+		in.Blocks -= blocksOf(oldSize)
+		return t.decref(oldID, 1)
+	}
+	id, err := t.putChunk(p.hash[:], p.data)
+	if err != nil {
+		return err
+	}
+	if id == oldID {
+		return t.decref(id, 1)
+	}
+	st, err := t.c.Prep("INSERT OR REPLACE INTO file_chunks(ino, idx, chunk) VALUES (?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	if err := st.Exec(in.Ino, p.idx, id); err != nil {
+		return err
+	}
+	in.Blocks += blocksOf(int64(len(p.data)))
+	if oldID != 0 {
+		in.Blocks -= blocksOf(oldSize)
+		return t.decref(oldID, 1)
+	}
+	return nil
+}
+
+func (t *tx) fileChunk(ino uint64, idx int64) (id, size int64, err error) {
+	st, err := t.c.Prep("SELECT fc.chunk, c.size FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk WHERE fc.ino = ? AND fc.idx = ?")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer st.Reset()
+	if err := st.Bind(ino, idx); err != nil {
+		return 0, 0, err
+	}
+	if !st.Step() {
+		return 0, 0, st.Err()
+	}
+	return st.Int64(0), st.Int64(1), nil
+}
+
+// putChunk stores data under hash (once per store) and takes a reference to it.
+func (t *tx) putChunk(hash, data []byte) (int64, error) {
+	st, err := t.c.Prep(`INSERT INTO chunks(hash, size, refs) VALUES (?, ?, 1)
+		ON CONFLICT(hash) DO UPDATE SET refs = refs + 1 RETURNING id, refs`)
+	if err != nil {
+		return 0, err
+	}
+	if err := st.Bind(hash, len(data)); err != nil {
+		st.Reset()
+		return 0, err
+	}
+	if !st.Step() {
+		err := st.Err()
+		st.Reset()
+		return 0, err
+	}
+	id, refs := st.Int64(0), st.Int64(1)
+	if err := st.Reset(); err != nil {
+		return 0, err
+	}
+	if refs == 1 {
+		ins, err := t.c.Prep("INSERT INTO chunk_data(id, data) VALUES (?, ?)")
+		if err != nil {
+			return 0, err
+		}
+		if err := ins.Exec(id, data); err != nil {
+			return 0, err
+		}
+		t.used += int64(len(data))
+	}
+	return id, nil
+}
+
+// decref drops n references to chunk id and deletes it when none remain.
+func (t *tx) decref(id int64, n int64) error {
+	st, err := t.c.Prep("UPDATE chunks SET refs = refs - ? WHERE id = ? RETURNING refs, size")
+	if err != nil {
+		return err
+	}
+	if err := st.Bind(n, id); err != nil {
+		st.Reset()
+		return err
+	}
+	if !st.Step() {
+		err := st.Err()
+		st.Reset()
+		return err
+	}
+	refs, size := st.Int64(0), st.Int64(1)
+	if err := st.Reset(); err != nil {
+		return err
+	}
+	if refs > 0 {
+		return nil
+	}
+	for _, q := range []string{"DELETE FROM chunks WHERE id = ?", "DELETE FROM chunk_data WHERE id = ?"} {
+		del, err := t.c.Prep(q)
+		if err != nil {
+			return err
+		}
+		if err := del.Exec(id); err != nil {
+			return err
+		}
+	}
+	t.used -= size
+	return nil
+}
+
+// truncateChunks drops the content of in at and beyond size, trimming a partial
+// last chunk, and keeps in.Blocks right. The caller puts in.
+func (t *tx) truncateChunks(in *inode, size int64) error {
+	cs := t.f.chunkSize
+	first := (size + cs - 1) / cs // first chunk wholly beyond size
+	st, err := t.c.Prep(`SELECT fc.chunk, count(*), c.size FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk
+		WHERE fc.ino = ? AND fc.idx >= ? GROUP BY fc.chunk`)
+	if err != nil {
+		return err
+	}
+	if err := st.Bind(in.Ino, first); err != nil {
+		st.Reset()
+		return err
+	}
+	type ref struct{ id, n, size int64 }
+	var refs []ref
+	for st.Step() {
+		refs = append(refs, ref{st.Int64(0), st.Int64(1), st.Int64(2)})
+	}
+	if err := st.Err(); err != nil {
+		st.Reset()
+		return err
+	}
+	st.Reset()
+	if len(refs) > 0 {
+		del, err := t.c.Prep("DELETE FROM file_chunks WHERE ino = ? AND idx >= ?")
+		if err != nil {
+			return err
+		}
+		if err := del.Exec(in.Ino, first); err != nil {
+			return err
+		}
+		for _, r := range refs {
+			in.Blocks -= r.n * blocksOf(r.size)
+			if err := t.decref(r.id, r.n); err != nil {
+				return err
+			}
+		}
+	}
+	if size%cs == 0 {
+		return nil
+	}
+	// Trim the partial last chunk so bytes past the new size read as zeros if
+	// the file grows again.
+	idx := size / cs
+	keep := size % cs
+	id, csize, err := t.fileChunk(in.Ino, idx)
+	if err != nil || id == 0 || csize <= keep {
+		return err
+	}
+	data, err := readChunkData(t.c, id)
+	if err != nil {
+		return err
+	}
+	ps := []piece{{idx: idx, data: data[:keep]}}
+	hashPieces(ps)
+	return t.setChunk(in, &ps[0])
+}
+
+func readChunkData(c *sqlite.Conn, id int64) ([]byte, error) {
+	st, err := c.Prep("SELECT data FROM chunk_data WHERE id = ?")
+	if err != nil {
+		return nil, err
+	}
+	defer st.Reset()
+	if err := st.Bind(id); err != nil {
+		return nil, err
+	}
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errMissingChunk
+	}
+	return st.Blob(0, nil), nil
+}
+
+type internalError string
+
+func (e internalError) Error() string { return string(e) }
+
+const errMissingChunk = internalError("vfs: chunk data missing")
+
+// readRange copies the committed content of chunks lo..hi of ino into dst, where
+// dst[0] corresponds to byte offset base. Holes are left untouched (the caller
+// zeroes dst first).
+func readRange(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte, skip func(idx int64) bool) error {
+	st, err := c.Prep(`SELECT fc.idx, d.data FROM file_chunks fc JOIN chunk_data d ON d.id = fc.chunk
+		WHERE fc.ino = ? AND fc.idx BETWEEN ? AND ?`)
+	if err != nil {
+		return err
+	}
+	defer st.Reset()
+	if err := st.Bind(ino, lo, hi); err != nil {
+		return err
+	}
+	end := base + int64(len(dst))
+	for st.Step() {
+		idx := st.Int64(0)
+		if skip != nil && skip(idx) {
+			continue
+		}
+		data := st.RawBlob(1)
+		cstart := idx * cs
+		// Overlap of [cstart, cstart+len(data)) with [base, end).
+		from, to := max(cstart, base), min(cstart+int64(len(data)), end)
+		if from < to {
+			copy(dst[from-base:to-base], data[from-cstart:to-cstart])
+		}
+	}
+	return st.Err()
+}

@@ -1,0 +1,936 @@
+package vfs
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type ownerKey struct{}
+
+// WithOwner returns a context whose creations (files, directories, symlinks) are
+// owned by uid and gid. Without it new inodes belong to 0:0.
+func WithOwner(ctx context.Context, uid, gid uint32) context.Context {
+	return context.WithValue(ctx, ownerKey{}, [2]uint32{uid, gid})
+}
+
+func owner(ctx context.Context) (uint32, uint32) {
+	if v, ok := ctx.Value(ownerKey{}).([2]uint32); ok {
+		return v[0], v[1]
+	}
+	return 0, 0
+}
+
+// resolve cleans and walks name against the committed state.
+func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolved, string, error) {
+	if err := ctx.Err(); err != nil {
+		return resolved{}, "", err
+	}
+	if f.closed.Load() {
+		return resolved{}, "", perr(op, name, syscall.EBADF)
+	}
+	p, dirOnly, err := f.cleanPath(op, name)
+	if err != nil {
+		return resolved{}, "", err
+	}
+	r, err := f.walk(committed{f}, p, follow || dirOnly)
+	if err != nil {
+		return r, p, asPathErr(op, name, err)
+	}
+	if r.ino != 0 && dirOnly && !r.in.IsDir() {
+		return r, p, perr(op, name, syscall.ENOTDIR)
+	}
+	return r, p, nil
+}
+
+// walkTx cleans and walks name inside a transaction.
+func (f *FS) walkTx(t *tx, op, name string, follow bool) (resolved, bool, error) {
+	p, dirOnly, err := f.cleanPath(op, name)
+	if err != nil {
+		return resolved{}, false, err
+	}
+	r, err := f.walk(t, p, follow || dirOnly)
+	if err != nil {
+		return r, dirOnly, err
+	}
+	if r.ino != 0 && dirOnly && !r.in.IsDir() {
+		return r, dirOnly, syscall.ENOTDIR
+	}
+	return r, dirOnly, nil
+}
+
+func baseName(p string) string {
+	if p == "/" {
+		return "/"
+	}
+	return path.Base(p)
+}
+
+// Stat returns the attributes of name, following symlinks.
+func (f *FS) Stat(ctx context.Context, name string) (*FileInfo, error) {
+	return f.stat(ctx, "stat", name, true)
+}
+
+// Lstat returns the attributes of name without following a final symlink.
+func (f *FS) Lstat(ctx context.Context, name string) (*FileInfo, error) {
+	return f.stat(ctx, "lstat", name, false)
+}
+
+func (f *FS) stat(ctx context.Context, op, name string, follow bool) (*FileInfo, error) {
+	r, p, err := f.resolve(ctx, op, name, follow)
+	if err != nil {
+		return nil, err
+	}
+	if r.ino == 0 {
+		return nil, perr(op, name, syscall.ENOENT)
+	}
+	return NewFileInfo(baseName(p), f.overlay(r.in).Attr), nil
+}
+
+// StatIno returns the attributes of inode ino (ENOENT if it does not exist).
+func (f *FS) StatIno(ctx context.Context, ino uint64) (Attr, error) {
+	if err := ctx.Err(); err != nil {
+		return Attr{}, err
+	}
+	in, ok, err := f.getInode(ino)
+	if err != nil {
+		return Attr{}, asPathErr("stat", "", err)
+	}
+	if !ok {
+		return Attr{}, perr("stat", "", syscall.ENOENT)
+	}
+	return f.overlay(in).Attr, nil
+}
+
+// Mkdir creates a directory with the given permission bits (no umask is applied).
+func (f *FS) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
+	uid, gid := owner(ctx)
+	return f.update(ctx, "mkdir", name, func(t *tx) error {
+		r, _, err := f.walkTx(t, "mkdir", name, false)
+		if err != nil {
+			return err
+		}
+		if r.ino != 0 {
+			return syscall.EEXIST
+		}
+		return t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), uid, gid)
+	})
+}
+
+func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) error {
+	dir, err := t.inode(parent)
+	if err != nil {
+		return err
+	}
+	if dir.Nlink == 0 {
+		return syscall.ENOENT
+	}
+	in, err := t.newInode(S_IFDIR | perm&permMask)
+	if err != nil {
+		return err
+	}
+	in.Uid, in.Gid = uid, gid
+	if dir.Mode&S_ISGID != 0 {
+		in.Gid = dir.Gid
+		in.Mode |= S_ISGID
+	}
+	if err := t.addDent(parent, name, in.Ino); err != nil {
+		return err
+	}
+	dir.Nlink++
+	dir.Mtime, dir.Ctime = t.now, t.now
+	t.put(dir)
+	t.log(Change{Op: OpMkdir, Ino: in.Ino, Parent: parent, Name: name, Path: p})
+	return nil
+}
+
+// MkdirAll creates name and any missing parents. Existing directories are fine;
+// an existing non-directory is ENOTDIR (or EEXIST for the final component).
+func (f *FS) MkdirAll(ctx context.Context, name string, perm fs.FileMode) error {
+	uid, gid := owner(ctx)
+	return f.update(ctx, "mkdir", name, func(t *tx) error {
+		p, _, err := f.cleanPath("mkdir", name)
+		if err != nil {
+			return err
+		}
+		parts := splitPath(p)
+		cur := "/"
+		for i := range parts {
+			cur = path.Join(cur, parts[i])
+			r, err := f.walk(t, cur, true)
+			if err != nil {
+				return err
+			}
+			if r.ino != 0 {
+				if !r.in.IsDir() {
+					if i == len(parts)-1 {
+						return syscall.EEXIST
+					}
+					return syscall.ENOTDIR
+				}
+				continue
+			}
+			if err := t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), uid, gid); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadDir lists a directory in name order.
+func (f *FS) ReadDir(ctx context.Context, name string) ([]DirEntry, error) {
+	var all []DirEntry
+	after := ""
+	for {
+		page, err := f.ReadDirPage(ctx, name, after, 4096)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) < 4096 {
+			return all, nil
+		}
+		after = page[len(page)-1].Name
+	}
+}
+
+// ReadDirPage lists up to limit entries of a directory whose names sort after
+// after (byte order), in name order. Pass the last name of a page to get the next.
+func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]DirEntry, error) {
+	r, _, err := f.resolve(ctx, "readdir", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if r.ino == 0 {
+		return nil, perr("readdir", name, syscall.ENOENT)
+	}
+	if !r.in.IsDir() {
+		return nil, perr("readdir", name, syscall.ENOTDIR)
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	ents, err := f.listDir(r.ino, after, limit)
+	if err != nil {
+		return nil, asPathErr("readdir", name, err)
+	}
+	return ents, nil
+}
+
+// ReadDirIno lists a directory by inode number (see ReadDirPage).
+func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.listDir(ino, after, limit)
+}
+
+func (f *FS) listDir(ino uint64, after string, limit int) ([]DirEntry, error) {
+	c, err := f.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer f.putReader(c)
+	st, err := c.Prep(`SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
+		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Reset()
+	if err := st.Bind(ino, after, limit); err != nil {
+		return nil, err
+	}
+	var out []DirEntry
+	for st.Step() {
+		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1)), Mode: uint32(st.Int64(2))})
+	}
+	return out, st.Err()
+}
+
+// Remove removes a file, symlink or empty directory.
+func (f *FS) Remove(ctx context.Context, name string) error {
+	return f.update(ctx, "remove", name, func(t *tx) error {
+		r, _, err := f.walkTx(t, "remove", name, false)
+		if err != nil {
+			return err
+		}
+		if r.ino == 0 {
+			return syscall.ENOENT
+		}
+		if r.parent == 0 {
+			return syscall.EBUSY
+		}
+		return t.removeEntry(r.parent, r.name, r.path, &r.in, false)
+	})
+}
+
+// removeEntry unlinks (parent, name) → in. Directories must be empty unless
+// recursive is set, in which case their contents go first.
+func (t *tx) removeEntry(parent uint64, name, p string, in *inode, recursive bool) error {
+	if in.IsDir() {
+		if recursive {
+			if err := t.removeChildren(in.Ino, p); err != nil {
+				return err
+			}
+		} else {
+			empty, err := t.dirEmpty(in.Ino)
+			if err != nil {
+				return err
+			}
+			if !empty {
+				return syscall.ENOTEMPTY
+			}
+		}
+	}
+	if err := t.delDent(parent, name); err != nil {
+		return err
+	}
+	dir, err := t.inode(parent)
+	if err != nil {
+		return err
+	}
+	dir.Mtime, dir.Ctime = t.now, t.now
+	if in.IsDir() {
+		dir.Nlink--
+		in.Nlink = 0
+	} else {
+		in.Nlink--
+	}
+	t.put(dir)
+	t.log(Change{Op: OpRemove, Ino: in.Ino, Parent: parent, Name: name, Path: p})
+	return t.unlinked(in)
+}
+
+func (t *tx) removeChildren(dir uint64, p string) error {
+	for {
+		ents, err := t.children(dir, 256)
+		if err != nil {
+			return err
+		}
+		if len(ents) == 0 {
+			return nil
+		}
+		for _, e := range ents {
+			in, err := t.inode(e.Ino)
+			if err != nil {
+				return err
+			}
+			if err := t.removeEntry(dir, e.Name, path.Join(p, e.Name), in, true); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// children lists entries of dir as the transaction sees them.
+func (t *tx) children(dir uint64, limit int) ([]DirEntry, error) {
+	st, err := t.c.Prep("SELECT name, ino FROM dentries WHERE parent = ? ORDER BY name LIMIT ?")
+	if err != nil {
+		return nil, err
+	}
+	defer st.Reset()
+	if err := st.Bind(dir, limit); err != nil {
+		return nil, err
+	}
+	var out []DirEntry
+	for st.Step() {
+		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1))})
+	}
+	return out, st.Err()
+}
+
+func (t *tx) dirEmpty(dir uint64) (bool, error) {
+	n, err := queryInt(t.c, "SELECT EXISTS (SELECT 1 FROM dentries WHERE parent = ?)", dir)
+	return n == 0, err
+}
+
+// RemoveAll removes name and everything below it, in one transaction. A missing
+// name is not an error. The root cannot be removed (EBUSY).
+func (f *FS) RemoveAll(ctx context.Context, name string) error {
+	return f.update(ctx, "removeall", name, func(t *tx) error {
+		r, _, err := f.walkTx(t, "removeall", name, false)
+		if err != nil {
+			if err == syscall.ENOENT || err == syscall.ENOTDIR {
+				return nil
+			}
+			return err
+		}
+		if r.ino == 0 {
+			return nil
+		}
+		if r.parent == 0 {
+			return syscall.EBUSY
+		}
+		return t.removeEntry(r.parent, r.name, r.path, &r.in, true)
+	})
+}
+
+// Rename moves oldname to newname atomically, replacing a file or an empty
+// directory, with renameat2(2) flags.
+func (f *FS) Rename(ctx context.Context, oldname, newname string, flags RenameFlags) error {
+	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
+		return perr("rename", oldname, syscall.EINVAL)
+	}
+	return f.update(ctx, "rename", oldname, func(t *tx) error {
+		ro, oldDirOnly, err := f.walkTx(t, "rename", oldname, false)
+		if err != nil {
+			return err
+		}
+		if ro.ino == 0 {
+			return syscall.ENOENT
+		}
+		rn, newDirOnly, err := f.walkTx(t, "rename", newname, false)
+		if err != nil && !(err == syscall.ENOTDIR && newDirOnly && rn.ino == 0) {
+			return err
+		}
+		if ro.parent == 0 || (rn.ino != 0 && rn.parent == 0) {
+			return syscall.EBUSY
+		}
+		src := &ro.in
+		if (oldDirOnly || newDirOnly) && !src.IsDir() {
+			return syscall.ENOTDIR
+		}
+		if flags&RenameExchange != 0 {
+			if rn.ino == 0 {
+				return syscall.ENOENT
+			}
+			return t.exchange(ro, rn)
+		}
+		if rn.ino != 0 && flags&RenameNoReplace != 0 {
+			return syscall.EEXIST
+		}
+		if rn.ino == ro.ino {
+			return nil // same inode: POSIX says do nothing
+		}
+		if src.IsDir() && strings.HasPrefix(rn.path, ro.path+"/") {
+			return syscall.EINVAL
+		}
+		newDir, err := t.inode(rn.parent)
+		if err != nil {
+			return err
+		}
+		if newDir.Nlink == 0 {
+			return syscall.ENOENT
+		}
+		if rn.ino != 0 {
+			dst := &rn.in
+			if strings.HasPrefix(ro.path, rn.path+"/") {
+				return syscall.ENOTEMPTY
+			}
+			switch {
+			case src.IsDir() && !dst.IsDir():
+				return syscall.ENOTDIR
+			case !src.IsDir() && dst.IsDir():
+				return syscall.EISDIR
+			case dst.IsDir():
+				empty, err := t.dirEmpty(dst.Ino)
+				if err != nil {
+					return err
+				}
+				if !empty {
+					return syscall.ENOTEMPTY
+				}
+			}
+			if err := t.setDent(rn.parent, rn.name, src.Ino); err != nil {
+				return err
+			}
+			if dst.IsDir() {
+				dst.Nlink = 0
+				newDir, err = t.inode(rn.parent)
+				if err != nil {
+					return err
+				}
+				newDir.Nlink--
+				t.put(newDir)
+			} else {
+				dst.Nlink--
+			}
+			if err := t.unlinked(dst); err != nil {
+				return err
+			}
+		} else if err := t.addDent(rn.parent, rn.name, src.Ino); err != nil {
+			return err
+		}
+		if err := t.delDent(ro.parent, ro.name); err != nil {
+			return err
+		}
+		oldDir, err := t.inode(ro.parent)
+		if err != nil {
+			return err
+		}
+		if src.IsDir() && ro.parent != rn.parent {
+			oldDir.Nlink--
+		}
+		oldDir.Mtime, oldDir.Ctime = t.now, t.now
+		t.put(oldDir)
+		newDir, err = t.inode(rn.parent)
+		if err != nil {
+			return err
+		}
+		if src.IsDir() && ro.parent != rn.parent {
+			newDir.Nlink++
+		}
+		newDir.Mtime, newDir.Ctime = t.now, t.now
+		t.put(newDir)
+		src, err = t.inode(src.Ino)
+		if err != nil {
+			return err
+		}
+		src.Ctime = t.now
+		t.put(src)
+		t.log(Change{Op: OpRename, Ino: src.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path,
+			OldParent: ro.parent, OldName: ro.name, OldPath: ro.path})
+		return nil
+	})
+}
+
+func (t *tx) exchange(a, b resolved) error {
+	if a.ino == b.ino {
+		return nil
+	}
+	if a.in.IsDir() && strings.HasPrefix(b.path, a.path+"/") {
+		return syscall.EINVAL
+	}
+	if b.in.IsDir() && strings.HasPrefix(a.path, b.path+"/") {
+		return syscall.EINVAL
+	}
+	if err := t.setDent(a.parent, a.name, b.ino); err != nil {
+		return err
+	}
+	if err := t.setDent(b.parent, b.name, a.ino); err != nil {
+		return err
+	}
+	if a.parent != b.parent && a.in.IsDir() != b.in.IsDir() {
+		pa, err := t.inode(a.parent)
+		if err != nil {
+			return err
+		}
+		pb, err := t.inode(b.parent)
+		if err != nil {
+			return err
+		}
+		if a.in.IsDir() {
+			pa.Nlink--
+			pb.Nlink++
+		} else {
+			pa.Nlink++
+			pb.Nlink--
+		}
+		t.put(pa)
+		t.put(pb)
+	}
+	for _, p := range []uint64{a.parent, b.parent} {
+		d, err := t.inode(p)
+		if err != nil {
+			return err
+		}
+		d.Mtime, d.Ctime = t.now, t.now
+		t.put(d)
+	}
+	for _, ino := range []uint64{a.ino, b.ino} {
+		in, err := t.inode(ino)
+		if err != nil {
+			return err
+		}
+		in.Ctime = t.now
+		t.put(in)
+	}
+	t.log(Change{Op: OpExchange, Ino: a.ino, Parent: b.parent, Name: b.name, Path: b.path,
+		OldParent: a.parent, OldName: a.name, OldPath: a.path})
+	return nil
+}
+
+// Link creates newname as another name for the inode oldname names (a final
+// symlink in oldname is not followed, as with link(2)).
+func (f *FS) Link(ctx context.Context, oldname, newname string) error {
+	return f.update(ctx, "link", oldname, func(t *tx) error {
+		ro, _, err := f.walkTx(t, "link", oldname, false)
+		if err != nil {
+			return err
+		}
+		if ro.ino == 0 {
+			return syscall.ENOENT
+		}
+		if ro.in.IsDir() {
+			return syscall.EPERM
+		}
+		rn, dirOnly, err := f.walkTx(t, "link", newname, false)
+		if err != nil {
+			return err
+		}
+		if rn.ino != 0 {
+			return syscall.EEXIST
+		}
+		if dirOnly {
+			return syscall.ENOENT
+		}
+		dir, err := t.inode(rn.parent)
+		if err != nil {
+			return err
+		}
+		if dir.Nlink == 0 {
+			return syscall.ENOENT
+		}
+		if err := t.addDent(rn.parent, rn.name, ro.ino); err != nil {
+			return err
+		}
+		in := ro.in
+		in.Nlink++
+		in.Ctime = t.now
+		t.put(&in)
+		dir.Mtime, dir.Ctime = t.now, t.now
+		t.put(dir)
+		t.log(Change{Op: OpLink, Ino: in.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path, OldPath: ro.path})
+		return nil
+	})
+}
+
+// Symlink creates linkname as a symbolic link to target (stored verbatim).
+func (f *FS) Symlink(ctx context.Context, target, linkname string) error {
+	uid, gid := owner(ctx)
+	if target == "" {
+		return perr("symlink", linkname, syscall.ENOENT)
+	}
+	if len(target) > f.opts.MaxPathLen || strings.IndexByte(target, 0) >= 0 {
+		return perr("symlink", linkname, syscall.ENAMETOOLONG)
+	}
+	return f.update(ctx, "symlink", linkname, func(t *tx) error {
+		r, dirOnly, err := f.walkTx(t, "symlink", linkname, false)
+		if err != nil {
+			return err
+		}
+		if r.ino != 0 {
+			return syscall.EEXIST
+		}
+		if dirOnly {
+			return syscall.ENOENT
+		}
+		dir, err := t.inode(r.parent)
+		if err != nil {
+			return err
+		}
+		if dir.Nlink == 0 {
+			return syscall.ENOENT
+		}
+		in, err := t.newInode(S_IFLNK | 0o777)
+		if err != nil {
+			return err
+		}
+		in.Uid, in.Gid = uid, gid
+		in.target = target
+		in.Size = int64(len(target))
+		if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
+			return err
+		}
+		dir.Mtime, dir.Ctime = t.now, t.now
+		t.put(dir)
+		t.log(Change{Op: OpSymlink, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
+		return nil
+	})
+}
+
+// Readlink returns a symlink's target.
+func (f *FS) Readlink(ctx context.Context, name string) (string, error) {
+	r, _, err := f.resolve(ctx, "readlink", name, false)
+	if err != nil {
+		return "", err
+	}
+	if r.ino == 0 {
+		return "", perr("readlink", name, syscall.ENOENT)
+	}
+	if !r.in.IsSymlink() {
+		return "", perr("readlink", name, syscall.EINVAL)
+	}
+	return r.in.target, nil
+}
+
+// setattr changes one inode found by name in a transaction.
+func (f *FS) setattr(ctx context.Context, op, name string, follow bool, fn func(t *tx, in *inode) error) error {
+	return f.update(ctx, op, name, func(t *tx) error {
+		r, _, err := f.walkTx(t, op, name, follow)
+		if err != nil {
+			return err
+		}
+		if r.ino == 0 {
+			return syscall.ENOENT
+		}
+		in, err := t.inode(r.ino)
+		if err != nil {
+			return err
+		}
+		if err := fn(t, in); err != nil {
+			return err
+		}
+		in.Ctime = t.now
+		t.put(in)
+		t.log(Change{Op: OpSetattr, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
+		return nil
+	})
+}
+
+// Chmod sets the 12 permission bits (fs.ModeSetuid, ModeSetgid and ModeSticky map
+// to the special bits), following symlinks.
+func (f *FS) Chmod(ctx context.Context, name string, mode fs.FileMode) error {
+	return f.setattr(ctx, "chmod", name, true, func(t *tx, in *inode) error {
+		in.Mode = in.Mode&S_IFMT | FileModeToUnix(mode)
+		return nil
+	})
+}
+
+// Chown sets owner and group (-1 leaves one unchanged), following symlinks. As on
+// Linux, changing the owner of a non-directory clears its set-user-ID bit, and the
+// set-group-ID bit when group execute is set.
+func (f *FS) Chown(ctx context.Context, name string, uid, gid int) error {
+	return f.setattr(ctx, "chown", name, true, chownFn(uid, gid))
+}
+
+// Lchown is Chown without following a final symlink.
+func (f *FS) Lchown(ctx context.Context, name string, uid, gid int) error {
+	return f.setattr(ctx, "lchown", name, false, chownFn(uid, gid))
+}
+
+func chownFn(uid, gid int) func(t *tx, in *inode) error {
+	return func(t *tx, in *inode) error {
+		if uid < -1 || gid < -1 || uid > 1<<32-2 || gid > 1<<32-2 {
+			return syscall.EINVAL
+		}
+		if uid >= 0 {
+			in.Uid = uint32(uid)
+		}
+		if gid >= 0 {
+			in.Gid = uint32(gid)
+		}
+		if !in.IsDir() && !in.IsSymlink() {
+			in.Mode &^= S_ISUID
+			if in.Mode&0o010 != 0 {
+				in.Mode &^= S_ISGID
+			}
+		}
+		return nil
+	}
+}
+
+// Chtimes sets access and modification times, following symlinks. A zero
+// time.Time leaves that time unchanged (as os.Chtimes).
+func (f *FS) Chtimes(ctx context.Context, name string, atime, mtime time.Time) error {
+	if atime.IsZero() {
+		atime = UtimeOmit
+	}
+	if mtime.IsZero() {
+		mtime = UtimeOmit
+	}
+	return f.Utimens(ctx, name, atime, mtime, false)
+}
+
+// Utimens sets access and modification times with nanosecond precision;
+// UtimeOmit leaves a time unchanged and UtimeNow sets it to the current time.
+func (f *FS) Utimens(ctx context.Context, name string, atime, mtime time.Time, nofollow bool) error {
+	// Unflushed writes carry their own mtime: commit them first so the explicit
+	// times win.
+	if r, _, err := f.resolve(ctx, "utimens", name, !nofollow); err == nil && r.ino != 0 {
+		if err := f.flushIno(ctx, r.ino); err != nil {
+			return asPathErr("utimens", name, err)
+		}
+	}
+	return f.setattr(ctx, "utimens", name, !nofollow, func(t *tx, in *inode) error {
+		setTime(&in.Atime, atime, t.now)
+		setTime(&in.Mtime, mtime, t.now)
+		return nil
+	})
+}
+
+func setTime(dst *time.Time, v, now time.Time) {
+	switch {
+	case v.Equal(UtimeOmit):
+	case v.Equal(UtimeNow):
+		*dst = now
+	default:
+		*dst = v
+	}
+}
+
+// Realpath resolves every symlink in name and returns the canonical absolute path.
+func (f *FS) Realpath(ctx context.Context, name string) (string, error) {
+	r, _, err := f.resolve(ctx, "realpath", name, true)
+	if err != nil {
+		return "", err
+	}
+	if r.ino == 0 {
+		return "", perr("realpath", name, syscall.ENOENT)
+	}
+	return r.path, nil
+}
+
+// Statfs reports capacity and usage.
+func (f *FS) Statfs(ctx context.Context) (StatFS, error) {
+	if err := ctx.Err(); err != nil {
+		return StatFS{}, err
+	}
+	f.wmu.Lock()
+	used, inodes := f.used, f.inodes
+	f.wmu.Unlock()
+	q := f.opts.QuotaBytes
+	free := q - used
+	if free < 0 {
+		free = 0
+	}
+	ffree := f.opts.MaxInodes - inodes
+	if ffree < 0 {
+		ffree = 0
+	}
+	return StatFS{
+		BlockSize: 512, Blocks: q / 512, BlocksFree: free / 512,
+		Files: f.opts.MaxInodes, FilesFree: ffree, NameMax: int64(f.opts.MaxNameLen),
+		ChunkSize: f.chunkSize, ReadOnly: f.opts.ReadOnly,
+		QuotaBytes: q, UsedBytes: used, InodesInUse: inodes,
+	}, nil
+}
+
+// xattr namespaces Linux knows; others are EOPNOTSUPP.
+var xattrNamespaces = []string{"user.", "trusted.", "security.", "system."}
+
+func checkXattrName(attr string) error {
+	if attr == "" || len(attr) > 255 {
+		return syscall.ERANGE
+	}
+	for _, ns := range xattrNamespaces {
+		if strings.HasPrefix(attr, ns) && len(attr) > len(ns) {
+			return nil
+		}
+	}
+	return syscall.EOPNOTSUPP
+}
+
+// Getxattr returns an extended attribute's value (ENODATA if absent). A final
+// symlink is not followed (lgetxattr semantics).
+func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
+	r, _, err := f.resolve(ctx, "getxattr", name, false)
+	if err != nil {
+		return nil, err
+	}
+	if r.ino == 0 {
+		return nil, perr("getxattr", name, syscall.ENOENT)
+	}
+	if err := checkXattrName(attr); err != nil {
+		return nil, perr("getxattr", name, err.(syscall.Errno))
+	}
+	c, err := f.reader()
+	if err != nil {
+		return nil, asPathErr("getxattr", name, err)
+	}
+	defer f.putReader(c)
+	st, err := c.Prep("SELECT value FROM xattrs WHERE ino = ? AND name = ?")
+	if err != nil {
+		return nil, asPathErr("getxattr", name, err)
+	}
+	defer st.Reset()
+	if err := st.Bind(r.ino, attr); err != nil {
+		return nil, asPathErr("getxattr", name, err)
+	}
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return nil, asPathErr("getxattr", name, err)
+		}
+		return nil, perr("getxattr", name, syscall.ENODATA)
+	}
+	return st.Blob(0, []byte{}), nil
+}
+
+// Setxattr sets an extended attribute. flags may be XattrCreate or XattrReplace.
+// user.* attributes are not allowed on symlinks (EPERM), as on Linux.
+func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flags int) error {
+	if err := checkXattrName(attr); err != nil {
+		return perr("setxattr", name, err.(syscall.Errno))
+	}
+	if len(value) > DefaultMaxXattrSize {
+		return perr("setxattr", name, syscall.E2BIG)
+	}
+	if flags&^(XattrCreate|XattrReplace) != 0 {
+		return perr("setxattr", name, syscall.EINVAL)
+	}
+	return f.setattr(ctx, "setxattr", name, false, func(t *tx, in *inode) error {
+		if in.IsSymlink() && strings.HasPrefix(attr, "user.") {
+			return syscall.EPERM
+		}
+		exists, err := queryInt(t.c, "SELECT EXISTS (SELECT 1 FROM xattrs WHERE ino = ? AND name = ?)", in.Ino, attr)
+		if err != nil {
+			return err
+		}
+		if exists == 1 && flags&XattrCreate != 0 {
+			return syscall.EEXIST
+		}
+		if exists == 0 && flags&XattrReplace != 0 {
+			return syscall.ENODATA
+		}
+		total, err := queryInt(t.c, "SELECT coalesce(sum(length(name) + length(value)), 0) FROM xattrs WHERE ino = ? AND name != ?", in.Ino, attr)
+		if err != nil {
+			return err
+		}
+		if total+int64(len(attr)+len(value)) > DefaultMaxXattrBytes {
+			return syscall.ENOSPC
+		}
+		st, err := t.c.Prep("INSERT OR REPLACE INTO xattrs(ino, name, value) VALUES (?, ?, ?)")
+		if err != nil {
+			return err
+		}
+		return st.Exec(in.Ino, attr, value)
+	})
+}
+
+// Listxattr lists extended attribute names in byte order (a final symlink is not followed).
+func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
+	r, _, err := f.resolve(ctx, "listxattr", name, false)
+	if err != nil {
+		return nil, err
+	}
+	if r.ino == 0 {
+		return nil, perr("listxattr", name, syscall.ENOENT)
+	}
+	c, err := f.reader()
+	if err != nil {
+		return nil, asPathErr("listxattr", name, err)
+	}
+	defer f.putReader(c)
+	st, err := c.Prep("SELECT name FROM xattrs WHERE ino = ? ORDER BY name")
+	if err != nil {
+		return nil, asPathErr("listxattr", name, err)
+	}
+	defer st.Reset()
+	if err := st.Bind(r.ino); err != nil {
+		return nil, asPathErr("listxattr", name, err)
+	}
+	out := []string{}
+	for st.Step() {
+		out = append(out, st.Text(0))
+	}
+	if err := st.Err(); err != nil {
+		return nil, asPathErr("listxattr", name, err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Removexattr removes an extended attribute (ENODATA if absent).
+func (f *FS) Removexattr(ctx context.Context, name, attr string) error {
+	if err := checkXattrName(attr); err != nil {
+		return perr("removexattr", name, err.(syscall.Errno))
+	}
+	return f.setattr(ctx, "removexattr", name, false, func(t *tx, in *inode) error {
+		st, err := t.c.Prep("DELETE FROM xattrs WHERE ino = ? AND name = ?")
+		if err != nil {
+			return err
+		}
+		if err := st.Exec(in.Ino, attr); err != nil {
+			return err
+		}
+		if t.c.Changes() == 0 {
+			return syscall.ENODATA
+		}
+		return nil
+	})
+}

@@ -1,0 +1,100 @@
+package vfs
+
+import "time"
+
+// Defaults for Options. Every limit is an option; a zero field takes its default.
+const (
+	DefaultChunkSize     = 64 << 10  // bytes per content chunk (see docs/decisions.md for the benchmark)
+	DefaultPageSize      = 16 << 10  // SQLite page size for new stores
+	DefaultMaxFileSize   = 64 << 30  // 64 GiB
+	DefaultQuotaBytes    = 100 << 30 // 100 GiB of unique stored content
+	DefaultMaxInodes     = 10_000_000
+	DefaultMaxNameLen    = 255
+	DefaultMaxPathLen    = 4096
+	DefaultCacheEntries  = 200_000
+	DefaultJournalKeep   = 1_000_000
+	DefaultDirtyBytes    = 8 << 20 // unflushed bytes per open file before an automatic flush
+	DefaultReaders       = 4
+	DefaultMaxXattrSize  = 64 << 10
+	DefaultMaxXattrBytes = 1 << 20 // all xattrs of one inode together
+	maxSymlinkHops       = 40
+)
+
+// Options configure a store. The zero value gives the documented defaults.
+type Options struct {
+	// ReadOnly opens the store for reading only; every mutation fails with EROFS.
+	// A read-only open never creates the database.
+	ReadOnly bool
+	// ChunkSize is the content chunk size, fixed when the store is created (later
+	// opens use the stored value). Default DefaultChunkSize; must be a power of two
+	// between 4 KiB and 4 MiB.
+	ChunkSize int
+	// PageSize is the SQLite page size used when the store is created. Default DefaultPageSize.
+	PageSize int
+	// MaxFileSize bounds a file's size (EFBIG). Default DefaultMaxFileSize.
+	MaxFileSize int64
+	// QuotaBytes bounds the unique content bytes stored (ENOSPC). Default DefaultQuotaBytes.
+	QuotaBytes int64
+	// MaxInodes bounds files+directories+symlinks (ENOSPC). Default DefaultMaxInodes.
+	MaxInodes int64
+	// MaxNameLen bounds a path component (ENAMETOOLONG). Default 255.
+	MaxNameLen int
+	// MaxPathLen bounds a whole path (ENAMETOOLONG). Default 4096.
+	MaxPathLen int
+	// CacheEntries bounds the in-memory inode and directory-entry caches (each).
+	// Default DefaultCacheEntries.
+	CacheEntries int
+	// JournalKeep is how many recent changes the journal retains. Default DefaultJournalKeep.
+	JournalKeep int64
+	// DirtyBytes is how many written-but-unflushed bytes an open file may hold
+	// before they are flushed automatically. Default DefaultDirtyBytes.
+	DirtyBytes int64
+	// SyncWrites makes every File.Write and WriteAt durable before it returns, at
+	// a large cost for small writes. By default handle writes become durable at
+	// Sync and Close (and when DirtyBytes fill), as with fsync on a kernel filesystem.
+	SyncWrites bool
+	// Readers is the number of read connections. Default DefaultReaders.
+	Readers int
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.ChunkSize == 0 {
+		o.ChunkSize = DefaultChunkSize
+	}
+	if o.PageSize == 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.QuotaBytes == 0 {
+		o.QuotaBytes = DefaultQuotaBytes
+	}
+	if o.MaxInodes == 0 {
+		o.MaxInodes = DefaultMaxInodes
+	}
+	if o.MaxNameLen == 0 {
+		o.MaxNameLen = DefaultMaxNameLen
+	}
+	if o.MaxPathLen == 0 {
+		o.MaxPathLen = DefaultMaxPathLen
+	}
+	if o.CacheEntries == 0 {
+		o.CacheEntries = DefaultCacheEntries
+	}
+	if o.JournalKeep == 0 {
+		o.JournalKeep = DefaultJournalKeep
+	}
+	if o.DirtyBytes == 0 {
+		o.DirtyBytes = DefaultDirtyBytes
+	}
+	if o.Readers == 0 {
+		o.Readers = DefaultReaders
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}

@@ -1,0 +1,87 @@
+package vfs
+
+// schemaVersion is stored in PRAGMA user_version. Bump it with a migration.
+const schemaVersion = 1
+
+// The schema. Invariants (verified by Check):
+//   - inodes: one row per live inode; nlink counts dentries (directories: 2 + subdirs);
+//     a row with nlink 0 exists only while a handle keeps an unlinked file open, and
+//     is removed at the next Open after a crash.
+//   - dentries: (parent, name) → ino; every directory but the root has exactly one.
+//   - chunks: one row per distinct content chunk (SHA-256), refs = number of
+//     file_chunks rows that point at it; a chunk whose refs reach 0 is deleted in the
+//     same transaction. chunk_data holds the bytes apart so refcount updates never
+//     rewrite the blob.
+//   - file_chunks: (ino, idx) → chunk; idx*chunk_size < size; missing idx = hole.
+//   - journal: every mutation, numbered, written in the mutation's transaction.
+const schemaSQL = `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value ANY
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE inodes (
+	ino    INTEGER PRIMARY KEY,
+	gen    INTEGER NOT NULL,
+	mode   INTEGER NOT NULL,
+	nlink  INTEGER NOT NULL,
+	uid    INTEGER NOT NULL,
+	gid    INTEGER NOT NULL,
+	size   INTEGER NOT NULL,
+	blocks INTEGER NOT NULL,
+	atime  INTEGER NOT NULL,
+	mtime  INTEGER NOT NULL,
+	ctime  INTEGER NOT NULL,
+	btime  INTEGER NOT NULL,
+	target BLOB
+) STRICT;
+
+CREATE TABLE dentries (
+	parent INTEGER NOT NULL,
+	name   TEXT NOT NULL,
+	ino    INTEGER NOT NULL,
+	PRIMARY KEY (parent, name)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX dentries_ino ON dentries (ino);
+
+CREATE TABLE xattrs (
+	ino   INTEGER NOT NULL,
+	name  TEXT NOT NULL,
+	value BLOB NOT NULL,
+	PRIMARY KEY (ino, name)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE chunks (
+	id   INTEGER PRIMARY KEY,
+	hash BLOB NOT NULL UNIQUE,
+	size INTEGER NOT NULL,
+	refs INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE chunk_data (
+	id   INTEGER PRIMARY KEY,
+	data BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE file_chunks (
+	ino   INTEGER NOT NULL,
+	idx   INTEGER NOT NULL,
+	chunk INTEGER NOT NULL,
+	PRIMARY KEY (ino, idx)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE journal (
+	seq        INTEGER PRIMARY KEY,
+	time       INTEGER NOT NULL,
+	op         TEXT NOT NULL,
+	ino        INTEGER NOT NULL,
+	parent     INTEGER NOT NULL,
+	name       TEXT NOT NULL,
+	path       TEXT NOT NULL,
+	old_parent INTEGER NOT NULL,
+	old_name   TEXT NOT NULL,
+	old_path   TEXT NOT NULL,
+	off        INTEGER NOT NULL,
+	len        INTEGER NOT NULL
+) STRICT;
+`

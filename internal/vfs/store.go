@@ -1,0 +1,373 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+)
+
+// RootIno is the inode number of the root directory.
+const RootIno = 1
+
+// FS is one workspace filesystem stored in one SQLite database file.
+// It is safe for concurrent use.
+type FS struct {
+	opts      Options
+	path      string
+	chunkSize int64
+	lockFile  *os.File
+
+	// wmu serialises write transactions on w. While it is held, the committed
+	// database state does not change underneath the holder.
+	wmu sync.Mutex
+	w   *sqlite.Conn
+	// Guarded by wmu:
+	nextIno uint64
+	seq     uint64 // newest journal sequence number
+	used    int64  // unique chunk bytes stored
+	inodes  int64  // live inodes
+	minSeq  uint64 // oldest retained journal sequence
+
+	readers chan *sqlite.Conn
+	nreader atomic.Int32
+	rmu     sync.Mutex // guards creating readers
+
+	cache *cache
+
+	omu   sync.Mutex
+	opens map[uint64]*openInode // inodes with open handles
+
+	seqPub  atomic.Uint64 // newest committed seq, published after commit
+	notify  chan struct{} // closed and replaced on every commit (guarded by nmu)
+	nmu     sync.Mutex
+	closed  atomic.Bool
+	closeCh chan struct{}
+}
+
+// Open opens (creating if needed, unless opts.ReadOnly) the store at path.
+// Only one process may have a store open at a time (ErrLocked otherwise).
+func Open(ctx context.Context, path string, opts Options) (*FS, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	if opts.ChunkSize < 4<<10 || opts.ChunkSize > 4<<20 || opts.ChunkSize&(opts.ChunkSize-1) != 0 {
+		return nil, fmt.Errorf("open store: chunk size %d: must be a power of two from 4 KiB to 4 MiB", opts.ChunkSize)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	f := &FS{
+		opts:    opts,
+		path:    abs,
+		cache:   newCache(opts.CacheEntries),
+		opens:   make(map[uint64]*openInode),
+		notify:  make(chan struct{}),
+		closeCh: make(chan struct{}),
+		readers: make(chan *sqlite.Conn, opts.Readers),
+	}
+	if err := f.lock(); err != nil {
+		return nil, err
+	}
+	if err := f.openWriter(); err != nil {
+		f.unlock()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *FS) lock() error {
+	flag := os.O_RDWR | os.O_CREATE
+	how := syscall.LOCK_EX
+	if f.opts.ReadOnly {
+		flag = os.O_RDONLY
+		how = syscall.LOCK_SH
+	}
+	lf, err := os.OpenFile(f.path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	// flock locks are independent of SQLite's POSIX record locks on Linux.
+	if err := syscall.Flock(int(lf.Fd()), how|syscall.LOCK_NB); err != nil {
+		lf.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("open store %s: %w", f.path, ErrLocked)
+		}
+		return fmt.Errorf("open store: lock: %w", err)
+	}
+	f.lockFile = lf
+	return nil
+}
+
+func (f *FS) unlock() {
+	if f.lockFile != nil {
+		f.lockFile.Close()
+		f.lockFile = nil
+	}
+}
+
+func (f *FS) openWriter() error {
+	c, err := sqlite.Open(f.path, f.opts.ReadOnly)
+	if err != nil {
+		return err
+	}
+	if err := f.initDB(c); err != nil {
+		c.Close()
+		return fmt.Errorf("open store %s: %w", f.path, err)
+	}
+	f.w = c
+	return nil
+}
+
+func (f *FS) initDB(c *sqlite.Conn) error {
+	if !f.opts.ReadOnly {
+		if err := c.Exec(fmt.Sprintf("PRAGMA page_size=%d", f.opts.PageSize)); err != nil {
+			return err
+		}
+		if err := c.Exec("PRAGMA journal_mode=WAL"); err != nil {
+			return err
+		}
+	}
+	// WAL with synchronous=NORMAL: a commit is a write(2) into the WAL, which
+	// survives kill -9 of the process; fsync happens at checkpoints.
+	if err := c.Exec("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-32768; PRAGMA foreign_keys=OFF; PRAGMA wal_autocheckpoint=4096"); err != nil {
+		return err
+	}
+	ver, err := queryInt(c, "PRAGMA user_version")
+	if err != nil {
+		return err
+	}
+	switch {
+	case ver == 0 && f.opts.ReadOnly:
+		return fmt.Errorf("not a desk store (empty or uninitialised database)")
+	case ver == 0:
+		if err := f.createSchema(c); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	case ver > schemaVersion:
+		return fmt.Errorf("store schema version %d is newer than this program's %d", ver, schemaVersion)
+	}
+	cs, err := queryInt(c, "SELECT value FROM meta WHERE key='chunk_size'")
+	if err != nil {
+		return fmt.Errorf("read chunk size: %w", err)
+	}
+	f.chunkSize = cs
+	if !f.opts.ReadOnly {
+		if err := f.recover(c); err != nil {
+			return fmt.Errorf("recover: %w", err)
+		}
+	}
+	if f.nextIno, err = queryUint(c, "SELECT coalesce(max(ino),0)+1 FROM inodes"); err != nil {
+		return err
+	}
+	if f.seq, err = queryUint(c, "SELECT coalesce(max(seq),0) FROM journal"); err != nil {
+		return err
+	}
+	if f.minSeq, err = queryUint(c, "SELECT coalesce(min(seq),0) FROM journal"); err != nil {
+		return err
+	}
+	if f.used, err = queryInt(c, "SELECT coalesce(sum(size),0) FROM chunks"); err != nil {
+		return err
+	}
+	if f.inodes, err = queryInt(c, "SELECT count(*) FROM inodes"); err != nil {
+		return err
+	}
+	f.seqPub.Store(f.seq)
+	return nil
+}
+
+func (f *FS) createSchema(c *sqlite.Conn) error {
+	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	err := func() error {
+		if err := c.Exec(schemaSQL); err != nil {
+			return err
+		}
+		now := f.opts.Now().UnixNano()
+		st, err := c.Prep("INSERT INTO meta(key, value) VALUES (?, ?)")
+		if err != nil {
+			return err
+		}
+		if err := st.Exec("chunk_size", f.opts.ChunkSize); err != nil {
+			return err
+		}
+		if err := st.Exec("created", now); err != nil {
+			return err
+		}
+		root, err := c.Prep(`INSERT INTO inodes(ino, gen, mode, nlink, uid, gid, size, blocks, atime, mtime, ctime, btime)
+			VALUES (1, 1, ?, 2, 0, 0, 4096, 0, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		if err := root.Exec(S_IFDIR|0o755, now, now, now, now); err != nil {
+			return err
+		}
+		return c.Exec(fmt.Sprintf("PRAGMA user_version=%d", schemaVersion))
+	}()
+	if err != nil {
+		c.Exec("ROLLBACK")
+		return err
+	}
+	return c.Exec("COMMIT")
+}
+
+// recover removes what a crash can leave behind: inodes that were unlinked while
+// open (nlink 0) and, defensively, unreferenced chunks.
+func (f *FS) recover(c *sqlite.Conn) error {
+	n, err := queryInt(c, "SELECT count(*) FROM inodes WHERE nlink=0")
+	if err != nil || n == 0 {
+		return err
+	}
+	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	err = func() error {
+		for _, q := range []string{
+			`UPDATE chunks SET refs = refs - (SELECT count(*) FROM file_chunks fc
+				JOIN inodes i ON i.ino = fc.ino WHERE i.nlink = 0 AND fc.chunk = chunks.id)
+			 WHERE id IN (SELECT fc.chunk FROM file_chunks fc JOIN inodes i ON i.ino = fc.ino WHERE i.nlink = 0)`,
+			`DELETE FROM file_chunks WHERE ino IN (SELECT ino FROM inodes WHERE nlink = 0)`,
+			`DELETE FROM xattrs WHERE ino IN (SELECT ino FROM inodes WHERE nlink = 0)`,
+			`DELETE FROM inodes WHERE nlink = 0`,
+			`DELETE FROM chunk_data WHERE id IN (SELECT id FROM chunks WHERE refs <= 0)`,
+			`DELETE FROM chunks WHERE refs <= 0`,
+		} {
+			if err := c.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		c.Exec("ROLLBACK")
+		return err
+	}
+	return c.Exec("COMMIT")
+}
+
+// Path is the database file's path.
+func (f *FS) Path() string { return f.path }
+
+// ChunkSize is the store's content chunk size in bytes.
+func (f *FS) ChunkSize() int { return int(f.chunkSize) }
+
+// Options returns the options in effect (defaults filled in).
+func (f *FS) Options() Options { return f.opts }
+
+// Close flushes open files, checkpoints the WAL and closes the store. Handles
+// still open are flushed and become unusable.
+func (f *FS) Close() error {
+	if f.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	f.omu.Lock()
+	opens := make([]*openInode, 0, len(f.opens))
+	for _, o := range f.opens {
+		opens = append(opens, o)
+	}
+	f.omu.Unlock()
+	for _, o := range opens {
+		o.mu.Lock()
+		if err := f.flushLocked(context.Background(), o); err != nil {
+			errs = append(errs, err)
+		}
+		o.mu.Unlock()
+	}
+	f.wmu.Lock()
+	// Unlinked-but-open inodes are removed now rather than at the next open.
+	if !f.opts.ReadOnly {
+		if err := f.recover(f.w); err != nil {
+			errs = append(errs, err)
+		}
+		if err := f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && !sqlite.IsBusy(err) {
+			errs = append(errs, err)
+		}
+	}
+	close(f.closeCh)
+	f.rmu.Lock()
+	n := int(f.nreader.Load())
+	f.rmu.Unlock()
+	for i := 0; i < n; i++ {
+		c := <-f.readers
+		errs = append(errs, c.Close())
+	}
+	errs = append(errs, f.w.Close())
+	f.wmu.Unlock()
+	f.unlock()
+	f.nmu.Lock()
+	close(f.notify)
+	f.nmu.Unlock()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// reader borrows a read connection; give it back with putReader.
+func (f *FS) reader() (*sqlite.Conn, error) {
+	select {
+	case c := <-f.readers:
+		return c, nil
+	default:
+	}
+	f.rmu.Lock()
+	if f.closed.Load() {
+		f.rmu.Unlock()
+		return nil, ErrClosed
+	}
+	if int(f.nreader.Load()) < f.opts.Readers {
+		c, err := sqlite.Open(f.path, true)
+		if err == nil {
+			err = c.Exec("PRAGMA busy_timeout=5000; PRAGMA cache_size=-16384; PRAGMA query_only=1")
+		}
+		if err != nil {
+			f.rmu.Unlock()
+			return nil, err
+		}
+		f.nreader.Add(1)
+		f.rmu.Unlock()
+		return c, nil
+	}
+	f.rmu.Unlock()
+	select {
+	case c := <-f.readers:
+		return c, nil
+	case <-f.closeCh:
+		return nil, ErrClosed
+	}
+}
+
+func (f *FS) putReader(c *sqlite.Conn) { f.readers <- c }
+
+func queryInt(c *sqlite.Conn, q string, args ...any) (int64, error) {
+	st, err := c.Prep(q)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Reset()
+	if err := st.Bind(args...); err != nil {
+		return 0, err
+	}
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	return st.Int64(0), nil
+}
+
+func queryUint(c *sqlite.Conn, q string, args ...any) (uint64, error) {
+	n, err := queryInt(c, q, args...)
+	return uint64(n), err
+}

@@ -1,0 +1,57 @@
+package vfstest
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// FS is the filesystem surface the conformance suite exercises. Paths are absolute
+// and slash-separated ("/a/b"); "/" is the root of the filesystem under test.
+// *vfs.FS implements it, and OS adapts a host directory so the kernel can act as the
+// oracle. Failures are *fs.PathError values carrying a syscall.Errno.
+type FS interface {
+	Stat(ctx context.Context, name string) (fs.FileInfo, error)
+	Lstat(ctx context.Context, name string) (fs.FileInfo, error)
+	Mkdir(ctx context.Context, name string, perm fs.FileMode) error
+	MkdirAll(ctx context.Context, name string, perm fs.FileMode) error
+	// ReadDir lists a directory in name order, without "." and "..".
+	ReadDir(ctx context.Context, name string) ([]vfs.DirEntry, error)
+	OpenFile(ctx context.Context, name string, flag int, perm fs.FileMode) (File, error)
+	ReadFile(ctx context.Context, name string) ([]byte, error)
+	WriteFile(ctx context.Context, name string, data []byte, perm fs.FileMode) error
+	Remove(ctx context.Context, name string) error
+	RemoveAll(ctx context.Context, name string) error
+	Rename(ctx context.Context, oldname, newname string, flags vfs.RenameFlags) error
+	Link(ctx context.Context, oldname, newname string) error
+	Symlink(ctx context.Context, target, linkname string) error
+	Readlink(ctx context.Context, name string) (string, error)
+	Chmod(ctx context.Context, name string, mode fs.FileMode) error
+	// Chown follows symlinks; Lchown does not. -1 leaves an id unchanged.
+	Chown(ctx context.Context, name string, uid, gid int) error
+	Lchown(ctx context.Context, name string, uid, gid int) error
+	Chtimes(ctx context.Context, name string, atime, mtime time.Time) error
+	Truncate(ctx context.Context, name string, size int64) error
+	Getxattr(ctx context.Context, name, attr string) ([]byte, error)
+	Setxattr(ctx context.Context, name, attr string, value []byte, flags int) error
+	Listxattr(ctx context.Context, name string) ([]string, error)
+	Removexattr(ctx context.Context, name, attr string) error
+	// Realpath resolves every symlink and returns the absolute path within the FS.
+	Realpath(ctx context.Context, name string) (string, error)
+}
+
+// File is an open file.
+type File interface {
+	io.Reader
+	io.Writer
+	io.ReaderAt
+	io.WriterAt
+	io.Seeker
+	io.Closer
+	Truncate(size int64) error
+	Sync() error
+	Stat() (fs.FileInfo, error)
+}
