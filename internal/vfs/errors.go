@@ -57,5 +57,5 @@ func asPathErr(op, path string, err error) error {
 // matching and keeps the cause for logs.
 type ioError struct{ cause error }
 
-func (e *ioError) Error() string { return "input/output error: " + e.cause.Error() }
+func (e *ioError) Error() string   { return "input/output error: " + e.cause.Error() }
 func (e *ioError) Unwrap() []error { return []error{syscall.EIO, e.cause} }

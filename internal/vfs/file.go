@@ -268,6 +268,9 @@ func (f *FS) writeLocked(o *openInode, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL
 	}
+	if len(p) == 0 {
+		return 0, nil
+	}
 	end := off + int64(len(p))
 	if end > f.opts.MaxFileSize || end < off {
 		return 0, syscall.EFBIG
@@ -548,12 +551,12 @@ func (h *File) Seek(offset int64, whence int) (int64, error) {
 // Truncate changes the file's size.
 func (h *File) Truncate(size int64) error {
 	h.mu.Lock()
-	err := h.check("truncate", true)
+	closed := h.closed
 	h.mu.Unlock()
-	if err != nil {
-		if h.isDir {
-			return perr("truncate", h.name, syscall.EISDIR)
-		}
+	if closed || h.f.closed.Load() {
+		return perr("truncate", h.name, syscall.EBADF)
+	}
+	if h.isDir || !h.writable() {
 		return perr("truncate", h.name, syscall.EINVAL)
 	}
 	return asPathErr("truncate", h.name, h.f.truncateOpen(context.Background(), h.o, size))
@@ -693,12 +696,22 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	if flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 {
 		follow = false
 	}
-	r, _, err := f.resolve(ctx, op, name, follow)
+	p, dirOnly, err := f.cleanPath(op, name)
 	if err != nil {
 		return nil, err
 	}
+	if flag&os.O_CREATE != 0 && dirOnly {
+		return nil, perr(op, name, syscall.EISDIR)
+	}
+	r, _, err := f.resolve(ctx, op, p, follow || dirOnly)
+	if err == nil && r.ino != 0 && dirOnly && !r.in.IsDir() {
+		err = perr(op, name, syscall.ENOTDIR)
+	}
+	if err != nil {
+		return nil, asPathErr(op, name, err)
+	}
 	var in inode
-	if r.ino == 0 || flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 || flag&os.O_TRUNC != 0 && write {
+	if r.ino == 0 || flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 || flag&os.O_TRUNC != 0 {
 		// Needs a transaction: create, or truncate.
 		uid, gid := owner(ctx)
 		err := f.update(ctx, op, name, func(t *tx) error {
@@ -727,7 +740,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 			if err := openCheck(&in, flag); err != nil {
 				return err
 			}
-			if flag&os.O_TRUNC != 0 && write && in.IsRegular() {
+			if flag&os.O_TRUNC != 0 && in.IsRegular() {
 				if err := f.truncateInTx(t, r, 0); err != nil {
 					return err
 				}
@@ -752,7 +765,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	if err != nil {
 		return nil, perr(op, name, err.(syscall.Errno))
 	}
-	if flag&os.O_TRUNC != 0 && write && in.IsRegular() {
+	if flag&os.O_TRUNC != 0 && in.IsRegular() {
 		// Drop unflushed writes of other handles, as the kernel would.
 		o.mu.Lock()
 		for idx, buf := range o.dirty {
@@ -769,7 +782,10 @@ func openCheck(in *inode, flag int) error {
 	if in.IsSymlink() {
 		return syscall.ELOOP // only reached with O_NOFOLLOW
 	}
-	if in.IsDir() && (flag&(os.O_WRONLY|os.O_RDWR) != 0 || flag&os.O_TRUNC != 0 && flag&(os.O_WRONLY|os.O_RDWR) != 0) {
+	if flag&syscall.O_DIRECTORY != 0 && !in.IsDir() {
+		return syscall.ENOTDIR
+	}
+	if in.IsDir() && flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC) != 0 {
 		return syscall.EISDIR
 	}
 	return nil

@@ -155,4 +155,3 @@ func (i *ioFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	return ioFS{f: i.h.f, ctx: context.Background()}.dirEntries(dir, ents), err
 }
-

@@ -110,7 +110,13 @@ func (f *FS) StatIno(ctx context.Context, ino uint64) (Attr, error) {
 func (f *FS) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
 	uid, gid := owner(ctx)
 	return f.update(ctx, "mkdir", name, func(t *tx) error {
-		r, _, err := f.walkTx(t, "mkdir", name, false)
+		// A trailing slash does not make mkdir follow a final symlink: an
+		// existing name of any type is EEXIST.
+		p, _, err := f.cleanPath("mkdir", name)
+		if err != nil {
+			return err
+		}
+		r, err := f.walk(t, p, false)
 		if err != nil {
 			return err
 		}
@@ -129,7 +135,9 @@ func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) 
 	if dir.Nlink == 0 {
 		return syscall.ENOENT
 	}
-	in, err := t.newInode(S_IFDIR | perm&permMask)
+	// As on Linux, mkdir keeps only the permission and sticky bits; set-group-ID
+	// is inherited from the parent.
+	in, err := t.newInode(S_IFDIR | perm&(0o777|S_ISVTX))
 	if err != nil {
 		return err
 	}
@@ -161,15 +169,22 @@ func (f *FS) MkdirAll(ctx context.Context, name string, perm fs.FileMode) error 
 		cur := "/"
 		for i := range parts {
 			cur = path.Join(cur, parts[i])
+			last := i == len(parts)-1
 			r, err := f.walk(t, cur, true)
+			if err == syscall.ENOENT && !last {
+				return err
+			}
+			if err == nil && r.ino == 0 {
+				// Missing, or a dangling symlink (which mkdir reports as EEXIST).
+				if l, lerr := f.walk(t, cur, false); lerr == nil && l.ino != 0 {
+					return syscall.EEXIST
+				}
+			}
 			if err != nil {
 				return err
 			}
 			if r.ino != 0 {
 				if !r.in.IsDir() {
-					if i == len(parts)-1 {
-						return syscall.EEXIST
-					}
 					return syscall.ENOTDIR
 				}
 				continue
@@ -350,12 +365,14 @@ func (t *tx) dirEmpty(dir uint64) (bool, error) {
 }
 
 // RemoveAll removes name and everything below it, in one transaction. A missing
-// name is not an error. The root cannot be removed (EBUSY).
+// name is not an error. The root itself cannot be removed: RemoveAll("/") empties
+// it and then reports EBUSY, as os.RemoveAll does on a mount point.
 func (f *FS) RemoveAll(ctx context.Context, name string) error {
-	return f.update(ctx, "removeall", name, func(t *tx) error {
+	rootBusy := false
+	err := f.update(ctx, "removeall", name, func(t *tx) error {
 		r, _, err := f.walkTx(t, "removeall", name, false)
 		if err != nil {
-			if err == syscall.ENOENT || err == syscall.ENOTDIR {
+			if err == syscall.ENOENT {
 				return nil
 			}
 			return err
@@ -364,10 +381,16 @@ func (f *FS) RemoveAll(ctx context.Context, name string) error {
 			return nil
 		}
 		if r.parent == 0 {
-			return syscall.EBUSY
+			// Like os.RemoveAll on a mount root: empty it, then fail as rmdir does.
+			rootBusy = true
+			return t.removeChildren(r.ino, "/")
 		}
 		return t.removeEntry(r.parent, r.name, r.path, &r.in, true)
 	})
+	if err == nil && rootBusy {
+		return perr("removeall", name, syscall.EBUSY)
+	}
+	return err
 }
 
 // Rename moves oldname to newname atomically, replacing a file or an empty
@@ -596,7 +619,10 @@ func (f *FS) Symlink(ctx context.Context, target, linkname string) error {
 	if target == "" {
 		return perr("symlink", linkname, syscall.ENOENT)
 	}
-	if len(target) > f.opts.MaxPathLen || strings.IndexByte(target, 0) >= 0 {
+	if strings.IndexByte(target, 0) >= 0 {
+		return perr("symlink", linkname, syscall.EINVAL)
+	}
+	if len(target) >= f.opts.MaxPathLen { // the kernel counts the terminating NUL
 		return perr("symlink", linkname, syscall.ENAMETOOLONG)
 	}
 	return f.update(ctx, "symlink", linkname, func(t *tx) error {
@@ -622,6 +648,9 @@ func (f *FS) Symlink(ctx context.Context, target, linkname string) error {
 			return err
 		}
 		in.Uid, in.Gid = uid, gid
+		if dir.Mode&S_ISGID != 0 {
+			in.Gid = dir.Gid
+		}
 		in.target = target
 		in.Size = int64(len(target))
 		if err := t.addDent(r.parent, r.name, in.Ino); err != nil {

@@ -5,7 +5,7 @@ import "time"
 // Defaults for Options. Every limit is an option; a zero field takes its default.
 const (
 	DefaultChunkSize     = 64 << 10  // bytes per content chunk (see docs/decisions.md for the benchmark)
-	DefaultPageSize      = 16 << 10  // SQLite page size for new stores
+	DefaultPageSize      = 4 << 10   // SQLite page size for new stores (see docs/decisions.md)
 	DefaultMaxFileSize   = 64 << 30  // 64 GiB
 	DefaultQuotaBytes    = 100 << 30 // 100 GiB of unique stored content
 	DefaultMaxInodes     = 10_000_000
@@ -15,6 +15,7 @@ const (
 	DefaultJournalKeep   = 1_000_000
 	DefaultDirtyBytes    = 8 << 20 // unflushed bytes per open file before an automatic flush
 	DefaultReaders       = 4
+	DefaultCheckpoint    = 64 << 20 // WAL bytes before a background checkpoint
 	DefaultMaxXattrSize  = 64 << 10
 	DefaultMaxXattrBytes = 1 << 20 // all xattrs of one inode together
 	maxSymlinkHops       = 40
@@ -55,6 +56,9 @@ type Options struct {
 	SyncWrites bool
 	// Readers is the number of read connections. Default DefaultReaders.
 	Readers int
+	// CheckpointBytes is the WAL size at which a background checkpoint copies it
+	// into the database file. Default DefaultCheckpoint.
+	CheckpointBytes int64
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
@@ -92,6 +96,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Readers == 0 {
 		o.Readers = DefaultReaders
+	}
+	if o.CheckpointBytes == 0 {
+		o.CheckpointBytes = DefaultCheckpoint
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -44,6 +44,9 @@ type FS struct {
 	omu   sync.Mutex
 	opens map[uint64]*openInode // inodes with open handles
 
+	ckptKick chan struct{}
+	ckptDone chan struct{}
+
 	seqPub  atomic.Uint64 // newest committed seq, published after commit
 	notify  chan struct{} // closed and replaced on every commit (guarded by nmu)
 	nmu     sync.Mutex
@@ -81,7 +84,59 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 		f.unlock()
 		return nil, err
 	}
+	if !opts.ReadOnly {
+		f.ckptKick = make(chan struct{}, 1)
+		f.ckptDone = make(chan struct{})
+		go f.checkpointer()
+	}
 	return f, nil
+}
+
+// checkpointer copies WAL frames into the database file in the background so
+// commits never pay for a checkpoint (and its fsync). A commit kicks it; it runs a
+// PASSIVE checkpoint (which never blocks readers or the writer) once the WAL has
+// grown past CheckpointBytes, and a blocking TRUNCATE one if it grows past four
+// times that (readers pinning old frames can keep PASSIVE from finishing).
+func (f *FS) checkpointer() {
+	defer close(f.ckptDone)
+	var c *sqlite.Conn
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	for {
+		select {
+		case <-f.closeCh:
+			return
+		case <-f.ckptKick:
+		}
+		fi, err := os.Stat(f.path + "-wal")
+		if err != nil || fi.Size() < f.opts.CheckpointBytes {
+			continue
+		}
+		if c == nil {
+			if c, err = sqlite.Open(f.path, false); err != nil {
+				continue
+			}
+			c.Exec("PRAGMA busy_timeout=100; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=67108864")
+		}
+		c.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		if fi.Size() > 4*f.opts.CheckpointBytes {
+			f.wmu.Lock()
+			if !f.closed.Load() {
+				f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			}
+			f.wmu.Unlock()
+		}
+	}
+}
+
+func (f *FS) kickCheckpoint() {
+	select {
+	case f.ckptKick <- struct{}{}:
+	default:
+	}
 }
 
 func (f *FS) lock() error {
@@ -138,7 +193,7 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 	}
 	// WAL with synchronous=NORMAL: a commit is a write(2) into the WAL, which
 	// survives kill -9 of the process; fsync happens at checkpoints.
-	if err := c.Exec("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-32768; PRAGMA foreign_keys=OFF; PRAGMA wal_autocheckpoint=4096"); err != nil {
+	if err := c.Exec("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-32768; PRAGMA foreign_keys=OFF; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=67108864"); err != nil {
 		return err
 	}
 	ver, err := queryInt(c, "PRAGMA user_version")
@@ -294,6 +349,11 @@ func (f *FS) Close() error {
 		}
 	}
 	close(f.closeCh)
+	f.wmu.Unlock()
+	if f.ckptDone != nil {
+		<-f.ckptDone
+	}
+	f.wmu.Lock()
 	f.rmu.Lock()
 	n := int(f.nreader.Load())
 	f.rmu.Unlock()

@@ -61,6 +61,9 @@ func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) 
 	}
 	f.cache.apply(t.inodes, t.dents)
 	t.clearDying()
+	if f.ckptKick != nil {
+		f.kickCheckpoint()
+	}
 	f.used += t.used
 	f.inodes += t.ninodes
 	if n := len(t.changes); n > 0 {

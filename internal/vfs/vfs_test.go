@@ -1,0 +1,423 @@
+package vfs_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/vfs/vfstest"
+)
+
+// adapter makes *vfs.FS satisfy vfstest.FS (whose methods return interfaces).
+type adapter struct{ *vfs.FS }
+
+func (a adapter) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	fi, err := a.FS.Stat(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+func (a adapter) Lstat(ctx context.Context, name string) (fs.FileInfo, error) {
+	fi, err := a.FS.Lstat(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+func (a adapter) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMode) (vfstest.File, error) {
+	h, err := a.FS.OpenFile(ctx, name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return fileAdapter{h}, nil
+}
+
+type fileAdapter struct{ *vfs.File }
+
+func (h fileAdapter) Stat() (fs.FileInfo, error) {
+	fi, err := h.File.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+var _ vfstest.FS = adapter{}
+
+func openStore(t testing.TB, opts vfs.Options) *vfs.FS {
+	t.Helper()
+	f, err := vfs.Open(context.Background(), filepath.Join(t.TempDir(), "ws.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		rep, err := f.Check(context.Background())
+		if err != nil {
+			t.Errorf("check: %v", err)
+		} else if !rep.OK() {
+			t.Errorf("check found problems: %v", rep.Problems)
+		}
+		if err := f.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return f
+}
+
+// TestConformance runs the vfstest suite against the vfs (a small chunk size
+// makes multi-chunk paths common). The same suite runs against the kernel in
+// package vfstest.
+func TestConformance(t *testing.T) {
+	for _, cs := range []int{4 << 10, vfs.DefaultChunkSize} {
+		t.Run(fmtSize(cs), func(t *testing.T) {
+			vfstest.Run(t, func(t *testing.T) vfstest.FS {
+				return adapter{openStore(t, vfs.Options{ChunkSize: cs})}
+			})
+		})
+	}
+}
+
+func fmtSize(n int) string {
+	if n >= 1<<20 {
+		return itoa(n>>20) + "MiB"
+	}
+	return itoa(n>>10) + "KiB"
+}
+
+func itoa(n int) string { return string(appendInt(nil, n)) }
+
+func appendInt(b []byte, n int) []byte {
+	if n >= 10 {
+		b = appendInt(b, n/10)
+	}
+	return append(b, byte('0'+n%10))
+}
+
+// FuzzOps applies random operation sequences to the vfs and to a kernel temp
+// directory and fails on any difference.
+func FuzzOps(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"))
+	f.Add([]byte("mkdir a; write a/b; rename a c; link; symlink; remove; truncate 1234567"))
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		store := adapter{openStore(t, vfs.Options{ChunkSize: 4 << 10})}
+		dir := t.TempDir()
+		if err := os.Chmod(dir, 0o755); err != nil { // the vfs root's mode
+			t.Fatal(err)
+		}
+		vfstest.Diff(t, store, vfstest.OS(dir), prog)
+	})
+}
+
+func TestIOFS(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(f.MkdirAll(ctx, "/src/pkg/sub", 0o755))
+	must(f.WriteFile(ctx, "/src/a.go", []byte("package a\n"), 0o644))
+	must(f.WriteFile(ctx, "/src/pkg/b.txt", bytes.Repeat([]byte("b"), 200000), 0o600))
+	must(f.WriteFile(ctx, "/src/pkg/sub/empty", nil, 0o644))
+	must(f.Mkdir(ctx, "/src/emptydir", 0o700))
+	if err := fstest.TestFS(f.IOFS(ctx), "src/a.go", "src/pkg/b.txt", "src/pkg/sub/empty", "src/emptydir"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestErrno checks the errno of each failure class directly on the vfs (the
+// conformance suite compares most of them with the kernel; these are the ones
+// the kernel cannot show: limits, read-only stores, closed stores).
+func TestErrno(t *testing.T) {
+	ctx := context.Background()
+	long := string(bytes.Repeat([]byte("x"), 256))
+	tests := []struct {
+		name string
+		opts vfs.Options
+		prep func(f *vfs.FS) error
+		op   func(f *vfs.FS) error
+		want syscall.Errno
+	}{
+		{"ENOENT stat", vfs.Options{}, nil, func(f *vfs.FS) error { _, err := f.Stat(ctx, "/nope"); return err }, syscall.ENOENT},
+		{"ENOENT empty path", vfs.Options{}, nil, func(f *vfs.FS) error { _, err := f.Stat(ctx, ""); return err }, syscall.ENOENT},
+		{"EINVAL NUL in path", vfs.Options{}, nil, func(f *vfs.FS) error { _, err := f.Stat(ctx, "/a\x00b"); return err }, syscall.EINVAL},
+		{"EEXIST mkdir", vfs.Options{}, func(f *vfs.FS) error { return f.Mkdir(ctx, "/d", 0o755) }, func(f *vfs.FS) error { return f.Mkdir(ctx, "/d", 0o755) }, syscall.EEXIST},
+		{"ENOTDIR through file", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { _, err := f.Stat(ctx, "/f/x"); return err }, syscall.ENOTDIR},
+		{"EISDIR write dir", vfs.Options{}, func(f *vfs.FS) error { return f.Mkdir(ctx, "/d", 0o755) }, func(f *vfs.FS) error { return f.WriteFile(ctx, "/d", nil, 0o644) }, syscall.EISDIR},
+		{"ENOTEMPTY rmdir", vfs.Options{}, func(f *vfs.FS) error { return f.MkdirAll(ctx, "/d/e", 0o755) }, func(f *vfs.FS) error { return f.Remove(ctx, "/d") }, syscall.ENOTEMPTY},
+		{"EINVAL rename into self", vfs.Options{}, func(f *vfs.FS) error { return f.MkdirAll(ctx, "/d/e", 0o755) }, func(f *vfs.FS) error { return f.Rename(ctx, "/d", "/d/e/x", 0) }, syscall.EINVAL},
+		{"EBUSY remove root", vfs.Options{}, nil, func(f *vfs.FS) error { return f.Remove(ctx, "/") }, syscall.EBUSY},
+		{"EBUSY removeall root", vfs.Options{}, nil, func(f *vfs.FS) error { return f.RemoveAll(ctx, "/..") }, syscall.EBUSY},
+		{"ELOOP", vfs.Options{}, func(f *vfs.FS) error { return f.Symlink(ctx, "/l", "/l") }, func(f *vfs.FS) error { _, err := f.Stat(ctx, "/l"); return err }, syscall.ELOOP},
+		{"ENAMETOOLONG name", vfs.Options{}, nil, func(f *vfs.FS) error { return f.Mkdir(ctx, "/"+long, 0o755) }, syscall.ENAMETOOLONG},
+		{"ENAMETOOLONG path", vfs.Options{MaxPathLen: 64}, nil, func(f *vfs.FS) error { return f.MkdirAll(ctx, "/"+long[:30]+"/"+long[:40], 0o755) }, syscall.ENAMETOOLONG},
+		{"EFBIG write", vfs.Options{MaxFileSize: 1000}, nil, func(f *vfs.FS) error { return f.WriteFile(ctx, "/big", make([]byte, 1001), 0o644) }, syscall.EFBIG},
+		{"EFBIG truncate", vfs.Options{MaxFileSize: 1000}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { return f.Truncate(ctx, "/f", 1001) }, syscall.EFBIG},
+		{"ENOSPC quota", vfs.Options{QuotaBytes: 100 << 10}, nil, func(f *vfs.FS) error { return f.WriteFile(ctx, "/big", randBytes(200<<10), 0o644) }, syscall.ENOSPC},
+		{"ENOSPC inodes", vfs.Options{MaxInodes: 3}, func(f *vfs.FS) error { return f.Mkdir(ctx, "/a", 0o755) }, func(f *vfs.FS) error {
+			if err := f.Mkdir(ctx, "/b", 0o755); err != nil {
+				return err
+			}
+			return f.Mkdir(ctx, "/c", 0o755)
+		}, syscall.ENOSPC},
+		{"ENODATA xattr", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { _, err := f.Getxattr(ctx, "/f", "user.x"); return err }, syscall.ENODATA},
+		{"EOPNOTSUPP xattr namespace", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { return f.Setxattr(ctx, "/f", "bogus.x", nil, 0) }, syscall.EOPNOTSUPP},
+		{"E2BIG xattr", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { return f.Setxattr(ctx, "/f", "user.x", make([]byte, 65537), 0) }, syscall.E2BIG},
+		{"EINVAL rename flags", vfs.Options{}, nil, func(f *vfs.FS) error { return f.Rename(ctx, "/a", "/b", vfs.RenameExchange|vfs.RenameNoReplace) }, syscall.EINVAL},
+		{"EPERM link dir", vfs.Options{}, func(f *vfs.FS) error { return f.Mkdir(ctx, "/d", 0o755) }, func(f *vfs.FS) error { return f.Link(ctx, "/d", "/e") }, syscall.EPERM},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := openStore(t, tc.opts)
+			if tc.prep != nil {
+				if err := tc.prep(f); err != nil {
+					t.Fatalf("prep: %v", err)
+				}
+			}
+			err := tc.op(f)
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v (%T), want *fs.PathError with %v", err, err, tc.want)
+			}
+			if pe.Err != tc.want {
+				t.Fatalf("got errno %v (%#v), want %v", pe.Err, pe.Err, tc.want)
+			}
+		})
+	}
+}
+
+func randBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// TestLimitsLeaveNothingBehind: a write that hits a limit leaves the old content
+// and no partial state.
+func TestLimitsLeaveNothingBehind(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{QuotaBytes: 1 << 20, ChunkSize: 4 << 10, DirtyBytes: 64 << 10})
+	old := randBytes(100 << 10)
+	if err := f.WriteFile(ctx, "/f", old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.Stats(ctx)
+	// Large enough to go through the staging path before failing.
+	_, err := f.WriteFileFrom(ctx, "/f", bytes.NewReader(randBytes(2<<20)), 0o644)
+	if vfs.Errno(err) != syscall.ENOSPC {
+		t.Fatalf("got %v, want ENOSPC", err)
+	}
+	got, err := f.ReadFile(ctx, "/f")
+	if err != nil || !bytes.Equal(got, old) {
+		t.Fatalf("old content not intact: %v", err)
+	}
+	after, _ := f.Stats(ctx)
+	if after.UniqueBytes != before.UniqueBytes || after.Files != before.Files {
+		t.Fatalf("stats changed: before %+v after %+v", before, after)
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	f, err := vfs.Open(ctx, path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(ctx, "/f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A second writer is refused while the first holds the store.
+	if _, err := vfs.Open(ctx, path, vfs.Options{}); !errors.Is(err, vfs.ErrLocked) {
+		t.Fatalf("second open: got %v, want ErrLocked", err)
+	}
+	f.Close()
+	ro, err := vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if b, err := ro.ReadFile(ctx, "/f"); err != nil || string(b) != "x" {
+		t.Fatalf("read: %q %v", b, err)
+	}
+	for name, op := range map[string]func() error{
+		"write":  func() error { return ro.WriteFile(ctx, "/g", nil, 0o644) },
+		"mkdir":  func() error { return ro.Mkdir(ctx, "/d", 0o755) },
+		"remove": func() error { return ro.Remove(ctx, "/f") },
+		"create": func() error { _, err := ro.Create(ctx, "/h"); return err },
+	} {
+		if vfs.Errno(op()) != syscall.EROFS {
+			t.Errorf("%s: want EROFS", name)
+		}
+	}
+	if _, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "missing.db"), vfs.Options{ReadOnly: true}); err == nil {
+		t.Fatal("read-only open of a missing store succeeded")
+	}
+}
+
+// TestDedupAndGC: identical content is stored once; removing every reference
+// frees the chunks without any explicit GC call.
+func TestDedupAndGC(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{})
+	data := randBytes(1 << 20)
+	for _, n := range []string{"/a", "/b", "/c"} {
+		if err := f.WriteFile(ctx, n, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := f.Stats(ctx)
+	if st.UniqueBytes != 1<<20 || st.StoredBytes != 3<<20 || st.DedupRatio != 3 {
+		t.Fatalf("dedup: %+v", st)
+	}
+	// A sparse file costs nothing for its hole.
+	h, err := f.Create(ctx, "/sparse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.WriteAt([]byte("end"), 1<<30)
+	h.Close()
+	st2, _ := f.Stats(ctx)
+	if st2.UniqueBytes != st.UniqueBytes+3 {
+		t.Fatalf("sparse file stored %d bytes", st2.UniqueBytes-st.UniqueBytes)
+	}
+	for _, n := range []string{"/a", "/b", "/c", "/sparse"} {
+		if err := f.Remove(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ = f.Stats(ctx)
+	if st.UniqueBytes != 0 || st.Chunks != 0 {
+		t.Fatalf("after remove: %+v", st)
+	}
+}
+
+// TestOverwriteMiddleTouchesFewChunks: writing 1 MiB in the middle of a 64 MiB
+// file adds only the chunks it covers.
+func TestOverwriteMiddleTouchesFewChunks(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{})
+	if err := f.WriteFile(ctx, "/big", randBytes(64<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.Stats(ctx)
+	h, err := f.OpenFile(ctx, "/big", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.WriteAt(randBytes(1<<20), 32<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := f.Stats(ctx)
+	if after.Chunks != before.Chunks || after.UniqueBytes != before.UniqueBytes {
+		t.Fatalf("chunk count changed: before %+v after %+v", before, after)
+	}
+	changes, _ := f.Changes(ctx, before.JournalSeq, 10)
+	if len(changes) != 1 || changes[0].Off != 32<<20 || changes[0].Len != 1<<20 {
+		t.Fatalf("journal: %+v", changes)
+	}
+}
+
+func TestJournalSubscribe(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f := openStore(t, vfs.Options{})
+	ch, errf := f.Subscribe(ctx, f.Seq())
+	go func() {
+		f.Mkdir(ctx, "/d", 0o755)
+		f.WriteFile(ctx, "/d/f", []byte("x"), 0o644)
+		f.Rename(ctx, "/d/f", "/d/g", 0)
+	}()
+	var got []string
+	for c := range ch {
+		got = append(got, string(c.Op)+" "+c.Path)
+		if len(got) == 4 {
+			cancel()
+		}
+	}
+	if err := errf(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"mkdir /d", "create /d/f", "write /d/f", "rename /d/g"}
+	if len(got) < 4 {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
+
+func TestJournalRetention(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{JournalKeep: 10})
+	for i := 0; i < 2000; i++ {
+		if err := f.WriteFile(ctx, "/f", []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Changes(ctx, 1, 10); !errors.Is(err, vfs.ErrJournalTruncated) {
+		t.Fatalf("got %v, want ErrJournalTruncated", err)
+	}
+	chs, err := f.Changes(ctx, f.Seq()-5, 10)
+	if err != nil || len(chs) != 5 {
+		t.Fatalf("recent changes: %v %d", err, len(chs))
+	}
+}
+
+// TestStreamingWrite: WriteFileFrom of a large stream keeps the old content
+// visible until the new content is complete.
+func TestStreamingWrite(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{DirtyBytes: 256 << 10})
+	if err := f.WriteFile(ctx, "/f", []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Link(ctx, "/f", "/g"); err != nil {
+		t.Fatal(err)
+	}
+	data := randBytes(5<<20 + 17)
+	pr, pw := io.Pipe()
+	done := make(chan error)
+	go func() {
+		_, err := f.WriteFileFrom(ctx, "/f", pr, 0o600)
+		done <- err
+	}()
+	pw.Write(data[:3<<20])
+	if b, _ := f.ReadFile(ctx, "/g"); string(b) != "old" {
+		t.Fatalf("partial content visible: %d bytes", len(b))
+	}
+	pw.Write(data[3<<20:])
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.ReadFile(ctx, "/g")
+	if !bytes.Equal(got, data) {
+		t.Fatal("hard link does not see new content")
+	}
+	fi, _ := f.Stat(ctx, "/f")
+	if fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode changed to %v", fi.Mode())
+	}
+}
