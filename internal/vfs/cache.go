@@ -126,7 +126,7 @@ func (c *cache) reset() {
 	c.mu.Unlock()
 }
 
-const inodeCols = "ino, gen, mode, nlink, uid, gid, size, blocks, atime, mtime, ctime, btime, target"
+const inodeCols = "ino, gen, mode, nlink, uid, gid, size, blocks, atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns, btime, btime_ns, target"
 
 func scanInode(st *sqlite.Stmt) inode {
 	var in inode
@@ -138,12 +138,12 @@ func scanInode(st *sqlite.Stmt) inode {
 	in.Gid = uint32(st.Int64(5))
 	in.Size = st.Int64(6)
 	in.Blocks = st.Int64(7)
-	in.Atime = time.Unix(0, st.Int64(8))
-	in.Mtime = time.Unix(0, st.Int64(9))
-	in.Ctime = time.Unix(0, st.Int64(10))
-	in.Btime = time.Unix(0, st.Int64(11))
-	if !st.IsNull(12) {
-		in.target = string(st.RawBlob(12))
+	in.Atime = time.Unix(st.Int64(8), st.Int64(9))
+	in.Mtime = time.Unix(st.Int64(10), st.Int64(11))
+	in.Ctime = time.Unix(st.Int64(12), st.Int64(13))
+	in.Btime = time.Unix(st.Int64(14), st.Int64(15))
+	if !st.IsNull(16) {
+		in.target = string(st.RawBlob(16))
 	}
 	return in
 }

@@ -823,10 +823,16 @@ func (f *FS) Statfs(ctx context.Context) (StatFS, error) {
 // xattr namespaces Linux knows; others are EOPNOTSUPP.
 var xattrNamespaces = []string{"user.", "trusted.", "security.", "system."}
 
-func checkXattrName(attr string) error {
+// xattrNameLen checks what the kernel checks before the path lookup.
+func xattrNameLen(attr string) error {
 	if attr == "" || len(attr) > 255 {
 		return syscall.ERANGE
 	}
+	return nil
+}
+
+// xattrNamespace checks what the kernel checks after the path lookup.
+func xattrNamespace(attr string) error {
 	for _, ns := range xattrNamespaces {
 		if strings.HasPrefix(attr, ns) && len(attr) > len(ns) {
 			return nil
@@ -838,6 +844,9 @@ func checkXattrName(attr string) error {
 // Getxattr returns an extended attribute's value (ENODATA if absent). A final
 // symlink is not followed (lgetxattr semantics).
 func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
+	if err := xattrNameLen(attr); err != nil {
+		return nil, perr("getxattr", name, err.(syscall.Errno))
+	}
 	r, _, err := f.resolve(ctx, "getxattr", name, false)
 	if err != nil {
 		return nil, err
@@ -845,7 +854,7 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 	if r.ino == 0 {
 		return nil, perr("getxattr", name, syscall.ENOENT)
 	}
-	if err := checkXattrName(attr); err != nil {
+	if err := xattrNamespace(attr); err != nil {
 		return nil, perr("getxattr", name, err.(syscall.Errno))
 	}
 	c, err := f.reader()
@@ -873,7 +882,7 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 // Setxattr sets an extended attribute. flags may be XattrCreate or XattrReplace.
 // user.* attributes are not allowed on symlinks (EPERM), as on Linux.
 func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flags int) error {
-	if err := checkXattrName(attr); err != nil {
+	if err := xattrNameLen(attr); err != nil {
 		return perr("setxattr", name, err.(syscall.Errno))
 	}
 	if len(value) > DefaultMaxXattrSize {
@@ -883,6 +892,9 @@ func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flag
 		return perr("setxattr", name, syscall.EINVAL)
 	}
 	return f.setattr(ctx, "setxattr", name, false, func(t *tx, in *inode) error {
+		if err := xattrNamespace(attr); err != nil {
+			return err
+		}
 		if in.IsSymlink() && strings.HasPrefix(attr, "user.") {
 			return syscall.EPERM
 		}
@@ -946,10 +958,13 @@ func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
 
 // Removexattr removes an extended attribute (ENODATA if absent).
 func (f *FS) Removexattr(ctx context.Context, name, attr string) error {
-	if err := checkXattrName(attr); err != nil {
+	if err := xattrNameLen(attr); err != nil {
 		return perr("removexattr", name, err.(syscall.Errno))
 	}
 	return f.setattr(ctx, "removexattr", name, false, func(t *tx, in *inode) error {
+		if err := xattrNamespace(attr); err != nil {
+			return err
+		}
 		st, err := t.c.Prep("DELETE FROM xattrs WHERE ino = ? AND name = ?")
 		if err != nil {
 			return err

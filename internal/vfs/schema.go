@@ -29,10 +29,14 @@ CREATE TABLE inodes (
 	gid    INTEGER NOT NULL,
 	size   INTEGER NOT NULL,
 	blocks INTEGER NOT NULL,
-	atime  INTEGER NOT NULL,
+	atime  INTEGER NOT NULL, -- seconds since the epoch (times span 1901..2446 like ext4,
+	atime_ns INTEGER NOT NULL, -- beyond the int64-nanosecond range)
 	mtime  INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
 	ctime  INTEGER NOT NULL,
+	ctime_ns INTEGER NOT NULL,
 	btime  INTEGER NOT NULL,
+	btime_ns INTEGER NOT NULL,
 	target BLOB
 ) STRICT;
 

@@ -258,12 +258,13 @@ func (f *FS) createSchema(c *sqlite.Conn) error {
 		if err := st.Exec("created", now); err != nil {
 			return err
 		}
-		root, err := c.Prep(`INSERT INTO inodes(ino, gen, mode, nlink, uid, gid, size, blocks, atime, mtime, ctime, btime)
-			VALUES (1, 1, ?, 2, 0, 0, 4096, 0, ?, ?, ?, ?)`)
+		root, err := c.Prep(`INSERT INTO inodes(ino, gen, mode, nlink, uid, gid, size, blocks,
+			atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns, btime, btime_ns)
+			VALUES (1, 1, ?1, 2, 0, 0, 4096, 0, ?2, ?3, ?2, ?3, ?2, ?3, ?2, ?3)`)
 		if err != nil {
 			return err
 		}
-		if err := root.Exec(S_IFDIR|0o755, now, now, now, now); err != nil {
+		if err := root.Exec(S_IFDIR|0o755, now/1e9, now%1e9); err != nil {
 			return err
 		}
 		return c.Exec(fmt.Sprintf("PRAGMA user_version=%d", schemaVersion))

@@ -83,7 +83,7 @@ func (t *tx) finish() error {
 		return syscall.ENOSPC
 	}
 	if len(t.inodes) > 0 {
-		put, err := t.c.Prep("INSERT OR REPLACE INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		put, err := t.c.Prep("INSERT OR REPLACE INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,8 @@ func (t *tx) finish() error {
 					target = []byte(in.target)
 				}
 				err = put.Exec(in.Ino, in.Gen, in.Mode, in.Nlink, in.Uid, in.Gid, in.Size, in.Blocks,
-					in.Atime.UnixNano(), in.Mtime.UnixNano(), in.Ctime.UnixNano(), in.Btime.UnixNano(), target)
+					in.Atime.Unix(), in.Atime.Nanosecond(), in.Mtime.Unix(), in.Mtime.Nanosecond(),
+					in.Ctime.Unix(), in.Ctime.Nanosecond(), in.Btime.Unix(), in.Btime.Nanosecond(), target)
 			}
 			if err != nil {
 				return err

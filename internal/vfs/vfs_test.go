@@ -80,11 +80,22 @@ func openStore(t testing.TB, opts vfs.Options) *vfs.FS {
 // TestConformance runs the vfstest suite against the vfs (a small chunk size
 // makes multi-chunk paths common). The same suite runs against the kernel in
 // package vfstest.
+//
+// The "nocache" variant shrinks the in-memory cache to a few entries so that
+// nearly every lookup reads SQLite: it checks that what is stored round-trips
+// (the cache would otherwise hide an encoding bug).
 func TestConformance(t *testing.T) {
-	for _, cs := range []int{4 << 10, vfs.DefaultChunkSize} {
-		t.Run(fmtSize(cs), func(t *testing.T) {
+	for _, v := range []struct {
+		name string
+		opts vfs.Options
+	}{
+		{"4KiB", vfs.Options{ChunkSize: 4 << 10}},
+		{"64KiB", vfs.Options{ChunkSize: 64 << 10}},
+		{"nocache", vfs.Options{ChunkSize: 4 << 10, CacheEntries: 2}},
+	} {
+		t.Run(v.name, func(t *testing.T) {
 			vfstest.Run(t, func(t *testing.T) vfstest.FS {
-				return adapter{openStore(t, vfs.Options{ChunkSize: cs})}
+				return adapter{openStore(t, v.opts)}
 			})
 		})
 	}

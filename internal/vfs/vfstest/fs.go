@@ -13,6 +13,12 @@ import (
 // and slash-separated ("/a/b"); "/" is the root of the filesystem under test.
 // *vfs.FS implements it, and OS adapts a host directory so the kernel can act as the
 // oracle. Failures are *fs.PathError values carrying a syscall.Errno.
+//
+// Names are cleaned lexically first (path.Clean("/"+name), so ".." at the root
+// stays at the root) but keep a trailing slash, which means "must be a directory".
+// Modes passed in are permission bits plus fs.ModeSetuid, fs.ModeSetgid and
+// fs.ModeSticky (vfs.FileModeToUnix); no umask applies. FileInfo.Sys returns
+// *vfs.Attr.
 type FS interface {
 	Stat(ctx context.Context, name string) (fs.FileInfo, error)
 	Lstat(ctx context.Context, name string) (fs.FileInfo, error)
@@ -33,6 +39,9 @@ type FS interface {
 	// Chown follows symlinks; Lchown does not. -1 leaves an id unchanged.
 	Chown(ctx context.Context, name string, uid, gid int) error
 	Lchown(ctx context.Context, name string, uid, gid int) error
+	// Chtimes follows symlinks. A zero Time or vfs.UtimeOmit leaves that time as it
+	// is; vfs.UtimeNow sets it to the current time (UTIME_OMIT and UTIME_NOW of
+	// utimensat(2)).
 	Chtimes(ctx context.Context, name string, atime, mtime time.Time) error
 	Truncate(ctx context.Context, name string, size int64) error
 	Getxattr(ctx context.Context, name, attr string) ([]byte, error)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// modeString renders a Unix mode the way ls -l does: "drwxr-sr-x", "-rwsr-xr-x",
+// "drwxrwxrwt".
+func modeString(m uint32) string {
+	var b [10]byte
+	switch m & vfs.S_IFMT {
+	case vfs.S_IFDIR:
+		b[0] = 'd'
+	case vfs.S_IFLNK:
+		b[0] = 'l'
+	case vfs.S_IFREG:
+		b[0] = '-'
+	default:
+		b[0] = '?'
+	}
+	const rwx = "rwxrwxrwx"
+	for i := range 9 {
+		if m&(1<<(8-i)) != 0 {
+			b[1+i] = rwx[i]
+		} else {
+			b[1+i] = '-'
+		}
+	}
+	special := func(pos int, bit uint32, set, unset byte) {
+		if m&bit == 0 {
+			return
+		}
+		if b[pos] == '-' {
+			b[pos] = unset
+		} else {
+			b[pos] = set
+		}
+	}
+	special(3, vfs.S_ISUID, 's', 'S')
+	special(6, vfs.S_ISGID, 's', 'S')
+	special(9, vfs.S_ISVTX, 't', 'T')
+	return string(b[:])
+}
+
+// typeString names the file type for stat.
+func typeString(m uint32) string {
+	switch m & vfs.S_IFMT {
+	case vfs.S_IFDIR:
+		return "directory"
+	case vfs.S_IFLNK:
+		return "symbolic link"
+	case vfs.S_IFREG:
+		return "regular file"
+	}
+	return fmt.Sprintf("unknown (%#o)", m&vfs.S_IFMT)
+}
+
+// humanBytes renders a byte count with a binary unit: "512 B", "1.5 KiB", "3.0 GiB".
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f := float64(n)
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB", "PiB"} {
+		f /= unit
+		if f < unit && f > -unit {
+			return fmt.Sprintf("%.1f %s", f, u)
+		}
+	}
+	return fmt.Sprintf("%.1f EiB", f/unit)
+}
+
+// displayName quotes a file name that contains control or other unprintable
+// characters, so a listing cannot be garbled (or a terminal driven) by a name.
+func displayName(name string) string {
+	if strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) >= 0 {
+		return strconv.Quote(name)
+	}
+	return name
+}
+
+// fullTime renders a time with nanoseconds, as stat(1) does.
+func fullTime(t time.Time) string {
+	return t.Local().Format("2006-01-02 15:04:05.000000000 -0700")
+}
+
+// rate renders bytes per elapsed time.
+func rate(n int64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return humanBytes(int64(float64(n)/d.Seconds())) + "/s"
+}
+
+// progressPrinter returns a progress callback printing one line per call on
+// the command's standard error.
+func (c *fsCmd) progressPrinter() func(fsio.Progress) {
+	return func(p fsio.Progress) {
+		fmt.Fprintf(c.errw, "desk fs %s: %d files, %d entries, %s, %s\n",
+			c.verb.name, p.Files, p.Entries, humanBytes(p.Bytes), rate(p.Bytes, p.Elapsed))
+	}
+}
+
+// summaryLine describes a finished import or export.
+func summaryLine(s fsio.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d files, %d directories, %d symlinks", s.Files, s.Dirs, s.Symlinks)
+	if s.Hardlinks > 0 {
+		fmt.Fprintf(&b, ", %d hard links", s.Hardlinks)
+	}
+	if s.Xattrs > 0 {
+		fmt.Fprintf(&b, ", %d xattrs", s.Xattrs)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped", s.Skipped)
+	}
+	fmt.Fprintf(&b, "; %s in %s (%s)", humanBytes(s.Bytes), s.Elapsed.Round(time.Millisecond), rate(s.Bytes, s.Elapsed))
+	return b.String()
+}

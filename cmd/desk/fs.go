@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// fsVerb is one `desk fs` verb.
+type fsVerb struct {
+	name     string
+	synopsis string // arguments, for usage
+	summary  string
+	write    bool // needs a writable store (created if missing)
+	minArgs  int
+	maxArgs  int // -1: any number
+	// setup registers the verb's flags on fl and returns the function that runs
+	// the verb with its positional arguments.
+	setup func(fl *flag.FlagSet) func(c *fsCmd, args []string) error
+}
+
+// fsVerbs lists the verbs in the order usage shows them (filled in init).
+var fsVerbs []*fsVerb
+
+func init() {
+	fsVerbs = []*fsVerb{
+		fsLs, fsCat, fsPut, fsGet, fsMkdir, fsRm, fsMv, fsStat, fsTree,
+		fsImport, fsExport, fsCheck, fsStats,
+	}
+}
+
+// fsCmd is the state of one `desk fs` invocation.
+type fsCmd struct {
+	ctx    context.Context
+	verb   *fsVerb
+	dbPath string
+	in     io.Reader
+	out    *bufio.Writer // buffered standard output; flushed when the verb ends
+	rawOut io.Writer     // standard output itself
+	errw   io.Writer
+	fsys   *vfs.FS // opened by store
+}
+
+// usageError is a command-line mistake: it exits with status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+func runFS(ctx context.Context, args []string, st streams) int {
+	fl := flag.NewFlagSet("desk fs", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	db := fl.String("db", "", "")
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fsUsage(st.out)
+			return exitOK
+		}
+		fmt.Fprintf(st.err, "desk fs: %v\n\n", err)
+		fsUsage(st.err)
+		return exitUsage
+	}
+	rest := fl.Args()
+	if len(rest) == 0 {
+		fmt.Fprint(st.err, "desk fs: missing verb\n\n")
+		fsUsage(st.err)
+		return exitUsage
+	}
+	if rest[0] == "help" {
+		if len(rest) > 1 {
+			if v := lookupVerb(rest[1]); v != nil {
+				fl := verbFlags(v, st.out)
+				v.setup(fl)
+				fl.Usage()
+				return exitOK
+			}
+		}
+		fsUsage(st.out)
+		return exitOK
+	}
+	v := lookupVerb(rest[0])
+	if v == nil {
+		fmt.Fprintf(st.err, "desk fs: unknown verb %q\n\n", rest[0])
+		fsUsage(st.err)
+		return exitUsage
+	}
+	vfl := verbFlags(v, io.Discard) // parse quietly: we choose where usage goes
+	runVerb := v.setup(vfl)
+	pos, err := parseInterspersed(vfl, rest[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		vfl.SetOutput(st.out)
+		vfl.Usage()
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(st.err, "desk fs %s: %v\n", v.name, err)
+		vfl.SetOutput(st.err)
+		vfl.Usage()
+		return exitUsage
+	}
+	switch {
+	case len(pos) < v.minArgs:
+		err = usagef("missing argument")
+	case v.maxArgs >= 0 && len(pos) > v.maxArgs:
+		err = usagef("too many arguments")
+	case *db == "":
+		err = usagef("-db PATH is required (the workspace database file)")
+	}
+	if err != nil {
+		fmt.Fprintf(st.err, "desk fs %s: %v\n", v.name, err)
+		fmt.Fprintf(st.err, "usage: desk fs -db PATH %s %s\n", v.name, v.synopsis)
+		return exitUsage
+	}
+	c := &fsCmd{
+		ctx:    ctx,
+		verb:   v,
+		dbPath: *db,
+		in:     st.in,
+		out:    bufio.NewWriterSize(st.out, 64<<10),
+		rawOut: st.out,
+		errw:   st.err,
+	}
+	err = runVerb(c, pos)
+	if ferr := c.out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write output: %w", ferr)
+	}
+	if c.fsys != nil {
+		if cerr := c.fsys.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close workspace: %w", cerr)
+		}
+	}
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(st.err, "desk fs %s: %s\n", v.name, errText(err))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(st.err, "usage: desk fs -db PATH %s %s\n", v.name, v.synopsis)
+		return exitUsage
+	}
+	return exitError
+}
+
+func lookupVerb(name string) *fsVerb {
+	for _, v := range fsVerbs {
+		if v.name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// verbFlags returns a flag set for v whose usage describes the verb.
+func verbFlags(v *fsVerb, w io.Writer) *flag.FlagSet {
+	fl := flag.NewFlagSet("desk fs "+v.name, flag.ContinueOnError)
+	fl.SetOutput(w)
+	fl.Usage = func() {
+		out := fl.Output()
+		fmt.Fprintf(out, "usage: desk fs -db PATH %s %s\n\n%s\n", v.name, v.synopsis, v.summary)
+		hasFlags := false
+		fl.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(out, "\nflags:\n")
+			fl.PrintDefaults()
+		}
+	}
+	return fl
+}
+
+// parseInterspersed parses flags that may come before, between or after the
+// positional arguments ("--" ends flag parsing) and returns the positionals.
+func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fl.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func fsUsage(w io.Writer) {
+	fmt.Fprint(w, "usage: desk fs -db PATH VERB [ARGS]\n\n")
+	fmt.Fprint(w, "Works directly on the workspace database PATH (a SQLite file). Verbs that\n")
+	fmt.Fprint(w, "write create it if it is missing. Workspace paths are slash paths; a relative\n")
+	fmt.Fprint(w, "one is taken from the workspace root.\n\nverbs:\n")
+	for _, v := range fsVerbs {
+		fmt.Fprintf(w, "  %-7s %-32s %s\n", v.name, v.synopsis, v.summary)
+	}
+	fmt.Fprint(w, "\nRun 'desk fs help VERB' for a verb's flags.\n")
+}
+
+// store opens the workspace database, once. Verbs call it after checking
+// their other arguments, so that a bad command line creates nothing.
+func (c *fsCmd) store() (*vfs.FS, error) {
+	if c.fsys != nil {
+		return c.fsys, nil
+	}
+	fi, err := os.Stat(c.dbPath)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory, not a workspace database", c.dbPath)
+	case errors.Is(err, fs.ErrNotExist) && !c.verb.write:
+		return nil, fmt.Errorf("workspace database %s does not exist", c.dbPath)
+	case errors.Is(err, fs.ErrNotExist):
+		dir := filepath.Dir(c.dbPath)
+		if dfi, err := os.Stat(dir); err != nil || !dfi.IsDir() {
+			return nil, fmt.Errorf("cannot create workspace database %s: directory %s does not exist", c.dbPath, dir)
+		}
+	case err != nil:
+		return nil, err
+	}
+	fsys, err := vfs.Open(c.ctx, c.dbPath, vfs.Options{ReadOnly: !c.verb.write})
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", c.dbPath, err)
+	}
+	c.fsys = fsys
+	return fsys, nil
+}
+
+// wsPath turns a path argument into an absolute, clean workspace path.
+func wsPath(p string) string {
+	return path.Clean("/" + p)
+}
+
+// errText renders an error for the terminal, adding the POSIX errno name
+// ("no such file or directory (ENOENT)") when the error carries one.
+func errText(err error) string {
+	s := err.Error()
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if name := unix.ErrnoName(errno); name != "" && !strings.Contains(s, name) {
+			s += " (" + name + ")"
+		}
+	}
+	return s
+}
+
+// isTerminal reports whether v is an *os.File open on a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

@@ -1,0 +1,33 @@
+package main
+
+import "flag"
+
+var fsMkdir = &fsVerb{
+	name:     "mkdir",
+	synopsis: "[-p] PATH...",
+	summary:  "create directories (mode 0755)",
+	write:    true,
+	minArgs:  1,
+	maxArgs:  -1,
+	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
+		parents := fl.Bool("p", false, "create missing parents; an existing directory is not an error")
+		return func(c *fsCmd, args []string) error {
+			fsys, err := c.store()
+			if err != nil {
+				return err
+			}
+			for _, arg := range args {
+				p := wsPath(arg)
+				if *parents {
+					err = fsys.MkdirAll(c.ctx, p, 0o755)
+				} else {
+					err = fsys.Mkdir(c.ctx, p, 0o755)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	},
+}

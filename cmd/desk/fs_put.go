@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+var fsPut = &fsVerb{
+	name:     "put",
+	synopsis: "DEST [SRC]",
+	summary:  "write standard input (SRC omitted or -) or the host file SRC to the workspace file DEST",
+	write:    true,
+	minArgs:  1,
+	maxArgs:  2,
+	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
+		return func(c *fsCmd, args []string) error {
+			dest := wsPath(args[0])
+			intoDir := strings.HasSuffix(args[0], "/")
+			src := "-"
+			if len(args) == 2 {
+				src = args[1]
+			}
+			if src == "-" {
+				return c.putStdin(dest)
+			}
+			f, err := os.Open(src)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			hfi, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			if hfi.IsDir() {
+				return fmt.Errorf("%s is a directory; use import to copy a directory tree", src)
+			}
+			fsys, err := c.store()
+			if err != nil {
+				return err
+			}
+			if fi, err := fsys.Stat(c.ctx, dest); intoDir || err == nil && fi.IsDir() {
+				dest = path.Join(dest, filepath.Base(src))
+			}
+			// The host file's mode, special bits included, is kept.
+			mode := hfi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+			if _, err := fsys.WriteFileFrom(c.ctx, dest, f, mode.Perm()); err != nil {
+				return err
+			}
+			return fsys.Chmod(c.ctx, dest, mode)
+		}
+	},
+}
+
+func (c *fsCmd) putStdin(dest string) error {
+	if isTerminal(c.in) {
+		return errors.New("standard input is a terminal; pipe the content in or name a host file")
+	}
+	fsys, err := c.store()
+	if err != nil {
+		return err
+	}
+	if fi, err := fsys.Stat(c.ctx, dest); err == nil && fi.IsDir() {
+		return &fs.PathError{Op: "put", Path: dest, Err: syscall.EISDIR}
+	}
+	_, err = fsys.WriteFileFrom(c.ctx, dest, c.in, 0o644)
+	return err
+}

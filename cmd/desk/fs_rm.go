@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+var fsRm = &fsVerb{
+	name:     "rm",
+	synopsis: "[-r] PATH...",
+	summary:  "remove files and symlinks, or whole directory trees with -r",
+	write:    true,
+	minArgs:  1,
+	maxArgs:  -1,
+	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
+		recursive := fl.Bool("r", false, "remove directories and their contents")
+		return func(c *fsCmd, args []string) error {
+			for _, arg := range args {
+				if wsPath(arg) == "/" {
+					return errors.New("refusing to remove the workspace root /")
+				}
+			}
+			fsys, err := c.store()
+			if err != nil {
+				return err
+			}
+			for _, arg := range args {
+				p := wsPath(arg)
+				fi, err := fsys.Lstat(c.ctx, p)
+				if err != nil {
+					return err
+				}
+				switch {
+				case *recursive:
+					err = fsys.RemoveAll(c.ctx, p)
+				case fi.IsDir():
+					err = fmt.Errorf("%w; use -r to remove a directory", &fs.PathError{Op: "remove", Path: p, Err: syscall.EISDIR})
+				default:
+					err = fsys.Remove(c.ctx, p)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	},
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+var fsStat = &fsVerb{
+	name:     "stat",
+	synopsis: "PATH...",
+	summary:  "show every attribute of files (symlinks are not followed)",
+	minArgs:  1,
+	maxArgs:  -1,
+	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
+		return func(c *fsCmd, args []string) error {
+			fsys, err := c.store()
+			if err != nil {
+				return err
+			}
+			for i, arg := range args {
+				p := wsPath(arg)
+				fi, err := fsys.Lstat(c.ctx, p)
+				if err != nil {
+					return err
+				}
+				a := fi.Attr()
+				if i > 0 {
+					fmt.Fprintln(c.out)
+				}
+				name := displayName(p)
+				if a.IsSymlink() {
+					target, err := fsys.Readlink(c.ctx, p)
+					if err != nil {
+						return err
+					}
+					name += " -> " + displayName(target)
+				}
+				fmt.Fprintf(c.out, "  File: %s\n", name)
+				fmt.Fprintf(c.out, "  Type: %s\n", typeString(a.Mode))
+				fmt.Fprintf(c.out, " Inode: %-12d Generation: %d\n", a.Ino, a.Gen)
+				fmt.Fprintf(c.out, "  Mode: %04o (%s)\n", a.Mode&0o7777, modeString(a.Mode))
+				fmt.Fprintf(c.out, " Links: %d\n", a.Nlink)
+				fmt.Fprintf(c.out, "   Uid: %-12d Gid: %d\n", a.Uid, a.Gid)
+				fmt.Fprintf(c.out, "  Size: %-12d Blocks: %d\n", a.Size, a.Blocks)
+				fmt.Fprintf(c.out, "Access: %s\n", fullTime(a.Atime))
+				fmt.Fprintf(c.out, "Modify: %s\n", fullTime(a.Mtime))
+				fmt.Fprintf(c.out, "Change: %s\n", fullTime(a.Ctime))
+				fmt.Fprintf(c.out, " Birth: %s\n", fullTime(a.Btime))
+				names, err := fsys.Listxattr(c.ctx, p)
+				if err != nil {
+					return err
+				}
+				for _, n := range names {
+					v, err := fsys.Getxattr(c.ctx, p, n)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.out, " Xattr: %s=%s\n", displayName(n), xattrValue(v))
+				}
+			}
+			return nil
+		}
+	},
+}
+
+// xattrValue renders an attribute value: quoted text when it is valid UTF-8,
+// hexadecimal otherwise.
+func xattrValue(v []byte) string {
+	if utf8.Valid(v) {
+		return strconv.Quote(string(v))
+	}
+	return fmt.Sprintf("0x%x", v)
+}

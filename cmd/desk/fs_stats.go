@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+)
+
+var fsStats = &fsVerb{
+	name:     "stats",
+	synopsis: "[-json]",
+	summary:  "summarise the store: files, directories, symlinks, bytes, unique bytes, chunks, dedup ratio",
+	minArgs:  0,
+	maxArgs:  0,
+	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
+		asJSON := fl.Bool("json", false, "print the vfs.Stats value as JSON")
+		return func(c *fsCmd, args []string) error {
+			fsys, err := c.store()
+			if err != nil {
+				return err
+			}
+			s, err := fsys.Stats(c.ctx)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				enc := json.NewEncoder(c.out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			row := func(name, value string) { fmt.Fprintf(c.out, "%-13s %s\n", name, value) }
+			bytes := func(n int64) string { return fmt.Sprintf("%d (%s)", n, humanBytes(n)) }
+			row("files", fmt.Sprint(s.Files))
+			row("dirs", fmt.Sprint(s.Dirs))
+			row("symlinks", fmt.Sprint(s.Symlinks))
+			row("bytes", bytes(s.Bytes))
+			row("stored bytes", bytes(s.StoredBytes))
+			row("unique bytes", bytes(s.UniqueBytes))
+			row("chunks", fmt.Sprint(s.Chunks))
+			row("dedup ratio", fmt.Sprintf("%.2f", s.DedupRatio))
+			row("journal seq", fmt.Sprint(s.JournalSeq))
+			row("database", bytes(s.DBBytes))
+			return nil
+		}
+	},
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+var fsTree = &fsVerb{
+	name:     "tree",
+	synopsis: "[PATH]",
+	summary:  "draw the directory tree under PATH (default /); symlinks are shown, not followed",
+	minArgs:  0,
+	maxArgs:  1,
+	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
+		return func(c *fsCmd, args []string) error {
+			root := "/"
+			if len(args) == 1 {
+				root = wsPath(args[0])
+			}
+			fsys, err := c.store()
+			if err != nil {
+				return err
+			}
+			fi, err := fsys.Stat(c.ctx, root)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.out, displayName(root))
+			var n treeCounts
+			if fi.IsDir() {
+				if err := c.tree(root, "", &n); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(c.out, "\n%d directories, %d files, %d symlinks\n", n.dirs, n.files, n.symlinks)
+			return nil
+		}
+	},
+}
+
+type treeCounts struct{ dirs, files, symlinks int }
+
+func (c *fsCmd) tree(dir, prefix string, n *treeCounts) error {
+	if err := c.ctx.Err(); err != nil {
+		return err
+	}
+	ents, err := c.fsys.ReadDir(c.ctx, dir)
+	if err != nil {
+		return err
+	}
+	for i, e := range ents {
+		branch, indent := "├── ", "│   "
+		if i == len(ents)-1 {
+			branch, indent = "└── ", "    "
+		}
+		full := path.Join(dir, e.Name)
+		line := prefix + branch + displayName(e.Name)
+		switch e.Mode & vfs.S_IFMT {
+		case vfs.S_IFDIR:
+			n.dirs++
+			fmt.Fprintln(c.out, line)
+			if err := c.tree(full, prefix+indent, n); err != nil {
+				return err
+			}
+			continue
+		case vfs.S_IFLNK:
+			n.symlinks++
+			target, err := c.fsys.Readlink(c.ctx, full)
+			if err != nil {
+				return err
+			}
+			line += " -> " + displayName(target)
+		default:
+			n.files++
+		}
+		fmt.Fprintln(c.out, line)
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the module path of this repository.
+const module = "github.com/desk-dev/desk"
+
+// layers maps package roots (relative to the module) to their layer. A package
+// belongs to the longest root that is a prefix of its path.
+var layers = map[string]int{
+	"internal/vfs":       0,
+	"internal/policy":    0,
+	"client":             0,
+	"internal/archtest":  0,
+	"internal/run":       1,
+	"internal/fusefs":    1,
+	"internal/gitws":     1,
+	"internal/fsio":      1,
+	"internal/shell":     2,
+	"internal/jsvm":      2,
+	"internal/sandbox":   2,
+	"internal/tools":     3,
+	"internal/workspace": 3,
+	"internal/host":      4,
+	"internal/api":       5,
+	"internal/mcp":       5,
+}
+
+// cmdRoot may import anything and is imported by nothing.
+const cmdRoot = "cmd/desk"
+
+// backends are the execution backends: they never import each other.
+var backends = []string{"internal/shell", "internal/jsvm", "internal/sandbox"}
+
+// vfsAllowed are the only non-standard import path prefixes of internal/vfs.
+var vfsAllowed = []string{"golang.org/x/sys/", "github.com/ncruces/"}
+
+// pkg is the part of `go list -json` output the checks use.
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// root returns the table root of a module-relative package path, or "" if the
+// package is in no table entry.
+func root(rel string) string {
+	if rel == cmdRoot || strings.HasPrefix(rel, cmdRoot+"/") {
+		return cmdRoot
+	}
+	best := ""
+	for r := range layers {
+		if (rel == r || strings.HasPrefix(rel, r+"/")) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// isStd reports whether an import path belongs to the standard library: its
+// first element has no dot.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes, or equals one of
+// them without its trailing slash.
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) || s == strings.TrimSuffix(p, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// check returns every violation of the dependency rules among pkgs, the
+// module's own packages.
+func check(pkgs []pkg) []string {
+	var bad []string
+	report := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
+	for _, p := range pkgs {
+		rel, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok {
+			continue // the module root package, if any, is not part of the layout
+		}
+		pr := root(rel)
+		if pr == "" {
+			report("%s is not in the layer table: add it to layers in internal/archtest/deps_test.go (and to docs/architecture.md) with its layer", rel)
+			continue
+		}
+		type imp struct {
+			path string
+			test bool
+		}
+		var imps []imp
+		for _, i := range p.Imports {
+			imps = append(imps, imp{i, false})
+		}
+		for _, i := range slices.Concat(p.TestImports, p.XTestImports) {
+			if i != p.ImportPath {
+				imps = append(imps, imp{i, true})
+			}
+		}
+		for _, im := range imps {
+			what := "imports"
+			if im.test {
+				what = "imports (in a test)"
+			}
+			irel, internal := strings.CutPrefix(im.path, module+"/")
+			switch {
+			case !internal && isStd(im.path):
+				continue
+			case !internal:
+				if pr == "client" {
+					report("%s %s %s: client may import only the standard library", rel, what, im.path)
+				}
+				if pr == "internal/vfs" && !im.test && !hasAnyPrefix(im.path, vfsAllowed) {
+					report("%s %s %s: internal/vfs may import only the standard library, golang.org/x/sys and github.com/ncruces/*", rel, what, im.path)
+				}
+				continue
+			case pr == cmdRoot:
+				continue
+			}
+			ir := root(irel)
+			switch {
+			case ir == "":
+				continue // reported as unknown on its own
+			case ir == pr:
+				continue // own subtree
+			case ir == cmdRoot:
+				report("%s %s %s: nothing may import the command", rel, what, irel)
+			case pr == "client":
+				report("%s %s %s: client may import only the standard library", rel, what, irel)
+			case slices.Contains(backends, pr) && slices.Contains(backends, ir):
+				report("%s %s %s: backends never import each other (routing between them lives in internal/run)", rel, what, irel)
+			case layers[ir] >= layers[pr]:
+				report("%s (layer %d) %s %s (layer %d): a package may import only lower layers or its own subtree",
+					rel, layers[pr], what, irel, layers[ir])
+			}
+		}
+	}
+	return bad
+}
+
+// goTool returns the go command of the toolchain running the test.
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// moduleRoot finds the directory holding go.mod above the working directory.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !fileExists(filepath.Join(dir, "go.mod")) {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+	return dir
+}
+
+// listPackages returns the module's packages as `go list -deps -json ./...` sees them.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command(goTool(), "list", "-e", "-deps", "-json", "./...")
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		if p.ImportPath == module || strings.HasPrefix(p.ImportPath, module+"/") {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs
+}
+
+func TestDependencyDirection(t *testing.T) {
+	pkgs := listPackages(t)
+	var names []string
+	for _, p := range pkgs {
+		names = append(names, p.ImportPath)
+	}
+	if !slices.Contains(names, module+"/internal/vfs") || !slices.Contains(names, module+"/cmd/desk") {
+		t.Fatalf("go list found only %v; expected at least internal/vfs and cmd/desk", names)
+	}
+	for _, v := range check(pkgs) {
+		t.Error(v)
+	}
+}
+
+func TestCheck_Violations(t *testing.T) {
+	m := func(rel string) string { return module + "/" + rel }
+	tests := []struct {
+		name string
+		pkg  pkg
+		want string // substring of the single expected violation; "" for none
+	}{
+		{"lower layer", pkg{ImportPath: m("internal/workspace"), Imports: []string{m("internal/vfs"), m("internal/run"), m("internal/shell"), "fmt"}}, ""},
+		{"own subtree", pkg{ImportPath: m("internal/shell/cmds"), Imports: []string{m("internal/shell"), m("internal/vfs")}}, ""},
+		{"subtree parent", pkg{ImportPath: m("internal/shell"), Imports: []string{m("internal/shell/cmds")}}, ""},
+		{"cmd imports anything", pkg{ImportPath: m("cmd/desk"), Imports: []string{m("internal/api"), "github.com/some/thing"}}, ""},
+		{"vfs allowed deps", pkg{ImportPath: m("internal/vfs/internal/sqlite"), Imports: []string{"github.com/ncruces/go-sqlite3", "golang.org/x/sys/unix"}}, ""},
+		{"api uses client", pkg{ImportPath: m("internal/api"), Imports: []string{m("client"), m("internal/host")}}, ""},
+		{"upward", pkg{ImportPath: m("internal/vfs"), Imports: []string{m("internal/run")}}, "internal/vfs (layer 0) imports internal/run (layer 1)"},
+		{"same layer", pkg{ImportPath: m("internal/run"), Imports: []string{m("internal/fusefs")}}, "only lower layers"},
+		{"upward in a test", pkg{ImportPath: m("internal/policy"), XTestImports: []string{m("internal/api")}}, "imports (in a test) internal/api"},
+		{"backend to backend", pkg{ImportPath: m("internal/shell"), Imports: []string{m("internal/sandbox")}}, "backends never import each other"},
+		{"vfs heavy dep", pkg{ImportPath: m("internal/vfs"), Imports: []string{"github.com/hanwen/go-fuse/v2/fs"}}, "internal/vfs may import only"},
+		{"client not stdlib", pkg{ImportPath: m("client"), Imports: []string{m("internal/vfs")}}, "client may import only the standard library"},
+		{"client third party", pkg{ImportPath: m("client"), Imports: []string{"golang.org/x/sys/unix"}}, "client may import only the standard library"},
+		{"imports the command", pkg{ImportPath: m("internal/api"), Imports: []string{m("cmd/desk")}}, "nothing may import the command"},
+		{"unknown package", pkg{ImportPath: m("internal/newthing")}, "internal/newthing is not in the layer table"},
+		{"unknown top level", pkg{ImportPath: m("tools/gen")}, "tools/gen is not in the layer table"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := check([]pkg{tc.pkg})
+			switch {
+			case tc.want == "" && len(got) != 0:
+				t.Errorf("unexpected violations: %q", got)
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+				t.Errorf("violations %q, want one containing %q", got, tc.want)
+			}
+		})
+	}
+}

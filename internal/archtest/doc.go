@@ -1,0 +1,22 @@
+// Package archtest enforces the architecture of the repository with tests; it
+// has no code of its own.
+//
+// deps_test.go runs `go list -deps -json ./...` and checks every import of every
+// package of the module (test imports included) against the layer table of
+// docs/architecture.md:
+//
+//	layer 0  internal/vfs, internal/policy (and client, the public Go client)
+//	layer 1  internal/run, internal/fusefs, internal/gitws, internal/fsio
+//	layer 2  internal/shell, internal/jsvm, internal/sandbox (the backends)
+//	layer 3  internal/tools, internal/workspace
+//	layer 4  internal/host
+//	layer 5  internal/api, internal/mcp
+//	cmd/desk may import anything; nothing imports it
+//
+// A package may import packages of lower layers and of its own subtree
+// (internal/shell/cmds may import internal/shell and the other way round).
+// Backends never import each other. internal/vfs and its subtree import only
+// the standard library, golang.org/x/sys and github.com/ncruces/*; client
+// imports only the standard library. A package that is not in the table fails
+// the test: add it to the table (and to docs/architecture.md) with its layer.
+package archtest

@@ -1,0 +1,51 @@
+// Package fsio copies whole trees between the host and a workspace filesystem
+// (*vfs.FS): ImportDir reads a host directory, ImportTar reads a tar stream, and
+// ExportTar writes one. The desk CLI uses it for `desk fs import` and
+// `desk fs export`; the HTTP API reuses it.
+//
+// # What is preserved
+//
+// File content, all 12 permission bits (setuid, setgid and sticky included),
+// symbolic links (targets copied verbatim, never resolved), hard links within the
+// copied tree (tar hardlink entries; for a host directory, files that share a
+// device and inode number), mtime and atime with nanoseconds, extended attributes
+// in the user.* namespace, and, when ImportOptions.Owners is set, uid and gid.
+// Tar archives are written in PAX format so that times keep their nanoseconds
+// and xattrs travel as SCHILY.xattr records; any tar the standard library reads
+// is accepted, plain or gzip-compressed. Devices, FIFOs and sockets are skipped
+// with a warning. The ctime of imported files is the time of the import: no
+// filesystem lets a caller set it.
+//
+// # Confinement and atomicity
+//
+// Imports never follow a symlink while placing an entry: every entry name is
+// checked before anything is written (an absolute name or one with a ".."
+// element is rejected with an error naming the entry), each entry is written
+// under a private staging directory created next to (or inside) the
+// destination, parents are created only as real directories, and an entry whose
+// parent is a symlink or a file is rejected. Hard links may only point at
+// entries imported earlier in the same run.
+//
+// Only when the whole source has been read without error is the staging tree
+// moved into place: by a single rename when the destination did not exist, or
+// by merging it entry by entry into an existing destination directory (an
+// existing file is replaced, an existing directory is merged into, and a
+// directory in the workspace that the source has as a non-directory is a
+// conflict, detected before anything is moved). A failed import removes its
+// staging tree and restores the times of the directory that held it, so the
+// workspace is left as it was, except for the ctime of that directory and the
+// change-journal records of the attempt.
+//
+// Reading a host tree does not move its atimes: files and directories are
+// opened with O_NOATIME where the kernel allows it (the owner, or root). Only
+// symlinks are touched, since readlink(2) updates their atime.
+//
+// Directory attributes (mode, owner, xattrs, times) are applied after the
+// directory's contents are written, deepest first, so directory mtimes survive
+// the import and read-only directories can be filled.
+//
+// # Progress
+//
+// Long runs report a Progress value through the options' callback about once a
+// ProgressInterval (default one second), from the calling goroutine.
+package fsio
