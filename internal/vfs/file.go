@@ -713,7 +713,6 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	var in inode
 	if r.ino == 0 || flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 || flag&os.O_TRUNC != 0 {
 		// Needs a transaction: create, or truncate.
-		uid, gid := owner(ctx)
 		err := f.update(ctx, op, name, func(t *tx) error {
 			r, dirOnly, err := f.walkTx(t, op, name, follow)
 			if err != nil {
@@ -726,7 +725,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 				if dirOnly {
 					return syscall.EISDIR
 				}
-				nin, err := t.create(r.parent, r.name, r.path, FileModeToUnix(perm), uid, gid)
+				nin, err := t.create(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid)
 				if err != nil {
 					return err
 				}

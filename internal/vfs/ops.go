@@ -108,22 +108,8 @@ func (f *FS) StatIno(ctx context.Context, ino uint64) (Attr, error) {
 
 // Mkdir creates a directory with the given permission bits (no umask is applied).
 func (f *FS) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
-	uid, gid := owner(ctx)
 	return f.update(ctx, "mkdir", name, func(t *tx) error {
-		// A trailing slash does not make mkdir follow a final symlink: an
-		// existing name of any type is EEXIST.
-		p, _, err := f.cleanPath("mkdir", name)
-		if err != nil {
-			return err
-		}
-		r, err := f.walk(t, p, false)
-		if err != nil {
-			return err
-		}
-		if r.ino != 0 {
-			return syscall.EEXIST
-		}
-		return t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), uid, gid)
+		return t.opMkdir(name, perm)
 	})
 }
 
@@ -159,41 +145,8 @@ func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) 
 // MkdirAll creates name and any missing parents. Existing directories are fine;
 // an existing non-directory is ENOTDIR (or EEXIST for the final component).
 func (f *FS) MkdirAll(ctx context.Context, name string, perm fs.FileMode) error {
-	uid, gid := owner(ctx)
 	return f.update(ctx, "mkdir", name, func(t *tx) error {
-		p, _, err := f.cleanPath("mkdir", name)
-		if err != nil {
-			return err
-		}
-		parts := splitPath(p)
-		cur := "/"
-		for i := range parts {
-			cur = path.Join(cur, parts[i])
-			last := i == len(parts)-1
-			r, err := f.walk(t, cur, true)
-			if err == syscall.ENOENT && !last {
-				return err
-			}
-			if err == nil && r.ino == 0 {
-				// Missing, or a dangling symlink (which mkdir reports as EEXIST).
-				if l, lerr := f.walk(t, cur, false); lerr == nil && l.ino != 0 {
-					return syscall.EEXIST
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if r.ino != 0 {
-				if !r.in.IsDir() {
-					return syscall.ENOTDIR
-				}
-				continue
-			}
-			if err := t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), uid, gid); err != nil {
-				return err
-			}
-		}
-		return nil
+		return t.opMkdirAll(name, perm)
 	})
 }
 
@@ -270,17 +223,7 @@ func (f *FS) listDir(ino uint64, after string, limit int) ([]DirEntry, error) {
 // Remove removes a file, symlink or empty directory.
 func (f *FS) Remove(ctx context.Context, name string) error {
 	return f.update(ctx, "remove", name, func(t *tx) error {
-		r, _, err := f.walkTx(t, "remove", name, false)
-		if err != nil {
-			return err
-		}
-		if r.ino == 0 {
-			return syscall.ENOENT
-		}
-		if r.parent == 0 {
-			return syscall.EBUSY
-		}
-		return t.removeEntry(r.parent, r.name, r.path, &r.in, false)
+		return t.opRemove(name)
 	})
 }
 
@@ -400,115 +343,7 @@ func (f *FS) Rename(ctx context.Context, oldname, newname string, flags RenameFl
 		return perr("rename", oldname, syscall.EINVAL)
 	}
 	return f.update(ctx, "rename", oldname, func(t *tx) error {
-		ro, oldDirOnly, err := f.walkTx(t, "rename", oldname, false)
-		if err != nil {
-			return err
-		}
-		if ro.ino == 0 {
-			return syscall.ENOENT
-		}
-		rn, newDirOnly, err := f.walkTx(t, "rename", newname, false)
-		if err != nil && !(err == syscall.ENOTDIR && newDirOnly && rn.ino == 0) {
-			return err
-		}
-		if ro.parent == 0 || (rn.ino != 0 && rn.parent == 0) {
-			return syscall.EBUSY
-		}
-		src := &ro.in
-		if (oldDirOnly || newDirOnly) && !src.IsDir() {
-			return syscall.ENOTDIR
-		}
-		if flags&RenameExchange != 0 {
-			if rn.ino == 0 {
-				return syscall.ENOENT
-			}
-			return t.exchange(ro, rn)
-		}
-		if rn.ino != 0 && flags&RenameNoReplace != 0 {
-			return syscall.EEXIST
-		}
-		if rn.ino == ro.ino {
-			return nil // same inode: POSIX says do nothing
-		}
-		if src.IsDir() && strings.HasPrefix(rn.path, ro.path+"/") {
-			return syscall.EINVAL
-		}
-		newDir, err := t.inode(rn.parent)
-		if err != nil {
-			return err
-		}
-		if newDir.Nlink == 0 {
-			return syscall.ENOENT
-		}
-		if rn.ino != 0 {
-			dst := &rn.in
-			if strings.HasPrefix(ro.path, rn.path+"/") {
-				return syscall.ENOTEMPTY
-			}
-			switch {
-			case src.IsDir() && !dst.IsDir():
-				return syscall.ENOTDIR
-			case !src.IsDir() && dst.IsDir():
-				return syscall.EISDIR
-			case dst.IsDir():
-				empty, err := t.dirEmpty(dst.Ino)
-				if err != nil {
-					return err
-				}
-				if !empty {
-					return syscall.ENOTEMPTY
-				}
-			}
-			if err := t.setDent(rn.parent, rn.name, src.Ino); err != nil {
-				return err
-			}
-			if dst.IsDir() {
-				dst.Nlink = 0
-				newDir, err = t.inode(rn.parent)
-				if err != nil {
-					return err
-				}
-				newDir.Nlink--
-				t.put(newDir)
-			} else {
-				dst.Nlink--
-			}
-			if err := t.unlinked(dst); err != nil {
-				return err
-			}
-		} else if err := t.addDent(rn.parent, rn.name, src.Ino); err != nil {
-			return err
-		}
-		if err := t.delDent(ro.parent, ro.name); err != nil {
-			return err
-		}
-		oldDir, err := t.inode(ro.parent)
-		if err != nil {
-			return err
-		}
-		if src.IsDir() && ro.parent != rn.parent {
-			oldDir.Nlink--
-		}
-		oldDir.Mtime, oldDir.Ctime = t.now, t.now
-		t.put(oldDir)
-		newDir, err = t.inode(rn.parent)
-		if err != nil {
-			return err
-		}
-		if src.IsDir() && ro.parent != rn.parent {
-			newDir.Nlink++
-		}
-		newDir.Mtime, newDir.Ctime = t.now, t.now
-		t.put(newDir)
-		src, err = t.inode(src.Ino)
-		if err != nil {
-			return err
-		}
-		src.Ctime = t.now
-		t.put(src)
-		t.log(Change{Op: OpRename, Ino: src.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path,
-			OldParent: ro.parent, OldName: ro.name, OldPath: ro.path})
-		return nil
+		return t.opRename(oldname, newname, flags)
 	})
 }
 
@@ -572,50 +407,12 @@ func (t *tx) exchange(a, b resolved) error {
 // symlink in oldname is not followed, as with link(2)).
 func (f *FS) Link(ctx context.Context, oldname, newname string) error {
 	return f.update(ctx, "link", oldname, func(t *tx) error {
-		ro, _, err := f.walkTx(t, "link", oldname, false)
-		if err != nil {
-			return err
-		}
-		if ro.ino == 0 {
-			return syscall.ENOENT
-		}
-		if ro.in.IsDir() {
-			return syscall.EPERM
-		}
-		rn, dirOnly, err := f.walkTx(t, "link", newname, false)
-		if err != nil {
-			return err
-		}
-		if rn.ino != 0 {
-			return syscall.EEXIST
-		}
-		if dirOnly {
-			return syscall.ENOENT
-		}
-		dir, err := t.inode(rn.parent)
-		if err != nil {
-			return err
-		}
-		if dir.Nlink == 0 {
-			return syscall.ENOENT
-		}
-		if err := t.addDent(rn.parent, rn.name, ro.ino); err != nil {
-			return err
-		}
-		in := ro.in
-		in.Nlink++
-		in.Ctime = t.now
-		t.put(&in)
-		dir.Mtime, dir.Ctime = t.now, t.now
-		t.put(dir)
-		t.log(Change{Op: OpLink, Ino: in.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path, OldPath: ro.path})
-		return nil
+		return t.opLink(oldname, newname)
 	})
 }
 
 // Symlink creates linkname as a symbolic link to target (stored verbatim).
 func (f *FS) Symlink(ctx context.Context, target, linkname string) error {
-	uid, gid := owner(ctx)
 	if target == "" {
 		return perr("symlink", linkname, syscall.ENOENT)
 	}
@@ -626,40 +423,7 @@ func (f *FS) Symlink(ctx context.Context, target, linkname string) error {
 		return perr("symlink", linkname, syscall.ENAMETOOLONG)
 	}
 	return f.update(ctx, "symlink", linkname, func(t *tx) error {
-		r, dirOnly, err := f.walkTx(t, "symlink", linkname, false)
-		if err != nil {
-			return err
-		}
-		if r.ino != 0 {
-			return syscall.EEXIST
-		}
-		if dirOnly {
-			return syscall.ENOENT
-		}
-		dir, err := t.inode(r.parent)
-		if err != nil {
-			return err
-		}
-		if dir.Nlink == 0 {
-			return syscall.ENOENT
-		}
-		in, err := t.newInode(S_IFLNK | 0o777)
-		if err != nil {
-			return err
-		}
-		in.Uid, in.Gid = uid, gid
-		if dir.Mode&S_ISGID != 0 {
-			in.Gid = dir.Gid
-		}
-		in.target = target
-		in.Size = int64(len(target))
-		if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
-			return err
-		}
-		dir.Mtime, dir.Ctime = t.now, t.now
-		t.put(dir)
-		t.log(Change{Op: OpSymlink, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
-		return nil
+		return t.opSymlink(target, linkname)
 	})
 }
 
@@ -681,34 +445,21 @@ func (f *FS) Readlink(ctx context.Context, name string) (string, error) {
 // setattr changes one inode found by name in a transaction.
 func (f *FS) setattr(ctx context.Context, op, name string, follow bool, fn func(t *tx, in *inode) error) error {
 	return f.update(ctx, op, name, func(t *tx) error {
-		r, _, err := f.walkTx(t, op, name, follow)
-		if err != nil {
-			return err
-		}
-		if r.ino == 0 {
-			return syscall.ENOENT
-		}
-		in, err := t.inode(r.ino)
-		if err != nil {
-			return err
-		}
-		if err := fn(t, in); err != nil {
-			return err
-		}
-		in.Ctime = t.now
-		t.put(in)
-		t.log(Change{Op: OpSetattr, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
-		return nil
+		return t.opSetattr(op, name, follow, fn)
 	})
 }
 
 // Chmod sets the 12 permission bits (fs.ModeSetuid, ModeSetgid and ModeSticky map
 // to the special bits), following symlinks.
 func (f *FS) Chmod(ctx context.Context, name string, mode fs.FileMode) error {
-	return f.setattr(ctx, "chmod", name, true, func(t *tx, in *inode) error {
+	return f.setattr(ctx, "chmod", name, true, chmodFn(mode))
+}
+
+func chmodFn(mode fs.FileMode) func(t *tx, in *inode) error {
+	return func(t *tx, in *inode) error {
 		in.Mode = in.Mode&S_IFMT | FileModeToUnix(mode)
 		return nil
-	})
+	}
 }
 
 // Chown sets owner and group (-1 leaves one unchanged), following symlinks. As on
@@ -766,11 +517,15 @@ func (f *FS) Utimens(ctx context.Context, name string, atime, mtime time.Time, n
 			return asPathErr("utimens", name, err)
 		}
 	}
-	return f.setattr(ctx, "utimens", name, !nofollow, func(t *tx, in *inode) error {
+	return f.setattr(ctx, "utimens", name, !nofollow, utimensFn(atime, mtime))
+}
+
+func utimensFn(atime, mtime time.Time) func(t *tx, in *inode) error {
+	return func(t *tx, in *inode) error {
 		setTime(&in.Atime, atime, t.now)
 		setTime(&in.Mtime, mtime, t.now)
 		return nil
-	})
+	}
 }
 
 func setTime(dst *time.Time, v, now time.Time) {
@@ -882,16 +637,28 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 // Setxattr sets an extended attribute. flags may be XattrCreate or XattrReplace.
 // user.* attributes are not allowed on symlinks (EPERM), as on Linux.
 func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flags int) error {
-	if err := xattrNameLen(attr); err != nil {
+	if err := checkSetxattr(attr, value, flags); err != nil {
 		return perr("setxattr", name, err.(syscall.Errno))
 	}
+	return f.setattr(ctx, "setxattr", name, false, setxattrFn(attr, value, flags))
+}
+
+// checkSetxattr checks what the kernel checks before the path lookup.
+func checkSetxattr(attr string, value []byte, flags int) error {
+	if err := xattrNameLen(attr); err != nil {
+		return err
+	}
 	if len(value) > DefaultMaxXattrSize {
-		return perr("setxattr", name, syscall.E2BIG)
+		return syscall.E2BIG
 	}
 	if flags&^(XattrCreate|XattrReplace) != 0 {
-		return perr("setxattr", name, syscall.EINVAL)
+		return syscall.EINVAL
 	}
-	return f.setattr(ctx, "setxattr", name, false, func(t *tx, in *inode) error {
+	return nil
+}
+
+func setxattrFn(attr string, value []byte, flags int) func(t *tx, in *inode) error {
+	return func(t *tx, in *inode) error {
 		if err := xattrNamespace(attr); err != nil {
 			return err
 		}
@@ -920,7 +687,7 @@ func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flag
 			return err
 		}
 		return st.Exec(in.Ino, attr, value)
-	})
+	}
 }
 
 // Listxattr lists extended attribute names in byte order (a final symlink is not followed).
@@ -977,4 +744,297 @@ func (f *FS) Removexattr(ctx context.Context, name, attr string) error {
 		}
 		return nil
 	})
+}
+
+func (t *tx) opMkdir(name string, perm fs.FileMode) error {
+	f := t.f
+	// A trailing slash does not make mkdir follow a final symlink: an
+	// existing name of any type is EEXIST.
+	p, _, err := f.cleanPath("mkdir", name)
+	if err != nil {
+		return err
+	}
+	r, err := f.walk(t, p, false)
+	if err != nil {
+		return err
+	}
+	if r.ino != 0 {
+		return syscall.EEXIST
+	}
+	return t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid)
+}
+
+func (t *tx) opRemove(name string) error {
+	f := t.f
+	r, _, err := f.walkTx(t, "remove", name, false)
+	if err != nil {
+		return err
+	}
+	if r.ino == 0 {
+		return syscall.ENOENT
+	}
+	if r.parent == 0 {
+		return syscall.EBUSY
+	}
+	return t.removeEntry(r.parent, r.name, r.path, &r.in, false)
+}
+
+func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
+	f := t.f
+	// Like the kernel, a path without a final name ("/") is EBUSY before
+	// anything is looked up.
+	for _, n := range []string{oldname, newname} {
+		if p, _, err := f.cleanPath("rename", n); err == nil && p == "/" {
+			return syscall.EBUSY
+		}
+	}
+	// Both parents are resolved before either final name is looked at.
+	ro, oldDirOnly, err := f.walkTx(t, "rename", oldname, false)
+	if err != nil {
+		return err
+	}
+	rn, newDirOnly, err := f.walkTx(t, "rename", newname, false)
+	if err != nil && !(err == syscall.ENOTDIR && newDirOnly && rn.ino == 0) {
+		return err
+	}
+	if ro.ino == 0 {
+		return syscall.ENOENT
+	}
+	if ro.parent == 0 || (rn.ino != 0 && rn.parent == 0) {
+		return syscall.EBUSY
+	}
+	src := &ro.in
+	if (oldDirOnly || newDirOnly) && !src.IsDir() {
+		return syscall.ENOTDIR
+	}
+	if flags&RenameExchange != 0 {
+		if rn.ino == 0 {
+			return syscall.ENOENT
+		}
+		return t.exchange(ro, rn)
+	}
+	if rn.ino != 0 && flags&RenameNoReplace != 0 {
+		return syscall.EEXIST
+	}
+	if rn.ino == ro.ino {
+		return nil // same inode: POSIX says do nothing
+	}
+	if src.IsDir() && strings.HasPrefix(rn.path, ro.path+"/") {
+		return syscall.EINVAL
+	}
+	newDir, err := t.inode(rn.parent)
+	if err != nil {
+		return err
+	}
+	if newDir.Nlink == 0 {
+		return syscall.ENOENT
+	}
+	if rn.ino != 0 {
+		dst := &rn.in
+		if strings.HasPrefix(ro.path, rn.path+"/") {
+			return syscall.ENOTEMPTY
+		}
+		switch {
+		case src.IsDir() && !dst.IsDir():
+			return syscall.ENOTDIR
+		case !src.IsDir() && dst.IsDir():
+			return syscall.EISDIR
+		case dst.IsDir():
+			empty, err := t.dirEmpty(dst.Ino)
+			if err != nil {
+				return err
+			}
+			if !empty {
+				return syscall.ENOTEMPTY
+			}
+		}
+		if err := t.setDent(rn.parent, rn.name, src.Ino); err != nil {
+			return err
+		}
+		if dst.IsDir() {
+			dst.Nlink = 0
+			newDir, err = t.inode(rn.parent)
+			if err != nil {
+				return err
+			}
+			newDir.Nlink--
+			t.put(newDir)
+		} else {
+			dst.Nlink--
+		}
+		if err := t.unlinked(dst); err != nil {
+			return err
+		}
+	} else if err := t.addDent(rn.parent, rn.name, src.Ino); err != nil {
+		return err
+	}
+	if err := t.delDent(ro.parent, ro.name); err != nil {
+		return err
+	}
+	oldDir, err := t.inode(ro.parent)
+	if err != nil {
+		return err
+	}
+	if src.IsDir() && ro.parent != rn.parent {
+		oldDir.Nlink--
+	}
+	oldDir.Mtime, oldDir.Ctime = t.now, t.now
+	t.put(oldDir)
+	newDir, err = t.inode(rn.parent)
+	if err != nil {
+		return err
+	}
+	if src.IsDir() && ro.parent != rn.parent {
+		newDir.Nlink++
+	}
+	newDir.Mtime, newDir.Ctime = t.now, t.now
+	t.put(newDir)
+	src, err = t.inode(src.Ino)
+	if err != nil {
+		return err
+	}
+	src.Ctime = t.now
+	t.put(src)
+	t.log(Change{Op: OpRename, Ino: src.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path,
+		OldParent: ro.parent, OldName: ro.name, OldPath: ro.path})
+	return nil
+}
+
+func (t *tx) opLink(oldname, newname string) error {
+	f := t.f
+	ro, _, err := f.walkTx(t, "link", oldname, false)
+	if err != nil {
+		return err
+	}
+	if ro.ino == 0 {
+		return syscall.ENOENT
+	}
+	if ro.in.IsDir() {
+		return syscall.EPERM
+	}
+	rn, dirOnly, err := f.walkTx(t, "link", newname, false)
+	if err != nil {
+		return err
+	}
+	if rn.ino != 0 {
+		return syscall.EEXIST
+	}
+	if dirOnly {
+		return syscall.ENOENT
+	}
+	dir, err := t.inode(rn.parent)
+	if err != nil {
+		return err
+	}
+	if dir.Nlink == 0 {
+		return syscall.ENOENT
+	}
+	if err := t.addDent(rn.parent, rn.name, ro.ino); err != nil {
+		return err
+	}
+	in := ro.in
+	in.Nlink++
+	in.Ctime = t.now
+	t.put(&in)
+	dir.Mtime, dir.Ctime = t.now, t.now
+	t.put(dir)
+	t.log(Change{Op: OpLink, Ino: in.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path, OldPath: ro.path})
+	return nil
+}
+
+func (t *tx) opSymlink(target, linkname string) error {
+	f := t.f
+	r, dirOnly, err := f.walkTx(t, "symlink", linkname, false)
+	if err != nil {
+		return err
+	}
+	if r.ino != 0 {
+		return syscall.EEXIST
+	}
+	if dirOnly {
+		return syscall.ENOENT
+	}
+	dir, err := t.inode(r.parent)
+	if err != nil {
+		return err
+	}
+	if dir.Nlink == 0 {
+		return syscall.ENOENT
+	}
+	in, err := t.newInode(S_IFLNK | 0o777)
+	if err != nil {
+		return err
+	}
+	in.Uid, in.Gid = t.uid, t.gid
+	if dir.Mode&S_ISGID != 0 {
+		in.Gid = dir.Gid
+	}
+	in.target = target
+	in.Size = int64(len(target))
+	if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
+		return err
+	}
+	dir.Mtime, dir.Ctime = t.now, t.now
+	t.put(dir)
+	t.log(Change{Op: OpSymlink, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
+	return nil
+}
+
+func (t *tx) opSetattr(op, name string, follow bool, fn func(t *tx, in *inode) error) error {
+	f := t.f
+	r, _, err := f.walkTx(t, op, name, follow)
+	if err != nil {
+		return err
+	}
+	if r.ino == 0 {
+		return syscall.ENOENT
+	}
+	in, err := t.inode(r.ino)
+	if err != nil {
+		return err
+	}
+	if err := fn(t, in); err != nil {
+		return err
+	}
+	in.Ctime = t.now
+	t.put(in)
+	t.log(Change{Op: OpSetattr, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
+	return nil
+}
+
+func (t *tx) opMkdirAll(name string, perm fs.FileMode) error {
+	f := t.f
+	p, _, err := f.cleanPath("mkdir", name)
+	if err != nil {
+		return err
+	}
+	parts := splitPath(p)
+	cur := "/"
+	for i := range parts {
+		cur = path.Join(cur, parts[i])
+		last := i == len(parts)-1
+		r, err := f.walk(t, cur, true)
+		if err == syscall.ENOENT && !last {
+			return err
+		}
+		if err == nil && r.ino == 0 {
+			// Missing, or a dangling symlink (which mkdir reports as EEXIST).
+			if l, lerr := f.walk(t, cur, false); lerr == nil && l.ino != 0 {
+				return syscall.EEXIST
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if r.ino != 0 {
+			if !r.in.IsDir() {
+				return syscall.ENOTDIR
+			}
+			continue
+		}
+		if err := t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid); err != nil {
+			return err
+		}
+	}
+	return nil
 }

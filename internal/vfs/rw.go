@@ -35,8 +35,17 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, error) {
 // old or the new content, never a mix, and a failure (EFBIG, ENOSPC) leaves the
 // old content. An existing file keeps its inode, mode and other names.
 func (f *FS) WriteFile(ctx context.Context, name string, data []byte, perm fs.FileMode) error {
-	_, err := f.WriteFileFrom(ctx, name, bytes.NewReader(data), perm)
-	return err
+	if int64(len(data)) > f.opts.DirtyBytes {
+		_, err := f.WriteFileFrom(ctx, name, bytes.NewReader(data), perm)
+		return err
+	}
+	if f.opts.ReadOnly {
+		return perr("write", name, syscall.EROFS)
+	}
+	if int64(len(data)) > f.opts.MaxFileSize {
+		return perr("write", name, syscall.EFBIG)
+	}
+	return f.finishWrite(ctx, name, perm, nil, f.splitPieces(data), int64(len(data)))
 }
 
 // WriteFileFrom is WriteFile streaming from r: memory use is bounded by
@@ -164,70 +173,78 @@ func (f *FS) dropStage(st *inode) {
 // finishWrite installs the content (staged chunks plus the last batch ps) as the
 // content of name in one transaction.
 func (f *FS) finishWrite(ctx context.Context, name string, perm fs.FileMode, stage *inode, ps []piece, total int64) error {
-	const op = "write"
-	uid, gid := owner(ctx)
-	var target uint64
-	err := f.update(ctx, op, name, func(t *tx) error {
-		r, dirOnly, err := f.walkTx(t, op, name, true)
-		if err != nil {
-			return err
-		}
-		var in *inode
-		if r.ino == 0 {
-			if dirOnly {
-				return syscall.EISDIR
-			}
-			if in, err = t.create(r.parent, r.name, r.path, FileModeToUnix(perm), uid, gid); err != nil {
-				return err
-			}
-		} else {
-			if r.in.IsDir() {
-				return syscall.EISDIR
-			}
-			if in, err = t.inode(r.ino); err != nil {
-				return err
-			}
-			if err := t.truncateChunks(in, 0); err != nil {
-				return err
-			}
-			in.Blocks = 0
-		}
-		if stage != nil {
-			sin, err := t.inode(stage.Ino)
-			if err != nil {
-				return err
-			}
-			st, err := t.c.Prep("UPDATE file_chunks SET ino = ? WHERE ino = ?")
-			if err != nil {
-				return err
-			}
-			if err := st.Exec(in.Ino, stage.Ino); err != nil {
-				return err
-			}
-			in.Blocks += sin.Blocks
-			sin.Blocks, sin.Size = 0, 0
-			t.put(sin)
-		}
-		for i := range ps {
-			if err := t.setChunk(in, &ps[i]); err != nil {
-				return err
-			}
-		}
-		in.Size = total
-		in.Mtime, in.Ctime = t.now, t.now
-		t.put(in)
-		target = in.Ino
-		t.log(Change{Op: OpWrite, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path, Off: 0, Len: total})
-		return nil
+	err := f.update(ctx, "write", name, func(t *tx) error {
+		return t.opWriteContent(name, perm, stage, ps, total)
 	})
+	if err == nil {
+		f.dropStage(stage)
+	}
+	return err
+}
+
+// opWriteContent makes name (created with perm if missing) hold the staged
+// chunks of stage followed by ps, total bytes in all.
+func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []piece, total int64) error {
+	const op = "write"
+	f := t.f
+	r, dirOnly, err := f.walkTx(t, op, name, true)
 	if err != nil {
 		return err
 	}
-	// Handles open on the target see the new content.
-	f.omu.Lock()
-	o := f.opens[target]
-	f.omu.Unlock()
-	if o != nil {
+	var in *inode
+	if r.ino == 0 {
+		if dirOnly {
+			return syscall.EISDIR
+		}
+		if in, err = t.create(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid); err != nil {
+			return err
+		}
+	} else {
+		if r.in.IsDir() {
+			return syscall.EISDIR
+		}
+		if in, err = t.inode(r.ino); err != nil {
+			return err
+		}
+		if err := t.truncateChunks(in, 0); err != nil {
+			return err
+		}
+		in.Blocks = 0
+	}
+	if stage != nil {
+		sin, err := t.inode(stage.Ino)
+		if err != nil {
+			return err
+		}
+		st, err := t.c.Prep("UPDATE file_chunks SET ino = ? WHERE ino = ?")
+		if err != nil {
+			return err
+		}
+		if err := st.Exec(in.Ino, stage.Ino); err != nil {
+			return err
+		}
+		in.Blocks += sin.Blocks
+		sin.Blocks, sin.Size = 0, 0
+		t.put(sin)
+	}
+	for i := range ps {
+		if err := t.setChunk(in, &ps[i]); err != nil {
+			return err
+		}
+	}
+	in.Size = total
+	in.Mtime, in.Ctime = t.now, t.now
+	t.put(in)
+	t.log(Change{Op: OpWrite, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path, Off: 0, Len: total})
+	// Handles open on the file see the new content (after the commit).
+	ino := in.Ino
+	t.after = append(t.after, func() {
+		f.omu.Lock()
+		o := f.opens[ino]
+		f.omu.Unlock()
+		if o == nil {
+			return
+		}
 		o.mu.Lock()
 		for idx, buf := range o.dirty {
 			f.putBuf(buf)
@@ -235,7 +252,17 @@ func (f *FS) finishWrite(ctx context.Context, name string, perm fs.FileMode, sta
 		}
 		o.dirtyBytes, o.size, o.dbSize, o.meta, o.rcOK = 0, total, total, false, false
 		o.mu.Unlock()
-	}
-	f.dropStage(stage)
+	})
 	return nil
+}
+
+// splitPieces cuts data into chunk pieces (sharing data's memory) and hashes them.
+func (f *FS) splitPieces(data []byte) []piece {
+	cs := int(f.chunkSize)
+	ps := make([]piece, 0, (len(data)+cs-1)/cs)
+	for off := 0; off < len(data); off += cs {
+		ps = append(ps, piece{idx: int64(off / cs), data: data[off:min(off+cs, len(data))]})
+	}
+	hashPieces(ps)
+	return ps
 }

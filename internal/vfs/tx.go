@@ -24,6 +24,9 @@ type tx struct {
 	used    int64 // delta of unique chunk bytes
 	ninodes int64 // delta of live inodes
 	dying   []uint64
+	uid     uint32 // owner of inodes this transaction creates (WithOwner)
+	gid     uint32
+	after   []func() // run after a successful commit, outside wmu
 }
 
 // update runs fn in a write transaction and commits it. The change is durable
@@ -36,13 +39,26 @@ func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) 
 		return perr(op, path, syscall.EROFS)
 	}
 	f.wmu.Lock()
-	defer f.wmu.Unlock()
+	t, err := f.commit(ctx, op, path, fn)
+	f.wmu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, fn := range t.after {
+		fn()
+	}
+	return nil
+}
+
+// commit runs fn in a transaction and commits it; wmu is held.
+func (f *FS) commit(ctx context.Context, op, path string, fn func(t *tx) error) (*tx, error) {
 	if f.closed.Load() {
-		return perr(op, path, syscall.EBADF)
+		return nil, perr(op, path, syscall.EBADF)
 	}
 	t := &tx{f: f, c: f.w, now: f.opts.Now(), inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64)}
+	t.uid, t.gid = owner(ctx)
 	if err := f.w.Exec("BEGIN IMMEDIATE"); err != nil {
-		return asPathErr(op, path, err)
+		return nil, asPathErr(op, path, err)
 	}
 	err := fn(t)
 	if err == nil {
@@ -51,13 +67,13 @@ func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) 
 	if err != nil {
 		f.w.Exec("ROLLBACK")
 		t.clearDying()
-		return asPathErr(op, path, err)
+		return nil, asPathErr(op, path, err)
 	}
 	if err := f.w.Exec("COMMIT"); err != nil {
 		f.w.Exec("ROLLBACK")
 		f.cache.reset()
 		t.clearDying()
-		return asPathErr(op, path, err)
+		return nil, asPathErr(op, path, err)
 	}
 	f.cache.apply(t.inodes, t.dents)
 	t.clearDying()
@@ -73,7 +89,7 @@ func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) 
 		}
 		f.publish(f.seq)
 	}
-	return nil
+	return t, nil
 }
 
 // finish writes changed inode rows and journal entries and enforces the quota.

@@ -432,3 +432,84 @@ func TestStreamingWrite(t *testing.T) {
 		t.Fatalf("mode changed to %v", fi.Mode())
 	}
 }
+
+// TestBatch: a batch commits all its changes together, sees its own changes,
+// and rolls everything back on an error.
+func TestBatch(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{})
+	seq := f.Seq()
+	mtime := time.Date(2001, 2, 3, 4, 5, 6, 789, time.UTC)
+	err := f.Batch(ctx, func(b *vfs.Batch) error {
+		for _, step := range []error{
+			b.MkdirAll("/a/b", 0o755),
+			b.WriteFile("/a/b/f", []byte("hello"), 0o640),
+			b.Chmod("/a/b/f", 0o600|fs.ModeSetuid),
+			b.Lchown("/a/b/f", 7, 8),
+			b.Utimens("/a/b/f", mtime, mtime, false),
+			b.Symlink("f", "/a/b/l"),
+			b.Link("/a/b/f", "/a/h"),
+			b.Setxattr("/a/b/f", "user.k", []byte("v"), 0),
+			b.Rename("/a/h", "/a/h2", 0),
+		} {
+			if step != nil {
+				return step
+			}
+		}
+		fi, err := b.Lstat("/a/b/f")
+		if err != nil {
+			return err
+		}
+		if a := fi.Attr(); a.Nlink != 2 || a.Uid != 7 {
+			t.Errorf("inside the batch: %+v", a)
+		}
+		if _, err := b.Lstat("/missing"); vfs.Errno(err) != syscall.ENOENT {
+			t.Errorf("lstat missing: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := f.Stat(ctx, "/a/b/l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := fi.Attr()
+	// Chown cleared the set-user-ID bit, as on Linux.
+	if a.Mode != vfs.S_IFREG|0o600 || a.Uid != 7 || a.Gid != 8 || !a.Mtime.Equal(mtime) || a.Nlink != 2 {
+		t.Fatalf("after batch: %+v", a)
+	}
+	if b, _ := f.ReadFile(ctx, "/a/h2"); string(b) != "hello" {
+		t.Fatalf("content %q", b)
+	}
+	chs, _ := f.Changes(ctx, seq, 100)
+	if len(chs) < 9 {
+		t.Fatalf("journal has %d changes for the batch", len(chs))
+	}
+	// A failing batch leaves nothing behind.
+	seq = f.Seq()
+	err = f.Batch(ctx, func(b *vfs.Batch) error {
+		b.WriteFile("/new", []byte("x"), 0o644)
+		b.Remove("/a/b/f")
+		if err := b.Mkdir("/a", 0o755); vfs.Errno(err) != syscall.EEXIST {
+			t.Errorf("mkdir existing: %v", err)
+		}
+		if err := b.Mkdir("/other", 0o755); vfs.Errno(err) != syscall.EEXIST {
+			t.Errorf("poisoned batch: %v", err)
+		}
+		return nil
+	})
+	if vfs.Errno(err) != syscall.EEXIST {
+		t.Fatalf("batch error: %v", err)
+	}
+	if _, err := f.Stat(ctx, "/new"); vfs.Errno(err) != syscall.ENOENT {
+		t.Fatalf("rolled-back file exists: %v", err)
+	}
+	if _, err := f.Stat(ctx, "/a/b/f"); err != nil {
+		t.Fatalf("rolled-back remove: %v", err)
+	}
+	if f.Seq() != seq {
+		t.Fatalf("journal advanced by a rolled-back batch")
+	}
+}
