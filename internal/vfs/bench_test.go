@@ -307,3 +307,25 @@ func BenchmarkChunkSize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCreate1000Concurrent creates 1000 files of 1 KiB from 8 goroutines:
+// group commit lets concurrent callers share commits.
+func BenchmarkCreate1000Concurrent(b *testing.B) {
+	pair(b, scenario{run: func(b *testing.B, fsys benchFS, dir string) {
+		errs := make(chan error, 8)
+		for w := 0; w < 8; w++ {
+			go func(w int) {
+				for i := 0; i < 125; i++ {
+					if err := fsys.writeFile(fmt.Sprintf("%s/f%d-%03d", dir, w, i), kib); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}(w)
+		}
+		for w := 0; w < 8; w++ {
+			must(b, <-errs)
+		}
+	}}, vfs.Options{})
+}

@@ -61,7 +61,8 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"file references missing chunk", "SELECT fc.ino FROM file_chunks fc LEFT JOIN chunks c ON c.id = fc.chunk WHERE c.id IS NULL"},
 		{"chunk beyond end of file", fmt.Sprintf("SELECT fc.ino FROM file_chunks fc JOIN inodes i ON i.ino = fc.ino JOIN chunks c ON c.id = fc.chunk WHERE fc.idx * %[1]d >= i.size OR fc.idx * %[1]d + c.size > i.size OR fc.idx < 0", f.chunkSize)},
 		{"chunk larger than the chunk size", fmt.Sprintf("SELECT id FROM chunks WHERE size > %d OR size <= 0", f.chunkSize)},
-		{"chunk refcount wrong", "SELECT c.id FROM chunks c WHERE c.refs != (SELECT count(*) FROM file_chunks fc WHERE fc.chunk = c.id)"},
+		{"chunk refcount wrong", `SELECT c.id FROM chunks c LEFT JOIN (SELECT chunk, count(*) AS n FROM file_chunks GROUP BY chunk) r
+			ON r.chunk = c.id WHERE c.refs != coalesce(r.n, 0)`},
 		{"chunk without data", "SELECT c.id FROM chunks c LEFT JOIN chunk_data d ON d.id = c.id WHERE d.id IS NULL"},
 		{"data without chunk", "SELECT d.id FROM chunk_data d LEFT JOIN chunks c ON c.id = d.id WHERE c.id IS NULL"},
 		{"chunk data size wrong", "SELECT c.id FROM chunks c JOIN chunk_data d ON d.id = c.id WHERE length(d.data) != c.size"},

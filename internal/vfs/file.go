@@ -328,7 +328,7 @@ func (f *FS) readCommitted(ino uint64, off int64, dst []byte) error {
 }
 
 // readLocked reads into p at off, seeing unflushed writes. o.mu is held.
-func (f *FS) readLocked(o *openInode, p []byte, off int64) (int, error) {
+func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL
 	}
@@ -386,7 +386,7 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64) (int, error) {
 			copy(dst[from-off:to-off], buf[from-cstart:to-cstart])
 		}
 	}
-	if o.relatime {
+	if o.relatime && !noatime {
 		o.atime = true
 	}
 	if int(n) < len(p) {
@@ -452,7 +452,7 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, perr("read", h.name, syscall.EINVAL)
 	}
 	h.o.mu.Lock()
-	n, err := h.f.readLocked(h.o, p, off)
+	n, err := h.f.readLocked(h.o, p, off, h.flag&syscall.O_NOATIME != 0)
 	h.o.mu.Unlock()
 	if err != nil && err != io.EOF {
 		err = asPathErr("read", h.name, err)
@@ -471,7 +471,7 @@ func (h *File) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	h.o.mu.Lock()
-	n, err := h.f.readLocked(h.o, p, h.off)
+	n, err := h.f.readLocked(h.o, p, h.off, h.flag&syscall.O_NOATIME != 0)
 	h.o.mu.Unlock()
 	h.off += int64(n)
 	if err == io.EOF && n > 0 {
@@ -686,6 +686,9 @@ func (f *FS) Create(ctx context.Context, name string) (*File, error) {
 
 // OpenFile opens name with os.O_* flags; perm applies when the file is created
 // (no umask). A final symlink is followed unless O_NOFOLLOW is set (then ELOOP).
+// Also honoured: O_DIRECTORY, and O_NOATIME (reads through the handle leave the
+// access time alone). Access times otherwise follow relatime: a read updates
+// atime only when it is older than mtime or ctime, or more than a day old.
 func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMode) (*File, error) {
 	const op = "open"
 	write := flag&(os.O_WRONLY|os.O_RDWR) != 0

@@ -781,14 +781,8 @@ func (t *tx) opRemove(name string) error {
 
 func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	f := t.f
-	// Like the kernel, a path without a final name ("/") is EBUSY before
-	// anything is looked up.
-	for _, n := range []string{oldname, newname} {
-		if p, _, err := f.cleanPath("rename", n); err == nil && p == "/" {
-			return syscall.EBUSY
-		}
-	}
-	// Both parents are resolved before either final name is looked at.
+	// As in the kernel: both parents are resolved first, then a path without a
+	// final name ("/") is EBUSY, then the final names are looked at.
 	ro, oldDirOnly, err := f.walkTx(t, "rename", oldname, false)
 	if err != nil {
 		return err
@@ -796,6 +790,11 @@ func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	rn, newDirOnly, err := f.walkTx(t, "rename", newname, false)
 	if err != nil && !(err == syscall.ENOTDIR && newDirOnly && rn.ino == 0) {
 		return err
+	}
+	for _, n := range []string{oldname, newname} {
+		if p, _, err := f.cleanPath("rename", n); err == nil && p == "/" {
+			return syscall.EBUSY
+		}
 	}
 	if ro.ino == 0 {
 		return syscall.ENOENT

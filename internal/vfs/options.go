@@ -16,6 +16,7 @@ const (
 	DefaultDirtyBytes    = 8 << 20 // unflushed bytes per open file before an automatic flush
 	DefaultReaders       = 4
 	DefaultCheckpoint    = 64 << 20 // WAL bytes before a background checkpoint
+	DefaultGroupMax      = 64       // mutations committed together at most
 	DefaultMaxXattrSize  = 64 << 10
 	DefaultMaxXattrBytes = 1 << 20 // all xattrs of one inode together
 	maxSymlinkHops       = 40
@@ -56,6 +57,9 @@ type Options struct {
 	SyncWrites bool
 	// Readers is the number of read connections. Default DefaultReaders.
 	Readers int
+	// GroupMax bounds how many concurrent callers' mutations one group commit
+	// holds. Default DefaultGroupMax.
+	GroupMax int
 	// CheckpointBytes is the WAL size at which a background checkpoint copies it
 	// into the database file. Default DefaultCheckpoint.
 	CheckpointBytes int64
@@ -96,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Readers == 0 {
 		o.Readers = DefaultReaders
+	}
+	if o.GroupMax == 0 {
+		o.GroupMax = DefaultGroupMax
 	}
 	if o.CheckpointBytes == 0 {
 		o.CheckpointBytes = DefaultCheckpoint

@@ -44,13 +44,18 @@ type FS struct {
 	omu   sync.Mutex
 	opens map[uint64]*openInode // inodes with open handles
 
+	gmu     sync.Mutex // guards queue and leading (group commit)
+	queue   []*request
+	leading bool
+
 	ckptKick chan struct{}
 	ckptDone chan struct{}
 
 	seqPub  atomic.Uint64 // newest committed seq, published after commit
 	notify  chan struct{} // closed and replaced on every commit (guarded by nmu)
 	nmu     sync.Mutex
-	closed  atomic.Bool
+	closing atomic.Bool // Close has begun
+	closed  atomic.Bool // no more commits
 	closeCh chan struct{}
 }
 
@@ -322,7 +327,7 @@ func (f *FS) Options() Options { return f.opts }
 // Close flushes open files, checkpoints the WAL and closes the store. Handles
 // still open are flushed and become unusable.
 func (f *FS) Close() error {
-	if f.closed.Swap(true) {
+	if f.closing.Swap(true) {
 		return nil
 	}
 	var errs []error
@@ -339,7 +344,9 @@ func (f *FS) Close() error {
 		}
 		o.mu.Unlock()
 	}
+	// Wait for queued commits, then refuse new ones.
 	f.wmu.Lock()
+	f.closed.Store(true)
 	// Unlinked-but-open inodes are removed now rather than at the next open.
 	if !f.opts.ReadOnly {
 		if err := f.recover(f.w); err != nil {

@@ -29,8 +29,26 @@ type tx struct {
 	after   []func() // run after a successful commit, outside wmu
 }
 
+// A request is one caller's mutation waiting for a group commit.
+type request struct {
+	ctx    context.Context
+	op     string
+	path   string
+	fn     func(t *tx) error
+	err    error
+	after  []func()
+	done   chan struct{}
+	leader bool // set when the request is woken to lead the next group
+}
+
 // update runs fn in a write transaction and commits it. The change is durable
 // (survives kill -9 of the process) when update returns nil.
+//
+// Group commit: callers that arrive while a commit is in progress queue up; the
+// next leader runs all queued functions in one SQLite transaction, each inside
+// its own savepoint (so one failing function rolls back only itself), and
+// commits once. Every caller returns only after the commit that holds its
+// change, so durability is the same as one transaction per call.
 func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -38,45 +56,128 @@ func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) 
 	if f.opts.ReadOnly {
 		return perr(op, path, syscall.EROFS)
 	}
-	f.wmu.Lock()
-	t, err := f.commit(ctx, op, path, fn)
-	f.wmu.Unlock()
-	if err != nil {
-		return err
+	r := &request{ctx: ctx, op: op, path: path, fn: fn, done: make(chan struct{})}
+	f.gmu.Lock()
+	f.queue = append(f.queue, r)
+	lead := !f.leading
+	if lead {
+		f.leading = true
 	}
-	for _, fn := range t.after {
+	f.gmu.Unlock()
+	if !lead {
+		<-r.done
+		if !r.leader {
+			return r.finishRequest()
+		}
+		// Woken to lead: our own request is still queued.
+	}
+	for {
+		f.gmu.Lock()
+		group := f.queue
+		if len(group) > f.opts.GroupMax {
+			group = group[:f.opts.GroupMax]
+		}
+		f.queue = f.queue[len(group):]
+		f.gmu.Unlock()
+		f.wmu.Lock()
+		f.commitGroup(group)
+		f.wmu.Unlock()
+		mine := false
+		for _, g := range group {
+			if g == r {
+				mine = true
+				continue
+			}
+			close(g.done)
+		}
+		if mine {
+			break
+		}
+	}
+	// Hand leadership to the oldest waiter, if any.
+	f.gmu.Lock()
+	if len(f.queue) > 0 {
+		next := f.queue[0]
+		next.leader = true
+		close(next.done)
+	} else {
+		f.leading = false
+	}
+	f.gmu.Unlock()
+	return r.finishRequest()
+}
+
+func (r *request) finishRequest() error {
+	if r.err != nil {
+		return r.err
+	}
+	for _, fn := range r.after {
 		fn()
 	}
 	return nil
 }
 
-// commit runs fn in a transaction and commits it; wmu is held.
-func (f *FS) commit(ctx context.Context, op, path string, fn func(t *tx) error) (*tx, error) {
+// commitGroup runs every request of the group in one transaction; wmu is held.
+func (f *FS) commitGroup(group []*request) {
+	fail := func(err error) {
+		for _, r := range group {
+			if r.err == nil {
+				r.err = asPathErr(r.op, r.path, err)
+			}
+		}
+	}
 	if f.closed.Load() {
-		return nil, perr(op, path, syscall.EBADF)
+		for _, r := range group {
+			r.err = perr(r.op, r.path, syscall.EBADF)
+		}
+		return
 	}
 	t := &tx{f: f, c: f.w, now: f.opts.Now(), inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64)}
-	t.uid, t.gid = owner(ctx)
 	if err := f.w.Exec("BEGIN IMMEDIATE"); err != nil {
-		return nil, asPathErr(op, path, err)
+		fail(err)
+		return
 	}
-	err := fn(t)
-	if err == nil {
+	ok := 0
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		if len(group) == 1 {
+			t.uid, t.gid = owner(r.ctx)
+			if err := r.fn(t); err != nil {
+				r.err = asPathErr(r.op, r.path, err)
+			}
+		} else {
+			r.err = t.savepoint(r)
+		}
+		if r.err == nil {
+			r.after = t.after
+			t.after = nil
+			ok++
+		}
+	}
+	var err error
+	if ok > 0 {
 		err = t.finish()
 	}
-	if err != nil {
+	if ok == 0 || err != nil {
 		f.w.Exec("ROLLBACK")
-		t.clearDying()
-		return nil, asPathErr(op, path, err)
+		t.clearDying(0)
+		if err != nil {
+			fail(err)
+		}
+		return
 	}
 	if err := f.w.Exec("COMMIT"); err != nil {
 		f.w.Exec("ROLLBACK")
 		f.cache.reset()
-		t.clearDying()
-		return nil, asPathErr(op, path, err)
+		t.clearDying(0)
+		fail(err)
+		return
 	}
 	f.cache.apply(t.inodes, t.dents)
-	t.clearDying()
+	t.clearDying(0)
 	if f.ckptKick != nil {
 		f.kickCheckpoint()
 	}
@@ -89,7 +190,45 @@ func (f *FS) commit(ctx context.Context, op, path string, fn func(t *tx) error) 
 		}
 		f.publish(f.seq)
 	}
-	return t, nil
+}
+
+// savepoint runs one request of a group inside a savepoint, undoing both the
+// SQL and the overlay if it fails.
+func (t *tx) savepoint(r *request) error {
+	if err := t.c.Exec("SAVEPOINT req"); err != nil {
+		return asPathErr(r.op, r.path, err)
+	}
+	inodes := make(map[uint64]*inode, len(t.inodes))
+	for k, v := range t.inodes {
+		if v != nil {
+			cp := *v
+			v = &cp
+		}
+		inodes[k] = v
+	}
+	dents := make(map[dkey]uint64, len(t.dents))
+	for k, v := range t.dents {
+		dents[k] = v
+	}
+	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
+	t.uid, t.gid = owner(r.ctx)
+	err := r.fn(t)
+	if err == nil && t.used > used && t.f.used+t.used > t.f.opts.QuotaBytes {
+		err = syscall.ENOSPC
+	}
+	if err != nil {
+		t.c.Exec("ROLLBACK TO req")
+		t.c.Exec("RELEASE req")
+		t.inodes, t.dents = inodes, dents
+		t.changes, t.used, t.ninodes = t.changes[:nch], used, nin
+		t.clearDying(ndying)
+		t.after = nil
+		return asPathErr(r.op, r.path, err)
+	}
+	if err := t.c.Exec("RELEASE req"); err != nil {
+		return asPathErr(r.op, r.path, err)
+	}
+	return nil
 }
 
 // finish writes changed inode rows and journal entries and enforces the quota.
@@ -159,17 +298,19 @@ func (t *tx) finish() error {
 	return nil
 }
 
-func (t *tx) clearDying() {
-	if len(t.dying) == 0 {
+// clearDying drops the deletion marks set since t.dying[from:].
+func (t *tx) clearDying(from int) {
+	if len(t.dying) <= from {
 		return
 	}
 	t.f.omu.Lock()
-	for _, ino := range t.dying {
+	for _, ino := range t.dying[from:] {
 		if o := t.f.opens[ino]; o != nil && o.dying {
 			delete(t.f.opens, ino)
 		}
 	}
 	t.f.omu.Unlock()
+	t.dying = t.dying[:from]
 }
 
 // inode returns ino as this transaction sees it.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -511,5 +512,54 @@ func TestBatch(t *testing.T) {
 	}
 	if f.Seq() != seq {
 		t.Fatalf("journal advanced by a rolled-back batch")
+	}
+}
+
+// TestGroupCommit: concurrent writers share commits; a failing call in a group
+// fails alone; every acknowledged write is there.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{GroupMax: 8})
+	const workers, each = 8, 60
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for i := 0; i < each; i++ {
+				name := "/w" + itoa(w) + "-" + itoa(i)
+				if err := f.WriteFile(ctx, name, []byte(name), 0o644); err != nil {
+					errs <- err
+					return
+				}
+				// Fails (EEXIST) in the middle of others' successful calls.
+				if err := f.Mkdir(ctx, name, 0o755); vfs.Errno(err) != syscall.EEXIST {
+					errs <- fmt.Errorf("mkdir over a file: %v", err)
+					return
+				}
+				if i%10 == 0 {
+					if err := f.Remove(ctx, name); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := f.ReadDir(ctx, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := workers * (each - each/10); len(ents) != want {
+		t.Fatalf("%d files, want %d", len(ents), want)
+	}
+	for _, e := range ents {
+		if b, err := f.ReadFile(ctx, "/"+e.Name); err != nil || string(b) != "/"+e.Name {
+			t.Fatalf("%s: %q %v", e.Name, b, err)
+		}
 	}
 }
