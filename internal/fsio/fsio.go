@@ -14,6 +14,13 @@ import (
 // leave ProgressInterval zero.
 const DefaultProgressInterval = time.Second
 
+// Defaults of the batching fields of ImportOptions.
+const (
+	DefaultBatchEntries  = 512      // ImportOptions.BatchEntries
+	DefaultBatchBytes    = 16 << 20 // ImportOptions.BatchBytes: 16 MiB
+	DefaultBatchFileSize = 1 << 20  // ImportOptions.BatchFileSize: 1 MiB
+)
+
 // Progress is a snapshot of a running import or export.
 type Progress struct {
 	Entries int64         // entries of every kind handled so far
@@ -54,6 +61,26 @@ type ImportOptions struct {
 	ProgressInterval time.Duration
 	// Warn, if set, receives a message for every entry that is skipped.
 	Warn func(msg string)
+
+	// Imports write entries to the store in batches, one transaction (and one
+	// commit) for many entries, which is much faster than a transaction per
+	// entry. The fields below bound a batch; zero or negative means the
+	// default. They affect speed and memory use only: a failed import leaves
+	// the workspace as it was whatever the batch size.
+
+	// BatchEntries is the most entries (including parent directories the
+	// source leaves implicit and the deferred attribute changes of
+	// directories) written in one batch. Default DefaultBatchEntries.
+	BatchEntries int
+	// BatchBytes is about the most file content held in memory for one batch:
+	// a batch is written once its files reach this size. Default
+	// DefaultBatchBytes.
+	BatchBytes int64
+	// BatchFileSize is the size of the largest file whose content is read
+	// into memory and written in a batch. Larger files are streamed to the
+	// store in transactions of their own (their attributes still go in a
+	// batch). Default DefaultBatchFileSize.
+	BatchFileSize int64
 }
 
 // ExportOptions configure ExportTar. The zero value is usable.

@@ -1,6 +1,7 @@
 package fsio
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,10 +46,21 @@ type entry struct {
 	target string    // symlink target (verbatim) or hard link name (cleaned relative)
 	xattrs []xattr
 	body   io.Reader // file content
+	size   int64     // expected size of body; negative if unknown
+}
+
+// step is one change to the staging tree, queued to be written in a batch.
+type step struct {
+	src string                 // the entry it is for, for messages
+	run func(*vfs.Batch) error // the change; it may run twice (see flush)
 }
 
 // importer writes entries under a staging directory and, once the source has
 // been read completely, moves the staged tree to the destination.
+//
+// Changes to the staging tree are queued as steps and written in batches, one
+// store transaction for many entries. Checks that look at the staging tree
+// (lookup) see the queued changes as well as the written ones.
 type importer struct {
 	ctx  context.Context
 	fsys *vfs.FS
@@ -62,19 +74,40 @@ type importer struct {
 	anchorAttr vfs.Attr // anchor's attributes before the import, to restore on failure
 	staging    string   // absolute staging directory
 
-	dirs    map[string]bool   // relative names known to be real directories in staging
-	pending map[string]*entry // directory entries whose attributes are applied at the end
+	dirs     map[string]bool   // relative names known to be real directories in staging, queued ones included
+	dirAttrs map[string]*entry // directory entries whose attributes are applied at the end
+
+	queue      []step          // changes not written yet, in order
+	queued     map[string]kind // non-directories the queue creates, by relative name
+	queueBytes int64           // file content held by the queue
+
+	maxEntries  int   // bounds of a batch, from the options
+	maxBytes    int64 //
+	maxFileSize int64 // largest file read into memory
 }
 
 // beginImport resolves dest and creates the staging directory.
 func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOptions) (*importer, error) {
 	im := &importer{
-		ctx:     ctx,
-		fsys:    fsys,
-		opts:    opts,
-		prog:    newProgress(opts.Progress, opts.ProgressInterval),
-		dirs:    map[string]bool{"": true},
-		pending: map[string]*entry{},
+		ctx:         ctx,
+		fsys:        fsys,
+		opts:        opts,
+		prog:        newProgress(opts.Progress, opts.ProgressInterval),
+		dirs:        map[string]bool{"": true},
+		dirAttrs:    map[string]*entry{},
+		queued:      map[string]kind{},
+		maxEntries:  opts.BatchEntries,
+		maxBytes:    opts.BatchBytes,
+		maxFileSize: opts.BatchFileSize,
+	}
+	if im.maxEntries <= 0 {
+		im.maxEntries = DefaultBatchEntries
+	}
+	if im.maxBytes <= 0 {
+		im.maxBytes = DefaultBatchBytes
+	}
+	if im.maxFileSize <= 0 {
+		im.maxFileSize = DefaultBatchFileSize
 	}
 	dest = cleanAbs(dest)
 	// Find the nearest existing ancestor of dest (dest itself if it exists).
@@ -120,9 +153,9 @@ func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOpti
 	return nil, fmt.Errorf("create staging directory in %s: %w", anchor, err)
 }
 
-// end finishes the import: on success it applies the deferred directory
-// attributes and moves the staged tree into place; on failure it removes the
-// staging tree.
+// end finishes the import: on success it writes what is queued, applies the
+// deferred directory attributes and moves the staged tree into place; on
+// failure it drops the queue and removes the staging tree.
 func (im *importer) end(err error) (Summary, error) {
 	if err == nil {
 		err = im.ctx.Err()
@@ -142,8 +175,12 @@ func (im *importer) end(err error) (Summary, error) {
 	return im.sum, err
 }
 
-// abort removes the staging tree and restores the times of its parent.
+// abort drops the queue, removes the staging tree and restores the times of
+// its parent.
 func (im *importer) abort() {
+	clear(im.queue)
+	im.queue, im.queueBytes = nil, 0
+	clear(im.queued)
 	ctx := context.WithoutCancel(im.ctx)
 	if im.fsys.RemoveAll(ctx, im.staging) != nil {
 		return
@@ -152,7 +189,79 @@ func (im *importer) abort() {
 	_ = im.fsys.Utimens(ctx, im.anchor, a.Atime, a.Mtime, true)
 }
 
-// add writes one entry under the staging directory.
+// enqueue adds a change for entry src to the queue.
+func (im *importer) enqueue(src string, run func(*vfs.Batch) error) {
+	im.queue = append(im.queue, step{src: src, run: run})
+}
+
+// flushIfFull writes the queue if it has reached one of the batch bounds.
+func (im *importer) flushIfFull() error {
+	if len(im.queue) >= im.maxEntries || im.queueBytes >= im.maxBytes {
+		return im.flush()
+	}
+	return nil
+}
+
+// flush writes the queued changes in one batch. If a change fails, the batch
+// is rolled back and the error names that change's entry. If the batch fails
+// as a whole (when it commits: the quota, say), the changes are replayed one
+// batch each, to find the entry responsible.
+func (im *importer) flush() error {
+	q := im.queue
+	if len(q) == 0 {
+		return nil
+	}
+	defer func() {
+		clear(q) // let the buffered contents go
+		im.queue, im.queueBytes = q[:0], 0
+		clear(im.queued)
+	}()
+	failed, stepErr := -1, error(nil)
+	err := im.fsys.Batch(im.ctx, func(b *vfs.Batch) error {
+		for i := range q {
+			if err := q[i].run(b); err != nil {
+				failed, stepErr = i, err
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case failed >= 0:
+		return entryErr(q[failed].src, stepErr)
+	case im.ctx.Err() != nil:
+		return im.ctx.Err()
+	}
+	for i := range q {
+		if err := im.runOne(im.ctx, q[i].src, q[i].run); err != nil {
+			if ctxErr := im.ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// runOne runs one change in a batch of its own; an error names entry src.
+func (im *importer) runOne(ctx context.Context, src string, run func(*vfs.Batch) error) error {
+	var stepErr error
+	err := im.fsys.Batch(ctx, func(b *vfs.Batch) error {
+		stepErr = run(b)
+		return stepErr
+	})
+	if stepErr != nil {
+		err = stepErr
+	}
+	if err != nil {
+		return entryErr(src, err)
+	}
+	return nil
+}
+
+// add queues one entry to be written under the staging directory.
 func (im *importer) add(e *entry) error {
 	if err := im.ctx.Err(); err != nil {
 		return err
@@ -163,7 +272,7 @@ func (im *importer) add(e *entry) error {
 		if e.kind != kindDir {
 			return &EntryError{e.src, errors.New("the root of the source must be a directory")}
 		}
-		im.pending[""] = e
+		im.dirAttrs[""] = e
 		im.sum.Dirs++
 		return nil
 	}
@@ -177,28 +286,17 @@ func (im *importer) add(e *entry) error {
 			if err := im.clearFor(e, true); err != nil {
 				return err
 			}
-			if err := im.fsys.Mkdir(im.ctx, full, 0o755); err != nil {
-				return entryErr(e.src, err)
-			}
+			im.enqueue(e.src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
 			im.dirs[e.rel] = true
 		}
-		im.pending[e.rel] = e
+		im.dirAttrs[e.rel] = e
 		im.sum.Dirs++
 	case kindFile:
 		if err := im.clearFor(e, false); err != nil {
 			return err
 		}
 		im.prog.p.Files++
-		body := e.body
-		if body == nil {
-			body = strings.NewReader("")
-		}
-		cr := &countingReader{r: body, p: im.prog, sum: &im.sum}
-		// Created with its final mode, the file usually needs no Chmod.
-		if _, err := im.fsys.WriteFileFrom(im.ctx, full, cr, vfs.UnixToFileMode(e.perm&0o7777)); err != nil {
-			return entryErr(e.src, err)
-		}
-		if err := im.setAttrs(full, e); err != nil {
+		if err := im.addFile(full, e); err != nil {
 			return err
 		}
 		im.sum.Files++
@@ -206,12 +304,14 @@ func (im *importer) add(e *entry) error {
 		if err := im.clearFor(e, false); err != nil {
 			return err
 		}
-		if err := im.fsys.Symlink(im.ctx, e.target, full); err != nil {
-			return entryErr(e.src, err)
-		}
-		if err := im.setAttrs(full, e); err != nil {
-			return err
-		}
+		im.countXattrs(e)
+		im.enqueue(e.src, func(b *vfs.Batch) error {
+			if err := b.Symlink(e.target, full); err != nil {
+				return err
+			}
+			return im.setAttrs(b, full, e)
+		})
+		im.queued[e.rel] = kindSymlink
 		im.sum.Symlinks++
 	case kindHardlink:
 		if e.target == e.rel {
@@ -223,17 +323,129 @@ func (im *importer) add(e *entry) error {
 		if err := im.clearFor(e, false); err != nil {
 			return err
 		}
-		if err := im.fsys.Link(im.ctx, join(im.staging, e.target), full); err != nil {
-			return entryErr(e.src, err)
-		}
+		target := join(im.staging, e.target)
+		im.enqueue(e.src, func(b *vfs.Batch) error { return b.Link(target, full) })
+		im.queued[e.rel] = kindFile
 		im.prog.p.Files++
 		im.sum.Hardlinks++
 	}
+	return im.flushIfFull()
+}
+
+// addFile reads a file's content. A small file is queued with its attributes,
+// to be written in a batch; a large one is streamed to the store right away,
+// after the queue is written, and only its attributes are queued.
+func (im *importer) addFile(full string, e *entry) error {
+	body := e.body
+	e.body = nil // the queue keeps e; not the source
+	if body == nil {
+		body = strings.NewReader("")
+	}
+	cr := &countingReader{r: body, p: im.prog, sum: &im.sum}
+	perm := vfs.UnixToFileMode(e.perm & 0o7777)
+	im.countXattrs(e)
+	data, small, err := readSmall(cr, e.size, im.maxFileSize)
+	if err != nil {
+		return entryErr(e.src, &fs.PathError{Op: "read", Path: e.src, Err: err})
+	}
+	if small {
+		// Created with its final mode, the file usually needs no Chmod.
+		im.enqueue(e.src, func(b *vfs.Batch) error {
+			if err := b.WriteFile(full, data, perm); err != nil {
+				return err
+			}
+			return im.setAttrs(b, full, e)
+		})
+		im.queued[e.rel] = kindFile
+		im.queueBytes += int64(len(data))
+		return nil
+	}
+	// The file's parents and the removal of an earlier entry of its name may
+	// be queued: write them first.
+	if err := im.flush(); err != nil {
+		return err
+	}
+	r := io.Reader(cr)
+	if len(data) > 0 {
+		r = io.MultiReader(bytes.NewReader(data), cr)
+	}
+	if _, err := im.fsys.WriteFileFrom(im.ctx, full, r, perm); err != nil {
+		return entryErr(e.src, err)
+	}
+	im.enqueue(e.src, func(b *vfs.Batch) error { return im.setAttrs(b, full, e) })
 	return nil
 }
 
+// readSmall reads r to its end if it holds at most limit bytes, and returns
+// the content with small set. Otherwise it returns what it has read so far
+// (the rest is still in r) with small false, reading nothing when the
+// expected size (size; negative if unknown) is already over the limit.
+func readSmall(r io.Reader, size, limit int64) (data []byte, small bool, err error) {
+	if size > limit {
+		return nil, false, nil
+	}
+	n := limit + 1 // one byte more than a small file can hold: a full buffer means large
+	if size >= 0 {
+		n = size + 1
+	} else {
+		n = min(n, 64<<10)
+	}
+	buf := make([]byte, 0, n)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return buf, false, nil
+			}
+			// The source holds more than expected.
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), limit+1-int64(len(buf)))))
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// countXattrs counts e's xattrs in the summary, or warns that they cannot be
+// kept on a symlink.
+func (im *importer) countXattrs(e *entry) {
+	if e.kind != kindSymlink {
+		im.sum.Xattrs += int64(len(e.xattrs))
+	} else if len(e.xattrs) > 0 {
+		im.warn("entry %q: extended attributes on a symlink are not supported; skipped", e.src)
+	}
+}
+
+// lookup reports what the staging tree holds at rel, queued changes included:
+// ok is false if nothing.
+func (im *importer) lookup(src, rel string) (k kind, ok bool, err error) {
+	if im.dirs[rel] {
+		return kindDir, true, nil
+	}
+	if k, ok := im.queued[rel]; ok {
+		return k, true, nil
+	}
+	fi, err := im.fsys.Lstat(im.ctx, join(im.staging, rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, entryErr(src, err)
+	case fi.IsDir():
+		return kindDir, true, nil
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return kindSymlink, true, nil
+	}
+	return kindFile, true, nil
+}
+
 // ensureDir makes sure the relative directory rel exists in the staging tree as
-// a real directory, creating missing parents. It never follows a symlink.
+// a real directory, queueing the creation of missing parents. It never follows
+// a symlink.
 func (im *importer) ensureDir(src, rel string) error {
 	if rel == "." || rel == "" || im.dirs[rel] {
 		return nil
@@ -241,22 +453,19 @@ func (im *importer) ensureDir(src, rel string) error {
 	if err := im.ensureDir(src, path.Dir(rel)); err != nil {
 		return err
 	}
-	full := join(im.staging, rel)
-	fi, err := im.fsys.Lstat(im.ctx, full)
+	k, ok, err := im.lookup(src, rel)
 	switch {
-	case err == nil && fi.IsDir():
-	case err == nil:
+	case err != nil:
+		return err
+	case ok && k != kindDir:
 		what := "a file"
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		if k == kindSymlink {
 			what = "a symlink"
 		}
 		return &EntryError{src, fmt.Errorf("%w: parent %q is %s, not a directory", ErrUnsafePath, rel, what)}
-	case errors.Is(err, fs.ErrNotExist):
-		if err := im.fsys.Mkdir(im.ctx, full, 0o755); err != nil {
-			return entryErr(src, err)
-		}
-	default:
-		return entryErr(src, err)
+	case !ok:
+		full := join(im.staging, rel)
+		im.enqueue(src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
 	}
 	im.dirs[rel] = true
 	return nil
@@ -269,20 +478,16 @@ func (im *importer) clearFor(e *entry, isDir bool) error {
 	if im.dirs[e.rel] {
 		return &EntryError{e.src, errors.New("an earlier entry of this name is a directory")}
 	}
-	full := join(im.staging, e.rel)
-	fi, err := im.fsys.Lstat(im.ctx, full)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	k, ok, err := im.lookup(e.src, e.rel)
+	if err != nil || !ok {
+		return err
 	}
-	if err != nil {
-		return entryErr(e.src, err)
-	}
-	if isDir || fi.IsDir() {
+	if isDir || k == kindDir {
 		return &EntryError{e.src, errors.New("an earlier entry of this name is not a directory")}
 	}
-	if err := im.fsys.Remove(im.ctx, full); err != nil {
-		return entryErr(e.src, err)
-	}
+	full := join(im.staging, e.rel)
+	im.enqueue(e.src, func(b *vfs.Batch) error { return b.Remove(full) })
+	delete(im.queued, e.rel)
 	return nil
 }
 
@@ -296,75 +501,64 @@ func (im *importer) checkLinkTarget(e *entry) error {
 	if e.target == "" || !im.dirs[dir] {
 		return &EntryError{e.src, fmt.Errorf("hard link target %q is not an earlier entry of the source", e.target)}
 	}
-	fi, err := im.fsys.Lstat(im.ctx, join(im.staging, e.target))
-	if errors.Is(err, fs.ErrNotExist) {
+	k, ok, err := im.lookup(e.src, e.target)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
 		return &EntryError{e.src, fmt.Errorf("hard link target %q is not an earlier entry of the source", e.target)}
-	}
-	if err != nil {
-		return entryErr(e.src, err)
-	}
-	if fi.IsDir() {
+	case k == kindDir:
 		return &EntryError{e.src, fmt.Errorf("hard link target %q is a directory", e.target)}
 	}
 	return nil
 }
 
-// setAttrs applies owner, mode, xattrs and times, in that order: changing the
-// owner may clear setuid bits, and every other change touches ctime only.
-// Attributes that already have the wanted value are not set again: each
-// change is a transaction of its own in the store.
-func (im *importer) setAttrs(full string, e *entry) error {
-	ctx := im.ctx
-	fi, err := im.fsys.Lstat(ctx, full)
+// setAttrs applies owner, mode, xattrs and times within a batch, in that
+// order: changing the owner may clear setuid bits, and every other change
+// touches ctime only. Attributes that already have the wanted value are not
+// set again. Errors are the store's, for the caller to attribute.
+func (im *importer) setAttrs(b *vfs.Batch, full string, e *entry) error {
+	fi, err := b.Lstat(full)
 	if err != nil {
-		return entryErr(e.src, err)
+		return err
 	}
 	cur := fi.Attr()
 	chowned := false
 	if im.opts.Owners && (cur.Uid != uint32(e.uid) || cur.Gid != uint32(e.gid)) {
-		if err := im.fsys.Lchown(ctx, full, e.uid, e.gid); err != nil {
-			return entryErr(e.src, err)
+		if err := b.Lchown(full, e.uid, e.gid); err != nil {
+			return err
 		}
 		chowned = true // which may have cleared setuid and setgid bits
 	}
 	if e.kind != kindSymlink {
 		if chowned || cur.Mode&0o7777 != e.perm&0o7777 {
-			if err := im.fsys.Chmod(ctx, full, vfs.UnixToFileMode(e.perm&0o7777)); err != nil {
-				return entryErr(e.src, err)
+			if err := b.Chmod(full, vfs.UnixToFileMode(e.perm&0o7777)); err != nil {
+				return err
 			}
 		}
 		for _, x := range e.xattrs {
-			if err := im.fsys.Setxattr(ctx, full, x.name, x.value, 0); err != nil {
-				return entryErr(e.src, err)
+			if err := b.Setxattr(full, x.name, x.value, 0); err != nil {
+				return err
 			}
-			im.sum.Xattrs++
 		}
-	} else if len(e.xattrs) > 0 {
-		im.warn("entry %q: extended attributes on a symlink are not supported; skipped", e.src)
 	}
 	if (e.atime.IsZero() || e.atime.Equal(cur.Atime)) && (e.mtime.IsZero() || e.mtime.Equal(cur.Mtime)) {
 		return nil
 	}
-	return im.setTimes(ctx, full, e)
-}
-
-// setTimes applies e's atime and mtime to full without following a symlink;
-// a time the source did not give is left as it is.
-func (im *importer) setTimes(ctx context.Context, full string, e *entry) error {
 	atime, mtime := e.atime, e.mtime
-	if atime.IsZero() && mtime.IsZero() {
-		return nil
-	}
 	if atime.IsZero() {
 		atime = vfs.UtimeOmit
 	}
 	if mtime.IsZero() {
 		mtime = vfs.UtimeOmit
 	}
-	if err := im.fsys.Utimens(ctx, full, atime, mtime, true); err != nil {
-		return entryErr(e.src, err)
-	}
-	return nil
+	return b.Utimens(full, atime, mtime, true)
+}
+
+// applyAttrs applies e's attributes to full (outside the staging tree) in a
+// batch of its own.
+func (im *importer) applyAttrs(ctx context.Context, full string, e *entry) error {
+	return im.runOne(ctx, e.src, func(b *vfs.Batch) error { return im.setAttrs(b, full, e) })
 }
 
 func (im *importer) warn(format string, args ...any) {
@@ -379,10 +573,11 @@ func (im *importer) skip(src, why string) {
 	im.warn("skipped %q: %s", src, why)
 }
 
-// finish applies the deferred directory attributes, deepest directories first.
+// finish queues the deferred directory attributes, deepest directories first,
+// and writes the queue.
 func (im *importer) finish() error {
-	rels := make([]string, 0, len(im.pending))
-	for rel := range im.pending {
+	rels := make([]string, 0, len(im.dirAttrs))
+	for rel := range im.dirAttrs {
 		rels = append(rels, rel)
 	}
 	slices.SortFunc(rels, func(a, b string) int {
@@ -395,11 +590,14 @@ func (im *importer) finish() error {
 		if err := im.ctx.Err(); err != nil {
 			return err
 		}
-		if err := im.setAttrs(join(im.staging, rel), im.pending[rel]); err != nil {
+		e, full := im.dirAttrs[rel], join(im.staging, rel)
+		im.countXattrs(e)
+		im.enqueue(e.src, func(b *vfs.Batch) error { return im.setAttrs(b, full, e) })
+		if err := im.flushIfFull(); err != nil {
 			return err
 		}
 	}
-	return nil
+	return im.flush()
 }
 
 // commit moves the staged tree to the destination.
@@ -419,8 +617,8 @@ func (im *importer) commit(ctx context.Context) error {
 	if err := im.fsys.Remove(ctx, im.staging); err != nil {
 		return err
 	}
-	if e := im.pending[""]; e != nil {
-		return im.setAttrs(im.dest, e)
+	if e := im.dirAttrs[""]; e != nil {
+		return im.applyAttrs(ctx, im.dest, e)
 	}
 	return nil
 }
@@ -496,8 +694,8 @@ func (im *importer) merge(ctx context.Context, rel string) error {
 			if err := im.fsys.Remove(ctx, from); err != nil {
 				return err
 			}
-			if e := im.pending[childRel]; e != nil {
-				if err := im.setAttrs(to, e); err != nil {
+			if e := im.dirAttrs[childRel]; e != nil {
+				if err := im.applyAttrs(ctx, to, e); err != nil {
 					return err
 				}
 			}

@@ -64,6 +64,7 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 		gid:   int(st.Gid),
 		atime: time.Unix(st.Atim.Sec, st.Atim.Nsec),
 		mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec),
+		size:  st.Size,
 	}
 	switch fi.Mode().Type() {
 	case fs.ModeDir:

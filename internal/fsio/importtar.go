@@ -115,6 +115,7 @@ func (im *importer) addTarEntry(hdr *tar.Header, body io.Reader) error {
 		gid:   hdr.Gid,
 		atime: hdr.AccessTime,
 		mtime: hdr.ModTime,
+		size:  hdr.Size,
 	}
 	switch hdr.Typeflag {
 	case tar.TypeDir:

@@ -181,16 +181,28 @@ func loadDent(c *sqlite.Conn, k dkey) (uint64, error) {
 
 // getInode returns the committed inode ino (ok false if it does not exist).
 func (f *FS) getInode(ino uint64) (inode, bool, error) {
+	return f.getInodeVia(nil, ino)
+}
+
+// getInodeVia is getInode reading misses through conn (nil: a reader). A write
+// transaction passes the writer connection, whose page cache is warm; that is
+// safe because inode rows are written only at the end of the transaction.
+func (f *FS) getInodeVia(conn *sqlite.Conn, ino uint64) (inode, bool, error) {
 	if in, ok := f.cache.getInode(ino); ok {
 		return in, true, nil
 	}
 	ver := f.cache.version()
-	c, err := f.reader()
-	if err != nil {
-		return inode{}, false, err
+	c := conn
+	if c == nil {
+		var err error
+		if c, err = f.reader(); err != nil {
+			return inode{}, false, err
+		}
 	}
 	in, ok, err := loadInode(c, ino)
-	f.putReader(c)
+	if conn == nil {
+		f.putReader(c)
+	}
 	if err != nil || !ok {
 		return in, false, err
 	}
@@ -200,16 +212,28 @@ func (f *FS) getInode(ino uint64) (inode, bool, error) {
 
 // getDent returns the inode that (parent, name) names, or 0.
 func (f *FS) getDent(k dkey) (uint64, error) {
+	return f.getDentVia(nil, k)
+}
+
+// getDentVia is getDent reading misses through conn (nil: a reader). A write
+// transaction passes the writer connection: entries it changed are in its
+// overlay, so whatever else it reads is the committed state.
+func (f *FS) getDentVia(conn *sqlite.Conn, k dkey) (uint64, error) {
 	if ino, ok := f.cache.getDent(k); ok {
 		return ino, nil
 	}
 	ver := f.cache.version()
-	c, err := f.reader()
-	if err != nil {
-		return 0, err
+	c := conn
+	if c == nil {
+		var err error
+		if c, err = f.reader(); err != nil {
+			return 0, err
+		}
 	}
 	ino, err := loadDent(c, k)
-	f.putReader(c)
+	if conn == nil {
+		f.putReader(c)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -48,11 +48,12 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"entry in missing directory", "SELECT d.parent FROM dentries d LEFT JOIN inodes p ON p.ino = d.parent WHERE p.ino IS NULL"},
 		{"bad entry name", "SELECT d.parent FROM dentries d WHERE d.name = '' OR d.name = '.' OR d.name = '..' OR instr(d.name, '/') > 0"},
 		{"directory with more than one name", fmt.Sprintf("SELECT d.ino FROM dentries d JOIN inodes i ON i.ino = d.ino WHERE i.mode & %d = %d GROUP BY d.ino HAVING count(*) > 1", S_IFMT, S_IFDIR)},
-		{"file nlink differs from its names", fmt.Sprintf(`SELECT i.ino FROM inodes i WHERE i.mode & %d != %d AND i.nlink > 0
-			AND i.nlink != (SELECT count(*) FROM dentries d WHERE d.ino = i.ino)`, S_IFMT, S_IFDIR)},
+		{"file nlink differs from its names", fmt.Sprintf(`SELECT i.ino FROM inodes i LEFT JOIN (SELECT ino, count(*) AS n FROM dentries GROUP BY ino) d
+			ON d.ino = i.ino WHERE i.mode & %d != %d AND i.nlink > 0 AND i.nlink != coalesce(d.n, 0)`, S_IFMT, S_IFDIR)},
 		{"directory nlink is not 2 + subdirectories", fmt.Sprintf(`SELECT i.ino FROM inodes i WHERE i.mode & %[1]d = %[2]d AND i.nlink != 2 +
 			(SELECT count(*) FROM dentries d JOIN inodes c ON c.ino = d.ino WHERE d.parent = i.ino AND c.mode & %[1]d = %[2]d)`, S_IFMT, S_IFDIR)},
-		{"unreachable inode (no name, not open)", "SELECT i.ino FROM inodes i WHERE i.ino != 1 AND i.nlink > 0 AND NOT EXISTS (SELECT 1 FROM dentries d WHERE d.ino = i.ino)"},
+		{"unreachable inode (no name, not open)", `SELECT i.ino FROM inodes i LEFT JOIN (SELECT DISTINCT ino FROM dentries) d ON d.ino = i.ino
+			WHERE i.ino != 1 AND i.nlink > 0 AND d.ino IS NULL`},
 		{"unknown file type", fmt.Sprintf("SELECT ino FROM inodes WHERE mode & %d NOT IN (%d, %d, %d)", S_IFMT, S_IFREG, S_IFDIR, S_IFLNK)},
 		{"symlink size differs from its target", fmt.Sprintf("SELECT ino FROM inodes WHERE mode & %d = %d AND (target IS NULL OR length(CAST(target AS BLOB)) != size)", S_IFMT, S_IFLNK)},
 		{"negative size", "SELECT ino FROM inodes WHERE size < 0"},

@@ -77,9 +77,18 @@ func blocksOf(n int64) int64 { return (n + 4095) / 4096 * 8 }
 // setChunk points chunk idx of in at p's content (or makes it a hole), keeping
 // reference counts and in.Blocks right.
 func (t *tx) setChunk(in *inode, p *piece) error {
-	oldID, oldSize, err := t.fileChunk(in.Ino, p.idx)
-	if err != nil {
-		return err
+	return t.setChunkFrom(in, p, true)
+}
+
+// setChunkFrom is setChunk; with lookup false the caller knows chunk idx holds
+// nothing yet (the file was just emptied), which saves a query.
+func (t *tx) setChunkFrom(in *inode, p *piece, lookup bool) error {
+	var oldID, oldSize int64
+	if lookup {
+		var err error
+		if oldID, oldSize, err = t.fileChunk(in.Ino, p.idx); err != nil {
+			return err
+		}
 	}
 	if p.data == nil {
 		if oldID == 0 {

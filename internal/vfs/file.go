@@ -17,6 +17,7 @@ import (
 type openInode struct {
 	mu      sync.Mutex
 	ino     uint64
+	path    string // a name of the file (kept current across renames), for the journal
 	handles int
 	dying   bool // being deleted by a transaction: new opens fail with ENOENT
 
@@ -67,8 +68,8 @@ func (f *FS) markDying(ino uint64) bool {
 	return true
 }
 
-// acquire registers a handle on ino.
-func (f *FS) acquire(in inode) (*openInode, error) {
+// acquire registers a handle on ino, opened by the name p.
+func (f *FS) acquire(in inode, p string) (*openInode, error) {
 	f.omu.Lock()
 	o := f.opens[in.Ino]
 	if o != nil && o.dying {
@@ -76,7 +77,7 @@ func (f *FS) acquire(in inode) (*openInode, error) {
 		return nil, syscall.ENOENT
 	}
 	if o == nil {
-		o = &openInode{ino: in.Ino, size: in.Size, dbSize: in.Size, dirty: make(map[int64][]byte),
+		o = &openInode{ino: in.Ino, path: p, size: in.Size, dbSize: in.Size, dirty: make(map[int64][]byte),
 			relatime: !in.Atime.After(in.Mtime) || !in.Atime.After(in.Ctime) || f.opts.Now().Sub(in.Atime) > 24*time.Hour}
 		f.opens[in.Ino] = o
 	}
@@ -208,8 +209,7 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode) error {
 				off = ps[0].idx * cs
 				n = ps[len(ps)-1].idx*cs + int64(cap(ps[len(ps)-1].data)) - off
 			}
-			p, _ := t.pathOf(o.ino)
-			t.log(Change{Op: OpWrite, Ino: o.ino, Path: p, Off: off, Len: n})
+			t.log(Change{Op: OpWrite, Ino: o.ino, Path: o.path, Off: off, Len: n})
 		}
 		return nil
 	})
@@ -225,42 +225,6 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode) error {
 	o.dbSize = o.size
 	o.rcOK = false
 	return nil
-}
-
-// pathOf returns one path of ino (the first name in byte order at each level).
-func (t *tx) pathOf(ino uint64) (string, error) {
-	var parts []string
-	for depth := 0; ino != RootIno && depth < 4096; depth++ {
-		st, err := t.c.Prep("SELECT parent, name FROM dentries WHERE ino = ? ORDER BY parent, name LIMIT 1")
-		if err != nil {
-			return "", err
-		}
-		if err := st.Bind(ino); err != nil {
-			st.Reset()
-			return "", err
-		}
-		if !st.Step() {
-			err := st.Err()
-			st.Reset()
-			return "", err // unlinked: no path
-		}
-		ino = uint64(st.Int64(0))
-		parts = append(parts, st.Text(1))
-		st.Reset()
-	}
-	if len(parts) == 0 {
-		return "/", nil
-	}
-	n := 0
-	for _, p := range parts {
-		n += len(p) + 1
-	}
-	b := make([]byte, 0, n)
-	for i := len(parts) - 1; i >= 0; i-- {
-		b = append(b, '/')
-		b = append(b, parts[i]...)
-	}
-	return string(b), nil
 }
 
 // writeLocked copies p into o's dirty chunks at off. o.mu is held.
@@ -714,6 +678,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		return nil, asPathErr(op, name, err)
 	}
 	var in inode
+	openPath := r.path
 	if r.ino == 0 || flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 || flag&os.O_TRUNC != 0 {
 		// Needs a transaction: create, or truncate.
 		err := f.update(ctx, op, name, func(t *tx) error {
@@ -721,6 +686,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 			if err != nil {
 				return err
 			}
+			openPath = r.path
 			if r.ino == 0 {
 				if flag&os.O_CREATE == 0 {
 					return syscall.ENOENT
@@ -763,7 +729,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 			return nil, perr(op, name, err.(syscall.Errno))
 		}
 	}
-	o, err := f.acquire(in)
+	o, err := f.acquire(in, openPath)
 	if err != nil {
 		return nil, perr(op, name, err.(syscall.Errno))
 	}
@@ -878,4 +844,13 @@ func (f *FS) Truncate(ctx context.Context, name string, size int64) error {
 		}
 		return f.truncateInTx(t, r, size)
 	})
+}
+
+// renamed keeps the journal name of an open inode current after a rename.
+func (f *FS) renamed(ino uint64, p string) {
+	f.omu.Lock()
+	if o := f.opens[ino]; o != nil {
+		o.path = p
+	}
+	f.omu.Unlock()
 }

@@ -896,6 +896,8 @@ func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	t.put(src)
 	t.log(Change{Op: OpRename, Ino: src.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path,
 		OldParent: ro.parent, OldName: ro.name, OldPath: ro.path})
+	ino, p := src.Ino, rn.path
+	t.after = append(t.after, func() { f.renamed(ino, p) })
 	return nil
 }
 

@@ -227,8 +227,10 @@ func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []pi
 		sin.Blocks, sin.Size = 0, 0
 		t.put(sin)
 	}
+	// The file holds no chunk below the staged ones' end: ps go in fresh unless
+	// a staged chunk shares an index (it cannot: ps follow the staged range).
 	for i := range ps {
-		if err := t.setChunk(in, &ps[i]); err != nil {
+		if err := t.setChunkFrom(in, &ps[i], stage != nil); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,8 @@ const schemaVersion = 1
 //     a row with nlink 0 exists only while a handle keeps an unlinked file open, and
 //     is removed at the next Open after a crash.
 //   - dentries: (parent, name) → ino; every directory but the root has exactly one.
+//     There is deliberately no index by ino: it would add a page write to every
+//     namespace change, and nothing on a hot path needs ino → name.
 //   - chunks: one row per distinct content chunk (SHA-256), refs = number of
 //     file_chunks rows that point at it; a chunk whose refs reach 0 is deleted in the
 //     same transaction. chunk_data holds the bytes apart so refcount updates never
@@ -46,7 +48,6 @@ CREATE TABLE dentries (
 	ino    INTEGER NOT NULL,
 	PRIMARY KEY (parent, name)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX dentries_ino ON dentries (ino);
 
 CREATE TABLE xattrs (
 	ino   INTEGER NOT NULL,

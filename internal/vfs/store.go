@@ -34,6 +34,7 @@ type FS struct {
 	used    int64  // unique chunk bytes stored
 	inodes  int64  // live inodes
 	minSeq  uint64 // oldest retained journal sequence
+	commits uint64 // commits so far (paces the checkpointer)
 
 	readers chan *sqlite.Conn
 	nreader atomic.Int32

@@ -27,6 +27,7 @@ type tx struct {
 	uid     uint32 // owner of inodes this transaction creates (WithOwner)
 	gid     uint32
 	after   []func() // run after a successful commit, outside wmu
+	created map[uint64]bool // inodes created by this transaction (INSERT, not UPDATE)
 }
 
 // A request is one caller's mutation waiting for a group commit.
@@ -133,7 +134,7 @@ func (f *FS) commitGroup(group []*request) {
 		return
 	}
 	t := &tx{f: f, c: f.w, now: f.opts.Now(), inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64)}
-	if err := f.w.Exec("BEGIN IMMEDIATE"); err != nil {
+	if err := f.w.Run("BEGIN IMMEDIATE"); err != nil {
 		fail(err)
 		return
 	}
@@ -162,15 +163,15 @@ func (f *FS) commitGroup(group []*request) {
 		err = t.finish()
 	}
 	if ok == 0 || err != nil {
-		f.w.Exec("ROLLBACK")
+		f.w.Run("ROLLBACK")
 		t.clearDying(0)
 		if err != nil {
 			fail(err)
 		}
 		return
 	}
-	if err := f.w.Exec("COMMIT"); err != nil {
-		f.w.Exec("ROLLBACK")
+	if err := f.w.Run("COMMIT"); err != nil {
+		f.w.Run("ROLLBACK")
 		f.cache.reset()
 		t.clearDying(0)
 		fail(err)
@@ -179,7 +180,9 @@ func (f *FS) commitGroup(group []*request) {
 	f.cache.apply(t.inodes, t.dents)
 	t.clearDying(0)
 	if f.ckptKick != nil {
-		f.kickCheckpoint()
+		if f.commits++; f.commits%64 == 0 || t.used > 1<<20 {
+			f.kickCheckpoint()
+		}
 	}
 	f.used += t.used
 	f.inodes += t.ninodes
@@ -195,7 +198,7 @@ func (f *FS) commitGroup(group []*request) {
 // savepoint runs one request of a group inside a savepoint, undoing both the
 // SQL and the overlay if it fails.
 func (t *tx) savepoint(r *request) error {
-	if err := t.c.Exec("SAVEPOINT req"); err != nil {
+	if err := t.c.Run("SAVEPOINT req"); err != nil {
 		return asPathErr(r.op, r.path, err)
 	}
 	inodes := make(map[uint64]*inode, len(t.inodes))
@@ -217,15 +220,15 @@ func (t *tx) savepoint(r *request) error {
 		err = syscall.ENOSPC
 	}
 	if err != nil {
-		t.c.Exec("ROLLBACK TO req")
-		t.c.Exec("RELEASE req")
+		t.c.Run("ROLLBACK TO req")
+		t.c.Run("RELEASE req")
 		t.inodes, t.dents = inodes, dents
 		t.changes, t.used, t.ninodes = t.changes[:nch], used, nin
 		t.clearDying(ndying)
 		t.after = nil
 		return asPathErr(r.op, r.path, err)
 	}
-	if err := t.c.Exec("RELEASE req"); err != nil {
+	if err := t.c.Run("RELEASE req"); err != nil {
 		return asPathErr(r.op, r.path, err)
 	}
 	return nil
@@ -238,7 +241,13 @@ func (t *tx) finish() error {
 		return syscall.ENOSPC
 	}
 	if len(t.inodes) > 0 {
-		put, err := t.c.Prep("INSERT OR REPLACE INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		ins, err := t.c.Prep("INSERT INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		if err != nil {
+			return err
+		}
+		upd, err := t.c.Prep(`UPDATE inodes SET gen = ?2, mode = ?3, nlink = ?4, uid = ?5, gid = ?6, size = ?7, blocks = ?8,
+			atime = ?9, atime_ns = ?10, mtime = ?11, mtime_ns = ?12, ctime = ?13, ctime_ns = ?14, btime = ?15, btime_ns = ?16,
+			target = ?17 WHERE ino = ?1`)
 		if err != nil {
 			return err
 		}
@@ -259,6 +268,10 @@ func (t *tx) finish() error {
 				var target any
 				if in.IsSymlink() {
 					target = []byte(in.target)
+				}
+				put := upd
+				if t.created[ino] {
+					put = ins
 				}
 				err = put.Exec(in.Ino, in.Gen, in.Mode, in.Nlink, in.Uid, in.Gid, in.Size, in.Blocks,
 					in.Atime.Unix(), in.Atime.Nanosecond(), in.Mtime.Unix(), in.Mtime.Nanosecond(),
@@ -322,7 +335,7 @@ func (t *tx) inode(ino uint64) (*inode, error) {
 		cp := *in
 		return &cp, nil
 	}
-	in, ok, err := t.f.getInode(ino)
+	in, ok, err := t.f.getInodeVia(t.c, ino)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +351,7 @@ func (t *tx) lookup(parent uint64, name string) (uint64, error) {
 	if ino, ok := t.dents[k]; ok {
 		return ino, nil
 	}
-	return t.f.getDent(k)
+	return t.f.getDentVia(t.c, k)
 }
 
 // put records in as changed; it is written at commit.
@@ -397,6 +410,10 @@ func (t *tx) newInode(mode uint32) (*inode, error) {
 		in.Nlink = 2
 		in.Size = 4096
 	}
+	if t.created == nil {
+		t.created = make(map[uint64]bool)
+	}
+	t.created[ino] = true
 	t.put(in)
 	return in, nil
 }

@@ -35,6 +35,16 @@ func Open(path string, readOnly bool) (*Conn, error) {
 // Exec runs one or more statements that return no rows.
 func (c *Conn) Exec(sql string) error { return c.c.Exec(sql) }
 
+// Run runs one statement without parameters through the statement cache, for
+// statements run often (BEGIN, COMMIT, SAVEPOINT...): it skips re-parsing them.
+func (c *Conn) Run(sql string) error {
+	st, err := c.Prep(sql)
+	if err != nil {
+		return err
+	}
+	return st.Exec()
+}
+
 // Prep returns a cached prepared statement for sql, reset and with bindings
 // cleared. The statement stays owned by the connection: do not Close it.
 func (c *Conn) Prep(sql string) (*Stmt, error) {
