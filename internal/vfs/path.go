@@ -19,6 +19,15 @@ func (f *FS) cleanPath(op, name string) (p string, dirOnly bool, err error) {
 		return "", false, perr(op, name, syscall.ENAMETOOLONG)
 	}
 	dirOnly = len(name) > 1 && name[len(name)-1] == '/'
+	if isClean(name) {
+		for c, rest := "", name; rest != ""; {
+			c, _ = nextComponent(&rest)
+			if len(c) > f.opts.MaxNameLen {
+				return "", false, perr(op, name, syscall.ENAMETOOLONG)
+			}
+		}
+		return name, false, nil
+	}
 	var b strings.Builder
 	b.Grow(len(name) + 1)
 	parts := make([]string, 0, 8)
@@ -72,10 +81,11 @@ type resolved struct {
 	in     inode  // the inode, when ino != 0
 }
 
-// lookupFn returns the inode (parent, name) names (0 if none) and loads inodes.
+// lookupFn returns the inode (parent, name) names (0 if none) and loads inodes
+// (by value: the walk only reads them).
 type lookupFn interface {
 	lookup(parent uint64, name string) (uint64, error)
-	inode(ino uint64) (*inode, error)
+	peek(ino uint64) (inode, error)
 }
 
 // committed reads the committed state (for operations outside a transaction).
@@ -85,15 +95,15 @@ func (c committed) lookup(parent uint64, name string) (uint64, error) {
 	return c.f.getDent(dkey{parent, name})
 }
 
-func (c committed) inode(ino uint64) (*inode, error) {
+func (c committed) peek(ino uint64) (inode, error) {
 	in, ok, err := c.f.getInode(ino)
 	if err != nil {
-		return nil, err
+		return in, err
 	}
 	if !ok {
-		return nil, syscall.ENOENT
+		return in, syscall.ENOENT
 	}
-	return &in, nil
+	return in, nil
 }
 
 // walk resolves the cleaned absolute path p. Intermediate symlinks are always
@@ -102,122 +112,162 @@ func (c committed) inode(ino uint64) (*inode, error) {
 // does), with at most 40 symlinks per walk (ELOOP). A missing final component is
 // not an error: the result has ino 0 and the parent set. A missing intermediate
 // component is ENOENT; a non-directory one ENOTDIR.
+//
+// The walk keeps the unresolved rest of the path as a string (symlink targets
+// are spliced in front of it), so an ordinary lookup allocates only its result.
 func (f *FS) walk(l lookupFn, p string, follow bool) (resolved, error) {
-	type frame struct {
-		ino  uint64
-		name string
-	}
-	stack := make([]frame, 1, 8)
-	stack[0] = frame{RootIno, ""}
-	queue := splitPath(p)
+	var buf [16]walkFrame
+	w := walker{stack: append(buf[:0], walkFrame{RootIno, ""})}
+	rest := p
 	hops := 0
-	pathOf := func(extra string) string {
-		var b strings.Builder
-		for _, fr := range stack[1:] {
-			b.WriteByte('/')
-			b.WriteString(fr.name)
+	for {
+		c, more := nextComponent(&rest)
+		if c == "" && !more {
+			break // end of path
 		}
-		if extra != "" {
-			b.WriteByte('/')
-			b.WriteString(extra)
-		}
-		if b.Len() == 0 {
-			return "/"
-		}
-		return b.String()
-	}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
 		switch c {
 		case "", ".":
-			if len(queue) == 0 && len(stack) > 0 {
-				goto dirResult
+			if !more {
+				return w.dirResult(l)
 			}
 			continue
 		case "..":
-			if len(stack) > 1 {
-				stack = stack[:len(stack)-1]
+			if len(w.stack) > 1 {
+				w.stack = w.stack[:len(w.stack)-1]
 			}
-			if len(queue) == 0 {
-				goto dirResult
+			if !more {
+				return w.dirResult(l)
 			}
 			continue
 		}
-		{
-			cur := stack[len(stack)-1].ino
-			dir, err := l.inode(cur)
-			if err != nil {
-				return resolved{}, err
-			}
-			if !dir.IsDir() {
-				return resolved{}, syscall.ENOTDIR
-			}
-			if len(c) > f.opts.MaxNameLen {
-				return resolved{}, syscall.ENAMETOOLONG
-			}
-			ino, err := l.lookup(cur, c)
-			if err != nil {
-				return resolved{}, err
-			}
-			last := len(queue) == 0
-			if ino == 0 {
-				if last {
-					return resolved{parent: cur, name: c, path: pathOf(c)}, nil
-				}
-				return resolved{}, syscall.ENOENT
-			}
-			in, err := l.inode(ino)
-			if err != nil {
-				return resolved{}, err
-			}
-			if in.IsSymlink() && (!last || follow) {
-				hops++
-				if hops > maxSymlinkHops {
-					return resolved{}, syscall.ELOOP
-				}
-				t := in.target
-				if strings.HasPrefix(t, "/") {
-					stack = stack[:1]
-				}
-				parts := splitPath(t)
-				if len(parts) == 0 || (len(parts) > 0 && strings.HasSuffix(t, "/")) {
-					parts = append(parts, ".")
-				}
-				queue = append(parts, queue...)
-				continue
-			}
-			if last {
-				return resolved{parent: cur, name: c, ino: ino, path: pathOf(c), in: *in}, nil
-			}
-			if !in.IsDir() {
-				return resolved{}, syscall.ENOTDIR
-			}
-			stack = append(stack, frame{ino, c})
-			continue
-		}
-	dirResult:
-		top := stack[len(stack)-1]
-		in, err := l.inode(top.ino)
+		cur := w.stack[len(w.stack)-1].ino
+		dir, err := l.peek(cur)
 		if err != nil {
 			return resolved{}, err
+		}
+		if !dir.IsDir() {
+			return resolved{}, syscall.ENOTDIR
+		}
+		if len(c) > f.opts.MaxNameLen {
+			return resolved{}, syscall.ENAMETOOLONG
+		}
+		ino, err := l.lookup(cur, c)
+		if err != nil {
+			return resolved{}, err
+		}
+		last := !more
+		if ino == 0 {
+			if last {
+				return resolved{parent: cur, name: c, path: w.path(c)}, nil
+			}
+			return resolved{}, syscall.ENOENT
+		}
+		in, err := l.peek(ino)
+		if err != nil {
+			return resolved{}, err
+		}
+		if in.IsSymlink() && (!last || follow) {
+			hops++
+			if hops > maxSymlinkHops {
+				return resolved{}, syscall.ELOOP
+			}
+			t := in.target
+			if strings.HasPrefix(t, "/") {
+				w.stack = w.stack[:1]
+			}
+			// A target that is "/" or ends in "/" must resolve to a directory.
+			if strings.TrimRight(t, "/") == "" || strings.HasSuffix(t, "/") {
+				t += "/."
+			}
+			if rest != "" {
+				rest = t + "/" + rest
+			} else {
+				rest = t
+			}
+			continue
+		}
+		if last {
+			return resolved{parent: cur, name: c, ino: ino, path: w.path(c), in: in}, nil
 		}
 		if !in.IsDir() {
 			return resolved{}, syscall.ENOTDIR
 		}
-		r := resolved{ino: top.ino, path: pathOf(""), in: *in}
-		if len(stack) > 1 {
-			r.parent = stack[len(stack)-2].ino
-			r.name = top.name
-		}
-		return r, nil
+		w.stack = append(w.stack, walkFrame{ino, c})
 	}
 	// The path was "/".
-	in, err := l.inode(RootIno)
+	in, err := l.peek(RootIno)
 	if err != nil {
 		return resolved{}, err
 	}
-	return resolved{ino: RootIno, path: "/", in: *in}, nil
+	return resolved{ino: RootIno, path: "/", in: in}, nil
+}
+
+type walkFrame struct {
+	ino  uint64
+	name string
+}
+
+type walker struct {
+	stack []walkFrame
+}
+
+// path is the canonical path of the directory on top of the stack, plus extra.
+func (w *walker) path(extra string) string {
+	n := len(extra) + 1
+	for _, fr := range w.stack[1:] {
+		n += len(fr.name) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, fr := range w.stack[1:] {
+		b = append(b, '/')
+		b = append(b, fr.name...)
+	}
+	if extra != "" {
+		b = append(b, '/')
+		b = append(b, extra...)
+	}
+	if len(b) == 0 {
+		return "/"
+	}
+	return string(b)
+}
+
+// dirResult resolves to the directory on top of the stack (a path ending in
+// "." or "..").
+func (w *walker) dirResult(l lookupFn) (resolved, error) {
+	top := w.stack[len(w.stack)-1]
+	in, err := l.peek(top.ino)
+	if err != nil {
+		return resolved{}, err
+	}
+	if !in.IsDir() {
+		return resolved{}, syscall.ENOTDIR
+	}
+	r := resolved{ino: top.ino, path: w.path(""), in: in}
+	if len(w.stack) > 1 {
+		r.parent = w.stack[len(w.stack)-2].ino
+		r.name = top.name
+	}
+	return r, nil
+}
+
+// nextComponent takes the next component off the front of *rest, skipping
+// empty ones; more reports whether anything follows it.
+func nextComponent(rest *string) (c string, more bool) {
+	r := *rest
+	for len(r) > 0 && r[0] == '/' {
+		r = r[1:]
+	}
+	if i := strings.IndexByte(r, '/'); i >= 0 {
+		c, r = r[:i], r[i+1:]
+		for len(r) > 0 && r[0] == '/' {
+			r = r[1:]
+		}
+		*rest = r
+		return c, r != ""
+	}
+	*rest = ""
+	return r, false
 }
 
 func splitPath(p string) []string {
@@ -229,4 +279,26 @@ func splitPath(p string) []string {
 		}
 	}
 	return out
+}
+
+// isClean reports whether name is already absolute and clean: no empty, "." or
+// ".." components and no trailing slash (except "/" itself).
+func isClean(name string) bool {
+	if name == "/" {
+		return true
+	}
+	if len(name) < 2 || name[0] != '/' || name[len(name)-1] == '/' {
+		return false
+	}
+	start := 1
+	for i := 1; i <= len(name); i++ {
+		if i == len(name) || name[i] == '/' {
+			c := name[start:i]
+			if c == "" || c == "." || c == ".." {
+				return false
+			}
+			start = i + 1
+		}
+	}
+	return true
 }

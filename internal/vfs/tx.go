@@ -345,6 +345,24 @@ func (t *tx) inode(ino uint64) (*inode, error) {
 	return &in, nil
 }
 
+// peek is inode by value, for the path walk.
+func (t *tx) peek(ino uint64) (inode, error) {
+	if in, ok := t.inodes[ino]; ok {
+		if in == nil {
+			return inode{}, syscall.ENOENT
+		}
+		return *in, nil
+	}
+	in, ok, err := t.f.getInodeVia(t.c, ino)
+	if err != nil {
+		return in, err
+	}
+	if !ok {
+		return in, syscall.ENOENT
+	}
+	return in, nil
+}
+
 // lookup returns the inode (parent, name) names in this transaction, or 0.
 func (t *tx) lookup(parent uint64, name string) (uint64, error) {
 	k := dkey{parent, name}
