@@ -5,7 +5,7 @@ import "time"
 // Defaults for Options. Every limit is an option; a zero field takes its default.
 const (
 	DefaultChunkSize     = 64 << 10  // bytes per content chunk (see docs/decisions.md for the benchmark)
-	DefaultPageSize      = 4 << 10   // SQLite page size for new stores (see docs/decisions.md)
+	DefaultPageSize      = 8 << 10   // SQLite page size for new stores (see docs/decisions.md)
 	DefaultMaxFileSize   = 64 << 30  // 64 GiB
 	DefaultQuotaBytes    = 100 << 30 // 100 GiB of unique stored content
 	DefaultMaxInodes     = 10_000_000

@@ -1,0 +1,101 @@
+// Package vfs is the workspace store: a POSIX-like filesystem held in one SQLite
+// database file. It is the single source of truth for a workspace; every
+// execution backend (the in-process shell, the JavaScript isolate, the FUSE mount
+// a sandbox sees) reads and writes it.
+//
+// # Model
+//
+// A store holds inodes (regular files, directories, symlinks) with all 12
+// permission bits, owner, size, link count, nanosecond atime/mtime/ctime/btime and
+// a generation; directory entries (parent, name) → inode, so a file may have
+// several names (hard links); symlink targets; extended attributes. Paths are
+// absolute and lexically cleaned ("/a/../b" is "/b", ".." never leaves "/");
+// symlinks are then resolved physically, as the kernel does, with at most 40 per
+// lookup (ELOOP). Every failure is a *fs.PathError whose Err is a syscall.Errno
+// (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, ELOOP, ENAMETOOLONG, EFBIG,
+// ENOSPC, EROFS, ...); internal failures (SQLite, disk) read as EIO and keep
+// their cause. The conformance suite in vfstest runs the same tests against the
+// store and against the kernel (package os on a temporary directory), so the
+// behaviour matches Linux, down to the order in which errors are checked.
+//
+// # Content
+//
+// File content is cut into fixed-size chunks (Options.ChunkSize, 64 KiB by
+// default, fixed when the store is created), each stored once per store under its
+// SHA-256 with a reference count. A file is a list (index → chunk); a missing
+// index is a hole and reads as zeros, so sparse files cost nothing, and an
+// all-zero chunk is stored as a hole. Writing in the middle of a file replaces
+// only the chunks it touches. A chunk whose last reference goes is deleted in the
+// same transaction: there is no garbage collector to run.
+//
+// # Transactions, durability and group commit
+//
+// Every mutation runs in one SQLite transaction (WAL mode, synchronous=NORMAL):
+// when a call returns nil its change has been written to the WAL with write(2),
+// so it survives kill -9 of the process (TestCrashKill9 kills a writer at random
+// points and checks). Handle writes (File.Write, WriteAt) are the exception, as
+// on any filesystem: they are buffered per inode (visible to every handle and to
+// Stat at once) and become durable at File.Sync, File.Close, or when
+// Options.DirtyBytes of them accumulate; Options.SyncWrites makes every write
+// durable before it returns.
+//
+// Concurrent callers share commits: a caller that arrives while a commit is in
+// progress queues, and the next leader runs all queued mutations in one
+// transaction, each in its own savepoint (a failing call rolls back alone), then
+// commits once and wakes them. Batch puts many changes of one caller into one
+// commit, all or nothing. WriteFile and WriteFileFrom replace content atomically:
+// large content is staged in an unnamed inode and swapped in at the end.
+//
+// Checkpoints (copying the WAL into the database file, with fsync) run in a
+// background goroutine on their own connection, never in a caller's commit.
+//
+// # Cache
+//
+// An in-memory cache of inodes and directory entries (positive and negative)
+// keeps lookups and Stat off SQLite. It always equals the committed state: a
+// commit applies its changes to the cache before the writer lock is released,
+// and a reader filling a miss stores its result only if no commit was applied
+// meanwhile (a version check), so a stale row can never land. Inside a write
+// transaction, reads see the transaction's own changes through an overlay and
+// fill misses through the writer connection. The cache is bounded
+// (Options.CacheEntries); eviction only costs a later database read.
+//
+// # Journal
+//
+// Every mutation appends a numbered Change (op, inode, parent and name, path,
+// old path for renames, byte range for writes) in the same transaction, so the
+// journal never disagrees with the data. Changes reads since a cursor, Wait
+// blocks for new ones, Subscribe streams them. The journal keeps the newest
+// Options.JournalKeep changes; an older cursor gets ErrJournalTruncated.
+//
+// # Open-but-unlinked files
+//
+// An inode that loses its last name while a handle is open stays (nlink 0) until
+// the last handle closes. After a crash such inodes are removed at the next Open.
+//
+// # Locks and their order
+//
+//   - openInode.mu (one per open inode: its unflushed chunks and size) is taken
+//     before wmu, never after: a flush holds it and then commits.
+//   - gmu guards the group-commit queue; it is never held while waiting for
+//     anything else.
+//   - wmu serialises write transactions on the writer connection. Functions run
+//     under it (transaction bodies) must not call public FS methods (they would
+//     queue behind themselves) and must not take an openInode.mu: work that needs
+//     one after a commit goes into tx.after, which runs once wmu is released.
+//   - omu guards the table of open inodes; cache.mu guards the cache maps. Both
+//     are leaves: nothing else is taken while holding them.
+//
+// # Limits
+//
+// Every limit is an Options field with a documented default: file size (EFBIG),
+// quota of unique stored bytes and number of inodes (ENOSPC), name length 255 and
+// path length 4096 (ENAMETOOLONG), xattr size (E2BIG) and total per inode
+// (ENOSPC). A call that hits a limit changes nothing.
+//
+// # Processes
+//
+// One process opens a store at a time (an flock on the database file; a second
+// Open gets ErrLocked), because the cache assumes it sees every write. ReadOnly
+// stores take a shared lock and refuse every mutation with EROFS.
+package vfs
