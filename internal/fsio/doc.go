@@ -44,6 +44,18 @@
 // directory's contents are written, deepest first, so directory mtimes survive
 // the import and read-only directories can be filled.
 //
+// # Batching
+//
+// An import writes the staging tree in batches: the entries of a batch, with
+// their attributes, go to the store in one transaction, instead of a
+// transaction or more per entry, which is what makes importing many small
+// files fast. A batch holds up to ImportOptions.BatchEntries entries and about
+// BatchBytes of file content, read into memory; a file larger than
+// BatchFileSize is streamed to the store on its own, and only its attributes
+// go in a batch. Batching changes neither the result nor the errors: when the
+// store refuses a change, the error names the entry it was for, and a failed
+// import leaves the workspace as it was.
+//
 // # Progress
 //
 // Long runs report a Progress value through the options' callback about once a

@@ -252,13 +252,16 @@ func (im *importer) runOne(ctx context.Context, src string, run func(*vfs.Batch)
 		stepErr = run(b)
 		return stepErr
 	})
-	if stepErr != nil {
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+		return nil
+	case stepErr != nil:
 		err = stepErr
+	case errors.As(err, &pe):
+		err = pe.Err // the commit failed: the path would be ""
 	}
-	if err != nil {
-		return entryErr(src, err)
-	}
-	return nil
+	return entryErr(src, err)
 }
 
 // add queues one entry to be written under the staging directory.
@@ -346,7 +349,7 @@ func (im *importer) addFile(full string, e *entry) error {
 	im.countXattrs(e)
 	data, small, err := readSmall(cr, e.size, im.maxFileSize)
 	if err != nil {
-		return entryErr(e.src, &fs.PathError{Op: "read", Path: e.src, Err: err})
+		return entryErr(e.src, fmt.Errorf("read: %w", err))
 	}
 	if small {
 		// Created with its final mode, the file usually needs no Chmod.
