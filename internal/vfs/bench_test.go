@@ -30,6 +30,9 @@ type benchFS interface {
 	create(name string) (io.WriteCloser, error)
 	openRW(name string) (io.WriterAt, io.Closer, error)
 	open(name string) (io.ReadCloser, error)
+	// writeDir creates dir holding the given files, as fast as the store
+	// allows (the vfs uses one Batch; the kernel has no such thing).
+	writeDir(dir string, names []string, data [][]byte) error
 }
 
 type vfsBench struct{ f *vfs.FS }
@@ -48,7 +51,29 @@ func (v vfsBench) openRW(n string) (io.WriterAt, io.Closer, error) {
 	return h, h, err
 }
 
+func (v vfsBench) writeDir(dir string, names []string, data [][]byte) error {
+	return v.f.Batch(bctx, func(b *vfs.Batch) error {
+		b.Mkdir(dir, 0o755)
+		for i, n := range names {
+			b.WriteFile(dir+"/"+n, data[i], 0o644)
+		}
+		return nil
+	})
+}
+
 type osBench struct{ dir string }
+
+func (o osBench) writeDir(dir string, names []string, data [][]byte) error {
+	if err := o.mkdir(dir); err != nil {
+		return err
+	}
+	for i, n := range names {
+		if err := o.writeFile(dir+"/"+n, data[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (o osBench) p(n string) string                       { return filepath.Join(o.dir, n) }
 func (o osBench) mkdir(n string) error                    { return os.Mkdir(o.p(n), 0o755) }
@@ -326,6 +351,23 @@ func BenchmarkCreate1000Concurrent(b *testing.B) {
 		}
 		for w := 0; w < 8; w++ {
 			must(b, <-errs)
+		}
+	}}, vfs.Options{})
+}
+
+// BenchmarkImport10000Batched is BenchmarkImport10000 the way an importer
+// writes into the vfs: one Batch (one commit) per directory of 100 files.
+func BenchmarkImport10000Batched(b *testing.B) {
+	init64()
+	pair(b, scenario{run: func(b *testing.B, fsys benchFS, dir string) {
+		names := make([]string, 100)
+		data := make([][]byte, 100)
+		for d := 0; d < 100; d++ {
+			for i := 0; i < 100; i++ {
+				names[i] = fmt.Sprintf("f%02d", i)
+				data[i] = rand64[(d*100+i)*512:][:1024*(1+(d*100+i)%8)]
+			}
+			must(b, fsys.writeDir(fmt.Sprintf("%s/d%02d", dir, d), names, data))
 		}
 	}}, vfs.Options{})
 }

@@ -11,8 +11,9 @@ import (
 
 // FS is the filesystem surface the conformance suite exercises. Paths are absolute
 // and slash-separated ("/a/b"); "/" is the root of the filesystem under test.
-// *vfs.FS implements it, and OS adapts a host directory so the kernel can act as the
-// oracle. Failures are *fs.PathError values carrying a syscall.Errno.
+// *vfs.FS implements it through a thin adapter (its Stat and OpenFile return
+// concrete types; see adapter in package vfs's tests), and OS adapts a host
+// directory so the kernel can act as the oracle. Failures are *fs.PathError values carrying a syscall.Errno.
 //
 // Names are cleaned lexically first (path.Clean("/"+name), so ".." at the root
 // stays at the root) but keep a trailing slash, which means "must be a directory".
