@@ -5,359 +5,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"sync"
 	"syscall"
-	"time"
 )
-
-// openInode is the shared state of an inode with open handles: the written but
-// not yet flushed chunks (like a page cache: every handle sees them) and the
-// size and times they imply.
-type openInode struct {
-	mu      sync.Mutex
-	ino     uint64
-	path    string // a name of the file (kept current across renames), for the journal
-	handles int
-	dying   bool // being deleted by a transaction: new opens fail with ENOENT
-
-	dirty      map[int64][]byte // chunk index → full chunk buffer
-	dirtyBytes int64
-	size       int64 // current size, including unflushed writes
-	dbSize     int64 // committed size
-	meta       bool  // size/mtime/ctime differ from the committed row
-	atime      bool  // atime should be updated at the next flush
-	relatime   bool  // a read should update atime (atime is older than mtime/ctime or a day)
-	mtime      time.Time
-	ctime      time.Time
-
-	// One-chunk read cache for small sequential reads.
-	rcIdx  int64
-	rcData []byte
-	rcOK   bool
-}
-
-var chunkPool sync.Map // chunk size → *sync.Pool
-
-func (f *FS) getBuf() []byte {
-	p, _ := chunkPool.LoadOrStore(f.chunkSize, &sync.Pool{New: func() any { return make([]byte, f.chunkSize) }})
-	b := p.(*sync.Pool).Get().([]byte)
-	clear(b)
-	return b
-}
-
-func (f *FS) putBuf(b []byte) {
-	if p, ok := chunkPool.Load(int64(cap(b))); ok {
-		p.(*sync.Pool).Put(b[:cap(b)])
-	}
-}
-
-// markDying is called by a transaction that is about to delete ino. It reports
-// false when a handle keeps the inode open (the inode then stays, with nlink 0).
-func (f *FS) markDying(ino uint64) bool {
-	f.omu.Lock()
-	defer f.omu.Unlock()
-	if o := f.opens[ino]; o != nil {
-		if o.handles > 0 {
-			return false
-		}
-		o.dying = true
-		return true
-	}
-	f.opens[ino] = &openInode{ino: ino, dying: true}
-	return true
-}
-
-// acquire registers a handle on ino, opened by the name p.
-func (f *FS) acquire(in inode, p string) (*openInode, error) {
-	f.omu.Lock()
-	o := f.opens[in.Ino]
-	if o != nil && o.dying {
-		f.omu.Unlock()
-		return nil, syscall.ENOENT
-	}
-	if o == nil {
-		o = &openInode{ino: in.Ino, path: p, size: in.Size, dbSize: in.Size, dirty: make(map[int64][]byte),
-			relatime: !in.Atime.After(in.Mtime) || !in.Atime.After(in.Ctime) || f.opts.Now().Sub(in.Atime) > 24*time.Hour}
-		f.opens[in.Ino] = o
-	}
-	o.handles++
-	f.omu.Unlock()
-	// The inode may have been deleted between the caller's lookup and now.
-	if _, ok, err := f.getInode(in.Ino); err != nil || !ok {
-		f.release(o)
-		if err == nil {
-			err = syscall.ENOENT
-		}
-		return nil, err
-	}
-	return o, nil
-}
-
-// release drops a handle; the last one deletes an unlinked inode.
-func (f *FS) release(o *openInode) error {
-	f.omu.Lock()
-	o.handles--
-	last := o.handles == 0
-	if last {
-		delete(f.opens, o.ino)
-	}
-	f.omu.Unlock()
-	if !last || f.closed.Load() || f.opts.ReadOnly {
-		return nil
-	}
-	in, ok, err := f.getInode(o.ino)
-	if err != nil || !ok || in.Nlink > 0 {
-		return err
-	}
-	return f.update(context.Background(), "close", "", func(t *tx) error {
-		in, err := t.inode(o.ino)
-		if err != nil || in.Nlink > 0 {
-			return nil
-		}
-		if !f.markDying(o.ino) {
-			return nil // reopened meanwhile (by inode number)
-		}
-		t.dying = append(t.dying, o.ino)
-		return t.dropInode(o.ino)
-	})
-}
-
-// overlay applies unflushed size and times of an open inode to a committed one.
-func (f *FS) overlay(in inode) inode {
-	f.omu.Lock()
-	o := f.opens[in.Ino]
-	f.omu.Unlock()
-	if o == nil {
-		return in
-	}
-	o.mu.Lock()
-	if o.meta {
-		in.Size = o.size
-		if o.mtime.After(in.Mtime) {
-			in.Mtime = o.mtime
-		}
-		if o.ctime.After(in.Ctime) {
-			in.Ctime = o.ctime
-		}
-		in.Blocks += int64(len(o.dirty)) * blocksOf(f.chunkSize)
-	}
-	o.mu.Unlock()
-	return in
-}
-
-// flushIno flushes the unflushed writes of ino, if it is open.
-func (f *FS) flushIno(ctx context.Context, ino uint64) error {
-	f.omu.Lock()
-	o := f.opens[ino]
-	f.omu.Unlock()
-	if o == nil {
-		return nil
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return f.flushLocked(ctx, o)
-}
-
-// flushLocked commits o's dirty chunks, size and times. o.mu is held.
-func (f *FS) flushLocked(ctx context.Context, o *openInode) error {
-	if len(o.dirty) == 0 && !o.meta && !o.atime {
-		return nil
-	}
-	cs := f.chunkSize
-	ps := make([]piece, 0, len(o.dirty))
-	for idx, buf := range o.dirty {
-		valid := min(cs, o.size-idx*cs)
-		if valid <= 0 {
-			continue
-		}
-		ps = append(ps, piece{idx: idx, data: buf[:valid]})
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].idx < ps[j].idx })
-	hashPieces(ps)
-	err := f.update(ctx, "write", "", func(t *tx) error {
-		in, err := t.inode(o.ino)
-		if err != nil {
-			return err
-		}
-		if o.size < in.Size {
-			if err := t.truncateChunks(in, o.size); err != nil {
-				return err
-			}
-		}
-		for i := range ps {
-			if err := t.setChunk(in, &ps[i]); err != nil {
-				return err
-			}
-		}
-		if o.meta {
-			in.Size = o.size
-			if o.mtime.After(in.Mtime) || !o.mtime.IsZero() {
-				in.Mtime = o.mtime
-			}
-			if o.ctime.After(in.Ctime) {
-				in.Ctime = o.ctime
-			}
-		}
-		if o.atime {
-			in.Atime = t.now
-		}
-		t.put(in)
-		if len(ps) > 0 || o.meta {
-			off, n := int64(0), in.Size
-			if len(ps) > 0 {
-				off = ps[0].idx * cs
-				n = ps[len(ps)-1].idx*cs + int64(cap(ps[len(ps)-1].data)) - off
-			}
-			t.log(Change{Op: OpWrite, Ino: o.ino, Path: o.path, Off: off, Len: n})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for idx, buf := range o.dirty {
-		f.putBuf(buf)
-		delete(o.dirty, idx)
-	}
-	o.dirtyBytes = 0
-	o.meta, o.atime, o.relatime = false, false, false
-	o.dbSize = o.size
-	o.rcOK = false
-	return nil
-}
-
-// writeLocked copies p into o's dirty chunks at off. o.mu is held.
-func (f *FS) writeLocked(o *openInode, p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, syscall.EINVAL
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	end := off + int64(len(p))
-	if end > f.opts.MaxFileSize || end < off {
-		return 0, syscall.EFBIG
-	}
-	cs := f.chunkSize
-	written := 0
-	for len(p) > 0 {
-		idx := off / cs
-		within := off % cs
-		n := min(cs-within, int64(len(p)))
-		buf := o.dirty[idx]
-		if buf == nil {
-			buf = f.getBuf()
-			if !(within == 0 && n == cs) && idx*cs < o.dbSize {
-				if err := f.readCommitted(o.ino, idx*cs, buf[:min(cs, o.dbSize-idx*cs)]); err != nil {
-					f.putBuf(buf)
-					return written, err
-				}
-			}
-			o.dirty[idx] = buf
-			o.dirtyBytes += cs
-		}
-		copy(buf[within:], p[:n])
-		off += n
-		p = p[n:]
-		written += int(n)
-	}
-	if end > o.size {
-		o.size = end
-	}
-	now := f.opts.Now()
-	o.mtime, o.ctime, o.meta, o.relatime = now, now, true, true
-	o.rcOK = false
-	if o.dirtyBytes >= f.opts.DirtyBytes || f.opts.SyncWrites {
-		if err := f.flushLocked(context.Background(), o); err != nil {
-			return written, err
-		}
-	}
-	return written, nil
-}
-
-// readCommitted fills dst with committed content at off (holes read as zeros).
-func (f *FS) readCommitted(ino uint64, off int64, dst []byte) error {
-	clear(dst)
-	if len(dst) == 0 {
-		return nil
-	}
-	c, err := f.reader()
-	if err != nil {
-		return err
-	}
-	defer f.putReader(c)
-	cs := f.chunkSize
-	return readRange(c, ino, off/cs, (off+int64(len(dst))-1)/cs, cs, off, dst, nil)
-}
-
-// readLocked reads into p at off, seeing unflushed writes. o.mu is held.
-func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, error) {
-	if off < 0 {
-		return 0, syscall.EINVAL
-	}
-	if off >= o.size {
-		return 0, io.EOF
-	}
-	n := min(int64(len(p)), o.size-off)
-	dst := p[:n]
-	cs := f.chunkSize
-	lo, hi := off/cs, (off+n-1)/cs
-	// Small read inside one clean chunk: serve from the one-chunk cache.
-	if lo == hi && o.dirty[lo] == nil && n < cs {
-		if !o.rcOK || o.rcIdx != lo {
-			if o.rcData == nil {
-				o.rcData = make([]byte, cs)
-			}
-			valid := min(cs, o.dbSize-lo*cs)
-			if valid < 0 {
-				valid = 0
-			}
-			clear(o.rcData)
-			if err := f.readCommitted(o.ino, lo*cs, o.rcData[:valid]); err != nil {
-				return 0, err
-			}
-			o.rcIdx, o.rcOK = lo, true
-		}
-		copy(dst, o.rcData[off-lo*cs:])
-	} else {
-		clear(dst)
-		needDB := false
-		for idx := lo; idx <= hi; idx++ {
-			if o.dirty[idx] == nil && idx*cs < o.dbSize {
-				needDB = true
-				break
-			}
-		}
-		if needDB {
-			c, err := f.reader()
-			if err != nil {
-				return 0, err
-			}
-			err = readRange(c, o.ino, lo, hi, cs, off, dst, func(idx int64) bool { return o.dirty[idx] != nil })
-			f.putReader(c)
-			if err != nil {
-				return 0, err
-			}
-		}
-		for idx := lo; idx <= hi; idx++ {
-			buf := o.dirty[idx]
-			if buf == nil {
-				continue
-			}
-			cstart := idx * cs
-			from, to := max(cstart, off), min(cstart+cs, off+n)
-			copy(dst[from-off:to-off], buf[from-cstart:to-cstart])
-		}
-	}
-	if o.relatime && !noatime {
-		o.atime = true
-	}
-	if int(n) < len(p) {
-		return int(n), io.EOF
-	}
-	return int(n), nil
-}
 
 // File is an open file handle. It is safe for concurrent use; Read, Write and
 // Seek share the handle's offset.
@@ -461,7 +111,10 @@ func (h *File) WriteAt(p []byte, off int64) (int, error) {
 	}
 	h.o.mu.Lock()
 	if h.flag&os.O_APPEND != 0 {
-		off = h.o.size
+		if off, err = h.f.sizeLocked(h.o); err != nil {
+			h.o.mu.Unlock()
+			return 0, asPathErr("write", h.name, err)
+		}
 	}
 	n, err := h.f.writeLocked(h.o, p, off)
 	h.o.mu.Unlock()
@@ -477,7 +130,12 @@ func (h *File) Write(p []byte) (int, error) {
 	}
 	h.o.mu.Lock()
 	if h.flag&os.O_APPEND != 0 {
-		h.off = h.o.size
+		size, err := h.f.sizeLocked(h.o)
+		if err != nil {
+			h.o.mu.Unlock()
+			return 0, asPathErr("write", h.name, err)
+		}
+		h.off = size
 	}
 	n, err := h.f.writeLocked(h.o, p, h.off)
 	h.o.mu.Unlock()
@@ -499,8 +157,12 @@ func (h *File) Seek(offset int64, whence int) (int64, error) {
 		base = h.off
 	case io.SeekEnd:
 		h.o.mu.Lock()
-		base = h.o.size
+		size, err := h.f.sizeLocked(h.o)
 		h.o.mu.Unlock()
+		if err != nil {
+			return 0, asPathErr("seek", h.name, err)
+		}
+		base = size
 	default:
 		return 0, perr("seek", h.name, syscall.EINVAL)
 	}
@@ -524,34 +186,6 @@ func (h *File) Truncate(size int64) error {
 		return perr("truncate", h.name, syscall.EINVAL)
 	}
 	return asPathErr("truncate", h.name, h.f.truncateOpen(context.Background(), h.o, size))
-}
-
-// truncateOpen truncates through the shared open state and commits.
-func (f *FS) truncateOpen(ctx context.Context, o *openInode, size int64) error {
-	if size < 0 {
-		return syscall.EINVAL
-	}
-	if size > f.opts.MaxFileSize {
-		return syscall.EFBIG
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	cs := f.chunkSize
-	for idx, buf := range o.dirty {
-		switch {
-		case idx*cs >= size:
-			f.putBuf(buf)
-			delete(o.dirty, idx)
-			o.dirtyBytes -= cs
-		case idx*cs+cs > size:
-			clear(buf[size-idx*cs:])
-		}
-	}
-	o.size = size
-	now := f.opts.Now()
-	o.mtime, o.ctime, o.meta = now, now, true
-	o.rcOK = false
-	return f.flushLocked(ctx, o)
 }
 
 // Sync makes everything written through any handle of this file durable.
@@ -734,14 +368,9 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		return nil, perr(op, name, err.(syscall.Errno))
 	}
 	if flag&os.O_TRUNC != 0 && in.IsRegular() {
-		// Drop unflushed writes of other handles, as the kernel would.
-		o.mu.Lock()
-		for idx, buf := range o.dirty {
-			f.putBuf(buf)
-			delete(o.dirty, idx)
-		}
-		o.dirtyBytes, o.size, o.dbSize, o.meta, o.rcOK = 0, 0, 0, false, false
-		o.mu.Unlock()
+		// Unflushed writes of other handles are truncated away, as the kernel
+		// drops dirty pages.
+		f.contentChanged(in.Ino, true)
 	}
 	return &File{f: f, o: o, name: name, flag: flag, isDir: in.IsDir()}, nil
 }
@@ -849,8 +478,11 @@ func (f *FS) Truncate(ctx context.Context, name string, size int64) error {
 // renamed keeps the journal name of an open inode current after a rename.
 func (f *FS) renamed(ino uint64, p string) {
 	f.omu.Lock()
-	if o := f.opens[ino]; o != nil {
-		o.path = p
-	}
+	o := f.opens[ino]
 	f.omu.Unlock()
+	if o != nil {
+		o.mu.Lock()
+		o.path = p
+		o.mu.Unlock()
+	}
 }

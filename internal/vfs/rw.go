@@ -20,8 +20,11 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, error) {
 		return nil, perr("read", name, syscall.EISDIR)
 	}
 	h.o.mu.Lock()
-	size := h.o.size
+	size, err := h.f.sizeLocked(h.o)
 	h.o.mu.Unlock()
+	if err != nil {
+		return nil, asPathErr("read", name, err)
+	}
 	buf := make([]byte, size)
 	n, err := h.ReadAt(buf, 0)
 	if err != nil && err != io.EOF {
@@ -152,7 +155,7 @@ func (f *FS) newStage(ctx context.Context, name string) (*inode, error) {
 		return nil, err
 	}
 	f.omu.Lock()
-	f.opens[st.Ino] = &openInode{ino: st.Ino, handles: 1, dirty: make(map[int64][]byte)}
+	f.opens[st.Ino] = &openInode{ino: st.Ino, handles: 1, dirty: make(map[int64]*dirtyChunk)}
 	f.omu.Unlock()
 	return st, nil
 }
@@ -238,23 +241,10 @@ func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []pi
 	in.Mtime, in.Ctime = t.now, t.now
 	t.put(in)
 	t.log(Change{Op: OpWrite, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path, Off: 0, Len: total})
-	// Handles open on the file see the new content (after the commit).
+	// Handles open on the file see the new content (after the commit); their
+	// unflushed writes are dropped, as a kernel truncate drops dirty pages.
 	ino := in.Ino
-	t.after = append(t.after, func() {
-		f.omu.Lock()
-		o := f.opens[ino]
-		f.omu.Unlock()
-		if o == nil {
-			return
-		}
-		o.mu.Lock()
-		for idx, buf := range o.dirty {
-			f.putBuf(buf)
-			delete(o.dirty, idx)
-		}
-		o.dirtyBytes, o.size, o.dbSize, o.meta, o.rcOK = 0, total, total, false, false
-		o.mu.Unlock()
-	})
+	t.after = append(t.after, func() { f.contentChanged(ino, true) })
 	return nil
 }
 

@@ -340,7 +340,7 @@ func (f *FS) Close() error {
 	f.omu.Unlock()
 	for _, o := range opens {
 		o.mu.Lock()
-		if err := f.flushLocked(context.Background(), o); err != nil {
+		if err := f.flushLocked(context.Background(), o, -1); err != nil {
 			errs = append(errs, err)
 		}
 		o.mu.Unlock()
