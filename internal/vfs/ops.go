@@ -791,10 +791,14 @@ func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	if err != nil && !(err == syscall.ENOTDIR && newDirOnly && rn.ino == 0) {
 		return err
 	}
-	for _, n := range []string{oldname, newname} {
-		if p, _, err := f.cleanPath("rename", n); err == nil && p == "/" {
-			return syscall.EBUSY
+	if p, _, _ := f.cleanPath("rename", oldname); p == "/" {
+		return syscall.EBUSY
+	}
+	if p, _, _ := f.cleanPath("rename", newname); p == "/" {
+		if flags&RenameNoReplace != 0 {
+			return syscall.EEXIST
 		}
+		return syscall.EBUSY
 	}
 	if ro.ino == 0 {
 		return syscall.ENOENT

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -661,5 +662,55 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 			t.Fatal(err)
 		case <-done:
 		}
+	}
+}
+
+// TestCloseReleasesEverything: a closed store holds no goroutine and no file
+// descriptor (the host relies on this to keep idle workspaces free).
+func TestCloseReleasesEverything(t *testing.T) {
+	ctx := context.Background()
+	countFDs := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("no /proc/self/fd to count descriptors: %v", err)
+		}
+		return len(ents)
+	}
+	dir := t.TempDir()
+	// Warm up package-level state (pools, the SQLite module) before counting.
+	f, err := vfs.Open(ctx, filepath.Join(dir, "warm.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	time.Sleep(50 * time.Millisecond)
+	g0, fd0 := runtime.NumGoroutine(), countFDs()
+	for i := 0; i < 20; i++ {
+		f, err := vfs.Open(ctx, filepath.Join(dir, "ws"+itoa(i)+".db"), vfs.Options{CheckpointBytes: 1 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.WriteFile(ctx, "/f", randBytes(100<<10), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := f.Open(ctx, "/f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Read(make([]byte, 10))
+		// Left open on purpose: Close must release it too.
+		if _, err := f.ReadDir(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > g0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g, fd := runtime.NumGoroutine(), countFDs(); g > g0 || fd > fd0 {
+		t.Fatalf("after 20 open/close cycles: goroutines %d -> %d, fds %d -> %d", g0, g, fd0, fd)
 	}
 }
