@@ -66,6 +66,9 @@ func crashOpN(i int) crashOp {
 		return crashOp{i: i, kind: "write", a: fmt.Sprintf("%s/big%d", dir, r.IntN(3)), data: crashContent(i, 600000+r.IntN(100000))}
 	case k < 7:
 		return crashOp{i: i, kind: "append", a: fmt.Sprintf("%s/log%d", dir, r.IntN(3)), data: crashContent(i, 1+r.IntN(20000))}
+	case k < 8 && r.IntN(2) == 0:
+		// Three files in one Batch: all or nothing.
+		return crashOp{i: i, kind: "batch", a: fmt.Sprintf("%s/b%d", dir, r.IntN(5)), data: crashContent(i, 1+r.IntN(9000))}
 	case k < 8:
 		return crashOp{i: i, kind: "rename", a: fmt.Sprintf("%s/f%d", dir, r.IntN(20)), b: fmt.Sprintf("/d%d/f%d", r.IntN(5), r.IntN(20))}
 	default:
@@ -81,6 +84,10 @@ func (op crashOp) apply(m map[string]string) {
 		m[op.a] = "<dir>"
 	case "write":
 		m[op.a] = string(op.data)
+	case "batch":
+		for j := 0; j < 3; j++ {
+			m[op.a+"-"+strconv.Itoa(j)] = string(op.data[:len(op.data)*(j+1)/3])
+		}
 	case "append":
 		m[op.a] += string(op.data)
 	case "rename":
@@ -99,6 +106,13 @@ func (op crashOp) run(ctx context.Context, f *vfs.FS) error {
 		return f.Mkdir(ctx, op.a, 0o755)
 	case "write":
 		return f.WriteFile(ctx, op.a, op.data, 0o644)
+	case "batch":
+		return f.Batch(ctx, func(b *vfs.Batch) error {
+			for j := 0; j < 3; j++ {
+				b.WriteFile(op.a+"-"+strconv.Itoa(j), op.data[:len(op.data)*(j+1)/3], 0o644)
+			}
+			return nil
+		})
 	case "append":
 		h, err := f.OpenFile(ctx, op.a, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {

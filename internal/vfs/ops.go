@@ -63,6 +63,19 @@ func (f *FS) walkTx(t *tx, op, name string, follow bool) (resolved, bool, error)
 	return r, dirOnly, nil
 }
 
+// walkCreate resolves the name a creation (link, symlink) will make: a final
+// symlink is not followed and, as in the kernel, an existing name is the
+// caller's EEXIST even with a trailing slash (dirOnly tells the caller to fail a
+// missing name with ENOENT).
+func (f *FS) walkCreate(t *tx, op, name string) (resolved, bool, error) {
+	p, dirOnly, err := f.cleanPath(op, name)
+	if err != nil {
+		return resolved{}, false, err
+	}
+	r, err := f.walk(t, p, false)
+	return r, dirOnly, err
+}
+
 func baseName(p string) string {
 	if p == "/" {
 		return "/"
@@ -917,7 +930,7 @@ func (t *tx) opLink(oldname, newname string) error {
 	if ro.in.IsDir() {
 		return syscall.EPERM
 	}
-	rn, dirOnly, err := f.walkTx(t, "link", newname, false)
+	rn, dirOnly, err := f.walkCreate(t, "link", newname)
 	if err != nil {
 		return err
 	}
@@ -949,7 +962,7 @@ func (t *tx) opLink(oldname, newname string) error {
 
 func (t *tx) opSymlink(target, linkname string) error {
 	f := t.f
-	r, dirOnly, err := f.walkTx(t, "symlink", linkname, false)
+	r, dirOnly, err := f.walkCreate(t, "symlink", linkname)
 	if err != nil {
 		return err
 	}
