@@ -927,9 +927,7 @@ func (t *tx) opLink(oldname, newname string) error {
 	if ro.ino == 0 {
 		return syscall.ENOENT
 	}
-	if ro.in.IsDir() {
-		return syscall.EPERM
-	}
+	// As in the kernel: the new name is checked before the type of the old.
 	rn, dirOnly, err := f.walkCreate(t, "link", newname)
 	if err != nil {
 		return err
@@ -939,6 +937,9 @@ func (t *tx) opLink(oldname, newname string) error {
 	}
 	if dirOnly {
 		return syscall.ENOENT
+	}
+	if ro.in.IsDir() {
+		return syscall.EPERM
 	}
 	dir, err := t.inode(rn.parent)
 	if err != nil {
@@ -1026,31 +1027,27 @@ func (t *tx) opMkdirAll(name string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	parts := splitPath(p)
-	cur := "/"
-	for i := range parts {
-		cur = path.Join(cur, parts[i])
-		last := i == len(parts)-1
+	// Component by component, as os.MkdirAll: an existing directory (through
+	// symlinks) is fine; otherwise mkdir, which reports an existing name of any
+	// kind (a file, a dangling or looping symlink) as EEXIST.
+	cur := ""
+	for _, part := range splitPath(p) {
+		cur += "/" + part
 		r, err := f.walk(t, cur, true)
-		if err == syscall.ENOENT && !last {
-			return err
-		}
-		if err == nil && r.ino == 0 {
-			// Missing, or a dangling symlink (which mkdir reports as EEXIST).
-			if l, lerr := f.walk(t, cur, false); lerr == nil && l.ino != 0 {
-				return syscall.EEXIST
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if r.ino != 0 {
+		if err == nil && r.ino != 0 {
 			if !r.in.IsDir() {
 				return syscall.ENOTDIR
 			}
 			continue
 		}
-		if err := t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid); err != nil {
+		l, err := f.walk(t, cur, false)
+		if err != nil {
+			return err
+		}
+		if l.ino != 0 {
+			return syscall.EEXIST
+		}
+		if err := t.mkdir(l.parent, l.name, l.path, FileModeToUnix(perm), t.uid, t.gid); err != nil {
 			return err
 		}
 	}
