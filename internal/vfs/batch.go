@@ -102,7 +102,7 @@ func (b *Batch) Utimens(name string, atime, mtime time.Time, nofollow bool) erro
 // Setxattr is FS.Setxattr within the batch.
 func (b *Batch) Setxattr(name, attr string, value []byte, flags int) error {
 	return b.do("setxattr", name, func() error {
-		if err := checkSetxattr(attr, value, flags); err != nil {
+		if err := b.t.f.checkSetxattr(attr, value, flags); err != nil {
 			return err
 		}
 		return b.t.opSetattr("setxattr", name, false, setxattrFn(attr, value, flags))

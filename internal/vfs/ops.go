@@ -650,18 +650,18 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 // Setxattr sets an extended attribute. flags may be XattrCreate or XattrReplace.
 // user.* attributes are not allowed on symlinks (EPERM), as on Linux.
 func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flags int) error {
-	if err := checkSetxattr(attr, value, flags); err != nil {
+	if err := f.checkSetxattr(attr, value, flags); err != nil {
 		return perr("setxattr", name, err.(syscall.Errno))
 	}
 	return f.setattr(ctx, "setxattr", name, false, setxattrFn(attr, value, flags))
 }
 
 // checkSetxattr checks what the kernel checks before the path lookup.
-func checkSetxattr(attr string, value []byte, flags int) error {
+func (f *FS) checkSetxattr(attr string, value []byte, flags int) error {
 	if err := xattrNameLen(attr); err != nil {
 		return err
 	}
-	if len(value) > DefaultMaxXattrSize {
+	if len(value) > f.opts.MaxXattrSize {
 		return syscall.E2BIG
 	}
 	if flags&^(XattrCreate|XattrReplace) != 0 {
@@ -692,7 +692,7 @@ func setxattrFn(attr string, value []byte, flags int) func(t *tx, in *inode) err
 		if err != nil {
 			return err
 		}
-		if total+int64(len(attr)+len(value)) > DefaultMaxXattrBytes {
+		if total+int64(len(attr)+len(value)) > t.f.opts.MaxXattrBytes {
 			return syscall.ENOSPC
 		}
 		st, err := t.c.Prep("INSERT OR REPLACE INTO xattrs(ino, name, value) VALUES (?, ?, ?)")

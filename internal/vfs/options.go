@@ -1,6 +1,9 @@
 package vfs
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Defaults for Options. Every limit is an option; a zero field takes its default.
 const (
@@ -55,6 +58,12 @@ type Options struct {
 	// a large cost for small writes. By default handle writes become durable at
 	// Sync and Close (and when DirtyBytes fill), as with fsync on a kernel filesystem.
 	SyncWrites bool
+	// MaxXattrSize bounds one extended attribute's value (E2BIG). Default
+	// DefaultMaxXattrSize (64 KiB, as Linux).
+	MaxXattrSize int
+	// MaxXattrBytes bounds all extended attributes of one inode together, names
+	// included (ENOSPC). Default DefaultMaxXattrBytes.
+	MaxXattrBytes int64
 	// Readers is the number of read connections. Default DefaultReaders.
 	Readers int
 	// GroupMax bounds how many concurrent callers' mutations one group commit
@@ -101,6 +110,12 @@ func (o Options) withDefaults() Options {
 	if o.Readers == 0 {
 		o.Readers = DefaultReaders
 	}
+	if o.MaxXattrSize == 0 {
+		o.MaxXattrSize = DefaultMaxXattrSize
+	}
+	if o.MaxXattrBytes == 0 {
+		o.MaxXattrBytes = DefaultMaxXattrBytes
+	}
 	if o.GroupMax == 0 {
 		o.GroupMax = DefaultGroupMax
 	}
@@ -111,4 +126,24 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	return o
+}
+
+// validate rejects options that cannot work.
+func (o Options) validate() error {
+	switch {
+	case o.ChunkSize < 4<<10 || o.ChunkSize > 4<<20 || o.ChunkSize&(o.ChunkSize-1) != 0:
+		return fmt.Errorf("chunk size %d: must be a power of two from 4 KiB to 4 MiB", o.ChunkSize)
+	case o.PageSize < 512 || o.PageSize > 65536 || o.PageSize&(o.PageSize-1) != 0:
+		return fmt.Errorf("page size %d: must be a power of two from 512 to 65536", o.PageSize)
+	case o.MaxFileSize < 0, o.QuotaBytes < 0, o.MaxInodes < 0, o.JournalKeep < 0, o.DirtyBytes < 0,
+		o.CheckpointBytes < 0, o.MaxXattrBytes < 0:
+		return fmt.Errorf("negative limit in options")
+	case o.MaxNameLen < 0 || o.MaxNameLen > 255:
+		return fmt.Errorf("name length limit %d: must be 1..255", o.MaxNameLen)
+	case o.MaxPathLen < 0 || o.MaxPathLen > 4096:
+		return fmt.Errorf("path length limit %d: must be 1..4096", o.MaxPathLen)
+	case o.CacheEntries < 0, o.Readers < 0, o.GroupMax < 0, o.MaxXattrSize < 0:
+		return fmt.Errorf("negative count in options")
+	}
+	return nil
 }

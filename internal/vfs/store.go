@@ -67,8 +67,8 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	if opts.ChunkSize < 4<<10 || opts.ChunkSize > 4<<20 || opts.ChunkSize&(opts.ChunkSize-1) != 0 {
-		return nil, fmt.Errorf("open store: chunk size %d: must be a power of two from 4 KiB to 4 MiB", opts.ChunkSize)
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

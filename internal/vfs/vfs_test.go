@@ -131,6 +131,13 @@ func FuzzOps(f *testing.F) {
 		if err := os.Chmod(dir, 0o755); err != nil { // the vfs root's mode
 			t.Fatal(err)
 		}
+		// A program is at most 200 small operations: one that runs for a
+		// minute is stuck. Fail with every goroutine's stack rather than hang.
+		watchdog := time.AfterFunc(time.Minute, func() {
+			buf := make([]byte, 1<<20)
+			panic("FuzzOps: program stuck for a minute:\n" + string(buf[:runtime.Stack(buf, true)]))
+		})
+		defer watchdog.Stop()
 		vfstest.Diff(t, store, vfstest.OS(dir), prog)
 	})
 }
@@ -712,5 +719,30 @@ func TestCloseReleasesEverything(t *testing.T) {
 	}
 	if g, fd := runtime.NumGoroutine(), countFDs(); g > g0 || fd > fd0 {
 		t.Fatalf("after 20 open/close cycles: goroutines %d -> %d, fds %d -> %d", g0, g, fd0, fd)
+	}
+}
+
+func TestOpen_BadOptions(t *testing.T) {
+	for name, o := range map[string]vfs.Options{
+		"chunk not a power of two": {ChunkSize: 5000},
+		"chunk too small":          {ChunkSize: 1024},
+		"page too big":             {PageSize: 1 << 17},
+		"negative quota":           {QuotaBytes: -1},
+		"name limit over 255":      {MaxNameLen: 300},
+		"negative readers":         {Readers: -2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ws.db")
+			f, err := vfs.Open(context.Background(), path, o)
+			if err == nil {
+				f.Close()
+				t.Fatal("Open accepted bad options")
+			}
+			if _, serr := os.Stat(path); serr == nil {
+				if fi, _ := os.Stat(path); fi.Size() != 0 {
+					t.Errorf("bad options left a database behind")
+				}
+			}
+		})
 	}
 }
