@@ -13,6 +13,7 @@ import (
 // Seek share the handle's offset.
 type File struct {
 	f      *FS
+	ctx    context.Context // the opener's context values (actor, owner), without its cancellation
 	o      *openInode
 	name   string
 	flag   int
@@ -116,7 +117,7 @@ func (h *File) WriteAt(p []byte, off int64) (int, error) {
 			return 0, asPathErr("write", h.name, err)
 		}
 	}
-	n, err := h.f.writeLocked(h.o, p, off)
+	n, err := h.f.writeLocked(h.ctx, h.o, p, off)
 	h.o.mu.Unlock()
 	return n, asPathErr("write", h.name, err)
 }
@@ -137,7 +138,7 @@ func (h *File) Write(p []byte) (int, error) {
 		}
 		h.off = size
 	}
-	n, err := h.f.writeLocked(h.o, p, h.off)
+	n, err := h.f.writeLocked(h.ctx, h.o, p, h.off)
 	h.o.mu.Unlock()
 	h.off += int64(n)
 	return n, asPathErr("write", h.name, err)
@@ -185,7 +186,7 @@ func (h *File) Truncate(size int64) error {
 	if h.isDir || !h.writable() {
 		return perr("truncate", h.name, syscall.EINVAL)
 	}
-	return asPathErr("truncate", h.name, h.f.truncateOpen(context.Background(), h.o, size))
+	return asPathErr("truncate", h.name, h.f.truncateOpen(h.ctx, h.o, size))
 }
 
 // Sync makes everything written through any handle of this file durable.
@@ -196,7 +197,7 @@ func (h *File) Sync() error {
 	if closed {
 		return perr("sync", h.name, syscall.EBADF)
 	}
-	return asPathErr("sync", h.name, h.f.flushIno(context.Background(), h.o.ino))
+	return asPathErr("sync", h.name, h.f.flushIno(h.ctx, h.o.ino))
 }
 
 // Stat returns the file's attributes, including unflushed writes.
@@ -263,7 +264,7 @@ func (h *File) Close() error {
 	var err error
 	if !h.f.closed.Load() {
 		if !h.f.opts.ReadOnly {
-			err = h.f.flushIno(context.Background(), h.o.ino)
+			err = h.f.flushIno(h.ctx, h.o.ino)
 		}
 		if rerr := h.f.release(h.o); err == nil {
 			err = rerr
@@ -372,7 +373,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		// drops dirty pages.
 		f.contentChanged(in.Ino, true)
 	}
-	return &File{f: f, o: o, name: name, flag: flag, isDir: in.IsDir()}, nil
+	return &File{f: f, ctx: context.WithoutCancel(ctx), o: o, name: name, flag: flag, isDir: in.IsDir()}, nil
 }
 
 func openCheck(in *inode, flag int) error {

@@ -37,6 +37,22 @@ type Change struct {
 	OldPath   string // for rename/exchange; for link, the existing name
 	Off       int64  // for write: first byte changed; for truncate: the new size
 	Len       int64  // for write: bytes changed
+	Actor     string // who made the change (WithActor), "" when unknown
+}
+
+type actorKey struct{}
+
+// WithActor returns a context whose mutations are recorded in the journal as
+// made by actor (an execution id, an API token id...), so a caller can tell its
+// own changes from concurrent ones. Flushes of handle writes are attributed to
+// the context that caused them (Sync, Close, or the write that filled the buffer).
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+func actorOf(ctx context.Context) string {
+	a, _ := ctx.Value(actorKey{}).(string)
+	return a
 }
 
 // Seq returns the sequence number of the newest committed change.
@@ -73,7 +89,7 @@ func (f *FS) Changes(ctx context.Context, since uint64, limit int) ([]Change, er
 			return nil, ErrJournalTruncated
 		}
 	}
-	st, err := c.Prep(`SELECT seq, time, op, ino, parent, name, path, old_parent, old_name, old_path, off, len
+	st, err := c.Prep(`SELECT seq, time, op, ino, parent, name, path, old_parent, old_name, old_path, off, len, actor
 		FROM journal WHERE seq > ? ORDER BY seq LIMIT ?`)
 	if err != nil {
 		return nil, err
@@ -88,7 +104,7 @@ func (f *FS) Changes(ctx context.Context, since uint64, limit int) ([]Change, er
 			Seq: uint64(st.Int64(0)), Time: time.Unix(0, st.Int64(1)), Op: Op(st.Text(2)),
 			Ino: uint64(st.Int64(3)), Parent: uint64(st.Int64(4)), Name: st.Text(5), Path: st.Text(6),
 			OldParent: uint64(st.Int64(7)), OldName: st.Text(8), OldPath: st.Text(9),
-			Off: st.Int64(10), Len: st.Int64(11),
+			Off: st.Int64(10), Len: st.Int64(11), Actor: st.Text(12),
 		})
 	}
 	return out, st.Err()

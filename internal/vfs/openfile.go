@@ -384,7 +384,7 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error
 }
 
 // writeLocked copies p into o's unflushed writes at off. o.mu is held.
-func (f *FS) writeLocked(o *openInode, p []byte, off int64) (int, error) {
+func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL
 	}
@@ -417,7 +417,7 @@ func (f *FS) writeLocked(o *openInode, p []byte, off int64) (int, error) {
 	now := f.opts.Now()
 	o.mtime, o.ctime, o.meta, o.relatime = now, now, true, true
 	if o.dirtyBytes >= f.opts.DirtyBytes || f.opts.SyncWrites {
-		if err := f.flushLocked(context.Background(), o, -1); err != nil {
+		if err := f.flushLocked(ctx, o, -1); err != nil {
 			return written, err
 		}
 	}

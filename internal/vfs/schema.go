@@ -87,6 +87,25 @@ CREATE TABLE journal (
 	old_name   TEXT NOT NULL,
 	old_path   TEXT NOT NULL,
 	off        INTEGER NOT NULL,
-	len        INTEGER NOT NULL
+	len        INTEGER NOT NULL,
+	actor      TEXT NOT NULL -- who made the change (WithActor): an execution id, a token, ...
+) STRICT;
+
+-- Records and their logs: durable values for the layers above the filesystem
+-- (execution records and output, audit), outside the namespace and the journal.
+CREATE TABLE records (
+	kind    TEXT NOT NULL,
+	id      TEXT NOT NULL,
+	value   BLOB NOT NULL,
+	updated INTEGER NOT NULL,
+	PRIMARY KEY (kind, id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE record_log (
+	kind TEXT NOT NULL,
+	id   TEXT NOT NULL,
+	seq  INTEGER NOT NULL,
+	data BLOB NOT NULL,
+	PRIMARY KEY (kind, id, seq)
 ) STRICT;
 `

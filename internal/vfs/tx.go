@@ -26,6 +26,7 @@ type tx struct {
 	dying   []uint64
 	uid     uint32 // owner of inodes this transaction creates (WithOwner)
 	gid     uint32
+	actor   string // who the current request acts for (WithActor)
 	after   []func()        // run after a successful commit, outside wmu
 	created map[uint64]bool // inodes created by this transaction (INSERT, not UPDATE)
 }
@@ -146,6 +147,7 @@ func (f *FS) commitGroup(group []*request) {
 		}
 		if len(group) == 1 {
 			t.uid, t.gid = owner(r.ctx)
+			t.actor = actorOf(r.ctx)
 			if err := r.fn(t); err != nil {
 				r.err = asPathErr(r.op, r.path, err)
 			}
@@ -215,6 +217,7 @@ func (t *tx) savepoint(r *request) error {
 	}
 	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
 	t.uid, t.gid = owner(r.ctx)
+	t.actor = actorOf(r.ctx)
 	err := r.fn(t)
 	if err == nil && t.used > used && t.f.used+t.used > t.f.opts.QuotaBytes {
 		err = syscall.ENOSPC
@@ -283,8 +286,8 @@ func (t *tx) finish() error {
 		}
 	}
 	if len(t.changes) > 0 {
-		st, err := t.c.Prep(`INSERT INTO journal(seq, time, op, ino, parent, name, path, old_parent, old_name, old_path, off, len)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
+		st, err := t.c.Prep(`INSERT INTO journal(seq, time, op, ino, parent, name, path, old_parent, old_name, old_path, off, len, actor)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return err
 		}
@@ -295,7 +298,7 @@ func (t *tx) finish() error {
 			ch.Seq = seq
 			ch.Time = t.now
 			if err := st.Exec(seq, t.now.UnixNano(), string(ch.Op), ch.Ino, ch.Parent, ch.Name, ch.Path,
-				ch.OldParent, ch.OldName, ch.OldPath, ch.Off, ch.Len); err != nil {
+				ch.OldParent, ch.OldName, ch.OldPath, ch.Off, ch.Len, ch.Actor); err != nil {
 				return err
 			}
 		}
@@ -471,8 +474,11 @@ func (t *tx) dropInode(ino uint64) error {
 	return nil
 }
 
-// log records a change for the journal.
-func (t *tx) log(ch Change) { t.changes = append(t.changes, ch) }
+// log records a change for the journal, tagged with the current caller's actor.
+func (t *tx) log(ch Change) {
+	ch.Actor = t.actor
+	t.changes = append(t.changes, ch)
+}
 
 func isErrno(err error, e syscall.Errno) bool {
 	var pe *fs.PathError

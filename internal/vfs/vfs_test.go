@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -744,5 +745,94 @@ func TestOpen_BadOptions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRecords: records and their logs survive a reopen, list in id order, and
+// stay out of the filesystem and its journal.
+func TestRecords(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	f, err := vfs.Open(ctx, path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := f.Seq()
+	for _, id := range []string{"b", "a", "c"} {
+		if err := f.PutRecord(ctx, "exec", id, []byte("v-"+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if first, err := f.AppendLog(ctx, "exec", "a", []byte("one"), []byte("two")); err != nil || first != 1 {
+		t.Fatalf("append: %d %v", first, err)
+	}
+	err = f.Batch(ctx, func(b *vfs.Batch) error {
+		if first, err := b.AppendLog("exec", "a", []byte("three")); err != nil || first != 3 {
+			t.Errorf("batch append: %d %v", first, err)
+		}
+		return b.PutRecord("exec", "a", []byte("done"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Seq() != seq {
+		t.Fatal("records changed the file journal")
+	}
+	f.Close()
+	f, err = vfs.Open(ctx, path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := f.ListRecords(ctx, "exec", "", 10)
+	if err != nil || len(recs) != 3 || recs[0].ID != "a" || string(recs[0].Value) != "done" || recs[2].ID != "c" {
+		t.Fatalf("list: %+v %v", recs, err)
+	}
+	log, err := f.ReadLog(ctx, "exec", "a", 2, 10)
+	if err != nil || len(log) != 2 || log[0].Seq != 2 || string(log[1].Data) != "three" {
+		t.Fatalf("log: %+v %v", log, err)
+	}
+	if err := f.TrimLog(ctx, "exec", "a", 3); err != nil {
+		t.Fatal(err)
+	}
+	if log, _ := f.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 1 || log[0].Seq != 3 {
+		t.Fatalf("after trim: %+v", log)
+	}
+	if err := f.DeleteRecord(ctx, "exec", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.GetRecord(ctx, "exec", "a"); !errors.Is(err, vfs.ErrNoRecord) {
+		t.Fatalf("deleted record: %v", err)
+	}
+	if log, _ := f.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 0 {
+		t.Fatalf("log outlived its record: %+v", log)
+	}
+}
+
+// TestJournalActor: changes carry the actor of the context that made them,
+// including handle writes flushed at Close.
+func TestJournalActor(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{})
+	seq := f.Seq()
+	a := vfs.WithActor(ctx, "exec-1")
+	if err := f.WriteFile(a, "/x", []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := f.OpenFile(vfs.WithActor(ctx, "exec-2"), "/y", os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write([]byte("2"))
+	h.Close()
+	f.Mkdir(ctx, "/z", 0o755)
+	chs, _ := f.Changes(ctx, seq, 100)
+	var got []string
+	for _, c := range chs {
+		got = append(got, string(c.Op)+" "+c.Path+" "+c.Actor)
+	}
+	want := []string{"create /x exec-1", "write /x exec-1", "create /y exec-2", "write /y exec-2", "mkdir /z "}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }
