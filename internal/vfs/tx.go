@@ -26,7 +26,7 @@ type tx struct {
 	dying   []uint64
 	uid     uint32 // owner of inodes this transaction creates (WithOwner)
 	gid     uint32
-	actor   string // who the current request acts for (WithActor)
+	actor   string          // who the current request acts for (WithActor)
 	after   []func()        // run after a successful commit, outside wmu
 	created map[uint64]bool // inodes created by this transaction (INSERT, not UPDATE)
 }

@@ -126,7 +126,8 @@ func (o *osFS) open(rel string, flags int, mode uint32) (int, error) {
 		Flags:   uint64(flags | unix.O_CLOEXEC),
 		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS,
 	}
-	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+	// O_TMPFILE includes the O_DIRECTORY bit: test it as a whole.
+	if flags&unix.O_CREAT != 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE {
 		how.Mode = uint64(mode)
 	}
 	var fd int
