@@ -745,6 +745,9 @@ func (f *FS) Removexattr(ctx context.Context, name, attr string) error {
 		if err := xattrNamespace(attr); err != nil {
 			return err
 		}
+		if in.IsSymlink() && strings.HasPrefix(attr, "user.") {
+			return syscall.EPERM // as setxattr: user.* is for files and directories only
+		}
 		st, err := t.c.Prep("DELETE FROM xattrs WHERE ino = ? AND name = ?")
 		if err != nil {
 			return err
