@@ -193,6 +193,7 @@ func (o *openInode) discardLocked(f *FS) {
 		f.putBuf(d.buf)
 		delete(o.dirty, idx)
 	}
+	f.dirtyTotal.Add(-o.dirtyBytes)
 	o.dirtyBytes, o.writeEnd, o.meta, o.rcOK = 0, 0, false, false
 }
 
@@ -377,6 +378,7 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error
 		f.putBuf(d.buf)
 		delete(o.dirty, idx)
 	}
+	f.dirtyTotal.Add(-o.dirtyBytes)
 	o.dirtyBytes, o.writeEnd = 0, 0
 	o.meta, o.atime, o.relatime = false, false, false
 	o.rcOK = false
@@ -406,6 +408,7 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 			d = &dirtyChunk{buf: f.getBuf()}
 			o.dirty[idx] = d
 			o.dirtyBytes += cs
+			f.dirtyTotal.Add(cs)
 		}
 		copy(d.buf[within:], p[:n])
 		d.add(within, within+n)
@@ -416,7 +419,9 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 	o.writeEnd = max(o.writeEnd, end)
 	now := f.opts.Now()
 	o.mtime, o.ctime, o.meta, o.relatime = now, now, true, true
-	if o.dirtyBytes >= f.opts.DirtyBytes || f.opts.SyncWrites {
+	// Flush this file when it holds DirtyBytes, or when all open files
+	// together hold MaxDirtyBytes (the writer that crosses the line pays).
+	if o.dirtyBytes >= f.opts.DirtyBytes || f.dirtyTotal.Load() >= f.opts.MaxDirtyBytes || f.opts.SyncWrites {
 		if err := f.flushLocked(ctx, o, -1); err != nil {
 			return written, err
 		}
@@ -542,6 +547,7 @@ func (f *FS) truncateOpen(ctx context.Context, o *openInode, size int64) error {
 			f.putBuf(d.buf)
 			delete(o.dirty, idx)
 			o.dirtyBytes -= cs
+			f.dirtyTotal.Add(-cs)
 		case idx*cs+cs > size:
 			d.clip(size - idx*cs)
 		}

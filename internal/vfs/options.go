@@ -16,7 +16,8 @@ const (
 	DefaultMaxPathLen    = 4096
 	DefaultCacheEntries  = 200_000
 	DefaultJournalKeep   = 1_000_000
-	DefaultDirtyBytes    = 8 << 20 // unflushed bytes per open file before an automatic flush
+	DefaultDirtyBytes    = 8 << 20   // unflushed bytes per open file before an automatic flush
+	DefaultMaxDirtyBytes = 256 << 20 // unflushed bytes of all open files together
 	DefaultReaders       = 4
 	DefaultCheckpoint    = 64 << 20 // WAL bytes before a background checkpoint
 	DefaultGroupMax      = 64       // mutations committed together at most
@@ -54,6 +55,10 @@ type Options struct {
 	// DirtyBytes is how many written-but-unflushed bytes an open file may hold
 	// before they are flushed automatically. Default DefaultDirtyBytes.
 	DirtyBytes int64
+	// MaxDirtyBytes bounds the unflushed bytes of all open files together (the
+	// memory they hold): past it, a writer flushes its file. Default
+	// DefaultMaxDirtyBytes.
+	MaxDirtyBytes int64
 	// SyncWrites makes every File.Write and WriteAt durable before it returns, at
 	// a large cost for small writes. By default handle writes become durable at
 	// Sync and Close (and when DirtyBytes fill), as with fsync on a kernel filesystem.
@@ -107,6 +112,9 @@ func (o Options) withDefaults() Options {
 	if o.DirtyBytes == 0 {
 		o.DirtyBytes = DefaultDirtyBytes
 	}
+	if o.MaxDirtyBytes == 0 {
+		o.MaxDirtyBytes = DefaultMaxDirtyBytes
+	}
 	if o.Readers == 0 {
 		o.Readers = DefaultReaders
 	}
@@ -135,7 +143,7 @@ func (o Options) validate() error {
 		return fmt.Errorf("chunk size %d: must be a power of two from 4 KiB to 4 MiB", o.ChunkSize)
 	case o.PageSize < 512 || o.PageSize > 65536 || o.PageSize&(o.PageSize-1) != 0:
 		return fmt.Errorf("page size %d: must be a power of two from 512 to 65536", o.PageSize)
-	case o.MaxFileSize < 0, o.QuotaBytes < 0, o.MaxInodes < 0, o.JournalKeep < 0, o.DirtyBytes < 0,
+	case o.MaxFileSize < 0, o.QuotaBytes < 0, o.MaxInodes < 0, o.JournalKeep < 0, o.DirtyBytes < 0, o.MaxDirtyBytes < 0,
 		o.CheckpointBytes < 0, o.MaxXattrBytes < 0:
 		return fmt.Errorf("negative limit in options")
 	case o.MaxNameLen < 0 || o.MaxNameLen > 255:

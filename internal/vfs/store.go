@@ -42,8 +42,9 @@ type FS struct {
 
 	cache *cache
 
-	omu   sync.Mutex
-	opens map[uint64]*openInode // inodes with open handles
+	omu        sync.Mutex
+	opens      map[uint64]*openInode // inodes with open handles
+	dirtyTotal atomic.Int64          // unflushed bytes of all open inodes
 
 	gmu     sync.Mutex // guards queue and leading (group commit)
 	queue   []*request

@@ -836,3 +836,35 @@ func TestJournalActor(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// TestMaxDirtyBytes: unflushed writes of all open files together stay bounded;
+// past the bound writers flush (so most of the data is already stored before
+// any Close).
+func TestMaxDirtyBytes(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{DirtyBytes: 8 << 20, MaxDirtyBytes: 2 << 20})
+	var hs []*vfs.File
+	for i := 0; i < 16; i++ {
+		h, err := f.Create(ctx, "/f"+itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Write(randBytes(1 << 20)); err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 16 MiB written, at most ~2 MiB (plus one writer's last write) unflushed.
+	if st.UniqueBytes < 13<<20 {
+		t.Fatalf("only %d bytes stored before Close: unflushed writes are not bounded", st.UniqueBytes)
+	}
+	for _, h := range hs {
+		if err := h.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
