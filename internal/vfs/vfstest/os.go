@@ -455,6 +455,12 @@ func (o *osFS) Link(ctx context.Context, oldname, newname string) error {
 		return perr("link", oldname, err)
 	}
 	defer unix.Close(oldfd)
+	// link(2) resolves the old name completely before the new one's parent:
+	// a missing old name is ENOENT even when the new path is broken.
+	var st unix.Stat_t
+	if err := unix.Fstatat(oldfd, oldbase, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return perr("link", oldname, err)
+	}
 	newfd, newbase, err := o.parent(newname)
 	if err != nil {
 		return perr("link", newname, err)
