@@ -105,7 +105,8 @@ func (f *FS) DeleteRecord(ctx context.Context, kind, id string) error {
 }
 
 func (t *tx) deleteRecord(kind, id string) error {
-	for _, q := range []string{"DELETE FROM records WHERE kind = ? AND id = ?", "DELETE FROM record_log WHERE kind = ? AND id = ?"} {
+	for _, q := range []string{"DELETE FROM records WHERE kind = ? AND id = ?", "DELETE FROM record_log WHERE kind = ? AND id = ?",
+		"DELETE FROM record_log_seq WHERE kind = ? AND id = ?"} {
 		st, err := t.c.Prep(q)
 		if err != nil {
 			return err
@@ -130,8 +131,15 @@ func (f *FS) AppendLog(ctx context.Context, kind, id string, entries ...[]byte) 
 }
 
 func (t *tx) appendLog(kind, id string, entries [][]byte) (uint64, error) {
-	last, err := queryUint(t.c, "SELECT coalesce(max(seq), 0) FROM record_log WHERE kind = ? AND id = ?", kind, id)
+	last, err := queryUint(t.c, "SELECT coalesce((SELECT last FROM record_log_seq WHERE kind = ? AND id = ?), 0)", kind, id)
 	if err != nil {
+		return 0, err
+	}
+	set, err := t.c.Prep("INSERT OR REPLACE INTO record_log_seq(kind, id, last) VALUES (?, ?, ?)")
+	if err != nil {
+		return 0, err
+	}
+	if err := set.Exec(kind, id, last+uint64(len(entries))); err != nil {
 		return 0, err
 	}
 	st, err := t.c.Prep("INSERT INTO record_log(kind, id, seq, data) VALUES (?, ?, ?, ?)")

@@ -101,6 +101,14 @@ CREATE TABLE records (
 	PRIMARY KEY (kind, id)
 ) STRICT, WITHOUT ROWID;
 
+-- The last sequence number of each log, so numbering survives trimming.
+CREATE TABLE record_log_seq (
+	kind TEXT NOT NULL,
+	id   TEXT NOT NULL,
+	last INTEGER NOT NULL,
+	PRIMARY KEY (kind, id)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE record_log (
 	kind TEXT NOT NULL,
 	id   TEXT NOT NULL,

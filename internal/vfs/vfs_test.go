@@ -798,6 +798,13 @@ func TestRecords(t *testing.T) {
 	if log, _ := f.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 1 || log[0].Seq != 3 {
 		t.Fatalf("after trim: %+v", log)
 	}
+	// Trimmed to empty, the numbering still goes on.
+	if err := f.TrimLog(ctx, "exec", "a", 100); err != nil {
+		t.Fatal(err)
+	}
+	if first, err := f.AppendLog(ctx, "exec", "a", []byte("four")); err != nil || first != 4 {
+		t.Fatalf("append after emptying trim: %d %v", first, err)
+	}
 	if err := f.DeleteRecord(ctx, "exec", "a"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,154 @@
+// Package run is the execution framework: one entry point, Runtime.Exec, that
+// routes source to a backend by id, and the durable, observable, killable,
+// re-attachable executions it creates. The backend defines the language of the
+// source (bash for shell and sandbox, an ES module for js); run defines
+// everything around it.
+//
+// # Concepts
+//
+// A Backend runs one Job: source, cwd, environment, stdin, optional JSON input,
+// and the workspace store; it writes output to the job's Stdout and Stderr and
+// returns an Outcome (exit code, optional JSON value) or an error. Backends
+// live in their own packages and assert the interface:
+//
+//	var _ run.Backend = (*Backend)(nil)
+//
+// A Runtime holds the backends of one workspace store and its executions.
+// Open it on a store, Close it before closing the store; one Runtime per store.
+//
+// An Execution has an id (chosen by the caller or generated; generated ids
+// sort by start time), a durable record (Info), a numbered event stream
+// (stdout, stderr, then one exit event), and, once ended, a Result: status,
+// exit code, kept stdout and stderr, optional JSON value, start and end times,
+// the backend that ran it, and the workspace paths it created, modified and
+// deleted (Changes).
+//
+// # Lifecycle
+//
+//	Exec ─► running ─┬─► completed   the backend returned an Outcome (any exit code)
+//	                 ├─► failed      the backend returned an error or panicked, its value
+//	                 │               was invalid, or the server stopped (exit code 125)
+//	                 ├─► cancelled   Kill (exit code 128+signal, the signal recorded)
+//	                 └─► timed-out   the timeout elapsed (exit code 124)
+//
+// Exec validates the options, reserves a slot (Options.MaxRunning, else
+// ErrBusy), stores the record as running and starts the backend on its own
+// goroutine; a supervisor goroutine writes output to the store and records the
+// end. Kill, the timeout and Close cancel the backend's ctx with a cause
+// (*KillError, ErrTimedOut, ErrStopped) that decides the status, whatever the
+// backend then returns. A backend that has not returned Options.KillGrace
+// after its ctx was cancelled is abandoned: the execution is recorded as ended
+// (the error says so) and the backend's later output is refused. When the end
+// is durable the execution leaves the running set and Done is closed; Wait
+// returns then. Ended executions can be read (Get, List, Attach) until they are
+// disposed (Dispose; a running one is refused with ErrRunning: kill, wait,
+// then dispose) or pruned.
+//
+// # Environment
+//
+// A backend sees only the environment run gives it: DefaultEnv (PATH, HOME,
+// LANG, TERM), or Options.Env instead, overlaid with ExecOptions.Env, plus
+// DESK_EXEC_ID. The host process's environment is never passed on. Env, stdin
+// and input are not stored in the record (they may carry secrets); the source
+// is.
+//
+// # Events
+//
+// Events are numbered from 1 in the order they happened; the exit event is
+// last. Output is cut into events of at most 32 KiB (less for small output
+// caps). A Stream reads events from any number on, with Stream.Next: for an
+// ended execution from the store, for a running one from memory and then live,
+// so a reader that attaches while output flows gets every event once, in
+// order, with no gap (the replay and the live part are read under the same
+// lock). Any number of readers may attach; readers never slow the backend.
+//
+// # Output cap: head and tail
+//
+// An execution keeps at most its OutputLimit (default 1 MiB) of output,
+// counting each event's data plus 32 bytes: the first half (the head) and the
+// last half (the tail). When the tail is full its oldest events are evicted.
+// Evicted events are represented by an elided marker (EventElided) whose Seq
+// is the number of the last event it stands for, whose First is the first, and
+// whose Bytes counts their output; every event carries the stdout and stderr
+// offsets at which it starts, so elided byte counts are exact. Result.Stdout
+// and Result.Stderr show "[... N bytes elided ...]" on a line where output was
+// elided, and StdoutElided/StderrElided count it. A live reader that stays
+// within the tail of the writer sees every event; one that falls further
+// behind gets a marker for exactly what it missed, as a replay would.
+//
+// # Changes
+//
+// Every backend call on the store made with the job's ctx is recorded in the
+// change journal with the execution id as actor (vfs.WithActor). When the
+// backend returns, the journal entries with that actor between the store's
+// sequence number at start (Info.JournalStart) and at the end (JournalEnd) are
+// collapsed per path into created, modified and deleted paths (see Changes).
+// Changes made concurrently by others (API writes, other executions) are not
+// included. Paths are the store's.
+//
+// # Persistence: what is durable when
+//
+// Everything lives in the workspace database, as vfs records and logs:
+//
+//	kind "exec",      id: the record (Info as JSON); its log: the head events
+//	kind "exec.tail", id: no record; its log: the tail events and the exit event
+//	kind "exec.live", id: an empty record while the execution runs
+//
+// The tail has a log of its own because vfs logs can only be trimmed from the
+// front. Each log entry is one event in a compact binary encoding (a version
+// byte, a type byte, varints for number, time and offsets, then the data or,
+// for exit, JSON). When Exec returns, the record (status running) is durable.
+// Output is written in batches: at most Options.FlushInterval (50 ms) after it
+// was produced, as soon as Options.FlushBytes (64 KiB) are waiting, and at the
+// end; tail events evicted after they were written are deleted from the tail
+// log lazily (when they exceed a quarter of the tail) and exactly at the end.
+// The end (remaining output, exit event, final record, removal of the
+// "exec.live" marker) is one transaction, durable before Wait returns, so a
+// crash never loses a final state that Wait reported (if the end cannot be
+// stored, Wait returns the error with the result). A crash of the process
+// (kill -9) loses only the output of the last flush interval of the
+// executions that were running; power loss may also lose the last commits, as
+// for every store write. On Open, every execution with an "exec.live"
+// marker whose record says running is recorded as failed with the error "desk
+// server stopped while the execution was running", an exit event numbered
+// after the last stored one, an end time equal to its last stored event's (or
+// its start), and a change set marked Truncated (it was not computed). After a
+// crash the stored tail may have more than one elided stretch (events evicted
+// from memory but not yet deleted); replay shows a marker for each.
+//
+// # Retention
+//
+// Ended executions are kept up to Options.MaxRecords (default 1000, the
+// newest by end time) and Options.MaxAge (default 7 days). Pruning runs after
+// every execution ends and before List; the first prune of a Runtime reads the
+// end time of every record once (kept in memory afterwards). Running
+// executions are never pruned.
+//
+// # Limits and errors
+//
+// Every limit is an Options field with a documented default: concurrent
+// executions (ErrBusy), timeout default and maximum (ErrTimeoutTooLong),
+// source, input, environment and stdin size, output-limit maximum
+// (ErrTooLarge), value size (the execution fails), change-set size (marked
+// Truncated), record count and age. Errors are wrapped "verb noun: %w" around
+// the exported sentinels; adapters map them with errors.Is (each sentinel's
+// documentation suggests an HTTP status and errno).
+//
+// # Locks and their order
+//
+//   - Runtime.mu guards the running and reserved sets and the closed flag.
+//     Execution.mu guards an execution's events, counters and record. The two
+//     are never held together (List and Get read an execution after Lookup
+//     released Runtime.mu; an execution's end releases Execution.mu before
+//     taking Runtime.mu), and neither is held across store calls or while
+//     waiting.
+//   - Runtime.pmu serialises pruning and is taken before Runtime.imu, which
+//     guards the index of end times and is held while the index is first
+//     loaded from the store. Both are taken only by pruning, by an execution's
+//     end (imu, after Runtime.mu is released) and by Dispose.
+//
+// A backend must not call Runtime methods that wait for its own execution
+// (Wait on itself would never return) and must close every vfs.File it opened
+// before returning (handle writes flushed later fall outside the window of the
+// change set, and are attributed to whoever flushes them).
+package run

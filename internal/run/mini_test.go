@@ -1,0 +1,166 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// mini is the test backend: a line-oriented language, one command per line.
+//
+//	echo TEXT        TEXT and a newline to stdout
+//	err TEXT         TEXT and a newline to stderr
+//	lines N          N lines "%07d\n" (8 bytes each) to stdout, one write each
+//	drip N           N one-byte writes "x" to stdout
+//	sleep DURATION   sleep, or return ctx's error when cancelled first
+//	wait GATE        block until the test opens GATE, or ctx is cancelled
+//	hang GATE        block until the test opens GATE, ignoring ctx
+//	spin             busy-loop until ctx is cancelled
+//	exit N           end with exit code N
+//	value JSON       end with exit code 0 and this value
+//	fail MESSAGE     return an error
+//	panic            panic
+//	write PATH DATA  vfs WriteFile with the job's ctx
+//	mkdir PATH       vfs Mkdir
+//	rm PATH          vfs RemoveAll
+//	mv OLD NEW       vfs Rename
+//	env              the environment, sorted, one K=V per line
+//	cat              copy stdin to stdout
+//	input            the JSON input to stdout
+//	cwd | backend | id   print the job's field
+type mini struct {
+	mu    sync.Mutex
+	gates map[string]chan struct{}
+	jobs  []*Job
+}
+
+var _ Backend = (*mini)(nil)
+
+func newMini() *mini { return &mini{gates: map[string]chan struct{}{}} }
+
+func (m *mini) gate(name string) chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.gates[name]
+	if !ok {
+		g = make(chan struct{})
+		m.gates[name] = g
+	}
+	return g
+}
+
+// open opens a gate (once).
+func (m *mini) open(name string) {
+	g := m.gate(name)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	select {
+	case <-g:
+	default:
+		close(g)
+	}
+}
+
+func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
+	m.mu.Lock()
+	m.jobs = append(m.jobs, job)
+	m.mu.Unlock()
+	for line := range strings.SplitSeq(job.Source, "\n") {
+		cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+		var err error
+		switch cmd {
+		case "":
+		case "echo":
+			_, err = io.WriteString(job.Stdout, arg+"\n")
+		case "err":
+			_, err = io.WriteString(job.Stderr, arg+"\n")
+		case "lines":
+			n, _ := strconv.Atoi(arg)
+			for i := range n {
+				if _, err = fmt.Fprintf(job.Stdout, "%07d\n", i); err != nil {
+					break
+				}
+			}
+		case "drip":
+			n, _ := strconv.Atoi(arg)
+			for range n {
+				if _, err = job.Stdout.Write([]byte("x")); err != nil {
+					break
+				}
+			}
+		case "sleep":
+			d, _ := time.ParseDuration(arg)
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return Outcome{}, ctx.Err()
+			}
+		case "wait":
+			select {
+			case <-m.gate(arg):
+			case <-ctx.Done():
+				return Outcome{}, ctx.Err()
+			}
+		case "hang":
+			<-m.gate(arg)
+		case "spin":
+			for ctx.Err() == nil {
+				runtime.Gosched()
+			}
+			return Outcome{}, ctx.Err()
+		case "exit":
+			n, _ := strconv.Atoi(arg)
+			return Outcome{ExitCode: n}, nil
+		case "value":
+			return Outcome{Value: json.RawMessage(arg)}, nil
+		case "fail":
+			return Outcome{}, errors.New(arg)
+		case "panic":
+			panic("mini: " + arg)
+		case "write":
+			p, data, _ := strings.Cut(arg, " ")
+			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
+		case "mkdir":
+			err = job.FS.Mkdir(ctx, arg, 0o755)
+		case "rm":
+			err = job.FS.RemoveAll(ctx, arg)
+		case "mv":
+			a, b, _ := strings.Cut(arg, " ")
+			err = job.FS.Rename(ctx, a, b, 0)
+		case "env":
+			keys := make([]string, 0, len(job.Env))
+			for k := range job.Env {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				fmt.Fprintf(job.Stdout, "%s=%s\n", k, job.Env[k])
+			}
+		case "cat":
+			_, err = io.Copy(job.Stdout, job.Stdin)
+		case "input":
+			_, err = job.Stdout.Write(job.Input)
+		case "cwd":
+			_, err = io.WriteString(job.Stdout, job.Cwd+"\n")
+		case "backend":
+			_, err = io.WriteString(job.Stdout, job.Backend+"\n")
+		case "id":
+			_, err = io.WriteString(job.Stdout, job.ID+"\n")
+		default:
+			fmt.Fprintf(job.Stderr, "mini: %s: unknown command\n", cmd)
+			return Outcome{ExitCode: 127}, nil
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+	}
+	return Outcome{}, nil
+}

@@ -1,0 +1,273 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"path"
+	"strings"
+	"time"
+)
+
+// Defaults for Options and ExecOptions. A zero field takes its default.
+const (
+	DefaultCwd            = "/workspace"
+	DefaultMaxRunning     = 16
+	DefaultTimeout        = 5 * time.Minute
+	DefaultMaxTimeout     = time.Hour
+	DefaultOutputLimit    = 1 << 20  // stored output per execution: head + tail
+	DefaultMaxOutputLimit = 64 << 20 // the largest OutputLimit an execution may ask for
+	MinOutputLimit        = 1 << 10
+	DefaultMaxSourceBytes = 1 << 20
+	DefaultMaxInputBytes  = 1 << 20
+	DefaultMaxValueBytes  = 1 << 20
+	DefaultMaxStdinBytes  = 64 << 20
+	DefaultMaxEnvBytes    = 128 << 10
+	DefaultMaxChanges     = 10_000 // paths reported per execution (created + modified + deleted)
+	DefaultMaxRecords     = 1000   // finished executions kept
+	DefaultMaxAge         = 7 * 24 * time.Hour
+	DefaultFlushInterval  = 50 * time.Millisecond
+	DefaultFlushBytes     = 64 << 10
+	DefaultKillGrace      = 10 * time.Second
+)
+
+// DefaultEnv returns the environment every execution starts from unless
+// Options.Env replaces it. ExecOptions.Env is laid over it, and DESK_EXEC_ID
+// (the execution id) is always set.
+func DefaultEnv() map[string]string {
+	return map[string]string{
+		"PATH": "/usr/local/bin:/usr/bin:/bin",
+		"HOME": DefaultCwd,
+		"LANG": "C.UTF-8",
+		"TERM": "dumb",
+	}
+}
+
+// Options configure a Runtime. The zero value gives the documented defaults;
+// negative values are an error.
+type Options struct {
+	// MaxRunning bounds concurrently running executions; Exec past it fails
+	// with ErrBusy. Default DefaultMaxRunning (16).
+	MaxRunning int
+	// Timeout is the timeout of an execution that asks for none. Default
+	// DefaultTimeout (5m), or MaxTimeout if that is shorter.
+	Timeout time.Duration
+	// MaxTimeout is the largest timeout an execution may ask for (beyond:
+	// ErrTimeoutTooLong). Default DefaultMaxTimeout (1h).
+	MaxTimeout time.Duration
+	// OutputLimit is the stored output of an execution that asks for none: the
+	// first half and the last half of its output are kept, what lies between is
+	// elided (counted). Default DefaultOutputLimit (1 MiB).
+	OutputLimit int64
+	// MaxOutputLimit bounds ExecOptions.OutputLimit (ErrTooLarge). Default 64 MiB.
+	MaxOutputLimit int64
+	// MaxSourceBytes bounds the source (ErrTooLarge). Default 1 MiB.
+	MaxSourceBytes int
+	// MaxInputBytes bounds ExecOptions.Input (ErrTooLarge). Default 1 MiB.
+	MaxInputBytes int
+	// MaxValueBytes bounds Outcome.Value; a larger value fails the execution.
+	// Default 1 MiB.
+	MaxValueBytes int
+	// MaxStdinBytes bounds what a backend may read from stdin; the read past it
+	// fails with ErrTooLarge. Default 64 MiB.
+	MaxStdinBytes int64
+	// MaxEnvBytes bounds the given environment (keys + values) (ErrTooLarge).
+	// Default 128 KiB.
+	MaxEnvBytes int
+	// MaxChanges bounds the paths listed in a change set; past it the set is
+	// marked Truncated. Default 10,000.
+	MaxChanges int
+	// MaxRecords is how many finished executions are kept; older ones (by end
+	// time) are pruned. Default 1000.
+	MaxRecords int
+	// MaxAge is how long a finished execution is kept. Default 7 days.
+	MaxAge time.Duration
+	// FlushInterval and FlushBytes set how output is written to the database:
+	// in one batch at most FlushInterval after it was produced, or as soon as
+	// FlushBytes are waiting, and at exit. Defaults 50ms and 64 KiB.
+	FlushInterval time.Duration
+	FlushBytes    int
+	// KillGrace is how long a backend has to return once its ctx is cancelled
+	// (kill, timeout, Close) before the execution is recorded as ended without
+	// it. Default 10s.
+	KillGrace time.Duration
+	// Env replaces DefaultEnv as the base environment (nil: DefaultEnv()).
+	Env map[string]string
+	// DefaultBackend is used when ExecOptions.Backend is empty ("" means a
+	// backend must always be named).
+	DefaultBackend string
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxRunning < 0 || o.Timeout < 0 || o.MaxTimeout < 0 || o.OutputLimit < 0 || o.MaxOutputLimit < 0 ||
+		o.MaxSourceBytes < 0 || o.MaxInputBytes < 0 || o.MaxValueBytes < 0 || o.MaxStdinBytes < 0 ||
+		o.MaxEnvBytes < 0 || o.MaxChanges < 0 || o.MaxRecords < 0 || o.MaxAge < 0 || o.FlushInterval < 0 ||
+		o.FlushBytes < 0 || o.KillGrace < 0 {
+		return o, fmt.Errorf("check options: negative limit: %w", ErrInvalid)
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def64 := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxRunning, DefaultMaxRunning)
+	defD(&o.MaxTimeout, DefaultMaxTimeout)
+	defD(&o.Timeout, min(DefaultTimeout, o.MaxTimeout))
+	def64(&o.OutputLimit, DefaultOutputLimit)
+	def64(&o.MaxOutputLimit, DefaultMaxOutputLimit)
+	def(&o.MaxSourceBytes, DefaultMaxSourceBytes)
+	def(&o.MaxInputBytes, DefaultMaxInputBytes)
+	def(&o.MaxValueBytes, DefaultMaxValueBytes)
+	def64(&o.MaxStdinBytes, DefaultMaxStdinBytes)
+	def(&o.MaxEnvBytes, DefaultMaxEnvBytes)
+	def(&o.MaxChanges, DefaultMaxChanges)
+	def(&o.MaxRecords, DefaultMaxRecords)
+	defD(&o.MaxAge, DefaultMaxAge)
+	defD(&o.FlushInterval, DefaultFlushInterval)
+	def(&o.FlushBytes, DefaultFlushBytes)
+	defD(&o.KillGrace, DefaultKillGrace)
+	if o.Env == nil {
+		o.Env = DefaultEnv()
+	} else {
+		o.Env = maps.Clone(o.Env)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Timeout > o.MaxTimeout {
+		return o, fmt.Errorf("check options: timeout %v over the maximum %v: %w", o.Timeout, o.MaxTimeout, ErrTimeoutTooLong)
+	}
+	if o.OutputLimit < MinOutputLimit || o.OutputLimit > o.MaxOutputLimit {
+		return o, fmt.Errorf("check options: output limit %d not in [%d, %d]: %w", o.OutputLimit, MinOutputLimit, o.MaxOutputLimit, ErrInvalid)
+	}
+	for k, v := range o.Env {
+		if err := checkEnv(k, v); err != nil {
+			return o, fmt.Errorf("check options: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// ExecOptions configure one execution. The zero value runs Options.DefaultBackend
+// in DefaultCwd with the default timeout and output limit.
+type ExecOptions struct {
+	// ID is the execution id: 1 to 64 of [A-Za-z0-9._-], starting with a letter
+	// or digit. Empty: a new id is generated (26 characters, sorting by
+	// creation time). An id in use is ErrExists.
+	ID string
+	// Backend selects the backend by id (empty: Options.DefaultBackend).
+	Backend string
+	// Cwd is the absolute working directory (default DefaultCwd); it is
+	// cleaned, not checked for existence (the backend does that).
+	Cwd string
+	// Env is laid over the base environment for this execution only.
+	Env map[string]string
+	// Stdin is standard input, read by the backend while it runs (use
+	// bytes.NewReader for bytes). The runtime never closes it. Nil: empty.
+	Stdin io.Reader
+	// Timeout bounds the execution's run time (0: Options.Timeout; more than
+	// Options.MaxTimeout: ErrTimeoutTooLong).
+	Timeout time.Duration
+	// Input is a JSON value passed to the backend (at most Options.MaxInputBytes).
+	Input json.RawMessage
+	// OutputLimit is the stored output cap (0: Options.OutputLimit; at least
+	// MinOutputLimit, at most Options.MaxOutputLimit).
+	OutputLimit int64
+}
+
+// checked is ExecOptions validated and completed.
+type checked struct {
+	ExecOptions
+	env map[string]string
+}
+
+func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
+	c := checked{ExecOptions: o}
+	if o.ID != "" && !ValidID(o.ID) {
+		return c, fmt.Errorf("check execution id %q: want 1-64 of [A-Za-z0-9._-] starting with a letter or digit: %w", o.ID, ErrInvalid)
+	}
+	if c.Backend == "" {
+		c.Backend = r.opts.DefaultBackend
+	}
+	if c.Backend == "" {
+		return c, fmt.Errorf("route execution: no backend given (have %s): %w", strings.Join(r.Backends(), ", "), ErrUnknownBackend)
+	}
+	if _, ok := r.backends[c.Backend]; !ok {
+		return c, fmt.Errorf("route execution: backend %q (have %s): %w", c.Backend, strings.Join(r.Backends(), ", "), ErrUnknownBackend)
+	}
+	if len(source) > r.opts.MaxSourceBytes {
+		return c, fmt.Errorf("check source: %d bytes, over the limit of %d: %w", len(source), r.opts.MaxSourceBytes, ErrTooLarge)
+	}
+	if c.Cwd == "" {
+		c.Cwd = DefaultCwd
+	}
+	if !strings.HasPrefix(c.Cwd, "/") || strings.IndexByte(c.Cwd, 0) >= 0 {
+		return c, fmt.Errorf("check cwd %q: not an absolute path: %w", c.Cwd, ErrInvalid)
+	}
+	c.Cwd = path.Clean(c.Cwd)
+	switch {
+	case c.Timeout < 0:
+		return c, fmt.Errorf("check timeout %v: negative: %w", c.Timeout, ErrInvalid)
+	case c.Timeout == 0:
+		c.Timeout = r.opts.Timeout
+	case c.Timeout > r.opts.MaxTimeout:
+		return c, fmt.Errorf("check timeout: %v over the maximum of %v: %w", c.Timeout, r.opts.MaxTimeout, ErrTimeoutTooLong)
+	}
+	switch {
+	case c.OutputLimit < 0:
+		return c, fmt.Errorf("check output limit %d: negative: %w", c.OutputLimit, ErrInvalid)
+	case c.OutputLimit == 0:
+		c.OutputLimit = r.opts.OutputLimit
+	case c.OutputLimit > r.opts.MaxOutputLimit:
+		return c, fmt.Errorf("check output limit: %d over the maximum of %d: %w", c.OutputLimit, r.opts.MaxOutputLimit, ErrTooLarge)
+	case c.OutputLimit < MinOutputLimit:
+		return c, fmt.Errorf("check output limit: %d under the minimum of %d: %w", c.OutputLimit, MinOutputLimit, ErrInvalid)
+	}
+	if len(c.Input) > 0 {
+		if len(c.Input) > r.opts.MaxInputBytes {
+			return c, fmt.Errorf("check input: %d bytes, over the limit of %d: %w", len(c.Input), r.opts.MaxInputBytes, ErrTooLarge)
+		}
+		if !json.Valid(c.Input) {
+			return c, fmt.Errorf("check input: not valid JSON: %w", ErrInvalid)
+		}
+		c.Input = append(json.RawMessage(nil), c.Input...)
+	} else {
+		c.Input = nil
+	}
+	size := 0
+	for k, v := range c.Env {
+		if err := checkEnv(k, v); err != nil {
+			return c, err
+		}
+		size += len(k) + len(v) + 2
+	}
+	if size > r.opts.MaxEnvBytes {
+		return c, fmt.Errorf("check env: %d bytes, over the limit of %d: %w", size, r.opts.MaxEnvBytes, ErrTooLarge)
+	}
+	c.env = maps.Clone(r.opts.Env)
+	maps.Copy(c.env, c.Env)
+	return c, nil
+}
+
+func checkEnv(k, v string) error {
+	if k == "" || strings.ContainsAny(k, "=\x00") {
+		return fmt.Errorf("check env: bad name %q: %w", k, ErrInvalid)
+	}
+	if strings.IndexByte(v, 0) >= 0 {
+		return fmt.Errorf("check env: value of %s holds a NUL byte: %w", k, ErrInvalid)
+	}
+	return nil
+}

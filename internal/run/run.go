@@ -1,0 +1,176 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Backend runs source written in its language. Implementations live in their
+// own packages and assert the interface:
+//
+//	var _ run.Backend = (*Backend)(nil)
+//
+// Run is called once per execution, on its own goroutine, with a ctx that
+//   - carries vfs.WithActor(ctx, job.ID), so every change made with it (or a
+//     context derived from it) is attributed to the execution in the change
+//     journal — the change set in the Result depends on it;
+//   - is cancelled when the execution is killed, times out or the Runtime
+//     closes; context.Cause(ctx) tells which (a *KillError, ErrTimedOut or
+//     ErrStopped). Run must return promptly once ctx is done: the runtime waits
+//     Options.KillGrace, then records the execution as ended and abandons the
+//     goroutine (its later output is dropped).
+//
+// Run writes output to job.Stdout and job.Stderr (safe for concurrent use; the
+// data is copied) and returns the program's exit code and optional JSON value.
+// A non-nil error means the backend could not run the source at all (the
+// execution is recorded as failed with the error's text); a program that ran
+// and failed reports a non-zero Outcome.ExitCode and a nil error. Run must
+// close every vfs.File it opened before it returns: handle writes flushed later
+// fall outside the execution's change window.
+type Backend interface {
+	Run(ctx context.Context, job *Job) (Outcome, error)
+}
+
+// Job is what a Backend gets for one execution. The runtime owns it; a backend
+// reads it and must not keep it after Run returns.
+type Job struct {
+	// ID is the execution id (also the journal actor of ctx).
+	ID string
+	// Backend is the id the execution was routed by.
+	Backend string
+	// Source is the program text, in the backend's language.
+	Source string
+	// Cwd is the absolute, cleaned working directory (default DefaultCwd).
+	Cwd string
+	// Env is the complete environment: Options.Env (or DefaultEnv) overlaid
+	// with ExecOptions.Env, plus DESK_EXEC_ID. Never the host's environment.
+	Env map[string]string
+	// Stdin is standard input (empty when none was given; never nil). Reads
+	// past Options.MaxStdinBytes fail with ErrTooLarge.
+	Stdin io.Reader
+	// Input is an optional JSON value for backends that take one (nil if none).
+	Input json.RawMessage
+	// Stdout and Stderr receive the program's output. Writes after Run
+	// returned fail with ErrNotRunning.
+	Stdout, Stderr io.Writer
+	// FS is the workspace store. Use Run's ctx for every call.
+	FS *vfs.FS
+}
+
+// Outcome is what a backend reports when the program ran to its end.
+type Outcome struct {
+	// ExitCode is the program's exit status (0 success).
+	ExitCode int
+	// Value is an optional JSON value (a js module's result, for example). It
+	// must be valid JSON and at most Options.MaxValueBytes long, or the
+	// execution is recorded as failed.
+	Value json.RawMessage
+}
+
+// Status is the state of an execution.
+type Status string
+
+// Statuses. Every execution starts running and ends in exactly one of the others.
+const (
+	StatusRunning   Status = "running"
+	StatusCompleted Status = "completed" // the backend ran the source to its end (any exit code)
+	StatusFailed    Status = "failed"    // the backend returned an error, panicked, or the server stopped
+	StatusCancelled Status = "cancelled" // Kill
+	StatusTimedOut  Status = "timed-out" // the timeout elapsed
+)
+
+// Exit codes reported for executions that did not end on their own, following
+// the conventions of timeout(1), docker run and shells.
+const (
+	ExitTimedOut = 124 // timed-out (as GNU timeout)
+	ExitFailed   = 125 // failed: the backend could not run the source (as docker run)
+	// A cancelled execution reports 128 + the signal number (137 for SIGKILL,
+	// 143 for SIGTERM), as a shell reports a process killed by a signal.
+)
+
+// Signal is a signal sent to an execution by Kill. Its number is the Linux one.
+type Signal int
+
+// Signals Kill accepts.
+const (
+	SIGHUP  Signal = 1
+	SIGINT  Signal = 2
+	SIGQUIT Signal = 3
+	SIGKILL Signal = 9
+	SIGTERM Signal = 15
+)
+
+var signalNames = map[Signal]string{SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM"}
+
+// String returns the signal's name ("SIGKILL").
+func (s Signal) String() string {
+	if n, ok := signalNames[s]; ok {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
+}
+
+// Valid reports whether Kill accepts s.
+func (s Signal) Valid() bool { _, ok := signalNames[s]; return ok }
+
+// ParseSignal parses a signal given as "SIGTERM", "TERM", "term" or "15".
+func ParseSignal(s string) (Signal, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if sig := Signal(n); sig.Valid() {
+			return sig, nil
+		}
+	} else {
+		u := strings.ToUpper(s)
+		if !strings.HasPrefix(u, "SIG") {
+			u = "SIG" + u
+		}
+		for sig, name := range signalNames {
+			if name == u {
+				return sig, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("parse signal %q: %w", s, ErrInvalid)
+}
+
+// Errors. Adapters map them with errors.Is; the suggested HTTP status and
+// errno are given for each.
+var (
+	// ErrUnknownBackend: no backend has the requested id (400, EINVAL).
+	ErrUnknownBackend = errors.New("unknown backend")
+	// ErrBusy: Options.MaxRunning executions are already running (429, EBUSY).
+	ErrBusy = errors.New("too many running executions")
+	// ErrTooLarge: source, input, stdin, env, value or output limit over its bound (413, E2BIG).
+	ErrTooLarge = errors.New("too large")
+	// ErrTimeoutTooLong: a timeout beyond Options.MaxTimeout (400, EINVAL).
+	ErrTimeoutTooLong = errors.New("timeout exceeds the maximum")
+	// ErrInvalid: malformed options (id, cwd, env, input JSON, signal...) (400, EINVAL).
+	ErrInvalid = errors.New("invalid argument")
+	// ErrNotFound: no execution has that id (404, ENOENT).
+	ErrNotFound = errors.New("no such execution")
+	// ErrExists: an execution with that id already exists (409, EEXIST).
+	ErrExists = errors.New("execution id already in use")
+	// ErrRunning: the execution is still running (Dispose) (409, EBUSY).
+	ErrRunning = errors.New("execution is running")
+	// ErrNotRunning: the execution has ended (Kill, output writes) (409, ESRCH).
+	ErrNotRunning = errors.New("execution is not running")
+	// ErrClosed: the Runtime is closed (503, ESHUTDOWN).
+	ErrClosed = errors.New("runtime is closed")
+	// ErrTimedOut is the context cause a backend sees when the timeout elapsed.
+	ErrTimedOut = errors.New("execution timed out")
+	// ErrStopped is the context cause a backend sees when the Runtime closes.
+	ErrStopped = errors.New("desk server stopped while the execution was running")
+)
+
+// KillError is the context cause a backend sees when the execution was killed.
+type KillError struct{ Signal Signal }
+
+// Error says which signal killed the execution.
+func (e *KillError) Error() string { return "execution killed by " + e.Signal.String() }
