@@ -1,0 +1,258 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Sentinels for named conditions. Errors wrap them; test with errors.Is.
+var (
+	// ErrNotFound: no workspace of that name exists in the data directory.
+	ErrNotFound = errors.New("workspace not found")
+	// ErrExists: Create was given the name of a workspace that already exists.
+	ErrExists = errors.New("workspace already exists")
+	// ErrInUse: the workspace is open (Remove found its store locked by this or
+	// another process; the host also returns it for a workspace with leases).
+	ErrInUse = errors.New("workspace is in use")
+)
+
+// AttachFunc builds the parts of a workspace that live above its store (the
+// execution runtime today; policy and audit later) once the store is open. It
+// is the seam through which internal/run is wired in without this package or
+// the host changing: the caller supplies it in Options.
+//
+// It runs inside Open and Create after the store is open; ws.FS() is usable.
+// The io.Closer it returns is kept as ws.Runtime() and closed by ws.Close before
+// the store, so it may still write to the store while closing. It must release
+// every goroutine and file descriptor when closed: the host's promise that an
+// idle workspace costs nothing depends on it. If it fails, the store is closed
+// again and Open or Create fails with its error.
+type AttachFunc func(ctx context.Context, ws *Workspace) (io.Closer, error)
+
+// Options configure a workspace. The zero value opens the store with the vfs
+// defaults and attaches nothing.
+type Options struct {
+	// VFS are the store's options (see vfs.Options for each default). ChunkSize
+	// and PageSize take effect only when the store is created.
+	VFS vfs.Options
+	// Attach, if not nil, attaches the runtime after the store is opened. See
+	// AttachFunc.
+	Attach AttachFunc
+}
+
+// Workspace is one open, named workspace: its store and whatever Attach added.
+// It is safe for concurrent use. Close it exactly when nobody uses it any more;
+// the host does this with reference counting.
+type Workspace struct {
+	name     string
+	path     string
+	fs       *vfs.FS
+	runtime  io.Closer
+	openedAt time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Stats describe an open workspace.
+type Stats struct {
+	Name     string    // the workspace name
+	File     string    // absolute path of its database file
+	OpenedAt time.Time // when this Workspace was opened
+	Store    vfs.Stats // what the store holds
+}
+
+// Open opens the existing workspace name in dataDir (the store at
+// File(dataDir, name)), initialising the store if this is the first Open after
+// Create, and attaches its runtime. It fails with ErrBadName for
+// an invalid name, ErrNotFound if the workspace does not exist and
+// vfs.ErrLocked if another process has it open. Open never creates a
+// workspace: use Create.
+func Open(ctx context.Context, dataDir, name string, opts Options) (*Workspace, error) {
+	path, err := File(dataDir, name)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open workspace %q: %w", name, ErrNotFound)
+	case err != nil:
+		return nil, fmt.Errorf("open workspace %q: %w", name, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("open workspace %q: %s is not a regular file", name, path)
+	}
+	return open(ctx, name, path, opts)
+}
+
+// Create creates the workspace name in dataDir, creating dataDir and its
+// workspaces directory (mode 0700) if needed. It fails with ErrBadName for an
+// invalid name and ErrExists if the workspace exists.
+//
+// Create only reserves the name: it creates an empty database file (mode 0600)
+// and syncs the directory, so the workspace survives a crash once Create has
+// returned, and costs nothing until used. The first Open initialises the store
+// (writing its schema, with that Open's ChunkSize and PageSize).
+func Create(ctx context.Context, dataDir, name string) error {
+	path, err := File(dataDir, name)
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	dir := Dir(dataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	// O_EXCL makes "does it exist" and "create it" one step.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create workspace %q: %w", name, ErrExists)
+	} else if err != nil {
+		return fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	f.Close()
+	// The database did not exist, so side files with its name were left by a
+	// Remove interrupted by a crash. (SQLite itself discards the WAL and journal
+	// of an empty database; removing them keeps the directory tidy regardless.)
+	err = removeCompanions(path)
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	return nil
+}
+
+// syncDir makes the creation or removal of names in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func open(ctx context.Context, name, path string, opts Options) (*Workspace, error) {
+	store, err := vfs.Open(ctx, path, opts.VFS)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w", name, err)
+	}
+	ws := &Workspace{name: name, path: store.Path(), fs: store, openedAt: time.Now()}
+	if opts.Attach != nil {
+		rt, err := opts.Attach(ctx, ws)
+		if err != nil {
+			store.Close()
+			return nil, fmt.Errorf("attach workspace %q: %w", name, err)
+		}
+		ws.runtime = rt
+	}
+	return ws, nil
+}
+
+// Remove deletes the workspace name from dataDir: its database file first (so
+// the workspace stops existing in one step), then the -wal, -shm and -journal
+// files beside it. It fails with ErrNotFound if there is no such workspace and
+// with ErrInUse if its store is open, in this process or another (Remove holds
+// the store's lock while it deletes, so nobody can open it meanwhile).
+func Remove(dataDir, name string) error {
+	path, err := File(dataDir, name)
+	if err != nil {
+		return fmt.Errorf("remove workspace: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove workspace %q: %w", name, ErrNotFound)
+	} else if err != nil {
+		return fmt.Errorf("remove workspace %q: %w", name, err)
+	}
+	defer f.Close()
+	// The same lock vfs.Open takes: if we get it, nobody has the store open.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("remove workspace %q: store is open: %w", name, ErrInUse)
+		}
+		return fmt.Errorf("remove workspace %q: lock: %w", name, err)
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove workspace %q: %w", name, err)
+	}
+	if err := removeCompanions(path); err != nil {
+		return fmt.Errorf("remove workspace %q: %w", name, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("remove workspace %q: %w", name, err)
+	}
+	return nil
+}
+
+// removeCompanions removes SQLite's side files of the database at path.
+func removeCompanions(path string) error {
+	var errs []error
+	for _, s := range companions {
+		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Name is the workspace's name.
+func (w *Workspace) Name() string { return w.name }
+
+// File is the absolute path of the workspace's database file.
+func (w *Workspace) File() string { return w.path }
+
+// FS is the workspace's store. It is closed by Close.
+func (w *Workspace) FS() *vfs.FS { return w.fs }
+
+// Runtime is what Options.Attach returned (nil without Attach). Callers type-assert
+// it to the runtime's type.
+func (w *Workspace) Runtime() io.Closer { return w.runtime }
+
+// OpenedAt is when the workspace was opened.
+func (w *Workspace) OpenedAt() time.Time { return w.openedAt }
+
+// Stats reports on the workspace.
+func (w *Workspace) Stats(ctx context.Context) (Stats, error) {
+	st, err := w.fs.Stats(ctx)
+	if err != nil {
+		return Stats{}, fmt.Errorf("stat workspace %q: %w", w.name, err)
+	}
+	return Stats{Name: w.name, File: w.path, OpenedAt: w.openedAt, Store: st}, nil
+}
+
+// Close closes the runtime (if any) and then the store; afterwards the
+// workspace holds no goroutine, file descriptor or lock. It is safe to call more
+// than once; later calls return the first call's result.
+func (w *Workspace) Close() error {
+	w.closeOnce.Do(func() {
+		var errs []error
+		if w.runtime != nil {
+			if err := w.runtime.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close runtime: %w", err))
+			}
+		}
+		if err := w.fs.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		if err := errors.Join(errs...); err != nil {
+			w.closeErr = fmt.Errorf("close workspace %q: %w", w.name, err)
+		}
+	})
+	return w.closeErr
+}

@@ -1,0 +1,370 @@
+package workspace_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+var ctx = context.Background()
+
+// closerFunc adapts a function to io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// dirNames lists the files of the workspaces directory, sorted.
+func dirNames(t *testing.T, data string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(workspace.Dir(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// create creates and opens the workspace name.
+func create(t *testing.T, data, name string, opts workspace.Options) *workspace.Workspace {
+	t.Helper()
+	if err := workspace.Create(ctx, data, name); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(ctx, data, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func TestCreate_Open(t *testing.T) {
+	data := t.TempDir()
+	if err := workspace.Create(ctx, data, "ws-1"); err != nil {
+		t.Fatal(err)
+	}
+	// Create only reserves the name: an empty file, initialised by Open.
+	fi, err := os.Stat(filepath.Join(data, "workspaces", "ws-1.db"))
+	if err != nil || fi.Size() != 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("after Create: %v, %v", fi, err)
+	}
+	ws, err := workspace.Open(ctx, data, "ws-1", workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Name() != "ws-1" || ws.File() != filepath.Join(data, "workspaces", "ws-1.db") {
+		t.Fatalf("Name %q File %q", ws.Name(), ws.File())
+	}
+	if err := ws.FS().WriteFile(ctx, "/hello", []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ws.Stats(ctx)
+	if err != nil || st.Name != "ws-1" || st.Store.Files != 1 || st.File != ws.File() {
+		t.Fatalf("Stats = %+v, %v", st, err)
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if fi, err := os.Stat(workspace.Dir(data)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("workspaces dir: %v %v", fi.Mode(), err)
+	}
+	ws, err = workspace.Open(ctx, data, "ws-1", workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if b, err := ws.FS().ReadFile(ctx, "/hello"); err != nil || string(b) != "hi" {
+		t.Fatalf("after reopen: %q, %v", b, err)
+	}
+}
+
+func TestCreate_Errors(t *testing.T) {
+	data := t.TempDir()
+	if err := workspace.Create(ctx, data, "taken"); err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		ws   string
+		want error
+	}{
+		{"exists", ctx, "taken", workspace.ErrExists},
+		{"bad name", ctx, "../taken", workspace.ErrBadName},
+		{"cancelled", canceled, "new", context.Canceled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := workspace.Create(tc.ctx, data, tc.ws); !errors.Is(err, tc.want) {
+				t.Fatalf("Create = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if got := dirNames(t, data); len(got) != 1 || got[0] != "taken.db" {
+		t.Fatalf("files after failed creates: %q", got)
+	}
+}
+
+// TestOpen_FirstOpenFails: a first Open that fails (bad store options, a
+// failing Attach) leaves the workspace usable.
+func TestOpen_FirstOpenFails(t *testing.T) {
+	data := t.TempDir()
+	for name, opts := range map[string]workspace.Options{
+		"bad-store-options": {VFS: vfs.Options{ChunkSize: 5000}},
+		"attach-fails": {Attach: func(context.Context, *workspace.Workspace) (io.Closer, error) {
+			return nil, errors.New("no runtime")
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := workspace.Create(ctx, data, name); err != nil {
+				t.Fatal(err)
+			}
+			if ws, err := workspace.Open(ctx, data, name, opts); err == nil {
+				ws.Close()
+				t.Fatal("Open succeeded")
+			}
+			ws, err := workspace.Open(ctx, data, name, workspace.Options{})
+			if err != nil {
+				t.Fatalf("Open after a failed first Open: %v", err)
+			}
+			ws.Close()
+		})
+	}
+}
+
+func TestOpen_Errors(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(workspace.Dir(data), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ws := create(t, data, "held", workspace.Options{})
+	defer ws.Close()
+	if err := os.Symlink(ws.File(), filepath.Join(workspace.Dir(data), "link.db")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(workspace.Dir(data), "dir.db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ws   string
+		want error // nil: any error
+	}{
+		{"missing", "nope", workspace.ErrNotFound},
+		{"bad name", "a/../held", workspace.ErrBadName},
+		{"upper case", "Held", workspace.ErrBadName},
+		{"locked", "held", vfs.ErrLocked},
+		{"symlink", "link", nil},
+		{"directory", "dir", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := workspace.Open(ctx, data, tc.ws, workspace.Options{})
+			if err == nil {
+				ws.Close()
+				t.Fatal("Open succeeded")
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("Open = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(workspace.Dir(data), "nope.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Open of a missing workspace created it: %v", err)
+	}
+}
+
+func TestOpen_Attach(t *testing.T) {
+	data := t.TempDir()
+	create(t, data, "rt", workspace.Options{}).Close()
+	var events []string
+	opts := workspace.Options{Attach: func(ctx context.Context, ws *workspace.Workspace) (io.Closer, error) {
+		events = append(events, "attach "+ws.Name())
+		return closerFunc(func() error {
+			// The store is still open while the runtime closes.
+			err := ws.FS().WriteFile(ctx, "/runtime-closed", nil, 0o644)
+			events = append(events, "close runtime: "+strconv.Quote(errString(err)))
+			return errors.New("runtime trouble")
+		}), nil
+	}}
+	ws, err := workspace.Open(ctx, data, "rt", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Runtime() == nil {
+		t.Fatal("Runtime() is nil after Attach")
+	}
+	err = ws.Close()
+	if err == nil || !strings.Contains(err.Error(), "runtime trouble") || !strings.Contains(err.Error(), `close workspace "rt"`) {
+		t.Fatalf("Close = %v, want the runtime's error", err)
+	}
+	want := []string{"attach rt", `close runtime: ""`}
+	if len(events) != 2 || events[0] != want[0] || events[1] != want[1] {
+		t.Fatalf("events %q, want %q", events, want)
+	}
+	// The store was closed despite the runtime's error, and the write landed.
+	ws, err = workspace.Open(ctx, data, "rt", workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.FS().Stat(ctx, "/runtime-closed"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen_AttachFails(t *testing.T) {
+	data := t.TempDir()
+	create(t, data, "rt", workspace.Options{}).Close()
+	boom := errors.New("boom")
+	_, err := workspace.Open(ctx, data, "rt", workspace.Options{Attach: func(context.Context, *workspace.Workspace) (io.Closer, error) {
+		return nil, boom
+	}})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Open = %v, want boom", err)
+	}
+	// The store was closed again: it opens.
+	ws, err := workspace.Open(ctx, data, "rt", workspace.Options{})
+	if err != nil {
+		t.Fatalf("store left locked after a failed attach: %v", err)
+	}
+	ws.Close()
+}
+
+func TestRemove(t *testing.T) {
+	data := t.TempDir()
+	ws := create(t, data, "gone", workspace.Options{})
+	if err := ws.FS().WriteFile(ctx, "/f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.Remove(data, "gone"); !errors.Is(err, workspace.ErrInUse) {
+		t.Fatalf("Remove of an open workspace = %v, want ErrInUse", err)
+	}
+	ws.Close()
+	keep := create(t, data, "gone2", workspace.Options{})
+	defer keep.Close()
+	// Side files as SQLite leaves them after a crash.
+	for _, s := range []string{"-wal", "-shm", "-journal"} {
+		if err := os.WriteFile(filepath.Join(workspace.Dir(data), "gone.db"+s), []byte("junk"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := workspace.Remove(data, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range dirNames(t, data) {
+		if strings.HasPrefix(f, "gone.") {
+			t.Errorf("left behind by Remove: %s", f)
+		}
+	}
+	if err := workspace.Remove(data, "gone"); !errors.Is(err, workspace.ErrNotFound) {
+		t.Fatalf("second Remove = %v, want ErrNotFound", err)
+	}
+	if err := workspace.Remove(data, "../gone2"); !errors.Is(err, workspace.ErrBadName) {
+		t.Fatalf("Remove(../gone2) = %v, want ErrBadName", err)
+	}
+}
+
+// TestCreate_StaleSideFiles: side files left by a Remove that crashed between
+// deleting the database and its side files are removed by the next Create of
+// that name, and the old WAL's content never shows in the new workspace.
+func TestCreate_StaleSideFiles(t *testing.T) {
+	data := t.TempDir()
+	ws := create(t, data, "w", workspace.Options{})
+	if err := ws.FS().WriteFile(ctx, "/old", []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Copy the live WAL (it holds /old) aside, close, remove, and put it back as
+	// a crash would have left it.
+	wal, err := os.ReadFile(ws.File() + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	if err := workspace.Remove(data, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(workspace.Dir(data), "w.db-wal"), wal, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(workspace.Dir(data), "w.db-journal"), []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws = create(t, data, "w", workspace.Options{})
+	defer ws.Close()
+	if _, err := ws.FS().Stat(ctx, "/old"); vfs.Errno(err) == 0 {
+		t.Fatalf("new workspace sees the old one's file: %v", err)
+	}
+	if rep, err := ws.FS().Check(ctx); err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("Check: %+v %v", rep, err)
+	}
+	if _, err := os.Lstat(ws.File() + "-journal"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("stale -journal survived Create: %v", err)
+	}
+}
+
+// TestClose_ReleasesEverything: a closed workspace holds no goroutine and no
+// file descriptor, runtime included.
+func TestClose_ReleasesEverything(t *testing.T) {
+	data := t.TempDir()
+	countFDs := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("no /proc/self/fd: %v", err)
+		}
+		return len(ents)
+	}
+	// A runtime with a goroutine, which its Close stops.
+	opts := workspace.Options{Attach: func(context.Context, *workspace.Workspace) (io.Closer, error) {
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() { <-stop; close(done) }()
+		return closerFunc(func() error { close(stop); <-done; return nil }), nil
+	}}
+	create(t, data, "warm", opts).Close()
+	g0, fd0 := runtime.NumGoroutine(), countFDs()
+	for i := range 10 {
+		ws := create(t, data, "ws"+strconv.Itoa(i), opts)
+		if err := ws.FS().WriteFile(ctx, "/f", make([]byte, 100<<10), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ws.FS().ReadDir(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > g0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g, fd := runtime.NumGoroutine(), countFDs(); g > g0 || fd > fd0 {
+		t.Fatalf("after 10 create/close cycles: goroutines %d -> %d, fds %d -> %d", g0, g, fd0, fd)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
