@@ -1,6 +1,6 @@
 // Package workspace is one named workspace: its store (internal/vfs) and the
-// parts built above the store — today the execution runtime, attached through
-// a seam (Options.Attach); later policy and audit. Package host serves many
+// parts built above the store — the execution runtime (internal/run); later
+// policy and audit, through a seam (Options.Attach). Package host serves many
 // workspaces from one data directory and decides when each is open; this
 // package decides what a workspace is and where it lives on disk.
 //
@@ -54,21 +54,16 @@
 //     database file — the workspace is gone in that one step — then the -wal,
 //     -shm and -journal files, and syncs the directory.
 //
-// # The runtime seam
+// # The runtime
 //
-// This package does not import internal/run (its API is not final). The
-// caller passes Options.Attach; once run exists, wiring it is a change in the
-// code that builds Options, not here or in the host:
-//
-//	opts.Attach = func(ctx context.Context, ws *workspace.Workspace) (io.Closer, error) {
-//		return run.New(ws.FS(), run.Options{...}) // marks interrupted executions failed, etc.
-//	}
-//	...
-//	rt := lease.Workspace().Runtime().(*run.Runner)
-//
-// Attach runs with the store open; what it returns is closed before the store.
-// Its Close must release every goroutine and descriptor it started, or the
-// host's "an idle workspace costs nothing" stops being true.
+// Every open workspace has an execution runtime (internal/run) over its store,
+// routing to Options.Backends; Open opens it right after the store (marking
+// executions a dead server left running as failed) and Close closes it before
+// the store (stopping running executions and recording them as stopped).
+// Options.Attach is a further seam, for parts built later (policy, audit): it
+// runs after the runtime is open and what it returns is closed first. Its
+// Close must release every goroutine and descriptor it started, or the host's
+// "an idle workspace costs nothing" stops being true.
 //
 // # Concurrency and invariants
 //

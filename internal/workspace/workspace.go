@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -26,14 +27,15 @@ var (
 	ErrInUse = errors.New("workspace is in use")
 )
 
-// AttachFunc builds the parts of a workspace that live above its store (the
-// execution runtime today; policy and audit later) once the store is open. It
-// is the seam through which internal/run is wired in without this package or
-// the host changing: the caller supplies it in Options.
+// AttachFunc builds further parts of a workspace that live above its store
+// (policy and audit, later) once the store and the execution runtime are open.
+// It is a seam: the caller supplies it in Options, and neither this package nor
+// the host changes.
 //
-// It runs inside Open and Create after the store is open; ws.FS() is usable.
-// The io.Closer it returns is kept as ws.Runtime() and closed by ws.Close before
-// the store, so it may still write to the store while closing. It must release
+// It runs inside Open after the store and runtime are open; ws.FS() and
+// ws.Runtime() are usable. The io.Closer it returns is kept as ws.Attached() and
+// closed by ws.Close first, so it may still use the runtime and the store while
+// closing. It must release
 // every goroutine and file descriptor when closed: the host's promise that an
 // idle workspace costs nothing depends on it. If it fails, the store is closed
 // again and Open or Create fails with its error.
@@ -45,8 +47,13 @@ type Options struct {
 	// VFS are the store's options (see vfs.Options for each default). ChunkSize
 	// and PageSize take effect only when the store is created.
 	VFS vfs.Options
-	// Attach, if not nil, attaches the runtime after the store is opened. See
-	// AttachFunc.
+	// Backends are the execution backends, by id, every workspace's runtime
+	// routes to (none: executions fail with run.ErrUnknownBackend).
+	Backends map[string]run.Backend
+	// Run are the runtime's options (see run.Options for each default).
+	Run run.Options
+	// Attach, if not nil, attaches further parts after the store and runtime
+	// are opened. See AttachFunc.
 	Attach AttachFunc
 }
 
@@ -57,7 +64,8 @@ type Workspace struct {
 	name     string
 	path     string
 	fs       *vfs.FS
-	runtime  io.Closer
+	rt       *run.Runtime
+	attached io.Closer
 	openedAt time.Time
 
 	closeOnce sync.Once
@@ -153,13 +161,21 @@ func open(ctx context.Context, name, path string, opts Options) (*Workspace, err
 		return nil, fmt.Errorf("open workspace %q: %w", name, err)
 	}
 	ws := &Workspace{name: name, path: store.Path(), fs: store, openedAt: time.Now()}
+	// The runtime marks executions a dead server left running as failed.
+	rt, err := run.Open(ctx, store, opts.Backends, opts.Run)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("open workspace %q: runtime: %w", name, err)
+	}
+	ws.rt = rt
 	if opts.Attach != nil {
-		rt, err := opts.Attach(ctx, ws)
+		extra, err := opts.Attach(ctx, ws)
 		if err != nil {
+			rt.Close()
 			store.Close()
 			return nil, fmt.Errorf("attach workspace %q: %w", name, err)
 		}
-		ws.runtime = rt
+		ws.attached = extra
 	}
 	return ws, nil
 }
@@ -220,9 +236,11 @@ func (w *Workspace) File() string { return w.path }
 // FS is the workspace's store. It is closed by Close.
 func (w *Workspace) FS() *vfs.FS { return w.fs }
 
-// Runtime is what Options.Attach returned (nil without Attach). Callers type-assert
-// it to the runtime's type.
-func (w *Workspace) Runtime() io.Closer { return w.runtime }
+// Runtime is the workspace's execution runtime.
+func (w *Workspace) Runtime() *run.Runtime { return w.rt }
+
+// Attached is what Options.Attach returned (nil without Attach).
+func (w *Workspace) Attached() io.Closer { return w.attached }
 
 // OpenedAt is when the workspace was opened.
 func (w *Workspace) OpenedAt() time.Time { return w.openedAt }
@@ -242,10 +260,14 @@ func (w *Workspace) Stats(ctx context.Context) (Stats, error) {
 func (w *Workspace) Close() error {
 	w.closeOnce.Do(func() {
 		var errs []error
-		if w.runtime != nil {
-			if err := w.runtime.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("close runtime: %w", err))
+		if w.attached != nil {
+			if err := w.attached.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close attached: %w", err))
 			}
+		}
+		// Stops running executions (recorded as stopped) before the store goes.
+		if err := w.rt.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close runtime: %w", err))
 		}
 		if err := w.fs.Close(); err != nil {
 			errs = append(errs, err)

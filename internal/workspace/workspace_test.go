@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -210,8 +211,8 @@ func TestOpen_Attach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws.Runtime() == nil {
-		t.Fatal("Runtime() is nil after Attach")
+	if ws.Attached() == nil {
+		t.Fatal("Attached() is nil after Attach")
 	}
 	err = ws.Close()
 	if err == nil || !strings.Contains(err.Error(), "runtime trouble") || !strings.Contains(err.Error(), `close workspace "rt"`) {
@@ -367,4 +368,50 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// writeBackend is a test backend: its source is a path, which it writes.
+type writeBackend struct{}
+
+func (writeBackend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
+	if err := job.FS.WriteFile(ctx, job.Source, []byte("hi"), 0o644); err != nil {
+		return run.Outcome{}, err
+	}
+	io.WriteString(job.Stdout, "wrote "+job.Source+"\n")
+	return run.Outcome{ExitCode: 0}, nil
+}
+
+// TestWorkspace_Runtime: every workspace has a runtime routing to the
+// configured backends; its records outlive a close and reopen.
+func TestWorkspace_Runtime(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	opts := workspace.Options{Backends: map[string]run.Backend{"write": writeBackend{}}}
+	ws := create(t, data, "rt", opts)
+	ex, err := ws.Runtime().Exec(ctx, "/out.txt", run.ExecOptions{Backend: "write", Cwd: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ex.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != run.StatusCompleted || !strings.Contains(res.Stdout, "wrote /out.txt") {
+		t.Fatalf("result: %+v", res)
+	}
+	if len(res.Changes.Created) != 1 || res.Changes.Created[0] != "/out.txt" {
+		t.Fatalf("changes: %+v", res.Changes)
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ws, err = workspace.Open(ctx, data, "rt", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	got, err := ws.Runtime().Get(ctx, ex.ID())
+	if err != nil || got.Status != run.StatusCompleted {
+		t.Fatalf("after reopen: %+v %v", got, err)
+	}
 }
