@@ -126,19 +126,19 @@ func (f *FS) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
 	})
 }
 
-func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) error {
+func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) (uint64, error) {
 	dir, err := t.inode(parent)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if dir.Nlink == 0 {
-		return syscall.ENOENT
+		return 0, syscall.ENOENT
 	}
 	// As on Linux, mkdir keeps only the permission and sticky bits; set-group-ID
 	// is inherited from the parent.
 	in, err := t.newInode(S_IFDIR | perm&(0o777|S_ISVTX))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	in.Uid, in.Gid = uid, gid
 	if dir.Mode&S_ISGID != 0 {
@@ -146,13 +146,13 @@ func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) 
 		in.Mode |= S_ISGID
 	}
 	if err := t.addDent(parent, name, in.Ino); err != nil {
-		return err
+		return 0, err
 	}
 	dir.Nlink++
 	dir.Mtime, dir.Ctime = t.now, t.now
 	t.put(dir)
 	t.log(Change{Op: OpMkdir, Ino: in.Ino, Parent: parent, Name: name, Path: p})
-	return nil
+	return in.Ino, nil
 }
 
 // MkdirAll creates name and any missing parents. Existing directories are fine;
@@ -777,7 +777,8 @@ func (t *tx) opMkdir(name string, perm fs.FileMode) error {
 	if r.ino != 0 {
 		return syscall.EEXIST
 	}
-	return t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid)
+	_, err = t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid)
+	return err
 }
 
 func (t *tx) opRemove(name string) error {
@@ -1032,26 +1033,44 @@ func (t *tx) opMkdirAll(name string, perm fs.FileMode) error {
 	}
 	// Component by component, as os.MkdirAll: an existing directory (through
 	// symlinks) is fine; otherwise mkdir, which reports an existing name of any
-	// kind (a file, a dangling or looping symlink) as EEXIST.
-	cur := ""
+	// kind (a file, a dangling or looping symlink) as EEXIST. The walk goes down
+	// one level per component (a full walk only for a symlink), so a deep path
+	// costs linear time.
+	cur, curPath := uint64(RootIno), ""
 	for _, part := range splitPath(p) {
-		cur += "/" + part
-		r, err := f.walk(t, cur, true)
-		if err == nil && r.ino != 0 {
-			if !r.in.IsDir() {
-				return syscall.ENOTDIR
-			}
-			continue
+		curPath += "/" + part
+		if len(part) > f.opts.MaxNameLen {
+			return syscall.ENAMETOOLONG
 		}
-		l, err := f.walk(t, cur, false)
+		ino, err := t.lookup(cur, part)
 		if err != nil {
 			return err
 		}
-		if l.ino != 0 {
-			return syscall.EEXIST
+		if ino == 0 {
+			if cur, err = t.mkdir(cur, part, curPath, FileModeToUnix(perm), t.uid, t.gid); err != nil {
+				return err
+			}
+			continue
 		}
-		if err := t.mkdir(l.parent, l.name, l.path, FileModeToUnix(perm), t.uid, t.gid); err != nil {
+		in, err := t.peek(ino)
+		if err != nil {
 			return err
+		}
+		switch {
+		case in.IsDir():
+			cur = ino
+		case in.IsSymlink():
+			r, err := f.walk(t, curPath, true)
+			switch {
+			case err == nil && r.ino != 0 && r.in.IsDir():
+				cur, curPath = r.ino, r.path
+			case err == nil && r.ino != 0:
+				return syscall.ENOTDIR
+			default:
+				return syscall.EEXIST // dangling or looping: mkdir finds the name taken
+			}
+		default:
+			return syscall.ENOTDIR
 		}
 	}
 	return nil
