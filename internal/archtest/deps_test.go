@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/tools":     3,
 	"internal/workspace": 3,
 	"internal/host":      4,
+	"internal/auth":      4,
 	"internal/api":       5,
 	"internal/mcp":       5,
 }

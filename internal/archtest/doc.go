@@ -9,7 +9,7 @@
 //	layer 1  internal/run, internal/fusefs, internal/gitws, internal/fsio
 //	layer 2  internal/shell, internal/jsvm, internal/sandbox (the backends)
 //	layer 3  internal/tools, internal/workspace
-//	layer 4  internal/host
+//	layer 4  internal/host, internal/auth
 //	layer 5  internal/api, internal/mcp
 //	cmd/desk may import anything; nothing imports it
 //

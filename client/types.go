@@ -1,0 +1,349 @@
+package client
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+)
+
+// Workspace describes a workspace without opening it.
+type Workspace struct {
+	Name     string    `json:"name"`
+	Bytes    int64     `json:"bytes"`    // size on disk: database file and WAL
+	Modified time.Time `json:"modified"` // newest modification of those files
+	Open     bool      `json:"open"`     // open in the server now
+	Leases   int       `json:"leases"`   // users holding it open now
+}
+
+// WorkspaceList is a page of workspaces; Next is the name to pass as after
+// for the next page ("" on the last page).
+type WorkspaceList struct {
+	Workspaces []Workspace `json:"workspaces"`
+	Next       string      `json:"next,omitempty"`
+}
+
+// StoreStats summarise a workspace store's contents.
+type StoreStats struct {
+	Files       int64   `json:"files"`
+	Dirs        int64   `json:"dirs"`
+	Symlinks    int64   `json:"symlinks"`
+	Bytes       int64   `json:"bytes"`        // logical bytes of regular files
+	StoredBytes int64   `json:"stored_bytes"` // before deduplication
+	UniqueBytes int64   `json:"unique_bytes"` // distinct chunks stored
+	Chunks      int64   `json:"chunks"`
+	DedupRatio  float64 `json:"dedup_ratio"`
+	JournalSeq  uint64  `json:"journal_seq"` // newest change number
+	DBBytes     int64   `json:"db_bytes"`
+}
+
+// WorkspaceStats describe an open workspace.
+type WorkspaceStats struct {
+	Name     string     `json:"name"`
+	OpenedAt time.Time  `json:"opened_at"`
+	Store    StoreStats `json:"store"`
+	Running  int        `json:"running"`  // executions running now
+	Backends []string   `json:"backends"` // backends executions may use
+}
+
+// File types in FileInfo.Type and DirEntry.Type.
+const (
+	TypeFile    = "file"
+	TypeDir     = "dir"
+	TypeSymlink = "symlink"
+)
+
+// FileInfo describes a file, directory or symbolic link of a workspace.
+type FileInfo struct {
+	Path   string    `json:"path"` // the workspace path asked for, cleaned
+	Name   string    `json:"name"`
+	Type   string    `json:"type"` // TypeFile, TypeDir or TypeSymlink
+	Mode   string    `json:"mode"` // permission bits, octal ("0644"), setuid/setgid/sticky included
+	Size   int64     `json:"size"`
+	Mtime  time.Time `json:"mtime"`
+	Ino    uint64    `json:"ino"`
+	Nlink  uint32    `json:"nlink"`
+	Target string    `json:"target,omitempty"` // a symlink's target
+}
+
+// DirEntry is one entry of a directory listing.
+type DirEntry struct {
+	Name  string    `json:"name"`
+	Type  string    `json:"type"`
+	Mode  string    `json:"mode"`
+	Size  int64     `json:"size"`
+	Mtime time.Time `json:"mtime"`
+}
+
+// DirList is a page of a directory listing, in name order; Next is the name
+// to pass as after for the next page ("" on the last page).
+type DirList struct {
+	Path    string     `json:"path"`
+	Entries []DirEntry `json:"entries"`
+	Next    string     `json:"next,omitempty"`
+}
+
+// FindResult lists paths matching a glob. Truncated is set when a bound
+// (the limit or the server's walk bound) stopped the search early.
+type FindResult struct {
+	Matches   []DirEntryPath `json:"matches"`
+	Truncated bool           `json:"truncated,omitempty"`
+}
+
+// DirEntryPath is a find match: a path and what it is.
+type DirEntryPath struct {
+	Path string `json:"path"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+}
+
+// GrepMatch is one matching line.
+type GrepMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"` // 1-based
+	Text string `json:"text"` // the line, without its newline, cut at the server's line bound
+}
+
+// GrepResult is a page of grep matches. When NextPath is set, more may
+// follow: pass NextPath and NextLine as after and after_line.
+type GrepResult struct {
+	Matches  []GrepMatch `json:"matches"`
+	NextPath string      `json:"next_path,omitempty"`
+	NextLine int         `json:"next_line,omitempty"`
+	// Skipped counts files not searched: binary or over the server's size bound.
+	Skipped int `json:"skipped,omitempty"`
+}
+
+// Change is one entry of a workspace's change journal.
+type Change struct {
+	Seq     uint64    `json:"seq"`
+	Time    time.Time `json:"time"`
+	Op      string    `json:"op"`
+	Path    string    `json:"path"`
+	OldPath string    `json:"old_path,omitempty"`
+	Ino     uint64    `json:"ino,omitempty"`
+	Off     int64     `json:"off,omitempty"`
+	Len     int64     `json:"len,omitempty"`
+	Actor   string    `json:"actor,omitempty"` // the execution id that made it, if any
+}
+
+// ChangeList is a page of changes; Next is the cursor to pass as since for
+// the next page (the last Seq, or since when the page is empty).
+type ChangeList struct {
+	Changes []Change `json:"changes"`
+	Next    uint64   `json:"next"`
+}
+
+// ExecRequest starts an execution.
+type ExecRequest struct {
+	Source  string            `json:"source"`
+	Backend string            `json:"backend,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Stdin   string            `json:"stdin,omitempty"`
+	// Timeout is a Go duration ("30s", "5m"); empty: the server's default.
+	Timeout     string          `json:"timeout,omitempty"`
+	Input       json.RawMessage `json:"input,omitempty"`
+	OutputLimit int64           `json:"output_limit,omitempty"`
+	// ID is a caller-chosen execution id (1-64 of [A-Za-z0-9._-]); empty: generated.
+	ID string `json:"id,omitempty"`
+}
+
+// Execution statuses.
+const (
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+	StatusTimedOut  = "timed-out"
+)
+
+// ExecChanges are the workspace paths an execution changed.
+type ExecChanges struct {
+	Created   []string `json:"created"`
+	Modified  []string `json:"modified"`
+	Deleted   []string `json:"deleted"`
+	Truncated bool     `json:"truncated,omitempty"`
+}
+
+// Execution is an execution's record.
+type Execution struct {
+	ID          string          `json:"id"`
+	Backend     string          `json:"backend"`
+	Status      string          `json:"status"`
+	ExitCode    int             `json:"exit_code"`
+	Error       string          `json:"error,omitempty"`
+	Signal      string          `json:"signal,omitempty"`
+	Source      string          `json:"source"`
+	Cwd         string          `json:"cwd"`
+	TimeoutNS   int64           `json:"timeout_ns"`
+	OutputLimit int64           `json:"output_limit"`
+	Started     time.Time       `json:"started"`
+	Ended       time.Time       `json:"ended,omitzero"`
+	Events      uint64          `json:"events"`
+	StdoutBytes int64           `json:"stdout_bytes"`
+	StderrBytes int64           `json:"stderr_bytes"`
+	Value       json.RawMessage `json:"value,omitempty"`
+	Changes     *ExecChanges    `json:"changes,omitempty"`
+}
+
+// Result is an execution's record with its kept output (the head and tail
+// of it when it was over the output limit).
+type Result struct {
+	Execution
+	Stdout       string `json:"stdout"`
+	Stderr       string `json:"stderr"`
+	StdoutElided int64  `json:"stdout_elided,omitempty"`
+	StderrElided int64  `json:"stderr_elided,omitempty"`
+}
+
+// ExecutionList is a page of execution records in id order.
+type ExecutionList struct {
+	Executions []Execution `json:"executions"`
+	Next       string      `json:"next,omitempty"`
+}
+
+// Event types.
+const (
+	EventStdout = "stdout"
+	EventStderr = "stderr"
+	EventElided = "elided" // events First..Seq were not kept; Bytes of output
+	EventExit   = "exit"   // the last event
+)
+
+// Exit says how an execution ended.
+type Exit struct {
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+	Error    string `json:"error,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+}
+
+// Event is one numbered event of an execution. On the wire, output that is
+// valid UTF-8 travels as "data" and other output as "data_base64"; Data holds
+// the bytes either way.
+type Event struct {
+	Seq          uint64    `json:"seq"`
+	Time         time.Time `json:"time"`
+	Type         string    `json:"type"`
+	Data         []byte    `json:"-"`
+	StdoutOffset int64     `json:"stdout_offset"`
+	StderrOffset int64     `json:"stderr_offset"`
+	First        uint64    `json:"first,omitempty"`
+	Bytes        int64     `json:"bytes,omitempty"`
+	Exit         *Exit     `json:"exit,omitempty"`
+}
+
+type eventAlias Event
+
+type eventWire struct {
+	*eventAlias
+	Text   *string `json:"data,omitempty"`
+	Base64 string  `json:"data_base64,omitempty"`
+}
+
+// MarshalJSON writes Data as text or base64.
+func (e Event) MarshalJSON() ([]byte, error) {
+	w := eventWire{eventAlias: (*eventAlias)(&e)}
+	if len(e.Data) > 0 {
+		if utf8.Valid(e.Data) {
+			s := string(e.Data)
+			w.Text = &s
+		} else {
+			w.Base64 = base64.StdEncoding.EncodeToString(e.Data)
+		}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads Data from either form.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	w := eventWire{eventAlias: (*eventAlias)(e)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	switch {
+	case w.Text != nil:
+		e.Data = []byte(*w.Text)
+	case w.Base64 != "":
+		d, err := base64.StdEncoding.DecodeString(w.Base64)
+		if err != nil {
+			return err
+		}
+		e.Data = d
+	default:
+		e.Data = nil
+	}
+	return nil
+}
+
+// Scopes of a workspace token.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+	ScopeExec  = "exec"
+)
+
+// TokenRequest mints a workspace token.
+type TokenRequest struct {
+	Workspace string   `json:"workspace"`
+	Scopes    []string `json:"scopes"`
+	Backends  []string `json:"backends,omitempty"` // exec backends allowed; empty: all
+}
+
+// Token describes a workspace token (never its secret).
+type Token struct {
+	ID        string    `json:"id"`
+	Workspace string    `json:"workspace"`
+	Scopes    []string  `json:"scopes"`
+	Backends  []string  `json:"backends,omitempty"`
+	Created   time.Time `json:"created"`
+	Revoked   bool      `json:"revoked,omitempty"`
+	RevokedAt time.Time `json:"revoked_at,omitzero"`
+}
+
+// MintedToken is a new token and its secret, the bearer token to use; the
+// server shows the secret only this once.
+type MintedToken struct {
+	Token  Token  `json:"token"`
+	Secret string `json:"secret"`
+}
+
+// TokenList is a page of tokens in id order.
+type TokenList struct {
+	Tokens []Token `json:"tokens"`
+	Next   string  `json:"next,omitempty"`
+}
+
+// Requests of the file operations that take a body.
+type (
+	// MoveRequest renames a path (POST ?op=move).
+	MoveRequest struct {
+		To        string `json:"to"`
+		NoReplace bool   `json:"no_replace,omitempty"` // fail with EEXIST rather than replace
+	}
+	// CopyRequest copies a file or tree (POST ?op=copy); the target must not exist.
+	CopyRequest struct {
+		To string `json:"to"`
+	}
+	// ChmodRequest changes permission bits (POST ?op=chmod); Mode is octal ("0755").
+	ChmodRequest struct {
+		Mode string `json:"mode"`
+	}
+	// KillRequest kills an execution; Signal is a name or number (default SIGTERM).
+	KillRequest struct {
+		Signal string `json:"signal,omitempty"`
+	}
+	// WorkspaceRequest creates a workspace.
+	WorkspaceRequest struct {
+		Name string `json:"name"`
+	}
+)
+
+// ErrorBody is the JSON body of every error response.
+type ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}

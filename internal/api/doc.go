@@ -1,0 +1,67 @@
+// Package api is the desk HTTP API: an http.Handler (Server) over a
+// *host.Host and its token store (*auth.Store), JSON over HTTP under /v1,
+// with event streams as Server-Sent Events or NDJSON. docs/api.md is the
+// user's manual; this is the implementer's.
+//
+// # Routes
+//
+// One table, routes(), lists every route: method, path pattern, operation id
+// (the label in logs and metrics), who may call it, the scope it needs, the
+// query parameters and the schemas of its body and response. New registers
+// the table in an http.ServeMux (plus a catch-all that answers not_found),
+// and the OpenAPI 3 document served at /openapi.json is generated from the
+// same table and from the wire types of package client, so the two cannot
+// disagree; TestOpenAPI_Routes checks it against the mux by requesting every
+// documented route.
+//
+// # Requests
+//
+// Every route but /healthz authenticates the bearer token (auth.Store); a
+// route on {ws} checks that the principal may use that workspace with the
+// route's scope (read, write or exec; the admin may do anything), then, if
+// the handler uses the open workspace, takes a lease (host.Acquire) for the
+// request's duration. An execution takes a lease of its own that it releases
+// when it ends, so its workspace is not hibernated under it. File paths come
+// after /files/ in the URL; ".." elements and NUL bytes are refused
+// (bad_path), and the store confines everything else.
+//
+// # Errors
+//
+// Handlers return errors; classify maps them to a status and a stable code:
+// *Error values of this package, the sentinels of auth, host, run and vfs
+// (errors.Is), *http.MaxBytesError (too_large), and store errors
+// (*fs.PathError with a syscall.Errno) to the errno name ("ENOENT"). The body
+// is {"error": {"code", "message"}}. Anything unrecognised is 500 internal
+// and logged.
+//
+// # Streams
+//
+// Execution events and the followed change feed are streams: SSE when the
+// request accepts text/event-stream (id: = event or change number, so a
+// client's Last-Event-ID resumes after it), NDJSON otherwise. A heartbeat
+// (an SSE comment or an empty line) is sent every Options.Heartbeat when idle.
+// Streams end when the execution's exit event is sent, when the client goes,
+// or at Shutdown, which sends an error event (unavailable) first.
+//
+// # Limits
+//
+// Every limit is an Options field with a documented default: JSON body size,
+// upload size, header size (NewHTTPServer), page sizes, entries walked per
+// find/grep/copy, grep file and byte budgets, line and pattern lengths. The
+// workspace's own limits (vfs, run, host) apply beneath.
+//
+// # Observability
+//
+// One slog line per request (method, route, path, status, duration, bytes,
+// workspace, principal, error). Prometheus metrics at /metrics (admin):
+// request counts and latency histograms by route, method and status; open
+// workspaces and the host's counters; executions started, running and ended
+// by backend and status (those started through this API); open streams.
+//
+// # Shutdown
+//
+// Shutdown cancels the server's context (ending streams and waits), shuts
+// the http.Server down (no new connections, requests in flight finish), then
+// closes the host, which stops running executions and records them as
+// stopped, and the token store.
+package api

@@ -1,0 +1,240 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/run"
+)
+
+func wireInfo(i run.Info) client.Execution {
+	e := client.Execution{
+		ID: i.ID, Backend: i.Backend, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
+		Source: i.Source, Cwd: i.Cwd, TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
+		Started: i.Started.UTC(), Events: i.Events, StdoutBytes: i.StdoutBytes, StderrBytes: i.StderrBytes, Value: i.Value,
+	}
+	if !i.Ended.IsZero() {
+		e.Ended = i.Ended.UTC()
+	}
+	if c := i.Changes; c != nil {
+		e.Changes = &client.ExecChanges{Created: nonNil(c.Created), Modified: nonNil(c.Modified), Deleted: nonNil(c.Deleted), Truncated: c.Truncated}
+	}
+	return e
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func wireResult(r *run.Result) client.Result {
+	return client.Result{Execution: wireInfo(r.Info), Stdout: r.Stdout, Stderr: r.Stderr, StdoutElided: r.StdoutElided, StderrElided: r.StderrElided}
+}
+
+func wireEvent(e run.Event) client.Event {
+	out := client.Event{
+		Seq: e.Seq, Time: e.Time.UTC(), Type: string(e.Type), Data: e.Data,
+		StdoutOffset: e.StdoutOffset, StderrOffset: e.StderrOffset, First: e.First, Bytes: e.Bytes,
+	}
+	if x := e.Exit; x != nil {
+		out.Exit = &client.Exit{Status: string(x.Status), ExitCode: x.ExitCode, Error: x.Error, Signal: x.Signal}
+	}
+	return out
+}
+
+func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) error {
+	var req client.ExecRequest
+	if err := s.readJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	wait, err := qbool(r, "wait")
+	if err != nil {
+		return err
+	}
+	rt := c.lease.Workspace().Runtime()
+	if req.Backend != "" {
+		if err := c.p.AllowBackend(req.Backend); err != nil {
+			return err
+		}
+	} else if !c.p.Admin && c.p.Token != nil && len(c.p.Token.Backends) > 0 {
+		return errorf(http.StatusForbidden, CodeForbidden, "this token may run only backends %s: name one", strings.Join(c.p.Token.Backends, ", "))
+	}
+	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: req.Cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit}
+	if req.Stdin != "" {
+		o.Stdin = strings.NewReader(req.Stdin)
+	}
+	if req.Timeout != "" {
+		d, err := time.ParseDuration(req.Timeout)
+		if err != nil || d <= 0 {
+			return errorf(http.StatusBadRequest, CodeInvalid, "timeout %q: want a positive Go duration such as \"30s\" or \"5m\"", req.Timeout)
+		}
+		o.Timeout = d
+	}
+	// The execution holds its own lease so that its workspace is not
+	// hibernated while it runs.
+	l, err := s.host.Acquire(r.Context(), c.ws)
+	if err != nil {
+		return err
+	}
+	e, err := rt.Exec(r.Context(), req.Source, o)
+	if err != nil {
+		l.Release()
+		return err
+	}
+	backend := e.Info().Backend
+	s.m.started.WithLabelValues(backend).Inc()
+	s.m.running.WithLabelValues(backend).Inc()
+	go func() {
+		<-e.Done()
+		s.m.running.WithLabelValues(backend).Dec()
+		s.m.execs.WithLabelValues(backend, string(e.Info().Status)).Inc()
+		l.Release()
+	}()
+	w.Header().Set("Location", r.URL.Path+"/"+e.ID())
+	if !wait {
+		return writeJSON(w, http.StatusCreated, client.Result{Execution: wireInfo(e.Info())})
+	}
+	ctx, stop := s.longCtx(r)
+	defer stop()
+	res, err := e.Wait(ctx)
+	if res == nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, wireResult(res))
+}
+
+func (s *Server) handleListExecutions(w http.ResponseWriter, r *http.Request, c *call) error {
+	limit, err := s.limit(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	infos, err := c.lease.Workspace().Runtime().List(r.Context(), run.ListOptions{After: q.Get("after"), Limit: limit, Status: run.Status(q.Get("status"))})
+	if err != nil {
+		return err
+	}
+	out := client.ExecutionList{Executions: make([]client.Execution, 0, len(infos))}
+	for _, i := range infos {
+		out.Executions = append(out.Executions, wireInfo(i))
+	}
+	if len(infos) == limit {
+		out.Next = infos[len(infos)-1].ID
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGetExecution(w http.ResponseWriter, r *http.Request, c *call) error {
+	res, err := c.lease.Workspace().Runtime().Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, wireResult(res))
+}
+
+func (s *Server) handleKill(w http.ResponseWriter, r *http.Request, c *call) error {
+	var req client.KillRequest
+	if err := s.readJSON(w, r, &req, true); err != nil {
+		return err
+	}
+	sig := run.SIGTERM
+	if req.Signal != "" {
+		var err error
+		if sig, err = run.ParseSignal(req.Signal); err != nil {
+			return err
+		}
+	}
+	rt := c.lease.Workspace().Runtime()
+	id := r.PathValue("id")
+	if err := rt.Kill(r.Context(), id, sig); err != nil {
+		return err
+	}
+	res, err := rt.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, wireInfo(res.Info))
+}
+
+func (s *Server) handleDispose(w http.ResponseWriter, r *http.Request, c *call) error {
+	if err := c.lease.Workspace().Runtime().Dispose(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handleEvents streams an execution's events until its exit event (then the
+// stream ends), the client goes away or the server shuts down.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c *call) error {
+	from, err := quint(r, "from")
+	if err != nil {
+		return err
+	}
+	if last, ok, err := lastEventID(r); err != nil {
+		return err
+	} else if ok {
+		from = last + 1
+	}
+	ctx, stop := s.longCtx(r)
+	defer stop()
+	stream, err := c.lease.Workspace().Runtime().Attach(ctx, r.PathValue("id"), from)
+	if err != nil {
+		return err
+	}
+	type next struct {
+		ev  run.Event
+		err error
+	}
+	ch := make(chan next)
+	go func() {
+		for {
+			ev, err := stream.Next(ctx)
+			select {
+			case ch <- next{ev, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	st := s.startStream(w, r)
+	s.m.streaming.Inc()
+	defer s.m.streaming.Dec()
+	tick := time.NewTicker(s.opts.Heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case n := <-ch:
+			if errors.Is(n.err, io.EOF) {
+				return nil
+			}
+			if n.err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				st.fail(n.err)
+				return n.err
+			}
+			if err := st.send(n.ev.Seq, string(n.ev.Type), wireEvent(n.ev)); err != nil {
+				return nil // the client went away
+			}
+		case <-tick.C:
+			if st.ping() != nil {
+				return nil
+			}
+		case <-ctx.Done():
+			if s.ctx.Err() != nil {
+				st.fail(errorf(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down"))
+			}
+			return nil
+		}
+	}
+}

@@ -1,0 +1,443 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// cleanPath turns a path from a URL or a body into a clean absolute
+// workspace path. A ".." element or a NUL byte is refused (bad_path): the
+// store would confine such a path anyway, but a client sending one has a bug
+// worth reporting.
+func cleanPath(p string) (string, error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", errorf(http.StatusBadRequest, CodeBadPath, "path %q contains a NUL byte", p)
+	}
+	for el := range strings.SplitSeq(p, "/") {
+		if el == ".." {
+			return "", errorf(http.StatusBadRequest, CodeBadPath, "path %q has a \"..\" element: workspace paths are absolute from the workspace root and may not go up", p)
+		}
+	}
+	return path.Clean("/" + p), nil
+}
+
+func fileType(mode uint32) string {
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return client.TypeDir
+	case syscall.S_IFLNK:
+		return client.TypeSymlink
+	default:
+		return client.TypeFile
+	}
+}
+
+func octal(mode uint32) string { return fmt.Sprintf("%04o", mode&0o7777) }
+
+// parseMode parses octal permission bits.
+func parseMode(s string, def fs.FileMode) (fs.FileMode, error) {
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseUint(s, 8, 32)
+	if err != nil || n > 0o7777 {
+		return 0, errorf(http.StatusBadRequest, CodeInvalid, "mode %q: want octal permission bits, 0000 to 7777", s)
+	}
+	return vfs.UnixToFileMode(uint32(n)) & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), nil
+}
+
+func (s *Server) fileInfo(ctx context.Context, fsys *vfs.FS, p string) (client.FileInfo, error) {
+	fi, err := fsys.Lstat(ctx, p)
+	if err != nil {
+		return client.FileInfo{}, err
+	}
+	a := fi.Attr()
+	out := client.FileInfo{
+		Path: p, Name: path.Base(p), Type: fileType(a.Mode), Mode: octal(a.Mode), Size: a.Size,
+		Mtime: a.Mtime.UTC(), Ino: a.Ino, Nlink: a.Nlink,
+	}
+	if out.Type == client.TypeSymlink {
+		if out.Target, err = fsys.Readlink(ctx, p); err != nil {
+			return client.FileInfo{}, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) handleGetFile(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := cleanPath(r.PathValue("path"))
+	if err != nil {
+		return err
+	}
+	fsys := c.lease.Workspace().FS()
+	ctx := r.Context()
+	stat, err := qbool(r, "stat")
+	if err != nil {
+		return err
+	}
+	if stat {
+		fi, err := s.fileInfo(ctx, fsys, p)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, fi)
+	}
+	fi, err := fsys.Stat(ctx, p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return s.listDir(w, r, fsys, p)
+	}
+	f, err := fsys.Open(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	size := fi.Size()
+	start, n, partial, err := parseRange(r.Header.Get("Range"), size)
+	if err != nil {
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", size))
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("Last-Modified", fi.ModTime().UTC().Format(http.TimeFormat))
+	h.Set("X-Desk-Mode", octal(fi.Attr().Mode))
+	h.Set("Content-Length", strconv.FormatInt(n, 10))
+	status := http.StatusOK
+	if partial {
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, size))
+		status = http.StatusPartialContent
+	}
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead || n == 0 {
+		return nil
+	}
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return err
+	}
+	_, err = io.CopyN(w, f, n)
+	return err
+}
+
+// parseRange parses a Range header against size: one range of "bytes=a-b",
+// "bytes=a-" or "bytes=-n". Several ranges are not supported: the header is
+// then ignored and the whole file sent. A malformed or unsatisfiable range is
+// 416 bad_range.
+func parseRange(h string, size int64) (start, n int64, partial bool, err error) {
+	if h == "" {
+		return 0, size, false, nil
+	}
+	bad := func(why string) (int64, int64, bool, error) {
+		return 0, 0, false, errorf(http.StatusRequestedRangeNotSatisfiable, CodeBadRange, "Range %q: %s (the file has %d bytes)", h, why, size)
+	}
+	spec, ok := strings.CutPrefix(h, "bytes=")
+	if !ok {
+		return bad("want bytes=FIRST-LAST, bytes=FIRST- or bytes=-SUFFIX")
+	}
+	if strings.Contains(spec, ",") {
+		return 0, size, false, nil
+	}
+	a, b, ok := strings.Cut(strings.TrimSpace(spec), "-")
+	if !ok {
+		return bad("want bytes=FIRST-LAST, bytes=FIRST- or bytes=-SUFFIX")
+	}
+	if a == "" {
+		k, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || k <= 0 {
+			return bad("bad suffix length")
+		}
+		if size == 0 {
+			return bad("empty file")
+		}
+		k = min(k, size)
+		return size - k, k, true, nil
+	}
+	first, err := strconv.ParseInt(a, 10, 64)
+	if err != nil || first < 0 {
+		return bad("bad first byte")
+	}
+	last := size - 1
+	if b != "" {
+		if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
+			return bad("bad last byte")
+		}
+		last = min(last, size-1)
+	}
+	if first >= size {
+		return bad("starts past the end")
+	}
+	return first, last - first + 1, true, nil
+}
+
+func (s *Server) listDir(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, p string) error {
+	limit, err := s.limit(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	ents, err := fsys.ReadDirPage(ctx, p, r.URL.Query().Get("after"), limit)
+	if err != nil {
+		return err
+	}
+	out := client.DirList{Path: p, Entries: make([]client.DirEntry, 0, len(ents))}
+	for _, e := range ents {
+		de := client.DirEntry{Name: e.Name, Type: fileType(e.Mode), Mode: octal(e.Mode)}
+		if fi, err := fsys.Lstat(ctx, path.Join(p, e.Name)); err == nil {
+			de.Size, de.Mtime = fi.Size(), fi.ModTime().UTC()
+		}
+		out.Entries = append(out.Entries, de)
+	}
+	if len(ents) == limit {
+		out.Next = ents[len(ents)-1].Name
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handlePutFile(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := cleanPath(r.PathValue("path"))
+	if err != nil {
+		return err
+	}
+	if p == "/" {
+		return errorf(http.StatusBadRequest, CodeInvalid, "cannot write the root directory")
+	}
+	ms := r.URL.Query().Get("mode")
+	if ms == "" {
+		ms = r.Header.Get("X-Desk-Mode")
+	}
+	mode, err := parseMode(ms, 0o644)
+	if err != nil {
+		return err
+	}
+	parents, err := qbool(r, "parents")
+	if err != nil {
+		return err
+	}
+	if r.ContentLength > s.opts.MaxUploadBytes {
+		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "file body of %d bytes is over the limit of %d", r.ContentLength, s.opts.MaxUploadBytes)
+	}
+	fsys := c.lease.Workspace().FS()
+	ctx := r.Context()
+	if parents {
+		if err := fsys.MkdirAll(ctx, path.Dir(p), 0o755); err != nil {
+			return err
+		}
+	}
+	_, statErr := fsys.Lstat(ctx, p)
+	body := http.MaxBytesReader(w, r.Body, s.opts.MaxUploadBytes)
+	if _, err := fsys.WriteFileFrom(ctx, p, body, mode); err != nil {
+		return err
+	}
+	fi, err := s.fileInfo(ctx, fsys, p)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if statErr != nil {
+		status = http.StatusCreated
+	}
+	return writeJSON(w, status, fi)
+}
+
+// fileOpRequest is the union of the bodies POST accepts.
+type fileOpRequest struct {
+	To        string `json:"to"`
+	NoReplace bool   `json:"no_replace"`
+	Mode      string `json:"mode"`
+}
+
+func (s *Server) handlePostFile(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := cleanPath(r.PathValue("path"))
+	if err != nil {
+		return err
+	}
+	fsys := c.lease.Workspace().FS()
+	ctx := r.Context()
+	var req fileOpRequest
+	if err := s.readJSON(w, r, &req, true); err != nil {
+		return err
+	}
+	target := p
+	status := http.StatusOK
+	switch op := r.URL.Query().Get("op"); op {
+	case "mkdir":
+		ms := req.Mode
+		if ms == "" {
+			ms = r.URL.Query().Get("mode")
+		}
+		mode, err := parseMode(ms, 0o755)
+		if err != nil {
+			return err
+		}
+		parents, err := qbool(r, "parents")
+		if err != nil {
+			return err
+		}
+		if parents {
+			err = fsys.MkdirAll(ctx, p, mode)
+		} else {
+			err = fsys.Mkdir(ctx, p, mode)
+		}
+		if err != nil {
+			return err
+		}
+		status = http.StatusCreated
+	case "move", "copy":
+		if req.To == "" {
+			return errorf(http.StatusBadRequest, CodeInvalid, "op=%s needs {\"to\": PATH}", op)
+		}
+		if target, err = cleanPath(req.To); err != nil {
+			return err
+		}
+		if p == "/" || target == "/" {
+			return errorf(http.StatusBadRequest, CodeInvalid, "cannot %s the root directory", op)
+		}
+		if op == "move" {
+			var flags vfs.RenameFlags
+			if req.NoReplace {
+				flags = vfs.RenameNoReplace
+			}
+			if err := fsys.Rename(ctx, p, target, flags); err != nil {
+				return err
+			}
+		} else {
+			if err := s.copyTree(ctx, fsys, p, target); err != nil {
+				return err
+			}
+			status = http.StatusCreated
+		}
+	case "chmod":
+		if req.Mode == "" {
+			return errorf(http.StatusBadRequest, CodeInvalid, "op=chmod needs {\"mode\": \"0755\"}")
+		}
+		mode, err := parseMode(req.Mode, 0)
+		if err != nil {
+			return err
+		}
+		if err := fsys.Chmod(ctx, p, mode); err != nil {
+			return err
+		}
+	default:
+		return errorf(http.StatusBadRequest, CodeInvalid, "op=%q: want mkdir, move, copy or chmod", op)
+	}
+	fi, err := s.fileInfo(ctx, fsys, target)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, status, fi)
+}
+
+func (s *Server) handleDeleteFile(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := cleanPath(r.PathValue("path"))
+	if err != nil {
+		return err
+	}
+	if p == "/" {
+		return errorf(http.StatusBadRequest, CodeInvalid, "cannot delete the root directory")
+	}
+	recursive, err := qbool(r, "recursive")
+	if err != nil {
+		return err
+	}
+	fsys := c.lease.Workspace().FS()
+	if recursive {
+		if _, err := fsys.Lstat(r.Context(), p); err != nil {
+			return err
+		}
+		err = fsys.RemoveAll(r.Context(), p)
+	} else {
+		err = fsys.Remove(r.Context(), p)
+	}
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// copyTree copies src to dst, which must not exist: files with their
+// content and mode, directories with their contents, symlinks as symlinks.
+// At most MaxWalk entries; past that the partial copy is removed and the
+// error is too_large.
+func (s *Server) copyTree(ctx context.Context, fsys *vfs.FS, src, dst string) error {
+	if dst == src || strings.HasPrefix(dst, src+"/") {
+		return &fs.PathError{Op: "copy", Path: dst, Err: syscall.EINVAL}
+	}
+	if _, err := fsys.Lstat(ctx, dst); err == nil {
+		return &fs.PathError{Op: "copy", Path: dst, Err: syscall.EEXIST}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	budget := s.opts.MaxWalk
+	err := s.copyEntry(ctx, fsys, src, dst, &budget)
+	if err != nil {
+		fsys.RemoveAll(context.WithoutCancel(ctx), dst)
+	}
+	return err
+}
+
+func (s *Server) copyEntry(ctx context.Context, fsys *vfs.FS, src, dst string, budget *int) error {
+	if *budget--; *budget < 0 {
+		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "copy: the tree has more than %d entries", s.opts.MaxWalk)
+	}
+	fi, err := fsys.Lstat(ctx, src)
+	if err != nil {
+		return err
+	}
+	a := fi.Attr()
+	perm := vfs.UnixToFileMode(a.Mode) & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	switch {
+	case a.IsSymlink():
+		t, err := fsys.Readlink(ctx, src)
+		if err != nil {
+			return err
+		}
+		return fsys.Symlink(ctx, t, dst)
+	case a.IsDir():
+		if err := fsys.Mkdir(ctx, dst, 0o700); err != nil {
+			return err
+		}
+		after := ""
+		for {
+			ents, err := fsys.ReadDirPage(ctx, src, after, 1000)
+			if err != nil {
+				return err
+			}
+			for _, e := range ents {
+				if err := s.copyEntry(ctx, fsys, path.Join(src, e.Name), path.Join(dst, e.Name), budget); err != nil {
+					return err
+				}
+			}
+			if len(ents) < 1000 {
+				break
+			}
+			after = ents[len(ents)-1].Name
+		}
+		return fsys.Chmod(ctx, dst, perm)
+	default:
+		f, err := fsys.Open(ctx, src)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if _, err := fsys.WriteFileFrom(ctx, dst, f, perm); err != nil {
+			return err
+		}
+		return fsys.Chmod(ctx, dst, perm)
+	}
+}

@@ -1,0 +1,90 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/desk-dev/desk/internal/host"
+)
+
+// metrics are the server's Prometheus collectors.
+type metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	execs     *prometheus.CounterVec // ended, by backend and status
+	started   *prometheus.CounterVec
+	running   *prometheus.GaugeVec
+	streaming prometheus.Gauge
+}
+
+func newMetrics(reg *prometheus.Registry, h *host.Host) (*metrics, error) {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		if err := reg.Register(collectors.NewGoCollector()); err != nil {
+			return nil, err
+		}
+		if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+			return nil, err
+		}
+	}
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "desk_http_requests_total", Help: "HTTP requests by route, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "desk_http_request_duration_seconds", Help: "HTTP request latency by route, method and status (streams: their whole duration).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"route", "method", "status"}),
+		execs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "desk_executions_total", Help: "Executions started through the API that ended, by backend and status.",
+		}, []string{"backend", "status"}),
+		started: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "desk_executions_started_total", Help: "Executions started through the API, by backend.",
+		}, []string{"backend"}),
+		running: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "desk_executions_running", Help: "Executions started through the API that are running, by backend.",
+		}, []string{"backend"}),
+		streaming: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "desk_http_streams", Help: "Event and change streams open now.",
+		}),
+	}
+	stat := func(f func(host.Stats) float64) func() float64 {
+		return func() float64 { return f(h.Stats()) }
+	}
+	cs := []prometheus.Collector{m.requests, m.latency, m.execs, m.started, m.running, m.streaming,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_open", Help: "Workspaces open now."},
+			stat(func(s host.Stats) float64 { return float64(s.Open) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_in_use", Help: "Open workspaces with users now."},
+			stat(func(s host.Stats) float64 { return float64(s.InUse) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workspaces_opened_total", Help: "Workspaces opened."},
+			stat(func(s host.Stats) float64 { return float64(s.Opened) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workspaces_hibernated_total", Help: "Workspaces closed when idle."},
+			stat(func(s host.Stats) float64 { return float64(s.Hibernated) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workspaces_evicted_total", Help: "Workspaces closed to make room."},
+			stat(func(s host.Stats) float64 { return float64(s.Evicted) })),
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *metrics) observe(route, method string, status int, d time.Duration) {
+	st := strconv.Itoa(status)
+	m.requests.WithLabelValues(route, method, st).Inc()
+	m.latency.WithLabelValues(route, method, st).Observe(d.Seconds())
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, _ *call) error {
+	promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	return nil
+}

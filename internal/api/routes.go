@@ -1,0 +1,101 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/desk-dev/desk/internal/auth"
+)
+
+// access says who may call a route.
+type access int
+
+const (
+	accPublic access = iota // no token
+	accAuth                 // any valid token
+	accAdmin                // the admin token
+	accScope                // the admin, or a token for {ws} with the route's scope
+)
+
+// param is a query parameter, for the OpenAPI document.
+type param struct {
+	name, typ, desc string
+}
+
+// route is one API route. The mux and the OpenAPI document are both built
+// from routes(), and TestOpenAPI_Routes checks the two agree.
+type route struct {
+	method  string
+	path    string // ServeMux pattern path: {name} is one segment, {name...} the rest
+	op      string // operation id: the metrics and log label
+	summary string
+	access  access
+	scope   auth.Scope
+	lease   bool // the handler uses the open workspace
+	query   []param
+	body    string // request body schema ("" none; "binary" for a raw body)
+	status  int    // success status
+	resp    string // response schema ("" none; "binary", "stream", "text")
+	h       func(*Server, http.ResponseWriter, *http.Request, *call) error
+}
+
+var notFoundRoute = route{op: "not_found", access: accAuth, h: func(_ *Server, _ http.ResponseWriter, r *http.Request, _ *call) error {
+	return errorf(http.StatusNotFound, CodeNotFound, "no route for %s %s (see /openapi.json)", r.Method, r.URL.Path)
+}}
+
+var (
+	pAfter    = param{"after", "string", "return items sorting after this one (the next cursor of the previous page)"}
+	pLimit    = param{"limit", "integer", "page size (default 100, at most 1000)"}
+	pWait     = param{"wait", "boolean", "wait for the execution to end and return its result"}
+	pFrom     = param{"from", "integer", "first event number to send (Last-Event-ID takes precedence: its successor)"}
+	pSince    = param{"since", "integer", "return changes after this sequence number (Last-Event-ID takes precedence)"}
+	pFollow   = param{"follow", "boolean", "stream changes live (SSE or NDJSON, by Accept) instead of returning a page"}
+	pStat     = param{"stat", "boolean", "return the entry's attributes (lstat) instead of its content"}
+	pMode     = param{"mode", "string", "permission bits in octal (PUT default 0644, mkdir 0755); also the X-Desk-Mode header"}
+	pParents  = param{"parents", "boolean", "create missing parent directories"}
+	pRecurse  = param{"recursive", "boolean", "delete a directory with its contents"}
+	pOp       = param{"op", "string", "mkdir, move, copy or chmod"}
+	pStatus   = param{"status", "string", "only executions with this status"}
+	pPattern  = param{"pattern", "string", "glob relative to path: * ? [..] {a,b} within a segment, ** for any number of segments"}
+	pBase     = param{"path", "string", "directory (or, for grep, file) to search (default /)"}
+	pQuery    = param{"query", "string", "text to find (a RE2 regular expression with regex=1)"}
+	pRegex    = param{"regex", "boolean", "query is a regular expression (RE2 syntax)"}
+	pICase    = param{"ignore_case", "boolean", "match case-insensitively"}
+	pGlob     = param{"glob", "string", "only files whose path (relative to path) matches this glob"}
+	pAfterLn  = param{"after_line", "integer", "with after: resume after this line of that file"}
+	pAfterPth = param{"after", "string", "resume after this path (next_path of the previous page)"}
+)
+
+func routes() []route {
+	ws := "/v1/workspaces/{ws}"
+	return []route{
+		{method: "GET", path: "/healthz", op: "healthz", summary: "Liveness check (no token needed)", access: accPublic, status: 200, resp: "Health", h: (*Server).handleHealth},
+		{method: "GET", path: "/metrics", op: "metrics", summary: "Prometheus metrics (admin)", access: accAdmin, status: 200, resp: "text", h: (*Server).handleMetrics},
+		{method: "GET", path: "/openapi.json", op: "openapi", summary: "This OpenAPI document", access: accAuth, status: 200, resp: "object", h: (*Server).handleOpenAPI},
+
+		{method: "POST", path: "/v1/workspaces", op: "createWorkspace", summary: "Create a workspace (admin)", access: accAdmin, body: "WorkspaceRequest", status: 201, resp: "Workspace", h: (*Server).handleCreateWorkspace},
+		{method: "GET", path: "/v1/workspaces", op: "listWorkspaces", summary: "List workspaces (a workspace token sees only its own)", access: accAuth, query: []param{pAfter, pLimit}, status: 200, resp: "WorkspaceList", h: (*Server).handleListWorkspaces},
+		{method: "GET", path: ws, op: "getWorkspace", summary: "Describe a workspace without opening it", access: accScope, scope: auth.ScopeRead, status: 200, resp: "Workspace", h: (*Server).handleGetWorkspace},
+		{method: "DELETE", path: ws, op: "deleteWorkspace", summary: "Delete a workspace and revoke its tokens (admin)", access: accAdmin, status: 204, h: (*Server).handleDeleteWorkspace},
+		{method: "GET", path: ws + "/stats", op: "workspaceStats", summary: "Open a workspace and report on its contents", access: accScope, scope: auth.ScopeRead, lease: true, status: 200, resp: "WorkspaceStats", h: (*Server).handleStats},
+
+		{method: "GET", path: ws + "/files/{path...}", op: "readFile", summary: "Stat an entry (stat=1), list a directory (paged) or read a file (Range supported)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pStat, pAfter, pLimit}, status: 200, resp: "binary", h: (*Server).handleGetFile},
+		{method: "PUT", path: ws + "/files/{path...}", op: "writeFile", summary: "Write a file from the request body (replaced atomically)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pMode, pParents}, body: "binary", status: 200, resp: "FileInfo", h: (*Server).handlePutFile},
+		{method: "POST", path: ws + "/files/{path...}", op: "fileOp", summary: "mkdir, move {to}, copy {to} or chmod {mode} (op=...)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pOp, pMode, pParents}, body: "FileOpRequest", status: 200, resp: "FileInfo", h: (*Server).handlePostFile},
+		{method: "DELETE", path: ws + "/files/{path...}", op: "deleteFile", summary: "Delete a file, symlink or empty directory (recursive=1: any directory)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pRecurse}, status: 204, h: (*Server).handleDeleteFile},
+		{method: "GET", path: ws + "/find", op: "find", summary: "Find paths matching a glob", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pPattern, pBase, pLimit}, status: 200, resp: "FindResult", h: (*Server).handleFind},
+		{method: "GET", path: ws + "/grep", op: "grep", summary: "Search file contents (binary and oversized files skipped), paged", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pQuery, pRegex, pICase, pBase, pGlob, pLimit, pAfterPth, pAfterLn}, status: 200, resp: "GrepResult", h: (*Server).handleGrep},
+
+		{method: "POST", path: ws + "/executions", op: "exec", summary: "Start an execution (201 with its record; wait=1: its result)", access: accScope, scope: auth.ScopeExec, lease: true, query: []param{pWait}, body: "ExecRequest", status: 201, resp: "Result", h: (*Server).handleExec},
+		{method: "GET", path: ws + "/executions", op: "listExecutions", summary: "List execution records", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pAfter, pLimit, pStatus}, status: 200, resp: "ExecutionList", h: (*Server).handleListExecutions},
+		{method: "GET", path: ws + "/executions/{id}", op: "getExecution", summary: "An execution's record and kept output", access: accScope, scope: auth.ScopeRead, lease: true, status: 200, resp: "Result", h: (*Server).handleGetExecution},
+		{method: "GET", path: ws + "/executions/{id}/events", op: "executionEvents", summary: "Stream an execution's events (SSE or NDJSON by Accept), from an event number", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pFrom}, status: 200, resp: "stream:Event", h: (*Server).handleEvents},
+		{method: "POST", path: ws + "/executions/{id}/kill", op: "killExecution", summary: "Kill a running execution", access: accScope, scope: auth.ScopeExec, lease: true, body: "KillRequest", status: 202, resp: "Execution", h: (*Server).handleKill},
+		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},
+
+		{method: "GET", path: ws + "/changes", op: "changes", summary: "Changes since a cursor (follow=1: streamed live)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pSince, pLimit, pFollow}, status: 200, resp: "ChangeList", h: (*Server).handleChanges},
+
+		{method: "POST", path: "/v1/tokens", op: "mintToken", summary: "Mint a workspace token; the secret is shown only here (admin)", access: accAdmin, body: "TokenRequest", status: 201, resp: "MintedToken", h: (*Server).handleMintToken},
+		{method: "GET", path: "/v1/tokens", op: "listTokens", summary: "List workspace tokens (admin)", access: accAdmin, query: []param{pAfter, pLimit}, status: 200, resp: "TokenList", h: (*Server).handleListTokens},
+		{method: "DELETE", path: "/v1/tokens/{id}", op: "revokeToken", summary: "Revoke a workspace token (admin)", access: accAdmin, status: 204, h: (*Server).handleRevokeToken},
+	}
+}

@@ -1,0 +1,406 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// Defaults for Options. A zero field takes its default.
+const (
+	DefaultMaxBodyBytes      = 1 << 20  // JSON request bodies
+	DefaultMaxUploadBytes    = 1 << 30  // file bodies (PUT); the store's MaxFileSize applies as well
+	DefaultMaxHeaderBytes    = 64 << 10 // request headers (NewHTTPServer)
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultPageLimit         = 100      // page size when a request gives no limit
+	DefaultMaxPageLimit      = 1000     // the largest page a request may ask for
+	DefaultMaxWalk           = 100_000  // entries find, grep and copy visit per request
+	DefaultMaxGrepFileBytes  = 8 << 20  // larger files are skipped by grep
+	DefaultMaxGrepBytes      = 64 << 20 // bytes grep reads per request before it returns a page
+	DefaultMaxLineBytes      = 4096     // grep match text is cut here
+	DefaultMaxPatternBytes   = 1024     // find globs and grep queries
+	DefaultHeartbeat         = 15 * time.Second
+)
+
+// Options configure a Server. The zero value gives the documented defaults.
+type Options struct {
+	// MaxBodyBytes bounds JSON request bodies (413 too_large). Default 1 MiB.
+	MaxBodyBytes int64
+	// MaxUploadBytes bounds a file body written with PUT (413 too_large).
+	// Default 1 GiB; the workspace store's MaxFileSize (EFBIG) applies too.
+	MaxUploadBytes int64
+	// MaxHeaderBytes bounds request headers in NewHTTPServer. Default 64 KiB.
+	MaxHeaderBytes int
+	// ReadHeaderTimeout and IdleTimeout are NewHTTPServer's. Defaults 10s, 2m.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	// DefaultLimit is the page size of list requests without limit (default
+	// 100); MaxLimit the largest a request may ask for (default 1000).
+	DefaultLimit int
+	MaxLimit     int
+	// MaxWalk bounds the entries find, grep and copy visit in one request
+	// (find: the result is marked truncated; grep: a page ends early; copy:
+	// 413 too_large). Default 100,000.
+	MaxWalk int
+	// MaxGrepFileBytes: grep skips larger files (counted as skipped). Default 8 MiB.
+	MaxGrepFileBytes int64
+	// MaxGrepBytes bounds the file bytes grep reads per request; past it the
+	// page ends and a cursor says where to go on. Default 64 MiB.
+	MaxGrepBytes int64
+	// MaxLineBytes cuts the text of a grep match. Default 4096.
+	MaxLineBytes int
+	// MaxPatternBytes bounds find globs and grep queries. Default 1024.
+	MaxPatternBytes int
+	// Heartbeat is how often an idle event stream gets a keep-alive (an SSE
+	// comment, or an empty NDJSON line). Default 15s.
+	Heartbeat time.Duration
+	// Logger receives one line per request. Default slog.Default().
+	Logger *slog.Logger
+	// Registry receives the server's metrics and is served at /metrics.
+	// Default: a new registry with the Go and process collectors.
+	Registry *prometheus.Registry
+}
+
+func (o *Options) setDefaults() error {
+	for _, v := range []int64{o.MaxBodyBytes, o.MaxUploadBytes, int64(o.MaxHeaderBytes), int64(o.ReadHeaderTimeout),
+		int64(o.IdleTimeout), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
+		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat)} {
+		if v < 0 {
+			return errors.New("new api server: negative option")
+		}
+	}
+	def := func(p *int64, d int64) {
+		if *p == 0 {
+			*p = d
+		}
+	}
+	defi := func(p *int, d int) {
+		if *p == 0 {
+			*p = d
+		}
+	}
+	defd := func(p *time.Duration, d time.Duration) {
+		if *p == 0 {
+			*p = d
+		}
+	}
+	def(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	def(&o.MaxUploadBytes, DefaultMaxUploadBytes)
+	defi(&o.MaxHeaderBytes, DefaultMaxHeaderBytes)
+	defd(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	defd(&o.IdleTimeout, DefaultIdleTimeout)
+	defi(&o.DefaultLimit, DefaultPageLimit)
+	defi(&o.MaxLimit, DefaultMaxPageLimit)
+	defi(&o.MaxWalk, DefaultMaxWalk)
+	def(&o.MaxGrepFileBytes, DefaultMaxGrepFileBytes)
+	def(&o.MaxGrepBytes, DefaultMaxGrepBytes)
+	defi(&o.MaxLineBytes, DefaultMaxLineBytes)
+	defi(&o.MaxPatternBytes, DefaultMaxPatternBytes)
+	defd(&o.Heartbeat, DefaultHeartbeat)
+	if o.DefaultLimit > o.MaxLimit {
+		o.DefaultLimit = o.MaxLimit
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// Server is the HTTP API: an http.Handler over a host and its token store.
+type Server struct {
+	host *host.Host
+	auth *auth.Store
+	opts Options
+	mux  *http.ServeMux
+	m    *metrics
+
+	ctx    context.Context // cancelled by Shutdown: ends streams and waits
+	cancel context.CancelFunc
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// New returns the API server over h and the token store a. Neither is owned
+// until Shutdown, which closes both.
+func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
+	if h == nil || a == nil {
+		return nil, errors.New("new api server: nil host or token store")
+	}
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	m, err := newMetrics(opts.Registry, h)
+	if err != nil {
+		return nil, fmt.Errorf("new api server: %w", err)
+	}
+	s.m = m
+	for _, rt := range routes() {
+		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+	}
+	s.mux.Handle("/", s.wrap(notFoundRoute))
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// NewHTTPServer returns an http.Server for the API on addr with the bounded
+// header size and timeouts of the options. It sets no write timeout: event
+// streams and downloads may last long.
+func (s *Server) NewHTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		MaxHeaderBytes:    s.opts.MaxHeaderBytes,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// Shutdown stops the API gracefully: it ends event streams and waiting
+// requests, stops srv from accepting and waits (bounded by ctx) for the
+// requests in flight (srv may be nil when the caller serves the handler
+// itself), then closes the host — which stops running executions and records
+// them as stopped — and the token store. Later calls return the first result.
+func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
+	s.shutdownOnce.Do(func() {
+		s.cancel()
+		var errs []error
+		if srv != nil {
+			if err := srv.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("shut down http server: %w", err))
+			}
+		}
+		if err := s.host.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close host: %w", err))
+		}
+		if err := s.auth.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close token store: %w", err))
+		}
+		s.shutdownErr = errors.Join(errs...)
+	})
+	return s.shutdownErr
+}
+
+// longCtx is the request's context, also cancelled by Shutdown: for streams
+// and waits.
+func (s *Server) longCtx(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// respWriter records the status and size of a response.
+type respWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *respWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *respWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush sends buffered data (event streams).
+func (w *respWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		if w.status == 0 {
+			w.status = http.StatusOK
+		}
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// call is what a handler gets besides the request.
+type call struct {
+	p     auth.Principal
+	ws    string      // the {ws} path value, validated, if the route has one
+	lease *host.Lease // for routes that open the workspace
+}
+
+// wrap authenticates, authorises, leases the workspace if the route needs
+// it, runs the handler, maps its error, logs and measures.
+func (s *Server) wrap(rt route) http.Handler {
+	return http.HandlerFunc(func(w0 http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		w := &respWriter{ResponseWriter: w0}
+		c := &call{}
+		err := s.serve(rt, w, r, c)
+		if err != nil {
+			e := classify(err)
+			if e.Status >= 500 && e.Code == CodeInternal {
+				s.opts.Logger.Error("request failed", "route", rt.op, "err", err)
+			}
+			if w.status == 0 {
+				writeError(w, e)
+			} else {
+				w.status = e.Status // already streaming: recorded for the log only
+			}
+		}
+		if w.status == 0 {
+			w.status = http.StatusOK
+		}
+		d := time.Since(start)
+		s.m.observe(rt.op, r.Method, w.status, d)
+		attrs := []slog.Attr{
+			slog.String("method", r.Method), slog.String("route", rt.op), slog.String("path", r.URL.Path),
+			slog.Int("status", w.status), slog.Duration("duration", d), slog.Int64("bytes", w.bytes),
+		}
+		if c.ws != "" {
+			attrs = append(attrs, slog.String("workspace", c.ws))
+		}
+		if id := c.p.ID(); id != "" {
+			attrs = append(attrs, slog.String("principal", id))
+		}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", err.Error()))
+		}
+		s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	})
+}
+
+func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call) error {
+	if rt.access != accPublic {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		p, err := s.auth.Authenticate(strings.TrimSpace(tok))
+		if err != nil {
+			return err
+		}
+		c.p = p
+	}
+	switch rt.access {
+	case accAdmin:
+		if !c.p.Admin {
+			return fmt.Errorf("%w: this route needs the admin token", auth.ErrForbidden)
+		}
+	case accScope:
+		c.ws = r.PathValue("ws")
+		if err := workspace.ValidateName(c.ws); err != nil {
+			return err
+		}
+		if err := c.p.Allow(c.ws, rt.scope); err != nil {
+			return err
+		}
+		if rt.lease {
+			l, err := s.host.Acquire(r.Context(), c.ws)
+			if err != nil {
+				return err
+			}
+			defer l.Release()
+			c.lease = l
+		}
+	}
+	return rt.h(s, w, r, c)
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode response: %w", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+	return nil
+}
+
+// readJSON decodes the request body (bounded by MaxBodyBytes) into v,
+// refusing unknown fields and trailing data. An empty body leaves v as is
+// when allowEmpty.
+func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return fmt.Errorf("read body: %w", err)
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		if allowEmpty {
+			return nil
+		}
+		return errorf(http.StatusBadRequest, CodeBadJSON, "the request needs a JSON body")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, CodeBadJSON, "invalid JSON body: %v", err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, CodeBadJSON, "invalid JSON body: data after the JSON value")
+	}
+	return nil
+}
+
+// limit reads the limit query parameter.
+func (s *Server) limit(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return s.opts.DefaultLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, errorf(http.StatusBadRequest, CodeInvalid, "limit=%q: want a positive integer (at most %d)", v, s.opts.MaxLimit)
+	}
+	return min(n, s.opts.MaxLimit), nil
+}
+
+// qbool reads a boolean query parameter ("1", "true", ...; absent: false).
+func qbool(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errorf(http.StatusBadRequest, CodeInvalid, "%s=%q: want 1, 0, true or false", name, v)
+	}
+	return b, nil
+}
+
+// quint reads an unsigned integer query parameter (absent: 0).
+func quint(r *http.Request, name string) (uint64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, errorf(http.StatusBadRequest, CodeInvalid, "%s=%q: want a non-negative integer", name, v)
+	}
+	return n, nil
+}

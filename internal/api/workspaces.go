@@ -1,0 +1,156 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+func wireWorkspace(i host.Info) client.Workspace {
+	return client.Workspace{Name: i.Name, Bytes: i.Bytes, Modified: i.Modified.UTC(), Open: i.Open, Leases: i.Leases}
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request, _ *call) error {
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "time": time.Now().UTC()})
+}
+
+func (s *Server) handleCreateWorkspace(w http.ResponseWriter, r *http.Request, c *call) error {
+	var req client.WorkspaceRequest
+	if err := s.readJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	c.ws = req.Name
+	info, err := s.host.Create(r.Context(), req.Name, host.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, wireWorkspace(info))
+}
+
+func (s *Server) handleListWorkspaces(w http.ResponseWriter, r *http.Request, c *call) error {
+	limit, err := s.limit(r)
+	if err != nil {
+		return err
+	}
+	after := r.URL.Query().Get("after")
+	out := client.WorkspaceList{Workspaces: []client.Workspace{}}
+	if !c.p.Admin {
+		// A workspace token sees its own workspace only.
+		if name := c.p.Token.Workspace; name > after {
+			if info, err := s.host.Info(r.Context(), name); err == nil {
+				out.Workspaces = append(out.Workspaces, wireWorkspace(info))
+			}
+		}
+		return writeJSON(w, http.StatusOK, out)
+	}
+	infos, err := s.host.List(r.Context(), after, limit)
+	if err != nil {
+		return err
+	}
+	for _, i := range infos {
+		out.Workspaces = append(out.Workspaces, wireWorkspace(i))
+	}
+	if len(infos) == limit {
+		out.Next = infos[len(infos)-1].Name
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGetWorkspace(w http.ResponseWriter, r *http.Request, c *call) error {
+	info, err := s.host.Info(r.Context(), c.ws)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, wireWorkspace(info))
+}
+
+func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c *call) error {
+	c.ws = r.PathValue("ws")
+	if err := workspace.ValidateName(c.ws); err != nil {
+		return err
+	}
+	if err := s.host.Delete(r.Context(), c.ws); err != nil {
+		return err
+	}
+	if _, err := s.auth.RevokeWorkspace(r.Context(), c.ws); err != nil {
+		return fmt.Errorf("delete workspace: %w", err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, c *call) error {
+	ws := c.lease.Workspace()
+	st, err := ws.Stats(r.Context())
+	if err != nil {
+		return err
+	}
+	v := st.Store
+	out := client.WorkspaceStats{
+		Name: st.Name, OpenedAt: st.OpenedAt.UTC(),
+		Store: client.StoreStats{
+			Files: v.Files, Dirs: v.Dirs, Symlinks: v.Symlinks, Bytes: v.Bytes, StoredBytes: v.StoredBytes,
+			UniqueBytes: v.UniqueBytes, Chunks: v.Chunks, DedupRatio: v.DedupRatio, JournalSeq: v.JournalSeq, DBBytes: v.DBBytes,
+		},
+		Running:  ws.Runtime().Running(),
+		Backends: ws.Runtime().Backends(),
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func wireToken(t auth.Token) client.Token {
+	sc := make([]string, len(t.Scopes))
+	for i, s := range t.Scopes {
+		sc[i] = string(s)
+	}
+	return client.Token{ID: t.ID, Workspace: t.Workspace, Scopes: sc, Backends: t.Backends, Created: t.Created, Revoked: t.Revoked, RevokedAt: t.RevokedAt}
+}
+
+func (s *Server) handleMintToken(w http.ResponseWriter, r *http.Request, c *call) error {
+	var req client.TokenRequest
+	if err := s.readJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	c.ws = req.Workspace
+	if _, err := s.host.Info(r.Context(), req.Workspace); err != nil {
+		return err
+	}
+	o := auth.MintOptions{Workspace: req.Workspace, Backends: req.Backends}
+	for _, sc := range req.Scopes {
+		o.Scopes = append(o.Scopes, auth.Scope(sc))
+	}
+	t, secret, err := s.auth.Mint(r.Context(), o)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, client.MintedToken{Token: wireToken(t), Secret: secret})
+}
+
+func (s *Server) handleListTokens(w http.ResponseWriter, r *http.Request, _ *call) error {
+	limit, err := s.limit(r)
+	if err != nil {
+		return err
+	}
+	ts := s.auth.List(r.URL.Query().Get("after"), limit)
+	out := client.TokenList{Tokens: []client.Token{}}
+	for _, t := range ts {
+		out.Tokens = append(out.Tokens, wireToken(t))
+	}
+	if len(ts) == limit {
+		out.Next = ts[len(ts)-1].ID
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleRevokeToken(w http.ResponseWriter, r *http.Request, _ *call) error {
+	if err := s.auth.Revoke(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
