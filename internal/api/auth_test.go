@@ -141,11 +141,22 @@ func TestOpenAPI_Routes(t *testing.T) {
 	}
 }
 
-// TestAPI_Concurrent runs many clients on several workspaces for a bounded
-// time: every request succeeds and every acknowledged write is read back.
+// TestAPI_Concurrent runs 200 clients on 50 workspaces for a bounded time:
+// every request succeeds and every acknowledged write is read back. (With
+// fewer open slots than workspaces, see TestAPI_ConcurrentEviction.)
 func TestAPI_Concurrent(t *testing.T) {
-	e := newEnv(t, envOpts{host: hostOpts(3)})
-	const workspaces, clients = 6, 24
+	concurrentClients(t, 50, 200, 64, false)
+}
+
+// TestAPI_ConcurrentEviction is TestAPI_Concurrent with 3 open slots for 6
+// workspaces, so workspaces are evicted and reopened under load; busy and
+// unavailable answers are then allowed.
+func TestAPI_ConcurrentEviction(t *testing.T) {
+	concurrentClients(t, 6, 24, 3, true)
+}
+
+func concurrentClients(t *testing.T, workspaces, clients, maxOpen int, allowBusy bool) {
+	e := newEnv(t, envOpts{host: hostOpts(maxOpen)})
 	for i := range workspaces {
 		e.mkws(fmt.Sprintf("ws%d", i))
 	}
@@ -180,7 +191,7 @@ func TestAPI_Concurrent(t *testing.T) {
 						err = fmt.Errorf("exec output %q", r.Stdout)
 					}
 				}
-				if err != nil && client.ErrorCode(err) != api.CodeBusy && client.ErrorCode(err) != api.CodeUnavailable {
+				if err != nil && !(allowBusy && (client.ErrorCode(err) == api.CodeBusy || client.ErrorCode(err) == api.CodeUnavailable)) {
 					errs <- fmt.Errorf("client %d op %d: %w", ci, n, err)
 					return
 				}
