@@ -86,7 +86,9 @@ type child struct {
 	token string
 }
 
-func startChild(t *testing.T, dir string) *child {
+func startChild(t *testing.T, dir string) *child { return startChildTB(t, dir) }
+
+func startChildTB(t testing.TB, dir string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
