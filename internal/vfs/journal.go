@@ -89,6 +89,7 @@ func (f *FS) Changes(ctx context.Context, since uint64, limit int) ([]Change, er
 			return nil, ErrJournalTruncated
 		}
 	}
+	var out []Change
 	st, err := c.Prep(`SELECT seq, time, op, ino, parent, name, path, old_parent, old_name, old_path, off, len, actor
 		FROM journal WHERE seq > ? ORDER BY seq LIMIT ?`)
 	if err != nil {
@@ -98,7 +99,6 @@ func (f *FS) Changes(ctx context.Context, since uint64, limit int) ([]Change, er
 	if err := st.Bind(since, limit); err != nil {
 		return nil, err
 	}
-	var out []Change
 	for st.Step() {
 		out = append(out, Change{
 			Seq: uint64(st.Int64(0)), Time: time.Unix(0, st.Int64(1)), Op: Op(st.Text(2)),

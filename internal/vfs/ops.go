@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
 )
 
 type ownerKey struct{}
@@ -212,25 +214,12 @@ func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int
 }
 
 func (f *FS) listDir(ino uint64, after string, limit int) ([]DirEntry, error) {
-	c, err := f.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer f.putReader(c)
-	st, err := c.Prep(`SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
-		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Reset()
-	if err := st.Bind(ino, after, limit); err != nil {
-		return nil, err
-	}
 	var out []DirEntry
-	for st.Step() {
+	err := f.queryRows(context.Background(), `SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
+		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`, []any{ino, after, limit}, func(st *sqlite.Stmt) {
 		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1)), Mode: uint32(st.Int64(2))})
-	}
-	return out, st.Err()
+	})
+	return out, err
 }
 
 // Remove removes a file, symlink or empty directory.

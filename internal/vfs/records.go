@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
 )
 
 // Records are durable named values, each with an append-only log, kept in the
@@ -73,30 +75,15 @@ func (f *FS) GetRecord(ctx context.Context, kind, id string) (Record, error) {
 
 // ListRecords returns up to limit records of kind whose ids sort after after.
 func (f *FS) ListRecords(ctx context.Context, kind, after string, limit int) ([]Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	if limit <= 0 {
 		limit = 1000
 	}
-	c, err := f.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer f.putReader(c)
-	st, err := c.Prep("SELECT id, value, updated FROM records WHERE kind = ? AND id > ? ORDER BY id LIMIT ?")
-	if err != nil {
-		return nil, err
-	}
-	defer st.Reset()
-	if err := st.Bind(kind, after, limit); err != nil {
-		return nil, err
-	}
 	var out []Record
-	for st.Step() {
-		out = append(out, Record{Kind: kind, ID: st.Text(0), Value: st.Blob(1, nil), Updated: time.Unix(0, st.Int64(2))})
-	}
-	return out, st.Err()
+	err := f.queryRows(ctx, "SELECT id, value, updated FROM records WHERE kind = ? AND id > ? ORDER BY id LIMIT ?",
+		[]any{kind, after, limit}, func(st *sqlite.Stmt) {
+			out = append(out, Record{Kind: kind, ID: st.Text(0), Value: st.Blob(1, nil), Updated: time.Unix(0, st.Int64(2))})
+		})
+	return out, err
 }
 
 // DeleteRecord deletes a record and its log (deleting a missing one is not an error).
@@ -156,30 +143,15 @@ func (t *tx) appendLog(kind, id string, entries [][]byte) (uint64, error) {
 
 // ReadLog returns up to limit entries of the log of (kind, id) with Seq >= from.
 func (f *FS) ReadLog(ctx context.Context, kind, id string, from uint64, limit int) ([]LogEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	if limit <= 0 {
 		limit = 1000
 	}
-	c, err := f.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer f.putReader(c)
-	st, err := c.Prep("SELECT seq, data FROM record_log WHERE kind = ? AND id = ? AND seq >= ? ORDER BY seq LIMIT ?")
-	if err != nil {
-		return nil, err
-	}
-	defer st.Reset()
-	if err := st.Bind(kind, id, from, limit); err != nil {
-		return nil, err
-	}
 	var out []LogEntry
-	for st.Step() {
-		out = append(out, LogEntry{Seq: uint64(st.Int64(0)), Data: st.Blob(1, nil)})
-	}
-	return out, st.Err()
+	err := f.queryRows(ctx, "SELECT seq, data FROM record_log WHERE kind = ? AND id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+		[]any{kind, id, from, limit}, func(st *sqlite.Stmt) {
+			out = append(out, LogEntry{Seq: uint64(st.Int64(0)), Data: st.Blob(1, nil)})
+		})
+	return out, err
 }
 
 // TrimLog deletes the entries of the log of (kind, id) with Seq < before (to

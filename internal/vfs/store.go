@@ -441,3 +441,27 @@ func queryUint(c *sqlite.Conn, q string, args ...any) (uint64, error) {
 	n, err := queryInt(c, q, args...)
 	return uint64(n), err
 }
+
+// queryRows runs q with args on a read connection and calls row for each row.
+func (f *FS) queryRows(ctx context.Context, q string, args []any, row func(st *sqlite.Stmt)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c, err := f.reader()
+	if err != nil {
+		return err
+	}
+	defer f.putReader(c)
+	st, err := c.Prep(q)
+	if err != nil {
+		return err
+	}
+	defer st.Reset()
+	if err := st.Bind(args...); err != nil {
+		return err
+	}
+	for st.Step() {
+		row(st)
+	}
+	return st.Err()
+}
