@@ -2,7 +2,8 @@
 #
 #   make setup   install the system packages the build and tests need, check Go
 #   make build   build ./bin/desk
-#   make run     build desk and run the demo (desk serve arrives with a later issue)
+#   make run     build desk and run `desk serve` in the foreground (data in ./desk-data)
+#   make demo    build desk and run the store demo: import this tree, check, export, compare
 #   make test    run every test: go test ./...  (CI runs exactly this, via .ci/run)
 
 # Debian packages the build and the tests need beyond Go. None yet: add names
@@ -16,7 +17,7 @@ BIN  := bin/desk
 DATA := desk-data
 DEMO_DB := $(DATA)/demo.db
 
-.PHONY: setup build run test clean
+.PHONY: setup build run demo test clean
 
 setup:
 	@missing=""; \
@@ -49,13 +50,21 @@ setup:
 build:
 	go build -o $(BIN) ./cmd/desk
 
-# Until `desk serve` exists, run shows what is built: the repository's own
-# source tree goes into a fresh workspace database through a PAX tar stream,
-# the store checks itself, reports its stats and draws its tree, and the tree
-# exported back out is compared with the source by tar --compare (contents,
-# modes, owners, mtimes, symlink targets).
+# run starts the server in the foreground: the HTTP API on 127.0.0.1:7878,
+# workspaces and tokens in ./desk-data, the admin token printed on the first
+# start and written with the URL to the user's desk config file, so that
+# ./bin/desk ws/fs/exec/changes in another terminal reach it. Ctrl-C stops it
+# gracefully. Extra flags: make run ARGS='--addr 127.0.0.1:9000'.
 run: build
-	@mkdir -p $(DATA)
+	./$(BIN) serve --data $(DATA) $(ARGS)
+
+# demo shows the store on its own: the repository's own source tree goes into
+# a fresh workspace database through a PAX tar stream, the store checks
+# itself, reports its stats and draws its tree, and the tree exported back out
+# is compared with the source by tar --compare (contents, modes, owners,
+# mtimes, symlink targets).
+demo: build
+	@mkdir -p -m 0700 $(DATA)
 	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
 	tar --format=posix --exclude=./.git --exclude=./$(DATA) --exclude=./bin --exclude='*.test' --exclude='*.prof' -cf - . \
 		| ./$(BIN) fs -db $(DEMO_DB) import -C /desk -
@@ -63,9 +72,9 @@ run: build
 	./$(BIN) fs -db $(DEMO_DB) stats
 	./$(BIN) fs -db $(DEMO_DB) tree / | head -n 40
 	./$(BIN) fs -db $(DEMO_DB) export -q -C /desk | tar --compare -f - -C .
-	@echo "run: the exported tree matches the source tree"
+	@echo "demo: the exported tree matches the source tree"
 	@echo
-	@echo "run: the workspace is $(DEMO_DB); try: ./$(BIN) fs -db $(DEMO_DB) ls -l /desk"
+	@echo "demo: the workspace is $(DEMO_DB); try: ./$(BIN) fs -db $(DEMO_DB) ls -l /desk"
 
 test:
 	go test ./...

@@ -1,20 +1,45 @@
 // Command desk gives AI agents a persistent computer: a workspace whose files
 // live in one SQLite database.
 //
-// The binary is a thin layer over the internal packages; each subcommand lives
-// in its own file and parses its flags with the standard flag package.
+// The binary is a thin layer over the internal packages and the Go client;
+// each subcommand lives in its own file and parses its flags with the
+// standard flag package. docs/cli.md is the user's manual.
 //
-//	desk fs -db PATH VERB [ARGS]   work directly on a workspace database
-//	desk help                      print usage
+//	desk serve                      run the server (serve.go): host + tokens + HTTP API
+//	desk ws create|ls|stats|rm      workspaces on the server (ws.go)
+//	desk token mint|ls|revoke       workspace tokens (token.go)
+//	desk exec WS [flags] -- CMD...  run a command, streaming it (exec.go)
+//	desk attach WS EXEC_ID          follow an execution again (attach.go)
+//	desk changes WS [--follow]      the change journal (changes.go)
+//	desk fs -w WS VERB [ARGS]       files of a workspace on the server
+//	desk fs -db PATH VERB [ARGS]    files of a workspace database, directly
+//	desk help [COMMAND]             usage
 //
-// `desk fs` verbs: ls, cat, put, get, mkdir, rm, mv, stat, tree, import,
-// export, check, stats; `desk fs help` describes each. Paths inside the
-// workspace are slash paths; a relative one is taken from the workspace root.
+// # Client commands
 //
-// Exit status: 0 on success, 1 when the operation failed (the message reads
-// "desk fs VERB: message", with the POSIX errno name where there is one), 2 for
-// a usage error.
+// Everything but serve and fs -db talks to a server through package client.
+// The server's URL and token come from --url/--token, else $DESK_URL and
+// $DESK_TOKEN, else the config file desk serve writes for the local user
+// (config.go; $DESK_CONFIG, else $XDG_CONFIG_HOME/desk/config.json or
+// ~/.config/desk/config.json). Each is resolved separately; the config
+// file's token is only ever sent to the config file's URL.
+//
+// # desk fs
+//
+// The fs verbs are written once against fileStore (fs_store.go), which a
+// local database (localStore, over *vfs.FS) and a remote workspace
+// (remoteStore, over the client, fs_remote.go) implement. import, export and
+// check need the database itself and refuse -w; ls -l and stat print what
+// the API reports (no owner, blocks, atime/ctime/btime or xattrs).
+//
+// # Errors and exit status
+//
+// 0 on success; 1 when the operation failed, with "desk CMD: message (CODE)"
+// on standard error, CODE being the POSIX errno name or the API's code
+// (not_found, bad_name, forbidden, ...); 2 for a usage error. desk exec and
+// desk attach exit with the execution's exit code (124 timed out, 125 the
+// backend could not run it, 128+N killed by signal N).
 //
 // main only converts run's result to an exit status, so tests drive the whole
-// CLI in-process through run.
+// CLI in-process through run (or a command's function, with a context).
 package main

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -25,6 +26,7 @@ type fsVerb struct {
 	synopsis string // arguments, for usage
 	summary  string
 	write    bool // needs a writable store (created if missing)
+	local    bool // works on a database file only (-db), not over the API
 	minArgs  int
 	maxArgs  int // -1: any number
 	// setup registers the verb's flags on fl and returns the function that runs
@@ -46,12 +48,16 @@ func init() {
 type fsCmd struct {
 	ctx    context.Context
 	verb   *fsVerb
-	dbPath string
+	dbPath string // -db: the workspace database file
+	ws     string // -w: the workspace on the desk server
+	server *serverFlags
 	in     io.Reader
 	out    *bufio.Writer // buffered standard output; flushed when the verb ends
 	rawOut io.Writer     // standard output itself
 	errw   io.Writer
-	fsys   *vfs.FS // opened by store
+	fsys   *vfs.FS   // opened by store
+	fstore fileStore // opened by files
+	srv    server    // the server, once files reached it
 }
 
 // usageError is a command-line mistake: it exits with status 2.
@@ -67,6 +73,10 @@ func runFS(ctx context.Context, args []string, st streams) int {
 	fl := flag.NewFlagSet("desk fs", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	db := fl.String("db", "", "")
+	var ws string
+	fl.StringVar(&ws, "w", "", "")
+	fl.StringVar(&ws, "workspace", "", "")
+	sf := addServerFlags(fl)
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fsUsage(st.out)
@@ -119,18 +129,24 @@ func runFS(ctx context.Context, args []string, st streams) int {
 		err = usagef("missing argument")
 	case v.maxArgs >= 0 && len(pos) > v.maxArgs:
 		err = usagef("too many arguments")
-	case *db == "":
-		err = usagef("-db PATH is required (the workspace database file)")
+	case *db != "" && ws != "":
+		err = usagef("give -db PATH (a database file) or -w WORKSPACE (on the desk server), not both")
+	case *db == "" && ws == "":
+		err = usagef("-db PATH is required (the workspace database file), or -w WORKSPACE for a workspace on the desk server")
+	case ws != "" && v.local:
+		err = usagef("%s works on a workspace database file only (-db PATH), not over the API", v.name)
 	}
 	if err != nil {
 		fmt.Fprintf(st.err, "desk fs %s: %v\n", v.name, err)
-		fmt.Fprintf(st.err, "usage: desk fs -db PATH %s %s\n", v.name, v.synopsis)
+		fmt.Fprintf(st.err, "usage: desk fs %s %s %s\n", v.target(), v.name, v.synopsis)
 		return exitUsage
 	}
 	c := &fsCmd{
 		ctx:    ctx,
 		verb:   v,
 		dbPath: *db,
+		ws:     ws,
+		server: sf,
 		in:     st.in,
 		out:    bufio.NewWriterSize(st.out, 64<<10),
 		rawOut: st.out,
@@ -140,6 +156,11 @@ func runFS(ctx context.Context, args []string, st streams) int {
 	if ferr := c.out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)
 	}
+	if c.fstore != nil {
+		if cerr := c.fstore.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close workspace: %w", cerr)
+		}
+	}
 	if c.fsys != nil {
 		if cerr := c.fsys.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close workspace: %w", cerr)
@@ -148,13 +169,24 @@ func runFS(ctx context.Context, args []string, st streams) int {
 	if err == nil {
 		return exitOK
 	}
+	if c.ws != "" {
+		err = reachable(err, c.srv)
+	}
 	fmt.Fprintf(st.err, "desk fs %s: %s\n", v.name, errText(err))
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(st.err, "usage: desk fs -db PATH %s %s\n", v.name, v.synopsis)
+		fmt.Fprintf(st.err, "usage: desk fs %s %s %s\n", v.target(), v.name, v.synopsis)
 		return exitUsage
 	}
 	return exitError
+}
+
+// target is how usage names the workspace for v.
+func (v *fsVerb) target() string {
+	if v.local {
+		return "-db PATH"
+	}
+	return "-db PATH|-w WS"
 }
 
 func lookupVerb(name string) *fsVerb {
@@ -172,7 +204,10 @@ func verbFlags(v *fsVerb, w io.Writer) *flag.FlagSet {
 	fl.SetOutput(w)
 	fl.Usage = func() {
 		out := fl.Output()
-		fmt.Fprintf(out, "usage: desk fs -db PATH %s %s\n\n%s\n", v.name, v.synopsis, v.summary)
+		fmt.Fprintf(out, "usage: desk fs %s %s %s\n\n%s\n", v.target(), v.name, v.synopsis, v.summary)
+		if v.local {
+			fmt.Fprint(out, "\nWorks on a workspace database file (-db PATH) only, not over the API.\n")
+		}
 		hasFlags := false
 		fl.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
@@ -204,14 +239,45 @@ func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func fsUsage(w io.Writer) {
-	fmt.Fprint(w, "usage: desk fs -db PATH VERB [ARGS]\n\n")
-	fmt.Fprint(w, "Works directly on the workspace database PATH (a SQLite file). Verbs that\n")
-	fmt.Fprint(w, "write create it if it is missing. Workspace paths are slash paths; a relative\n")
-	fmt.Fprint(w, "one is taken from the workspace root.\n\nverbs:\n")
+	fmt.Fprint(w, "usage: desk fs -db PATH VERB [ARGS]\n")
+	fmt.Fprint(w, "       desk fs -w WORKSPACE [--url URL] [--token TOKEN] VERB [ARGS]\n\n")
+	fmt.Fprint(w, "With -db, works directly on the workspace database PATH (a SQLite file that no\n")
+	fmt.Fprint(w, "server has open); verbs that write create it if it is missing. With -w (or\n")
+	fmt.Fprint(w, "--workspace), works on a workspace of the desk server, found as for every\n")
+	fmt.Fprint(w, "client command (--url/--token, $DESK_URL/$DESK_TOKEN, the config file).\n")
+	fmt.Fprint(w, "Workspace paths are slash paths; a relative one is taken from the workspace root.\n\nverbs:\n")
 	for _, v := range fsVerbs {
-		fmt.Fprintf(w, "  %-7s %-32s %s\n", v.name, v.synopsis, v.summary)
+		note := ""
+		if v.local {
+			note = " (-db only)"
+		}
+		fmt.Fprintf(w, "  %-7s %-32s %s%s\n", v.name, v.synopsis, v.summary, note)
 	}
-	fmt.Fprint(w, "\nRun 'desk fs help VERB' for a verb's flags.\n")
+	fmt.Fprint(w, "\nOver the API, ls -l and stat show what the API reports: no owner, blocks,\n")
+	fmt.Fprint(w, "access/change/birth times or xattrs. Run 'desk fs help VERB' for a verb's flags.\n")
+}
+
+// files returns the workspace the shared verbs work on: the database file
+// (-db), opened once by store, or the workspace on the desk server (-w).
+func (c *fsCmd) files() (fileStore, error) {
+	if c.fstore != nil {
+		return c.fstore, nil
+	}
+	if c.ws == "" {
+		fsys, err := c.store()
+		if err != nil {
+			return nil, err
+		}
+		c.fstore = localStore{fsys}
+		return c.fstore, nil
+	}
+	cl, srv, err := c.server.client()
+	if err != nil {
+		return nil, err
+	}
+	c.srv = srv
+	c.fstore = &remoteStore{c: cl, ws: c.ws}
+	return c.fstore, nil
 }
 
 // store opens the workspace database, once. Verbs call it after checking
@@ -249,8 +315,23 @@ func wsPath(p string) string {
 
 // errText renders an error for the terminal, adding the POSIX errno name
 // ("no such file or directory (ENOENT)") when the error carries one.
+//
+// An error from the desk server reads "message (CODE)": the errno name or a
+// named code such as not_found or bad_name.
 func errText(err error) string {
 	s := err.Error()
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		code := ce.Code
+		if strings.Contains(ce.Message, "("+code+")") {
+			code = ""
+		}
+		repl := ce.Message
+		if code != "" {
+			repl += " (" + code + ")"
+		}
+		return strings.Replace(s, ce.Error(), repl, 1)
+	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		if name := unix.ErrnoName(errno); name != "" && !strings.Contains(s, name) {

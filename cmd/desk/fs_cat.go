@@ -15,7 +15,7 @@ var fsCat = &fsVerb{
 	maxArgs:  -1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		return func(c *fsCmd, args []string) error {
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}

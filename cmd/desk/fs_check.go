@@ -9,6 +9,7 @@ var fsCheck = &fsVerb{
 	name:     "check",
 	synopsis: "",
 	summary:  "verify every invariant of the store (exit 1, listing the problems, if any fails)",
+	local:    true,
 	minArgs:  0,
 	maxArgs:  0,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {

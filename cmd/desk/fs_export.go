@@ -17,6 +17,7 @@ var fsExport = &fsVerb{
 	name:     "export",
 	synopsis: "[-C SRC] [-o FILE] [-q]",
 	summary:  "write the workspace directory SRC (default /) as a PAX tar archive to standard output or FILE",
+	local:    true,
 	minArgs:  0,
 	maxArgs:  0,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {

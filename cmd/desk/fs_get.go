@@ -19,7 +19,7 @@ var fsGet = &fsVerb{
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		return func(c *fsCmd, args []string) error {
 			src := wsPath(args[0])
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ var fsGet = &fsVerb{
 				tmp.Close()
 				return err
 			}
-			if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+			if err := tmp.Chmod(fs.FileMode(fi.Mode).Perm()); err != nil {
 				tmp.Close()
 				return err
 			}

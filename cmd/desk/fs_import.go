@@ -15,6 +15,7 @@ var fsImport = &fsVerb{
 	synopsis: "[-C DEST] [-q] SRC",
 	summary:  "copy a host directory, or a tar archive (a .tar/.tar.gz file, or - for standard input), into DEST",
 	write:    true,
+	local:    true,
 	minArgs:  1,
 	maxArgs:  1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"path"
-
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 var fsLs = &fsVerb{
@@ -15,7 +13,7 @@ var fsLs = &fsVerb{
 	minArgs:  0,
 	maxArgs:  -1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
-		long := fl.Bool("l", false, "long format: mode, links, owner, size, mtime, symlink target")
+		long := fl.Bool("l", false, "long format: mode, links, owner, size, mtime, symlink target (over the API: no links or owner, shown as -)")
 		return func(c *fsCmd, args []string) error {
 			if len(args) == 0 {
 				args = []string{"/"}
@@ -40,7 +38,7 @@ var fsLs = &fsVerb{
 const lsPage = 1000
 
 func (c *fsCmd) ls(p string, long bool) error {
-	fsys, err := c.store()
+	fsys, err := c.files()
 	if err != nil {
 		return err
 	}
@@ -49,45 +47,63 @@ func (c *fsCmd) ls(p string, long bool) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return c.lsEntry(p, path.Base(p), long)
+		return c.lsEntry(fsys, p, path.Base(p), nil, long)
 	}
 	after := ""
 	for {
-		ents, err := fsys.ReadDirPage(c.ctx, p, after, lsPage)
+		ents, next, err := fsys.ReadDirPage(c.ctx, p, after, lsPage)
 		if err != nil {
 			return err
 		}
 		for _, e := range ents {
-			if err := c.lsEntry(path.Join(p, e.Name), e.Name, long); err != nil {
+			if err := c.lsEntry(fsys, path.Join(p, e.Name), e.Name, e.info, long); err != nil {
 				return err
 			}
 		}
-		if len(ents) < lsPage {
+		if next == "" {
 			return nil
 		}
-		after = ents[len(ents)-1].Name
+		after = next
 	}
 }
 
-func (c *fsCmd) lsEntry(full, name string, long bool) error {
+// lsEntry prints one entry; info is what the listing said about it, if
+// anything.
+func (c *fsCmd) lsEntry(fsys fileStore, full, name string, info *fileInfo, long bool) error {
 	if !long {
 		_, err := fmt.Fprintln(c.out, displayName(name))
 		return err
 	}
-	fi, err := c.fsys.Lstat(c.ctx, full)
-	if err != nil {
-		return err
-	}
-	a := fi.Attr()
-	line := fmt.Sprintf("%s %3d %5d %5d %10d %s %s", modeString(a.Mode), a.Nlink, a.Uid, a.Gid, a.Size,
-		a.Mtime.Local().Format("2006-01-02 15:04"), displayName(name))
-	if a.Mode&vfs.S_IFMT == vfs.S_IFLNK {
-		target, err := c.fsys.Readlink(c.ctx, full)
-		if err != nil {
+	var fi fileInfo
+	if info != nil {
+		fi = *info
+	} else {
+		var err error
+		if fi, err = fsys.Lstat(c.ctx, full); err != nil {
 			return err
+		}
+	}
+	var links string
+	switch {
+	case fi.attr != nil:
+		links = fmt.Sprintf("%3d %5d %5d", fi.attr.Nlink, fi.attr.Uid, fi.attr.Gid)
+	case fi.Nlink > 0:
+		links = fmt.Sprintf("%3d %5s %5s", fi.Nlink, "-", "-")
+	default:
+		links = fmt.Sprintf("%3s %5s %5s", "-", "-", "-")
+	}
+	line := fmt.Sprintf("%s %s %10d %s %s", modeString(fi.Mode), links, fi.Size,
+		fi.Mtime.Local().Format("2006-01-02 15:04"), displayName(name))
+	if fi.IsSymlink() {
+		target := fi.Target
+		if target == "" {
+			var err error
+			if target, err = fsys.Readlink(c.ctx, full); err != nil {
+				return err
+			}
 		}
 		line += " -> " + displayName(target)
 	}
-	_, err = fmt.Fprintln(c.out, line)
+	_, err := fmt.Fprintln(c.out, line)
 	return err
 }

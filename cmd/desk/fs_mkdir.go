@@ -12,18 +12,13 @@ var fsMkdir = &fsVerb{
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		parents := fl.Bool("p", false, "create missing parents; an existing directory is not an error")
 		return func(c *fsCmd, args []string) error {
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}
 			for _, arg := range args {
 				p := wsPath(arg)
-				if *parents {
-					err = fsys.MkdirAll(c.ctx, p, 0o755)
-				} else {
-					err = fsys.Mkdir(c.ctx, p, 0o755)
-				}
-				if err != nil {
+				if err := fsys.Mkdir(c.ctx, p, 0o755, *parents); err != nil {
 					return err
 				}
 			}

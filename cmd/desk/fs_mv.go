@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"path"
-
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 var fsMv = &fsVerb{
@@ -18,18 +16,14 @@ var fsMv = &fsVerb{
 		noClobber := fl.Bool("n", false, "fail (EEXIST) rather than replace an existing DST")
 		return func(c *fsCmd, args []string) error {
 			src, dst := wsPath(args[0]), wsPath(args[1])
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}
 			if fi, err := fsys.Stat(c.ctx, dst); err == nil && fi.IsDir() && src != dst {
 				dst = path.Join(dst, path.Base(src))
 			}
-			var flags vfs.RenameFlags
-			if *noClobber {
-				flags |= vfs.RenameNoReplace
-			}
-			return fsys.Rename(c.ctx, src, dst, flags)
+			return fsys.Rename(c.ctx, src, dst, *noClobber)
 		}
 	},
 }

@@ -42,7 +42,7 @@ var fsPut = &fsVerb{
 			if hfi.IsDir() {
 				return fmt.Errorf("%s is a directory; use import to copy a directory tree", src)
 			}
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}
@@ -51,7 +51,7 @@ var fsPut = &fsVerb{
 			}
 			// The host file's mode, special bits included, is kept.
 			mode := hfi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-			if _, err := fsys.WriteFileFrom(c.ctx, dest, f, mode.Perm()); err != nil {
+			if err := fsys.WriteFile(c.ctx, dest, f, mode.Perm()); err != nil {
 				return err
 			}
 			return fsys.Chmod(c.ctx, dest, mode)
@@ -63,13 +63,12 @@ func (c *fsCmd) putStdin(dest string) error {
 	if isTerminal(c.in) {
 		return errors.New("standard input is a terminal; pipe the content in or name a host file")
 	}
-	fsys, err := c.store()
+	fsys, err := c.files()
 	if err != nil {
 		return err
 	}
 	if fi, err := fsys.Stat(c.ctx, dest); err == nil && fi.IsDir() {
 		return &fs.PathError{Op: "put", Path: dest, Err: syscall.EISDIR}
 	}
-	_, err = fsys.WriteFileFrom(c.ctx, dest, c.in, 0o644)
-	return err
+	return fsys.WriteFile(c.ctx, dest, c.in, 0o644)
 }

@@ -23,7 +23,7 @@ var fsRm = &fsVerb{
 					return errors.New("refusing to remove the workspace root /")
 				}
 			}
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}
@@ -35,11 +35,11 @@ var fsRm = &fsVerb{
 				}
 				switch {
 				case *recursive:
-					err = fsys.RemoveAll(c.ctx, p)
+					err = fsys.Remove(c.ctx, p, true)
 				case fi.IsDir():
 					err = fmt.Errorf("%w; use -r to remove a directory", &fs.PathError{Op: "remove", Path: p, Err: syscall.EISDIR})
 				default:
-					err = fsys.Remove(c.ctx, p)
+					err = fsys.Remove(c.ctx, p, false)
 				}
 				if err != nil {
 					return err

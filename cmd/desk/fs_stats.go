@@ -15,7 +15,7 @@ var fsStats = &fsVerb{
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		asJSON := fl.Bool("json", false, "print the vfs.Stats value as JSON")
 		return func(c *fsCmd, args []string) error {
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}

@@ -20,7 +20,7 @@ var fsTree = &fsVerb{
 			if len(args) == 1 {
 				root = wsPath(args[0])
 			}
-			fsys, err := c.store()
+			fsys, err := c.files()
 			if err != nil {
 				return err
 			}
@@ -31,7 +31,7 @@ var fsTree = &fsVerb{
 			fmt.Fprintln(c.out, displayName(root))
 			var n treeCounts
 			if fi.IsDir() {
-				if err := c.tree(root, "", &n); err != nil {
+				if err := c.tree(fsys, root, "", &n); err != nil {
 					return err
 				}
 			}
@@ -43,13 +43,21 @@ var fsTree = &fsVerb{
 
 type treeCounts struct{ dirs, files, symlinks int }
 
-func (c *fsCmd) tree(dir, prefix string, n *treeCounts) error {
+func (c *fsCmd) tree(fsys fileStore, dir, prefix string, n *treeCounts) error {
 	if err := c.ctx.Err(); err != nil {
 		return err
 	}
-	ents, err := c.fsys.ReadDir(c.ctx, dir)
-	if err != nil {
-		return err
+	var ents []dirEntry
+	for after := ""; ; {
+		page, next, err := fsys.ReadDirPage(c.ctx, dir, after, lsPage)
+		if err != nil {
+			return err
+		}
+		ents = append(ents, page...)
+		if next == "" {
+			break
+		}
+		after = next
 	}
 	for i, e := range ents {
 		branch, indent := "├── ", "│   "
@@ -62,13 +70,13 @@ func (c *fsCmd) tree(dir, prefix string, n *treeCounts) error {
 		case vfs.S_IFDIR:
 			n.dirs++
 			fmt.Fprintln(c.out, line)
-			if err := c.tree(full, prefix+indent, n); err != nil {
+			if err := c.tree(fsys, full, prefix+indent, n); err != nil {
 				return err
 			}
 			continue
 		case vfs.S_IFLNK:
 			n.symlinks++
-			target, err := c.fsys.Readlink(c.ctx, full)
+			target, err := fsys.Readlink(c.ctx, full)
 			if err != nil {
 				return err
 			}

@@ -39,12 +39,31 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"fs", "work directly on a workspace database: ls, cat, put, get, import, export, ...", runFS},
-		{"help", "show this help", func(_ context.Context, _ []string, st streams) int {
-			usage(st.out)
-			return exitOK
-		}},
+		{"serve", "run the desk server: the HTTP API over the workspaces of a data directory", runServe},
+		{"ws", "create, list, describe and delete workspaces: ws create|ls|stats|rm", wsGroup.run},
+		{"fs", "files of a workspace: ls, cat, put, get, mkdir, rm, mv, stat, tree, ... (-w WS or -db FILE)", runFS},
+		{"exec", "run a command in a workspace, streaming its output; exit with its exit code", runExec},
+		{"attach", "follow an execution's output again and exit with its exit code", runAttach},
+		{"changes", "print a workspace's change journal; --follow streams it live", runChanges},
+		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},
+		{"help", "show this help, or a command's: desk help COMMAND", runHelp},
 	}
+}
+
+// runHelp prints the usage, or a command's help.
+func runHelp(ctx context.Context, args []string, st streams) int {
+	if len(args) > 0 {
+		for _, c := range commands {
+			if c.name == args[0] && c.name != "help" {
+				return c.run(ctx, append(args[1:], "-h"), st)
+			}
+		}
+		fmt.Fprintf(st.err, "desk help: unknown command %q\n\n", args[0])
+		usage(st.err)
+		return exitUsage
+	}
+	usage(st.out)
+	return exitOK
 }
 
 // run executes the desk command line args and returns the exit status.
@@ -74,7 +93,16 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, "desk gives AI agents a persistent computer: a workspace whose files live in one SQLite database.\n\n")
 	fmt.Fprint(w, "usage: desk COMMAND [ARGS]\n\ncommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, "\nRun 'desk fs help' for the fs verbs.\n")
+	fmt.Fprint(w, `
+Start a server with 'desk serve'; the other commands find it through --url and
+--token, $DESK_URL and $DESK_TOKEN, or the config file desk serve writes, in
+that order. 'desk fs -db FILE' works on a workspace database directly, without
+a server.
+
+Exit status: 0 on success, 1 when the operation failed ("desk CMD: message
+(CODE)"), 2 for a usage error; desk exec and desk attach exit with the
+command's status. Run 'desk help COMMAND' or 'desk COMMAND -h' for details.
+`)
 }

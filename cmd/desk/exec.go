@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/desk-dev/desk/client"
+)
+
+var execSpec = &cmdSpec{
+	name:     "exec",
+	synopsis: "WS [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin] [--detach] -- COMMAND...",
+	summary:  "run a command in a workspace, streaming its output, and exit with its exit code",
+	help: `The backend decides the language of COMMAND (the shell backend: bash). A single
+COMMAND argument is sent as it is ('echo hi | wc -c'); several are joined with
+spaces, each quoted for a POSIX shell where needed. Flags go before COMMAND;
+everything from the first argument after WS (or after --) is the command.
+
+Standard output and error are streamed live to this process's. The exit status
+is the command's; a timed-out execution exits 124, one killed by a signal 128+N,
+one the backend could not run 125 (with a message). An execution that cannot
+start (unknown workspace or backend, a token without the exec scope) exits 1.
+Interrupting desk exec (Ctrl-C) sends SIGINT to the execution and waits briefly
+for it to end; 'desk attach WS ID' follows an execution again.`,
+	minArgs: 2, maxArgs: -1,
+}
+
+// stdinLimit bounds what --stdin sends: it travels in the JSON request,
+// whose size the server bounds (1 MiB by default).
+const stdinLimit = 512 << 10
+
+// interruptGrace is how long desk exec waits for an execution it killed on
+// an interrupt to report its end.
+const interruptGrace = 10 * time.Second
+
+// envFlag collects repeated --env K=V flags.
+type envFlag map[string]string
+
+func (e envFlag) String() string { return "" }
+
+func (e envFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want K=V, got %q", s)
+	}
+	e[k] = v
+	return nil
+}
+
+func runExec(ctx context.Context, args []string, st streams) int {
+	sp := execSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	backend := fl.String("backend", "", "the backend to run COMMAND (default: the server's default backend)")
+	cwd := fl.String("cwd", "", "the working directory inside the workspace (default /workspace)")
+	env := envFlag{}
+	fl.Var(env, "env", "set an environment variable `K=V` for this execution (repeatable)")
+	timeout := fl.String("timeout", "", "bound the execution's run time, a Go duration: 30s, 5m (default: the server's)")
+	useStdin := fl.Bool("stdin", false, "send standard input (text, up to 512 KiB) to the command")
+	detach := fl.Bool("detach", false, "start the execution, print its id and return at once")
+	id := fl.String("id", "", "choose the execution id (1-64 of A-Z a-z 0-9 . _ -; default: generated)")
+
+	// Flags come before the command: parse up to WS, then up to the command.
+	err := fl.Parse(args)
+	var ws string
+	var cmd []string
+	if err == nil {
+		rest := fl.Args()
+		if len(rest) > 0 {
+			ws = rest[0]
+			if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+				cmd = rest[1:] // desk exec [flags] -- WS COMMAND...
+			} else if err = fl.Parse(rest[1:]); err == nil {
+				cmd = fl.Args()
+			}
+		}
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		sp.usage(st.out, fl)
+		return exitOK
+	}
+	if err == nil && ws == "" {
+		err = usagef("missing workspace")
+	}
+	if err == nil && len(cmd) == 0 {
+		err = usagef("missing command")
+	}
+	if err == nil && *timeout != "" {
+		if _, perr := time.ParseDuration(*timeout); perr != nil {
+			err = usagef("--timeout %q: want a Go duration such as 30s or 5m", *timeout)
+		}
+	}
+	if err != nil {
+		return sp.usageError(st, fl, err)
+	}
+	req := client.ExecRequest{
+		Source:  commandSource(cmd),
+		Backend: *backend,
+		Cwd:     *cwd,
+		Timeout: *timeout,
+		ID:      *id,
+	}
+	if len(env) > 0 {
+		req.Env = env
+	}
+	if *useStdin {
+		b, err := io.ReadAll(io.LimitReader(st.in, stdinLimit+1))
+		switch {
+		case err != nil:
+			return sp.fail(st, fmt.Errorf("read standard input: %w", err))
+		case len(b) > stdinLimit:
+			return sp.fail(st, fmt.Errorf("standard input is over %d KiB; put it in a file with 'desk fs -w %s put' and redirect from it", stdinLimit>>10, ws))
+		case !utf8.Valid(b):
+			return sp.fail(st, fmt.Errorf("standard input is not UTF-8 text; put it in a file with 'desk fs -w %s put' and redirect from it", ws))
+		}
+		req.Stdin = string(b)
+	}
+
+	c, srv, err := sf.client()
+	if err != nil {
+		return sp.fail(st, err)
+	}
+	e, err := c.Exec(ctx, ws, req)
+	if err != nil {
+		err = reachable(fmt.Errorf("start execution: %w", err), srv)
+		if client.ErrorCode(err) == "unknown_backend" {
+			err = fmt.Errorf("%w; %s", err, backendsHint(ctx, c, ws))
+		}
+		return sp.fail(st, err)
+	}
+	if *detach {
+		fmt.Fprintln(st.out, e.ID)
+		return exitOK
+	}
+
+	// Stream on a context of its own: an interrupt kills the execution, and
+	// its end is still worth reporting.
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	killed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(killed)
+		kctx, kcancel := context.WithTimeout(sctx, interruptGrace)
+		defer kcancel()
+		if err := c.Kill(kctx, ws, e.ID, "SIGINT"); err != nil && client.ErrorCode(err) != "not_running" && sctx.Err() == nil {
+			fmt.Fprintf(st.err, "desk exec: interrupt: %s\n", errText(err))
+		}
+		<-kctx.Done() // the stream ended (sctx), or the grace period did
+		cancel()
+	})
+	defer func() {
+		cancel()
+		if !stop() {
+			<-killed
+		}
+	}()
+	exit, err := streamEvents(sctx, c, ws, e.ID, 0, st)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(st.err, "desk exec: interrupted; execution %s may still be running: desk attach %s %s\n", e.ID, ws, e.ID)
+			return 130
+		}
+		return sp.fail(st, reachable(fmt.Errorf("execution %s: %w", e.ID, err), srv))
+	}
+	return exitCode(sp, st, e.ID, exit)
+}
+
+// backendsHint names the backends the workspace offers, for an execution
+// that named none of them.
+func backendsHint(ctx context.Context, c *client.Client, ws string) string {
+	s, err := c.WorkspaceStats(ctx, ws)
+	switch {
+	case err != nil:
+		return "see 'desk ws stats " + ws + "' for the backends"
+	case len(s.Backends) == 0:
+		return "this server has no execution backends"
+	}
+	return "the backends are: " + strings.Join(s.Backends, ", ")
+}
+
+// commandSource turns COMMAND arguments into an execution's source.
+func commandSource(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// maxReconnects bounds how often a broken event stream is re-attached
+// without any event arriving in between.
+const maxReconnects = 5
+
+// streamEvents copies an execution's events from event number from on (0:
+// the first) to standard output and error until its exit event, which it
+// returns. A broken connection is re-attached from the next event, so
+// nothing is lost or repeated.
+func streamEvents(ctx context.Context, c *client.Client, ws, id string, from uint64, st streams) (*client.Exit, error) {
+	failures := 0
+	for {
+		s, err := c.Events(ctx, ws, id, client.EventsOptions{From: from})
+		if err != nil {
+			return nil, err
+		}
+		exit, err := copyEvents(s, st)
+		s.Close()
+		if exit != nil {
+			return exit, nil
+		}
+		if s.LastID >= from && s.LastID > 0 {
+			from, failures = s.LastID+1, 0
+		}
+		var ce *client.Error
+		switch {
+		case err == nil || errors.Is(err, io.EOF):
+			err = io.ErrUnexpectedEOF // the stream ended before the exit event
+		case errors.As(err, &ce), ctx.Err() != nil:
+			return nil, err
+		}
+		if failures++; failures > maxReconnects {
+			return nil, fmt.Errorf("event stream: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(failures) * 100 * time.Millisecond):
+		}
+	}
+}
+
+// copyEvents writes a stream's output events out until the exit event.
+func copyEvents(s *client.Stream[client.Event], st streams) (*client.Exit, error) {
+	for {
+		ev, err := s.Next()
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Type {
+		case client.EventStdout:
+			if _, err := st.out.Write(ev.Data); err != nil {
+				return nil, err
+			}
+		case client.EventStderr:
+			if _, err := st.err.Write(ev.Data); err != nil {
+				return nil, err
+			}
+		case client.EventElided:
+			fmt.Fprintf(st.err, "\n[desk: %s of output not kept (events %d to %d)]\n", humanBytes(ev.Bytes), ev.First, ev.Seq)
+		case client.EventExit:
+			if ev.Exit == nil {
+				return &client.Exit{Status: client.StatusFailed, ExitCode: 1, Error: "exit event without a status"}, nil
+			}
+			return ev.Exit, nil
+		}
+	}
+}
+
+// exitCode reports how an execution ended and returns the exit status for
+// this process: the execution's exit code, 1 if it is out of range or the
+// execution did not complete without one.
+func exitCode(sp *cmdSpec, st streams, id string, exit *client.Exit) int {
+	switch exit.Status {
+	case client.StatusCompleted:
+	case client.StatusTimedOut:
+		fmt.Fprintf(st.err, "desk %s: execution %s timed out\n", sp.name, id)
+	case client.StatusCancelled:
+		what := "killed"
+		if exit.Signal != "" {
+			what += " by " + exit.Signal
+		}
+		fmt.Fprintf(st.err, "desk %s: execution %s %s\n", sp.name, id, what)
+	default:
+		msg := exit.Error
+		if msg == "" {
+			msg = exit.Status
+		}
+		fmt.Fprintf(st.err, "desk %s: execution %s failed: %s\n", sp.name, id, msg)
+	}
+	code := exit.ExitCode
+	if code < 0 || code > 255 || code == 0 && exit.Status != client.StatusCompleted {
+		code = exitError
+	}
+	return code
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/host"
+	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// envAdminToken gives desk serve its admin token when --token is not set.
+const envAdminToken = "DESK_ADMIN_TOKEN"
+
+// DefaultAddr is where desk serve listens unless --addr says otherwise.
+const DefaultAddr = "127.0.0.1:7878"
+
+// shutdownTimeout bounds how long desk serve waits for requests in flight
+// when it stops.
+const shutdownTimeout = 30 * time.Second
+
+var serveSpec = &cmdSpec{
+	name:     "serve",
+	synopsis: "[--addr HOST:PORT] [--data DIR] [--token TOKEN] [--idle D] [--max-open N] [--log-level L]",
+	summary:  "run the desk server: the HTTP API over the workspaces of a data directory",
+	help: `The server listens on 127.0.0.1:7878 and keeps its workspaces, tokens and lock in
+./desk-data unless told otherwise. On the first start it generates the admin
+token into DATA/admin.token (mode 0600) and prints it once; --token (or
+$DESK_ADMIN_TOKEN) gives one instead, which is then never written there.
+
+It writes the URL and the admin token to the local user's config file
+($XDG_CONFIG_HOME/desk/config.json or ~/.config/desk/config.json, mode 0600;
+$DESK_CONFIG overrides the path), so that desk ws, desk fs -w, desk exec, ...
+on this machine reach it without flags. --no-config skips that.
+
+Logs (log/slog) go to standard error. SIGINT or SIGTERM stops the server
+gracefully: streams end, requests in flight finish (up to 30s), running
+executions are stopped and recorded, every workspace is closed. A second
+interrupt exits at once (acknowledged writes are durable either way).`,
+	minArgs: 0, maxArgs: 0,
+}
+
+func runServe(ctx context.Context, args []string, st streams) int {
+	return serve(ctx, args, st, serveHooks{})
+}
+
+// serveHooks let tests give the server backends and learn its URL.
+type serveHooks struct {
+	backends map[string]deskrun.Backend // nil: none
+	ready    func(url string)           // called once the server accepts connections
+}
+
+// serve runs desk serve until ctx ends and returns the exit status.
+func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int {
+	sp := serveSpec
+	fl := sp.flags()
+	addr := fl.String("addr", DefaultAddr, "listen on this TCP address (port 0: any free port)")
+	data := fl.String("data", "./"+host.DefaultDataDir, "the data directory: workspaces, tokens, lock")
+	token := fl.String("token", "", "the admin token, at least 16 bytes (default: $"+envAdminToken+", else DATA/admin.token, generated on the first start)")
+	idle := fl.Duration("idle", host.DefaultIdleTimeout, "close (hibernate) a workspace unused this long; negative: never")
+	maxOpen := fl.Int("max-open", host.DefaultMaxOpen, "the most workspaces open at once (least recently used are closed first)")
+	logLevel := fl.String("log-level", "info", "the least important log lines to print: debug, info, warn, error")
+	logFormat := fl.String("log-format", "text", "the log format: text or json")
+	noConfig := fl.Bool("no-config", false, "do not write the local user's config file")
+	if _, code, ok := sp.parse(fl, args, st); !ok {
+		return code
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return sp.usageError(st, fl, usagef("--log-level %q: want debug, info, warn or error", *logLevel))
+	}
+	var handler slog.Handler
+	switch *logFormat {
+	case "text":
+		handler = slog.NewTextHandler(st.err, &slog.HandlerOptions{Level: level})
+	case "json":
+		handler = slog.NewJSONHandler(st.err, &slog.HandlerOptions{Level: level})
+	default:
+		return sp.usageError(st, fl, usagef("--log-format %q: want text or json", *logFormat))
+	}
+	if *maxOpen <= 0 {
+		return sp.usageError(st, fl, usagef("--max-open must be positive"))
+	}
+	if *idle == 0 {
+		return sp.usageError(st, fl, usagef("--idle must not be 0 (negative: never hibernate)"))
+	}
+	if *token == "" {
+		*token = os.Getenv(envAdminToken)
+	}
+	if *token != "" && len(*token) < 16 {
+		return sp.usageError(st, fl, usagef("the admin token must be at least 16 bytes"))
+	}
+	log := slog.New(handler)
+	if err := serveUntil(ctx, serveConfig{
+		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen,
+		writeConfig: !*noConfig, log: log, st: st, hooks: hooks,
+	}); err != nil {
+		return sp.fail(st, err)
+	}
+	return exitOK
+}
+
+// serveConfig is a parsed desk serve command line.
+type serveConfig struct {
+	addr, data, token string
+	idle              time.Duration
+	maxOpen           int
+	writeConfig       bool
+	log               *slog.Logger
+	st                streams
+	hooks             serveHooks
+}
+
+// serveUntil opens the host, the token store and the API, serves until ctx
+// ends, then shuts down gracefully.
+func serveUntil(ctx context.Context, cfg serveConfig) error {
+	backends := cfg.hooks.backends
+	if backends == nil {
+		backends = map[string]deskrun.Backend{}
+	}
+	h, err := host.Open(ctx, host.Options{
+		DataDir:     cfg.data,
+		IdleTimeout: cfg.idle,
+		MaxOpen:     cfg.maxOpen,
+		Workspace:   workspace.Options{Backends: backends},
+		Logger:      cfg.log,
+	})
+	if errors.Is(err, host.ErrLocked) {
+		return fmt.Errorf("%w (is another desk serve running on it?)", err)
+	}
+	if err != nil {
+		return err
+	}
+	a, err := auth.Open(ctx, h.DataDir(), auth.Options{AdminToken: cfg.token})
+	if err != nil {
+		h.Close()
+		return err
+	}
+	srv, err := api.New(h, a, api.Options{Logger: cfg.log})
+	if err != nil {
+		a.Close()
+		h.Close()
+		return err
+	}
+	shutdown := func(hs *http.Server) error {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+		defer cancel()
+		return srv.Shutdown(sctx, hs)
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		shutdown(nil)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("%w: is another desk serve running? Choose another address with --addr", err)
+		}
+		return err
+	}
+	url := "http://" + dialAddr(ln.Addr())
+	hs := srv.NewHTTPServer(cfg.addr)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+
+	if a.Generated() {
+		fmt.Fprintf(cfg.st.err, "\ndesk serve: generated the admin token, shown only this once (it is kept in %s, mode 0600):\n\n    %s\n\n",
+			filepath.Join(h.DataDir(), auth.AdminTokenFile), a.AdminToken())
+	}
+	cfgPath := "not written (--no-config)"
+	if cfg.writeConfig {
+		p, err := writeConfig(configFile{URL: url, Token: a.AdminToken(), DataDir: h.DataDir(), PID: os.Getpid()})
+		if err != nil {
+			cfg.log.Warn("cannot write the client config file; client commands need DESK_URL and DESK_TOKEN", "err", err)
+			cfgPath = "not written"
+		} else {
+			cfgPath = p
+		}
+	}
+	names := "none yet (desk exec needs one)"
+	if len(backends) > 0 {
+		keys := make([]string, 0, len(backends))
+		for k := range backends {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		names = strings.Join(keys, ",")
+	}
+	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		cfg.log.Warn("listening beyond loopback over plain HTTP: tokens travel in clear text", "addr", ln.Addr().String())
+	}
+	cfg.log.Info("desk serve listening", "url", url, "data", h.DataDir(), "backends", names,
+		"idle", cfg.idle.String(), "max_open", cfg.maxOpen, "config", cfgPath, "pid", os.Getpid())
+	if cfg.hooks.ready != nil {
+		cfg.hooks.ready(url)
+	}
+
+	select {
+	case <-ctx.Done():
+		cfg.log.Info("desk serve stopping: finishing requests, stopping executions, closing workspaces (interrupt again to exit at once)")
+		again, stopped := make(chan os.Signal, 1), make(chan struct{})
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		defer func() { signal.Stop(again); close(stopped) }()
+		go func() {
+			select {
+			case <-again:
+				// Like kill -9: every acknowledged write is already durable.
+				cfg.log.Error("desk serve: interrupted again, exiting without waiting")
+				os.Exit(exitError)
+			case <-stopped:
+			}
+		}()
+		if err := shutdown(hs); err != nil {
+			return fmt.Errorf("shut down: %w", err)
+		}
+		<-errc // http.ErrServerClosed
+		cfg.log.Info("desk serve stopped")
+		return nil
+	case err := <-errc:
+		shutdown(nil)
+		return fmt.Errorf("serve: %w", err)
+	}
+}
+
+// dialAddr is the address a client on this machine dials to reach a
+// listener: an unspecified IP (0.0.0.0, ::) becomes the loopback address.
+func dialAddr(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	ip := ta.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(ta.Port))
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/desk-dev/desk/client"
+)
+
+// tokenGroup is `desk token`: workspace tokens (admin only).
+var tokenGroup = &group{
+	name: "token",
+	summary: "Mint, list and revoke workspace tokens (with the admin token). A workspace token\n" +
+		"is confined to one workspace and its scopes: read, write, exec (independent of\n" +
+		"one another), and optionally the backends it may run.",
+}
+
+func init() {
+	tokenGroup.verbs = []groupVerb{
+		{tokenMintSpec, runTokenMint},
+		{tokenLsSpec, runTokenLs},
+		{tokenRevokeSpec, runTokenRevoke},
+	}
+}
+
+var tokenMintSpec = &cmdSpec{
+	name: "token mint", synopsis: "--workspace NAME --scopes read,write,exec [--backends ID,...]",
+	summary: "mint a workspace token and print its secret (shown only this once)",
+	help: `The secret, the bearer token to use (DESK_TOKEN or --token), is printed alone on
+standard output so that TOKEN=$(desk token mint ...) works; a description goes
+to standard error. The server keeps only its digest: a lost secret cannot be
+recovered, only revoked and replaced.`,
+	minArgs: 0, maxArgs: 0,
+}
+
+// splitList splits a comma-separated flag value, dropping empty elements.
+func splitList(s string) []string {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func runTokenMint(ctx context.Context, args []string, st streams) int {
+	sp := tokenMintSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	var ws string
+	fl.StringVar(&ws, "workspace", "", "the workspace the token is confined to (required)")
+	fl.StringVar(&ws, "w", "", "short for --workspace")
+	scopes := fl.String("scopes", "", "comma-separated scopes: read, write, exec (required)")
+	backends := fl.String("backends", "", "comma-separated backends an exec token may run (default: all)")
+	asJSON := fl.Bool("json", false, "print the token's description and secret as JSON")
+	if _, code, ok := sp.parse(fl, args, st); !ok {
+		return code
+	}
+	switch {
+	case ws == "":
+		return sp.usageError(st, fl, usagef("--workspace is required"))
+	case len(splitList(*scopes)) == 0:
+		return sp.usageError(st, fl, usagef("--scopes is required (read, write, exec; comma-separated)"))
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		m, err := c.MintToken(ctx, client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends)})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(st.out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(m)
+		}
+		fmt.Fprintln(st.out, m.Secret)
+		fmt.Fprintf(st.err, "desk token mint: token %s for workspace %s, scopes %s%s; the secret above is shown only once\n",
+			m.Token.ID, m.Token.Workspace, strings.Join(m.Token.Scopes, ","), backendsNote(m.Token.Backends))
+		return nil
+	})
+}
+
+func backendsNote(b []string) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return ", backends " + strings.Join(b, ",")
+}
+
+var tokenLsSpec = &cmdSpec{
+	name: "token ls", synopsis: "", minArgs: 0, maxArgs: 0,
+	summary: "list workspace tokens (never their secrets), revoked ones included",
+}
+
+func runTokenLs(ctx context.Context, args []string, st streams) int {
+	sp := tokenLsSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	asJSON := fl.Bool("json", false, "print one JSON object per token")
+	if _, code, ok := sp.parse(fl, args, st); !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
+		if !*asJSON {
+			fmt.Fprintln(tw, "ID\tWORKSPACE\tSCOPES\tBACKENDS\tCREATED\tSTATE")
+		}
+		enc := json.NewEncoder(st.out)
+		after := ""
+		for {
+			l, err := c.ListTokens(ctx, after, 0)
+			if err != nil {
+				return err
+			}
+			for _, t := range l.Tokens {
+				if *asJSON {
+					if err := enc.Encode(t); err != nil {
+						return err
+					}
+					continue
+				}
+				backends, state := strings.Join(t.Backends, ","), "active"
+				if backends == "" {
+					backends = "all"
+				}
+				if t.Revoked {
+					state = "revoked " + t.RevokedAt.Local().Format("2006-01-02 15:04:05")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Workspace, strings.Join(t.Scopes, ","), backends,
+					t.Created.Local().Format("2006-01-02 15:04:05"), state)
+			}
+			if l.Next == "" || len(l.Tokens) == 0 {
+				break
+			}
+			after = l.Next
+		}
+		return tw.Flush()
+	})
+}
+
+var tokenRevokeSpec = &cmdSpec{
+	name: "token revoke", synopsis: "ID", minArgs: 1, maxArgs: 1,
+	summary: "revoke a workspace token; it stops working at once (ID as listed by token ls, or the token itself)",
+}
+
+func runTokenRevoke(ctx context.Context, args []string, st streams) int {
+	sp := tokenRevokeSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	id := pos[0]
+	// A whole token, desk_<id>_<secret>, names its id too.
+	if rest, ok := strings.CutPrefix(id, "desk_"); ok {
+		id, _, _ = strings.Cut(rest, "_")
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		if err := c.RevokeToken(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(st.out, "revoked token %s\n", id)
+		return nil
+	})
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/desk-dev/desk/client"
+)
+
+// wsGroup is `desk ws`: workspaces on the desk server.
+var wsGroup = &group{
+	name:    "ws",
+	summary: "Create, list, describe and delete the workspaces of the desk server.",
+}
+
+func init() {
+	wsGroup.verbs = []groupVerb{
+		{wsCreateSpec, runWSCreate},
+		{wsLsSpec, runWSLs},
+		{wsStatsSpec, runWSStats},
+		{wsRmSpec, runWSRm},
+	}
+}
+
+var nameRuleHelp = `A workspace name is 1 to 63 characters from a-z, 0-9, ".", "_" and "-",
+starting with a letter or digit, without "..".`
+
+var wsCreateSpec = &cmdSpec{
+	name: "ws create", synopsis: "NAME", minArgs: 1, maxArgs: 1,
+	summary: "create an empty workspace (admin token)",
+	help:    nameRuleHelp,
+}
+
+func runWSCreate(ctx context.Context, args []string, st streams) int {
+	sp := wsCreateSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		w, err := c.CreateWorkspace(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(st.out, "created workspace %s\n", w.Name)
+		return nil
+	})
+}
+
+var wsLsSpec = &cmdSpec{
+	name: "ws ls", synopsis: "", minArgs: 0, maxArgs: 0,
+	summary: "list workspaces: name, size on disk, last modification, state",
+	help: `STATE is "in use (N)" while N requests or executions hold the workspace,
+"open" while it is open and idle, "hibernated" when it is closed (a file on
+disk, costing nothing) until its next use. A workspace token sees its own
+workspace only.`,
+}
+
+func runWSLs(ctx context.Context, args []string, st streams) int {
+	sp := wsLsSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	asJSON := fl.Bool("json", false, "print one JSON object per workspace")
+	quiet := fl.Bool("q", false, "print the names only")
+	if _, code, ok := sp.parse(fl, args, st); !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
+		if !*asJSON && !*quiet {
+			fmt.Fprintln(tw, "NAME\tSIZE\tMODIFIED\tSTATE")
+		}
+		enc := json.NewEncoder(st.out)
+		after := ""
+		for {
+			l, err := c.ListWorkspaces(ctx, after, 0)
+			if err != nil {
+				return err
+			}
+			for _, w := range l.Workspaces {
+				switch {
+				case *asJSON:
+					if err := enc.Encode(w); err != nil {
+						return err
+					}
+				case *quiet:
+					fmt.Fprintln(st.out, w.Name)
+				default:
+					state := "hibernated"
+					switch {
+					case w.Leases > 0:
+						state = fmt.Sprintf("in use (%d)", w.Leases)
+					case w.Open:
+						state = "open"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", w.Name, humanBytes(w.Bytes), w.Modified.Local().Format("2006-01-02 15:04:05"), state)
+				}
+			}
+			if l.Next == "" || len(l.Workspaces) == 0 {
+				break
+			}
+			after = l.Next
+		}
+		return tw.Flush()
+	})
+}
+
+var wsStatsSpec = &cmdSpec{
+	name: "ws stats", synopsis: "NAME", minArgs: 1, maxArgs: 1,
+	summary: "open a workspace and report its contents, running executions and backends",
+}
+
+func runWSStats(ctx context.Context, args []string, st streams) int {
+	sp := wsStatsSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	asJSON := fl.Bool("json", false, "print the stats as JSON")
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		s, err := c.WorkspaceStats(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(st.out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(s)
+		}
+		row := func(name, value string) { fmt.Fprintf(st.out, "%-13s %s\n", name, value) }
+		bytes := func(n int64) string { return fmt.Sprintf("%d (%s)", n, humanBytes(n)) }
+		backends := strings.Join(s.Backends, ", ")
+		if backends == "" {
+			backends = "none"
+		}
+		row("workspace", s.Name)
+		row("opened", s.OpenedAt.Local().Format("2006-01-02 15:04:05"))
+		row("files", fmt.Sprint(s.Store.Files))
+		row("dirs", fmt.Sprint(s.Store.Dirs))
+		row("symlinks", fmt.Sprint(s.Store.Symlinks))
+		row("bytes", bytes(s.Store.Bytes))
+		row("stored bytes", bytes(s.Store.StoredBytes))
+		row("unique bytes", bytes(s.Store.UniqueBytes))
+		row("chunks", fmt.Sprint(s.Store.Chunks))
+		row("dedup ratio", fmt.Sprintf("%.2f", s.Store.DedupRatio))
+		row("journal seq", fmt.Sprint(s.Store.JournalSeq))
+		row("database", bytes(s.Store.DBBytes))
+		row("running", fmt.Sprint(s.Running))
+		row("backends", backends)
+		return nil
+	})
+}
+
+var wsRmSpec = &cmdSpec{
+	name: "ws rm", synopsis: "NAME", minArgs: 1, maxArgs: 1,
+	summary: "delete a workspace and all its files (admin token); its tokens are revoked",
+	help:    "A workspace that is in use (a running execution, an open stream) is refused (in_use).",
+}
+
+func runWSRm(ctx context.Context, args []string, st streams) int {
+	sp := wsRmSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		if err := c.DeleteWorkspace(ctx, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(st.out, "deleted workspace %s\n", pos[0])
+		return nil
+	})
+}
