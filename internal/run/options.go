@@ -203,10 +203,10 @@ func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
 		c.Backend = r.opts.DefaultBackend
 	}
 	if c.Backend == "" {
-		return c, fmt.Errorf("route execution: no backend given (have %s): %w", strings.Join(r.Backends(), ", "), ErrUnknownBackend)
+		return c, fmt.Errorf("route execution: no backend given (%s): %w", haveBackends(r.Backends()), ErrUnknownBackend)
 	}
 	if _, ok := r.backends[c.Backend]; !ok {
-		return c, fmt.Errorf("route execution: backend %q (have %s): %w", c.Backend, strings.Join(r.Backends(), ", "), ErrUnknownBackend)
+		return c, fmt.Errorf("route execution: backend %q (%s): %w", c.Backend, haveBackends(r.Backends()), ErrUnknownBackend)
 	}
 	if len(source) > r.opts.MaxSourceBytes {
 		return c, fmt.Errorf("check source: %d bytes, over the limit of %d: %w", len(source), r.opts.MaxSourceBytes, ErrTooLarge)
@@ -270,4 +270,12 @@ func checkEnv(k, v string) error {
 		return fmt.Errorf("check env: value of %s holds a NUL byte: %w", k, ErrInvalid)
 	}
 	return nil
+}
+
+// haveBackends describes the configured backends for an error message.
+func haveBackends(ids []string) string {
+	if len(ids) == 0 {
+		return "this runtime has no backends"
+	}
+	return "have " + strings.Join(ids, ", ")
 }
