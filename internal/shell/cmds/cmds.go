@@ -1,0 +1,134 @@
+package cmds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Env is everything a command sees. Commands never touch the host: files go
+// through FS, the working directory is Dir, the environment is Getenv.
+type Env struct {
+	Ctx    context.Context // cancelled on Kill and timeout: check it in loops
+	FS     *vfs.FS         // the workspace; use Ctx (it carries the execution's actor)
+	Dir    string          // the working directory, absolute within the workspace
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv returns an exported variable of the shell ("" if unset).
+	Getenv func(name string) string
+	// Environ lists the exported variables as "NAME=value", sorted.
+	Environ func() []string
+	// Exec runs another command (args[0] is its name) through the shell, with
+	// the same Env, and returns its exit status; used by xargs, find -exec,
+	// timeout, env and similar. 127 means "not found".
+	Exec func(ctx context.Context, env *Env, args []string) int
+	// Limits bound what one command may do.
+	Limits Limits
+}
+
+// Limits bound a command. The shell sets them from its options.
+type Limits struct {
+	// MaxReadBytes bounds what a command may hold in memory from one input
+	// (sort, tac, a whole file for sed -i...). Past it: ErrTooLarge.
+	MaxReadBytes int64
+}
+
+// ErrTooLarge is returned (and reported) when a command would hold more than
+// Limits.MaxReadBytes in memory.
+var ErrTooLarge = errors.New("input too large for the shell backend's memory limit")
+
+// Func runs one command. args[0] is the name it was called by. It returns the
+// exit status (0 success, 1 and 2 as the GNU tool does, 127 not found, ...).
+// Output and diagnostics go to env.Stdout and env.Stderr; diagnostics are
+// worded as GNU coreutils words them ("cat: x: No such file or directory").
+type Func func(env *Env, args []string) int
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Func{}
+)
+
+// Register makes f the command name. It panics on a duplicate (a programming
+// error caught by the package's tests). Call it from an init function in the
+// command's own file.
+func Register(name string, f Func) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("cmds: command registered twice: " + name)
+	}
+	registry[name] = f
+}
+
+// Lookup returns the command name.
+func Lookup(name string) (Func, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := registry[name]
+	return f, ok
+}
+
+// Names lists the registered commands in order.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Abs resolves a path argument against the working directory.
+func (e *Env) Abs(p string) string {
+	if strings.HasPrefix(p, "/") {
+		return vfs.Clean(p)
+	}
+	return vfs.Clean(path.Join(e.Dir, p))
+}
+
+// Errorf prints "name: message" to Stderr.
+func (e *Env) Errorf(name, format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "%s: %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// PathError prints a GNU-style diagnostic for a failed operation on a path
+// argument: "name: arg: No such file or directory". arg is the argument as
+// the user wrote it.
+func (e *Env) PathError(name, arg string, err error) {
+	fmt.Fprintf(e.Stderr, "%s: %s: %s\n", name, arg, Strerror(err))
+}
+
+// Strerror renders an error as the C library's strerror does ("No such file or
+// directory"), for errno errors; other errors as they are.
+func Strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		if s != "" {
+			return strings.ToUpper(s[:1]) + s[1:]
+		}
+	}
+	if errors.Is(err, ErrTooLarge) {
+		return ErrTooLarge.Error()
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Canceled reports whether the command should stop (Kill or timeout).
+func (e *Env) Canceled() bool { return e.Ctx.Err() != nil }

@@ -1,0 +1,22 @@
+// Package cmds holds the commands of the shell backend, written in Go over
+// the workspace store: one file per command, each registering itself with
+// Register from an init function. The shell (package shell) looks commands up
+// by name; nothing here touches the host: files go through Env.FS, paths are
+// resolved against Env.Dir with Env.Abs, the environment is Env.Getenv.
+//
+// Behaviour, output and messages follow GNU coreutils (and grep, sed, ...) on
+// Debian: the same flags agents use, the same diagnostics ("ls: cannot access
+// 'x': No such file or directory"), the same exit statuses. Each command has
+// table tests in its own _test.go file, run here directly against a vfs store,
+// and the shell package's compatibility table confirms the behaviour against
+// real bash and coreutils.
+//
+// Commands that are bash builtins in the interpreter (echo, printf, test, [,
+// true, false, pwd, cd, export, read, type, command...) are the interpreter's,
+// not this package's, unless a command needs its own version (for use from
+// xargs or env).
+//
+// Long-running commands must check Env.Ctx (Kill and timeouts cancel it) in
+// their loops, and must respect Env.Limits.MaxReadBytes when they hold input
+// in memory.
+package cmds

@@ -1,0 +1,104 @@
+package cmds
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// run is the shared test harness: it runs one command (args[0] is its name)
+// on a fresh store holding files, with stdin, in dir "/work" (created), and
+// returns stdout, stderr and the exit status. Keys of files ending in "/" are
+// directories; values starting with "->" make symlinks.
+func run(t *testing.T, files map[string]string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	f := newStore(t, files)
+	return runIn(t, f, "/work", stdin, args...)
+}
+
+// runIn runs a command on an existing store in dir.
+func runIn(t *testing.T, f *vfs.FS, dir, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	fn, ok := Lookup(args[0])
+	if !ok {
+		t.Fatalf("command %q is not registered", args[0])
+	}
+	var out, errb bytes.Buffer
+	env := &Env{
+		Ctx: context.Background(), FS: f, Dir: dir,
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv:  func(name string) string { return map[string]string{"HOME": "/work", "USER": "user"}[name] },
+		Environ: func() []string { return []string{"HOME=/work", "USER=user"} },
+		Limits:  Limits{MaxReadBytes: 64 << 20},
+	}
+	env.Exec = func(ctx context.Context, e *Env, a []string) int {
+		fn, ok := Lookup(a[0])
+		if !ok {
+			e.Errorf(a[0], "command not found")
+			return 127
+		}
+		return fn(e, a)
+	}
+	status := fn(env, args)
+	return out.String(), errb.String(), status
+}
+
+// newStore makes a store with /work and the given files (paths relative to
+// /work unless absolute).
+func newStore(t *testing.T, files map[string]string) *vfs.FS {
+	t.Helper()
+	ctx := context.Background()
+	f, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := f.MkdirAll(ctx, "/work", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := n
+		if !strings.HasPrefix(p, "/") {
+			p = "/work/" + p
+		}
+		v := files[n]
+		var err error
+		switch {
+		case strings.HasSuffix(p, "/"):
+			err = f.MkdirAll(ctx, p, 0o755)
+		case strings.HasPrefix(v, "->"):
+			if err = f.MkdirAll(ctx, filepath.Dir(p), 0o755); err == nil {
+				err = f.Symlink(ctx, strings.TrimPrefix(v, "->"), p)
+			}
+		default:
+			if err = f.MkdirAll(ctx, filepath.Dir(p), 0o755); err == nil {
+				err = f.WriteFile(ctx, p, []byte(v), fs.FileMode(0o644))
+			}
+		}
+		if err != nil {
+			t.Fatalf("fixture %s: %v", n, err)
+		}
+	}
+	return f
+}
+
+// readFile reads a workspace file in a test.
+func readFile(t *testing.T, f *vfs.FS, p string) string {
+	t.Helper()
+	b, err := f.ReadFile(context.Background(), p)
+	if err != nil {
+		t.Fatalf("read %s: %v", p, err)
+	}
+	return string(b)
+}
