@@ -168,8 +168,12 @@ type ExecChanges struct {
 
 // Execution is an execution's record.
 type Execution struct {
-	ID          string          `json:"id"`
-	Backend     string          `json:"backend"`
+	ID      string `json:"id"`
+	Backend string `json:"backend"`
+	// Requested is the backend asked for when it was not the one that ran
+	// ("auto"); Route says why that backend was chosen.
+	Requested   string          `json:"requested,omitempty"`
+	Route       string          `json:"route,omitempty"`
 	Status      string          `json:"status"`
 	ExitCode    int             `json:"exit_code"`
 	Error       string          `json:"error,omitempty"`

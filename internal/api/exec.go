@@ -13,7 +13,7 @@ import (
 
 func wireInfo(i run.Info) client.Execution {
 	e := client.Execution{
-		ID: i.ID, Backend: i.Backend, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
+		ID: i.ID, Backend: i.Backend, Requested: i.Requested, Route: i.Route, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
 		Source: i.Source, Cwd: i.Cwd, TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
 		Started: i.Started.UTC(), Events: i.Events, StdoutBytes: i.StdoutBytes, StderrBytes: i.StderrBytes, Value: i.Value,
 	}

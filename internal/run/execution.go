@@ -15,10 +15,14 @@ import (
 
 // Info is an execution's durable record: everything but its output.
 type Info struct {
-	ID       string `json:"id"`
-	Backend  string `json:"backend"`
-	Status   Status `json:"status"`
-	ExitCode int    `json:"exit_code"`
+	ID      string `json:"id"`
+	Backend string `json:"backend"`
+	// Requested is the backend the caller asked for when it was not the one
+	// that ran ("auto"); Route says why the Router chose Backend.
+	Requested string `json:"requested,omitempty"`
+	Route     string `json:"route,omitempty"`
+	Status    Status `json:"status"`
+	ExitCode  int    `json:"exit_code"`
 	// Error says why an execution failed, was cancelled or timed out.
 	Error string `json:"error,omitempty"`
 	// Signal is the signal that killed a cancelled execution ("SIGKILL").

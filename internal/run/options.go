@@ -94,6 +94,14 @@ type Options struct {
 	KillGrace time.Duration
 	// Env replaces DefaultEnv as the base environment (nil: DefaultEnv()).
 	Env map[string]string
+	// Router chooses the backend for executions that ask for AutoBackend
+	// ("auto"): given the source and the configured backends, it returns the
+	// backend to run and a reason a person can read ("every command is one the
+	// shell has", "npm is not a shell command"), or an error naming what
+	// cannot run anywhere. Without a Router, "auto" is an unknown backend. The
+	// shell package provides one (it knows its commands and parses scripts);
+	// run only calls it, so backends never import each other.
+	Router func(source string, backends []string) (backend, reason string, err error)
 	// DefaultBackend is used when ExecOptions.Backend is empty ("" means a
 	// backend must always be named).
 	DefaultBackend string
@@ -191,8 +199,13 @@ type ExecOptions struct {
 // checked is ExecOptions validated and completed.
 type checked struct {
 	ExecOptions
-	env map[string]string
+	env       map[string]string
+	requested string // "auto" when a Router chose Backend
+	route     string // the Router's reason
 }
+
+// AutoBackend is the backend id that asks Options.Router to choose.
+const AutoBackend = "auto"
 
 func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
 	c := checked{ExecOptions: o}
@@ -204,6 +217,16 @@ func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
 	}
 	if c.Backend == "" {
 		return c, fmt.Errorf("route execution: no backend given (%s): %w", haveBackends(r.Backends()), ErrUnknownBackend)
+	}
+	if c.Backend == AutoBackend {
+		if r.opts.Router == nil {
+			return c, fmt.Errorf("route execution: %q: automatic routing is not configured (%s): %w", AutoBackend, haveBackends(r.Backends()), ErrUnknownBackend)
+		}
+		b, reason, err := r.opts.Router(source, r.Backends())
+		if err != nil {
+			return c, fmt.Errorf("route execution: %w", err)
+		}
+		c.requested, c.route, c.Backend = AutoBackend, reason, b
 	}
 	if _, ok := r.backends[c.Backend]; !ok {
 		return c, fmt.Errorf("route execution: backend %q (%s): %w", c.Backend, haveBackends(r.Backends()), ErrUnknownBackend)

@@ -1162,3 +1162,47 @@ func stripTimes(evs []Event) []Event {
 	}
 	return out
 }
+
+// TestExec_AutoRouting: "auto" asks the Router, the result says which backend
+// ran and why, and a Router error or a missing Router is a clear error.
+func TestExec_AutoRouting(t *testing.T) {
+	ctx := context.Background()
+	f, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	router := func(source string, backends []string) (string, string, error) {
+		if strings.Contains(source, "npm") {
+			return "", "", fmt.Errorf("npm: not a command of any configured backend (%s)", strings.Join(backends, ", "))
+		}
+		return "mini", "every command is one mini has", nil
+	}
+	rt, err := Open(ctx, f, map[string]Backend{"mini": newMini()}, Options{Router: router})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ex, err := rt.Exec(ctx, "echo hi", ExecOptions{Backend: AutoBackend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ex.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Backend != "mini" || res.Requested != AutoBackend || res.Route != "every command is one mini has" {
+		t.Fatalf("routed result: backend %q requested %q route %q", res.Backend, res.Requested, res.Route)
+	}
+	if _, err := rt.Exec(ctx, "npm install", ExecOptions{Backend: AutoBackend}); err == nil || !strings.Contains(err.Error(), "npm: not a command") {
+		t.Fatalf("router error: %v", err)
+	}
+	rt2, err := Open(ctx, f, map[string]Backend{"mini": newMini()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt2.Close()
+	if _, err := rt2.Exec(ctx, "echo", ExecOptions{Backend: AutoBackend}); !errors.Is(err, ErrUnknownBackend) {
+		t.Fatalf("auto without a router: %v", err)
+	}
+}

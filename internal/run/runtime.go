@@ -201,7 +201,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	} else if !errors.Is(err, vfs.ErrNoRecord) {
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
-	info := Info{ID: id, Backend: c.Backend, Status: StatusRunning, Source: source, Cwd: c.Cwd,
+	info := Info{ID: id, Backend: c.Backend, Requested: c.requested, Route: c.route, Status: StatusRunning, Source: source, Cwd: c.Cwd,
 		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Started: r.opts.Now(), JournalStart: r.fs.Seq()}
 	rec, _ := json.Marshal(info)
 	err = r.fs.Batch(ctx, func(b *vfs.Batch) error {
