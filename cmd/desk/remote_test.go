@@ -718,11 +718,14 @@ func TestServe(t *testing.T) {
 	if got := mustDesk(t, nil, "fs", "-w", "demo", "cat", "/hello.txt"); got != "hi\n" {
 		t.Errorf("cat through desk serve = %q", got)
 	}
-	if got := mustDesk(t, nil, "ws", "stats", "demo"); !strings.Contains(got, "backends      none\n") {
-		t.Errorf("ws stats: backends should be none:\n%s", got)
+	if got := mustDesk(t, nil, "ws", "stats", "demo"); !strings.Contains(got, "backends      shell\n") {
+		t.Errorf("ws stats: backends should be shell:\n%s", got)
 	}
-	wantFail(t, 1, "desk exec: start execution: ", "exec", "demo", "--", "echo hi")
-	wantFail(t, 1, "(unknown_backend); this server has no execution backends", "exec", "demo", "--", "echo hi")
+	// desk serve ships the shell backend (the default): exec works out of the box.
+	if got := mustDesk(t, nil, "exec", "demo", "--", "cat /hello.txt; echo done"); got != "hi\ndone\n" {
+		t.Errorf("exec through desk serve = %q", got)
+	}
+	wantFail(t, 1, "(unknown_backend)", "exec", "demo", "--backend", "nope", "--", "echo hi")
 
 	// A second server on the same data directory is refused.
 	var errb2 bytes.Buffer
@@ -743,7 +746,7 @@ func TestServe(t *testing.T) {
 	if strings.Contains(errb.String(), "generated the admin token") {
 		t.Errorf("restart printed the token again:\n%s", errb.String())
 	}
-	if !strings.Contains(errb.String(), `msg="desk serve listening" url=`+url2) || !strings.Contains(errb.String(), `backends="none yet`) {
+	if !strings.Contains(errb.String(), `msg="desk serve listening" url=`+url2) || !strings.Contains(errb.String(), `backends=shell`) {
 		t.Errorf("startup log:\n%s", errb.String())
 	}
 	if got := mustDesk(t, nil, "fs", "-w", "demo", "cat", "/hello.txt"); got != "hi\n" {

@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -130,13 +131,19 @@ type serveConfig struct {
 func serveUntil(ctx context.Context, cfg serveConfig) error {
 	backends := cfg.hooks.backends
 	if backends == nil {
-		backends = map[string]deskrun.Backend{}
+		backends = map[string]deskrun.Backend{
+			"shell": shell.New(shell.Options{}),
+		}
+	}
+	var runOpts deskrun.Options
+	if _, ok := backends["shell"]; ok {
+		runOpts.DefaultBackend = "shell" // desk exec without --backend
 	}
 	h, err := host.Open(ctx, host.Options{
 		DataDir:     cfg.data,
 		IdleTimeout: cfg.idle,
 		MaxOpen:     cfg.maxOpen,
-		Workspace:   workspace.Options{Backends: backends},
+		Workspace:   workspace.Options{Backends: backends, Run: runOpts},
 		Logger:      cfg.log,
 	})
 	if errors.Is(err, host.ErrLocked) {

@@ -1,0 +1,285 @@
+package cmds
+
+import (
+	"strings"
+	"syscall"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+func init() { Register("cp", Cp) }
+
+// cpOpts are cp's settings.
+type cpOpts struct {
+	recursive, preserve, noClobber, verbose, force, noTarget, deref, noDeref bool
+	targetDir                                                                string
+}
+
+// Cp copies files and directories as GNU cp: SOURCE DEST, or SOURCE...
+// DIRECTORY (or -t DIRECTORY). -r/-R copies directories (symlinks inside are
+// copied as symlinks, -P; -L follows them), -a is -dR --preserve=all, -p keeps
+// mode and times, -n never overwrites, -f is accepted, -v prints
+// "'src' -> 'dst'", -T treats DEST as a plain file.
+func Cp(env *Env, args []string) int {
+	opts, operands, ok := fuParseOpts(env, args, "r|recursive", "R", "a|archive", "p", "|preserve?",
+		"n|no-clobber", "v|verbose", "f|force", "T|no-target-directory", "t|target-directory=",
+		"P|no-dereference", "L|dereference", "d", "i|interactive", "u|update?")
+	if !ok {
+		return 1
+	}
+	var o cpOpts
+	for _, v := range opts {
+		switch v.name {
+		case "recursive", "R":
+			o.recursive = true
+		case "archive":
+			o.recursive, o.preserve, o.noDeref = true, true, true
+		case "p", "preserve":
+			o.preserve = true
+		case "no-clobber":
+			o.noClobber = true
+		case "verbose":
+			o.verbose = true
+		case "force":
+			o.force = true
+		case "no-target-directory":
+			o.noTarget = true
+		case "target-directory":
+			o.targetDir = v.val
+		case "no-dereference", "d":
+			o.noDeref, o.deref = true, false
+		case "dereference":
+			o.deref, o.noDeref = true, false
+		}
+	}
+	srcs, dst, dstIsDir, ok := fuTargets(env, "cp", operands, o.targetDir, o.noTarget)
+	if !ok {
+		return 1
+	}
+	c := &fuCopier{env: env, o: o}
+	status := 0
+	for _, src := range srcs {
+		if env.Canceled() {
+			return 1
+		}
+		d := dst
+		if dstIsDir {
+			d = fuJoinPath(dst, fuBaseOf(src))
+		}
+		if !c.copyTop(src, d) {
+			status = 1
+		}
+	}
+	return status
+}
+
+// fuTargets splits cp/mv/ln operands into sources and a destination, and
+// says whether the sources go into the destination directory. It prints
+// GNU's diagnostics for missing operands and a non-directory target.
+func fuTargets(env *Env, cmd string, operands []string, targetDir string, noTarget bool) (srcs []string, dst string, into, ok bool) {
+	if targetDir != "" {
+		fi, err := env.FS.Stat(env.Ctx, env.Abs(targetDir))
+		if err != nil {
+			env.Errorf(cmd, "target directory %s: %s", fuQuote(targetDir), Strerror(err))
+			return nil, "", false, false
+		}
+		if !fi.IsDir() {
+			env.Errorf(cmd, "target %s is not a directory", fuQuote(targetDir))
+			return nil, "", false, false
+		}
+		if len(operands) == 0 {
+			env.Errorf(cmd, "missing file operand")
+			fuTryHelp(env, cmd)
+			return nil, "", false, false
+		}
+		return operands, targetDir, true, true
+	}
+	if len(operands) == 0 {
+		env.Errorf(cmd, "missing file operand")
+		fuTryHelp(env, cmd)
+		return nil, "", false, false
+	}
+	if len(operands) == 1 {
+		env.Errorf(cmd, "missing destination file operand after %s", fuQuote(operands[0]))
+		fuTryHelp(env, cmd)
+		return nil, "", false, false
+	}
+	srcs, dst = operands[:len(operands)-1], operands[len(operands)-1]
+	if noTarget {
+		if len(srcs) > 1 {
+			env.Errorf(cmd, "extra operand %s", fuQuote(operands[2]))
+			fuTryHelp(env, cmd)
+			return nil, "", false, false
+		}
+		return srcs, dst, false, true
+	}
+	fi, err := env.FS.Stat(env.Ctx, env.Abs(dst))
+	isDir := err == nil && fi.IsDir()
+	if len(srcs) > 1 && !isDir {
+		msg := "Not a directory"
+		if err != nil {
+			msg = Strerror(err)
+		}
+		env.Errorf(cmd, "target %s: %s", fuQuote(dst), msg)
+		return nil, "", false, false
+	}
+	return srcs, dst, isDir, true
+}
+
+type fuCopier struct {
+	env *Env
+	o   cpOpts
+}
+
+// copyTop copies one operand.
+func (c *fuCopier) copyTop(src, dst string) bool {
+	env := c.env
+	sp := fuAbs(env, src)
+	var fi *vfs.FileInfo
+	var err error
+	if c.o.deref || (!c.o.recursive && !c.o.noDeref) {
+		fi, err = env.FS.Stat(env.Ctx, sp)
+	} else {
+		fi, err = env.FS.Lstat(env.Ctx, sp)
+	}
+	if err != nil {
+		env.Errorf("cp", "cannot stat %s: %s", fuQuote(src), Strerror(err))
+		return false
+	}
+	if fi.IsDir() {
+		if !c.o.recursive {
+			env.Errorf("cp", "-r not specified; omitting directory %s", fuQuote(src))
+			return false
+		}
+		dp := env.Abs(dst)
+		if sa := env.Abs(src); dp == sa || strings.HasPrefix(dp, strings.TrimSuffix(sa, "/")+"/") {
+			env.Errorf("cp", "cannot copy a directory, %s, into itself, %s", fuQuote(src), fuQuote(dst))
+			return false
+		}
+	}
+	return c.copy(src, sp, fi.Attr(), dst, env.Abs(dst))
+}
+
+// copy copies src (attributes a) to dst; names are as displayed.
+func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
+	env := c.env
+	if err := env.Ctx.Err(); err != nil {
+		return false
+	}
+	dfi, derr := env.FS.Lstat(env.Ctx, dp)
+	exists := derr == nil
+	if exists && dfi.Attr().Ino == a.Ino {
+		if !c.o.noClobber {
+			env.Errorf("cp", "%s and %s are the same file", fuQuote(src), fuQuote(dst))
+			return false
+		}
+		return true
+	}
+	switch {
+	case a.IsDir():
+		if exists {
+			if !dfi.IsDir() {
+				env.Errorf("cp", "cannot overwrite non-directory %s with directory %s", fuQuote(dst), fuQuote(src))
+				return false
+			}
+		} else {
+			if err := env.FS.Mkdir(env.Ctx, dp, fuPermOf(a.Mode&0o7777|0o700)); err != nil {
+				env.Errorf("cp", "cannot create directory %s: %s", fuQuote(dst), Strerror(err))
+				return false
+			}
+			if c.o.verbose {
+				fuPrintf(env, "%s -> %s\n", fuQuote(src), fuQuote(dst))
+			}
+		}
+		ents, err := env.FS.ReadDir(env.Ctx, sp)
+		if err != nil {
+			env.Errorf("cp", "cannot access %s: %s", fuQuote(src), Strerror(err))
+			return false
+		}
+		ok := true
+		for _, de := range ents {
+			if env.Canceled() {
+				return false
+			}
+			csp := strings.TrimSuffix(sp, "/") + "/" + de.Name
+			var cfi *vfs.FileInfo
+			if c.o.deref {
+				cfi, err = env.FS.Stat(env.Ctx, csp)
+			} else {
+				cfi, err = env.FS.Lstat(env.Ctx, csp)
+			}
+			if err != nil {
+				env.Errorf("cp", "cannot stat %s: %s", fuQuote(fuJoinPath(src, de.Name)), Strerror(err))
+				ok = false
+				continue
+			}
+			if !c.copy(fuJoinPath(src, de.Name), csp, cfi.Attr(), fuJoinPath(dst, de.Name), strings.TrimSuffix(dp, "/")+"/"+de.Name) {
+				ok = false
+			}
+		}
+		mode := a.Mode & 0o7777
+		if !c.o.preserve {
+			mode &^= fuUmask
+		}
+		if !exists || c.o.preserve {
+			env.FS.Chmod(env.Ctx, dp, fuPermOf(mode))
+		}
+		if c.o.preserve {
+			env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, false)
+		}
+		return ok
+	case exists && dfi.IsDir():
+		env.Errorf("cp", "cannot overwrite directory %s with non-directory", fuQuote(dst))
+		return false
+	}
+	if exists && c.o.noClobber {
+		return true
+	}
+	if a.IsSymlink() {
+		target, err := env.FS.Readlink(env.Ctx, sp)
+		if err == nil {
+			if exists {
+				env.FS.Remove(env.Ctx, dp)
+			}
+			err = env.FS.Symlink(env.Ctx, target, dp)
+		}
+		if err != nil {
+			env.Errorf("cp", "cannot create symbolic link %s: %s", fuQuote(dst), Strerror(err))
+			return false
+		}
+		if c.o.preserve {
+			env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, true)
+		}
+	} else {
+		h, err := env.FS.Open(env.Ctx, sp)
+		if err != nil {
+			env.Errorf("cp", "cannot open %s for reading: %s", fuQuote(src), Strerror(err))
+			return false
+		}
+		mode := a.Mode & 0o777 &^ fuUmask
+		if exists && fuIsLinkMode(dfi.Attr().Mode) {
+			// GNU cp writes through a symlink destination.
+			if _, serr := env.FS.Stat(env.Ctx, dp); serr != nil {
+				env.FS.Remove(env.Ctx, dp)
+			}
+		}
+		_, err = env.FS.WriteFileFrom(env.Ctx, dp, h, fuPermOf(mode))
+		h.Close()
+		if err != nil {
+			if fuErrnoOf(err) == syscall.ENOENT || fuErrnoOf(err) == syscall.ENOTDIR || fuErrnoOf(err) == syscall.EISDIR {
+				env.Errorf("cp", "cannot create regular file %s: %s", fuQuote(dst), Strerror(err))
+			} else {
+				env.Errorf("cp", "error writing %s: %s", fuQuote(dst), Strerror(err))
+			}
+			return false
+		}
+		if c.o.preserve {
+			env.FS.Chmod(env.Ctx, dp, fuPermOf(a.Mode&0o7777))
+			env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, false)
+		}
+	}
+	if c.o.verbose {
+		fuPrintf(env, "%s -> %s\n", fuQuote(src), fuQuote(dst))
+	}
+	return true
+}

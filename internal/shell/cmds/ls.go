@@ -1,0 +1,322 @@
+package cmds
+
+import (
+	"bufio"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+func init() { Register("ls", Ls) }
+
+// lsOpts are ls's settings.
+type lsOpts struct {
+	long, all, almost, human, recursive, dirs, classify, slash, reverse bool
+	inode, numeric, noSort, deref                                       bool
+	sortBy                                                              byte // 0 name, 't' time, 'S' size
+}
+
+// lsEntry is one file to list.
+type lsEntry struct {
+	name   string // as displayed
+	path   string // absolute
+	attr   vfs.Attr
+	target string // symlink target (long format)
+	tattr  *vfs.Attr
+}
+
+// Ls lists directory contents as GNU ls does when its output is not a
+// terminal: one name per line, or the long format with -l (mode, links,
+// owner, group, size, mtime in UTC, name and "-> target"). Flags: -a -A -l
+// -h -R -1 -d -F -p -t -S -r -U -i -n -L; -C, -x and --color are accepted and
+// ignored. Missing operands are reported and make the status 2.
+func Ls(env *Env, args []string) int {
+	opts, operands, ok := fuParseOpts(env, args, "a|all", "A|almost-all", "l", "h|human-readable",
+		"R|recursive", "1", "d|directory", "F|classify", "p", "t", "S", "r|reverse", "U", "i|inode",
+		"n|numeric-uid-gid", "L|dereference", "C", "x", "|color?", "g", "o", "|group-directories-first")
+	if !ok {
+		return 2
+	}
+	var o lsOpts
+	for _, v := range opts {
+		switch v.name {
+		case "all":
+			o.all, o.almost = true, false
+		case "almost-all":
+			o.almost, o.all = true, false
+		case "l", "g", "o":
+			o.long = true
+		case "numeric-uid-gid":
+			o.long, o.numeric = true, true
+		case "human-readable":
+			o.human = true
+		case "recursive":
+			o.recursive = true
+		case "1", "C", "x":
+			if v.name == "1" {
+				o.long = false
+			}
+		case "directory":
+			o.dirs = true
+		case "classify":
+			o.classify = true
+		case "p":
+			o.slash = true
+		case "t":
+			o.sortBy = 't'
+		case "S":
+			o.sortBy = 'S'
+		case "r":
+			o.reverse = true
+		case "reverse":
+			o.reverse = true
+		case "U":
+			o.noSort = true
+		case "inode":
+			o.inode = true
+		case "dereference":
+			o.deref = true
+		}
+	}
+	w := bufio.NewWriter(env.Stdout)
+	defer w.Flush()
+	l := &fuLister{env: env, o: o, w: w}
+	if len(operands) == 0 {
+		operands = []string{"."}
+	}
+	var files, dirs []lsEntry
+	for _, op := range operands {
+		p := fuAbs(env, op)
+		follow := o.deref || !(o.dirs || o.classify || o.long)
+		fi, err := env.FS.Lstat(env.Ctx, p)
+		if err == nil && fuIsLinkMode(fi.Attr().Mode) && (follow || strings.HasSuffix(op, "/")) {
+			if t, terr := env.FS.Stat(env.Ctx, p); terr == nil && (o.deref || t.IsDir()) {
+				fi = t
+			}
+		}
+		if err != nil {
+			w.Flush()
+			env.Errorf("ls", "cannot access %s: %s", fuQuote(op), Strerror(err))
+			l.status = 2
+			continue
+		}
+		e := lsEntry{name: op, path: p, attr: fi.Attr()}
+		if e.attr.IsDir() && !o.dirs {
+			dirs = append(dirs, e)
+		} else {
+			files = append(files, l.fill(e))
+		}
+	}
+	l.sort(files)
+	if len(files) > 0 {
+		l.print(files)
+		l.printed = true
+	}
+	l.sort(dirs)
+	header := len(operands) > 1 || o.recursive
+	for _, d := range dirs {
+		if env.Canceled() {
+			return 1
+		}
+		l.listDir(d.name, d.path, header)
+	}
+	return l.status
+}
+
+type fuLister struct {
+	env     *Env
+	o       lsOpts
+	w       *bufio.Writer
+	status  int
+	printed bool
+}
+
+// fill adds what the long format and -F need: the symlink target.
+func (l *fuLister) fill(e lsEntry) lsEntry {
+	if e.attr.IsSymlink() && (l.o.long || l.o.classify) {
+		e.target, _ = l.env.FS.Readlink(l.env.Ctx, e.path)
+		if t, err := l.env.FS.Stat(l.env.Ctx, e.path); err == nil {
+			a := t.Attr()
+			e.tattr = &a
+		}
+	}
+	return e
+}
+
+func (l *fuLister) listDir(name, p string, header bool) {
+	env := l.env
+	ents, err := env.FS.ReadDir(env.Ctx, p)
+	if err != nil {
+		l.w.Flush()
+		env.Errorf("ls", "cannot open directory %s: %s", fuQuote(name), Strerror(err))
+		l.status = 2
+		return
+	}
+	if l.printed {
+		l.w.WriteString("\n")
+	}
+	l.printed = true
+	if header {
+		fmt.Fprintf(l.w, "%s:\n", name)
+	}
+	var list []lsEntry
+	if l.o.all {
+		for _, dn := range []string{".", ".."} {
+			if fi, err := env.FS.Stat(env.Ctx, vfs.Clean(p+"/"+dn)); err == nil {
+				list = append(list, lsEntry{name: dn, path: p, attr: fi.Attr()})
+			}
+		}
+	}
+	for _, de := range ents {
+		if strings.HasPrefix(de.Name, ".") && !l.o.all && !l.o.almost {
+			continue
+		}
+		e := lsEntry{name: de.Name, path: vfs.Clean(p + "/" + de.Name), attr: vfs.Attr{Mode: de.Mode, Ino: de.Ino}}
+		if l.o.long || l.o.sortBy != 0 || l.o.classify || l.o.deref || l.o.recursive {
+			fi, err := env.FS.Lstat(env.Ctx, e.path)
+			if err != nil {
+				continue
+			}
+			if l.o.deref && fuIsLinkMode(fi.Attr().Mode) {
+				if t, err := env.FS.Stat(env.Ctx, e.path); err == nil {
+					fi = t
+				}
+			}
+			e.attr = fi.Attr()
+			e = l.fill(e)
+		}
+		list = append(list, e)
+	}
+	l.sort(list)
+	if l.o.long {
+		var blocks int64
+		for _, e := range list {
+			blocks += e.attr.Blocks
+		}
+		if l.o.human {
+			fmt.Fprintf(l.w, "total %s\n", fuHumanSize(blocks*512))
+		} else {
+			fmt.Fprintf(l.w, "total %d\n", (blocks+1)/2)
+		}
+	}
+	l.print(list)
+	if l.o.recursive {
+		for _, e := range list {
+			if env.Canceled() {
+				return
+			}
+			if e.attr.IsDir() && e.name != "." && e.name != ".." {
+				l.listDir(fuJoinPath(name, e.name), e.path, true)
+			}
+		}
+	}
+}
+
+func (l *fuLister) sort(list []lsEntry) {
+	if l.o.noSort {
+		return
+	}
+	less := func(a, b lsEntry) bool {
+		switch l.o.sortBy {
+		case 't':
+			if !a.attr.Mtime.Equal(b.attr.Mtime) {
+				return a.attr.Mtime.After(b.attr.Mtime)
+			}
+		case 'S':
+			if a.attr.Size != b.attr.Size {
+				return a.attr.Size > b.attr.Size
+			}
+		}
+		return a.name < b.name
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if l.o.reverse {
+			return less(list[j], list[i])
+		}
+		return less(list[i], list[j])
+	})
+}
+
+// indicator is the -F / -p suffix for a mode.
+func (l *fuLister) indicator(a vfs.Attr, inLink bool) string {
+	switch {
+	case a.IsDir():
+		if l.o.classify || l.o.slash {
+			return "/"
+		}
+	case a.IsSymlink():
+		if l.o.classify && !inLink {
+			return "@"
+		}
+	case a.IsRegular():
+		if l.o.classify && a.Mode&0o111 != 0 {
+			return "*"
+		}
+	}
+	return ""
+}
+
+func (l *fuLister) print(list []lsEntry) {
+	if !l.o.long {
+		for _, e := range list {
+			if l.o.inode {
+				fmt.Fprintf(l.w, "%d ", e.attr.Ino)
+			}
+			ind := l.indicator(e.attr, false)
+			fmt.Fprintf(l.w, "%s%s\n", e.name, ind)
+		}
+		return
+	}
+	type row struct{ ino, links, owner, group, size string }
+	rows := make([]row, len(list))
+	var wi, wl, wo, wg, ws int
+	for i, e := range list {
+		r := row{ino: strconv.FormatUint(e.attr.Ino, 10), links: strconv.Itoa(int(e.attr.Nlink))}
+		if l.o.numeric {
+			r.owner, r.group = strconv.Itoa(int(e.attr.Uid)), strconv.Itoa(int(e.attr.Gid))
+		} else {
+			r.owner, r.group = fuUserName(e.attr.Uid), fuGroupName(e.attr.Gid)
+		}
+		if l.o.human {
+			r.size = fuHumanSize(e.attr.Size)
+		} else {
+			r.size = strconv.FormatInt(e.attr.Size, 10)
+		}
+		wi, wl, wo = max(wi, len(r.ino)), max(wl, len(r.links)), max(wo, len(r.owner))
+		wg, ws = max(wg, len(r.group)), max(ws, len(r.size))
+		rows[i] = r
+	}
+	now := time.Now()
+	for i, e := range list {
+		r := rows[i]
+		if l.o.inode {
+			fmt.Fprintf(l.w, "%*s ", wi, r.ino)
+		}
+		fmt.Fprintf(l.w, "%s %*s %-*s %-*s %*s %s %s", fuModeString(e.attr.Mode), wl, r.links, wo, r.owner,
+			wg, r.group, ws, r.size, fuLsTime(e.attr.Mtime, now), e.name)
+		if e.attr.IsSymlink() {
+			fmt.Fprintf(l.w, " -> %s", e.target)
+			if e.tattr != nil {
+				l.w.WriteString(l.indicator(*e.tattr, true))
+			}
+		} else {
+			l.w.WriteString(l.indicator(e.attr, false))
+		}
+		l.w.WriteString("\n")
+	}
+}
+
+// fuLsTime formats a time as ls -l does: "%b %e %H:%M" within the last six
+// months, else "%b %e  %Y"; in UTC.
+func fuLsTime(t, now time.Time) string {
+	t = t.UTC()
+	sixMonths := time.Duration(31556952/2) * time.Second
+	if t.After(now.Add(-sixMonths)) && !t.After(now.Add(time.Second)) {
+		return t.Format("Jan _2 15:04")
+	}
+	return t.Format("Jan _2  2006")
+}

@@ -1,0 +1,184 @@
+package cmds
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// textRow is one table case for the text tools: args run with files and
+// stdin through the shared harness must print out and errOut and exit code.
+// confirm runs the same row through the real GNU tool unless skip says why not.
+type textRow struct {
+	name   string
+	files  map[string]string
+	stdin  string
+	args   []string
+	out    string
+	errOut string
+	code   int
+	skip   string            // reason the row is not confirmed against GNU (a divergence)
+	env    map[string]string // extra environment (Getenv, Environ)
+}
+
+// runTextRows runs rows through the harness and, where the real tool is on
+// the host, confirms each row against it in a temp dir.
+func runTextRows(t *testing.T, rows []textRow) {
+	t.Helper()
+	for _, r := range rows {
+		name := r.name
+		if name == "" {
+			name = strings.Join(r.args, " ")
+		}
+		t.Run(name, func(t *testing.T) {
+			var out, errOut string
+			var code int
+			if r.env == nil {
+				out, errOut, code = run(t, r.files, r.stdin, r.args...)
+			} else {
+				out, errOut, code = runTextEnv(t, r)
+			}
+			if out != r.out || errOut != r.errOut || code != r.code {
+				t.Errorf("%q:\n got out=%q err=%q code=%d\nwant out=%q err=%q code=%d",
+					r.args, out, errOut, code, r.out, r.errOut, r.code)
+			}
+		})
+	}
+	t.Run("confirm", func(t *testing.T) {
+		for _, r := range rows {
+			if r.skip != "" {
+				continue
+			}
+			confirmRow(t, r)
+		}
+	})
+}
+
+// confirmRow runs one row through the host's GNU tool in a temp dir.
+func confirmRow(t *testing.T, r textRow) {
+	t.Helper()
+	bin, err := exec.LookPath(r.args[0])
+	if err != nil {
+		t.Skipf("%s not installed", r.args[0])
+	}
+	dir := t.TempDir()
+	for n, v := range r.files {
+		if strings.HasPrefix(n, "/") {
+			return
+		}
+		p := filepath.Join(dir, n)
+		if strings.HasSuffix(n, "/") {
+			os.MkdirAll(p, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if strings.HasPrefix(v, "->") {
+			os.Symlink(strings.TrimPrefix(v, "->"), p)
+			continue
+		}
+		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, r.args[1:]...)
+	cmd.Args[0] = r.args[0]
+	cmd.Dir = dir
+	cmd.Env = []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TZ=UTC", "HOME=/work", "USER=user", "PATH=" + os.Getenv("PATH")}
+	for k, v := range r.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdin = strings.NewReader(r.stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%q: %v", r.args, err)
+	}
+	if out.String() != r.out || errb.String() != r.errOut || code != r.code {
+		t.Errorf("GNU %q:\n gnu out=%q err=%q code=%d\nwant out=%q err=%q code=%d",
+			r.args, out.String(), errb.String(), code, r.out, r.errOut, r.code)
+	}
+}
+
+func TestParseOpts(t *testing.T) {
+	var errb bytes.Buffer
+	env := &Env{Stderr: &errb}
+	opts, ops, ok := parseOpts(env, "x", []string{"-n5", "a", "--lines=3", "-qv", "--", "-b"},
+		optSpec{shorts: "n:qv", longs: []string{"lines=", "quiet"}})
+	if !ok || len(opts) != 4 || opts[0] != (opt{"n", "5"}) || opts[1] != (opt{"lines", "3"}) ||
+		strings.Join(ops, ",") != "a,-b" {
+		t.Fatalf("%v %v %v %s", opts, ops, ok, errb.String())
+	}
+	if _, _, ok := parseOpts(env, "x", []string{"--qu"}, optSpec{longs: []string{"quiet", "quick"}}); ok {
+		t.Fatal("ambiguous accepted")
+	}
+}
+
+type bytesBuffer = bytes.Buffer
+
+func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// testEcho is echo for commands run by xargs, env and timeout in tests (the
+// shell's echo is the interpreter's builtin).
+func testEcho(env *Env, args []string) int {
+	env.Stdout.Write([]byte(strings.Join(args[1:], " ") + "\n"))
+	return 0
+}
+
+// runTextEnv runs a row with an environment of HOME, USER and r.env, and an
+// Exec that knows echo besides the registered commands.
+func runTextEnv(t *testing.T, r textRow) (string, string, int) {
+	t.Helper()
+	vars := map[string]string{"HOME": "/work", "USER": "user"}
+	for k, v := range r.env {
+		vars[k] = v
+	}
+	var list []string
+	for k, v := range vars {
+		list = append(list, k+"="+v)
+	}
+	sort.Strings(list)
+	var out, errb bytes.Buffer
+	env := &Env{
+		Ctx: context.Background(), FS: newStore(t, r.files), Dir: "/work",
+		Stdin: strings.NewReader(r.stdin), Stdout: &out, Stderr: &errb,
+		Getenv:  func(name string) string { return vars[name] },
+		Environ: func() []string { return list },
+		Limits:  Limits{MaxReadBytes: 64 << 20},
+	}
+	env.Exec = testExec
+	fn, ok := Lookup(r.args[0])
+	if !ok {
+		t.Fatalf("command %q is not registered", r.args[0])
+	}
+	status := fn(env, r.args)
+	return out.String(), errb.String(), status
+}
+
+// testExec is an Env.Exec for tests: echo, then the registered commands.
+func testExec(ctx context.Context, e *Env, a []string) int {
+	if a[0] == "echo" {
+		return testEcho(e, a)
+	}
+	fn, ok := Lookup(a[0])
+	if !ok {
+		e.Errorf(a[0], "command not found")
+		return 127
+	}
+	ce := *e
+	ce.Ctx = ctx
+	return fn(&ce, a)
+}

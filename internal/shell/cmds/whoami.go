@@ -1,0 +1,41 @@
+package cmds
+
+import "fmt"
+
+func init() {
+	Register("whoami", Whoami)
+	Register("hostname", Hostname)
+}
+
+// Whoami prints the user name: $USER, or "user".
+func Whoami(env *Env, args []string) int {
+	if len(args) > 1 {
+		tryHelp(env, "whoami", "extra operand %s", lq(args[1]))
+		return 1
+	}
+	u := env.Getenv("USER")
+	if u == "" {
+		u = "user"
+	}
+	fmt.Fprintln(env.Stdout, u)
+	return 0
+}
+
+// Hostname prints the host name: $HOSTNAME, or "workspace". Setting it is
+// refused.
+func Hostname(env *Env, args []string) int {
+	_, ops, ok := parseOpts(env, "hostname", args[1:], optSpec{shorts: "sfAi", longs: []string{"short", "fqdn", "long"}})
+	if !ok {
+		return 1
+	}
+	if len(ops) > 0 {
+		env.Errorf("hostname", "you must be root to change the host name")
+		return 1
+	}
+	h := env.Getenv("HOSTNAME")
+	if h == "" {
+		h = "workspace"
+	}
+	fmt.Fprintln(env.Stdout, h)
+	return 0
+}

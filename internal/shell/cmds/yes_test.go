@@ -1,0 +1,58 @@
+package cmds
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// yesLimitWriter fails after n bytes, as a closed pipe does.
+type yesLimitWriter struct {
+	n   int
+	buf strings.Builder
+}
+
+func (w *yesLimitWriter) Write(p []byte) (int, error) {
+	if w.buf.Len() >= w.n {
+		return 0, errors.New("broken pipe")
+	}
+	return w.buf.Write(p)
+}
+
+func TestYes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{[]string{"yes"}, "y\ny\n"}, {[]string{"yes", "a", "b"}, "a b\na b\n"}} {
+		w := &yesLimitWriter{n: 1}
+		env := &Env{Ctx: context.Background(), Stdout: w}
+		if rc := Yes(env, c.args); rc != 1 || !strings.HasPrefix(w.buf.String(), c.want) {
+			t.Fatalf("%v: %d %q", c.args, rc, w.buf.String()[:10])
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- Yes(&Env{Ctx: ctx, Stdout: yesDiscard{}}, []string{"yes"}) }()
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("yes did not stop on cancel")
+	}
+}
+
+type yesDiscard struct{}
+
+func (yesDiscard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestWhoamiHostname(t *testing.T) {
+	runTextRows(t, []textRow{
+		{args: []string{"whoami"}, out: "user\n", skip: "the host user"},
+		{args: []string{"whoami"}, env: map[string]string{"USER": "bob"}, out: "bob\n", skip: "the host user"},
+		{args: []string{"hostname"}, out: "workspace\n", skip: "the host name"},
+		{args: []string{"hostname"}, env: map[string]string{"HOSTNAME": "box"}, out: "box\n", skip: "the host name"},
+	})
+}

@@ -1,0 +1,119 @@
+// Package shell is the shell execution backend (id "shell"): bash,
+// interpreted inside the desk process by mvdan.cc/sh/v3's interp, on the
+// workspace store, with commands written in Go (package cmds).
+//
+// # Concepts
+//
+// Backend implements run.Backend. Each Run parses the source as bash, builds
+// a fresh interpreter whose every handler goes to the job's vfs store (with
+// the job's ctx, so every change is attributed to the execution in the change
+// journal), runs it, and reports the script's exit status. Output is written
+// to the job's Stdout and Stderr as it is produced (run streams it as
+// events); nothing is buffered to the end.
+//
+// The working directory is job.Cwd (a missing run.DefaultCwd is created on
+// first use; another missing directory fails with status 1). The
+// environment is exactly the job's plus defaults: PATH
+// (/usr/local/bin:/usr/bin:/bin), HOME (/workspace), USER (user), SHELL
+// (/bin/bash) when the job does not set them, and PWD (the working
+// directory); UID, EUID and GID read 1000. The host's environment is never
+// used.
+//
+// # How commands are found
+//
+// A simple command is, in order: a shell function, an interpreter builtin
+// (echo, printf, test, [, read, cd, pwd, export, eval, source, type,
+// command, ...), then a command from Options.Commands (the place for
+// commands that live in other packages, such as git), then a command
+// registered in package cmds. A name with a slash names a command only when
+// its directory is one of /bin, /usr/bin, /usr/local/bin, /sbin, /usr/sbin
+// and its base name is known (/usr/bin/ls runs ls). Anything else prints
+// bash's message and exits 127 ("bash: foo: command not found"); an
+// existing workspace file named by path ("./run.sh") is not executed
+// ("cannot execute", 126). Commands get a cmds.Env built from the
+// interpreter's state at the call: Dir, the current stdin/stdout/stderr, the
+// exported variables, Limits.MaxReadBytes, a Ctx cancelled on kill, timeout
+// and limits, and Exec to run another command (xargs, env, timeout...). A
+// command that panics prints "name: internal error" and exits 2.
+//
+// # What is isolated, and how
+//
+// The script is hostile and the host is off-limits:
+//
+//   - Every interp option is set explicitly. The default exec handler (host
+//     binaries) is unreachable: the exec middleware never calls the next
+//     handler. runner.Dir is set directly (interp.Dir stats the host).
+//   - Opens (redirections <, >, >>, &>, source, $(<file)) go to the store;
+//     /dev/null, /dev/stdin, /dev/stdout, /dev/stderr (and /dev/fd/0-2) are
+//     served in memory; other /dev paths are refused (EACCES). Read-only
+//     opens are fed to the interpreter through an OS pipe (it wants an
+//     *os.File for stdin); pipes, like the pipes of pipelines, are kernel
+//     objects, never files.
+//   - Globbing reads directories through ReadDirHandler2; test -e/-f/...,
+//     cd and pushd stat through StatHandler; test -r/-w/-x through
+//     AccessHandler, which checks the owner permission bits in the store.
+//   - Builtins that would search PATH on the host (type, command -v/-V,
+//     source) are rewritten by the call handler: type and command -v answer
+//     from the command table ("ls is /usr/bin/ls"), source reads the named
+//     workspace file (relative to the working directory; PATH is not
+//     searched).
+//   - Process substitution <(...) and >(...) is rejected before the script
+//     runs (exit status 2, "process substitution ... is not supported"),
+//     also inside eval and sourced files: the interpreter implements it with
+//     FIFOs in a host temporary directory. As a second line of defence the
+//     interpreter's private temporary directory is a path holding a NUL
+//     byte, so a FIFO could never be created and the interpreter's direct
+//     opens of its own FIFOs (paths under that directory) fail in the os
+//     package before reaching the kernel.
+//
+// TestBackend_canary runs hostile scripts and the whole table with the
+// process's working directory and TMPDIR in a canary directory and checks
+// that nothing there was read (atimes), created or changed.
+//
+// # Limits and exit statuses
+//
+// Wall time is run's (ExecOptions.Timeout; status timed-out, exit 124); a
+// kill gives cancelled, 128+signal. The backend's own limits are Options
+// fields with documented defaults; hitting one cancels the execution and it
+// ends with exit status ExitLimit (122) and the line
+//
+//	desk: shell: limit exceeded: MaxCommands (1000000)
+//
+// on stderr. They are: MaxOutputBytes (64 MiB of stdout+stderr),
+// MaxCommands (1,000,000 simple commands, counted by the call handler and
+// Env.Exec), MaxLoopIters (1,000,000 iterations of while, until and
+// for ((;;)) loops, counted by a tick statement inserted at the head of each
+// loop condition or body), MaxCallDepth (1000 nested function calls, evals
+// and sources, measured approximately on the Go stack), MaxStringBytes
+// (16 MiB for one argument or one variable), MaxVarBytes (64 MiB for all
+// variables), MaxArgs (100,000 arguments of one command), MaxReadBytes
+// (64 MiB one command may hold in memory; cmds.Limits.MaxReadBytes; also
+// bounds a sourced file) and MaxGlobEntries (100,000 directory entries read
+// by globbing while expanding one command).
+//
+// Other statuses: a script that does not parse, or uses process
+// substitution, exits ExitSyntax (2); an unknown command 127.
+//
+// Sizes are checked before each simple command and each loop iteration, so
+// a single expansion can still exceed MaxStringBytes by the factor that one
+// statement multiplies it (x=$x$x$x...); loops cannot repeat that.
+//
+// # Known divergences from bash
+//
+// The interpreter is mvdan.cc/sh v3.14.1; where it differs from bash 5.2 the
+// table row says so (field diverge). Among them: `>&-` discards output
+// instead of failing the write; printf has no -v and no precision for %f;
+// declare has no -i; assigning a readonly variable does not stop bash -c;
+// expansion errors and unbound variables (set -u) exit 1, not 127; cd's
+// messages are worded differently; an associative array assigned twice
+// counts wrong. Process substitution is refused. type and command -v do not
+// see functions defined only through eval or source; set -x traces the loop
+// tick as ":". Error messages carry no "line N:" (as bash -c on Debian).
+//
+// # Locks
+//
+// An execution's state is per Run. Counters are atomic; the set of open
+// files and input pipes is guarded by execution.fmu, a leaf lock. Every
+// vfs.File opened for the script is closed, and every input-copying
+// goroutine has ended, before Run returns.
+package shell

@@ -1,0 +1,730 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/desk-dev/desk/internal/shell/cmds"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// environ is the interpreter's base environment: the job's variables plus
+// the defaults, all exported, and UID/EUID/GID (1000, read-only, not
+// exported) so the interpreter never asks the host. While resetting is set
+// (only during the explicit Reset in newRunner) TMPDIR reads as a sentinel
+// path holding a NUL byte, which the interpreter keeps as its private
+// temporary directory: FIFOs it would create there, and the files it would
+// open there directly, fail in the os package before any system call.
+type environ struct {
+	vars      map[string]string
+	resetting bool
+}
+
+var idVar = expand.Variable{Set: true, ReadOnly: true, Kind: expand.String, Str: "1000"}
+
+func (e *environ) Get(name string) expand.Variable {
+	switch name {
+	case "TMPDIR":
+		if e.resetting {
+			return expand.Variable{Set: true, Kind: expand.String, Str: tempDirSentinel}
+		}
+	case "UID", "EUID", "GID":
+		return idVar
+	}
+	if v, ok := e.vars[name]; ok {
+		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+	}
+	return expand.Variable{}
+}
+
+func (e *environ) Each(f func(name string, vr expand.Variable) bool) {
+	for _, n := range []string{"UID", "EUID", "GID"} {
+		if !f(n, idVar) {
+			return
+		}
+	}
+	for n, v := range e.vars {
+		if !f(n, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}) {
+			return
+		}
+	}
+}
+
+// newRunner builds the interpreter for one execution, setting every option.
+func (x *execution) newRunner(stdin *os.File) (*interp.Runner, error) {
+	vars := map[string]string{
+		"PATH":  defaultPath,
+		"HOME":  defaultHome,
+		"USER":  defaultUser,
+		"SHELL": defaultShell,
+	}
+	for k, v := range x.job.Env {
+		vars[k] = v
+	}
+	cwd := x.job.Cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	vars["PWD"] = cwd
+	env := &environ{vars: vars}
+	var in io.Reader
+	if stdin != nil {
+		in = stdin
+	}
+	r, err := interp.New(
+		interp.Env(env),
+		// interp.Dir stats the host: set the field directly.
+		func(r *interp.Runner) error { r.Dir = cwd; return nil },
+		interp.Params(),
+		interp.Interactive(false),
+		interp.StdIO(in, x.stdout, x.stderr),
+		interp.CallHandler(x.call),
+		// The middleware never calls next: the default exec handler
+		// (host binaries) is unreachable.
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
+		interp.OpenHandler(x.open),
+		interp.ReadDirHandler2(x.readDir),
+		interp.StatHandler(x.stat),
+		interp.AccessHandler(x.access),
+	)
+	if err != nil {
+		return nil, err
+	}
+	env.resetting = true
+	r.Reset()
+	env.resetting = false
+	return r, nil
+}
+
+// resolve makes p absolute against dir, cleaned, within the store.
+func resolve(dir, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return vfs.Clean(p)
+	}
+	return vfs.Clean(path.Join(dir, p))
+}
+
+// capErrno prints an errno as bash does ("No such file or directory").
+type capErrno struct{ errno syscall.Errno }
+
+func (e capErrno) Error() string {
+	s := e.errno.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+func (e capErrno) Unwrap() error { return e.errno }
+
+// bashPathError is the error the interpreter prints for a failed
+// redirection: "bash: name: No such file or directory".
+func bashPathError(name string, err error) error {
+	return &os.PathError{Op: "bash:", Path: name, Err: capErrno{vfs.Errno(err)}}
+}
+
+// ---- open ----
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Read([]byte) (int, error) { return 0, syscall.EBADF }
+func (nopWriteCloser) Close() error             { return nil }
+
+type devNull struct{}
+
+func (devNull) Read([]byte) (int, error)            { return 0, io.EOF }
+func (devNull) Write(p []byte) (int, error)         { return len(p), nil }
+func (devNull) Close() error                        { return nil }
+func (devNull) ReadFrom(r io.Reader) (int64, error) { return io.Copy(io.Discard, r) }
+
+type readOnly struct{ io.Reader }
+
+func (readOnly) Write([]byte) (int, error) { return 0, syscall.EBADF }
+func (readOnly) Close() error              { return nil }
+
+// open is the interpreter's OpenHandler: redirections, source and $(<file),
+// all on the store; /dev/null, /dev/stdin, /dev/stdout and /dev/stderr in
+// memory.
+func (x *execution) open(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	hc := interp.HandlerCtx(ctx)
+	shown := name
+	source := false
+	if strings.HasPrefix(name, sourcePrefix) {
+		name = strings.TrimPrefix(name, sourcePrefix)
+		shown, source = name, true
+	}
+	switch name {
+	case "/dev/null":
+		return devNull{}, nil
+	case "/dev/stdin", "/dev/fd/0":
+		if hc.Stdin == nil {
+			return devNull{}, nil
+		}
+		return readOnly{hc.Stdin}, nil
+	case "/dev/stdout", "/dev/fd/1":
+		return nopWriteCloser{hc.Stdout}, nil
+	case "/dev/stderr", "/dev/fd/2":
+		return nopWriteCloser{hc.Stderr}, nil
+	}
+	abs := resolve(hc.Dir, name)
+	if strings.HasPrefix(abs, "/dev/") || abs == "/dev" {
+		return nil, bashPathError(shown, syscall.EACCES)
+	}
+	if source {
+		data, err := x.readAll(ctx, abs)
+		if err != nil {
+			return nil, bashPathError(shown, err)
+		}
+		if f, err := syntax.NewParser().Parse(strings.NewReader(string(data)), abs); err == nil {
+			if findProcSubst(f) != nil {
+				return nil, fmt.Errorf("source %s: %w", shown, ErrProcSubst)
+			}
+		}
+		return readOnly{strings.NewReader(string(data))}, nil
+	}
+	f, err := x.job.FS.OpenFile(ctx, abs, flag, perm)
+	if err != nil {
+		return nil, bashPathError(shown, err)
+	}
+	if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+		return x.track(f), nil
+	}
+	// A read-only open feeds an OS pipe: the interpreter wants an *os.File
+	// for stdin (it would make the pipe itself, and never close it).
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w", shown, err)
+	}
+	x.wg.Add(1)
+	x.addPipe(pr)
+	go func() {
+		defer x.wg.Done()
+		io.Copy(pw, f)
+		pw.Close()
+		f.Close()
+	}()
+	return pr, nil
+}
+
+// readAll reads a whole file within MaxReadBytes.
+func (x *execution) readAll(ctx context.Context, abs string) ([]byte, error) {
+	f, err := x.job.FS.Open(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, x.b.opts.MaxReadBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > x.b.opts.MaxReadBytes {
+		return nil, x.limit("MaxReadBytes", x.b.opts.MaxReadBytes)
+	}
+	return data, nil
+}
+
+// trackedFile closes its vfs.File once, and leaves the execution's open set.
+type trackedFile struct {
+	*vfs.File
+	x    *execution
+	once sync.Once
+	err  error
+}
+
+func (t *trackedFile) Close() error {
+	t.once.Do(func() {
+		t.err = t.File.Close()
+		t.x.fmu.Lock()
+		delete(t.x.files, t)
+		t.x.fmu.Unlock()
+	})
+	return t.err
+}
+
+func (x *execution) track(f *vfs.File) *trackedFile {
+	t := &trackedFile{File: f, x: x}
+	x.fmu.Lock()
+	if x.files == nil {
+		x.files = map[*trackedFile]bool{}
+	}
+	x.files[t] = true
+	x.fmu.Unlock()
+	return t
+}
+
+func (x *execution) addPipe(p *os.File) {
+	x.fmu.Lock()
+	x.pipes = append(x.pipes, p)
+	x.fmu.Unlock()
+}
+
+// closeAll closes what the script left open (exec >file, unread input
+// pipes) and waits for the copying goroutines, so every vfs.File is closed
+// when Run returns.
+func (x *execution) closeAll() {
+	x.fmu.Lock()
+	files := make([]*trackedFile, 0, len(x.files))
+	for t := range x.files {
+		files = append(files, t)
+	}
+	pipes := x.pipes
+	x.pipes = nil
+	x.fmu.Unlock()
+	for _, t := range files {
+		t.Close()
+	}
+	for _, p := range pipes {
+		p.Close()
+	}
+	x.wg.Wait()
+}
+
+// ---- stat, access, readdir ----
+
+// devInfo describes the in-memory devices.
+type devInfo struct{ name string }
+
+func (d devInfo) Name() string       { return d.name }
+func (d devInfo) Size() int64        { return 0 }
+func (d devInfo) Mode() fs.FileMode  { return fs.ModeDevice | fs.ModeCharDevice | 0o666 }
+func (d devInfo) ModTime() time.Time { return time.Time{} }
+func (d devInfo) IsDir() bool        { return false }
+func (d devInfo) Sys() any           { return nil }
+
+func isDev(name string) bool {
+	switch name {
+	case "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2":
+		return true
+	}
+	return false
+}
+
+func (x *execution) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	abs := resolve(interp.HandlerCtx(ctx).Dir, name)
+	if isDev(abs) {
+		return devInfo{path.Base(abs)}, nil
+	}
+	var fi *vfs.FileInfo
+	var err error
+	if follow {
+		fi, err = x.job.FS.Stat(ctx, abs)
+	} else {
+		fi, err = x.job.FS.Lstat(ctx, abs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+func (x *execution) access(ctx context.Context, name string, mode interp.AccessMode) error {
+	abs := resolve(interp.HandlerCtx(ctx).Dir, name)
+	if isDev(abs) {
+		return nil
+	}
+	fi, err := x.job.FS.Stat(ctx, abs)
+	if err != nil {
+		return err
+	}
+	perm := fi.Mode().Perm()
+	if (mode&interp.AccessRead != 0 && perm&0o400 == 0) ||
+		(mode&interp.AccessWrite != 0 && perm&0o200 == 0) ||
+		(mode&interp.AccessExec != 0 && perm&0o100 == 0) {
+		return &fs.PathError{Op: "access", Path: name, Err: syscall.EACCES}
+	}
+	return nil
+}
+
+// dirEntry adapts a vfs.DirEntry to fs.DirEntry.
+type dirEntry struct {
+	e   vfs.DirEntry
+	dir string
+	x   *execution
+	ctx context.Context
+}
+
+func (d dirEntry) Name() string      { return d.e.Name }
+func (d dirEntry) IsDir() bool       { return d.e.Mode&vfs.S_IFMT == vfs.S_IFDIR }
+func (d dirEntry) Type() fs.FileMode { return vfs.UnixToFileMode(d.e.Mode).Type() }
+func (d dirEntry) Info() (fs.FileInfo, error) {
+	return d.x.job.FS.Lstat(d.ctx, path.Join(d.dir, d.e.Name))
+}
+
+func (x *execution) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	abs := resolve(interp.HandlerCtx(ctx).Dir, name)
+	ents, err := x.job.FS.ReadDir(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	if n := x.globEntries.Add(int64(len(ents))); n > int64(x.b.opts.MaxGlobEntries) {
+		return nil, x.limit("MaxGlobEntries", int64(x.b.opts.MaxGlobEntries))
+	}
+	out := make([]fs.DirEntry, len(ents))
+	for i, e := range ents {
+		out[i] = dirEntry{e: e, dir: abs, x: x, ctx: ctx}
+	}
+	return out, nil
+}
+
+// ---- call: limits and rewrites ----
+
+// call is the CallHandler: it runs before every simple command (builtins and
+// functions included), counts it, checks the limits, and rewrites the few
+// builtins that would look at the host (type, command -v/-V, source).
+func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
+	o := &x.b.opts
+	if args[0] == loopTick {
+		if n := x.loops.Add(1); n > o.MaxLoopIters {
+			return nil, x.limit("MaxLoopIters", o.MaxLoopIters)
+		}
+		return []string{":"}, x.checkVars(ctx)
+	}
+	if n := x.commands.Add(1); n > o.MaxCommands {
+		return nil, x.limit("MaxCommands", o.MaxCommands)
+	}
+	x.globEntries.Store(0)
+	if len(args) > o.MaxArgs {
+		return nil, x.limit("MaxArgs", int64(o.MaxArgs))
+	}
+	for _, a := range args {
+		if len(a) > o.MaxStringBytes {
+			return nil, x.limit("MaxStringBytes", int64(o.MaxStringBytes))
+		}
+	}
+	if err := x.checkVars(ctx); err != nil {
+		return nil, err
+	}
+	i := 0
+	if (args[0] == "command" || args[0] == "builtin") && len(args) > 1 {
+		i = 1
+	}
+	name := args[i]
+	if name == "eval" || name == "source" || name == "." || x.funcNames[name] {
+		if err := x.checkDepth(); err != nil {
+			return nil, err
+		}
+	}
+	switch name {
+	case "eval":
+		src := strings.Join(args[i+1:], " ")
+		if f, err := syntax.NewParser().Parse(strings.NewReader(src), ""); err == nil {
+			if ps := findProcSubst(f); ps != nil {
+				return []string{rejectCmd}, nil
+			}
+		}
+	case "source", ".":
+		if len(args) > i+1 {
+			args = slices.Clone(args)
+			args[i+1] = sourcePrefix + resolve(interp.HandlerCtx(ctx).Dir, args[i+1])
+		}
+	case "type":
+		if i == 0 && !x.anyFunc(args[1:]) {
+			args = append([]string{typeCmd}, args...)
+		}
+	case "command":
+		if i == 0 && len(args) > 2 && (args[1] == "-v" || args[1] == "-V") && !x.anyFunc(args[2:]) {
+			args = append([]string{typeCmd}, args...)
+		}
+	}
+	return args, nil
+}
+
+const rejectCmd = internalPrefix + "reject"
+
+func (x *execution) anyFunc(names []string) bool {
+	for _, n := range names {
+		if x.funcNames[n] {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *execution) checkDepth() error {
+	o := &x.b.opts
+	budget := o.MaxCallDepth * defaultFramesPerLevel
+	if d := stackDepth(x.stackBase + budget); d-x.stackBase > budget {
+		return x.limit("MaxCallDepth", int64(o.MaxCallDepth))
+	}
+	return nil
+}
+
+// checkVars checks MaxStringBytes per variable and MaxVarBytes in total.
+func (x *execution) checkVars(ctx context.Context) error {
+	o := &x.b.opts
+	total := 0
+	var err error
+	interp.HandlerCtx(ctx).Env.Each(func(name string, v expand.Variable) bool {
+		n := len(v.Str)
+		for _, s := range v.List {
+			n += len(s)
+		}
+		for k, s := range v.Map {
+			n += len(k) + len(s)
+		}
+		if n > o.MaxStringBytes {
+			err = x.limit("MaxStringBytes", int64(o.MaxStringBytes))
+			return false
+		}
+		total += n
+		if total > o.MaxVarBytes {
+			err = x.limit("MaxVarBytes", int64(o.MaxVarBytes))
+			return false
+		}
+		return true
+	})
+	return err
+}
+
+// ---- exec: commands ----
+
+// pathDirs are the directories a command may be named by ("/usr/bin/ls").
+var pathDirs = map[string]bool{"/bin": true, "/usr/bin": true, "/usr/local/bin": true, "/sbin": true, "/usr/sbin": true}
+
+// lookup finds a command: Options.Commands, then package cmds. A name with a
+// directory in pathDirs names the command of its base name.
+func (x *execution) lookup(name string) (cmds.Func, bool) {
+	if strings.Contains(name, "/") {
+		dir, base := path.Split(name)
+		if !pathDirs[path.Clean(dir)] {
+			return nil, false
+		}
+		name = base
+	}
+	if f, ok := x.b.opts.Commands[name]; ok {
+		return f, true
+	}
+	return cmds.Lookup(name)
+}
+
+// exec is the exec handler: it runs commands from Options.Commands and
+// package cmds, and never anything on the host.
+func (x *execution) exec(ctx context.Context, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	name := args[0]
+	switch name {
+	case typeCmd:
+		return exitErr(x.typeBuiltin(hc, args[1:]))
+	case rejectCmd:
+		fmt.Fprintf(hc.Stderr, "bash: eval: %v\n", ErrProcSubst)
+		return exitErr(ExitSyntax)
+	}
+	f, ok := x.lookup(name)
+	if !ok {
+		if strings.Contains(name, "/") {
+			if _, err := x.job.FS.Stat(ctx, resolve(hc.Dir, name)); err == nil {
+				fmt.Fprintf(hc.Stderr, "bash: %s: cannot execute: %s\n", name, notExecutableSuffixText)
+				return exitErr(126)
+			}
+			fmt.Fprintf(hc.Stderr, "bash: %s: No such file or directory\n", name)
+			return exitErr(ExitNotFound)
+		}
+		fmt.Fprintf(hc.Stderr, "bash: %s: command not found\n", name)
+		return exitErr(ExitNotFound)
+	}
+	env := x.cmdEnv(ctx, hc)
+	status := x.runCmd(f, env, args)
+	if err := x.ctx.Err(); err != nil {
+		return context.Cause(x.ctx)
+	}
+	return exitErr(status)
+}
+
+// exitErr turns a status into the exec handler's result (nil for 0:
+// interp.ExitStatus(0) as an error panics).
+func exitErr(status int) error {
+	if status == 0 {
+		return nil
+	}
+	return interp.ExitStatus(uint8(status))
+}
+
+// runCmd runs a command, turning a panic into a diagnostic and status 2.
+func (x *execution) runCmd(f cmds.Func, env *cmds.Env, args []string) (status int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(env.Stderr, "%s: internal error: %v\n", args[0], p)
+			status = 2
+		}
+	}()
+	return f(env, args)
+}
+
+// ctxReader stops reading once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// cmdEnv builds what a command sees from the handler context.
+func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.Env {
+	var stdin io.Reader = devNull{}
+	if hc.Stdin != nil {
+		stdin = ctxReader{ctx, hc.Stdin}
+	}
+	henv := hc.Env
+	env := &cmds.Env{
+		Ctx:    ctx,
+		FS:     x.job.FS,
+		Dir:    hc.Dir,
+		Stdin:  stdin,
+		Stdout: hc.Stdout,
+		Stderr: hc.Stderr,
+		Getenv: func(name string) string {
+			v := henv.Get(name)
+			if !v.Exported || !v.IsSet() || v.Kind != expand.String {
+				return ""
+			}
+			return v.Str
+		},
+		Environ: func() []string {
+			seen := map[string]bool{}
+			var out []string
+			henv.Each(func(name string, v expand.Variable) bool {
+				if seen[name] {
+					return true
+				}
+				seen[name] = true
+				if v.Exported && v.IsSet() && v.Kind == expand.String {
+					out = append(out, name+"="+v.Str)
+				}
+				return true
+			})
+			slices.Sort(out)
+			return out
+		},
+		Limits: cmds.Limits{MaxReadBytes: x.b.opts.MaxReadBytes},
+	}
+	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
+		if len(args) == 0 {
+			return 0
+		}
+		if n := x.commands.Add(1); n > x.b.opts.MaxCommands {
+			x.limit("MaxCommands", x.b.opts.MaxCommands)
+			return ExitLimit
+		}
+		if ctx.Err() != nil {
+			return ExitLimit
+		}
+		f, ok := x.lookup(args[0])
+		if !ok {
+			if s, ok := simpleBuiltin(e, args); ok {
+				return s
+			}
+			e.Errorf(args[0], "command not found")
+			return ExitNotFound
+		}
+		return x.runCmd(f, e, args)
+	}
+	return env
+}
+
+// simpleBuiltin runs the few builtins that commands such as xargs and env
+// may call when package cmds does not have them.
+func simpleBuiltin(e *cmds.Env, args []string) (int, bool) {
+	switch args[0] {
+	case "true", ":":
+		return 0, true
+	case "false":
+		return 1, true
+	case "echo":
+		fmt.Fprintln(e.Stdout, strings.Join(args[1:], " "))
+		return 0, true
+	case "pwd":
+		fmt.Fprintln(e.Stdout, e.Dir)
+		return 0, true
+	}
+	return 0, false
+}
+
+// typeBuiltin is type, command -v and command -V without host lookups.
+// args starts with "type" or "command".
+func (x *execution) typeBuiltin(hc interp.HandlerContext, args []string) int {
+	mode := "type"
+	if args[0] == "command" {
+		mode = args[1] // -v or -V
+		args = args[2:]
+	} else {
+		args = args[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+			switch args[0] {
+			case "-t", "-p", "-P":
+				mode = args[0]
+			case "--":
+			default:
+				fmt.Fprintf(hc.Stderr, "bash: type: %s: invalid option\n", args[0])
+				return 2
+			}
+			args = args[1:]
+		}
+	}
+	status := 0
+	for _, a := range args {
+		kind, where := "", ""
+		switch {
+		case syntax.IsKeyword(a):
+			kind = "keyword"
+		case interp.IsBuiltin(a):
+			kind = "builtin"
+		default:
+			if _, ok := x.lookup(a); ok {
+				kind = "file"
+				where = a
+				if !strings.Contains(a, "/") {
+					where = "/usr/bin/" + a
+				}
+			}
+		}
+		if kind == "" {
+			status = 1
+			if mode == "type" || mode == "-V" {
+				fmt.Fprintf(hc.Stderr, "bash: type: %s: not found\n", a)
+			}
+			continue
+		}
+		switch mode {
+		case "-t":
+			fmt.Fprintln(hc.Stdout, kind)
+		case "-p", "-P":
+			if where != "" {
+				fmt.Fprintln(hc.Stdout, where)
+			}
+		case "-v":
+			if where != "" {
+				fmt.Fprintln(hc.Stdout, where)
+			} else {
+				fmt.Fprintln(hc.Stdout, a)
+			}
+		default:
+			switch kind {
+			case "keyword":
+				fmt.Fprintf(hc.Stdout, "%s is a shell keyword\n", a)
+			case "builtin":
+				fmt.Fprintf(hc.Stdout, "%s is a shell builtin\n", a)
+			default:
+				fmt.Fprintf(hc.Stdout, "%s is %s\n", a, where)
+			}
+		}
+	}
+	return status
+}

@@ -1,0 +1,123 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// fixture is the tree every table row runs on: in the store under /work, and
+// for the confirm test in a temporary directory on the host.
+var fixture = map[string]string{
+	"a.txt":          "alpha\n",
+	"b.txt":          "beta\n",
+	"space name.txt": "sp\n",
+	"dir/c.txt":      "gamma\n",
+	"dir/sub/d.md":   "delta\n",
+	"empty/":         "",
+	"lines.txt":      "one\ntwo\nthree\n",
+}
+
+// newStore makes a store holding the fixture under /work.
+func newStore(t testing.TB, files map[string]string) *vfs.FS {
+	t.Helper()
+	ctx := context.Background()
+	f, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := f.MkdirAll(ctx, "/work", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range sortedKeys(files) {
+		p := "/work/" + n
+		var err error
+		if strings.HasSuffix(p, "/") {
+			err = f.MkdirAll(ctx, p, 0o755)
+		} else if err = f.MkdirAll(ctx, filepath.Dir(p), 0o755); err == nil {
+			err = f.WriteFile(ctx, p, []byte(files[n]), 0o644)
+		}
+		if err != nil {
+			t.Fatalf("fixture %s: %v", n, err)
+		}
+	}
+	return f
+}
+
+// writeHostFixture writes the fixture into dir on the host.
+func writeHostFixture(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for _, n := range sortedKeys(files) {
+		p := filepath.Join(dir, n)
+		if strings.HasSuffix(n, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// result is what a script did.
+type result struct {
+	stdout, stderr string
+	exit           int
+	err            error
+}
+
+// runScript runs script through b on f in /work with stdin.
+func runScript(ctx context.Context, b *Backend, f *vfs.FS, script, stdin string) result {
+	var out, errb syncBuffer
+	job := &run.Job{
+		ID: "test", Backend: "shell", Source: script, Cwd: "/work",
+		Env:   map[string]string{"LANG": "C.UTF-8", "DESK_EXEC_ID": "test"},
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, FS: f,
+	}
+	o, err := b.Run(vfs.WithActor(ctx, "test"), job)
+	return result{out.String(), errb.String(), o.ExitCode, err}
+}
+
+var _ = fs.ModePerm

@@ -1,0 +1,84 @@
+package shell
+
+import (
+	"runtime"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// findProcSubst returns the first process substitution in node, or nil.
+func findProcSubst(node syntax.Node) *syntax.ProcSubst {
+	var found *syntax.ProcSubst
+	syntax.Walk(node, func(n syntax.Node) bool {
+		if found != nil {
+			return false
+		}
+		if ps, ok := n.(*syntax.ProcSubst); ok {
+			found = ps
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// instrument prepares a parsed script: every while/until condition and every
+// for ((;;)) body starts with a loop tick (an internal command the call
+// handler counts against MaxLoopIters and runs as ":"). It returns the names
+// of the functions the script declares.
+func instrument(file *syntax.File) map[string]bool {
+	var whiles []*syntax.WhileClause
+	var cfors []*syntax.ForClause
+	funcs := map[string]bool{}
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.WhileClause:
+			whiles = append(whiles, n)
+		case *syntax.ForClause:
+			if _, ok := n.Loop.(*syntax.CStyleLoop); ok {
+				cfors = append(cfors, n)
+			}
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				funcs[n.Name.Value] = true
+			}
+		}
+		return true
+	})
+	for _, w := range whiles {
+		w.Cond = append([]*syntax.Stmt{tickStmt()}, w.Cond...)
+	}
+	for _, f := range cfors {
+		f.Do = append([]*syntax.Stmt{tickStmt()}, f.Do...)
+	}
+	return funcs
+}
+
+func tickStmt() *syntax.Stmt {
+	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{
+		Parts: []syntax.WordPart{&syntax.Lit{Value: loopTick}},
+	}}}}
+}
+
+var pcPool = sync.Pool{New: func() any { b := make([]uintptr, 4096); return &b }}
+
+// stackDepth counts the Go stack frames of the calling goroutine, up to
+// limit+1 (0: no bound beyond the buffer).
+func stackDepth(limit int) int {
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	bp := pcPool.Get().(*[]uintptr)
+	defer pcPool.Put(bp)
+	total := 0
+	skip := 1
+	for {
+		n := runtime.Callers(skip, *bp)
+		total += n
+		if n < len(*bp) || total > limit {
+			return total
+		}
+		skip += n
+	}
+}
