@@ -8,7 +8,7 @@
 
 # Debian packages the build and the tests need beyond Go. None yet: add names
 # here (space-separated) and `make setup` installs whichever are missing.
-APT_PACKAGES :=
+APT_PACKAGES := tree
 
 # The oldest Go toolchain that builds the module (go.mod says go 1.26.8).
 GO_MIN := 1.26

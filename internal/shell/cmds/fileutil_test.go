@@ -53,7 +53,7 @@ func fuConfirmCases(t *testing.T, cases []fuFileCase, unordered bool) {
 			continue
 		}
 		if _, err := exec.LookPath(c.args[0]); err != nil {
-			t.Skipf("%s not installed", c.args[0])
+			requireTool(t, c.args[0])
 		}
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()

@@ -1089,9 +1089,9 @@ func (f *finder) printf(format string, it *fdItem) string {
 		case 's':
 			s, num = strconv.FormatInt(it.attr.Size, 10), true
 		case 'k':
-			s, num = strconv.FormatInt((it.attr.Blocks+1)/2, 10), true
+			s, num = strconv.FormatInt((fuBlocks(it.attr)+1)/2, 10), true
 		case 'b':
-			s, num = strconv.FormatInt(it.attr.Blocks, 10), true
+			s, num = strconv.FormatInt(fuBlocks(it.attr), 10), true
 		case 'm':
 			s = strconv.FormatUint(uint64(it.attr.Mode&0o7777), 8)
 		case 'M':
@@ -1259,7 +1259,7 @@ func fdTimeFormat(t time.Time, k byte) string {
 func (f *finder) ls(it *fdItem) string {
 	a := it.attr
 	tm := fuLsTime(a.Mtime.UTC(), f.now.UTC())
-	s := fmt.Sprintf("%9d %6d %s %3d %-8s %-8s %8d %s %s", a.Ino, (a.Blocks+1)/2, fuModeString(a.Mode), a.Nlink,
+	s := fmt.Sprintf("%9d %6d %s %3d %-8s %-8s %8d %s %s", a.Ino, (fuBlocks(a)+1)/2, fuModeString(a.Mode), a.Nlink,
 		fuUserName(a.Uid), fuGroupName(a.Gid), a.Size, tm, it.path)
 	if a.IsSymlink() {
 		t, _ := f.env.FS.Readlink(f.env.Ctx, it.abs)

@@ -10,20 +10,31 @@ func init() { Register("rev", Rev) }
 
 // Rev reverses the characters of each line of the files (or stdin), as
 // util-linux rev in a UTF-8 locale; bytes that are not UTF-8 are kept as
-// single characters. Streams line by line.
+// single characters. As in util-linux, "-" is a file name, not stdin.
+// Streams line by line.
 func Rev(env *Env, args []string) int {
 	_, files, ok := parseOpts(env, "rev", args[1:], optSpec{})
 	if !ok {
 		return 1
 	}
-	if len(files) == 0 {
-		files = []string{"-"}
+	stdin := len(files) == 0
+	if stdin {
+		files = []string{""}
 	}
 	w := bufio.NewWriterSize(env.Stdout, 32<<10)
 	defer w.Flush()
 	status := 0
 	for _, name := range files {
-		r, err := openArg(env, name)
+		var r io.ReadCloser
+		var err error
+		if stdin {
+			r, name = nopCloser{ctxReader{env, env.Stdin}}, "stdin"
+		} else if name == "-" {
+			// util-linux rev takes "-" as a file name.
+			r, err = openArg(env, "./-")
+		} else {
+			r, err = openArg(env, name)
+		}
 		if err != nil {
 			w.Flush()
 			env.Errorf("rev", "cannot open %s: %s", name, Strerror(err))

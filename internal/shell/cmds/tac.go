@@ -29,10 +29,6 @@ func Tac(env *Env, args []string) int {
 			isRegex = true
 		case "s", "separator":
 			sep = o.val
-			if sep == "" {
-				env.Errorf("tac", "separator cannot be empty")
-				return 1
-			}
 		}
 	}
 	var re *regexp.Regexp
@@ -73,7 +69,7 @@ func Tac(env *Env, args []string) int {
 		var seps [][]int
 		if re != nil {
 			seps = re.FindAllIndex(data, -1)
-		} else {
+		} else if sep != "" {
 			for off := 0; ; {
 				i := bytes.Index(data[off:], []byte(sep))
 				if i < 0 {

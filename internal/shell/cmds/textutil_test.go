@@ -66,7 +66,7 @@ func confirmRow(t *testing.T, r textRow) {
 	t.Helper()
 	bin, err := exec.LookPath(r.args[0])
 	if err != nil {
-		t.Skipf("%s not installed", r.args[0])
+		requireTool(t, r.args[0])
 	}
 	dir := t.TempDir()
 	for n, v := range r.files {

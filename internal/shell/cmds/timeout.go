@@ -70,9 +70,6 @@ func Timeout(env *Env, args []string) int {
 	if secs > 0 && secs < 1e9 {
 		t := time.AfterFunc(time.Duration(secs*float64(time.Second)), func() {
 			timedOut.Store(true)
-			if verbose {
-				env.Errorf("timeout", "sending signal %s to command %s", sigName, lq(ops[1]))
-			}
 			cancel()
 		})
 		defer t.Stop()
@@ -81,6 +78,11 @@ func Timeout(env *Env, args []string) int {
 	child.Ctx = ctx
 	status := env.Exec(ctx, &child, ops[1:])
 	if timedOut.Load() {
+		if verbose {
+			// Reported once the command stopped: Stderr is not shared
+			// with a second goroutine.
+			env.Errorf("timeout", "sending signal %s to command %s", sigName, lq(ops[1]))
+		}
 		if preserve || sig == 9 {
 			return 128 + sig
 		}

@@ -1,0 +1,202 @@
+package cmds
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+func init() { Register("nl", Nl) }
+
+// nlStyle is a numbering style: 'a' all lines, 't' non-empty, 'n' none, 'p'
+// lines matching re.
+type nlStyle struct {
+	kind byte
+	re   *regexp.Regexp
+}
+
+// Nl numbers the lines of the files (or stdin), as GNU nl: -b/-h/-f STYLE
+// (a, t, n, pRE) for body, header and footer sections; -n ln|rn|rz the
+// number format; -w N its width; -s SEP after it; -v N the first number; -i N
+// the increment; -l N groups of blank lines counted as one; -p keeps
+// numbering across sections; -d CC the section delimiter (lines "\:\:\:",
+// "\:\:", "\:" start header, body and footer). pRE is a Go regular
+// expression. Streams line by line.
+func Nl(env *Env, args []string) int {
+	opts, files, ok := parseOpts(env, "nl", args[1:], optSpec{shorts: "b:d:f:h:i:l:n:ps:v:w:",
+		longs: []string{"body-numbering=", "section-delimiter=", "footer-numbering=", "header-numbering=",
+			"line-increment=", "join-blank-lines=", "number-format=", "no-renumber", "number-separator=",
+			"starting-line-number=", "number-width="}})
+	if !ok {
+		return 1
+	}
+	styles := [3]nlStyle{{kind: 'n'}, {kind: 't'}, {kind: 'n'}} // header, body, footer
+	format, width, sepStr := "rn", 6, "\t"
+	start, incr, blanks := int64(1), int64(1), int64(1)
+	renumber := true
+	delim := `\:`
+	for _, o := range opts {
+		switch o.name {
+		case "b", "body-numbering", "h", "header-numbering", "f", "footer-numbering":
+			idx, what := 1, "body"
+			if o.name[0] == 'h' {
+				idx, what = 0, "header"
+			} else if o.name[0] == 'f' {
+				idx, what = 2, "footer"
+			}
+			st := nlStyle{}
+			switch {
+			case o.val == "a" || o.val == "t" || o.val == "n":
+				st.kind = o.val[0]
+			case strings.HasPrefix(o.val, "p"):
+				re, err := regexp.Compile(o.val[1:])
+				if err != nil {
+					env.Errorf("nl", "%s", err)
+					return 1
+				}
+				st = nlStyle{kind: 'p', re: re}
+			default:
+				tryHelp(env, "nl", "invalid %s numbering style: %s", what, lq(o.val))
+				return 1
+			}
+			styles[idx] = st
+		case "d", "section-delimiter":
+			delim = o.val
+			if len(delim) == 1 {
+				delim += ":"
+			}
+		case "i", "line-increment":
+			n, err := strconv.ParseInt(o.val, 10, 64)
+			if err != nil {
+				env.Errorf("nl", "invalid line number increment: %s", lq(o.val))
+				return 1
+			}
+			incr = n
+		case "l", "join-blank-lines":
+			n, err := strconv.ParseInt(o.val, 10, 64)
+			if err != nil {
+				env.Errorf("nl", "invalid line number of blank lines: %s", lq(o.val))
+				return 1
+			}
+			if n < 1 {
+				env.Errorf("nl", "invalid line number of blank lines: %s: Numerical result out of range", lq(o.val))
+				return 1
+			}
+			blanks = n
+		case "n", "number-format":
+			if o.val != "ln" && o.val != "rn" && o.val != "rz" {
+				tryHelp(env, "nl", "invalid line numbering format: %s", lq(o.val))
+				return 1
+			}
+			format = o.val
+		case "p", "no-renumber":
+			renumber = false
+		case "s", "number-separator":
+			sepStr = o.val
+		case "v", "starting-line-number":
+			n, err := strconv.ParseInt(o.val, 10, 64)
+			if err != nil {
+				env.Errorf("nl", "invalid starting line number: %s", lq(o.val))
+				return 1
+			}
+			start = n
+		case "w", "number-width":
+			n, err := strconv.ParseInt(o.val, 10, 64)
+			if err != nil {
+				env.Errorf("nl", "invalid line number field width: %s", lq(o.val))
+				return 1
+			}
+			if n < 1 || n > 1<<20 {
+				env.Errorf("nl", "invalid line number field width: %s: Numerical result out of range", lq(o.val))
+				return 1
+			}
+			width = int(n)
+		}
+	}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	numFmt := map[string]string{"ln": "%-*d", "rn": "%*d", "rz": "%0*d"}[format]
+	noNum := strings.Repeat(" ", width+len(sepStr))
+	w := bufio.NewWriterSize(env.Stdout, 32<<10)
+	defer w.Flush()
+	lineNo := start
+	cur := 1
+	blankRun := int64(0)
+	status := 0
+	for _, name := range files {
+		r, err := openArg(env, name)
+		if err != nil {
+			w.Flush()
+			env.PathError("nl", shqMaybe(name), err)
+			status = 1
+			continue
+		}
+		lr := newLineReader(env, r, '\n')
+		for {
+			line, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				w.Flush()
+				if !isCanceled(env, err) {
+					env.PathError("nl", shqMaybe(name), err)
+				}
+				status = 1
+				break
+			}
+			text := strings.TrimSuffix(string(line), "\n")
+			if delim != "" {
+				sec := -1
+				switch text {
+				case delim + delim + delim:
+					sec = 0
+				case delim + delim:
+					sec = 1
+				case delim:
+					sec = 2
+				}
+				if sec >= 0 {
+					cur = sec
+					if renumber {
+						lineNo = start
+					}
+					w.WriteByte('\n')
+					continue
+				}
+			}
+			st := styles[cur]
+			number := false
+			switch st.kind {
+			case 'a':
+				if text == "" {
+					blankRun++
+					if blankRun >= blanks {
+						number, blankRun = true, 0
+					}
+				} else {
+					number, blankRun = true, 0
+				}
+			case 't':
+				number = text != ""
+			case 'p':
+				number = st.re.MatchString(text)
+			}
+			if number {
+				fmt.Fprintf(w, numFmt, width, lineNo)
+				w.WriteString(sepStr)
+				lineNo += incr
+			} else {
+				w.WriteString(noNum)
+			}
+			w.WriteString(text)
+			w.WriteByte('\n')
+		}
+		r.Close()
+	}
+	return status
+}
