@@ -1,0 +1,137 @@
+package cmds
+
+import (
+	"bufio"
+	"strings"
+)
+
+func init() { Register("echo", Echo) }
+
+// Echo is GNU coreutils' standalone echo (/usr/bin/echo), for commands run
+// through Env.Exec (xargs, env, find -exec, timeout): the interpreter's own
+// echo builtin serves plain scripts. Leading arguments made only of the
+// letters n, e and E are options (-n: no trailing newline, -e: interpret
+// backslash escapes, -E: do not, the default); the first other argument ends
+// them. With -e it understands \\ \a \b \c (stop all output) \e \f \n \r \t
+// \v \0NNN \NNN and \xHH; other backslashes are printed as they are.
+func Echo(env *Env, args []string) int {
+	args = args[1:]
+	newline, escapes := true, false
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
+			break
+		}
+		for _, c := range a[1:] {
+			switch c {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+		args = args[1:]
+	}
+	w := bufio.NewWriter(env.Stdout)
+	defer w.Flush()
+	for i, a := range args {
+		if env.Canceled() {
+			return 1
+		}
+		if i > 0 {
+			w.WriteByte(' ')
+		}
+		if !escapes {
+			w.WriteString(a)
+			continue
+		}
+		out, stop := echoEscapes(a)
+		w.Write(out)
+		if stop {
+			return 0
+		}
+	}
+	if newline {
+		w.WriteByte('\n')
+	}
+	return 0
+}
+
+// echoEscapes expands echo -e's escapes in s; stop reports a \c.
+func echoEscapes(s string) (out []byte, stop bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			out = append(out, '\a')
+		case 'b':
+			out = append(out, '\b')
+		case 'c':
+			return out, true
+		case 'e':
+			out = append(out, 0x1b)
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'v':
+			out = append(out, '\v')
+		case '\\':
+			out = append(out, '\\')
+		case 'x':
+			if i+1 < len(s) && escIsHex(s[i+1]) {
+				v := escHexVal(s[i+1])
+				i++
+				if i+1 < len(s) && escIsHex(s[i+1]) {
+					v = v*16 + escHexVal(s[i+1])
+					i++
+				}
+				out = append(out, byte(v))
+			} else {
+				out = append(out, '\\', 'x')
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v := 0
+			n := 2
+			if e == '0' {
+				n = 3
+			} else {
+				v = int(e - '0')
+			}
+			for ; n > 0 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '7'; n-- {
+				v = v*8 + int(s[i+1]-'0')
+				i++
+			}
+			out = append(out, byte(v))
+		default:
+			out = append(out, '\\', e)
+		}
+	}
+	return out, false
+}
+
+func escIsHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func escHexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	default:
+		return int(c-'A') + 10
+	}
+}
