@@ -3,10 +3,14 @@ module github.com/desk-dev/desk
 go 1.26.8
 
 require (
+	github.com/benhoyt/goawk v1.31.0
+	github.com/itchyny/gojq v0.12.20
 	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/sys v0.49.0
 )
+
+require github.com/itchyny/timefmt-go v0.1.9 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
