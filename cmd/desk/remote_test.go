@@ -726,6 +726,11 @@ func TestServe(t *testing.T) {
 		t.Errorf("exec through desk serve = %q", got)
 	}
 	wantFail(t, 1, "(unknown_backend)", "exec", "demo", "--backend", "nope", "--", "echo hi")
+	// auto: the shell runs what it can; npm needs a sandbox, which is not configured.
+	if got := mustDesk(t, nil, "exec", "demo", "--backend", "auto", "--", "cat /hello.txt"); got != "hi\n" {
+		t.Errorf("exec --backend auto = %q", got)
+	}
+	wantFail(t, 1, "npm: not a command of the shell backend, and no sandbox backend is configured", "exec", "demo", "--backend", "auto", "--", "npm install")
 
 	// A second server on the same data directory is refused.
 	var errb2 bytes.Buffer

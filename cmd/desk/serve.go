@@ -136,8 +136,9 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		}
 	}
 	var runOpts deskrun.Options
-	if _, ok := backends["shell"]; ok {
+	if sh, ok := backends["shell"].(*shell.Backend); ok {
 		runOpts.DefaultBackend = "shell" // desk exec without --backend
+		runOpts.Router = sh.Route        // --backend auto
 	}
 	h, err := host.Open(ctx, host.Options{
 		DataDir:     cfg.data,

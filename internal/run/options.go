@@ -224,7 +224,8 @@ func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
 		}
 		b, reason, err := r.opts.Router(source, r.Backends())
 		if err != nil {
-			return c, fmt.Errorf("route execution: %w", err)
+			// No configured backend can run it: for callers, an unknown backend.
+			return c, fmt.Errorf("route execution: %w (%w)", err, ErrUnknownBackend)
 		}
 		c.requested, c.route, c.Backend = AutoBackend, reason, b
 	}

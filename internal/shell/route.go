@@ -1,0 +1,159 @@
+package shell
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/desk-dev/desk/internal/shell/cmds"
+)
+
+// SandboxBackend is the id of the backend Route hands scripts to when the
+// shell cannot run them.
+const SandboxBackend = "sandbox"
+
+// Route is the router for the "auto" backend (run.Options.Router). It parses
+// the script and collects every command it can name statically (the literal
+// first word of each simple command, and the command after the wrappers
+// command, builtin, exec, env, timeout and xargs). When every one of them is a
+// builtin of the interpreter, a function the script defines, or a command this
+// backend has, the script runs here ("shell"); otherwise on the sandbox
+// backend when one is configured, else Route fails naming the missing
+// commands. A name computed at run time ($cmd) cannot be known and does not
+// count; a script that does not parse goes to the shell, which reports the
+// syntax error.
+func (b *Backend) Route(source string, backends []string) (backend, reason string, err error) {
+	file, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(source), "")
+	if perr != nil {
+		return "shell", "the script does not parse: the shell reports the syntax error", nil
+	}
+	defined := map[string]bool{}
+	var names []string
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			defined[n.Name.Value] = true
+		case *syntax.CallExpr:
+			names = append(names, commandNames(n.Args)...)
+		}
+		return true
+	})
+	var missing []string
+	for _, name := range names {
+		if defined[name] || b.has(name) || slices.Contains(missing, name) {
+			continue
+		}
+		missing = append(missing, name)
+	}
+	if len(missing) == 0 {
+		return "shell", "every command in the script is one the shell backend has", nil
+	}
+	list := strings.Join(missing, ", ")
+	if slices.Contains(backends, SandboxBackend) {
+		return SandboxBackend, fmt.Sprintf("not commands of the shell backend: %s", list), nil
+	}
+	return "", "", fmt.Errorf("%s: not a command of the shell backend, and no sandbox backend is configured", list)
+}
+
+// has reports whether the shell backend runs name: an interpreter builtin, a
+// command of Options.Commands or of package cmds (also as /usr/bin/NAME).
+func (b *Backend) has(name string) bool {
+	if strings.Contains(name, "/") {
+		dir, base := path.Split(name)
+		if !pathDirs[path.Clean(dir)] {
+			return false
+		}
+		name = base
+	}
+	if interp.IsBuiltin(name) {
+		return true
+	}
+	if _, ok := b.opts.Commands[name]; ok {
+		return true
+	}
+	_, ok := cmds.Lookup(name)
+	return ok
+}
+
+// commandNames returns the statically known command names of a simple
+// command: its first word, and the command a wrapper runs.
+func commandNames(args []*syntax.Word) []string {
+	var out []string
+	for len(args) > 0 {
+		name, ok := literal(args[0])
+		if !ok {
+			return out // computed at run time: cannot be known
+		}
+		out = append(out, name)
+		rest := args[1:]
+		switch name {
+		case "command", "builtin", "exec":
+			rest = skipOptions(rest, nil)
+		case "env":
+			rest = skipOptions(rest, func(w string) bool { return strings.Contains(w, "=") })
+		case "timeout":
+			rest = skipOptions(rest, nil)
+			if len(rest) > 0 {
+				rest = rest[1:] // the duration
+			}
+		case "xargs":
+			rest = skipOptions(rest, nil)
+		default:
+			return out
+		}
+		args = rest
+	}
+	return out
+}
+
+// skipOptions drops leading words that start with "-" (and those extra says
+// to skip), stopping after "--".
+func skipOptions(args []*syntax.Word, extra func(string) bool) []*syntax.Word {
+	for len(args) > 0 {
+		w, ok := literal(args[0])
+		if !ok {
+			return args
+		}
+		if w == "--" {
+			return args[1:]
+		}
+		if !strings.HasPrefix(w, "-") && (extra == nil || !extra(w)) {
+			return args
+		}
+		args = args[1:]
+	}
+	return args
+}
+
+// literal returns a word's value when it has no expansions.
+func literal(w *syntax.Word) (string, bool) {
+	s := w.Lit()
+	if s == "" && len(w.Parts) > 0 {
+		// Quoted literals ('ls', "ls") are static too.
+		var b strings.Builder
+		for _, p := range w.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(p.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(p.Value)
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					l, ok := q.(*syntax.Lit)
+					if !ok {
+						return "", false
+					}
+					b.WriteString(l.Value)
+				}
+			default:
+				return "", false
+			}
+		}
+		return b.String(), b.Len() > 0
+	}
+	return s, s != ""
+}

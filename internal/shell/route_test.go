@@ -1,0 +1,44 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBackend_Route(t *testing.T) {
+	b := New(Options{})
+	for _, tc := range []struct {
+		name, script string
+		backends     []string
+		want         string
+		wantErr      string
+	}{
+		{"builtins and commands", "cd /tmp && ls -la | grep x; echo done", nil, "shell", ""},
+		{"a function the script defines", "f() { npm_like; }; f", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"defined function is known", "build() { echo b; }; build", nil, "shell", ""},
+		{"npm goes to the sandbox", "npm install && ls", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"no sandbox: a clear error", "npm install; make; npm test", []string{"shell"}, "", "npm, make: not a command of the shell backend"},
+		{"wrappers: env", "env FOO=1 python3 x.py", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"wrappers: xargs", "find . -name '*.go' | xargs -n 1 gofmt", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"wrappers: timeout of a shell command", "timeout 5 sort f", nil, "shell", ""},
+		{"quoted names are static", `'ls' "cat" f`, nil, "shell", ""},
+		{"a computed name cannot be known", `cmd=ls; $cmd -la`, nil, "shell", ""},
+		{"absolute path of a known command", "/usr/bin/ls -la", nil, "shell", ""},
+		{"absolute path elsewhere", "/opt/tool/run", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"command substitution", "x=$(git status)", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"syntax error goes to the shell", "if then fi (", nil, "shell", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, reason, err := b.Route(tc.script, tc.backends)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want || reason == "" {
+				t.Fatalf("Route = %q (%q), %v; want %q", got, reason, err, tc.want)
+			}
+		})
+	}
+}
