@@ -110,6 +110,19 @@
 // see functions defined only through eval or source; set -x traces the loop
 // tick as ":". Error messages carry no "line N:" (as bash -c on Debian).
 //
+// # Routing ("auto")
+//
+// Backend.Route is the run.Options.Router for executions that ask for the
+// "auto" backend. It parses the script and collects every command name it can
+// know statically (the literal first word of each simple command, also inside
+// functions, pipelines and command substitutions, and the command after the
+// wrappers command, builtin, exec, env, timeout and xargs). If every one is an
+// interpreter builtin, a function the script defines, or a command of this
+// backend, the script runs here; otherwise it goes to the "sandbox" backend
+// when one is configured, else Route fails naming the missing commands. Names
+// computed at run time ($cmd) cannot be known and do not count. The reason is
+// kept in the execution's record (Info.Route).
+//
 // # Locks
 //
 // An execution's state is per Run. Counters are atomic; the set of open
