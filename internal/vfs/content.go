@@ -321,3 +321,37 @@ func readRange(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte, s
 	}
 	return st.Err()
 }
+
+// readSized copies the committed content of chunks lo..hi of ino into dst
+// (dst[0] is file offset base; holes and bytes past the file are left as they
+// are) and returns the committed size, all from one statement, so the size
+// and the bytes come from the same snapshot. A missing inode reads as size 0.
+func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (int64, error) {
+	st, err := c.Prep(`SELECT i.size, fc.idx, d.data FROM inodes i
+		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx BETWEEN ?2 AND ?3
+		LEFT JOIN chunk_data d ON d.id = fc.chunk
+		WHERE i.ino = ?1`)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Reset()
+	if err := st.Bind(ino, lo, hi); err != nil {
+		return 0, err
+	}
+	var size int64
+	end := base + int64(len(dst))
+	for st.Step() {
+		size = st.Int64(0)
+		if st.IsNull(1) {
+			continue
+		}
+		idx := st.Int64(1)
+		data := st.RawBlob(2)
+		cstart := idx * cs
+		from, to := max(cstart, base), min(cstart+int64(len(data)), end)
+		if from < to {
+			copy(dst[from-base:to-base], data[from-cstart:to-cstart])
+		}
+	}
+	return size, st.Err()
+}

@@ -233,6 +233,11 @@ func (f *FS) sizeLocked(o *openInode) (int64, error) {
 
 // overlay applies unflushed size and times of an open inode to a committed one.
 func (f *FS) overlay(in inode) inode {
+	f.amu.Lock()
+	if at, ok := f.atimes[in.Ino]; ok && at.After(in.Atime) {
+		in.Atime = at
+	}
+	f.amu.Unlock()
 	f.omu.Lock()
 	o := f.opens[in.Ino]
 	f.omu.Unlock()
@@ -271,6 +276,13 @@ func (f *FS) flushIno(ctx context.Context, ino uint64) error {
 // first sets the committed size to truncTo. o.mu is held.
 func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error {
 	if len(o.dirty) == 0 && !o.meta && !o.atime && truncTo < 0 {
+		return nil
+	}
+	if len(o.dirty) == 0 && !o.meta && truncTo < 0 {
+		// Only the access time changed: it rides along with the next commit
+		// (or Close) instead of costing a transaction per file read.
+		f.deferAtime(o.ino, f.opts.Now())
+		o.atime, o.relatime = false, false
 		return nil
 	}
 	cs := f.chunkSize
@@ -431,9 +443,9 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 
 // readLocked reads into p at off, seeing unflushed writes. o.mu is held.
 //
-// The committed size and content are read in one read transaction, so a read
-// racing with a replacement (WriteFile) sees one version or the other, never
-// the size of one and the bytes of the other.
+// The committed size and content are read by one statement (one snapshot),
+// so a read racing with a replacement (WriteFile) sees one version or the
+// other, never the size of one and the bytes of the other.
 func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL
@@ -455,11 +467,32 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 		return 0, err
 	}
 	defer f.putReader(c)
-	if err := c.Run("BEGIN"); err != nil {
-		return 0, err
+	if len(p) == 0 {
+		return 0, nil
 	}
-	defer c.Run("COMMIT")
-	committed, err := queryInt(c, "SELECT size FROM inodes WHERE ino = ?", o.ino)
+	lo, hi := off/cs, (off+int64(len(p))-1)/cs
+	if lo == hi && int64(len(p)) < cs {
+		// Small read inside one chunk: read the whole committed chunk and keep
+		// it for the next small read (cleared by every commit that changes
+		// this inode).
+		if o.rcData == nil {
+			o.rcData = make([]byte, cs)
+		}
+		clear(o.rcData)
+		committed, err := readSized(c, o.ino, lo, lo, cs, lo*cs, o.rcData)
+		if err != nil {
+			o.rcOK = false
+			return 0, err
+		}
+		o.rcIdx, o.rcSize, o.rcOK = lo, committed, true
+		size := max(committed, o.writeEnd)
+		if off >= size {
+			return 0, io.EOF
+		}
+		return f.finishRead(o, p, off, min(int64(len(p)), size-off), committed, noatime)
+	}
+	clear(p)
+	committed, err := readSized(c, o.ino, lo, hi, cs, off, p)
 	if err != nil {
 		return 0, err
 	}
@@ -468,32 +501,6 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), size-off)
-	dst := p[:n]
-	lo, hi := off/cs, (off+n-1)/cs
-	if lo == hi && n < cs {
-		// Small read inside one chunk: keep the committed chunk for the next
-		// small read (cleared by every commit that changes this inode).
-		if !o.rcOK || o.rcIdx != lo {
-			if o.rcData == nil {
-				o.rcData = make([]byte, cs)
-			}
-			clear(o.rcData)
-			if lo*cs < committed {
-				if err := readRange(c, o.ino, lo, lo, cs, lo*cs, o.rcData, nil); err != nil {
-					return 0, err
-				}
-			}
-			o.rcIdx, o.rcSize, o.rcOK = lo, committed, true
-		}
-		return f.finishRead(o, p, off, n, committed, noatime)
-	} else {
-		clear(dst)
-		if off < committed {
-			if err := readRange(c, o.ino, lo, hi, cs, off, dst[:min(n, committed-off)], nil); err != nil {
-				return 0, err
-			}
-		}
-	}
 	return f.overlayRead(o, p, off, n, noatime)
 }
 
@@ -555,4 +562,35 @@ func (f *FS) truncateOpen(ctx context.Context, o *openInode, size int64) error {
 	o.writeEnd = min(o.writeEnd, size)
 	o.rcOK = false
 	return f.flushLocked(ctx, o, size)
+}
+
+// deferAtime records an access time to store with the next commit.
+func (f *FS) deferAtime(ino uint64, at time.Time) {
+	f.amu.Lock()
+	if f.atimes == nil {
+		f.atimes = make(map[uint64]time.Time)
+	}
+	f.atimes[ino] = at
+	f.amu.Unlock()
+}
+
+// applyAtimes stores the deferred access times in t (called by every commit).
+// They are best effort: lost if the process dies first, like a kernel's
+// in-memory atime.
+func (t *tx) applyAtimes() {
+	f := t.f
+	f.amu.Lock()
+	pending := f.atimes
+	f.atimes = nil
+	f.amu.Unlock()
+	for ino, at := range pending {
+		in, err := t.inode(ino)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		if at.After(in.Atime) {
+			in.Atime = at
+			t.put(in)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
 )
@@ -45,6 +46,9 @@ type FS struct {
 	omu        sync.Mutex
 	opens      map[uint64]*openInode // inodes with open handles
 	dirtyTotal atomic.Int64          // unflushed bytes of all open inodes
+
+	amu    sync.Mutex
+	atimes map[uint64]time.Time // access times waiting for the next commit
 
 	gmu     sync.Mutex // guards queue and leading (group commit)
 	queue   []*request
@@ -346,7 +350,17 @@ func (f *FS) Close() error {
 		}
 		o.mu.Unlock()
 	}
-	// Wait for queued commits, then refuse new ones.
+	// Store deferred access times, wait for queued commits, then refuse new ones.
+	if !f.opts.ReadOnly {
+		f.amu.Lock()
+		pending := len(f.atimes) > 0
+		f.amu.Unlock()
+		if pending {
+			if err := f.update(context.Background(), "close", "", func(t *tx) error { return nil }); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	f.wmu.Lock()
 	f.closed.Store(true)
 	// Unlinked-but-open inodes are removed now rather than at the next open.

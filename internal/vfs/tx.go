@@ -162,6 +162,7 @@ func (f *FS) commitGroup(group []*request) {
 	}
 	var err error
 	if ok > 0 {
+		t.applyAtimes()
 		err = t.finish()
 	}
 	if ok == 0 || err != nil {

@@ -875,3 +875,47 @@ func TestMaxDirtyBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestAtimeDeferred: a read updates atime (relatime) without a transaction of
+// its own; Stat sees it at once and it is stored by the next commit or Close.
+func TestAtimeDeferred(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	f, err := vfs.Open(ctx, path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := f.WriteFile(ctx, "/f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Chtimes(ctx, "/f", old, old); err != nil {
+		t.Fatal(err)
+	}
+	seq := f.Seq()
+	if _, err := f.ReadFile(ctx, "/f"); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat(ctx, "/f")
+	if !fi.Attr().Atime.After(old) {
+		t.Fatalf("atime not updated by the read: %v", fi.Attr().Atime)
+	}
+	if f.Seq() != seq {
+		t.Fatalf("a read wrote the journal")
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err = vfs.Open(ctx, path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ = f.Stat(ctx, "/f")
+	if !fi.Attr().Atime.After(old) {
+		t.Fatalf("deferred atime lost at Close: %v", fi.Attr().Atime)
+	}
+	if !fi.Attr().Mtime.Equal(old) {
+		t.Fatalf("mtime changed: %v", fi.Attr().Mtime)
+	}
+}
