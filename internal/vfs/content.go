@@ -326,6 +326,9 @@ func readRange(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte, s
 // (dst[0] is file offset base; holes and bytes past the file are left as they
 // are) and returns the committed size, all from one statement, so the size
 // and the bytes come from the same snapshot. A missing inode reads as size 0.
+//
+// dst is zeroed up to the committed size first (only that far: a large
+// buffer reading a small file costs the file's size, not the buffer's).
 func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (int64, error) {
 	st, err := c.Prep(`SELECT i.size, fc.idx, d.data FROM inodes i
 		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx BETWEEN ?2 AND ?3
@@ -340,8 +343,13 @@ func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (
 	}
 	var size int64
 	end := base + int64(len(dst))
+	first := true
 	for st.Step() {
 		size = st.Int64(0)
+		if first {
+			first = false
+			clear(dst[:max(min(size-base, int64(len(dst))), 0)])
+		}
 		if st.IsNull(1) {
 			continue
 		}
@@ -354,4 +362,28 @@ func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (
 		}
 	}
 	return size, st.Err()
+}
+
+// readChunkSized returns the committed size of ino and the stored bytes of its
+// chunk idx (appended to buf; empty for a hole), from one statement.
+func readChunkSized(c *sqlite.Conn, ino uint64, idx int64, buf []byte) (int64, []byte, error) {
+	st, err := c.Prep(`SELECT i.size, d.data FROM inodes i
+		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx = ?2
+		LEFT JOIN chunk_data d ON d.id = fc.chunk
+		WHERE i.ino = ?1`)
+	if err != nil {
+		return 0, buf, err
+	}
+	defer st.Reset()
+	if err := st.Bind(ino, idx); err != nil {
+		return 0, buf, err
+	}
+	if !st.Step() {
+		return 0, buf, st.Err()
+	}
+	size := st.Int64(0)
+	if !st.IsNull(1) {
+		buf = append(buf, st.RawBlob(1)...)
+	}
+	return size, buf, st.Err()
 }

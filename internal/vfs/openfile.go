@@ -35,8 +35,8 @@ type openInode struct {
 	// One-chunk cache of committed content for small sequential reads. Every
 	// commit that changes the content of an open inode clears it.
 	rcIdx  int64
-	rcData []byte
-	rcSize int64 // committed size in the snapshot rcData came from
+	rcData []byte // the stored bytes of chunk rcIdx (shorter than a chunk for a short file)
+	rcSize int64  // committed size in the snapshot rcData came from
 	rcOK   bool
 }
 
@@ -475,23 +475,18 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 		// Small read inside one chunk: read the whole committed chunk and keep
 		// it for the next small read (cleared by every commit that changes
 		// this inode).
-		if o.rcData == nil {
-			o.rcData = make([]byte, cs)
-		}
-		clear(o.rcData)
-		committed, err := readSized(c, o.ino, lo, lo, cs, lo*cs, o.rcData)
+		committed, data, err := readChunkSized(c, o.ino, lo, o.rcData[:0])
 		if err != nil {
 			o.rcOK = false
 			return 0, err
 		}
-		o.rcIdx, o.rcSize, o.rcOK = lo, committed, true
+		o.rcData, o.rcIdx, o.rcSize, o.rcOK = data, lo, committed, true
 		size := max(committed, o.writeEnd)
 		if off >= size {
 			return 0, io.EOF
 		}
 		return f.finishRead(o, p, off, min(int64(len(p)), size-off), committed, noatime)
 	}
-	clear(p)
 	committed, err := readSized(c, o.ino, lo, hi, cs, off, p)
 	if err != nil {
 		return 0, err
@@ -501,6 +496,11 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), size-off)
+	// Past the committed size (grown by unflushed writes) the bytes are zero
+	// until the overlay; readSized zeroed only up to the committed size.
+	if committed < off+n {
+		clear(p[max(committed-off, 0):n])
+	}
 	return f.overlayRead(o, p, off, n, noatime)
 }
 
@@ -509,9 +509,13 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 func (f *FS) finishRead(o *openInode, p []byte, off, n, committed int64, noatime bool) (int, error) {
 	cs := f.chunkSize
 	dst := p[:n]
-	copy(dst, o.rcData[off-o.rcIdx*cs:])
-	// Bytes at and beyond the committed size read as zeros (the file may have
-	// grown through unflushed writes past a shorter committed chunk).
+	// rcData holds the stored bytes of the chunk; past them (a short last
+	// chunk, a hole, bytes beyond the committed size) everything reads as zero.
+	var c int
+	if start := off - o.rcIdx*cs; start < int64(len(o.rcData)) {
+		c = copy(dst, o.rcData[start:])
+	}
+	clear(dst[c:])
 	if committed < off+n {
 		clear(dst[max(committed-off, 0):])
 	}

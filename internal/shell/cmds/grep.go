@@ -23,6 +23,7 @@ func init() {
 
 // grepState is one grep invocation: its options and running results.
 type grepState struct {
+	br   *bufio.Reader // reused for every file
 	env  *Env
 	cmd  string
 	w    *bufio.Writer
@@ -510,7 +511,14 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 	if g.nullData {
 		eol = 0
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	// One 64 KiB reader for all the files of a search (reset per file).
+	if g.br == nil {
+		g.br = bufio.NewReaderSize(r, 64<<10)
+	} else {
+		g.br.Reset(r)
+	}
+	br := g.br
+	defer br.Reset(nil)
 	binary := false
 	if g.binMode != "text" && !g.nullData {
 		peek, _ := br.Peek(32 << 10)
