@@ -6,9 +6,9 @@
 #   make demo    build desk and run the store demo: import this tree, check, export, compare
 #   make test    run every test: go test ./...  (CI runs exactly this, via .ci/run)
 
-# Debian packages the build and the tests need beyond Go. None yet: add names
-# here (space-separated) and `make setup` installs whichever are missing.
-APT_PACKAGES := tree
+# Debian packages the tests need beyond Go: the real tools the shell backend's
+# compatibility tests compare against. `make setup` installs whichever are missing.
+APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed
 
 # The oldest Go toolchain that builds the module (go.mod says go 1.26.8).
 GO_MIN := 1.26
