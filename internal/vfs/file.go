@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
 	"syscall"
 )
@@ -303,6 +304,17 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		return nil, err
 	}
 	if flag&os.O_CREATE != 0 && dirOnly {
+		// As the kernel: the parent is resolved first (ENOENT, ENOTDIR), then a
+		// name to create with a trailing slash is EISDIR, existing or not.
+		pr, _, err := f.resolve(ctx, op, path.Dir(p), true)
+		switch {
+		case err != nil:
+			return nil, asPathErr(op, name, err)
+		case pr.ino == 0:
+			return nil, perr(op, name, syscall.ENOENT)
+		case !pr.in.IsDir():
+			return nil, perr(op, name, syscall.ENOTDIR)
+		}
 		return nil, perr(op, name, syscall.EISDIR)
 	}
 	r, _, err := f.resolve(ctx, op, p, follow || dirOnly)
