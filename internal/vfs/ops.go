@@ -315,7 +315,13 @@ func (t *tx) dirEmpty(dir uint64) (bool, error) {
 func (f *FS) RemoveAll(ctx context.Context, name string) error {
 	rootBusy := false
 	err := f.update(ctx, "removeall", name, func(t *tx) error {
-		r, _, err := f.walkTx(t, "removeall", name, false)
+		// Like os.RemoveAll, a trailing slash is ignored: "l/" removes the
+		// symlink l itself, never what it points to.
+		p, _, err := f.cleanPath("removeall", name)
+		if err != nil {
+			return err
+		}
+		r, err := f.walk(t, p, false)
 		if err != nil {
 			if err == syscall.ENOENT {
 				return nil
