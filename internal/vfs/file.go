@@ -60,12 +60,18 @@ func (h *File) check(op string, write bool) error {
 func (h *File) ReadAt(p []byte, off int64) (int, error) {
 	h.mu.Lock()
 	err := h.check("read", false)
+	if len(p) == 0 && !h.closed && off >= 0 {
+		err = nil // as os.File: nothing to read, no read(2) made
+	}
 	h.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}
 	if off < 0 {
 		return 0, perr("read", h.name, syscall.EINVAL)
+	}
+	if len(p) == 0 {
+		return 0, nil
 	}
 	h.o.mu.Lock()
 	n, err := h.f.readLocked(h.o, p, off, h.flag&syscall.O_NOATIME != 0)
@@ -80,11 +86,13 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 func (h *File) Read(p []byte) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// A zero-length read returns at once on any open handle (as os.File does:
+	// no read(2) is made, so no EISDIR or EBADF for the mode either).
+	if len(p) == 0 && !h.closed {
+		return 0, nil
+	}
 	if err := h.check("read", false); err != nil {
 		return 0, err
-	}
-	if len(p) == 0 {
-		return 0, nil
 	}
 	h.o.mu.Lock()
 	n, err := h.f.readLocked(h.o, p, h.off, h.flag&syscall.O_NOATIME != 0)
