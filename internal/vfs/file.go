@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"sync"
 	"syscall"
 )
@@ -314,16 +313,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	if flag&os.O_CREATE != 0 && dirOnly {
 		// As the kernel: the parent is resolved first (ENOENT, ENOTDIR), then a
 		// name to create with a trailing slash is EISDIR, existing or not.
-		pr, _, err := f.resolve(ctx, op, path.Dir(p), true)
-		switch {
-		case err != nil:
-			return nil, asPathErr(op, name, err)
-		case pr.ino == 0:
-			return nil, perr(op, name, syscall.ENOENT)
-		case !pr.in.IsDir():
-			return nil, perr(op, name, syscall.ENOTDIR)
-		}
-		return nil, perr(op, name, syscall.EISDIR)
+		return nil, asPathErr(op, name, f.createWithSlash(committed{f}, p))
 	}
 	r, _, err := f.resolve(ctx, op, p, follow || dirOnly)
 	if err == nil && r.ino != 0 && dirOnly && !r.in.IsDir() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
 )
 
@@ -190,6 +191,11 @@ func (f *FS) finishWrite(ctx context.Context, name string, perm fs.FileMode, sta
 func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []piece, total int64) error {
 	const op = "write"
 	f := t.f
+	if p, dirOnly, err := f.cleanPath(op, name); err != nil {
+		return err
+	} else if dirOnly {
+		return f.createWithSlash(t, p)
+	}
 	r, dirOnly, err := f.walkTx(t, op, name, true)
 	if err != nil {
 		return err
@@ -257,4 +263,20 @@ func (f *FS) splitPieces(data []byte) []piece {
 	}
 	hashPieces(ps)
 	return ps
+}
+
+// createWithSlash is the error for creating "p/" (p cleaned): as the kernel's
+// open(O_CREAT) on a name with a trailing slash, the parent is resolved first
+// (ENOENT, ENOTDIR), then it is EISDIR whether the name exists or not.
+func (f *FS) createWithSlash(l lookupFn, p string) error {
+	pr, err := f.walk(l, path.Dir(p), true)
+	switch {
+	case err != nil:
+		return err
+	case pr.ino == 0:
+		return syscall.ENOENT
+	case !pr.in.IsDir():
+		return syscall.ENOTDIR
+	}
+	return syscall.EISDIR
 }
