@@ -584,12 +584,13 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 	}
 	henv := hc.Env
 	env := &cmds.Env{
-		Ctx:    ctx,
-		FS:     x.job.FS,
-		Dir:    hc.Dir,
-		Stdin:  stdin,
-		Stdout: hc.Stdout,
-		Stderr: hc.Stderr,
+		Ctx:     ctx,
+		FS:      x.job.FS,
+		Dir:     hc.Dir,
+		Stdin:   stdin,
+		NoStdin: hc.Stdin == nil,
+		Stdout:  hc.Stdout,
+		Stderr:  hc.Stderr,
 		Getenv: func(name string) string {
 			v := henv.Get(name)
 			if !v.Exported || !v.IsSet() || v.Kind != expand.String {
@@ -628,8 +629,8 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		}
 		f, ok := x.lookup(args[0])
 		if !ok {
-			if s, ok := simpleBuiltin(e, args); ok {
-				return s
+			if args[0] == ":" { // the one builtin package cmds has no file for
+				return 0
 			}
 			e.Errorf(args[0], "command not found")
 			return ExitNotFound
@@ -637,24 +638,6 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		return x.runCmd(f, e, args)
 	}
 	return env
-}
-
-// simpleBuiltin runs the few builtins that commands such as xargs and env
-// may call when package cmds does not have them.
-func simpleBuiltin(e *cmds.Env, args []string) (int, bool) {
-	switch args[0] {
-	case "true", ":":
-		return 0, true
-	case "false":
-		return 1, true
-	case "echo":
-		fmt.Fprintln(e.Stdout, strings.Join(args[1:], " "))
-		return 0, true
-	case "pwd":
-		fmt.Fprintln(e.Stdout, e.Dir)
-		return 0, true
-	}
-	return 0, false
 }
 
 // typeBuiltin is type, command -v and command -V without host lookups.

@@ -292,36 +292,6 @@ func (e internalError) Error() string { return string(e) }
 
 const errMissingChunk = internalError("vfs: chunk data missing")
 
-// readRange copies the committed content of chunks lo..hi of ino into dst, where
-// dst[0] corresponds to byte offset base. Holes are left untouched (the caller
-// zeroes dst first).
-func readRange(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte, skip func(idx int64) bool) error {
-	st, err := c.Prep(`SELECT fc.idx, d.data FROM file_chunks fc JOIN chunk_data d ON d.id = fc.chunk
-		WHERE fc.ino = ? AND fc.idx BETWEEN ? AND ?`)
-	if err != nil {
-		return err
-	}
-	defer st.Reset()
-	if err := st.Bind(ino, lo, hi); err != nil {
-		return err
-	}
-	end := base + int64(len(dst))
-	for st.Step() {
-		idx := st.Int64(0)
-		if skip != nil && skip(idx) {
-			continue
-		}
-		data := st.RawBlob(1)
-		cstart := idx * cs
-		// Overlap of [cstart, cstart+len(data)) with [base, end).
-		from, to := max(cstart, base), min(cstart+int64(len(data)), end)
-		if from < to {
-			copy(dst[from-base:to-base], data[from-cstart:to-cstart])
-		}
-	}
-	return st.Err()
-}
-
 // readSized copies the committed content of chunks lo..hi of ino into dst
 // (dst[0] is file offset base; holes and bytes past the file are left as they
 // are) and returns the committed size, all from one statement, so the size

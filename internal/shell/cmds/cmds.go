@@ -18,12 +18,16 @@ import (
 // Env is everything a command sees. Commands never touch the host: files go
 // through FS, the working directory is Dir, the environment is Getenv.
 type Env struct {
-	Ctx    context.Context // cancelled on Kill and timeout: check it in loops
-	FS     *vfs.FS         // the workspace; use Ctx (it carries the execution's actor)
-	Dir    string          // the working directory, absolute within the workspace
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	Ctx   context.Context // cancelled on Kill and timeout: check it in loops
+	FS    *vfs.FS         // the workspace; use Ctx (it carries the execution's actor)
+	Dir   string          // the working directory, absolute within the workspace
+	Stdin io.Reader
+	// NoStdin is set when the script gave the command no standard input (Stdin
+	// then reads as empty); tools that search stdin only when it is piped (rg)
+	// look at it.
+	NoStdin bool
+	Stdout  io.Writer
+	Stderr  io.Writer
 	// Getenv returns an exported variable of the shell ("" if unset).
 	Getenv func(name string) string
 	// Environ lists the exported variables as "NAME=value", sorted.

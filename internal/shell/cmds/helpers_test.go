@@ -32,7 +32,7 @@ func runIn(t *testing.T, f *vfs.FS, dir, stdin string, args ...string) (string, 
 	var out, errb bytes.Buffer
 	env := &Env{
 		Ctx: context.Background(), FS: f, Dir: dir,
-		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Stdin: strings.NewReader(stdin), NoStdin: stdin == "", Stdout: &out, Stderr: &errb,
 		Getenv:  func(name string) string { return map[string]string{"HOME": "/work", "USER": "user"}[name] },
 		Environ: func() []string { return []string{"HOME=/work", "USER=user"} },
 		Limits:  Limits{MaxReadBytes: 64 << 20},

@@ -237,7 +237,7 @@ func Rg(env *Env, args []string) int {
 	s.w = bufio.NewWriterSize(env.Stdout, 32<<10)
 	defer s.w.Flush()
 	if len(operands) == 0 {
-		if !s.filesOnly && rgStdinPiped(env.Stdin) {
+		if !s.filesOnly && !env.NoStdin {
 			operands = []string{"-"}
 		} else {
 			operands = []string{""} // the working directory, shown without "./"
@@ -271,19 +271,6 @@ func Rg(env *Env, args []string) int {
 		return 0
 	}
 	return 1
-}
-
-// rgStdinPiped guesses whether stdin carries data (ripgrep searches stdin
-// when it is a pipe or a file and no path is given): not when it is absent,
-// an empty buffer, or the shell's /dev/null.
-func rgStdinPiped(r io.Reader) bool {
-	if r == nil {
-		return false
-	}
-	if l, ok := r.(interface{ Len() int }); ok && l.Len() == 0 {
-		return false
-	}
-	return !strings.HasSuffix(fmt.Sprintf("%T", r), "devNull")
 }
 
 // rgCompile builds the matcher: Go RE2 syntax (or literal strings with -F).
