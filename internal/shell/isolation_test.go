@@ -119,8 +119,8 @@ func TestBackend_canary(t *testing.T) {
 		}
 	}
 	// The table too, over the same canary.
-	for _, r := range table {
-		runScript(context.Background(), b, newStore(t, fixture), r.script, r.stdin)
+	for _, r := range allRows() {
+		runScript(context.Background(), b, newStore(t, rowFixture(r)), r.script, r.stdin)
 	}
 	after := snapshot(t, canary)
 	if d := diffSnap(before, after); len(d) > 0 {

@@ -18,8 +18,34 @@ type row struct {
 	out     string // exact stdout
 	errSub  string // substring of stderr ("" : stderr must be empty)
 	exit    int
-	needs   []string // commands from package cmds the row uses
-	diverge string   // a known divergence from bash: the reason (the confirm test skips the row)
+	needs   []string          // commands from package cmds the row uses
+	diverge string            // a known divergence from bash: the reason (the confirm test skips the row)
+	files   map[string]string // extra fixture files for this row (as fixture: "x/" is a directory)
+}
+
+// allRows is the whole compatibility table: the language rows here and the
+// command rows in the table_*_test.go files.
+func allRows() []row {
+	var all []row
+	for _, part := range [][]row{table, tableLang, tableCmdsA, tableCmdsB} {
+		all = append(all, part...)
+	}
+	return all
+}
+
+// rowFixture is the fixture plus the row's own files.
+func rowFixture(r row) map[string]string {
+	if len(r.files) == 0 {
+		return fixture
+	}
+	m := make(map[string]string, len(fixture)+len(r.files))
+	for k, v := range fixture {
+		m[k] = v
+	}
+	for k, v := range r.files {
+		m[k] = v
+	}
+	return m
 }
 
 var table = []row{
@@ -183,20 +209,20 @@ func missing(needs []string) []string {
 
 func TestBackend_Run_table(t *testing.T) {
 	b := New(Options{})
-	var skipped []string
-	for _, r := range table {
+	seen := map[string]bool{}
+	for _, r := range allRows() {
+		if seen[r.name] {
+			t.Errorf("duplicate row name %q", r.name)
+		}
+		seen[r.name] = true
 		t.Run(r.name, func(t *testing.T) {
 			if m := missing(r.needs); len(m) > 0 {
-				skipped = append(skipped, r.name)
-				t.Skipf("commands not registered yet: %v", m)
+				t.Fatalf("commands not registered: %v", m)
 			}
-			f := newStore(t, fixture)
+			f := newStore(t, rowFixture(r))
 			got := runScript(context.Background(), b, f, r.script, r.stdin)
 			check(t, r, got)
 		})
-	}
-	if len(skipped) > 0 {
-		t.Logf("skipped rows (commands not registered): %v", skipped)
 	}
 }
 
@@ -230,18 +256,20 @@ func TestTable_confirm(t *testing.T) {
 		t.Skip("bash not found")
 	}
 	diverging := 0
-	for _, r := range table {
+	rows := allRows()
+	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			if r.diverge != "" {
 				diverging++
 				t.Skipf("known divergence: %s", r.diverge)
 			}
 			dir := t.TempDir()
-			writeHostFixture(t, dir, fixture)
+			writeHostFixture(t, dir, rowFixture(r))
 			cmd := exec.Command(bash, "-c", r.script)
 			cmd.Args[0] = "bash"
 			cmd.Dir = dir
-			cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8", "LC_ALL=C"}
+			// The same locale as runScript gives the backend.
+			cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8", "TZ=UTC"}
 			cmd.Stdin = strings.NewReader(r.stdin)
 			var out, errb syncBuffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
@@ -257,5 +285,5 @@ func TestTable_confirm(t *testing.T) {
 			check(t, r, got)
 		})
 	}
-	t.Logf("%d rows, %d known divergences", len(table), diverging)
+	t.Logf("%d rows, %d known divergences", len(rows), diverging)
 }
