@@ -27,7 +27,7 @@ type row struct {
 // command rows in the table_*_test.go files.
 func allRows() []row {
 	var all []row
-	for _, part := range [][]row{table, tableLang, tableCmdsA, tableCmdsB} {
+	for _, part := range [][]row{table, tableLang, tableCmdsA, tableCmdsB, tableCmdsC} {
 		all = append(all, part...)
 	}
 	return all

@@ -1,0 +1,4 @@
+package shell
+
+// tableCmdsC holds rows for od, split and csplit.
+var tableCmdsC = []row{}
