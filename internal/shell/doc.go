@@ -53,8 +53,12 @@
 //     cd and pushd stat through StatHandler; test -r/-w/-x through
 //     AccessHandler, which checks the owner permission bits in the store.
 //   - Builtins that would search PATH on the host (type, command -v/-V,
-//     source) are rewritten by the call handler: type and command -v answer
-//     from the command table ("ls is /usr/bin/ls"), source reads the named
+//     source) are rewritten by the call handler: type and command -v/-V
+//     always answer from the command table ("ls is /usr/bin/ls") and from the
+//     functions the script text and its eval'd strings declare (a function
+//     defined only in a sourced file reads as not found; type prints no
+//     body), never from the interpreter, whose lookups stat host paths.
+//     source reads the named
 //     workspace file (relative to the working directory; PATH is not
 //     searched).
 //   - Process substitution <(...) and >(...) is rejected before the script

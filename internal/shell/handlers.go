@@ -412,7 +412,7 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 		i = 1
 	}
 	name := args[i]
-	if name == "eval" || name == "source" || name == "." || x.funcNames[name] {
+	if name == "eval" || name == "source" || name == "." || x.isFunc(name) {
 		if err := x.checkDepth(); err != nil {
 			return nil, err
 		}
@@ -424,6 +424,7 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 			if ps := findProcSubst(f); ps != nil {
 				return []string{rejectCmd}, nil
 			}
+			x.addFuncs(declaredFuncs(f))
 		}
 	case "source", ".":
 		if len(args) > i+1 {
@@ -431,11 +432,13 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 			args[i+1] = sourcePrefix + resolve(interp.HandlerCtx(ctx).Dir, args[i+1])
 		}
 	case "type":
-		if i == 0 && !x.anyFunc(args[1:]) {
+		// Always ours: the interpreter's type searches PATH on the host.
+		if i == 0 {
 			args = append([]string{typeCmd}, args...)
 		}
-	case "command":
-		if i == 0 && len(args) > 2 && (args[1] == "-v" || args[1] == "-V") && !x.anyFunc(args[2:]) {
+	case "-v", "-V":
+		// command -v/-V (name is the flag: i is 1 after "command").
+		if args[0] == "command" && len(args) > 2 {
 			args = append([]string{typeCmd}, args...)
 		}
 	}
@@ -444,13 +447,24 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 
 const rejectCmd = internalPrefix + "reject"
 
-func (x *execution) anyFunc(names []string) bool {
-	for _, n := range names {
-		if x.funcNames[n] {
-			return true
-		}
+// isFunc reports whether the script (or a string it evaluated) declares a
+// function called name.
+func (x *execution) isFunc(name string) bool {
+	x.fnmu.Lock()
+	defer x.fnmu.Unlock()
+	return x.funcNames[name]
+}
+
+// addFuncs records functions declared by an evaluated string.
+func (x *execution) addFuncs(names map[string]bool) {
+	if len(names) == 0 {
+		return
 	}
-	return false
+	x.fnmu.Lock()
+	defer x.fnmu.Unlock()
+	for n := range names {
+		x.funcNames[n] = true
+	}
 }
 
 func (x *execution) checkDepth() error {
@@ -667,6 +681,10 @@ func (x *execution) typeBuiltin(hc interp.HandlerContext, args []string) int {
 		switch {
 		case syntax.IsKeyword(a):
 			kind = "keyword"
+		case x.isFunc(a):
+			// Known from the script text (and evaluated strings): the
+			// interpreter's function table is not reachable from a handler.
+			kind = "function"
 		case interp.IsBuiltin(a):
 			kind = "builtin"
 		default:
@@ -704,6 +722,8 @@ func (x *execution) typeBuiltin(hc interp.HandlerContext, args []string) int {
 				fmt.Fprintf(hc.Stdout, "%s is a shell keyword\n", a)
 			case "builtin":
 				fmt.Fprintf(hc.Stdout, "%s is a shell builtin\n", a)
+			case "function":
+				fmt.Fprintf(hc.Stdout, "%s is a function\n", a)
 			default:
 				fmt.Fprintf(hc.Stdout, "%s is %s\n", a, where)
 			}

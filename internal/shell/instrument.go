@@ -39,19 +39,30 @@ func instrument(file *syntax.File) map[string]bool {
 			if _, ok := n.Loop.(*syntax.CStyleLoop); ok {
 				cfors = append(cfors, n)
 			}
-		case *syntax.FuncDecl:
-			if n.Name != nil {
-				funcs[n.Name.Value] = true
-			}
 		}
 		return true
 	})
+	for n := range declaredFuncs(file) {
+		funcs[n] = true
+	}
 	for _, w := range whiles {
 		w.Cond = append([]*syntax.Stmt{tickStmt()}, w.Cond...)
 	}
 	for _, f := range cfors {
 		f.Do = append([]*syntax.Stmt{tickStmt()}, f.Do...)
 	}
+	return funcs
+}
+
+// declaredFuncs returns the names of the functions node declares.
+func declaredFuncs(node syntax.Node) map[string]bool {
+	funcs := map[string]bool{}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		if d, ok := n.(*syntax.FuncDecl); ok && d.Name != nil {
+			funcs[d.Name.Value] = true
+		}
+		return true
+	})
 	return funcs
 }
 

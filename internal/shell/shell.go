@@ -167,7 +167,8 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	x.stdout = &limitWriter{w: job.Stdout, x: x}
 	x.stderr = &limitWriter{w: job.Stderr, x: x}
 
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(job.Source), "")
+	// The name is $0, as for bash -c.
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(job.Source), "bash")
 	if err != nil {
 		fmt.Fprintf(x.stderr, "bash: %s\n", syntaxMessage(err))
 		return run.Outcome{ExitCode: ExitSyntax}, nil
@@ -287,7 +288,8 @@ type execution struct {
 	loops          atomic.Int64
 	globEntries    atomic.Int64
 	stackBase      int
-	funcNames      map[string]bool
+	fnmu           sync.Mutex      // guards funcNames
+	funcNames      map[string]bool // functions the script declares (type, command -v)
 
 	fmu   sync.Mutex // guards files and pipes
 	files map[*trackedFile]bool

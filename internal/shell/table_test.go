@@ -178,6 +178,8 @@ var table = []row{
 	{name: "command -v builtin", script: `command -v echo; command -v nosuch; echo $?`, out: "echo\n1\n"},
 	{name: "type builtin", script: `type cd`, out: "cd is a shell builtin\n"},
 	{name: "type keyword", script: `type if`, out: "if is a shell keyword\n"},
+	{name: "type with a function", script: `f() { :; }; type -t f ls; command -v f ls; eval 'g() { :; }'; type -t g`, out: "function\nfile\nf\n/usr/bin/ls\nfunction\n"},
+	{name: "type function body", script: `f() { :; }; type f`, out: "f is a function\n", diverge: "bash also prints the function's body"},
 	{name: "type missing", script: `type nosuchcmd`, errSub: "nosuchcmd: not found", exit: 1},
 	// misc builtins
 	{name: "printf", script: `printf '%s=%d %5s|%-3s| %x\n' a 42 r l 255`, out: "a=42     r|l  | ff\n"},
