@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/desk-dev/desk/internal/sandbox"
 )
 
 func main() {
@@ -68,6 +70,10 @@ func runHelp(ctx context.Context, args []string, st streams) int {
 
 // run executes the desk command line args and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == sandbox.InitCommand {
+		// Hidden: the sandbox's init handles its signals itself.
+		return runSandboxInit(args[1:], stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st := streams{in: stdin, out: stdout, err: stderr}

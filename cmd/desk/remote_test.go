@@ -21,12 +21,17 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
 // TestMain keeps the tests away from the user's configuration: the config
 // file is a temporary one and the client variables are unset.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
+		// The test binary is the sandbox's init in TestServe_Sandbox.
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "desk-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

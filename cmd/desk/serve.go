@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/shell"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -36,7 +37,7 @@ const shutdownTimeout = 30 * time.Second
 
 var serveSpec = &cmdSpec{
 	name:     "serve",
-	synopsis: "[--addr HOST:PORT] [--data DIR] [--token TOKEN] [--idle D] [--max-open N] [--log-level L]",
+	synopsis: "[--addr HOST:PORT] [--data DIR] [--token TOKEN] [--idle D] [--max-open N] [--sandbox RUNTIME|off] [--log-level L]",
 	summary:  "run the desk server: the HTTP API over the workspaces of a data directory",
 	help: `The server listens on 127.0.0.1:7878 and keeps its workspaces, tokens and lock in
 ./desk-data unless told otherwise. On the first start it generates the admin
@@ -51,7 +52,11 @@ on this machine reach it without flags. --no-config skips that.
 Logs (log/slog) go to standard error. SIGINT or SIGTERM stops the server
 gracefully: streams end, requests in flight finish (up to 30s), running
 executions are stopped and recorded, every workspace is closed. A second
-interrupt exits at once (acknowledged writes are durable either way).`,
+interrupt exits at once (acknowledged writes are durable either way).
+
+The sandbox backend (bash in a Linux sandbox run by an OCI runtime, runc by
+default) is offered when the runtime is installed, desk runs as root and the
+kernel has user namespaces; the log says why it is not otherwise.`,
 	minArgs: 0, maxArgs: 0,
 }
 
@@ -77,6 +82,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	logLevel := fl.String("log-level", "info", "the least important log lines to print: debug, info, warn, error")
 	logFormat := fl.String("log-format", "text", "the log format: text or json")
 	noConfig := fl.Bool("no-config", false, "do not write the local user's config file")
+	sandboxRT := fl.String("sandbox", "runc", "the OCI runtime of the sandbox backend (a name in PATH or a path; off: no sandbox backend)")
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
 	}
@@ -108,7 +114,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	log := slog.New(handler)
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen,
-		writeConfig: !*noConfig, log: log, st: st, hooks: hooks,
+		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -121,6 +127,7 @@ type serveConfig struct {
 	idle              time.Duration
 	maxOpen           int
 	writeConfig       bool
+	sandbox           string // the --sandbox flag
 	log               *slog.Logger
 	st                streams
 	hooks             serveHooks
@@ -130,9 +137,18 @@ type serveConfig struct {
 // ends, then shuts down gracefully.
 func serveUntil(ctx context.Context, cfg serveConfig) error {
 	backends := cfg.hooks.backends
+	var attach workspace.AttachFunc
 	if backends == nil {
 		backends = map[string]deskrun.Backend{
 			"shell": shell.New(shell.Options{}),
+		}
+		sb, err := newSandbox(cfg.sandbox, cfg.data, cfg)
+		if err != nil {
+			cfg.log.Info("no sandbox backend", "why", err)
+		} else {
+			defer sb.Close()
+			backends[sandbox.ID] = sb // also where --backend auto sends what the shell lacks
+			attach = stopSandboxOnClose(sb)
 		}
 	}
 	var runOpts deskrun.Options
@@ -144,7 +160,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		DataDir:     cfg.data,
 		IdleTimeout: cfg.idle,
 		MaxOpen:     cfg.maxOpen,
-		Workspace:   workspace.Options{Backends: backends, Run: runOpts},
+		Workspace:   workspace.Options{Backends: backends, Run: runOpts, Attach: attach},
 		Logger:      cfg.log,
 	})
 	if errors.Is(err, host.ErrLocked) {

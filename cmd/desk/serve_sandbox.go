@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// sandboxMount lends each sandbox its /workspace: the workspace's files,
+// served from its store. It is nil until internal/fusefs provides it; desk
+// serve registers the sandbox backend only when it is set and the host can
+// run sandboxes (sandbox.Available).
+var sandboxMount sandbox.MountFunc
+
+// newSandbox returns the sandbox backend of desk serve, or nil and why there
+// is none. runtime is the --sandbox flag: an OCI runtime, or "off".
+func newSandbox(runtime, dataDir string, cfg serveConfig) (*sandbox.Backend, error) {
+	switch {
+	case runtime == "off":
+		return nil, errors.New("turned off (--sandbox off)")
+	case sandboxMount == nil:
+		return nil, errors.New("no workspace mount to give it (internal/fusefs is not wired in yet)")
+	}
+	if err := sandbox.Available(runtime); err != nil {
+		return nil, err
+	}
+	dir, err := sandboxDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.New(sandbox.Options{
+		Mount:       sandboxMount,
+		Runtime:     runtime,
+		RuntimeRoot: filepath.Join(dir, "runc"),
+		StateDir:    filepath.Join(dir, "state"),
+		Logger:      cfg.log,
+	})
+}
+
+// sandboxDir is the server's directory for sandbox state, one per data
+// directory: /run/desk/<hash of the data directory's path>. It is outside the
+// data directory because the sandbox's root (an unprivileged uid) must reach
+// the bundles, and the data directory is private.
+func sandboxDir(dataDir string) (string, error) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("find sandbox directory: %w", err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join("/run/desk", hex.EncodeToString(sum[:6])), nil
+}
+
+// stopSandboxOnClose is the workspace's Attach: when the host closes (or
+// hibernates) a workspace, its executions are stopped and recorded first,
+// then its sandbox is stopped.
+func stopSandboxOnClose(sb *sandbox.Backend) workspace.AttachFunc {
+	return func(ctx context.Context, ws *workspace.Workspace) (io.Closer, error) {
+		return closerFunc(func() error {
+			ws.Runtime().Close() // idempotent: executions end as "desk server stopped"
+			ctx, cancel := context.WithTimeout(context.Background(), 2*sb.Options().StopTimeout)
+			defer cancel()
+			return sb.Stop(ctx, ws.Name())
+		}), nil
+	}
+}
+
+// closerFunc is a function as an io.Closer.
+type closerFunc func() error
+
+// Close calls f.
+func (f closerFunc) Close() error { return f() }

@@ -1,0 +1,302 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/desk-dev/desk/internal/run"
+)
+
+// ID is the backend id the sandbox backend is registered under.
+const ID = "sandbox"
+
+// Backend is the sandbox backend: bash in a Linux sandbox, one sandbox per
+// workspace, started on first use and kept warm. It is safe for concurrent
+// use. Close it when the server stops.
+type Backend struct {
+	opts Options
+	log  *slog.Logger
+	wg   sync.WaitGroup // sandboxes being cleaned up
+
+	mu     sync.Mutex
+	boxes  map[string]*box // live sandboxes by workspace name
+	closed bool
+
+	skelMu sync.Mutex
+	skel   *skeleton // made on the first start (host userland only)
+}
+
+var _ run.Backend = (*Backend)(nil)
+
+// New returns a Backend with opts (zero fields take their defaults). It fails
+// with ErrNoSandbox when the runtime is missing; use Available to check the
+// host first. New starts nothing: the first execution of a workspace starts
+// its sandbox.
+func New(opts Options) (*Backend, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{o.StateDir, o.RuntimeRoot} {
+		if err := os.MkdirAll(d, 0o711); err != nil {
+			return nil, fmt.Errorf("make sandbox directory: %w", err)
+		}
+	}
+	b := &Backend{opts: o, log: o.Logger, boxes: map[string]*box{}}
+	b.cleanStale()
+	return b, nil
+}
+
+// cleanStale deletes what a previous server on the same RuntimeRoot and
+// StateDir left: containers (normally gone already: an init whose server
+// died exits, and its runtime deletes the container; not when the runtime
+// died too) and bundles.
+func (b *Backend) cleanStale() {
+	o := &b.opts
+	ctx, cancel := context.WithTimeout(context.Background(), o.StopTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "list", "-q").Output()
+	if err == nil {
+		for _, id := range strings.Fields(string(out)) {
+			if strings.HasPrefix(id, "desk-") {
+				b.log.Info("sandbox: deleting a container left by a previous server", "id", id)
+				exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "delete", "--force", id).Run()
+			}
+		}
+	}
+	ents, _ := os.ReadDir(o.StateDir)
+	for _, e := range ents {
+		os.RemoveAll(filepath.Join(o.StateDir, e.Name()))
+	}
+}
+
+// Options returns the backend's options with defaults filled in.
+func (b *Backend) Options() Options { return b.opts }
+
+// Run runs job.Source with Options.Shell -c in the workspace's sandbox,
+// starting the sandbox if it is not running. See the package documentation.
+func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
+	if job.FS == nil {
+		return run.Outcome{}, fmt.Errorf("run in sandbox: the job has no workspace store")
+	}
+	ws := Workspace{Name: b.opts.Name(job.FS), FS: job.FS}
+	for attempt := 0; ; attempt++ {
+		x, err := b.acquire(ctx, ws)
+		if err != nil {
+			return run.Outcome{}, err
+		}
+		out, started, err := x.execute(ctx, job)
+		b.release(x)
+		if err != nil && !started && attempt == 0 && x.isDead() && ctx.Err() == nil {
+			// The sandbox died before the program started (its init was
+			// killed between executions): start a new one, once.
+			b.log.Info("sandbox: restarting a sandbox that stopped", "workspace", ws.Name, "why", x.reason())
+			continue
+		}
+		return out, err
+	}
+}
+
+// acquire returns the workspace's live sandbox, starting one if needed, and
+// counts the caller as a user until release.
+func (b *Backend) acquire(ctx context.Context, ws Workspace) (*box, error) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, fmt.Errorf("start sandbox: %w", ErrClosed)
+	}
+	x := b.boxes[ws.Name]
+	var retire []*box
+	if x != nil && (x.isDead() || x.ws.FS != ws.FS) {
+		// A store opened again is a new workspace instance: its mount differs.
+		delete(b.boxes, ws.Name)
+		retire = append(retire, x)
+		x = nil
+	}
+	if x == nil {
+		if len(b.boxes) >= b.opts.MaxSandboxes {
+			lru := b.lruIdleLocked()
+			if lru == nil {
+				b.mu.Unlock()
+				return nil, fmt.Errorf("start sandbox for %s: %d are live and busy: %w", ws.Name, len(b.boxes), ErrTooManySandboxes)
+			}
+			delete(b.boxes, lru.ws.Name)
+			retire = append(retire, lru)
+		}
+		x = newBox(b, ws)
+		b.boxes[ws.Name] = x
+		go x.start()
+	}
+	x.users++
+	if x.idle != nil {
+		x.idle.Stop()
+		x.idle = nil
+	}
+	b.mu.Unlock()
+	for _, r := range retire {
+		r.die(errors.New("replaced"))
+	}
+	select {
+	case <-x.ready:
+	case <-ctx.Done():
+		b.release(x)
+		return nil, fmt.Errorf("start sandbox: %w", context.Cause(ctx))
+	}
+	if x.err != nil {
+		b.release(x)
+		return nil, x.err
+	}
+	return x, nil
+}
+
+// lruIdleLocked returns the least recently used sandbox nobody uses.
+func (b *Backend) lruIdleLocked() *box {
+	var lru *box
+	for _, x := range b.boxes {
+		if x.users == 0 && (lru == nil || x.lastUsed.Before(lru.lastUsed)) {
+			lru = x
+		}
+	}
+	return lru
+}
+
+// release ends a use of x and arms its idle timer when it was the last.
+func (b *Backend) release(x *box) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	x.users--
+	x.lastUsed = time.Now()
+	if x.users == 0 && b.boxes[x.ws.Name] == x && !b.closed {
+		x.idle = time.AfterFunc(b.opts.IdleTimeout, func() { b.idleCheck(x) })
+	}
+}
+
+// idleCheck stops x if it is still unused and runs no detached execution.
+func (b *Backend) idleCheck(x *box) {
+	b.mu.Lock()
+	if b.boxes[x.ws.Name] != x || x.users > 0 {
+		b.mu.Unlock()
+		return
+	}
+	x.users++ // hold it while asking the init
+	b.mu.Unlock()
+	busy := false
+	<-x.ready
+	if x.err == nil && !x.isDead() {
+		ctx, cancel := context.WithTimeout(context.Background(), b.opts.StopTimeout)
+		if l, err := x.list(ctx); err == nil {
+			for _, d := range l {
+				busy = busy || d.Running
+			}
+		}
+		cancel()
+	}
+	b.mu.Lock()
+	x.users--
+	stop := !busy && x.users == 0 && b.boxes[x.ws.Name] == x
+	if stop {
+		delete(b.boxes, x.ws.Name)
+	} else if x.users == 0 && b.boxes[x.ws.Name] == x {
+		x.idle = time.AfterFunc(b.opts.IdleTimeout, func() { b.idleCheck(x) })
+	}
+	b.mu.Unlock()
+	if stop {
+		x.die(fmt.Errorf("idle for %v", b.opts.IdleTimeout))
+	}
+}
+
+// forget removes x from the live sandboxes (x.die calls it).
+func (b *Backend) forget(x *box) {
+	b.mu.Lock()
+	if b.boxes[x.ws.Name] == x {
+		delete(b.boxes, x.ws.Name)
+	}
+	if x.idle != nil {
+		x.idle.Stop()
+		x.idle = nil
+	}
+	b.mu.Unlock()
+}
+
+// Stop stops the sandbox of workspace name, if it runs, and waits until it
+// is cleaned up (or ctx ends). Executions running in it fail. Wire it to the
+// workspace's close, so that a hibernating workspace keeps no sandbox.
+func (b *Backend) Stop(ctx context.Context, name string) error {
+	b.mu.Lock()
+	x := b.boxes[name]
+	b.mu.Unlock()
+	if x == nil {
+		return nil
+	}
+	x.die(errors.New("stopped"))
+	select {
+	case <-x.gone:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop sandbox %s: %w", x.id, ctx.Err())
+	}
+}
+
+// Live returns the names of the workspaces whose sandbox runs.
+func (b *Backend) Live() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for name, x := range b.boxes {
+		if !x.isDead() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Close stops every sandbox and waits until they are cleaned up; later
+// executions fail with ErrClosed.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	var all []*box
+	for _, x := range b.boxes {
+		all = append(all, x)
+	}
+	b.mu.Unlock()
+	for _, x := range all {
+		x.die(errors.New("the backend closed"))
+	}
+	b.wg.Wait()
+	b.skelMu.Lock()
+	defer b.skelMu.Unlock()
+	if b.skel != nil {
+		if err := os.RemoveAll(b.skel.dir); err != nil {
+			return fmt.Errorf("remove root skeleton: %w", err)
+		}
+		b.skel = nil
+	}
+	return nil
+}
+
+// skeleton returns the shared root skeleton, making it on first use (nil
+// when Options.RootDir names the root).
+func (b *Backend) skeleton() (*skeleton, error) {
+	if b.opts.RootDir != "" {
+		return nil, nil
+	}
+	b.skelMu.Lock()
+	defer b.skelMu.Unlock()
+	if b.skel == nil {
+		sk, err := makeSkeleton(&b.opts, filepath.Join(b.opts.StateDir, "rootfs"))
+		if err != nil {
+			return nil, err
+		}
+		b.skel = sk
+	}
+	return b.skel, nil
+}

@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/desk-dev/desk/internal/run"
+)
+
+// job is an execution of src as run would hand it to the backend.
+func (e *env) job(i int, src string) *run.Job {
+	return &run.Job{ID: "bench-" + strconv.Itoa(i), Backend: ID, Source: src, Cwd: run.DefaultCwd, Env: run.DefaultEnv(),
+		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, FS: e.fs}
+}
+
+// BenchmarkSandbox_ColdStart measures a workspace's first execution of
+// `true`: sandbox start (bundle, runc run, init handshake) plus the execution.
+// The stop of the previous sandbox is not timed.
+func BenchmarkSandbox_ColdStart(b *testing.B) {
+	e := newEnv(b, Options{})
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		if err := e.b.Stop(context.Background(), "ws"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		out, err := e.b.Run(context.Background(), e.job(i, "true"))
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("%v %v", out, err)
+		}
+	}
+}
+
+// BenchmarkSandbox_WarmExec measures `true` in a running sandbox: fork and
+// exec of bash in the sandbox and the round trips to the init.
+func BenchmarkSandbox_WarmExec(b *testing.B) {
+	e := newEnv(b, Options{})
+	if _, err := e.b.Run(context.Background(), e.job(0, "true")); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		out, err := e.b.Run(context.Background(), e.job(i, "true"))
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("%v %v", out, err)
+		}
+	}
+}
+
+// BenchmarkSandbox_WarmExecRuntime is the same through run.Runtime (records,
+// events and change journal in the workspace store).
+func BenchmarkSandbox_WarmExecRuntime(b *testing.B) {
+	e := newEnv(b, Options{})
+	e.ok("true")
+	for b.Loop() {
+		e.ok("true")
+	}
+}
+
+// BenchmarkHost_BashTrue is the yardstick for the warm execution: bash -c
+// true started from Go on the host, no sandbox.
+func BenchmarkHost_BashTrue(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("/bin/bash", "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,308 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/desk-dev/desk/internal/sandbox/wire"
+)
+
+// box is one live sandbox: a runtime process (runc run, in the foreground)
+// whose container runs our init, and the connection to the init.
+type box struct {
+	b     *Backend
+	ws    Workspace
+	id    string        // container id
+	ready chan struct{} // closed when the start finished; err says how
+	err   error
+	dead  chan struct{} // closed when the sandbox is stopping or stopped
+	gone  chan struct{} // closed when everything is cleaned up
+	ended chan struct{} // closed when the runtime process has exited (or never started)
+
+	// Set by start before ready is closed.
+	conn    *conn
+	cmd     *exec.Cmd
+	bundle  *bundle
+	mount   Mount
+	initPID int // the init's pid on the host
+	cg      counters
+	ns      string      // the init's pid namespace, as /proc/PID/ns/pid reads
+	log     *tailBuffer // the runtime's and the init's stderr
+
+	smu      sync.Mutex
+	sessions map[int]string // session id inside → execution id
+
+	dieOnce sync.Once
+	why     error // why it stopped (set before dead is closed)
+
+	// Guarded by Backend.mu.
+	users    int
+	lastUsed time.Time
+	idle     *time.Timer
+}
+
+// programOOMScoreAdj is the oom_score_adj of every program in a sandbox: the
+// OOM killer picks a program before the init (which stays at 0: lowering it
+// would need CAP_SYS_RESOURCE, which desk may not have).
+const programOOMScoreAdj = 500
+
+var idChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+func newBox(b *Backend, ws Workspace) *box {
+	var r [4]byte
+	rand.Read(r[:])
+	name := idChars.ReplaceAllString(ws.Name, "-")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return &box{b: b, ws: ws, id: "desk-" + name + "-" + hex.EncodeToString(r[:]),
+		ready: make(chan struct{}), dead: make(chan struct{}), gone: make(chan struct{}), ended: make(chan struct{}), log: &tailBuffer{max: 8 << 10}}
+}
+
+// isDead reports whether the sandbox is stopping or stopped.
+func (x *box) isDead() bool {
+	select {
+	case <-x.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// reason says why the sandbox stopped.
+func (x *box) reason() error {
+	<-x.dead
+	return x.why
+}
+
+// start starts the sandbox; it closes ready when done, with err set on failure.
+func (x *box) start() {
+	o := &x.b.opts
+	ctx, cancel := context.WithTimeout(context.Background(), o.StartTimeout)
+	defer cancel()
+	err := x.startWith(ctx)
+	if err != nil {
+		if t := strings.TrimSpace(x.log.String()); t != "" {
+			err = fmt.Errorf("%w; the runtime said: %s", err, t)
+		}
+		x.err = fmt.Errorf("start sandbox %s: %w", x.id, err)
+		x.die(x.err)
+	}
+	close(x.ready)
+}
+
+func (x *box) startWith(ctx context.Context) error {
+	o := &x.b.opts
+	m, err := o.Mount(ctx, x.ws)
+	if err != nil {
+		return fmt.Errorf("mount workspace: %w", err)
+	}
+	x.mount = m
+	if fi, err := os.Stat(m.Dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("mount workspace: %s is not a directory", m.Dir)
+	}
+	sk, err := x.b.skeleton()
+	if err != nil {
+		return err
+	}
+	if x.bundle, err = makeBundle(o, sk, x.id, x.ws.Name, m); err != nil {
+		return err
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("make socket: %w", err)
+	}
+	hostEnd, initEnd := os.NewFile(uintptr(fds[0]), "sandbox-host"), os.NewFile(uintptr(fds[1]), "sandbox-init")
+	defer initEnd.Close()
+	nc, err := net.FileConn(hostEnd)
+	hostEnd.Close()
+	if err != nil {
+		return fmt.Errorf("make socket: %w", err)
+	}
+	// In the foreground, runc stays the sandbox's parent: it reaps the init
+	// and deletes the container when the init exits, which the init does
+	// when this connection ends, even if desk dies.
+	x.cmd = exec.Command(o.Runtime, "--root", o.RuntimeRoot, "run", "--bundle", x.bundle.dir,
+		"--pid-file", x.bundle.pidFile(), "--preserve-fds", "1", x.id)
+	x.cmd.ExtraFiles = []*os.File{initEnd} // fd 3 in runc, passed on as fd 3 of the init
+	x.cmd.Stdout, x.cmd.Stderr = x.log, x.log
+	x.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's ^C is desk's to handle
+	x.cmd.WaitDelay = time.Second
+	if err := x.cmd.Start(); err != nil {
+		nc.Close()
+		x.cmd = nil
+		return fmt.Errorf("run %s: %w", o.Runtime, err)
+	}
+	x.conn = newConn(nc, o.OutputWindow)
+	go func() {
+		err := x.cmd.Wait()
+		close(x.ended)
+		x.die(fmt.Errorf("the runtime exited (%v)", err))
+	}()
+	go func() {
+		select {
+		case <-x.conn.done:
+			x.die(x.conn.Err())
+		case <-x.dead:
+		}
+	}()
+	if m.Done != nil {
+		go func() {
+			select {
+			case <-m.Done:
+				x.die(errors.New("the workspace mount ended"))
+			case <-x.dead:
+			}
+		}()
+	}
+	err = x.conn.send(wire.JSON(wire.TConfig, 0, wire.Config{
+		Version:        wire.Version,
+		OutputWindow:   o.OutputWindow,
+		DetachedBuffer: o.DetachedBuffer,
+		MaxDetached:    o.MaxDetached,
+		KillGrace:      o.KillGrace,
+		DrainTimeout:   o.DrainTimeout,
+		OOMScoreAdj:    programOOMScoreAdj,
+	}))
+	if err != nil {
+		return err
+	}
+	var f wire.Frame
+	select {
+	case f = <-x.conn.ready:
+	case <-x.ended:
+		return errors.New("the runtime exited before the init was ready")
+	case <-x.dead:
+		return x.why
+	case <-ctx.Done():
+		return fmt.Errorf("wait for the init: %w", ctx.Err())
+	}
+	var r wire.Ready
+	if err := wire.Decode(f, &r); err != nil {
+		return err
+	}
+	if r.Version != wire.Version {
+		return fmt.Errorf("the init speaks protocol %d, not %d: %w", r.Version, wire.Version, wire.ErrProtocol)
+	}
+	if x.initPID, err = x.readPID(ctx); err != nil {
+		return err
+	}
+	x.cg = findCounters(x.initPID)
+	x.ns, _ = os.Readlink("/proc/" + strconv.Itoa(x.initPID) + "/ns/pid")
+	return nil
+}
+
+// readPID reads the init's host pid from the file the runtime writes (atomically,
+// but possibly after the init is already running and has answered).
+func (x *box) readPID(ctx context.Context) (int, error) {
+	for {
+		b, err := os.ReadFile(x.bundle.pidFile())
+		if err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				return 0, fmt.Errorf("read the init's pid: %w", err)
+			}
+			return pid, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return 0, fmt.Errorf("read the init's pid: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("read the init's pid: %w", ctx.Err())
+		case <-x.dead:
+			return 0, x.why
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// die marks the sandbox stopped for reason why and cleans up on a goroutine
+// of its own. Safe to call any number of times; the first reason counts.
+func (x *box) die(why error) {
+	x.dieOnce.Do(func() {
+		x.why = why
+		close(x.dead)
+		x.b.forget(x)
+		x.b.wg.Add(1)
+		go func() {
+			defer x.b.wg.Done()
+			x.cleanup()
+		}()
+	})
+}
+
+// cleanup stops the sandbox: closing the connection makes the init exit, the
+// kernel kills every process of the sandbox with it, and runc deletes the
+// container and its cgroups. If runc has not exited StopTimeout later the
+// container is killed and deleted by force. Then the mount is released and
+// the bundle removed.
+func (x *box) cleanup() {
+	defer close(x.gone)
+	<-x.ready // start may still be running: its steps end quickly once dead is closed
+	o := &x.b.opts
+	if x.conn != nil {
+		x.conn.fail(errors.New("the sandbox is stopping"))
+	}
+	if x.cmd != nil {
+		select {
+		case <-x.ended:
+		case <-time.After(o.StopTimeout):
+			x.b.log.Warn("sandbox: runtime did not stop in time; forcing", "id", x.id)
+			x.cmd.Process.Kill()
+			<-x.ended
+		}
+	}
+	// Delete by force whatever the runtime left behind (it normally leaves
+	// nothing: then this fails quietly).
+	if x.cmd != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), o.StopTimeout)
+		exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "delete", "--force", x.id).Run()
+		cancel()
+	}
+	if x.mount.Release != nil {
+		x.mount.Release()
+	}
+	if x.bundle != nil {
+		if err := x.bundle.remove(); err != nil {
+			x.b.log.Warn("sandbox: cannot remove bundle", "id", x.id, "err", err)
+		}
+	}
+	x.b.log.Info("sandbox stopped", "workspace", x.ws.Name, "id", x.id, "why", x.why)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.ToValidUTF8(t.b, []byte("?")))
+}

@@ -1,0 +1,194 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/desk-dev/desk/internal/sandbox/wire"
+)
+
+// conn is the host's end of the connection to one sandbox's init: a reader
+// goroutine that sorts frames into per-stream queues (it never blocks on a
+// consumer: the init sends a stream at most its window), and serialised
+// frame writes.
+type conn struct {
+	c     net.Conn
+	limit int // bytes a stream's queue may hold: the window, plus a control frame
+	wmu   sync.Mutex
+	ready chan wire.Frame // the Ready frame
+	done  chan struct{}   // closed when the connection ended
+
+	mu      sync.Mutex
+	streams map[uint32]*hstream
+	next    uint32
+	err     error // why it ended
+}
+
+// hstream is the queue of one stream's frames.
+type hstream struct {
+	c      *conn
+	id     uint32
+	mu     sync.Mutex
+	q      []wire.Frame
+	qbytes int           // payload bytes in q
+	notify chan struct{} // has a token when q may be non-empty
+}
+
+func newConn(c net.Conn, window int) *conn {
+	k := &conn{c: c, limit: window + wire.MaxPayload, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}}
+	go k.read()
+	return k
+}
+
+// read sorts incoming frames until the connection ends.
+func (k *conn) read() {
+	r := wire.NewReader(k.c)
+	for {
+		f, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the sandbox's init closed the connection")
+			}
+			k.fail(err)
+			return
+		}
+		if f.Type < 64 {
+			k.fail(fmt.Errorf("read frame: %s from the init: %w", f.Type, wire.ErrProtocol))
+			return
+		}
+		if f.Type == wire.TReady {
+			select {
+			case k.ready <- f:
+			default:
+				k.fail(fmt.Errorf("read frame: a second ready: %w", wire.ErrProtocol))
+				return
+			}
+			continue
+		}
+		k.mu.Lock()
+		s := k.streams[f.Stream]
+		k.mu.Unlock()
+		if s == nil {
+			continue // a stream the host has given up (late output, a late ack)
+		}
+		s.mu.Lock()
+		s.q = append(s.q, f)
+		s.qbytes += len(f.Payload)
+		over := s.qbytes > k.limit
+		s.mu.Unlock()
+		if over {
+			k.fail(fmt.Errorf("read frame: stream %d sent more than its window: %w", f.Stream, wire.ErrProtocol))
+			return
+		}
+		select {
+		case s.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// fail ends the connection with err (the first reason is kept).
+func (k *conn) fail(err error) {
+	k.mu.Lock()
+	if k.err == nil {
+		k.err = err
+		close(k.done)
+	}
+	k.mu.Unlock()
+	k.c.Close()
+}
+
+// Err says why the connection ended (nil while it lives).
+func (k *conn) Err() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.err
+}
+
+// send writes one frame.
+func (k *conn) send(f wire.Frame) error {
+	k.wmu.Lock()
+	err := wire.Write(k.c, f)
+	k.wmu.Unlock()
+	if err != nil {
+		k.fail(fmt.Errorf("write to the sandbox's init: %w", err))
+		return fmt.Errorf("send %s: %w", f.Type, k.Err())
+	}
+	return nil
+}
+
+// open registers a new stream.
+func (k *conn) open() *hstream {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.next++
+	s := &hstream{c: k, id: k.next, notify: make(chan struct{}, 1)}
+	k.streams[s.id] = s
+	return s
+}
+
+// close forgets the stream; later frames for it are dropped.
+func (s *hstream) close() {
+	s.c.mu.Lock()
+	delete(s.c.streams, s.id)
+	s.c.mu.Unlock()
+}
+
+// errCtx and errDeadline are what hstream.next returns when its cancel or
+// deadline channel fires.
+var (
+	errCtx      = errors.New("cancelled")
+	errDeadline = errors.New("deadline")
+)
+
+// next returns the stream's next frame. It fails when the connection ends
+// (after the queued frames), with errCtx when cancel is closed and with
+// errDeadline when deadline fires (nil channels: never).
+func (s *hstream) next(cancel <-chan struct{}, deadline <-chan time.Time) (wire.Frame, error) {
+	for {
+		s.mu.Lock()
+		if len(s.q) > 0 {
+			f := s.q[0]
+			s.q[0] = wire.Frame{}
+			s.q = s.q[1:]
+			s.qbytes -= len(f.Payload)
+			s.mu.Unlock()
+			return f, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.notify:
+		case <-s.c.done:
+			s.mu.Lock()
+			empty := len(s.q) == 0
+			s.mu.Unlock()
+			if empty {
+				return wire.Frame{}, s.c.Err()
+			}
+		case <-cancel:
+			return wire.Frame{}, errCtx
+		case <-deadline:
+			return wire.Frame{}, errDeadline
+		}
+	}
+}
+
+// request sends f on a new stream and returns the first answer.
+func (k *conn) request(ctx context.Context, f wire.Frame) (_ wire.Frame, err error) {
+	s := k.open()
+	defer s.close()
+	f.Stream = s.id
+	if err := k.send(f); err != nil {
+		return wire.Frame{}, err
+	}
+	f, err = s.next(ctx.Done(), nil)
+	if errors.Is(err, errCtx) {
+		err = ctx.Err()
+	}
+	return f, err
+}

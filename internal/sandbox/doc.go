@@ -1,0 +1,162 @@
+// Package sandbox is the sandbox backend (id "sandbox"): bash in a Linux
+// sandbox run by an OCI runtime (runc; crun takes the same command line),
+// with the workspace at /workspace. It runs what the shell backend cannot:
+// real programs (compilers, package managers, interpreters), with the
+// host's userland, read-only.
+//
+// # Lifecycle
+//
+// One sandbox per workspace, started on the workspace's first sandbox
+// execution (Run), kept warm between executions, stopped after
+// Options.IdleTimeout (5 min) with nothing running, and started again
+// transparently on the next execution. A sandbox that died (its init
+// killed, its runtime gone, its workspace mount ended) is noticed at once
+// (the connection to its init ends) and cleaned up; the next execution
+// starts a new one, and an execution whose program had not started yet when
+// the sandbox was found dead is retried once on the new one. At most
+// Options.MaxSandboxes (8) are live: past it the least recently used idle
+// one is stopped, and when all are busy Run fails with ErrTooManySandboxes.
+// Stop stops one (wire it to the workspace's close, so a hibernated
+// workspace keeps no sandbox); Close stops all.
+//
+// Starting a sandbox: Options.Mount lends the host directory to bind at
+// /workspace; a bundle is written (StateDir/ID: config.json, the files naming
+// the host); `runc run` starts the container in the foreground, as desk's
+// child, with one end of a socketpair passed as file descriptor 3
+// (--preserve-fds 1); inside, the init answers the configuration frame.
+// Stopping: the backend closes its end of the socket; the init exits; the
+// kernel kills every process of the sandbox's pid namespace with it; runc
+// reaps the init and deletes the container and its cgroups; the backend
+// releases the mount and removes the bundle. If runc has not exited after
+// Options.StopTimeout, it is killed and `runc delete --force` removes what
+// remains. Because the init exits when its socket ends, a sandbox never
+// outlives a desk that crashed (kill -9): runc, its parent, still cleans up.
+// New deletes containers and bundles a previous server left in RuntimeRoot
+// and StateDir (one pair per server).
+//
+// # The filesystem
+//
+// By default the root is the host's userland, read-only: a skeleton
+// directory (StateDir/rootfs, shared by all sandboxes of the backend) with
+// read-only bind mounts of /usr and the top-level /bin, /sbin, /lib*
+// (recreated as the same symbolic links on a merged-/usr host), and a
+// curated /etc: passwd (root, nobody), group, resolv.conf, nsswitch.conf
+// written by the backend, hostname and hosts per sandbox, and only the host
+// entries listed in Options.Etc (DefaultEtc: the dynamic linker's cache, TLS
+// certificates, time zone, bash's and Debian's alternatives, ...). Nothing
+// else of the host is there: not /home, /root, /work, /run, /tmp, /var/lib,
+// /opt, /srv, /mnt, /boot, /sys, nor the host's /proc or /dev. Options.RootDir
+// names a root directory to use instead (bound read-only as is).
+//
+// On top: /workspace (the Mount, read-write, nosuid, nodev); /tmp, $HOME
+// (/root) and /dev/shm: private tmpfs of Options.TmpSize, HomeSize, ShmSize;
+// /var/tmp links to /tmp; /proc of the sandbox's pid namespace (with the
+// OCI default masked and read-only paths: kcore, keys, sysrq-trigger,
+// /proc/sys, ...); a minimal /dev (null, zero, full, random, urandom, tty,
+// pts, shm, mqueue); /.desk/init, the init binary, read-only. The hostname is
+// the workspace name.
+//
+// # Security model
+//
+// What runs in a sandbox is untrusted. The barriers, outermost first:
+//
+//   - User namespace: root inside is Options.HostID (1048576) on the host,
+//     an uid no one uses; ids 0..65535 inside map to HostID..HostID+65535.
+//     Host files appear owned by nobody and are read-only anyway.
+//   - Namespaces: mount, pid (the sandbox sees only its processes), ipc,
+//     uts, cgroup (the host's cgroup paths are hidden) and network: a network
+//     namespace of its own with only lo, so there is no network at all.
+//   - Capabilities: DefaultCapabilities (containerd's default set minus
+//     MKNOD and NET_RAW), effective only over what the user namespace owns;
+//     no_new_privs; RLIMIT_CORE 0.
+//   - Seccomp: DefaultSeccomp, a short deny list (kernel modules, kexec,
+//     mount and namespace calls, keyrings, bpf, perf, userfaultfd, io_uring,
+//     open_by_handle_at, obsolete calls; clone with namespace flags; clone3
+//     → ENOSYS; non-native architectures refused). A deny list lets through
+//     system calls added to the kernel later: the user namespace and the
+//     capabilities are what the model rests on.
+//   - cgroups (Options.CgroupParent, below desk's own cgroups): memory (tmpfs
+//     included, no swap), pids, CPU shares and a CPU quota.
+//   - The init: started first, it cannot be signalled by the sandbox's
+//     processes (as pid 1 it drops every signal they can send), traced or
+//     read through /proc (it is not dumpable), and its socket is an
+//     inherited descriptor, not a path. It trusts nothing the sandbox's
+//     processes do; the backend trusts nothing the init sends (frames are
+//     bounded, a stream's queue is bounded by its window, a malformed frame
+//     stops the sandbox).
+//   - The environment: the server's environment never reaches a sandbox; a
+//     program sees the sandbox's base (PATH, HOME, USER, LOGNAME, SHELL,
+//     HOSTNAME, LANG, TERM, TMPDIR) overlaid with the execution's (run's)
+//     environment, except that run's default HOME (/workspace) gives way to
+//     the private home.
+//
+// # Executions
+//
+// Run sends Start (Options.Shell -c SOURCE, the cwd, the environment, the
+// init's own wall-time bound Options.Timeout) on a new stream; the init
+// starts the program in a session of its own (its pid is the session and
+// process group id) with pipes for stdin, stdout and stderr. Output streams
+// back as it is read (stdout and stderr keep their order when they are
+// written apart in time; bytes written at the same moment to both may
+// arrive in either order, as with any two pipes), flow-controlled so that a
+// program outrunning the consumer blocks in write(2); stdin flows the other
+// way under the same window. Kill sends the Kill's signal to the session
+// and its process group, timeouts and server stops SIGTERM; SIGKILL follows
+// Options.KillGrace (2s) later either way. When the main process exits, the
+// rest of its session is killed, the pipes are read to their end (at most
+// Options.DrainTimeout more if something outside the session holds them), and
+// the init reports the exit status, the CPU time and the peak RSS. When no
+// other execution is running, processes that escaped their session
+// (setsid, daemons) are killed too.
+//
+// An outcome tells, on stderr, in plain words, which limit stopped the
+// program: "desk: sandbox: killed: out of memory (limit 1 GiB)" (exit 137)
+// when the cgroup's OOM counter rose; "desk: sandbox: limit: a fork failed:
+// the sandbox reached its process limit (512 processes and threads)" when the
+// pids counter rose; "desk: sandbox: killed: the wall time limit of 1h0m0s
+// per execution was reached" (exit 124) for Options.Timeout. run's own
+// timeout and Kill end the execution as timed-out or cancelled as usual.
+//
+// Detached executions (StartDetached, ListDetached, AttachDetached,
+// SignalDetached) are long-running programs not bound to a caller: their
+// processes survive the main one, their output is kept in a bounded buffer,
+// and they keep their sandbox from idling. run does not model them yet.
+//
+// ExecutionOf maps a host pid to the execution it belongs to (by pid
+// namespace and session): the seam for the FUSE mount to attribute a
+// sandbox's writes to executions (vfs.WithActor), so that their change sets
+// are right.
+//
+// # Protocol
+//
+// Package wire: length-prefixed frames (a 9-byte header: length, type,
+// stream; JSON or raw payloads) over the socketpair, streams opened by the
+// host, credit-based flow control. Its package documentation is the
+// reference. Terminals (desk shell: a PTY over WebSocket) have a reserved
+// place there (Start.Terminal, the Resize frame), refused by the init for
+// now.
+//
+// # Host requirements
+//
+// Root (rootless runtimes are not supported), user namespaces, an OCI
+// runtime (Available checks these). cgroup v1, v2 and hybrid hosts work with
+// runc; crun refuses hybrid layouts. Lowering the init's oom_score_adj would
+// need CAP_SYS_RESOURCE, which desk may lack: programs get oom_score_adj 500
+// instead so that the OOM killer picks them first.
+//
+// # Not done
+//
+//   - The workspace mount itself (internal/fusefs) is the caller's: Mount
+//     returns a host directory. Root inside is HostID outside, so the mount
+//     must serve files as owned by HostID (and allow_other) for them to
+//     appear as root's.
+//   - run has no resource usage in Outcome: CPU time and peak RSS reach the
+//     backend's debug log only.
+//   - run has no detached executions: the backend's API is not reachable
+//     from the HTTP API or the CLI yet.
+//   - A process that leaves its execution's session while another execution
+//     runs survives until an execution ends with none running, or the
+//     sandbox stops.
+//   - Per-sandbox uid ranges, network policies (egress allow lists),
+//     disk quotas of /tmp beyond tmpfs size, and terminals.
+package sandbox

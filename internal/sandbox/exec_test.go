@@ -1,0 +1,289 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/run"
+)
+
+func TestRun_ExitCodes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	if out := e.ok("echo hi"); out != "hi\n" {
+		t.Errorf("echo hi: stdout %q", out)
+	}
+	for src, want := range map[string]int{"exit 3": 3, "false": 1, "kill -9 $$": 137, "nosuchcommand": 127} {
+		res := e.run(src, run.ExecOptions{})
+		if res.Status != run.StatusCompleted || res.ExitCode != want {
+			t.Errorf("%q: status %s exit %d, want completed %d (stderr %q)", src, res.Status, res.ExitCode, want, res.Stderr)
+		}
+	}
+}
+
+func TestRun_Stdin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	res := e.run("cat; echo end", run.ExecOptions{Stdin: strings.NewReader("line one\nline two\n")})
+	if res.Stdout != "line one\nline two\nend\n" {
+		t.Errorf("cat: stdout %q", res.Stdout)
+	}
+	// More than the window, both ways: stdin in, the same bytes out.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 128<<10) // 2 MiB
+	res = e.run("cat | sha256sum | cut -c1-16; echo done", run.ExecOptions{Stdin: bytes.NewReader(big)})
+	if res.ExitCode != 0 || !strings.HasSuffix(res.Stdout, "done\n") || len(res.Stdout) != 17+5 {
+		t.Errorf("2 MiB through cat: exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	res = e.run("wc -c", run.ExecOptions{Stdin: bytes.NewReader(big), OutputLimit: 64 << 20})
+	if strings.TrimSpace(res.Stdout) != "2097152" {
+		t.Errorf("wc -c: %q", res.Stdout)
+	}
+	// A program that stops reading early does not hang the execution.
+	res = e.run("head -c 5", run.ExecOptions{Stdin: bytes.NewReader(big)})
+	if res.Stdout != "01234" || res.ExitCode != 0 {
+		t.Errorf("head -c 5: exit %d stdout %q", res.ExitCode, res.Stdout)
+	}
+	// No stdin: an immediate end of file.
+	if out := e.ok("cat; echo eof"); out != "eof\n" {
+		t.Errorf("no stdin: %q", out)
+	}
+}
+
+func TestRun_LargeOutput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	res := e.run("head -c 5000000 /dev/zero | tr '\\0' x; echo", run.ExecOptions{OutputLimit: 8 << 20})
+	if res.ExitCode != 0 || len(res.Stdout) != 5000001 {
+		t.Errorf("5 MB of output: exit %d, got %d bytes (stderr %q)", res.ExitCode, len(res.Stdout), res.Stderr)
+	}
+}
+
+func TestRun_Env(t *testing.T) {
+	os.Setenv("DESK_TEST_HOST_SECRET", "leaked")
+	defer os.Unsetenv("DESK_TEST_HOST_SECRET")
+	e := newEnv(t, Options{})
+	res := e.run("env | sort", run.ExecOptions{Env: map[string]string{"FOO": "bar baz"}})
+	env := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		k, v, _ := strings.Cut(l, "=")
+		env[k] = v
+	}
+	if env["FOO"] != "bar baz" {
+		t.Errorf("FOO=%q, want the execution's value", env["FOO"])
+	}
+	if env["HOME"] != "/root" || env["HOSTNAME"] != "ws" || env["DESK_EXEC_ID"] == "" || env["TMPDIR"] != "/tmp" {
+		t.Errorf("HOME=%q HOSTNAME=%q DESK_EXEC_ID=%q TMPDIR=%q", env["HOME"], env["HOSTNAME"], env["DESK_EXEC_ID"], env["TMPDIR"])
+	}
+	allowed := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "HOSTNAME": true,
+		"LANG": true, "TERM": true, "TMPDIR": true, "FOO": true, "DESK_EXEC_ID": true,
+		"PWD": true, "SHLVL": true, "_": true} // the last three are bash's own
+	for k := range env {
+		if !allowed[k] {
+			t.Errorf("unexpected variable %s=%q in the sandbox", k, env[k])
+		}
+	}
+	if strings.Contains(res.Stdout, "leaked") {
+		t.Error("the host's environment leaked into the sandbox")
+	}
+	// An explicit HOME wins.
+	if out := e.run("echo $HOME", run.ExecOptions{Env: map[string]string{"HOME": "/tmp"}}).Stdout; out != "/tmp\n" {
+		t.Errorf("explicit HOME: %q", out)
+	}
+}
+
+func TestRun_Cwd(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	if err := os.MkdirAll(filepath.Join(e.wsDir, "sub/dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.ok("pwd"); out != "/workspace\n" {
+		t.Errorf("default cwd: %q", out)
+	}
+	if out := e.run("pwd", run.ExecOptions{Cwd: "/workspace/sub/dir"}).Stdout; out != "/workspace/sub/dir\n" {
+		t.Errorf("cwd /workspace/sub/dir: %q", out)
+	}
+	if out := e.run("pwd", run.ExecOptions{Cwd: "/tmp"}).Stdout; out != "/tmp\n" {
+		t.Errorf("cwd /tmp: %q", out)
+	}
+	res := e.run("pwd", run.ExecOptions{Cwd: "/workspace/missing"})
+	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "working directory /workspace/missing: No such file or directory") {
+		t.Errorf("missing cwd: exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+}
+
+func TestRun_StreamOrder(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.ok("true") // warm
+	x, err := e.r.Exec(ctx(t), "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; sleep 0.7; echo four >&2", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s := x.Events(0)
+	var got []string
+	var firstAt time.Duration
+	for {
+		ev, err := s.Next(ctx(t))
+		if err != nil {
+			break
+		}
+		if ev.Type == run.EventStdout || ev.Type == run.EventStderr {
+			if firstAt == 0 {
+				firstAt = time.Since(start)
+			}
+			got = append(got, string(ev.Type)+":"+strings.TrimSpace(string(ev.Data)))
+		}
+	}
+	want := []string{"stdout:one", "stderr:two", "stdout:three", "stderr:four"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	if firstAt > 600*time.Millisecond {
+		t.Errorf("the first output arrived after %v: not streamed", firstAt)
+	}
+}
+
+func TestRun_KillKillsGrandchildren(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{KillGrace: 500 * time.Millisecond})
+	x, err := e.r.Exec(ctx(t), "sleep 1000 & sleep 1000; wait", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bx := func() *box { return e.box() }
+	waitFor(t, 5*time.Second, "two sleeps", func() bool { return bx() != nil && countProcs(t, bx(), "sleep") == 2 })
+	if err := x.Kill(run.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Wait(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != run.StatusCancelled || res.ExitCode != 143 {
+		t.Errorf("status %s exit %d, want cancelled 143", res.Status, res.ExitCode)
+	}
+	if n := countProcs(t, bx(), "sleep"); n != 0 {
+		t.Errorf("%d sleep processes left after Kill", n)
+	}
+	if out := e.ok("ps -e -o comm= | sort | tr '\\n' ' '"); strings.Contains(out, "sleep") {
+		t.Errorf("processes in the sandbox after Kill: %s", out)
+	}
+}
+
+func TestRun_LeftoversKilledAtExit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	// A background job outlives the script; setsid makes another escape its session.
+	res := e.run("sleep 1000 & setsid sleep 999 & echo started", run.ExecOptions{})
+	if res.Stdout != "started\n" {
+		t.Fatalf("status %s exit %d error %q stdout %q stderr %q", res.Status, res.ExitCode, res.Error, res.Stdout, res.Stderr)
+	}
+	if n := countProcs(t, e.box(), "sleep"); n != 0 {
+		t.Errorf("%d sleep processes left after the execution ended", n)
+	}
+}
+
+func TestRun_TimeoutTermThenKill(t *testing.T) {
+	const timeout, grace = 500 * time.Millisecond, 700 * time.Millisecond
+	e := newEnv(t, Options{KillGrace: grace})
+	e.ok("true")
+	// A script that handles SIGTERM ends on it.
+	res := e.run("trap 'echo got TERM; exit 7' TERM; sleep 1000 & wait", run.ExecOptions{Timeout: timeout})
+	if res.Status != run.StatusTimedOut || !strings.Contains(res.Stdout, "got TERM") {
+		t.Errorf("TERM handled: status %s stdout %q stderr %q", res.Status, res.Stdout, res.Stderr)
+	}
+	if d := res.Duration(); d > timeout+grace/2 {
+		t.Errorf("TERM handled: took %v, want about the timeout (%v)", d, timeout)
+	}
+	// One that ignores it is killed KillGrace later.
+	res = e.run("trap '' TERM; sleep 1000", run.ExecOptions{Timeout: timeout})
+	if res.Status != run.StatusTimedOut {
+		t.Errorf("TERM ignored: status %s", res.Status)
+	}
+	if d := res.Duration(); d < timeout+grace-100*time.Millisecond || d > timeout+grace+time.Second {
+		t.Errorf("TERM ignored: took %v, want timeout + grace (%v)", d, timeout+grace)
+	}
+	if n := countProcs(t, e.box(), "sleep"); n != 0 {
+		t.Errorf("%d sleep processes left", n)
+	}
+}
+
+func TestRun_OwnWallTimeLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Timeout: 500 * time.Millisecond, KillGrace: 200 * time.Millisecond})
+	res := e.run("sleep 10", run.ExecOptions{})
+	if res.Status != run.StatusCompleted || res.ExitCode != run.ExitTimedOut ||
+		!strings.Contains(res.Stderr, "desk: sandbox: killed: the wall time limit of 500ms per execution was reached") {
+		t.Errorf("status %s exit %d stderr %q", res.Status, res.ExitCode, res.Stderr)
+	}
+}
+
+func TestLimits_ForkBomb(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Pids: 64, KillGrace: 300 * time.Millisecond})
+	// The classic bomb, with the script kept alive so that it runs until the timeout.
+	res := e.run(":(){ :|:& };:; sleep 100", run.ExecOptions{Timeout: time.Second})
+	if res.Status != run.StatusTimedOut {
+		t.Errorf("fork bomb: status %s", res.Status)
+	}
+	if !strings.Contains(res.Stderr, "desk: sandbox: limit: a fork failed: the sandbox reached its process limit (64 processes and threads)") {
+		t.Errorf("fork bomb: stderr does not name the limit: %q", tail(res.Stderr))
+	}
+	// The sandbox is usable again and the bomb is gone.
+	out := e.ok("ps -e -o comm= | wc -l")
+	if n := strings.TrimSpace(out); n > "4" || len(n) > 1 {
+		t.Errorf("%s processes in the sandbox after the fork bomb", n)
+	}
+}
+
+func TestLimits_OutOfMemory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Memory: 32 << 20})
+	res := e.run("x=$(head -c 100000000 /dev/zero | tr '\\0' x); echo survived", run.ExecOptions{})
+	if res.ExitCode != 137 || !strings.Contains(res.Stderr, "desk: sandbox: killed: out of memory (limit 32 MiB)") {
+		t.Errorf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, tail(res.Stderr))
+	}
+	if out := e.ok("echo alive"); out != "alive\n" {
+		t.Errorf("after OOM: %q", out)
+	}
+}
+
+// tail returns the end of a long string.
+func tail(s string) string {
+	if len(s) > 500 {
+		return "..." + s[len(s)-500:]
+	}
+	return s
+}
+
+// countProcs counts the sandbox's processes named comm, seen from the host.
+func countProcs(t testing.TB, x *box, comm string) int {
+	if t != nil {
+		t.Helper()
+	}
+	if x == nil {
+		return 0
+	}
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, d := range ents {
+		if d.Name()[0] < '0' || d.Name()[0] > '9' {
+			continue
+		}
+		ns, err := os.Readlink("/proc/" + d.Name() + "/ns/pid")
+		if err != nil || ns != x.pidNS() {
+			continue
+		}
+		c, _ := os.ReadFile("/proc/" + d.Name() + "/comm")
+		st, _ := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if strings.TrimSpace(string(c)) == comm && !bytes.Contains(st, []byte(") Z ")) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,187 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// containers lists the runtime's containers of the test.
+func (e *env) containers() string {
+	out, _ := exec.Command(e.b.opts.Runtime, "--root", e.b.opts.RuntimeRoot, "list", "-q").Output()
+	return strings.TrimSpace(string(out))
+}
+
+func TestBackend_IdleStopAndLazyRestart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{IdleTimeout: 300 * time.Millisecond})
+	e.ok("echo one > /tmp/mark")
+	first := e.box()
+	if e.containers() == "" {
+		t.Fatal("no container while the sandbox is live")
+	}
+	waitFor(t, 5*time.Second, "the idle sandbox to stop", func() bool { return len(e.b.Live()) == 0 })
+	<-first.gone
+	if c := e.containers(); c != "" {
+		t.Errorf("containers left after the idle stop: %s", c)
+	}
+	if ents, _ := os.ReadDir(e.b.opts.StateDir); len(ents) != 1 || ents[0].Name() != "rootfs" {
+		t.Errorf("bundles left after the idle stop: %v", ents)
+	}
+	// The next execution starts a fresh sandbox (its /tmp is new).
+	if out := e.ok("cat /tmp/mark 2>/dev/null || echo fresh"); out != "fresh\n" {
+		t.Errorf("after restart: %q", out)
+	}
+	if e.box() == first {
+		t.Error("the stopped sandbox was reused")
+	}
+}
+
+func TestBackend_BusySandboxIsNotIdle(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{IdleTimeout: 200 * time.Millisecond})
+	res := e.run("sleep 0.5; echo done", run.ExecOptions{})
+	if res.Stdout != "done\n" {
+		t.Errorf("a running execution's sandbox was stopped: %q %q %q", res.Stdout, res.Stderr, res.Error)
+	}
+}
+
+func TestBackend_InitKilledRestarts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.ok("true")
+	x := e.box()
+	if err := syscall.Kill(x.initPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// No waiting: the next execution finds the sandbox dead (now or when it
+	// tries to start the program) and starts a new one.
+	if out := e.ok("echo again"); out != "again\n" {
+		t.Errorf("after the init was killed: %q", out)
+	}
+	if e.box() == x {
+		t.Error("the dead sandbox was reused")
+	}
+	<-x.gone
+	if c := e.containers(); strings.Contains(c, x.id) {
+		t.Errorf("the dead sandbox's container is left: %s", c)
+	}
+}
+
+func TestBackend_InitKilledDuringExecution(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.ok("true")
+	x := e.box()
+	ex, err := e.r.Exec(ctx(t), "sleep 100", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "sleep", func() bool { return countProcs(t, x, "sleep") == 1 })
+	syscall.Kill(x.initPID, syscall.SIGKILL)
+	res, err := ex.Wait(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != run.StatusFailed || !strings.Contains(res.Error, "sandbox stopped") {
+		t.Errorf("status %s error %q", res.Status, res.Error)
+	}
+	e.ok("true")
+}
+
+func TestBackend_MountEndsStopsSandbox(t *testing.T) {
+	t.Parallel()
+	var mounts, releases atomic.Int32
+	done := make(chan struct{})
+	var e *env
+	e = newEnv(t, Options{Mount: func(ctx context.Context, ws Workspace) (Mount, error) {
+		n := mounts.Add(1)
+		m := Mount{Dir: e.wsDir, Release: func() { releases.Add(1) }}
+		if n == 1 {
+			m.Done = done
+		}
+		return m, nil
+	}})
+	e.ok("true")
+	x := e.box()
+	close(done)
+	<-x.gone
+	if releases.Load() != 1 {
+		t.Errorf("%d releases after the mount ended", releases.Load())
+	}
+	e.ok("true")
+	if mounts.Load() != 2 {
+		t.Errorf("%d mounts, want a new one for the new sandbox", mounts.Load())
+	}
+}
+
+func TestBackend_MaxSandboxes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{MaxSandboxes: 1})
+	other, err := vfs.Open(context.Background(), filepath.Join(e.dir, "other.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	r2, err := run.Open(context.Background(), other, map[string]run.Backend{ID: e.b}, run.Options{DefaultBackend: ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	e.ok("true")
+	first := e.box()
+	// The idle sandbox of "ws" gives way to "other".
+	x, err := r2.Exec(ctx(t), "hostname", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := x.Wait(ctx(t))
+	if res.Stdout != "other\n" {
+		t.Fatalf("other: %q %q", res.Stdout, res.Error)
+	}
+	<-first.gone
+	// While "other" is busy, "ws" cannot start.
+	busy, err := r2.Exec(ctx(t), "sleep 0.5", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	res = e.run("true", run.ExecOptions{})
+	if res.Status != run.StatusFailed || !strings.Contains(res.Error, ErrTooManySandboxes.Error()) {
+		t.Errorf("a third sandbox: status %s error %q", res.Status, res.Error)
+	}
+	busy.Wait(ctx(t))
+}
+
+func TestBackend_Close(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.ok("true")
+	x := e.box()
+	ex, err := e.r.Exec(ctx(t), "sleep 100", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "sleep", func() bool { return countProcs(t, x, "sleep") == 1 })
+	e.b.Close()
+	<-x.gone
+	res, _ := ex.Wait(ctx(t))
+	if res.Status != run.StatusFailed {
+		t.Errorf("an execution running when the backend closed: %s", res.Status)
+	}
+	if c := e.containers(); c != "" {
+		t.Errorf("containers left after Close: %s", c)
+	}
+	if res := e.run("true", run.ExecOptions{}); !strings.Contains(res.Error, ErrClosed.Error()) {
+		t.Errorf("after Close: %q", res.Error)
+	}
+}

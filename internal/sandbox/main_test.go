@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox/initproc"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// TestMain lets the test binary be the sandbox's init: the backend runs it
+// bound at /.desk/init with the argument "sandbox-init", exactly as it runs
+// the desk binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == InitCommand {
+		os.Exit(initproc.Main(os.Args[2:], os.Stderr))
+	}
+	if len(os.Args) > 2 && os.Args[1] == "sandbox-test-server" {
+		testServer(os.Args[2])
+	}
+	os.Exit(m.Run())
+}
+
+// requireSandbox skips the test when the host cannot run sandboxes, unless
+// DESK_REQUIRE_SANDBOX=1 (CI), where that is a failure.
+func requireSandbox(t testing.TB) {
+	t.Helper()
+	if err := Available(""); err != nil {
+		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+}
+
+// env is a workspace store, a sandbox backend over a host directory standing
+// in for the workspace mount, and a run.Runtime with the backend.
+type env struct {
+	t     testing.TB
+	dir   string // the test's directory (state, runtime root, workspace)
+	wsDir string // bound at /workspace
+	fs    *vfs.FS
+	b     *Backend
+	r     *run.Runtime
+}
+
+func newEnv(t testing.TB, opts Options) *env {
+	t.Helper()
+	requireSandbox(t)
+	dir := t.TempDir()
+	// The sandbox's root (an unprivileged uid on the host) must reach the
+	// bundle and the workspace directory.
+	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		os.Chmod(d, 0o711)
+	}
+	e := &env{t: t, dir: dir, wsDir: filepath.Join(dir, "ws")}
+	if opts.HostID == 0 {
+		opts.HostID = DefaultHostID
+	}
+	if err := os.Mkdir(e.wsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(e.wsDir, int(opts.HostID), int(opts.HostID)); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Mount == nil {
+		opts.Mount = func(ctx context.Context, ws Workspace) (Mount, error) { return Mount{Dir: e.wsDir}, nil }
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.InitPath = exe
+	opts.StateDir = filepath.Join(dir, "state")
+	opts.RuntimeRoot = filepath.Join(dir, "runc")
+	opts.CgroupParent = "desk-sandbox-test"
+	e.b, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.b.Close() })
+	e.fs, err = vfs.Open(context.Background(), filepath.Join(dir, "ws.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.fs.Close() })
+	e.r, err = run.Open(context.Background(), e.fs, map[string]run.Backend{ID: e.b}, run.Options{DefaultBackend: ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.r.Close() })
+	return e
+}
+
+// ctx bounds one step of a test.
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// run runs src and waits for its result.
+func (e *env) run(src string, o run.ExecOptions) *run.Result {
+	e.t.Helper()
+	x, err := e.r.Exec(ctx(e.t), src, o)
+	if err != nil {
+		e.t.Fatalf("Exec(%q): %v", src, err)
+	}
+	res, err := x.Wait(ctx(e.t))
+	if err != nil {
+		e.t.Fatalf("Wait(%q): %v", src, err)
+	}
+	return res
+}
+
+// ok runs src, expects exit 0 and returns its stdout.
+func (e *env) ok(src string) string {
+	e.t.Helper()
+	res := e.run(src, run.ExecOptions{})
+	if res.Status != run.StatusCompleted || res.ExitCode != 0 {
+		e.t.Fatalf("%q: status %s, exit %d, error %q\nstdout: %s\nstderr: %s", src, res.Status, res.ExitCode, res.Error, res.Stdout, res.Stderr)
+	}
+	return res.Stdout
+}
+
+// fail runs src and expects a completed execution with a non-zero exit.
+func (e *env) fail(src string, o run.ExecOptions) *run.Result {
+	e.t.Helper()
+	res := e.run(src, o)
+	if res.Status != run.StatusCompleted || res.ExitCode == 0 {
+		e.t.Fatalf("%q: status %s, exit %d, want a failure\nstdout: %s\nstderr: %s", src, res.Status, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return res
+}
+
+// box returns the workspace's live sandbox (nil if none).
+func (e *env) box() *box {
+	e.b.mu.Lock()
+	defer e.b.mu.Unlock()
+	return e.b.boxes["ws"]
+}
+
+// waitFor polls cond for up to d.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("waited %v for %s", d, what)
+		}
+	}
+}

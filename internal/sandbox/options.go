@@ -1,0 +1,351 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Defaults of Options. A zero field takes its default.
+const (
+	DefaultRuntime        = "runc"              // looked up in PATH
+	DefaultRuntimeRoot    = "/run/desk/runc"    // runc --root: the runtime's state of our sandboxes
+	DefaultStateDir       = "/run/desk/sandbox" // bundles: config.json and the root skeleton
+	DefaultCgroupParent   = "desk-sandbox"      // relative: below desk's own cgroup of each controller
+	DefaultHostID         = 1 << 20             // host uid and gid of root inside (1048576)
+	DefaultIDCount        = 65536               // uids and gids mapped: 0..65535 inside
+	DefaultMemory         = 1 << 30             // bytes, per sandbox (its processes, /tmp and $HOME)
+	DefaultPids           = 512                 // processes and threads per sandbox
+	DefaultCPUShares      = 1024                // relative CPU weight (cgroup v1 cpu.shares)
+	DefaultCPUs           = 1.0                 // CPU time cap in cores (quota per period)
+	DefaultTmpSize        = 256 << 20           // /tmp tmpfs
+	DefaultHomeSize       = 128 << 20           // $HOME tmpfs
+	DefaultShmSize        = 64 << 20            // /dev/shm tmpfs
+	DefaultMaxOpenFiles   = 4096                // RLIMIT_NOFILE
+	DefaultTimeout        = time.Hour           // wall time per execution, enforced by the init
+	DefaultKillGrace      = 2 * time.Second     // SIGTERM → SIGKILL
+	DefaultDrainTimeout   = 500 * time.Millisecond
+	DefaultIdleTimeout    = 5 * time.Minute // a sandbox with nothing running is stopped after this
+	DefaultStartTimeout   = 10 * time.Second
+	DefaultStopTimeout    = 5 * time.Second
+	DefaultMaxSandboxes   = 8         // live sandboxes per Backend (per host)
+	DefaultOutputWindow   = 256 << 10 // output (and stdin) bytes in flight per execution
+	DefaultDetachedBuffer = 1 << 20   // output kept per detached execution
+	DefaultMaxDetached    = 16        // detached executions per sandbox
+	DefaultShell          = "/bin/bash"
+	DefaultHome           = "/root"
+	// InitCommand is the desk subcommand that runs the init.
+	InitCommand = "sandbox-init"
+)
+
+// DefaultCapabilities is the capability set of root inside a sandbox:
+// containerd's (and Docker's) default set without CAP_MKNOD and CAP_NET_RAW
+// (there are no devices to make and no network). runc's reference spec is
+// narrower still (AUDIT_WRITE, KILL, NET_BIND_SERVICE), but without CHOWN,
+// DAC_OVERRIDE and FOWNER root cannot unpack a tarball (tar restores owners)
+// or manage files it does not own, which development tools do routinely.
+// Inside the user namespace these capabilities reach only what the
+// namespace owns.
+var DefaultCapabilities = []string{
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_SETGID", "CAP_SETUID",
+	"CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE",
+}
+
+// DefaultEtc lists the entries of the host's /etc a sandbox sees (read-only,
+// those that exist): what the dynamic linker, the C library, TLS, time zones,
+// bash and Debian's alternatives need. Everything else in /etc (shadow, ssh
+// keys, credentials of package managers, the host's environment) stays out.
+// passwd, group, hosts, hostname, resolv.conf and nsswitch.conf are written
+// by the backend for each sandbox instead.
+var DefaultEtc = []string{
+	"alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "debian_version",
+	"gai.conf", "host.conf", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+	"locale.alias", "magic", "magic.mime", "mime.types", "os-release", "profile", "profile.d",
+	"protocols", "python3", "services", "shells", "ssl", "terminfo", "timezone", "vim", "wgetrc",
+}
+
+// DefaultUserland lists the host's top-level directories bound read-only into
+// a sandbox that uses the host's userland (Options.RootDir empty). Those that
+// are symbolic links on the host (merged /usr) are recreated as the same
+// links; those that do not exist are skipped.
+var DefaultUserland = []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"}
+
+// Workspace is the workspace an execution runs in.
+type Workspace struct {
+	Name string  // the workspace name; also the sandbox's hostname
+	FS   *vfs.FS // its store
+}
+
+// Mount is a host directory lent to a sandbox to bind at /workspace.
+type Mount struct {
+	// Dir is the host directory. Root in the sandbox is Options.HostID on
+	// the host: the files must be usable by that uid (a FUSE mount serves
+	// them as owned by it, with allow_other).
+	Dir string
+	// Done, if not nil, is closed when the directory stops working (the
+	// FUSE server ended): the backend then stops the sandbox, and the next
+	// execution starts a new one with a new Mount.
+	Done <-chan struct{}
+	// Release, if not nil, is called once the sandbox using the mount has
+	// stopped (no process uses the directory any more).
+	Release func()
+}
+
+// MountFunc lends the host directory whose content is the workspace's
+// /workspace. It is called when a sandbox starts, with a ctx bounded by
+// Options.StartTimeout.
+type MountFunc func(ctx context.Context, ws Workspace) (Mount, error)
+
+// Bind is a host path bound read-only into every sandbox.
+type Bind struct {
+	Source string // absolute host path
+	Target string // absolute path inside the sandbox
+}
+
+// Options configure a Backend. Zero fields take the documented defaults;
+// negative limits are an error.
+type Options struct {
+	// Mount lends each sandbox its /workspace. Required.
+	Mount MountFunc
+	// Name names the workspace of a store (default: the database file's name
+	// without its extension, which is the workspace name for stores of
+	// internal/workspace).
+	Name func(fs *vfs.FS) string
+
+	// Runtime is the OCI runtime binary (default "runc", looked up in PATH);
+	// crun takes the same arguments (but refuses hybrid cgroup layouts).
+	Runtime string
+	// RuntimeRoot is the runtime's state directory (--root; default
+	// /run/desk/runc). Use one per desk server.
+	RuntimeRoot string
+	// StateDir holds a bundle per live sandbox (default /run/desk/sandbox).
+	StateDir string
+	// CgroupParent is the cgroup sandboxes are made in (default
+	// "desk-sandbox"; a relative path is below desk's own cgroup).
+	CgroupParent string
+	// InitPath is the binary that runs the init (default: this executable)
+	// and InitArgs its arguments (default: [InitCommand]). The binary is
+	// bound read-only at /.desk/init.
+	InitPath string
+	InitArgs []string
+
+	// RootDir is a root filesystem to use instead of the host's userland
+	// (bound read-only). It must hold /workspace, /tmp, /proc, /dev, /.desk
+	// and Home as directories, bash at Shell, and whatever the init binary
+	// needs (desk built with CGO_ENABLED=0 needs nothing).
+	RootDir string
+	// Userland are the host's top-level directories bound when RootDir is
+	// empty (default DefaultUserland); Etc the entries of the host's /etc
+	// (default DefaultEtc); Binds further host paths (default none).
+	Userland []string
+	Etc      []string
+	Binds    []Bind
+
+	// HostID is the host uid and gid of root inside, and IDCount how many
+	// ids are mapped (defaults 1048576 and 65536). Pick a range no user of
+	// the host has (see /etc/subuid).
+	HostID  uint32
+	IDCount uint32
+	// Capabilities of root inside (default DefaultCapabilities).
+	Capabilities []string
+	// Seccomp is the seccomp profile (default DefaultSeccomp()).
+	Seccomp *Seccomp
+
+	// Memory bounds a sandbox's memory, tmpfs content included (default 1
+	// GiB); Pids its processes and threads (default 512); CPUShares its CPU
+	// weight (default 1024) and CPUs its CPU time in cores (default 1).
+	Memory    int64
+	Pids      int64
+	CPUShares uint64
+	CPUs      float64
+	// TmpSize, HomeSize and ShmSize bound the tmpfs at /tmp, $HOME and
+	// /dev/shm (defaults 256 MiB, 128 MiB, 64 MiB). They count toward Memory.
+	TmpSize  int64
+	HomeSize int64
+	ShmSize  int64
+	// MaxOpenFiles is RLIMIT_NOFILE (default 4096).
+	MaxOpenFiles uint64
+
+	// Timeout bounds the wall time of one execution, enforced inside the
+	// sandbox whatever the caller's deadline (default 1h); KillGrace is the
+	// time between SIGTERM and SIGKILL (default 2s); DrainTimeout how long
+	// output is still read after the program ended while a process that left
+	// its session holds the pipes (default 500ms).
+	Timeout      time.Duration
+	KillGrace    time.Duration
+	DrainTimeout time.Duration
+	// IdleTimeout stops a sandbox with nothing running for that long
+	// (default 5m); StartTimeout bounds a start (default 10s) and
+	// StopTimeout a graceful stop (default 5s).
+	IdleTimeout  time.Duration
+	StartTimeout time.Duration
+	StopTimeout  time.Duration
+	// MaxSandboxes bounds live sandboxes (default 8). Past it the least
+	// recently used idle one is stopped; if none is idle, Run fails with
+	// ErrTooManySandboxes.
+	MaxSandboxes int
+	// OutputWindow is how much output (and stdin) of one execution may be in
+	// flight between the program and the backend (default 256 KiB).
+	OutputWindow int
+	// DetachedBuffer is the output kept per detached execution (default 1
+	// MiB); MaxDetached bounds detached executions per sandbox (default 16).
+	DetachedBuffer int
+	MaxDetached    int
+
+	// Shell runs the source: Shell -c SOURCE (default /bin/bash).
+	Shell string
+	// Home is root's home directory, a private tmpfs (default /root).
+	Home string
+
+	// Logger receives the backend's log (default: none).
+	Logger *slog.Logger
+}
+
+// ErrTooManySandboxes: MaxSandboxes sandboxes are live and all are busy.
+var ErrTooManySandboxes = errors.New("too many live sandboxes")
+
+// ErrClosed: the Backend is closed.
+var ErrClosed = errors.New("sandbox backend is closed")
+
+// ErrNoSandbox: the sandbox facility is missing (no runtime, no user
+// namespaces, not root).
+var ErrNoSandbox = errors.New("sandboxes are not available on this host")
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Memory < 0 || o.Pids < 0 || o.CPUs < 0 || o.TmpSize < 0 || o.HomeSize < 0 || o.ShmSize < 0 ||
+		o.Timeout < 0 || o.KillGrace < 0 || o.DrainTimeout < 0 || o.IdleTimeout < 0 || o.StartTimeout < 0 ||
+		o.StopTimeout < 0 || o.MaxSandboxes < 0 || o.OutputWindow < 0 || o.DetachedBuffer < 0 || o.MaxDetached < 0 {
+		return o, fmt.Errorf("check sandbox options: negative limit")
+	}
+	if o.Mount == nil {
+		return o, fmt.Errorf("check sandbox options: Mount is required")
+	}
+	str := func(v *string, d string) {
+		if *v == "" {
+			*v = d
+		}
+	}
+	i64 := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	dur := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	num := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if o.Name == nil {
+		o.Name = defaultName
+	}
+	str(&o.Runtime, DefaultRuntime)
+	str(&o.RuntimeRoot, DefaultRuntimeRoot)
+	str(&o.StateDir, DefaultStateDir)
+	str(&o.CgroupParent, DefaultCgroupParent)
+	str(&o.Shell, DefaultShell)
+	str(&o.Home, DefaultHome)
+	if o.InitPath == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return o, fmt.Errorf("find init binary: %w", err)
+		}
+		o.InitPath = exe
+	}
+	if o.InitArgs == nil {
+		o.InitArgs = []string{InitCommand}
+	}
+	if o.Userland == nil {
+		o.Userland = DefaultUserland
+	}
+	if o.Etc == nil {
+		o.Etc = DefaultEtc
+	}
+	if o.HostID == 0 {
+		o.HostID = DefaultHostID
+	}
+	if o.IDCount == 0 {
+		o.IDCount = DefaultIDCount
+	}
+	if o.Capabilities == nil {
+		o.Capabilities = DefaultCapabilities
+	}
+	if o.Seccomp == nil {
+		o.Seccomp = DefaultSeccomp()
+	}
+	i64(&o.Memory, DefaultMemory)
+	i64(&o.Pids, DefaultPids)
+	if o.CPUShares == 0 {
+		o.CPUShares = DefaultCPUShares
+	}
+	if o.CPUs == 0 {
+		o.CPUs = DefaultCPUs
+	}
+	i64(&o.TmpSize, DefaultTmpSize)
+	i64(&o.HomeSize, DefaultHomeSize)
+	i64(&o.ShmSize, DefaultShmSize)
+	if o.MaxOpenFiles == 0 {
+		o.MaxOpenFiles = DefaultMaxOpenFiles
+	}
+	dur(&o.Timeout, DefaultTimeout)
+	dur(&o.KillGrace, DefaultKillGrace)
+	dur(&o.DrainTimeout, DefaultDrainTimeout)
+	dur(&o.IdleTimeout, DefaultIdleTimeout)
+	dur(&o.StartTimeout, DefaultStartTimeout)
+	dur(&o.StopTimeout, DefaultStopTimeout)
+	num(&o.MaxSandboxes, DefaultMaxSandboxes)
+	num(&o.OutputWindow, DefaultOutputWindow)
+	num(&o.DetachedBuffer, DefaultDetachedBuffer)
+	num(&o.MaxDetached, DefaultMaxDetached)
+	if o.OutputWindow < 64<<10 {
+		return o, fmt.Errorf("check sandbox options: OutputWindow %d under 64 KiB", o.OutputWindow)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	rt, err := exec.LookPath(o.Runtime)
+	if err != nil {
+		return o, fmt.Errorf("find runtime %q: %w (%w)", o.Runtime, err, ErrNoSandbox)
+	}
+	o.Runtime = rt
+	for _, p := range []*string{&o.RuntimeRoot, &o.StateDir, &o.InitPath} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return o, fmt.Errorf("check sandbox options: %w", err)
+		}
+	}
+	if o.RootDir != "" {
+		if o.RootDir, err = filepath.Abs(o.RootDir); err != nil {
+			return o, fmt.Errorf("check sandbox options: %w", err)
+		}
+		for _, d := range []string{"workspace", "tmp", "proc", "dev", ".desk", strings.TrimPrefix(o.Home, "/")} {
+			if fi, err := os.Stat(filepath.Join(o.RootDir, d)); err != nil || !fi.IsDir() {
+				return o, fmt.Errorf("check root directory %s: /%s is not a directory (the sandbox mounts it)", o.RootDir, d)
+			}
+		}
+	}
+	for _, b := range o.Binds {
+		if !filepath.IsAbs(b.Source) || !filepath.IsAbs(b.Target) {
+			return o, fmt.Errorf("check sandbox options: bind %s → %s: paths must be absolute", b.Source, b.Target)
+		}
+	}
+	return o, nil
+}
+
+// defaultName is the file name of the store without its extension.
+func defaultName(fs *vfs.FS) string {
+	base := filepath.Base(fs.Path())
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}

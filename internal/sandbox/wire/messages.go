@@ -1,0 +1,123 @@
+package wire
+
+import "time"
+
+// Config configures the init; it is the first frame the host sends. Zero
+// fields are refused by the init (the host fills in its defaults).
+type Config struct {
+	Version int `json:"version"`
+	// OutputWindow is how many output bytes of one stream may be in flight
+	// (sent, not yet credited), and how many stdin bytes the host may send
+	// beyond the last StdinAck.
+	OutputWindow int `json:"output_window"`
+	// DetachedBuffer is the output kept per detached execution (the newest).
+	DetachedBuffer int `json:"detached_buffer"`
+	// MaxDetached bounds detached executions known to the init (running, or
+	// ended and not yet forgotten: the oldest ended ones are forgotten first).
+	MaxDetached int `json:"max_detached"`
+	// KillGrace is the time between SIGTERM and SIGKILL when an execution
+	// times out or is signalled with escalation.
+	KillGrace time.Duration `json:"kill_grace_ns"`
+	// DrainTimeout bounds how long the init keeps reading a finished
+	// execution's pipes when a process outside its session still holds them.
+	DrainTimeout time.Duration `json:"drain_timeout_ns"`
+	// OOMScoreAdj is written to every started program's oom_score_adj, so
+	// that the OOM killer picks a program rather than the init.
+	OOMScoreAdj int `json:"oom_score_adj"`
+}
+
+// Ready answers Config.
+type Ready struct {
+	Version int `json:"version"`
+	PID     int `json:"pid"` // the init's pid inside the sandbox (1)
+}
+
+// Start starts an execution.
+type Start struct {
+	// ID is the execution id (run's); detached executions are addressed by it.
+	ID string `json:"id"`
+	// Argv is the program and its arguments (argv[0] is the path executed).
+	Argv []string `json:"argv"`
+	// Cwd is the working directory; Env the complete environment ("K=V").
+	Cwd string   `json:"cwd"`
+	Env []string `json:"env"`
+	// Timeout is the init's own bound on the execution's wall time (0: none):
+	// SIGTERM, then SIGKILL after KillGrace.
+	Timeout time.Duration `json:"timeout_ns,omitempty"`
+	// Detached: see the package documentation.
+	Detached bool `json:"detached,omitempty"`
+	// Terminal is reserved for interactive terminals (desk shell); the init
+	// refuses it for now.
+	Terminal bool `json:"terminal,omitempty"`
+}
+
+// Started says the program runs.
+type Started struct {
+	PID int `json:"pid"` // its pid inside the sandbox (also its session and process group id)
+}
+
+// Signal signals an execution's processes: every process of its session and
+// process group.
+type Signal struct {
+	Signal int `json:"signal"`
+	// Escalate sends SIGKILL KillGrace later if processes remain.
+	Escalate bool `json:"escalate,omitempty"`
+	// ID addresses a detached execution (on a stream of its own); empty: the
+	// stream's execution.
+	ID string `json:"id,omitempty"`
+}
+
+// Attach follows a detached execution's output on a new stream.
+type Attach struct {
+	ID string `json:"id"`
+}
+
+// Exit is the last frame of an execution's stream.
+type Exit struct {
+	// Code is the exit status, or 128+Signal when a signal ended the program.
+	Code int `json:"code"`
+	// Signal is the signal that ended the program (0: it exited).
+	Signal int `json:"signal,omitempty"`
+	// TimedOut: the init's Start.Timeout expired and the init killed it.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Killed is the signal the init sent on request (Signal frame), if any.
+	Killed int `json:"killed,omitempty"`
+	// UserTime and SysTime are the CPU time of the program and the
+	// descendants it waited for; MaxRSS the largest resident set among them.
+	UserTime time.Duration `json:"user_ns"`
+	SysTime  time.Duration `json:"sys_ns"`
+	MaxRSS   int64         `json:"max_rss"`
+	// Detached: the stream that started a detached execution ends here; the
+	// execution goes on.
+	Detached bool `json:"detached,omitempty"`
+	// Error says why the program could not start (Code is then 126 or 127,
+	// as bash reports), or what went wrong around it.
+	Error string `json:"error,omitempty"`
+}
+
+// Error ends a stream whose request failed.
+type Error struct {
+	Message string `json:"message"`
+}
+
+// Listed answers List.
+type Listed struct {
+	Detached []Detached `json:"detached"`
+}
+
+// Detached describes a detached execution.
+type Detached struct {
+	ID      string    `json:"id"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	// Running is true while the main process runs.
+	Running bool `json:"running"`
+	// Procs counts live processes of its session (the main one included).
+	Procs int `json:"procs"`
+	// Exit is set once the main process has ended.
+	Exit *Exit `json:"exit,omitempty"`
+	// Output counts the output bytes it produced; Dropped those its buffer
+	// no longer holds.
+	Output  int64 `json:"output"`
+	Dropped int64 `json:"dropped"`
+}
