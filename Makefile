@@ -9,7 +9,7 @@
 # Debian packages the tests need beyond Go: the real tools the shell backend's
 # compatibility tests compare against, and runc (the OCI runtime of the sandbox
 # backend). `make setup` installs whichever are missing.
-APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed runc
+APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed runc ripgrep
 
 # The oldest Go toolchain that builds the module (go.mod says go 1.26.8).
 GO_MIN := 1.26

@@ -15,9 +15,12 @@
 // first use; another missing directory fails with status 1). The
 // environment is exactly the job's plus defaults: PATH
 // (/usr/local/bin:/usr/bin:/bin), HOME (/workspace), USER (user), SHELL
-// (/bin/bash) when the job does not set them, and PWD (the working
-// directory); UID, EUID and GID read 1000. The host's environment is never
-// used.
+// (/bin/bash) when the job does not set them, LANG (C.UTF-8) when the job
+// sets neither LANG nor LC_ALL, and PWD (the working directory); UID, EUID
+// and GID read 1000. The host's environment is never used. The locale is
+// what commands see: as on Debian, the first non-empty of LC_ALL, LC_CTYPE
+// and LANG naming a UTF-8 locale makes their diagnostics quote values
+// ‘like this’ (gnulib's quote()), any other locale 'like this'.
 //
 // # How commands are found
 //

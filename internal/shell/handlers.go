@@ -74,6 +74,11 @@ func (x *execution) newRunner(stdin *os.File) (*interp.Runner, error) {
 	for k, v := range x.job.Env {
 		vars[k] = v
 	}
+	_, lang := x.job.Env["LANG"]
+	_, lcAll := x.job.Env["LC_ALL"]
+	if !lang && !lcAll {
+		vars["LANG"] = defaultLang
+	}
 	cwd := x.job.Cwd
 	if cwd == "" {
 		cwd = "/"

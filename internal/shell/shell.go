@@ -55,6 +55,7 @@ const (
 	defaultHome             = "/workspace"
 	defaultUser             = "user"
 	defaultShell            = "/bin/bash"
+	defaultLang             = "C.UTF-8" // LANG when the job sets neither LANG nor LC_ALL
 	notExecutableSuffixText = "the shell backend runs only its own commands"
 )
 

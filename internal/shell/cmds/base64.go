@@ -31,14 +31,14 @@ func Base64(env *Env, args []string) int {
 		case "w", "wrap":
 			n, err := strconv.ParseUint(o.val, 10, 63)
 			if err != nil {
-				env.Errorf("base64", "invalid wrap size: %s", lq(o.val))
+				env.Errorf("base64", "invalid wrap size: %s", quote(env, o.val))
 				return 1
 			}
 			wrap = int(min(n, 1<<40))
 		}
 	}
 	if len(ops) > 1 {
-		tryHelp(env, "base64", "extra operand %s", lq(ops[1]))
+		tryHelp(env, "base64", "extra operand %s", quote(env, ops[1]))
 		return 1
 	}
 	name := "-"
@@ -47,7 +47,7 @@ func Base64(env *Env, args []string) int {
 	}
 	r, err := openArg(env, name)
 	if err != nil {
-		env.PathError("base64", shqMaybe(name), err)
+		env.PathError("base64", quotef(env, name), err)
 		return 1
 	}
 	defer r.Close()

@@ -29,7 +29,7 @@ func Basename(env *Env, args []string) int {
 	}
 	if !multi {
 		if len(operands) > 2 {
-			env.Errorf("basename", "extra operand %s", fuQuote(operands[2]))
+			env.Errorf("basename", "extra operand %s", quote(env, operands[2]))
 			fuTryHelp(env, "basename")
 			return 1
 		}

@@ -62,19 +62,19 @@ func Cat(env *Env, args []string) int {
 			p := fuAbs(env, f)
 			fi, err := env.FS.Stat(env.Ctx, p)
 			if err != nil {
-				env.PathError("cat", fuQuotef(f), err)
+				env.PathError("cat", quotef(env, f), err)
 				status = 1
 				continue
 			}
 			if fi.IsDir() {
 				w.Flush()
-				env.Errorf("cat", "%s: Is a directory", fuQuotef(f))
+				env.Errorf("cat", "%s: Is a directory", quotef(env, f))
 				status = 1
 				continue
 			}
 			h, err := env.FS.Open(env.Ctx, p)
 			if err != nil {
-				env.PathError("cat", fuQuotef(f), err)
+				env.PathError("cat", quotef(env, f), err)
 				status = 1
 				continue
 			}
@@ -83,7 +83,7 @@ func Cat(env *Env, args []string) int {
 		}
 		if err := c.copy(env, w, r); err != nil {
 			w.Flush()
-			env.PathError("cat", fuQuotef(f), err)
+			env.PathError("cat", quotef(env, f), err)
 			status = 1
 		}
 	}

@@ -59,18 +59,18 @@ func Chmod(env *Env, args []string) int {
 	if ref != "" {
 		fi, err := env.FS.Stat(env.Ctx, env.Abs(ref))
 		if err != nil {
-			env.Errorf("chmod", "failed to get attributes of %s: %s", fuQuote(ref), Strerror(err))
+			env.Errorf("chmod", "failed to get attributes of %s: %s", quoteaf(env, ref), Strerror(err))
 			return 1
 		}
 		mode = fmt.Sprintf("%o", fi.Attr().Mode&0o7777)
 	}
 	if _, ok := fuParseMode(mode, 0, false, fuUmask); !ok {
-		env.Errorf("chmod", "invalid mode: %s", fuQuote(mode))
+		env.Errorf("chmod", "invalid mode: %s", quote(env, mode))
 		fuTryHelp(env, "chmod")
 		return 1
 	}
 	if len(operands) == 0 {
-		env.Errorf("chmod", "missing operand after %s", fuQuote(mode))
+		env.Errorf("chmod", "missing operand after %s", quote(env, mode))
 		fuTryHelp(env, "chmod")
 		return 1
 	}
@@ -103,7 +103,7 @@ func (c *chmodder) apply(name, p string, top bool) bool {
 	fi, err := env.FS.Stat(env.Ctx, p)
 	if err != nil {
 		if !c.quiet {
-			env.Errorf("chmod", "cannot access %s: %s", fuQuote(name), Strerror(err))
+			env.Errorf("chmod", "cannot access %s: %s", quoteaf(env, name), Strerror(err))
 		}
 		return false
 	}
@@ -114,17 +114,17 @@ func (c *chmodder) apply(name, p string, top bool) bool {
 	if nm != old {
 		if err := env.FS.Chmod(env.Ctx, p, fuPermOf(nm)); err != nil {
 			if !c.quiet {
-				env.Errorf("chmod", "changing permissions of %s: %s", fuQuote(name), Strerror(err))
+				env.Errorf("chmod", "changing permissions of %s: %s", quoteaf(env, name), Strerror(err))
 			}
 			return false
 		}
 	}
 	if c.verbose || (c.changes && nm != old) {
 		if nm != old {
-			fuPrintf(env, "mode of %s changed from %04o (%s) to %04o (%s)\n", fuQuote(name), old,
+			fuPrintf(env, "mode of %s changed from %04o (%s) to %04o (%s)\n", quoteaf(env, name), old,
 				fuModeString(a.Mode)[1:], nm, fuModeString(nm)[1:])
 		} else {
-			fuPrintf(env, "mode of %s retained as %04o (%s)\n", fuQuote(name), old, fuModeString(a.Mode)[1:])
+			fuPrintf(env, "mode of %s retained as %04o (%s)\n", quoteaf(env, name), old, fuModeString(a.Mode)[1:])
 		}
 	}
 	if c.recursive && a.IsDir() {

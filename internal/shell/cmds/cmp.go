@@ -37,7 +37,7 @@ func Cmp(env *Env, args []string) int {
 		case "n", "bytes":
 			n, ok := parseSize(o.val)
 			if !ok {
-				diffUsageErr(env, "cmp", fmt.Sprintf("invalid --bytes value %s", shq(o.val)))
+				diffUsageErr(env, "cmp", fmt.Sprintf("invalid --bytes value '%s'", o.val))
 				return 2
 			}
 			limit = n
@@ -50,7 +50,7 @@ func Cmp(env *Env, args []string) int {
 				b, ok2 = parseSize(s2)
 			}
 			if !ok1 || !ok2 {
-				diffUsageErr(env, "cmp", fmt.Sprintf("invalid --ignore-initial value %s", shq(o.val)))
+				diffUsageErr(env, "cmp", fmt.Sprintf("invalid --ignore-initial value '%s'", o.val))
 				return 2
 			}
 			skip = [2]int64{a, b}
@@ -67,13 +67,13 @@ func Cmp(env *Env, args []string) int {
 	for i := 2; i < len(ops) && i < 4; i++ {
 		n, ok := parseSize(ops[i])
 		if !ok {
-			diffUsageErr(env, "cmp", fmt.Sprintf("invalid --ignore-initial value %s", shq(ops[i])))
+			diffUsageErr(env, "cmp", fmt.Sprintf("invalid --ignore-initial value '%s'", ops[i]))
 			return 2
 		}
 		skip[i-2] = n
 	}
 	if len(ops) > 4 {
-		diffUsageErr(env, "cmp", fmt.Sprintf("extra operand %s", shq(ops[4])))
+		diffUsageErr(env, "cmp", fmt.Sprintf("extra operand '%s'", ops[4]))
 		return 2
 	}
 	names := [2]string{ops[0], "-"}

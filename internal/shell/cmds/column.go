@@ -189,6 +189,12 @@ func columnFill(env *Env, w *bufio.Writer, ents []string, width int, across bool
 			}
 			w.WriteString(e)
 			chcnt += lens[i]
+			if i == len(ents)-1 { // the last entry: no padding after it
+				if chcnt > 0 {
+					w.WriteByte('\n')
+				}
+				return
+			}
 			col++
 			if col == numCols {
 				w.WriteByte('\n')
@@ -197,9 +203,6 @@ func columnFill(env *Env, w *bufio.Writer, ents []string, width int, across bool
 			}
 			chcnt = pad(chcnt, endcol)
 			endcol += maxLen
-		}
-		if chcnt > 0 || col > 0 {
-			w.WriteByte('\n')
 		}
 		return
 	}

@@ -19,6 +19,7 @@ func TestColumn(t *testing.T) {
 		{stdin: "a,b,c\nx\n", args: []string{"column", "-t", "-s,", "-o|"}, out: "a|b|c\nx| |\n"},
 		{stdin: "é b\nxx y\n", args: []string{"column", "-t"}, out: "é   b\nxx  y\n"},
 		{stdin: seq(30), args: []string{"column"}, out: "1\t4\t7\t10\t13\t16\t19\t22\t25\t28\n2\t5\t8\t11\t14\t17\t20\t23\t26\t29\n3\t6\t9\t12\t15\t18\t21\t24\t27\t30\n"},
+		{stdin: seq(5), args: []string{"column", "-x", "-c", "20"}, out: "1\t2\n3\t4\n5\n"},
 		{stdin: seq(30), args: []string{"column", "-x"}, out: "1\t2\t3\t4\t5\t6\t7\t8\t9\t10\n11\t12\t13\t14\t15\t16\t17\t18\t19\t20\n21\t22\t23\t24\t25\t26\t27\t28\t29\t30\n"},
 		{stdin: "apple\nbanana\ncherry\n", args: []string{"column"}, out: "apple\tbanana\tcherry\n"},
 		{stdin: "ab\n\ncd\n", args: []string{"column"}, out: "ab\tcd\n"},

@@ -51,12 +51,12 @@ func Comm(env *Env, args []string) int {
 		if len(ops) == 0 {
 			missingOperand(env, "comm")
 		} else {
-			tryHelp(env, "comm", "missing operand after %s", lq(ops[len(ops)-1]))
+			tryHelp(env, "comm", "missing operand after %s", quote(env, ops[len(ops)-1]))
 		}
 		return 1
 	}
 	if len(ops) > 2 {
-		tryHelp(env, "comm", "extra operand %s", lq(ops[2]))
+		tryHelp(env, "comm", "extra operand %s", quote(env, ops[2]))
 		return 1
 	}
 	if !hasDelim {
@@ -68,7 +68,7 @@ func Comm(env *Env, args []string) int {
 	for i := 0; i < 2; i++ {
 		r, err := openArg(env, ops[i])
 		if err != nil {
-			env.PathError("comm", shqMaybe(ops[i]), err)
+			env.PathError("comm", quotef(env, ops[i]), err)
 			return 1
 		}
 		defer r.Close()
@@ -175,7 +175,7 @@ func Comm(env *Env, args []string) int {
 	if readErr != nil {
 		w.Flush()
 		if !isCanceled(env, readErr) {
-			env.PathError("comm", shqMaybe(errName), readErr)
+			env.PathError("comm", quotef(env, errName), readErr)
 		}
 		return 1
 	}

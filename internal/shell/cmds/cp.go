@@ -80,11 +80,11 @@ func fuTargets(env *Env, cmd string, operands []string, targetDir string, noTarg
 	if targetDir != "" {
 		fi, err := env.FS.Stat(env.Ctx, env.Abs(targetDir))
 		if err != nil {
-			env.Errorf(cmd, "target directory %s: %s", fuQuote(targetDir), Strerror(err))
+			env.Errorf(cmd, "target directory %s: %s", quoteaf(env, targetDir), Strerror(err))
 			return nil, "", false, false
 		}
 		if !fi.IsDir() {
-			env.Errorf(cmd, "target %s is not a directory", fuQuote(targetDir))
+			env.Errorf(cmd, "target %s is not a directory", quoteaf(env, targetDir))
 			return nil, "", false, false
 		}
 		if len(operands) == 0 {
@@ -100,14 +100,14 @@ func fuTargets(env *Env, cmd string, operands []string, targetDir string, noTarg
 		return nil, "", false, false
 	}
 	if len(operands) == 1 {
-		env.Errorf(cmd, "missing destination file operand after %s", fuQuote(operands[0]))
+		env.Errorf(cmd, "missing destination file operand after %s", quoteaf(env, operands[0]))
 		fuTryHelp(env, cmd)
 		return nil, "", false, false
 	}
 	srcs, dst = operands[:len(operands)-1], operands[len(operands)-1]
 	if noTarget {
 		if len(srcs) > 1 {
-			env.Errorf(cmd, "extra operand %s", fuQuote(operands[2]))
+			env.Errorf(cmd, "extra operand %s", quoteaf(env, operands[2]))
 			fuTryHelp(env, cmd)
 			return nil, "", false, false
 		}
@@ -120,7 +120,7 @@ func fuTargets(env *Env, cmd string, operands []string, targetDir string, noTarg
 		if err != nil {
 			msg = Strerror(err)
 		}
-		env.Errorf(cmd, "target %s: %s", fuQuote(dst), msg)
+		env.Errorf(cmd, "target %s: %s", quoteaf(env, dst), msg)
 		return nil, "", false, false
 	}
 	return srcs, dst, isDir, true
@@ -143,17 +143,17 @@ func (c *fuCopier) copyTop(src, dst string) bool {
 		fi, err = env.FS.Lstat(env.Ctx, sp)
 	}
 	if err != nil {
-		env.Errorf("cp", "cannot stat %s: %s", fuQuote(src), Strerror(err))
+		env.Errorf("cp", "cannot stat %s: %s", quoteaf(env, src), Strerror(err))
 		return false
 	}
 	if fi.IsDir() {
 		if !c.o.recursive {
-			env.Errorf("cp", "-r not specified; omitting directory %s", fuQuote(src))
+			env.Errorf("cp", "-r not specified; omitting directory %s", quoteaf(env, src))
 			return false
 		}
 		dp := env.Abs(dst)
 		if sa := env.Abs(src); dp == sa || strings.HasPrefix(dp, strings.TrimSuffix(sa, "/")+"/") {
-			env.Errorf("cp", "cannot copy a directory, %s, into itself, %s", fuQuote(src), fuQuote(dst))
+			env.Errorf("cp", "cannot copy a directory, %s, into itself, %s", quoteaf(env, src), quoteaf(env, dst))
 			return false
 		}
 	}
@@ -170,7 +170,7 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 	exists := derr == nil
 	if exists && dfi.Attr().Ino == a.Ino {
 		if !c.o.noClobber {
-			env.Errorf("cp", "%s and %s are the same file", fuQuote(src), fuQuote(dst))
+			env.Errorf("cp", "%s and %s are the same file", quoteaf(env, src), quoteaf(env, dst))
 			return false
 		}
 		return true
@@ -179,21 +179,21 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 	case a.IsDir():
 		if exists {
 			if !dfi.IsDir() {
-				env.Errorf("cp", "cannot overwrite non-directory %s with directory %s", fuQuote(dst), fuQuote(src))
+				env.Errorf("cp", "cannot overwrite non-directory %s with directory %s", quoteaf(env, dst), quoteaf(env, src))
 				return false
 			}
 		} else {
 			if err := env.FS.Mkdir(env.Ctx, dp, fuPermOf(a.Mode&0o7777|0o700)); err != nil {
-				env.Errorf("cp", "cannot create directory %s: %s", fuQuote(dst), Strerror(err))
+				env.Errorf("cp", "cannot create directory %s: %s", quoteaf(env, dst), Strerror(err))
 				return false
 			}
 			if c.o.verbose {
-				fuPrintf(env, "%s -> %s\n", fuQuote(src), fuQuote(dst))
+				fuPrintf(env, "%s -> %s\n", quoteaf(env, src), quoteaf(env, dst))
 			}
 		}
 		ents, err := env.FS.ReadDir(env.Ctx, sp)
 		if err != nil {
-			env.Errorf("cp", "cannot access %s: %s", fuQuote(src), Strerror(err))
+			env.Errorf("cp", "cannot access %s: %s", quoteaf(env, src), Strerror(err))
 			return false
 		}
 		ok := true
@@ -209,7 +209,7 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 				cfi, err = env.FS.Lstat(env.Ctx, csp)
 			}
 			if err != nil {
-				env.Errorf("cp", "cannot stat %s: %s", fuQuote(fuJoinPath(src, de.Name)), Strerror(err))
+				env.Errorf("cp", "cannot stat %s: %s", quoteaf(env, fuJoinPath(src, de.Name)), Strerror(err))
 				ok = false
 				continue
 			}
@@ -229,7 +229,7 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 		}
 		return ok
 	case exists && dfi.IsDir():
-		env.Errorf("cp", "cannot overwrite directory %s with non-directory", fuQuote(dst))
+		env.Errorf("cp", "cannot overwrite directory %s with non-directory", quoteaf(env, dst))
 		return false
 	}
 	if exists && c.o.noClobber {
@@ -244,7 +244,7 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 			err = env.FS.Symlink(env.Ctx, target, dp)
 		}
 		if err != nil {
-			env.Errorf("cp", "cannot create symbolic link %s: %s", fuQuote(dst), Strerror(err))
+			env.Errorf("cp", "cannot create symbolic link %s: %s", quoteaf(env, dst), Strerror(err))
 			return false
 		}
 		if c.o.preserve {
@@ -253,7 +253,7 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 	} else {
 		h, err := env.FS.Open(env.Ctx, sp)
 		if err != nil {
-			env.Errorf("cp", "cannot open %s for reading: %s", fuQuote(src), Strerror(err))
+			env.Errorf("cp", "cannot open %s for reading: %s", quoteaf(env, src), Strerror(err))
 			return false
 		}
 		mode := a.Mode & 0o777 &^ fuUmask
@@ -267,9 +267,9 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 		h.Close()
 		if err != nil {
 			if fuErrnoOf(err) == syscall.ENOENT || fuErrnoOf(err) == syscall.ENOTDIR || fuErrnoOf(err) == syscall.EISDIR {
-				env.Errorf("cp", "cannot create regular file %s: %s", fuQuote(dst), Strerror(err))
+				env.Errorf("cp", "cannot create regular file %s: %s", quoteaf(env, dst), Strerror(err))
 			} else {
-				env.Errorf("cp", "error writing %s: %s", fuQuote(dst), Strerror(err))
+				env.Errorf("cp", "error writing %s: %s", quoteaf(env, dst), Strerror(err))
 			}
 			return false
 		}
@@ -279,7 +279,7 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 		}
 	}
 	if c.o.verbose {
-		fuPrintf(env, "%s -> %s\n", fuQuote(src), fuQuote(dst))
+		fuPrintf(env, "%s -> %s\n", quoteaf(env, src), quoteaf(env, dst))
 	}
 	return true
 }

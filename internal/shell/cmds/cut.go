@@ -77,7 +77,7 @@ func Cut(env *Env, args []string) int {
 		tryHelp(env, "cut", "suppressing non-delimited lines makes sense\n\tonly when operating on fields")
 		return 1
 	}
-	ranges, msg := parseCutList(list, mode == 'f')
+	ranges, msg := parseCutList(env, list, mode == 'f')
 	if msg != "" {
 		tryHelp(env, "cut", "%s", msg)
 		return 1
@@ -114,7 +114,7 @@ func Cut(env *Env, args []string) int {
 		r, err := openArg(env, f)
 		if err != nil {
 			w.Flush()
-			env.PathError("cut", shqMaybe(f), err)
+			env.PathError("cut", quotef(env, f), err)
 			status = 1
 			continue
 		}
@@ -127,7 +127,7 @@ func Cut(env *Env, args []string) int {
 			if err != nil {
 				w.Flush()
 				if !isCanceled(env, err) {
-					env.PathError("cut", shqMaybe(f), err)
+					env.PathError("cut", quotef(env, f), err)
 				}
 				status = 1
 				break
@@ -177,7 +177,7 @@ func Cut(env *Env, args []string) int {
 
 // parseCutList parses a cut LIST into sorted, merged ranges; msg is GNU's
 // diagnostic on error.
-func parseCutList(list string, fields bool) ([]cutRange, string) {
+func parseCutList(env *Env, list string, fields bool) ([]cutRange, string) {
 	var rs []cutRange
 	unit := "bytes or characters"
 	if fields {
@@ -190,9 +190,9 @@ func parseCutList(list string, fields bool) ([]cutRange, string) {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 || strings.HasPrefix(s, "+") {
 				if fields {
-					return 0, "invalid field value " + lq(s)
+					return 0, "invalid field value " + quote(env, s)
 				}
-				return 0, "invalid byte/character position " + lq(s)
+				return 0, "invalid byte/character position " + quote(env, s)
 			}
 			if n == 0 {
 				return 0, unit + " are numbered from 1"

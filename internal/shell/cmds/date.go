@@ -50,14 +50,14 @@ func Date(env *Env, args []string) int {
 			f, ok := map[string]string{"date": "%Y-%m-%d", "hours": "%Y-%m-%dT%H%:z", "minutes": "%Y-%m-%dT%H:%M%:z",
 				"seconds": "%Y-%m-%dT%H:%M:%S%:z", "ns": "%Y-%m-%dT%H:%M:%S,%N%:z"}[spec]
 			if !ok {
-				env.Errorf("date", "invalid argument %s for '--iso-8601'", lq(spec))
+				env.Errorf("date", "invalid argument %s for '--iso-8601'", quote(env, spec))
 				return 1
 			}
 			format = f
 		case "rfc-3339":
 			f, ok := map[string]string{"date": "%Y-%m-%d", "seconds": "%Y-%m-%d %H:%M:%S%:z", "ns": "%Y-%m-%d %H:%M:%S.%N%:z"}[o.val]
 			if !ok {
-				env.Errorf("date", "invalid argument %s for '--rfc-3339'", lq(o.val))
+				env.Errorf("date", "invalid argument %s for '--rfc-3339'", quote(env, o.val))
 				return 1
 			}
 			format = f
@@ -78,6 +78,10 @@ func Date(env *Env, args []string) int {
 			return 1
 		}
 	}
+	if len(ops) > 1 {
+		tryHelp(env, "date", "extra operand %s", quote(env, ops[1]))
+		return 1
+	}
 	for _, op := range ops {
 		if strings.HasPrefix(op, "+") {
 			if format != "%a %b %e %H:%M:%S %Z %Y" && !strings.HasPrefix(format, "+") {
@@ -87,7 +91,7 @@ func Date(env *Env, args []string) int {
 			format = "+" + op[1:]
 			continue
 		}
-		tryHelp(env, "date", "invalid date %s", lq(op))
+		tryHelp(env, "date", "invalid date %s", quote(env, op))
 		return 1
 	}
 	format = strings.TrimPrefix(format, "+")
@@ -95,7 +99,7 @@ func Date(env *Env, args []string) int {
 	if dateStr != nil {
 		var ok bool
 		if t, ok = parseDate(*dateStr, t, loc); !ok {
-			env.Errorf("date", "invalid date %s", lq(*dateStr))
+			env.Errorf("date", "invalid date %s", quote(env, *dateStr))
 			return 1
 		}
 	}
@@ -104,9 +108,40 @@ func Date(env *Env, args []string) int {
 }
 
 var (
-	reAgo    = regexp.MustCompile(`^([+-]?\d+)?\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?$`)
-	reOffset = regexp.MustCompile(`^(.*?)\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})$`)
+	reAgo = regexp.MustCompile(`^([+-]?\d+)?\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?$`)
+	// reRelTail is a date (m[1]) followed by a relative item (m[2:] as reAgo's).
+	reRelTail = regexp.MustCompile(`(?i)^(.*?\S)\s+([+-]?\d+)?\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?$`)
+	reOffset  = regexp.MustCompile(`^(.*?)\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})$`)
 )
+
+// dateRel applies a relative item matched by reAgo (m[1] the count, m[2]
+// the unit, m[3] " ago") to t.
+func dateRel(t time.Time, m []string) time.Time {
+	n := 1
+	if m[1] != "" {
+		n, _ = strconv.Atoi(strings.Join(strings.Fields(m[1]), ""))
+	}
+	if m[3] != "" {
+		n = -n
+	}
+	switch strings.ToLower(m[2]) {
+	case "sec", "second":
+		return t.Add(time.Duration(n) * time.Second)
+	case "min", "minute":
+		return t.Add(time.Duration(n) * time.Minute)
+	case "hour":
+		return t.Add(time.Duration(n) * time.Hour)
+	case "day":
+		return t.AddDate(0, 0, n)
+	case "week":
+		return t.AddDate(0, 0, 7*n)
+	case "fortnight":
+		return t.AddDate(0, 0, 14*n)
+	case "month":
+		return t.AddDate(0, n, 0)
+	}
+	return t.AddDate(n, 0, 0) // year
+}
 
 // parseDate parses the -d forms agents use; now is the current time in loc.
 func parseDate(s string, now time.Time, loc *time.Location) (time.Time, bool) {
@@ -139,30 +174,12 @@ func parseDate(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 		return time.Unix(n, ns), true
 	}
 	if m := reAgo.FindStringSubmatch(ls); m != nil {
-		n := 1
-		if m[1] != "" {
-			n, _ = strconv.Atoi(m[1])
-		}
-		if m[3] != "" {
-			n = -n
-		}
-		switch m[2] {
-		case "sec", "second":
-			return now.Add(time.Duration(n) * time.Second), true
-		case "min", "minute":
-			return now.Add(time.Duration(n) * time.Minute), true
-		case "hour":
-			return now.Add(time.Duration(n) * time.Hour), true
-		case "day":
-			return now.AddDate(0, 0, n), true
-		case "week":
-			return now.AddDate(0, 0, 7*n), true
-		case "fortnight":
-			return now.AddDate(0, 0, 14*n), true
-		case "month":
-			return now.AddDate(0, n, 0), true
-		case "year":
-			return now.AddDate(n, 0, 0), true
+		return dateRel(now, m), true
+	}
+	// A date followed by a relative item: "2024-02-28 +1 day".
+	if m := reRelTail.FindStringSubmatch(s); m != nil {
+		if base, ok := parseDate(s[:len(m[1])], now, loc); ok {
+			return dateRel(base, m[1:]), true
 		}
 	}
 	zone := loc

@@ -34,6 +34,9 @@ func TestDate(t *testing.T) {
 		{args: []string{"date", "-d", "yesterday", "+%F"}, env: e, out: "2026-11-29\n", skip: "the real clock"},
 		{args: []string{"date", "-d", "3 days ago", "+%F"}, env: e, out: "2026-11-27\n", skip: "the real clock"},
 		{args: []string{"date", "-d", "bad"}, env: e, code: 1, errOut: "date: invalid date ‘bad’\n"},
+		{args: []string{"date", "-d", "2024-02-28 +1 day", "+%F"}, env: e, out: "2024-02-29\n"},
+		{args: []string{"date", "-d", "2024-03-01 12:00 2 hours ago", "+%F %T"}, env: e, out: "2024-03-01 10:00:00\n"},
+		{args: []string{"date", "+%Y", "x"}, env: e, code: 1, errOut: "date: extra operand ‘x’\nTry 'date --help' for more information.\n"},
 		{args: []string{"date", "x"}, env: e, code: 1, errOut: "date: invalid date ‘x’\nTry 'date --help' for more information.\n", skip: "GNU tries x as a [MMDDhhmm] date to set"},
 	})
 }

@@ -32,7 +32,7 @@ func Df(env *Env, args []string) int {
 		case "block-size":
 			u, ok := duBlockSize(o.val)
 			if !ok {
-				env.Errorf("df", "invalid --block-size argument %s", fuQuote(o.val))
+				env.Errorf("df", "invalid --block-size argument '%s'", o.val)
 				return 1
 			}
 			unit, human = u, false

@@ -18,14 +18,14 @@ import (
 func init() { Register("diff", Diff) }
 
 // Diff compares files line by line as GNU diff 3.8: the normal format, the
-// unified format (-u, -U N), -r over directories ("Only in" lines and "diff
+// unified format (-u, -U N), the context format (-c, -C N), -r over directories ("Only in" lines and "diff
 // <switches> a b" headers), -N, -q, -s, -w -b -B -i, -a, --label, "-" for
 // stdin. Exit status 0 when the inputs are the same, 1 when they differ, 2
 // on trouble. Each input is read whole, bounded by Limits.MaxReadBytes.
 func Diff(env *Env, args []string) int {
 	opts, ops, ok := diffParseOpts(env, "diff", args[1:], optSpec{
-		shorts: "uU:rNqswbBiatd",
-		longs: []string{"unified=?", "recursive", "new-file", "brief", "report-identical-files",
+		shorts: "uU:cC:rNqswbBiatd",
+		longs: []string{"unified=?", "context=?", "recursive", "new-file", "brief", "report-identical-files",
 			"ignore-all-space", "ignore-space-change", "ignore-blank-lines", "ignore-case", "label=",
 			"text", "minimal", "expand-tabs", "normal", "no-dereference", "strip-trailing-cr"},
 	})
@@ -36,10 +36,13 @@ func Diff(env *Env, args []string) int {
 	for _, o := range opts {
 		switch o.name {
 		case "u":
-			d.unified = true
-		case "U", "unified":
-			d.unified = true
-			if o.val != "" || o.name == "U" {
+			d.unified, d.context = true, false
+		case "c":
+			d.context, d.unified = true, false
+		case "U", "unified", "C", "context":
+			d.unified = o.name == "U" || o.name == "unified"
+			d.context = !d.unified
+			if o.val != "" || o.name == "U" || o.name == "C" {
 				n, err := strconv.Atoi(o.val)
 				if err != nil || n < 0 {
 					diffUsage(env, fmt.Sprintf("invalid context length '%s'", o.val))
@@ -48,7 +51,7 @@ func Diff(env *Env, args []string) int {
 				d.ctxLines = n
 			}
 		case "normal":
-			d.unified = false
+			d.unified, d.context = false, false
 		case "r", "recursive":
 			d.recursive = true
 		case "N", "new-file":
@@ -79,11 +82,11 @@ func Diff(env *Env, args []string) int {
 		if len(ops) == 1 {
 			after = ops[0]
 		}
-		diffUsage(env, "missing operand after "+shq(after))
+		diffUsage(env, "missing operand after '"+after+"'")
 		return 2
 	}
 	if len(ops) > 2 {
-		diffUsage(env, "extra operand "+shq(ops[2]))
+		diffUsage(env, "extra operand '"+ops[2]+"'")
 		return 2
 	}
 	d.w = bufio.NewWriterSize(env.Stdout, 32<<10)
@@ -112,7 +115,7 @@ func diffSwitches(args, ops []string) string {
 		}
 		if len(a) > 1 && a[0] == '-' {
 			sw = append(sw, a)
-			if (a == "-U" || a == "--label") && i+1 < len(args) {
+			if (a == "-U" || a == "-C" || a == "--label") && i+1 < len(args) {
 				i++
 				sw = append(sw, args[i])
 			}
@@ -124,7 +127,7 @@ func diffSwitches(args, ops []string) string {
 type differOpts struct {
 	env                                       *Env
 	w                                         *bufio.Writer
-	unified                                   bool
+	unified, context                          bool
 	ctxLines                                  int
 	recursive, newFile, brief, reportSame     bool
 	allSpace, spaceChange, blank, icase, text bool
@@ -393,9 +396,12 @@ func (d *differOpts) files(a, b string, header bool) int {
 	if header {
 		d.header(a, b)
 	}
-	if d.unified {
+	switch {
+	case d.unified:
 		d.unifiedOut(ia, ib, la, lb, changes)
-	} else {
+	case d.context:
+		d.contextOut(ia, ib, la, lb, changes)
+	default:
 		d.normalOut(la, lb, changes)
 	}
 	return 1
@@ -554,6 +560,91 @@ func (d *differOpts) unifiedOut(ia, ib *diffInput, la, lb []string, changes []di
 		}
 		for _, l := range la[pos:aEnd] {
 			d.line(" ", l)
+		}
+		i = j + 1
+	}
+}
+
+// ctxRange formats a context-format range as GNU's
+// print_context_number_range: "first,last", or one number for a single line
+// (or, for none, the line before).
+func ctxRange(start, end int) string {
+	if end <= start+1 {
+		return strconv.Itoa(end)
+	}
+	return strconv.Itoa(start+1) + "," + strconv.Itoa(end)
+}
+
+// contextOut writes the context format (-c): hunks grouped as unifiedOut's,
+// each with its old lines ("- " deleted, "! " changed) and then its new
+// lines ("+ " inserted, "! " changed); a side with no changes in the hunk
+// shows only its range line.
+func (d *differOpts) contextOut(ia, ib *diffInput, la, lb []string, changes []diffChange) {
+	la0, lb0 := ia.name+"\t"+diffTime(ia.mtime), ib.name+"\t"+diffTime(ib.mtime)
+	if len(d.labels) > 0 {
+		la0 = d.labels[0]
+	}
+	if len(d.labels) > 1 {
+		lb0 = d.labels[1]
+	}
+	fmt.Fprintf(d.w, "*** %s\n--- %s\n", la0, lb0)
+	ctx := d.ctxLines
+	for i := 0; i < len(changes); {
+		j := i
+		for j+1 < len(changes) && changes[j+1].A0-changes[j].A1 <= 2*ctx {
+			j++
+		}
+		group := changes[i : j+1]
+		first, last := group[0], group[len(group)-1]
+		pre := min(ctx, first.A0)
+		post := min(ctx, len(la)-last.A1)
+		aStart, bStart := first.A0-pre, first.B0-pre
+		aEnd, bEnd := last.A1+post, last.B1+post
+		dels, ins := false, false
+		for _, c := range group {
+			dels = dels || c.A1 > c.A0
+			ins = ins || c.B1 > c.B0
+		}
+		d.w.WriteString("***************\n")
+		fmt.Fprintf(d.w, "*** %s ****\n", ctxRange(aStart, aEnd))
+		if dels {
+			pos := aStart
+			for _, c := range group {
+				for _, l := range la[pos:c.A0] {
+					d.line("  ", l)
+				}
+				mark := "- "
+				if c.B1 > c.B0 {
+					mark = "! "
+				}
+				for _, l := range la[c.A0:c.A1] {
+					d.line(mark, l)
+				}
+				pos = c.A1
+			}
+			for _, l := range la[pos:aEnd] {
+				d.line("  ", l)
+			}
+		}
+		fmt.Fprintf(d.w, "--- %s ----\n", ctxRange(bStart, bEnd))
+		if ins {
+			pos := bStart
+			for _, c := range group {
+				for _, l := range lb[pos:c.B0] {
+					d.line("  ", l)
+				}
+				mark := "+ "
+				if c.A1 > c.A0 {
+					mark = "! "
+				}
+				for _, l := range lb[c.B0:c.B1] {
+					d.line(mark, l)
+				}
+				pos = c.B1
+			}
+			for _, l := range lb[pos:bEnd] {
+				d.line("  ", l)
+			}
 		}
 		i = j + 1
 	}

@@ -6,10 +6,14 @@
 //
 // Behaviour, output and messages follow GNU coreutils (and grep, sed, ...) on
 // Debian: the same flags agents use, the same diagnostics ("ls: cannot access
-// 'x': No such file or directory"), the same exit statuses. Each command has
-// table tests in its own _test.go file, run here directly against a vfs store,
-// and the shell package's compatibility table confirms the behaviour against
-// real bash and coreutils.
+// 'x': No such file or directory"), the same exit statuses. Names and values
+// in diagnostics are quoted by the functions of quote.go (quote, quoteaf,
+// quotef), which follow the locale of Env.Getenv as gnulib does: ‘x’ in a
+// UTF-8 locale, 'x' in C. Each command has table tests in its own _test.go
+// file, run here directly against a vfs store (with LANG=C.UTF-8, or LC_ALL=C
+// for the file tools' tables, the locale each confirm runner gives the real
+// tools), and the shell package's compatibility table confirms the behaviour
+// against real bash and coreutils.
 //
 // Commands that are bash builtins in the interpreter (echo, printf, test, [,
 // true, false, pwd, cd, export, read, type, command...) are the interpreter's,

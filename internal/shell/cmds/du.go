@@ -54,7 +54,7 @@ func Du(env *Env, args []string) int {
 		case "block-size":
 			u, ok := duBlockSize(v.val)
 			if !ok {
-				env.Errorf("du", "invalid --block-size argument %s", fuQuote(v.val))
+				env.Errorf("du", "invalid --block-size argument '%s'", v.val)
 				return 1
 			}
 			o.unit, o.human = u, false
@@ -63,7 +63,7 @@ func Du(env *Env, args []string) int {
 		case "max-depth":
 			n, err := strconv.Atoi(v.val)
 			if err != nil || n < 0 {
-				env.Errorf("du", "invalid maximum depth %s", fuQuote(v.val))
+				env.Errorf("du", "invalid maximum depth %s", quote(env, v.val))
 				fuTryHelp(env, "du")
 				return 1
 			}
@@ -110,7 +110,7 @@ func Du(env *Env, args []string) int {
 		}
 		if err != nil {
 			d.w.Flush()
-			env.Errorf("du", "cannot access %s: %s", fuQuote(op), Strerror(err))
+			env.Errorf("du", "cannot access %s: %s", quoteaf(env, op), Strerror(err))
 			d.status = 1
 			continue
 		}
@@ -209,7 +209,7 @@ func (d *duRun) walk(disp, abs string, a vfs.Attr, depth int) int64 {
 	}
 	if d.stack[a.Ino] {
 		d.w.Flush()
-		d.env.Errorf("du", "WARNING: Circular directory structure.\nThis almost certainly means that you have a corrupted file system.\nNOTIFY YOUR SYSTEM MANAGER.\nThe following directory is part of the cycle:\n  %s\n", fuQuote(disp))
+		d.env.Errorf("du", "WARNING: Circular directory structure.\nThis almost certainly means that you have a corrupted file system.\nNOTIFY YOUR SYSTEM MANAGER.\nThe following directory is part of the cycle:\n  %s\n", quoteaf(d.env, disp))
 		d.status = 1
 		return 0
 	}
@@ -221,7 +221,7 @@ func (d *duRun) walk(disp, abs string, a vfs.Attr, depth int) int64 {
 			return n
 		}
 		d.w.Flush()
-		d.env.Errorf("du", "cannot read directory %s: %s", fuQuote(disp), Strerror(err))
+		d.env.Errorf("du", "cannot read directory %s: %s", quoteaf(d.env, disp), Strerror(err))
 		d.status = 1
 	}
 	for _, e := range ents {

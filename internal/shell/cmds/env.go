@@ -34,7 +34,7 @@ func EnvCmd(env *Env, args []string) int {
 			clear = true
 		case "u", "unset":
 			if o.val == "" || strings.Contains(o.val, "=") {
-				env.Errorf("env", "cannot unset %s: Invalid argument", lq(o.val))
+				env.Errorf("env", "cannot unset %s: Invalid argument", quote(env, o.val))
 				return 125
 			}
 			unset = append(unset, o.val)
@@ -111,7 +111,7 @@ func EnvCmd(env *Env, args []string) int {
 			err = fmt.Errorf("Not a directory")
 		}
 		if err != nil {
-			env.Errorf("env", "cannot change directory to %s: %s", lq(dir), Strerror(err))
+			env.Errorf("env", "cannot change directory to %s: %s", quote(env, dir), Strerror(err))
 			return 125
 		}
 		child.Dir = abs

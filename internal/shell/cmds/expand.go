@@ -40,7 +40,7 @@ func parseTabStops(env *Env, cmd string, specs []string) (tabStops, bool) {
 				if j := strings.IndexFunc(f, func(r rune) bool { return r < '0' || r > '9' }); j >= 0 {
 					bad = f[j:]
 				}
-				env.Errorf(cmd, "tab size contains invalid character(s): %s", lq(bad))
+				env.Errorf(cmd, "tab size contains invalid character(s): %s", quote(env, bad))
 				return ts, false
 			}
 			if n == 0 {
@@ -137,7 +137,7 @@ func Expand(env *Env, args []string) int {
 		r, err := openArg(env, name)
 		if err != nil {
 			w.Flush()
-			env.PathError("expand", shqMaybe(name), err)
+			env.PathError("expand", quotef(env, name), err)
 			status = 1
 			continue
 		}
@@ -149,7 +149,7 @@ func Expand(env *Env, args []string) int {
 				if err != io.EOF {
 					w.Flush()
 					if !isCanceled(env, err) {
-						env.PathError("expand", shqMaybe(name), err)
+						env.PathError("expand", quotef(env, name), err)
 					}
 					status = 1
 				}

@@ -1,8 +1,8 @@
 package cmds
 
 // Shared helpers of the file and path commands (cat, cp, ls, find, ...):
-// GNU-style option parsing, GNU quoting of names in diagnostics, mode
-// strings, owner names and small path utilities.
+// GNU-style option parsing, mode strings, owner names and small path
+// utilities. Names in diagnostics are quoted by quote.go.
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 	"path"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -162,75 +161,6 @@ func fuMissingOperand(env *Env, cmd string) {
 // fuTryHelp prints GNU's "Try 'cmd --help' for more information." line.
 func fuTryHelp(env *Env, cmd string) {
 	fmt.Fprintf(env.Stderr, "Try '%s --help' for more information.\n", cmd)
-}
-
-// fuQuote renders a name for a diagnostic as GNU's fuQuote() does in the C
-// locale: 'name', "name" when it holds a single fuQuote, and the $'...' form
-// for control characters.
-func fuQuote(s string) string {
-	needDollar := false
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			needDollar = true
-			break
-		}
-	}
-	if !needDollar {
-		if !strings.Contains(s, "'") {
-			return "'" + s + "'"
-		}
-		if !strings.ContainsAny(s, "\"$`\\!") {
-			return "\"" + s + "\""
-		}
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteByte('\'')
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`'$'\n''`)
-		case r == '\t':
-			b.WriteString(`'$'\t''`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `'$'\%03o''`, r)
-		case r == '\'':
-			b.WriteString(`'\''`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('\'')
-	out := b.String()
-	out = strings.TrimPrefix(out, "''")
-	out = strings.TrimSuffix(out, "''")
-	return out
-}
-
-// fuQuotef renders a name as GNU's fuQuotef() does: unchanged when it needs no
-// shell quoting, else as fuQuote does.
-func fuQuotef(s string) string {
-	if s != "" && fuShellSafe(s) {
-		return s
-	}
-	return fuQuote(s)
-}
-
-func fuShellSafe(s string) bool {
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case strings.ContainsRune("%+,-./:=@_", r):
-		case r == '~' || r == '#':
-			if i == 0 {
-				return false
-			}
-		case r >= 0x80 && r != utf8.RuneError:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // fuErrnoOf returns the syscall.Errno inside err (0 if none).

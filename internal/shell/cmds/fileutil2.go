@@ -172,32 +172,6 @@ func fuCharClass(name string, r rune) bool {
 	return false
 }
 
-// fuUTF8Locale reports whether the environment selects a UTF-8 locale
-// (LC_ALL, then LC_MESSAGES, then LANG), which changes how findutils quotes
-// names in diagnostics.
-func fuUTF8Locale(env *Env) bool {
-	if env.Getenv == nil {
-		return false
-	}
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if s := env.Getenv(v); s != "" {
-			s = strings.ToLower(s)
-			return strings.Contains(s, "utf-8") || strings.Contains(s, "utf8")
-		}
-	}
-	return false
-}
-
-// fuLocQuote quotes a name in a findutils diagnostic: 'name' in the C
-// locale, ‘name’ in a UTF-8 one (as GNU find on Debian does).
-func fuLocQuote(env *Env, s string) string {
-	q := fuQuote(s)
-	if fuUTF8Locale(env) && strings.HasPrefix(q, "'") && strings.HasSuffix(q, "'") && !strings.Contains(s, "'") {
-		return "\u2018" + q[1:len(q)-1] + "\u2019"
-	}
-	return q
-}
-
 // fuReadDir lists a directory (name order), stopping when the command is
 // cancelled.
 func fuReadDir(env *Env, p string) ([]vfs.DirEntry, error) {

@@ -24,12 +24,13 @@ type fuFileCase struct {
 	real       string
 }
 
-// fuRunCases runs a table through the shared harness.
+// fuRunCases runs a table through the shared harness in the C locale, the
+// locale fuConfirmCases runs the real tools in.
 func fuRunCases(t *testing.T, cases []fuFileCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, errs, st := run(t, c.files, c.stdin, c.args...)
+			out, errs, st := runEnv(t, cLocale, c.files, c.stdin, c.args...)
 			if out != c.wantOut || errs != c.wantErr || st != c.wantStatus {
 				t.Errorf("%q:\n got out=%q err=%q status=%d\nwant out=%q err=%q status=%d",
 					c.args, out, errs, st, c.wantOut, c.wantErr, c.wantStatus)

@@ -359,7 +359,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		}
 		n, err := strconv.Atoi(a)
 		if err != nil || n < 0 || a == "" || a[0] == '+' || a[0] == '-' {
-			return f.fail("Expected a positive decimal integer argument to %s, but got %s", p, fuLocQuote(f.env, a))
+			return f.fail("Expected a positive decimal integer argument to %s, but got %s", p, quote(f.env, a))
 		}
 		if p == "-maxdepth" {
 			f.maxDepth = n
@@ -384,7 +384,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		case "emacs", "posix-basic", "posix-extended", "posix-egrep", "egrep", "grep", "sed", "findutils-default", "posix-awk", "awk", "gnu-awk", "ed", "posix-minimal-basic":
 			f.regexType = a
 		default:
-			return f.fail("Unknown regular expression type %s; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.", fuLocQuote(f.env, a))
+			return f.fail("Unknown regular expression type %s; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.", quote(f.env, a))
 		}
 		return fdTest(fdTrue)
 	case "-true":
@@ -425,7 +425,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		}
 		re, err := fdRegexp(pat, f.regexType, p == "-iregex")
 		if err != nil {
-			return f.fail("Invalid regular expression %s", fuLocQuote(f.env, pat))
+			return f.fail("Invalid regular expression %s", quote(f.env, pat))
 		}
 		return fdTest(func(it *fdItem) bool { return re.MatchString(it.path) })
 	case "-type", "-xtype":
@@ -552,7 +552,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		fi, err := f.statArg(a)
 		if err != nil {
 			f.w.Flush()
-			f.env.Errorf("find", "%s: %s", fuLocQuote(f.env, a), Strerror(err))
+			f.env.Errorf("find", "%s: %s", quote(f.env, a), Strerror(err))
 			return nil, false
 		}
 		ref := fi.Attr().Mtime
@@ -575,7 +575,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		fi, err := f.statArg(a)
 		if err != nil {
 			f.w.Flush()
-			f.env.Errorf("find", "%s: %s", fuLocQuote(f.env, a), Strerror(err))
+			f.env.Errorf("find", "%s: %s", quote(f.env, a), Strerror(err))
 			return nil, false
 		}
 		ino := fi.Attr().Ino
@@ -592,7 +592,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		}
 		m, okm := fuParseMode(spec, 0, false, 0)
 		if !okm {
-			return f.fail("invalid mode %s", fuLocQuote(f.env, a))
+			return f.fail("invalid mode %s", quote(f.env, a))
 		}
 		return fdTest(func(it *fdItem) bool {
 			have := it.attr.Mode & 0o7777
@@ -622,9 +622,9 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		if err != nil || num == "" {
 			switch p {
 			case "-user":
-				return f.fail("%s is not the name of a known user", fuLocQuote(f.env, a))
+				return f.fail("%s is not the name of a known user", quote(f.env, a))
 			case "-group":
-				return f.fail("%s is not the name of an existing group", fuLocQuote(f.env, a))
+				return f.fail("%s is not the name of an existing group", quote(f.env, a))
 			}
 			return f.fail("invalid argument `%s' to `%s'", a, p)
 		}
@@ -809,7 +809,7 @@ func (f *finder) delete(it *fdItem) bool {
 	}
 	if err := f.env.FS.Remove(f.env.Ctx, it.abs); err != nil {
 		f.w.Flush()
-		f.env.Errorf("find", "cannot delete %s: %s", fuLocQuote(f.env, it.path), Strerror(err))
+		f.env.Errorf("find", "cannot delete %s: %s", quote(f.env, it.path), Strerror(err))
 		f.status = 1
 		return false
 	}
@@ -936,7 +936,7 @@ func (f *finder) start(p string, expr *fdNode) {
 
 func (f *finder) report(p string, err error) {
 	f.w.Flush()
-	f.env.Errorf("find", "%s: %s", fuLocQuote(f.env, p), Strerror(err))
+	f.env.Errorf("find", "%s: %s", quote(f.env, p), Strerror(err))
 	f.status = 1
 }
 
@@ -954,7 +954,7 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 			if a.ino == it.attr.Ino {
 				f.w.Flush()
 				f.env.Errorf("find", "File system loop detected; %s is part of the same file system loop as %s.",
-					fuLocQuote(f.env, it.path), fuLocQuote(f.env, a.path))
+					quote(f.env, it.path), quote(f.env, a.path))
 				f.status = 1
 				return
 			}

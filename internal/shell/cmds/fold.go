@@ -42,11 +42,11 @@ func Fold(env *Env, args []string) int {
 		case "w", "width":
 			n, err := strconv.ParseUint(o.val, 10, 63)
 			if err != nil {
-				env.Errorf("fold", "invalid number of columns: %s", lq(o.val))
+				env.Errorf("fold", "invalid number of columns: %s", quote(env, o.val))
 				return 1
 			}
 			if n == 0 {
-				env.Errorf("fold", "invalid number of columns: %s: Numerical result out of range", lq(o.val))
+				env.Errorf("fold", "invalid number of columns: %s: Numerical result out of range", quote(env, o.val))
 				return 1
 			}
 			width = int(min(n, 1<<40))
@@ -79,7 +79,7 @@ func Fold(env *Env, args []string) int {
 		r, err := openArg(env, name)
 		if err != nil {
 			w.Flush()
-			env.PathError("fold", shqMaybe(name), err)
+			env.PathError("fold", quotef(env, name), err)
 			status = 1
 			continue
 		}
@@ -92,7 +92,7 @@ func Fold(env *Env, args []string) int {
 				if err != io.EOF {
 					w.Flush()
 					if !isCanceled(env, err) {
-						env.PathError("fold", shqMaybe(name), err)
+						env.PathError("fold", quotef(env, name), err)
 					}
 					status = 1
 				}

@@ -170,7 +170,7 @@ func Grep(env *Env, args []string) int {
 			case "recurse":
 				g.recursive = true
 			default:
-				env.Errorf(cmd, "invalid argument %s for %s", lq(o.val), lq("--directories"))
+				env.Errorf(cmd, "invalid argument %s for %s", quote(env, o.val), quote(env, "--directories"))
 				return usage("")
 			}
 		case "D", "devices", "U", "binary", "u", "line-buffered", "color", "colour", "T", "initial-tab", "V", "version", "X":
@@ -439,52 +439,58 @@ func (g *grepState) operand(name string, implicit bool) {
 
 // walk searches a directory recursively, in name order.
 func (g *grepState) walk(disp, abs string, implicit bool) {
-	env := g.env
-	ents, err := fuReadDir(env, abs)
-	if err != nil {
-		if !isCanceled(env, err) {
-			g.errorf("%s: %s", disp, Strerror(err))
+	err := walkDirFiles(g.env, abs, func(e vfs.DirFile) bool {
+		if g.stop || g.env.Canceled() {
+			return false
 		}
-		return
+		g.walkEntry(disp, abs, implicit, e)
+		return true
+	})
+	if err != nil && !isCanceled(g.env, err) {
+		g.errorf("%s: %s", disp, Strerror(err))
 	}
-	for _, e := range ents {
-		if g.stop || env.Canceled() {
+}
+
+// walkEntry searches one entry of a directory being walked.
+func (g *grepState) walkEntry(disp, abs string, implicit bool, e vfs.DirFile) {
+	env := g.env
+	var child string
+	switch {
+	case implicit && disp == ".":
+		child = e.Name
+	case strings.HasSuffix(disp, "/"):
+		child = disp + e.Name
+	default:
+		child = disp + "/" + e.Name
+	}
+	cabs := vfs.Clean(abs + "/" + e.Name)
+	mode := e.Attr.Mode
+	if fuIsLinkMode(mode) {
+		if !g.deref {
 			return
 		}
-		var child string
-		switch {
-		case implicit && disp == ".":
-			child = e.Name
-		case strings.HasSuffix(disp, "/"):
-			child = disp + e.Name
-		default:
-			child = disp + "/" + e.Name
+		fi, err := env.FS.Stat(env.Ctx, cabs)
+		if err != nil {
+			g.errorf("%s: %s", child, Strerror(err))
+			return
 		}
-		cabs := vfs.Clean(abs + "/" + e.Name)
-		mode := e.Mode
-		if fuIsLinkMode(mode) {
-			if !g.deref {
-				continue
-			}
-			fi, err := env.FS.Stat(env.Ctx, cabs)
-			if err != nil {
-				g.errorf("%s: %s", child, Strerror(err))
-				continue
-			}
-			mode = fi.Attr().Mode
-		}
-		if fuIsDirMode(mode) {
-			if g.excluded(e.Name, true, false) {
-				continue
-			}
-			g.walk(child, cabs, false)
-			continue
-		}
-		if g.excluded(e.Name, false, false) {
-			continue
-		}
-		g.openFile(child, cabs, g.withName != 0)
+		mode = fi.Attr().Mode
 	}
+	if fuIsDirMode(mode) {
+		if g.excluded(e.Name, true, false) {
+			return
+		}
+		g.walk(child, cabs, false)
+		return
+	}
+	if g.excluded(e.Name, false, false) {
+		return
+	}
+	if e.Loaded {
+		g.file(bytes.NewReader(e.Data), child, g.withName != 0)
+		return
+	}
+	g.openFile(child, cabs, g.withName != 0)
 }
 
 func (g *grepState) openFile(disp, abs string, showName bool) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // errGrepBackref is reported for back-references, which RE2 cannot express.
@@ -373,4 +375,37 @@ func (m *grepMatcher) find(line []byte, first bool) [][2]int {
 		}
 	}
 	return out
+}
+
+// Directory walks of grep and rg read a directory a page at a time, with the
+// content of its small files (vfs.FS.ReadDirFiles): one query per page
+// instead of an open, a read and a close per file. walkPage and walkInline
+// bound what a page holds in memory (8 MiB).
+const (
+	walkPage   = 128
+	walkInline = 64 << 10
+)
+
+// walkDirFiles calls fn for each entry of directory abs in name order (a
+// loaded regular file carries its content) until fn returns false.
+func walkDirFiles(env *Env, abs string, fn func(vfs.DirFile) bool) error {
+	after := ""
+	for {
+		if err := env.Ctx.Err(); err != nil {
+			return err
+		}
+		ents, err := env.FS.ReadDirFiles(env.Ctx, abs, after, walkPage, walkInline)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if !fn(e) {
+				return nil
+			}
+		}
+		if len(ents) < walkPage {
+			return nil
+		}
+		after = ents[len(ents)-1].Name
+	}
 }

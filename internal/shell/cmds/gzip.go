@@ -19,6 +19,22 @@ func init() {
 	Register("zcat", Gzip)
 }
 
+// hdrName is the original name written in the header of name's .gz ("" with -n).
+func (s *gzipState) hdrName(name string) string {
+	if s.noName {
+		return ""
+	}
+	return fuBaseOf(name)
+}
+
+// hdrMtime is the mtime written in the header (0, none, with -n).
+func (s *gzipState) hdrMtime(mtime int64) int64 {
+	if s.noName {
+		return 0
+	}
+	return mtime
+}
+
 // gzipState is one run of gzip: its options and exit status.
 type gzipState struct {
 	env                  *Env
@@ -26,6 +42,7 @@ type gzipState struct {
 	force, keep, list    bool
 	test, verbose, quiet bool
 	recursive            bool
+	noName               bool // -n: no original name and mtime in the header
 	level                int
 	suffix               string
 	status               int
@@ -73,6 +90,10 @@ func Gzip(env *Env, args []string) int {
 			s.quiet, s.verbose = true, false
 		case "r", "recursive":
 			s.recursive = true
+		case "n", "no-name":
+			s.noName = true
+		case "N", "name":
+			s.noName = false
 		case "S", "suffix":
 			s.suffix = o.val
 		case "t", "test":
@@ -324,7 +345,7 @@ func (s *gzipState) doFile(name string, inWalk bool) {
 		}
 		w := bufio.NewWriterSize(env.Stdout, 64<<10)
 		cw := &auCountWriter{w: w}
-		zw := auGzipWriter(cw, s.level, fuBaseOf(name), a.Mtime.Unix())
+		zw := auGzipWriter(cw, s.level, s.hdrName(name), s.hdrMtime(a.Mtime.Unix()))
 		_, err := io.Copy(zw, ctxReader{env, h})
 		if err == nil {
 			err = zw.Close()
@@ -386,7 +407,7 @@ func (s *gzipState) doFile(name string, inWalk bool) {
 		ratio = gzipRatio(res.out-(a.Size-res.headerBytes), res.out)
 	} else {
 		cw := &auCountWriter{w: bw}
-		zw := auGzipWriter(cw, s.level, fuBaseOf(name), a.Mtime.Unix())
+		zw := auGzipWriter(cw, s.level, s.hdrName(name), s.hdrMtime(a.Mtime.Unix()))
 		_, err := io.Copy(zw, ctxReader{env, h})
 		if err == nil {
 			err = zw.Close()

@@ -103,6 +103,10 @@ func TestGzipRoundTrip(t *testing.T) {
 	if out, _, _ := runIn(t, f, "/work", gz, "gzip", "-d"); out != "hello hello hello hello\n" {
 		t.Errorf("stdin round trip %q", out)
 	}
+	// -n writes neither the name nor the mtime (FLG and MTIME are zero).
+	if gzn, _, _ := runIn(t, f, "/work", "", "gzip", "-cn", "a"); len(gzn) < 10 || gzn[3] != 0 || gzn[4:8] != "\x00\x00\x00\x00" {
+		t.Errorf("gzip -n header %q", gzn)
+	}
 	// -r compresses and decompresses a tree.
 	if _, e, c := runIn(t, f, "/work", "", "gzip", "-r", "d"); c != 0 || e != "" {
 		t.Fatalf("gzip -r: %q %d", e, c)

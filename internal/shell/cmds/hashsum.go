@@ -26,7 +26,8 @@ func init() {
 // "hash  name" for each file ("-" or none: stdin; -b prints "hash *name"),
 // or with -c read such lines and check them ("name: OK" / "name: FAILED",
 // the GNU warnings, --status, --quiet, --strict, --ignore-missing). -t and
-// -b are accepted. Files are streamed through the hash.
+// -b are accepted; --tag writes (and -c reads) the BSD form "MD5 (name) =
+// hash". Files are streamed through the hash.
 func hashSum(name string, newHash func() hash.Hash) Func {
 	return func(env *Env, args []string) int {
 		opts, files, ok := parseOpts(env, name, args[1:], optSpec{shorts: "bctwz",
@@ -34,7 +35,7 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 		if !ok {
 			return 1
 		}
-		var check, binary, status, quiet, strict, warn, ignoreMissing, zero bool
+		var check, binary, status, quiet, strict, warn, ignoreMissing, zero, tag bool
 		for _, o := range opts {
 			switch o.name {
 			case "c", "check":
@@ -56,10 +57,14 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 			case "z", "zero":
 				zero = true
 			case "tag":
-				env.Errorf(name, "--tag is not supported in the shell backend")
-				return 1
+				tag = true
 			}
 		}
+		if tag && check {
+			tryHelp(env, name, "the --tag option is meaningless when verifying checksums")
+			return 1
+		}
+		algo := strings.ToUpper(strings.TrimSuffix(name, "sum"))
 		if len(files) == 0 {
 			files = []string{"-"}
 		}
@@ -88,7 +93,7 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 				if err != nil {
 					w.Flush()
 					if !isCanceled(env, err) {
-						env.PathError(name, shqMaybe(f), err)
+						env.PathError(name, quotef(env, f), err)
 					}
 					rc = 1
 					continue
@@ -102,6 +107,14 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 					disp = strings.ReplaceAll(strings.ReplaceAll(f, "\\", "\\\\"), "\n", "\\n")
 					s = "\\" + s
 				}
+				if tag {
+					if strings.HasPrefix(s, "\\") {
+						fmt.Fprint(w, "\\"+algo+" ("+disp+") = "+s[1:]+end)
+					} else {
+						fmt.Fprint(w, algo+" ("+disp+") = "+s+end)
+					}
+					continue
+				}
 				fmt.Fprint(w, s+sep+disp+end)
 			}
 			return rc
@@ -110,7 +123,7 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 		for _, list := range files {
 			r, err := openArg(env, list)
 			if err != nil {
-				env.PathError(name, shqMaybe(list), err)
+				env.PathError(name, quotef(env, list), err)
 				rc = 1
 				continue
 			}
@@ -124,7 +137,7 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 				if err != nil {
 					if !isCanceled(env, err) {
 						w.Flush()
-						env.PathError(name, shqMaybe(list), err)
+						env.PathError(name, quotef(env, list), err)
 					}
 					rc = 1
 					break
@@ -139,11 +152,15 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 				if escaped {
 					l = l[1:]
 				}
+				// The BSD form that --tag writes: "MD5 (name) = hash".
+				if strings.HasPrefix(l, algo+" (") && len(l) >= hexLen+4 && strings.HasSuffix(l[:len(l)-hexLen], ") = ") && isHex(l[len(l)-hexLen:]) {
+					l = l[len(l)-hexLen:] + "  " + l[len(algo)+2:len(l)-hexLen-4]
+				}
 				if len(l) < hexLen+2 || !isHex(l[:hexLen]) || l[hexLen] != ' ' || (l[hexLen+1] != ' ' && l[hexLen+1] != '*') {
 					bad++
 					if warn {
 						w.Flush()
-						env.Errorf(name, "%s: %d: improperly formatted %s checksum line", shqMaybe(list), lineNo, strings.ToUpper(strings.TrimSuffix(name, "sum")))
+						env.Errorf(name, "%s: %d: improperly formatted %s checksum line", quotef(env, list), lineNo, strings.ToUpper(strings.TrimSuffix(name, "sum")))
 					}
 					continue
 				}
@@ -159,7 +176,7 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 					}
 					unread++
 					w.Flush()
-					env.PathError(name, shqMaybe(file), err)
+					env.PathError(name, quotef(env, file), err)
 					if !status {
 						fmt.Fprintf(w, "%s: FAILED open or read\n", file)
 					}
@@ -186,12 +203,12 @@ func hashSum(name string, newHash func() hash.Hash) Func {
 				return many
 			}
 			if okCount+failed+unread == 0 && missing > 0 {
-				env.Errorf(name, "%s: no file was verified", shqMaybe(list))
+				env.Errorf(name, "%s: no file was verified", quotef(env, list))
 				rc = 1
 				continue
 			}
 			if okCount+failed+unread == 0 {
-				env.Errorf(name, "%s: no properly formatted checksum lines found", shqMaybe(list))
+				env.Errorf(name, "%s: no properly formatted checksum lines found", quotef(env, list))
 				rc = 1
 				continue
 			}

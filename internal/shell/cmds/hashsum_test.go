@@ -37,6 +37,9 @@ func TestHashSum(t *testing.T) {
 		{args: []string{"md5sum", "-c", "--ignore-missing", "miss5"}, files: fx, code: 1, errOut: "md5sum: miss5: no file was verified\n"},
 		{args: []string{"md5sum", "-c", "none"}, files: fx, code: 1, errOut: "md5sum: none: no properly formatted checksum lines found\n"},
 		{args: []string{"md5sum", "x"}, code: 1, errOut: "md5sum: x: No such file or directory\n"},
+		{args: []string{"md5sum", "--tag", "f", "-"}, files: fx, stdin: "hi\n", out: "MD5 (f) = 40c53c58fdafacc83cfff6ee3d2f6d69\nMD5 (-) = 764efa883dda1e11db47671c4a3bbd9e\n"},
+		{args: []string{"md5sum", "-c"}, files: fx, stdin: "MD5 (f) = 40c53c58fdafacc83cfff6ee3d2f6d69\nSHA1 (g) = 16151ff14c884e2d18c9903202288ba0\n", out: "f: OK\n", errOut: "md5sum: WARNING: 1 line is improperly formatted\n"},
+		{args: []string{"md5sum", "--tag", "-c", "m5"}, files: fx, code: 1, errOut: "md5sum: the --tag option is meaningless when verifying checksums\nTry 'md5sum --help' for more information.\n"},
 		{args: []string{"sha256sum", "d"}, files: fx, code: 1, errOut: "sha256sum: d: Is a directory\n"},
 	})
 }

@@ -86,7 +86,7 @@ func headTail(env *Env, args []string, cmd string) int {
 				if p.bytes {
 					what = "bytes"
 				}
-				env.Errorf(cmd, "invalid number of %s: %s", what, lq(o.val))
+				env.Errorf(cmd, "invalid number of %s: %s", what, quote(env, o.val))
 				return 1
 			}
 			p.count = n
@@ -115,7 +115,7 @@ func headTail(env *Env, args []string, cmd string) int {
 		}
 		r, err := openArg(env, name)
 		if err != nil {
-			env.Errorf(cmd, "cannot open %s for reading: %s", shq(name), Strerror(err))
+			env.Errorf(cmd, "cannot open %s for reading: %s", quoteaf(env, name), Strerror(err))
 			status = 1
 			continue
 		}
@@ -140,9 +140,9 @@ func headTail(env *Env, args []string, cmd string) int {
 		if err2 != nil {
 			w.Flush()
 			if err2 == ErrTooLarge {
-				env.Errorf(cmd, "%s: %s", shqMaybe(name), Strerror(err2))
+				env.Errorf(cmd, "%s: %s", quotef(env, name), Strerror(err2))
 			} else if !isCanceled(env, err2) {
-				env.Errorf(cmd, "error reading %s: %s", shq(name), Strerror(err2))
+				env.Errorf(cmd, "error reading %s: %s", quoteaf(env, name), Strerror(err2))
 			}
 			status = 1
 		}

@@ -12,29 +12,72 @@ import (
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
+// harnessEnv is the environment the harness gives commands: HOME, USER and
+// the shell backend's default locale, LANG=C.UTF-8 (so quote() prints ‘x’).
+// The text tools' confirm runner runs the real tools with the same locale.
+var harnessEnv = map[string]string{"HOME": "/work", "USER": "user", "LANG": "C.UTF-8"}
+
+// cLocale is the extra environment of tests confirmed in the C locale, as
+// the file tools' are (their confirm runner sets LC_ALL=C): quote() prints
+// 'x', and non-ASCII bytes are escaped.
+var cLocale = map[string]string{"LC_ALL": "C"}
+
+// harnessVars is harnessEnv with extra set over it, and the same as a
+// sorted NAME=value list.
+func harnessVars(extra map[string]string) (map[string]string, []string) {
+	vars := make(map[string]string, len(harnessEnv)+len(extra))
+	for k, v := range harnessEnv {
+		vars[k] = v
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	list := make([]string, 0, len(vars))
+	for k, v := range vars {
+		list = append(list, k+"="+v)
+	}
+	sort.Strings(list)
+	return vars, list
+}
+
 // run is the shared test harness: it runs one command (args[0] is its name)
 // on a fresh store holding files, with stdin, in dir "/work" (created), and
 // returns stdout, stderr and the exit status. Keys of files ending in "/" are
-// directories; values starting with "->" make symlinks.
+// directories; values starting with "->" make symlinks. The command gets
+// harnessEnv.
 func run(t *testing.T, files map[string]string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runEnv(t, nil, files, stdin, args...)
+}
+
+// runEnv is run with extra variables set over harnessEnv (cLocale for the
+// C locale).
+func runEnv(t *testing.T, extra map[string]string, files map[string]string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	f := newStore(t, files)
-	return runIn(t, f, "/work", stdin, args...)
+	return runInEnv(t, f, "/work", extra, stdin, args...)
 }
 
 // runIn runs a command on an existing store in dir.
 func runIn(t *testing.T, f *vfs.FS, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runInEnv(t, f, dir, nil, stdin, args...)
+}
+
+// runInEnv is runIn with extra variables set over harnessEnv.
+func runInEnv(t *testing.T, f *vfs.FS, dir string, extra map[string]string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	fn, ok := Lookup(args[0])
 	if !ok {
 		t.Fatalf("command %q is not registered", args[0])
 	}
+	vars, list := harnessVars(extra)
 	var out, errb bytes.Buffer
 	env := &Env{
 		Ctx: context.Background(), FS: f, Dir: dir,
 		Stdin: strings.NewReader(stdin), NoStdin: stdin == "", Stdout: &out, Stderr: &errb,
-		Getenv:  func(name string) string { return map[string]string{"HOME": "/work", "USER": "user"}[name] },
-		Environ: func() []string { return []string{"HOME=/work", "USER=user"} },
+		Getenv:  func(name string) string { return vars[name] },
+		Environ: func() []string { return list },
 		Limits:  Limits{MaxReadBytes: 64 << 20},
 	}
 	env.Exec = func(ctx context.Context, e *Env, a []string) int {

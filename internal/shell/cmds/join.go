@@ -59,7 +59,7 @@ func Join(env *Env, args []string) int {
 	field := func(v string) (int, bool) {
 		n, err := strconv.ParseUint(v, 10, 31)
 		if err != nil || n < 1 {
-			env.Errorf("join", "invalid field number: %s", lq(v))
+			env.Errorf("join", "invalid field number: %s", quote(env, v))
 			return 0, false
 		}
 		return int(n) - 1, true
@@ -69,7 +69,7 @@ func Join(env *Env, args []string) int {
 		case "a", "v":
 			n, err := strconv.Atoi(o.val)
 			if err != nil || n < 1 || n > 2 {
-				env.Errorf("join", "invalid field number: %s", lq(o.val))
+				env.Errorf("join", "invalid field number: %s", quote(env, o.val))
 				return 1
 			}
 			s.unpaired[n-1] = true
@@ -106,7 +106,7 @@ func Join(env *Env, args []string) int {
 				}
 				f, m, okDot := strings.Cut(item, ".")
 				if !okDot || (f != "1" && f != "2") {
-					env.Errorf("join", "invalid file number in field spec: %s", lq(item))
+					env.Errorf("join", "invalid file number in field spec: %s", quote(env, item))
 					return 1
 				}
 				n, ok := field(m)
@@ -120,7 +120,7 @@ func Join(env *Env, args []string) int {
 			case o.val == "":
 				s.tab = '\n'
 			case len(o.val) > 1 && o.val != `\0`:
-				env.Errorf("join", "multi-character tab %s", lq(o.val))
+				env.Errorf("join", "multi-character tab %s", quote(env, o.val))
 				return 1
 			case o.val == `\0`:
 				s.tab = 0
@@ -142,10 +142,10 @@ func Join(env *Env, args []string) int {
 		tryHelp(env, "join", "missing operand")
 		return 1
 	case len(files) == 1:
-		tryHelp(env, "join", "missing operand after %s", lq(files[0]))
+		tryHelp(env, "join", "missing operand after %s", quote(env, files[0]))
 		return 1
 	case len(files) > 2:
-		tryHelp(env, "join", "extra operand %s", shq(files[2]))
+		tryHelp(env, "join", "extra operand %s", quoteaf(env, files[2]))
 		return 1
 	}
 	var data [2][]joinLine

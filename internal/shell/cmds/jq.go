@@ -26,8 +26,10 @@ func init() { Register("jq", Jq) }
 // --argjson, --slurpfile, --rawfile, --args, --jsonargs. Output follows jq
 // 1.6: 2-space indent, numbers as jq prints doubles, "jq: error (at
 // FILE:LINE): ..." with exit 5 for runtime errors, exit 3 for compile errors,
-// 2 for unreadable or invalid input, and -e's 1 (last output false or null)
-// and 4 (no output).
+// 2 for unreadable input, 4 for input that is not JSON (as Debian's jq 1.6,
+// "parse error: Unfinished JSON term at EOF at line 2, column 0" for input
+// that ends inside a value), and -e's 1 (last output false or null) and 4
+// (no output).
 //
 // Known differences (gojq's): error texts of runtime errors are gojq's;
 // numbers keep integer precision in arithmetic; object keys are Go maps in
@@ -334,6 +336,9 @@ func Jq(env *Env, args []string) int {
 	if in.halted {
 		return status
 	}
+	if in.parseFailed {
+		return 4
+	}
 	if in.failed {
 		return 2
 	}
@@ -408,6 +413,8 @@ type jqInputs struct {
 	done   bool
 	halted bool
 	failed bool // an input could not be read or parsed (exit 2)
+
+	parseFailed bool // an input is not JSON (exit 4, as jq 1.6)
 
 	name    string // current input name for messages
 	data    []byte
@@ -500,9 +507,7 @@ func (in *jqInputs) Next() (any, bool) {
 				return v, true
 			}
 			if err != io.EOF {
-				in.failed, in.done = true, true
-				fmt.Fprintf(in.env.Stderr, "jq: error (at %s:%d): Cannot parse input: %s\n", in.name,
-					1+bytes.Count(in.data[:in.dec.offset()], []byte{'\n'}), err)
+				in.parseError(err)
 				return err, true
 			}
 			in.dec = nil
@@ -516,6 +521,40 @@ func (in *jqInputs) Next() (any, bool) {
 			return err, true
 		}
 	}
+}
+
+// parseError reports input that is not JSON. Input that ends inside a value
+// is worded as jq 1.6 words it ("parse error: Unfinished JSON term at EOF at
+// line 2, column 0"); other errors are encoding/json's.
+func (in *jqInputs) parseError(err error) {
+	in.failed, in.parseFailed, in.done = true, true, true
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		what := "JSON term"
+		if jqEndsInString(in.data) {
+			what = "string"
+		}
+		fmt.Fprintf(in.env.Stderr, "parse error: Unfinished %s at EOF at line %d, column %d\n", what,
+			1+bytes.Count(in.data, []byte{'\n'}), len(in.data)-bytes.LastIndexByte(in.data, '\n')-1)
+		return
+	}
+	fmt.Fprintf(in.env.Stderr, "jq: error (at %s:%d): Cannot parse input: %s\n", in.name,
+		1+bytes.Count(in.data[:in.dec.offset()], []byte{'\n'}), err)
+}
+
+// jqEndsInString reports whether JSON text data ends inside a string.
+func jqEndsInString(data []byte) bool {
+	in, esc := false, false
+	for _, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		}
+	}
+	return in
 }
 
 // slurpAll gathers every input into one array (or one string with -R).
@@ -541,9 +580,7 @@ func (in *jqInputs) slurpAll() (any, bool) {
 				break
 			}
 			if err != nil {
-				in.failed, in.done = true, true
-				fmt.Fprintf(in.env.Stderr, "jq: error (at %s:%d): Cannot parse input: %s\n", in.name,
-					1+bytes.Count(in.data[:in.dec.offset()], []byte{'\n'}), err)
+				in.parseError(err)
 				return err, true
 			}
 			all = append(all, v)
@@ -586,6 +623,14 @@ func (d *jqDecoder) value() (any, error) {
 }
 
 func (d *jqDecoder) fromToken(tok json.Token) (any, error) {
+	v, err := d.fromToken1(tok)
+	if err == io.EOF { // the input ends inside an array or object
+		err = io.ErrUnexpectedEOF
+	}
+	return v, err
+}
+
+func (d *jqDecoder) fromToken1(tok json.Token) (any, error) {
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {

@@ -1,19 +1,22 @@
 package cmds
 
+import "path"
+
 func init() { Register("ln", Ln) }
 
 // Ln makes links as GNU ln: hard links by default, symbolic links with -s
 // (the target is stored as written), -f replaces existing destinations, -n
 // treats a symlink to a directory destination as a file, -T treats the
 // destination as a file, -v prints "'link' -> 'target'" ("=>" for hard
-// links). With one operand the link is made in the working directory.
+// links), -r (with -s) makes the target relative to the link's directory.
+// With one operand the link is made in the working directory.
 func Ln(env *Env, args []string) int {
 	opts, operands, ok := fuParseOpts(env, args, "s|symbolic", "f|force", "n|no-dereference", "T|no-target-directory",
 		"v|verbose", "t|target-directory=", "r|relative", "L|logical", "P|physical", "i|interactive")
 	if !ok {
 		return 1
 	}
-	var sym, force, noDeref, noTarget, verbose bool
+	var sym, force, noDeref, noTarget, verbose, relative bool
 	var targetDir string
 	for _, o := range opts {
 		switch o.name {
@@ -27,9 +30,15 @@ func Ln(env *Env, args []string) int {
 			noTarget = true
 		case "verbose":
 			verbose = true
+		case "relative":
+			relative = true
 		case "target-directory":
 			targetDir = o.val
 		}
+	}
+	if relative && !sym {
+		env.Errorf("ln", "cannot do --relative without --symbolic")
+		return 1
 	}
 	if len(operands) == 1 && targetDir == "" {
 		operands = append(operands, ".")
@@ -53,7 +62,7 @@ func Ln(env *Env, args []string) int {
 		if !sym {
 			fi, err := env.FS.Lstat(env.Ctx, fuAbs(env, src))
 			if err != nil {
-				env.Errorf("ln", "failed to access %s: %s", fuQuote(src), Strerror(err))
+				env.Errorf("ln", "failed to access %s: %s", quoteaf(env, src), Strerror(err))
 				status = 1
 				continue
 			}
@@ -72,12 +81,21 @@ func Ln(env *Env, args []string) int {
 		kind := "hard"
 		if sym {
 			kind = "symbolic"
+			if relative {
+				// As GNU's convert_abs_rel: src (from the working directory)
+				// relative to the link's canonical directory.
+				rd, err1 := fuCanon(env, path.Dir(dp), fuCanonMissing)
+				rf, err2 := fuCanon(env, env.Abs(src), fuCanonMissing)
+				if err1 == nil && err2 == nil {
+					src = fuRel(rd, rf)
+				}
+			}
 			err = env.FS.Symlink(env.Ctx, src, dp)
 		} else {
 			err = env.FS.Link(env.Ctx, env.Abs(src), dp)
 		}
 		if err != nil {
-			env.Errorf("ln", "failed to create %s link %s: %s", kind, fuQuote(d), Strerror(err))
+			env.Errorf("ln", "failed to create %s link %s: %s", kind, quoteaf(env, d), Strerror(err))
 			status = 1
 			continue
 		}
@@ -86,7 +104,7 @@ func Ln(env *Env, args []string) int {
 			if sym {
 				arrow = "->"
 			}
-			fuPrintf(env, "%s %s %s\n", fuQuote(d), arrow, fuQuote(src))
+			fuPrintf(env, "%s %s %s\n", quoteaf(env, d), arrow, quoteaf(env, src))
 		}
 	}
 	return status

@@ -15,6 +15,9 @@ var lnCases = []fuFileCase{
 	{name: "force deref into dir", files: lnTree, args: []string{"ln", "-sfv", "f", "ld"}, wantOut: "'ld/f' -> 'f'\n"},
 	{name: "hard dir", files: lnTree, args: []string{"ln", "d", "e"}, wantErr: "ln: d: hard link not allowed for directory\n", wantStatus: 1},
 	{name: "hard missing", args: []string{"ln", "nope", "x"}, wantErr: "ln: failed to access 'nope': No such file or directory\n", wantStatus: 1},
+	{name: "relative", files: lnTree, args: []string{"ln", "-srv", "f", "d/l"}, wantOut: "'d/l' -> '../f'\n"},
+	{name: "relative through link dir", files: lnTree, args: []string{"ln", "-sr", "d", "ld/up"}},
+	{name: "relative without symbolic", files: lnTree, args: []string{"ln", "-r", "f", "x"}, wantErr: "ln: cannot do --relative without --symbolic\n", wantStatus: 1},
 	{name: "missing operand", args: []string{"ln"}, wantErr: "ln: missing file operand\nTry 'ln --help' for more information.\n", wantStatus: 1},
 }
 

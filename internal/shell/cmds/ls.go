@@ -17,7 +17,9 @@ func init() { Register("ls", Ls) }
 type lsOpts struct {
 	long, all, almost, human, recursive, dirs, classify, slash, reverse bool
 	inode, numeric, noSort, deref                                       bool
-	sortBy                                                              byte // 0 name, 't' time, 'S' size
+	commas, quote                                                       bool   // -m, -Q
+	sortBy                                                              byte   // 0 name, 't' time, 'S' size, 'X' extension
+	timeFmt                                                             string // --time-style: strftime formats "old\nrecent" ("" the default)
 }
 
 // lsEntry is one file to list.
@@ -32,16 +34,19 @@ type lsEntry struct {
 // Ls lists directory contents as GNU ls does when its output is not a
 // terminal: one name per line, or the long format with -l (mode, links,
 // owner, group, size, mtime in UTC, name and "-> target"). Flags: -a -A -l
-// -h -R -1 -d -F -p -t -S -r -U -i -n -L; -C, -x and --color are accepted and
-// ignored. Missing operands are reported and make the status 2.
+// -h -R -1 -d -F -p -t -S -X -r -U -i -n -L -m -Q, --time-style and
+// --full-time; -C, -x and --color are accepted and ignored. Missing operands
+// are reported and make the status 2.
 func Ls(env *Env, args []string) int {
 	opts, operands, ok := fuParseOpts(env, args, "a|all", "A|almost-all", "l", "h|human-readable",
 		"R|recursive", "1", "d|directory", "F|classify", "p", "t", "S", "r|reverse", "U", "i|inode",
-		"n|numeric-uid-gid", "L|dereference", "C", "x", "|color?", "g", "o", "|group-directories-first")
+		"n|numeric-uid-gid", "L|dereference", "C", "x", "|color?", "g", "o", "|group-directories-first",
+		"X", "m", "Q|quote-name", "|time-style=", "|full-time")
 	if !ok {
 		return 2
 	}
 	var o lsOpts
+	style, haveStyle := "", false
 	for _, v := range opts {
 		switch v.name {
 		case "all":
@@ -49,7 +54,7 @@ func Ls(env *Env, args []string) int {
 		case "almost-all":
 			o.almost, o.all = true, false
 		case "l", "g", "o":
-			o.long = true
+			o.long, o.commas = true, false
 		case "numeric-uid-gid":
 			o.long, o.numeric = true, true
 		case "human-readable":
@@ -60,6 +65,9 @@ func Ls(env *Env, args []string) int {
 			if v.name == "1" {
 				o.long = false
 			}
+			o.commas = false
+		case "m":
+			o.commas, o.long = true, false
 		case "directory":
 			o.dirs = true
 		case "classify":
@@ -70,6 +78,14 @@ func Ls(env *Env, args []string) int {
 			o.sortBy = 't'
 		case "S":
 			o.sortBy = 'S'
+		case "X":
+			o.sortBy = 'X'
+		case "quote-name":
+			o.quote = true
+		case "full-time":
+			o.long, o.commas, o.timeFmt = true, false, "%Y-%m-%d %H:%M:%S.%N %z"
+		case "time-style":
+			style, haveStyle = v.val, true
 		case "r":
 			o.reverse = true
 		case "reverse":
@@ -81,6 +97,17 @@ func Ls(env *Env, args []string) int {
 		case "dereference":
 			o.deref = true
 		}
+	}
+	if haveStyle && o.long { // as GNU, checked only for the long format
+		f, ok := lsTimeStyle(style)
+		if !ok {
+			env.Errorf("ls", "invalid argument %s for %s", quote(env, style), quote(env, "time style"))
+			fmt.Fprint(env.Stderr, "Valid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n"+
+				"  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\n")
+			fuTryHelp(env, "ls")
+			return 2
+		}
+		o.timeFmt = f
 	}
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
@@ -100,7 +127,7 @@ func Ls(env *Env, args []string) int {
 		}
 		if err != nil {
 			w.Flush()
-			env.Errorf("ls", "cannot access %s: %s", fuQuote(op), Strerror(err))
+			env.Errorf("ls", "cannot access %s: %s", quoteaf(env, op), Strerror(err))
 			l.status = 2
 			continue
 		}
@@ -152,7 +179,7 @@ func (l *fuLister) listDir(name, p string, header bool) {
 	ents, err := env.FS.ReadDir(env.Ctx, p)
 	if err != nil {
 		l.w.Flush()
-		env.Errorf("ls", "cannot open directory %s: %s", fuQuote(name), Strerror(err))
+		env.Errorf("ls", "cannot open directory %s: %s", quoteaf(env, name), Strerror(err))
 		l.status = 2
 		return
 	}
@@ -230,6 +257,10 @@ func (l *fuLister) sort(list []lsEntry) {
 			if a.attr.Size != b.attr.Size {
 				return a.attr.Size > b.attr.Size
 			}
+		case 'X':
+			if ea, eb := lsExt(a.name), lsExt(b.name); ea != eb {
+				return ea < eb
+			}
 		}
 		return a.name < b.name
 	}
@@ -261,13 +292,17 @@ func (l *fuLister) indicator(a vfs.Attr, inLink bool) string {
 }
 
 func (l *fuLister) print(list []lsEntry) {
+	if l.o.commas {
+		l.printCommas(list)
+		return
+	}
 	if !l.o.long {
 		for _, e := range list {
 			if l.o.inode {
 				fmt.Fprintf(l.w, "%d ", e.attr.Ino)
 			}
 			ind := l.indicator(e.attr, false)
-			fmt.Fprintf(l.w, "%s%s\n", e.name, ind)
+			fmt.Fprintf(l.w, "%s%s\n", l.quoted(e.name), ind)
 		}
 		return
 	}
@@ -297,9 +332,9 @@ func (l *fuLister) print(list []lsEntry) {
 			fmt.Fprintf(l.w, "%*s ", wi, r.ino)
 		}
 		fmt.Fprintf(l.w, "%s %*s %-*s %-*s %*s %s %s", fuModeString(e.attr.Mode), wl, r.links, wo, r.owner,
-			wg, r.group, ws, r.size, fuLsTime(e.attr.Mtime, now), e.name)
+			wg, r.group, ws, r.size, l.time(e.attr.Mtime, now), l.quoted(e.name))
 		if e.attr.IsSymlink() {
-			fmt.Fprintf(l.w, " -> %s", e.target)
+			fmt.Fprintf(l.w, " -> %s", l.quoted(e.target))
 			if e.tattr != nil {
 				l.w.WriteString(l.indicator(*e.tattr, true))
 			}
@@ -308,6 +343,94 @@ func (l *fuLister) print(list []lsEntry) {
 		}
 		l.w.WriteString("\n")
 	}
+}
+
+// printCommas is -m: names separated by ", ", lines broken before a name
+// that would reach the line width (80, or $COLUMNS), as GNU's
+// print_with_separator.
+func (l *fuLister) printCommas(list []lsEntry) {
+	width := 80
+	if n, err := strconv.Atoi(l.env.Getenv("COLUMNS")); err == nil && n > 0 {
+		width = n
+	}
+	pos := 0
+	for i, e := range list {
+		name := l.quoted(e.name) + l.indicator(e.attr, false)
+		if l.o.inode {
+			name = strconv.FormatUint(e.attr.Ino, 10) + " " + name
+		}
+		n := runeCount([]byte(name))
+		if i > 0 {
+			if pos+n+2 < width {
+				pos += 2
+				l.w.WriteString(", ")
+			} else {
+				pos = 0
+				l.w.WriteString(",\n")
+			}
+		}
+		l.w.WriteString(name)
+		pos += n
+	}
+	if len(list) > 0 {
+		l.w.WriteString("\n")
+	}
+}
+
+// quoted is name as -Q prints it: in double quotes with C escapes
+// (c_quoting_style, which escapes what the locale cannot print).
+func (l *fuLister) quoted(name string) string {
+	if !l.o.quote {
+		return name
+	}
+	return quoteC(l.env, name)
+}
+
+// lsExt is the extension -X sorts on: from the last dot ("" without one).
+func lsExt(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i:]
+	}
+	return ""
+}
+
+// lsTimeStyle turns a --time-style argument into strftime formats "old\nrecent"
+// ("" for the default, locale, style).
+func lsTimeStyle(style string) (string, bool) {
+	if f, ok := strings.CutPrefix(style, "+"); ok {
+		if !strings.Contains(f, "\n") {
+			f += "\n" + f
+		}
+		return f, true
+	}
+	switch strings.TrimPrefix(style, "posix-") {
+	case "full-iso":
+		return "%Y-%m-%d %H:%M:%S.%N %z\n%Y-%m-%d %H:%M:%S.%N %z", true
+	case "long-iso":
+		return "%Y-%m-%d %H:%M\n%Y-%m-%d %H:%M", true
+	case "iso":
+		return "%Y-%m-%d \n%m-%d %H:%M", true
+	case "locale":
+		return "", true
+	}
+	return "", false
+}
+
+// time formats a modification time for the long format.
+func (l *fuLister) time(t, now time.Time) string {
+	if l.o.timeFmt == "" {
+		return fuLsTime(t, now)
+	}
+	old, recent, _ := strings.Cut(l.o.timeFmt, "\n")
+	if recent == "" {
+		recent = old
+	}
+	t = t.UTC()
+	sixMonths := time.Duration(31556952/2) * time.Second
+	if t.After(now.Add(-sixMonths)) && !t.After(now.Add(time.Second)) {
+		return strftime(recent, t)
+	}
+	return strftime(old, t)
 }
 
 // fuLsTime formats a time as ls -l does: "%b %e %H:%M" within the last six

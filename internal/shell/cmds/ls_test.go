@@ -35,6 +35,14 @@ var lsCases = []fuFileCase{
 		wantErr: "ls: cannot access 'a.txt/': Not a directory\n", wantStatus: 2},
 	{name: "bad option", args: []string{"ls", "-y"}, wantErr: "ls: invalid option -- 'y'\nTry 'ls --help' for more information.\n", wantStatus: 2},
 	{name: "empty dir", files: map[string]string{"e/": ""}, args: []string{"ls", "e"}},
+	{name: "extension sort", files: map[string]string{"b.txt": "", "a.md": "", "c": "", "d.md": ""}, args: []string{"ls", "-X"}, wantOut: "c\na.md\nd.md\nb.txt\n"},
+	{name: "commas", files: lsTree, args: []string{"ls", "-mF"}, wantOut: "a.txt, b.txt, dir/, link@\n"},
+	{name: "commas wrap", files: map[string]string{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa1": "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa2": "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa3": ""},
+		args: []string{"ls", "-m"}, wantOut: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa1, aaaaaaaaaaaaaaaaaaaaaaaaaaaaa2,\naaaaaaaaaaaaaaaaaaaaaaaaaaaaa3\n"},
+	{name: "quote name", files: map[string]string{"a b": "", "q\"": "", "t\tx": ""}, args: []string{"ls", "-Q"}, wantOut: "\"a b\"\n\"q\\\"\"\n\"t\\tx\"\n"},
+	{name: "time style unchecked without -l", args: []string{"ls", "--time-style=bogus"}},
+	{name: "bad time style", args: []string{"ls", "-l", "--time-style=bogus"}, wantStatus: 2,
+		wantErr: "ls: invalid argument 'bogus' for 'time style'\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\nTry 'ls --help' for more information.\n"},
 	{name: "absolute", files: map[string]string{"/w/a": ""}, args: []string{"ls", "/w"}, wantOut: "a\n", real: "absolute path"},
 }
 
@@ -77,6 +85,15 @@ func TestLsLong(t *testing.T) {
 			args: []string{"ls", "-la", "d"}, wantOut: "total 0\n" +
 				"drwxr-xr-x 2 root root 4096 Jan  2  2020 .\n" +
 				"drwxr-xr-x 3 root root 4096 Jan  2  2020 ..\n"},
+		{name: "full time", files: map[string]string{"g": "x"},
+			args: []string{"ls", "--full-time", "g"}, wantOut: "-rw-r--r-- 1 root root 1 2020-01-02 03:04:05.000000000 +0000 g\n"},
+		{name: "time style format", files: map[string]string{"g": "x"},
+			args: []string{"ls", "-l", "--time-style=+%Y/%m/%d", "g"}, wantOut: "-rw-r--r-- 1 root root 1 2020/01/02 g\n"},
+		{name: "time style long-iso", files: map[string]string{"g": "x"},
+			args: []string{"ls", "-l", "--time-style=long-iso", "g"}, wantOut: "-rw-r--r-- 1 root root 1 2020-01-02 03:04 g\n"},
+		{name: "time style iso", files: map[string]string{"g": "x", "f": "y"},
+			args: []string{"ls", "-l", "--time-style=iso", "f", "g"}, wantOut: "-rw-r--r-- 1 root root 1 " + recent.Format("01-02 15:04") + " f\n" +
+				"-rw-r--r-- 1 root root 1 2020-01-02  g\n"},
 		{name: "long classify", files: map[string]string{"d/": "", "l": "->d"},
 			args: []string{"ls", "-lF"}, wantOut: "total 0\n" +
 				"drwxr-xr-x 2 root root 4096 Jan  2  2020 d/\n" +

@@ -27,7 +27,7 @@ func Mkdir(env *Env, args []string) int {
 		case "mode":
 			m, ok := fuParseMode(o.val, 0o777, true, 0)
 			if !ok {
-				env.Errorf("mkdir", "invalid mode %s", fuQuote(o.val))
+				env.Errorf("mkdir", "invalid mode %s", quote(env, o.val))
 				return 1
 			}
 			mode = m
@@ -65,7 +65,7 @@ func Mkdir(env *Env, args []string) int {
 				err := env.FS.Mkdir(env.Ctx, ap, fuPermOf(m))
 				if err == nil {
 					if verbose {
-						fuPrintf(env, "mkdir: created directory %s\n", fuQuote(shown))
+						fuPrintf(env, "mkdir: created directory %s\n", quoteaf(env, shown))
 					}
 					continue
 				}
@@ -77,7 +77,7 @@ func Mkdir(env *Env, args []string) int {
 						err = syscall.ENOTDIR
 					}
 				}
-				env.Errorf("mkdir", "cannot create directory %s: %s", fuQuote(shown), Strerror(err))
+				env.Errorf("mkdir", "cannot create directory %s: %s", quote(env, shown), Strerror(err))
 				failed = true
 				break
 			}
@@ -87,12 +87,12 @@ func Mkdir(env *Env, args []string) int {
 			continue
 		}
 		if err := env.FS.Mkdir(env.Ctx, p, fuPermOf(mode)); err != nil {
-			env.Errorf("mkdir", "cannot create directory %s: %s", fuQuote(op), Strerror(err))
+			env.Errorf("mkdir", "cannot create directory %s: %s", quote(env, op), Strerror(err))
 			status = 1
 			continue
 		}
 		if verbose {
-			fuPrintf(env, "mkdir: created directory %s\n", fuQuote(op))
+			fuPrintf(env, "mkdir: created directory %s\n", quoteaf(env, op))
 		}
 	}
 	return status

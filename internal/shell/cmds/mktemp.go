@@ -62,7 +62,7 @@ func Mktemp(env *Env, args []string) int {
 		useTmp = true
 	}
 	if hasSuffix && strings.Contains(suffix, "/") {
-		return fail("invalid suffix %s, contains directory separator", fuQuote(suffix))
+		return fail("invalid suffix %s, contains directory separator", quote(env, suffix))
 	}
 	if !hasSuffix {
 		if i := strings.LastIndexByte(template, 'X'); i >= 0 {
@@ -70,22 +70,22 @@ func Mktemp(env *Env, args []string) int {
 			template = template[:i+1]
 		}
 	} else if !strings.HasSuffix(template, "X") {
-		return fail("with --suffix, template %s must end in X", fuQuote(template))
+		return fail("with --suffix, template %s must end in X", quote(env, template))
 	}
 	xs := len(template) - len(strings.TrimRight(template, "X"))
 	if strings.Contains(suffix, "/") {
 		xs = 0
 	}
 	if xs < 3 {
-		return fail("too few X's in template %s", fuQuote(template+suffix))
+		return fail("too few X's in template %s", quote(env, template+suffix))
 	}
 	defaultDir := false
 	if tflag || useTmp {
 		if tflag && strings.Contains(template, "/") {
-			return fail("invalid template, %s, contains directory separator", fuQuote(template+suffix))
+			return fail("invalid template, %s, contains directory separator", quote(env, template+suffix))
 		}
 		if useTmp && strings.HasPrefix(template, "/") {
-			return fail("invalid template, %s; with --tmpdir, it may not be absolute", fuQuote(template+suffix))
+			return fail("invalid template, %s; with --tmpdir, it may not be absolute", quote(env, template+suffix))
 		}
 		tmpdir := env.Getenv("TMPDIR")
 		switch {
@@ -134,10 +134,10 @@ func Mktemp(env *Env, args []string) int {
 			return 0
 		}
 		if fuErrnoOf(err) != syscall.EEXIST {
-			return fail("failed to create %s via template %s: %s", kind, fuQuote(template+suffix), Strerror(err))
+			return fail("failed to create %s via template %s: %s", kind, quote(env, template+suffix), Strerror(err))
 		}
 	}
-	return fail("failed to create %s via template %s: %s", kind, fuQuote(template+suffix), Strerror(syscall.EEXIST))
+	return fail("failed to create %s via template %s: %s", kind, quote(env, template+suffix), Strerror(syscall.EEXIST))
 }
 
 // mtEnsureTmp creates the default temporary directory (mode 1777) when the

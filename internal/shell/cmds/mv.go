@@ -11,15 +11,15 @@ func init() { Register("mv", Mv) }
 
 // Mv renames and moves files and directories as GNU mv: SOURCE DEST, or
 // SOURCE... DIRECTORY (or -t DIRECTORY). -f overwrites (the default), -n
-// never overwrites, -v prints "renamed 'src' -> 'dst'", -T treats DEST as a
-// plain file. A directory replaces only an empty directory.
+// never overwrites, -u only replaces an older file, -v prints "renamed 'src'
+// -> 'dst'", -T treats DEST as a plain file. A directory replaces only an empty directory.
 func Mv(env *Env, args []string) int {
 	opts, operands, ok := fuParseOpts(env, args, "f|force", "n|no-clobber", "v|verbose", "i|interactive",
 		"T|no-target-directory", "t|target-directory=", "u|update?")
 	if !ok {
 		return 1
 	}
-	var noClobber, verbose, noTarget bool
+	var noClobber, verbose, noTarget, update bool
 	var targetDir string
 	for _, o := range opts {
 		switch o.name {
@@ -33,6 +33,8 @@ func Mv(env *Env, args []string) int {
 			noTarget = true
 		case "target-directory":
 			targetDir = o.val
+		case "update":
+			update = true
 		}
 	}
 	srcs, dst, into, ok := fuTargets(env, "mv", operands, targetDir, noTarget)
@@ -51,33 +53,33 @@ func Mv(env *Env, args []string) int {
 		sp, dp := env.Abs(src), env.Abs(d)
 		sfi, err := env.FS.Lstat(env.Ctx, fuAbs(env, src))
 		if err != nil {
-			env.Errorf("mv", "cannot stat %s: %s", fuQuote(src), Strerror(err))
+			env.Errorf("mv", "cannot stat %s: %s", quoteaf(env, src), Strerror(err))
 			status = 1
 			continue
 		}
 		dfi, derr := env.FS.Lstat(env.Ctx, dp)
 		if derr == nil {
 			if dfi.Attr().Ino == sfi.Attr().Ino {
-				env.Errorf("mv", "%s and %s are the same file", fuQuote(src), fuQuote(d))
+				env.Errorf("mv", "%s and %s are the same file", quoteaf(env, src), quoteaf(env, d))
 				status = 1
 				continue
 			}
-			if noClobber {
+			if noClobber || update && !dfi.Attr().Mtime.Before(sfi.Attr().Mtime) {
 				continue
 			}
 			if sfi.IsDir() && !dfi.IsDir() {
-				env.Errorf("mv", "cannot overwrite non-directory %s with directory %s", fuQuote(d), fuQuote(src))
+				env.Errorf("mv", "cannot overwrite non-directory %s with directory %s", quoteaf(env, d), quoteaf(env, src))
 				status = 1
 				continue
 			}
 			if !sfi.IsDir() && dfi.IsDir() {
-				env.Errorf("mv", "cannot overwrite directory %s with non-directory", fuQuote(d))
+				env.Errorf("mv", "cannot overwrite directory %s with non-directory", quoteaf(env, d))
 				status = 1
 				continue
 			}
 		}
 		if sfi.IsDir() && strings.HasPrefix(dp, sp+"/") {
-			env.Errorf("mv", "cannot move %s to a subdirectory of itself, %s", fuQuote(src), fuQuote(d))
+			env.Errorf("mv", "cannot move %s to a subdirectory of itself, %s", quoteaf(env, src), quoteaf(env, d))
 			status = 1
 			continue
 		}
@@ -89,12 +91,12 @@ func Mv(env *Env, args []string) int {
 			if noClobber && fuErrnoOf(err) == syscall.EEXIST {
 				continue
 			}
-			env.Errorf("mv", "cannot move %s to %s: %s", fuQuote(src), fuQuote(d), Strerror(err))
+			env.Errorf("mv", "cannot move %s to %s: %s", quoteaf(env, src), quoteaf(env, d), Strerror(err))
 			status = 1
 			continue
 		}
 		if verbose {
-			fuPrintf(env, "renamed %s -> %s\n", fuQuote(src), fuQuote(d))
+			fuPrintf(env, "renamed %s -> %s\n", quoteaf(env, src), quoteaf(env, d))
 		}
 	}
 	return status

@@ -24,3 +24,21 @@ var mvCases = []fuFileCase{
 
 func TestMv(t *testing.T)        { fuRunCases(t, mvCases) }
 func TestMvConfirm(t *testing.T) { fuConfirmCases(t, mvCases, false) }
+
+// TestMvUpdate checks that -u replaces only an older file.
+func TestMvUpdate(t *testing.T) {
+	f := newStore(t, map[string]string{"old": "o\n", "new": "n\n"})
+	runIn(t, f, "/work", "", "touch", "-d", "2020-01-01", "old")
+	if _, e, c := runIn(t, f, "/work", "", "mv", "-u", "old", "new"); c != 0 || e != "" {
+		t.Fatalf("mv -u: %q %d", e, c)
+	}
+	if got := readFile(t, f, "/work/new"); got != "n\n" {
+		t.Errorf("new replaced by an older file: %q", got)
+	}
+	if _, e, c := runIn(t, f, "/work", "", "mv", "-u", "new", "old"); c != 0 || e != "" {
+		t.Fatalf("mv -u: %q %d", e, c)
+	}
+	if got := readFile(t, f, "/work/old"); got != "n\n" {
+		t.Errorf("old not replaced by a newer file: %q", got)
+	}
+}

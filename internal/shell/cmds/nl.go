@@ -59,7 +59,7 @@ func Nl(env *Env, args []string) int {
 				}
 				st = nlStyle{kind: 'p', re: re}
 			default:
-				tryHelp(env, "nl", "invalid %s numbering style: %s", what, lq(o.val))
+				tryHelp(env, "nl", "invalid %s numbering style: %s", what, quote(env, o.val))
 				return 1
 			}
 			styles[idx] = st
@@ -71,24 +71,24 @@ func Nl(env *Env, args []string) int {
 		case "i", "line-increment":
 			n, err := strconv.ParseInt(o.val, 10, 64)
 			if err != nil {
-				env.Errorf("nl", "invalid line number increment: %s", lq(o.val))
+				env.Errorf("nl", "invalid line number increment: %s", quote(env, o.val))
 				return 1
 			}
 			incr = n
 		case "l", "join-blank-lines":
 			n, err := strconv.ParseInt(o.val, 10, 64)
 			if err != nil {
-				env.Errorf("nl", "invalid line number of blank lines: %s", lq(o.val))
+				env.Errorf("nl", "invalid line number of blank lines: %s", quote(env, o.val))
 				return 1
 			}
 			if n < 1 {
-				env.Errorf("nl", "invalid line number of blank lines: %s: Numerical result out of range", lq(o.val))
+				env.Errorf("nl", "invalid line number of blank lines: %s: Numerical result out of range", quote(env, o.val))
 				return 1
 			}
 			blanks = n
 		case "n", "number-format":
 			if o.val != "ln" && o.val != "rn" && o.val != "rz" {
-				tryHelp(env, "nl", "invalid line numbering format: %s", lq(o.val))
+				tryHelp(env, "nl", "invalid line numbering format: %s", quote(env, o.val))
 				return 1
 			}
 			format = o.val
@@ -99,18 +99,18 @@ func Nl(env *Env, args []string) int {
 		case "v", "starting-line-number":
 			n, err := strconv.ParseInt(o.val, 10, 64)
 			if err != nil {
-				env.Errorf("nl", "invalid starting line number: %s", lq(o.val))
+				env.Errorf("nl", "invalid starting line number: %s", quote(env, o.val))
 				return 1
 			}
 			start = n
 		case "w", "number-width":
 			n, err := strconv.ParseInt(o.val, 10, 64)
 			if err != nil {
-				env.Errorf("nl", "invalid line number field width: %s", lq(o.val))
+				env.Errorf("nl", "invalid line number field width: %s", quote(env, o.val))
 				return 1
 			}
 			if n < 1 || n > 1<<20 {
-				env.Errorf("nl", "invalid line number field width: %s: Numerical result out of range", lq(o.val))
+				env.Errorf("nl", "invalid line number field width: %s: Numerical result out of range", quote(env, o.val))
 				return 1
 			}
 			width = int(n)
@@ -131,7 +131,7 @@ func Nl(env *Env, args []string) int {
 		r, err := openArg(env, name)
 		if err != nil {
 			w.Flush()
-			env.PathError("nl", shqMaybe(name), err)
+			env.PathError("nl", quotef(env, name), err)
 			status = 1
 			continue
 		}
@@ -144,7 +144,7 @@ func Nl(env *Env, args []string) int {
 			if err != nil {
 				w.Flush()
 				if !isCanceled(env, err) {
-					env.PathError("nl", shqMaybe(name), err)
+					env.PathError("nl", quotef(env, name), err)
 				}
 				status = 1
 				break

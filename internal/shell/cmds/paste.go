@@ -57,7 +57,7 @@ func Paste(env *Env, args []string) int {
 		}
 		r, err := openArg(env, files[i])
 		if err != nil {
-			env.PathError("paste", shqMaybe(files[i]), err)
+			env.PathError("paste", quotef(env, files[i]), err)
 			return false
 		}
 		closers = append(closers, r)
@@ -69,7 +69,7 @@ func Paste(env *Env, args []string) int {
 	fail := func(name string, err error) int {
 		w.Flush()
 		if !isCanceled(env, err) {
-			env.PathError("paste", shqMaybe(name), err)
+			env.PathError("paste", quotef(env, name), err)
 		}
 		return 1
 	}

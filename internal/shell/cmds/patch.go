@@ -15,10 +15,12 @@ func init() { Register("patch", Patch) }
 
 // Patch applies unified diffs (from stdin, -i FILE or the second operand)
 // to the workspace as GNU patch 2.7: -p N (without it, the base name), -R,
-// -d DIR, --dry-run, -N, -f/-t, -s, an explicit file operand, hunks found
+// -d DIR, --dry-run, -N, -f/-t, -s, -b, an explicit file operand, hunks found
 // at an offset or with fuzz up to 2 ("Hunk #1 succeeded at N with fuzz F
 // (offset M lines)."), files created and removed for /dev/null headers,
-// rejected hunks saved to FILE.rej with exit status 1.
+// rejected hunks saved to FILE.rej with exit status 1, and GNU's detection of
+// a reversed (or already applied) patch (-N skips it, -t reverses it, and the
+// question is otherwise answered with its default, as without a terminal).
 func Patch(env *Env, args []string) int {
 	opts, ops, ok := parseOpts(env, "patch", args[1:], optSpec{
 		shorts: "p:Rd:i:NftsEuF:b",
@@ -58,6 +60,12 @@ func Patch(env *Env, args []string) int {
 			p.forward = true
 		case "s", "silent", "quiet":
 			p.silent = true
+		case "f", "force":
+			p.force = true
+		case "t", "batch":
+			p.batch = true
+		case "b", "backup":
+			p.backup = true
 		case "E", "remove-empty-files":
 			p.removeEmpty = true
 		}
@@ -80,7 +88,7 @@ func Patch(env *Env, args []string) int {
 		data, err = readAllLimited(env, nopCloser{ctxReader{env, env.Stdin}})
 	}
 	if err != nil {
-		env.Errorf("patch", "Can't open patch file %s : %s", input, Strerror(err))
+		env.Errorf("patch", "**** Can't open patch file %s : %s", input, Strerror(err))
 		return 2
 	}
 	if p.dir != "" {
@@ -126,6 +134,7 @@ type patcher struct {
 	w                             *bufio.Writer
 	strip, maxFuzz                int
 	reverse, dry, forward, silent bool
+	force, batch, backup          bool
 	removeEmpty                   bool
 	dir, base, target             string
 }
@@ -136,6 +145,8 @@ type filePatch struct {
 	oldLine, newLine string // the header lines, for .rej files
 	oldNull, newNull bool   // /dev/null or the epoch: creation or removal
 	hunks            []*hunk
+	lead             []string // the patch's lines up to its +++ line, since the previous one
+	hunkLine         int      // the line number of its first hunk
 }
 
 // hunk is one @@ section: lines start with ' ', '-' or '+'; noNL marks a
@@ -164,11 +175,12 @@ func patchHeaderName(s string) (string, bool) {
 func parseUnified(data []byte) ([]*filePatch, error) {
 	lines := splitLinesKeep(data)
 	var out []*filePatch
+	prevEnd := 0
 	for i := 0; i < len(lines); i++ {
 		if !strings.HasPrefix(lines[i], "--- ") || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "+++ ") {
 			continue
 		}
-		fp := &filePatch{oldLine: lines[i], newLine: lines[i+1]}
+		fp := &filePatch{oldLine: lines[i], newLine: lines[i+1], lead: lines[prevEnd : i+2], hunkLine: i + 3}
 		fp.oldName, fp.oldNull = patchHeaderName(lines[i][4:])
 		fp.newName, fp.newNull = patchHeaderName(lines[i+1][4:])
 		i += 2
@@ -180,6 +192,7 @@ func parseUnified(data []byte) ([]*filePatch, error) {
 			fp.hunks = append(fp.hunks, h)
 			i += n
 		}
+		prevEnd = i
 		i--
 		out = append(out, fp)
 	}
@@ -327,20 +340,39 @@ func (p *patcher) apply(fp *filePatch) int {
 				}
 			}
 		}
+		var existing []string
 		for _, c := range cands {
 			if p.exists(c) {
-				name = c
-				break
+				existing = append(existing, c)
 			}
 		}
+		name = patchBestName(existing)
 		if name == "" && oldNull && len(cands) > 0 {
 			name = cands[len(cands)-1]
 		}
 		if name == "" {
-			p.w.Flush()
-			fmt.Fprintf(p.env.Stderr, "can't find file to patch at input line %d\n", 3)
-			fmt.Fprintf(p.env.Stderr, "No file to patch.  Skipping patch.\n")
-			fmt.Fprintf(p.env.Stderr, "%d out of %d hunk%s ignored\n", len(fp.hunks), len(fp.hunks), patchPlural(len(fp.hunks)))
+			if !p.silent {
+				fmt.Fprintf(p.w, "can't find file to patch at input line %d\n", fp.hunkLine)
+				if p.strip < 0 {
+					fmt.Fprintf(p.w, "Perhaps you should have used the -p or --strip option?\n")
+				} else {
+					fmt.Fprintf(p.w, "Perhaps you used the wrong -p or --strip option?\n")
+				}
+			}
+			fmt.Fprintf(p.w, "The text leading up to this was:\n--------------------------\n")
+			for _, l := range fp.lead {
+				fmt.Fprintf(p.w, "|%s", l)
+				if !strings.HasSuffix(l, "\n") {
+					fmt.Fprintln(p.w)
+				}
+			}
+			fmt.Fprintf(p.w, "--------------------------\n")
+			if p.force || p.batch {
+				fmt.Fprintf(p.w, "No file to patch.  Skipping patch.\n")
+			} else { // the questions, answered with their defaults: there is no terminal
+				fmt.Fprintf(p.w, "File to patch: \nSkip this patch? [y] \nSkipping patch.\n")
+			}
+			fmt.Fprintf(p.w, "%d out of %d hunk%s ignored\n", len(fp.hunks), len(fp.hunks), patchPlural(len(fp.hunks)))
 			return 1
 		}
 	}
@@ -373,20 +405,55 @@ func (p *patcher) apply(fp *filePatch) int {
 	lines := splitLinesKeep(src)
 	offset := 0
 	var failed []*hunk
+	reverse := p.reverse
 	for n, h := range fp.hunks {
-		old, neu := h.side(false), h.side(true)
-		start := h.oldStart
-		if p.reverse {
-			old, neu = neu, old
-			start = h.newStart
-		}
+		old, neu, guess := h.sides(reverse, offset)
 		pre, post := h.context()
-		guess := start - 1
-		if len(old) == 0 {
-			guess = start
+		var at, fuzz, lo, hi int
+		ok := false
+		for fz := 0; fz <= p.maxFuzz && !ok; fz++ {
+			var valid bool
+			at, lo, hi, ok, valid = p.locate1(lines, old, guess, pre, post, fz)
+			if !valid {
+				break
+			}
+			fuzz = fz
+			if ok || n > 0 || p.force {
+				continue
+			}
+			// GNU's guess at a reversed (or already applied) patch: the first
+			// hunk fails, but applies the other way round.
+			sOld, _, sGuess := h.sides(!reverse, offset)
+			if _, _, _, found, _ := p.locate1(lines, sOld, sGuess, pre, post, fz); !found {
+				continue
+			}
+			if reverse {
+				fmt.Fprint(p.w, "Unreversed patch detected!")
+			} else {
+				fmt.Fprint(p.w, "Reversed (or previously applied) patch detected!")
+			}
+			switch {
+			case p.forward:
+				fmt.Fprint(p.w, "  Skipping patch.\n")
+			case p.batch:
+				if reverse {
+					fmt.Fprint(p.w, "  Ignoring -R.\n")
+				} else {
+					fmt.Fprint(p.w, "  Assuming -R.\n")
+				}
+				reverse = !reverse
+				old, neu, guess = h.sides(reverse, offset)
+				at, lo, hi, ok, _ = p.locate1(lines, old, guess, pre, post, fz)
+				continue
+			default: // the questions, answered with their default: there is no terminal
+				if reverse {
+					fmt.Fprint(p.w, "  Ignore -R? [n] \nApply anyway? [n] \nSkipping patch.\n")
+				} else {
+					fmt.Fprint(p.w, "  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n")
+				}
+			}
+			return p.reject(name, fp, fp.hunks, "ignored")
 		}
-		guess += offset
-		at, fuzz, lo, hi, ok := p.locate(lines, old, guess, pre, post)
 		if !ok {
 			failed = append(failed, h)
 			if !p.silent {
@@ -435,6 +502,14 @@ func (p *patcher) apply(fp *filePatch) int {
 		return status
 	}
 	ctx := p.env.Ctx
+	if p.backup {
+		// -b: the original as NAME.orig (empty for a file the patch creates).
+		if err := p.env.FS.WriteFile(ctx, p.abs(name+".orig"), src, 0o644); err != nil {
+			p.w.Flush()
+			fmt.Fprintf(p.env.Stderr, "patch: **** Can't create file %s : %s\n", name+".orig", Strerror(err))
+			return 2
+		}
+	}
 	if newNull && out.Len() == 0 || p.removeEmpty && out.Len() == 0 {
 		if !missing {
 			if err := p.env.FS.Remove(ctx, p.abs(name)); err != nil {
@@ -492,57 +567,88 @@ func (p *patcher) reject(name string, fp *filePatch, hunks []*hunk, how string) 
 	return 1
 }
 
-// locate finds where old matches lines, nearest to guess first, with fuzz
-// as GNU patch's locate_hunk: at fuzz 0 a hunk with less leading (trailing)
+// locate1 finds where old matches lines at one fuzz factor, nearest to
+// guess first, as GNU patch's locate_hunk (valid is false past the fuzz the
+// hunk's context allows): at fuzz 0 a hunk with less leading (trailing)
 // context than trailing (leading) must sit at the start (end) of the file.
-func (p *patcher) locate(lines, old []string, guess, pre, post int) (at, fuzz, lo, hi int, ok bool) {
+func (p *patcher) locate1(lines, old []string, guess, pre, post, fuzz int) (at, lo, hi int, ok, valid bool) {
 	ctxN := max(pre, post)
-	for fuzz = 0; fuzz <= p.maxFuzz; fuzz++ {
-		if fuzz > 0 && fuzz > ctxN {
-			break
+	if fuzz > 0 && fuzz > ctxN {
+		return 0, 0, 0, false, false
+	}
+	pf := fuzz + pre - ctxN
+	sf := fuzz + post - ctxN
+	lo, hi = min(max(pf, 0), pre), min(max(sf, 0), post)
+	match := func(at int) bool {
+		if at < 0 || at+len(old) > len(lines) {
+			return false
 		}
-		pf := fuzz + pre - ctxN
-		sf := fuzz + post - ctxN
-		lo, hi = min(max(pf, 0), pre), min(max(sf, 0), post)
-		match := func(at int) bool {
-			if at < 0 || at+len(old) > len(lines) {
+		for i := lo; i < len(old)-hi; i++ {
+			if lines[at+i] != old[i] && strings.TrimSuffix(lines[at+i], "\n") != strings.TrimSuffix(old[i], "\n") {
 				return false
 			}
-			for i := lo; i < len(old)-hi; i++ {
-				if lines[at+i] != old[i] && strings.TrimSuffix(lines[at+i], "\n") != strings.TrimSuffix(old[i], "\n") {
-					return false
-				}
-			}
-			return true
 		}
-		switch {
-		case sf < 0:
-			if at := len(lines) - len(old); match(at) {
-				return at, fuzz, lo, hi, true
-			}
-			continue
-		case pf < 0:
-			if match(0) {
-				return 0, fuzz, lo, hi, true
-			}
-			continue
+		return true
+	}
+	switch {
+	case sf < 0:
+		if at := len(lines) - len(old); match(at) {
+			return at, lo, hi, true, true
 		}
-		if match(guess) {
-			return guess, fuzz, lo, hi, true
+		return 0, 0, 0, false, true
+	case pf < 0:
+		if match(0) {
+			return 0, lo, hi, true, true
 		}
-		for d := 1; d <= len(lines); d++ {
-			if p.env.Canceled() {
-				return 0, 0, 0, 0, false
-			}
-			if match(guess + d) {
-				return guess + d, fuzz, lo, hi, true
-			}
-			if match(guess - d) {
-				return guess - d, fuzz, lo, hi, true
-			}
+		return 0, 0, 0, false, true
+	}
+	if match(guess) {
+		return guess, lo, hi, true, true
+	}
+	for d := 1; d <= len(lines); d++ {
+		if p.env.Canceled() {
+			return 0, 0, 0, false, false
+		}
+		if match(guess + d) {
+			return guess + d, lo, hi, true, true
+		}
+		if match(guess - d) {
+			return guess - d, lo, hi, true, true
 		}
 	}
-	return 0, 0, 0, 0, false
+	return 0, 0, 0, false, true
+}
+
+// sides returns the lines a hunk replaces and those it puts in their place
+// (swapped for a reversed patch), and the index where it should start.
+func (h *hunk) sides(reverse bool, offset int) (old, neu []string, guess int) {
+	old, neu = h.side(false), h.side(true)
+	start := h.oldStart
+	if reverse {
+		old, neu = neu, old
+		start = h.newStart
+	}
+	guess = start - 1
+	if len(old) == 0 {
+		guess = start
+	}
+	return old, neu, guess + offset
+}
+
+// patchBestName picks among the existing candidate names as GNU patch's
+// best_name: the fewest directory components, then the shortest base name,
+// then the shortest name, then the first.
+func patchBestName(names []string) string {
+	best := ""
+	bc, bb, bl := 0, 0, 0
+	for i, n := range names {
+		c := strings.Count(strings.Trim(n, "/"), "/")
+		b := len(path.Base(n))
+		if i == 0 || c < bc || c == bc && (b < bb || b == bb && len(n) < bl) {
+			best, bc, bb, bl = n, c, b, len(n)
+		}
+	}
+	return best
 }
 
 func patchPlural(n int) string {

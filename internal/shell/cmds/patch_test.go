@@ -29,6 +29,34 @@ func TestPatch(t *testing.T) {
 		{args: []string{"patch", "-p0"}, stdin: patchNew, out: "patching file c/nf\n"},
 		{args: []string{"patch", "-p0"}, files: map[string]string{"c/nf": "new\n"}, stdin: patchDel, out: "patching file c/nf\n"},
 		{args: []string{"patch", "-p1", "-d", "q"}, files: map[string]string{"q/r/f": "hello\n"}, stdin: patchP2, out: "patching file r/f\n"},
+		// a reversed (already applied) patch
+		{args: []string{"patch"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
+			out:  "patching file a\nReversed (or previously applied) patch detected!  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n1 out of 1 hunk ignored -- saving rejects to file a.rej\n",
+			skip: "GNU patch asks on /dev/tty when there is one (this is its answer without one, checked with setsid)"},
+		{args: []string{"patch", "-N"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
+			out: "patching file a\nReversed (or previously applied) patch detected!  Skipping patch.\n1 out of 1 hunk ignored -- saving rejects to file a.rej\n"},
+		{args: []string{"patch", "--dry-run", "-N"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
+			out: "checking file a\nReversed (or previously applied) patch detected!  Skipping patch.\n1 out of 1 hunk ignored\n"},
+		{args: []string{"patch", "-t"}, files: map[string]string{"a": patchB}, stdin: patchP1,
+			out: "patching file a\nReversed (or previously applied) patch detected!  Assuming -R.\n"},
+		{args: []string{"patch", "-R", "-t"}, files: map[string]string{"a": patchA}, stdin: patchP1,
+			out: "patching file a\nUnreversed patch detected!  Ignoring -R.\n"},
+		{args: []string{"patch", "-f"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
+			out: "patching file a\nHunk #1 FAILED at 1.\n1 out of 1 hunk FAILED -- saving rejects to file a.rej\n"},
+		// both names exist: GNU's best name (the shorter base name) wins
+		{args: []string{"patch"}, files: map[string]string{"longname": patchA, "b": patchA}, stdin: strings.Replace(patchP1, "--- a\t", "--- longname\t", 1),
+			out: "patching file b\n"},
+		// no file to patch: the text leading up to the hunks, and the questions' defaults
+		{args: []string{"patch", "-f"}, stdin: "--- gone.txt\n+++ gone.txt\n@@ -1 +1 @@\n-a\n+b\n", code: 1,
+			out: "can't find file to patch at input line 3\nPerhaps you should have used the -p or --strip option?\nThe text leading up to this was:\n--------------------------\n|--- gone.txt\n|+++ gone.txt\n--------------------------\nNo file to patch.  Skipping patch.\n1 out of 1 hunk ignored\n"},
+		{args: []string{"patch", "-p0"}, stdin: "--- gone.txt\n+++ gone.txt\n@@ -1 +1 @@\n-a\n+b\n", code: 1,
+			out:  "can't find file to patch at input line 3\nPerhaps you used the wrong -p or --strip option?\nThe text leading up to this was:\n--------------------------\n|--- gone.txt\n|+++ gone.txt\n--------------------------\nFile to patch: \nSkip this patch? [y] \nSkipping patch.\n1 out of 1 hunk ignored\n",
+			skip: "GNU patch asks on /dev/tty when there is one (this is its answer without one, checked with setsid)"},
+		{args: []string{"patch", "-s", "-t", "-p1"}, files: map[string]string{"x.txt": "a\n"}, code: 1,
+			stdin: "diff -u x.txt x.txt\n--- x.txt\n+++ x.txt\n@@ -1 +1 @@\n-a\n+b\ndiff -u a/gone.txt b/gone.txt\nindex 123..456\n--- a/gone.txt\n+++ b/gone.txt\n@@ -1 +1,2 @@\n-a\n+b\n+c\n@@ -5 +6 @@\n-q\n+r\n",
+			out: "The text leading up to this was:\n--------------------------\n|diff -u x.txt x.txt\n|--- x.txt\n|+++ x.txt\n--------------------------\nNo file to patch.  Skipping patch.\n1 out of 1 hunk ignored\n" +
+				"The text leading up to this was:\n--------------------------\n|diff -u a/gone.txt b/gone.txt\n|index 123..456\n|--- a/gone.txt\n|+++ b/gone.txt\n--------------------------\nNo file to patch.  Skipping patch.\n2 out of 2 hunks ignored\n"},
+		{args: []string{"patch", "-i", "nope"}, code: 2, errOut: "patch: **** Can't open patch file nope : No such file or directory\n"},
 	}
 	runTextRows(t, rows)
 }
@@ -48,6 +76,12 @@ func TestPatchEffects(t *testing.T) {
 	check("/work/a", patchB)
 	runIn(t, f, "/work", patchP1, "patch", "-R", "a")
 	check("/work/a", patchA)
+	runIn(t, f, "/work", patchP1, "patch", "a")
+	runIn(t, f, "/work", patchP1, "patch", "-N", "a")
+	check("/work/a", patchB)
+	runIn(t, f, "/work", patchP1, "patch", "-t", "-b", "a")
+	check("/work/a", patchA)
+	check("/work/a.orig", patchB)
 	runIn(t, f, "/work", patchP1, "patch", "--dry-run", "a")
 	check("/work/a", patchA)
 	runIn(t, f, "/work", patchP1, "patch", "x")

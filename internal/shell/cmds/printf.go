@@ -2,7 +2,6 @@ package cmds
 
 import (
 	"bufio"
-	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -47,7 +46,7 @@ func Printf(env *Env, args []string) int {
 		rest = rest[used:]
 		if used == 0 || len(rest) == 0 {
 			if used == 0 && len(rest) > 0 {
-				env.Errorf("printf", "warning: ignoring excess arguments, starting with %s", lq(rest[0]))
+				env.Errorf("printf", "warning: ignoring excess arguments, starting with %s", quote(env, rest[0]))
 			}
 			break
 		}
@@ -108,7 +107,7 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 			continue
 		case 'q':
 			a, _ := next()
-			p.w.WriteString(shellQuote(a))
+			p.w.WriteString(quoteShell(p.env, a))
 			continue
 		}
 		var s spec
@@ -371,11 +370,11 @@ func cExp(s string) string {
 func (p *printer) numErr(a string, kind int) {
 	switch kind {
 	case 1:
-		p.env.Errorf("printf", "%s: expected a numeric value", lq(a))
+		p.env.Errorf("printf", "%s: expected a numeric value", quote(p.env, a))
 	case 2:
-		p.env.Errorf("printf", "%s: value not completely converted", lq(a))
+		p.env.Errorf("printf", "%s: value not completely converted", quote(p.env, a))
 	case 3:
-		p.env.Errorf("printf", "%s: Numerical result out of range", lq(a))
+		p.env.Errorf("printf", "%s: Numerical result out of range", quote(p.env, a))
 	}
 	p.status = 1
 }
@@ -699,71 +698,4 @@ func (p *printer) escapes(a string) bool {
 		i += n
 	}
 	return false
-}
-
-// shellQuote quotes s for the shell as GNU's %q does (shell-escape style):
-// unchanged when nothing needs quoting, '...' or "..." otherwise, with
-// control characters as $'\n' segments.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	needs, control := false, false
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError || r < 0x20 || r == 0x7f:
-			control = true
-		case strings.ContainsRune(" !\"$&'()*;<=>?[\\^`|", r):
-			needs = true
-		case (r == '#' || r == '~') && i == 0:
-			needs = true
-		case (r == '{' || r == '}') && len(s) == 1:
-			needs = true
-		}
-	}
-	if !needs && !control {
-		return s
-	}
-	if !control {
-		if strings.Contains(s, "'") && !strings.ContainsAny(s, "\"$`\\") {
-			return "\"" + s + "\""
-		}
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteByte('\'')
-	open := true
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1 || r < 0x20 || r == 0x7f:
-			if open {
-				b.WriteByte('\'')
-				open = false
-			}
-			esc := map[byte]string{'\a': `\a`, '\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`, '\v': `\v`}[s[i]]
-			if esc == "" {
-				esc = fmt.Sprintf(`\%03o`, s[i])
-			}
-			b.WriteString("$'" + esc + "'")
-			size = 1
-		case r == '\'':
-			if open {
-				b.WriteString(`'\''`)
-			} else {
-				b.WriteString(`\'`)
-			}
-		default:
-			if !open {
-				b.WriteByte('\'')
-				open = true
-			}
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	if open {
-		b.WriteByte('\'')
-	}
-	return b.String()
 }

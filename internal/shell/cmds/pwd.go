@@ -29,7 +29,7 @@ func Pwd(env *Env, args []string) int {
 	}
 	dir, err := fuCanon(env, env.Dir, fuCanonExisting)
 	if err != nil {
-		env.Errorf("pwd", "couldn't find directory entry in %s with matching i-node", fuQuote(".."))
+		env.Errorf("pwd", "couldn't find directory entry in %s with matching i-node", quote(env, ".."))
 		return 1
 	}
 	fuPrintf(env, "%s\n", dir)

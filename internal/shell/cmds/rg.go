@@ -564,57 +564,64 @@ func (s *rgState) walk(disp, abs string, rules []rgIgnoreRule, seen map[string]b
 	seen[abs] = true
 	defer delete(seen, abs)
 	rules = s.loadRules(abs, rules)
-	ents, err := fuReadDir(env, abs)
-	if err != nil {
-		if !isCanceled(env, err) {
-			s.ioError(disp, err)
+	err := walkDirFiles(env, abs, func(e vfs.DirFile) bool {
+		if env.Canceled() || s.quiet && s.matched {
+			return false
 		}
+		s.walkEntry(disp, abs, rules, seen, e)
+		return true
+	})
+	if err != nil && !isCanceled(env, err) {
+		s.ioError(disp, err)
+	}
+}
+
+// walkEntry searches one entry of a directory being walked.
+func (s *rgState) walkEntry(disp, abs string, rules []rgIgnoreRule, seen map[string]bool, e vfs.DirFile) {
+	env := s.env
+	child := e.Name
+	if disp != "" {
+		child = strings.TrimSuffix(disp, "/") + "/" + e.Name
+		if disp == "/" {
+			child = "/" + e.Name
+		}
+	}
+	cabs := vfs.Clean(abs + "/" + e.Name)
+	if !s.hidden && strings.HasPrefix(e.Name, ".") {
 		return
 	}
-	for _, e := range ents {
-		if env.Canceled() || s.quiet && s.matched {
+	if e.Name == ".git" {
+		return
+	}
+	mode := e.Attr.Mode
+	if fuIsLinkMode(mode) {
+		if !s.follow {
 			return
 		}
-		child := e.Name
-		if disp != "" {
-			child = strings.TrimSuffix(disp, "/") + "/" + e.Name
-			if disp == "/" {
-				child = "/" + e.Name
-			}
+		fi, err := env.FS.Stat(env.Ctx, cabs)
+		if err != nil {
+			s.ioError(child, err)
+			return
 		}
-		cabs := vfs.Clean(abs + "/" + e.Name)
-		if !s.hidden && strings.HasPrefix(e.Name, ".") {
-			continue
-		}
-		if e.Name == ".git" {
-			continue
-		}
-		mode := e.Mode
-		if fuIsLinkMode(mode) {
-			if !s.follow {
-				continue
-			}
-			fi, err := env.FS.Stat(env.Ctx, cabs)
-			if err != nil {
-				s.ioError(child, err)
-				continue
-			}
-			mode = fi.Attr().Mode
-		}
-		isDir := fuIsDirMode(mode)
-		if !s.noIgnore && rgIgnored(rules, cabs, isDir) {
-			continue
-		}
-		rel := strings.TrimPrefix(cabs, strings.TrimSuffix(s.root, "/")+"/")
-		if s.filtered(rel, isDir) {
-			continue
-		}
-		if isDir {
-			s.walk(child, cabs, rules, seen)
-			continue
-		}
-		s.file(child, cabs, false)
+		mode = fi.Attr().Mode
 	}
+	isDir := fuIsDirMode(mode)
+	if !s.noIgnore && rgIgnored(rules, cabs, isDir) {
+		return
+	}
+	rel := strings.TrimPrefix(cabs, strings.TrimSuffix(s.root, "/")+"/")
+	if s.filtered(rel, isDir) {
+		return
+	}
+	if isDir {
+		s.walk(child, cabs, rules, seen)
+		return
+	}
+	if e.Loaded && !s.filesOnly {
+		s.search(bytes.NewReader(e.Data), child, false)
+		return
+	}
+	s.file(child, cabs, false)
 }
 
 // file searches (or, with --files, lists) one file.

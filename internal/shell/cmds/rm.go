@@ -1,6 +1,7 @@
 package cmds
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 )
@@ -10,8 +11,10 @@ func init() { Register("rm", Rm) }
 // Rm removes files as GNU rm: -r/-R removes directories and their contents,
 // -d removes empty directories, -f ignores missing files and never fails for
 // them, -v reports each removal. "/" is refused with -r unless
-// --no-preserve-root, and "." and ".." are always refused. -i and -I are
-// accepted and ignored (there is no terminal to ask).
+// --no-preserve-root, and "." and ".." are always refused. -i asks before
+// each removal and -I once before more than three operands or a recursive
+// removal, on stderr, reading the answers from stdin (a line starting with
+// y or Y is a yes; end of input is a no), as GNU rm does without a terminal.
 func Rm(env *Env, args []string) int {
 	opts, operands, ok := fuParseOpts(env, args, "r|recursive", "R", "f|force", "v|verbose", "d|dir",
 		"i", "I", "|interactive?", "|no-preserve-root", "|preserve-root?", "|one-file-system")
@@ -26,9 +29,24 @@ func Rm(env *Env, args []string) int {
 		case "recursive", "R":
 			rm.recursive = true
 		case "force":
-			rm.force = true
-		case "i", "I", "interactive":
-			rm.force = false
+			rm.force, rm.ask = true, 0
+		case "i":
+			rm.force, rm.ask = false, 1
+		case "I":
+			rm.force, rm.ask = false, 2
+		case "interactive":
+			switch o.val {
+			case "never", "no", "none":
+				rm.ask = 0
+			case "once":
+				rm.force, rm.ask = false, 2
+			case "", "always", "yes":
+				rm.force, rm.ask = false, 1
+			default:
+				env.Errorf("rm", "invalid argument %s for %s", quote(env, o.val), quote(env, "--interactive"))
+				fuTryHelp(env, "rm")
+				return 1
+			}
 		case "verbose":
 			rm.verbose = true
 		case "dir":
@@ -46,6 +64,18 @@ func Rm(env *Env, args []string) int {
 		fuMissingOperand(env, "rm")
 		return 1
 	}
+	if rm.ask == 2 && (len(operands) > 3 || rm.recursive) {
+		plural, how := "s", ""
+		if len(operands) == 1 {
+			plural = ""
+		}
+		if rm.recursive {
+			how = " recursively"
+		}
+		if !rm.confirm("remove %d argument%s%s", len(operands), plural, how) {
+			return 0
+		}
+	}
 	status := 0
 	for _, op := range operands {
 		if env.Canceled() {
@@ -53,13 +83,13 @@ func Rm(env *Env, args []string) int {
 		}
 		b := fuBaseOf(op)
 		if b == "." || b == ".." {
-			env.Errorf("rm", "refusing to remove '.' or '..' directory: skipping %s", fuQuote(op))
+			env.Errorf("rm", "refusing to remove '.' or '..' directory: skipping %s", quoteaf(env, op))
 			status = 1
 			continue
 		}
 		p := env.Abs(op)
 		if p == "/" && rm.recursive && preserveRoot {
-			env.Errorf("rm", "it is dangerous to operate recursively on %s", fuQuote(op))
+			env.Errorf("rm", "it is dangerous to operate recursively on %s", quoteaf(env, op))
 			env.Errorf("rm", "use --no-preserve-root to override this failsafe")
 			status = 1
 			continue
@@ -74,6 +104,27 @@ func Rm(env *Env, args []string) int {
 type rmState struct {
 	env                            *Env
 	recursive, force, verbose, dir bool
+	ask                            int // -i: 1 (ask for each), -I: 2 (ask once)
+}
+
+// confirm asks "rm: QUESTION? " and reads the answer, a line of stdin.
+func (r *rmState) confirm(format string, a ...any) bool {
+	fmt.Fprintf(r.env.Stderr, "rm: "+format+"? ", a...)
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 4096 {
+		n, err := r.env.Stdin.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			break
+		}
+	}
+	return len(line) > 0 && (line[0] == 'y' || line[0] == 'Y')
 }
 
 // remove removes one name (shown as name, at p); it reports whether it
@@ -85,7 +136,7 @@ func (r *rmState) remove(name, p string, top bool) bool {
 		if r.force && fuIsNotExist(err) {
 			return true
 		}
-		env.Errorf("rm", "cannot remove %s: %s", fuQuote(name), Strerror(err))
+		env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 		return false
 	}
 	p = strings.TrimSuffix(p, "/")
@@ -95,22 +146,38 @@ func (r *rmState) remove(name, p string, top bool) bool {
 	if fi.IsDir() {
 		if !r.recursive {
 			if r.dir {
+				if r.ask == 1 && !r.confirm("remove directory %s", quoteaf(env, name)) {
+					return true
+				}
 				if err := env.FS.Remove(env.Ctx, p); err != nil {
-					env.Errorf("rm", "cannot remove %s: %s", fuQuote(name), Strerror(err))
+					env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 					return false
 				}
 				r.removed(name, true)
 				return true
 			}
-			env.Errorf("rm", "cannot remove %s: Is a directory", fuQuote(name))
+			env.Errorf("rm", "cannot remove %s: Is a directory", quoteaf(env, name))
 			return false
 		}
-		if !r.verbose {
+		descended := false // -i asks again for the directory after its contents
+		if r.ask == 1 {
+			page, err := env.FS.ReadDirPage(env.Ctx, p, "", 1)
+			if err == nil && len(page) == 0 {
+				if !r.confirm("remove directory %s", quoteaf(env, name)) {
+					return true
+				}
+			} else if !r.confirm("descend into directory %s", quoteaf(env, name)) {
+				return true
+			} else {
+				descended = true
+			}
+		}
+		if !r.verbose && r.ask != 1 {
 			if err := env.Ctx.Err(); err != nil {
 				return false
 			}
 			if err := env.FS.RemoveAll(env.Ctx, p); err != nil && !(p == "/" && fuErrnoOf(err) == syscall.EBUSY) {
-				env.Errorf("rm", "cannot remove %s: %s", fuQuote(name), Strerror(err))
+				env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 				return false
 			}
 			return true
@@ -123,7 +190,7 @@ func (r *rmState) remove(name, p string, top bool) bool {
 			}
 			page, err := env.FS.ReadDirPage(env.Ctx, p, after, 256)
 			if err != nil {
-				env.Errorf("rm", "cannot remove %s: %s", fuQuote(name), Strerror(err))
+				env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 				return false
 			}
 			for _, de := range page {
@@ -142,15 +209,21 @@ func (r *rmState) remove(name, p string, top bool) bool {
 		if p == "/" {
 			return true
 		}
+		if descended && !r.confirm("remove directory %s", quoteaf(env, name)) {
+			return true
+		}
 		if err := env.FS.Remove(env.Ctx, p); err != nil {
-			env.Errorf("rm", "cannot remove %s: %s", fuQuote(name), Strerror(err))
+			env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 			return false
 		}
 		r.removed(name, true)
 		return true
 	}
+	if r.ask == 1 && !r.confirm("remove %s %s", fuFileTypeName(fi.Attr()), quoteaf(env, name)) {
+		return true
+	}
 	if err := env.FS.Remove(env.Ctx, strings.TrimSuffix(p, "/")); err != nil {
-		env.Errorf("rm", "cannot remove %s: %s", fuQuote(name), Strerror(err))
+		env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 		return false
 	}
 	r.removed(name, false)
@@ -162,8 +235,8 @@ func (r *rmState) removed(name string, dir bool) {
 		return
 	}
 	if dir {
-		fuPrintf(r.env, "removed directory %s\n", fuQuote(name))
+		fuPrintf(r.env, "removed directory %s\n", quoteaf(r.env, name))
 	} else {
-		fuPrintf(r.env, "removed %s\n", fuQuote(name))
+		fuPrintf(r.env, "removed %s\n", quoteaf(r.env, name))
 	}
 }

@@ -25,6 +25,20 @@ var rmCases = []fuFileCase{
 	{name: "force no operand", args: []string{"rm", "-f"}},
 	{name: "symlink not followed", files: map[string]string{"d/x": "", "l": "->d"}, args: []string{"rm", "-rv", "l"}, wantOut: "removed 'l'\n"},
 	{name: "not a directory", files: map[string]string{"f": ""}, args: []string{"rm", "f/"}, wantErr: "rm: cannot remove 'f/': Not a directory\n", wantStatus: 1},
+	{name: "interactive no", files: map[string]string{"a": "x"}, stdin: "n\n", args: []string{"rm", "-i", "a"}, wantErr: "rm: remove regular file 'a'? "},
+	{name: "interactive yes", files: map[string]string{"a": "x", "e": ""}, stdin: "y\nYes\n", args: []string{"rm", "-iv", "a", "e"},
+		wantOut: "removed 'a'\nremoved 'e'\n", wantErr: "rm: remove regular file 'a'? rm: remove regular empty file 'e'? "},
+	{name: "interactive end of input", files: map[string]string{"a": "x"}, args: []string{"rm", "-i", "a", "nope"},
+		wantErr: "rm: remove regular file 'a'? rm: cannot remove 'nope': No such file or directory\n", wantStatus: 1},
+	{name: "interactive recursive", files: map[string]string{"q/f": "x"}, stdin: "y\ny\ny\n", args: []string{"rm", "-rvi", "q"},
+		wantOut: "removed 'q/f'\nremoved directory 'q'\n", wantErr: "rm: descend into directory 'q'? rm: remove regular file 'q/f'? rm: remove directory 'q'? "},
+	{name: "interactive empty directory", files: map[string]string{"q/": ""}, stdin: "y\n", args: []string{"rm", "-ri", "q"}, wantErr: "rm: remove directory 'q'? "},
+	{name: "interactive dir flag", files: map[string]string{"q/": ""}, stdin: "n\n", args: []string{"rm", "-di", "q"}, wantErr: "rm: remove directory 'q'? "},
+	{name: "interactive once", files: map[string]string{"a": "", "b": "", "c": "", "d": ""}, stdin: "n\n", args: []string{"rm", "-I", "a", "b", "c", "d"},
+		wantErr: "rm: remove 4 arguments? "},
+	{name: "interactive once recursive", files: map[string]string{"q/f": ""}, stdin: "y\n", args: []string{"rm", "-I", "-rv", "q"},
+		wantOut: "removed 'q/f'\nremoved directory 'q'\n", wantErr: "rm: remove 1 argument recursively? "},
+	{name: "force after interactive", files: map[string]string{"a": ""}, args: []string{"rm", "-i", "-f", "a"}},
 }
 
 func TestRm(t *testing.T)        { fuRunCases(t, rmCases) }

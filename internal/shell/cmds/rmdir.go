@@ -33,12 +33,12 @@ func Rmdir(env *Env, args []string) int {
 	status := 0
 	remove := func(name string, parent bool) bool {
 		if verbose {
-			fuPrintf(env, "rmdir: removing directory, %s\n", fuQuote(name))
+			fuPrintf(env, "rmdir: removing directory, %s\n", quoteaf(env, name))
 		}
 		p := fuAbs(env, name)
 		fi, err := env.FS.Lstat(env.Ctx, p)
 		if err == nil && !fi.IsDir() {
-			env.Errorf("rmdir", "failed to remove %s: Not a directory", fuQuote(name))
+			env.Errorf("rmdir", "failed to remove %s: Not a directory", quoteaf(env, name))
 			status = 1
 			return false
 		}
@@ -53,7 +53,7 @@ func Rmdir(env *Env, args []string) int {
 			if parent {
 				what = "directory "
 			}
-			env.Errorf("rmdir", "failed to remove %s%s: %s", what, fuQuote(name), Strerror(err))
+			env.Errorf("rmdir", "failed to remove %s%s: %s", what, quoteaf(env, name), Strerror(err))
 			status = 1
 			return false
 		}

@@ -62,7 +62,7 @@ General help using GNU software: <https://www.gnu.org/gethelp/>.
 // scripts from -e, -f or the first operand; -n, -E/-r, -i[SUFFIX], -s, -z,
 // -l; addresses (N, $, /RE/, \cREc, first~step, ranges with N, /RE/, +N, ~N,
 // 0,/RE/), ! and { }; commands s y d D p P n N g G h H x z a i c q Q = l r
-// : b t T. Regexes are POSIX BRE (ERE with -E) translated to Go's RE2, so
+// w W : b t T (w files are written when sed ends). Regexes are POSIX BRE (ERE with -E) translated to Go's RE2, so
 // back-references inside a regex are rejected with a clear message.
 func Sed(env *Env, args []string) int {
 	var errb bytes.Buffer
@@ -171,6 +171,11 @@ func Sed(env *Env, args []string) int {
 		s.quiet = true
 	}
 	s.prog = prog
+	s.inPlace = inPlace
+	if !s.openW() {
+		return 4
+	}
+	defer s.closeW()
 	if inPlace {
 		if len(operands) == 0 {
 			fmt.Fprintf(env.Stderr, "sed: no input files\n")
@@ -271,6 +276,61 @@ type sedState struct {
 	tflag  bool
 	lastRE *regexp.Regexp
 	appQ   []sedCmd // a text and r files, in order
+
+	// w files: written when sed ends (created, empty, when it starts)
+	inPlace bool
+	wOut    map[string]*sedOut
+	wBuf    map[string]*bytes.Buffer
+	wNames  []string
+}
+
+// openW creates the files of the script's w commands, as GNU does before
+// reading any input.
+func (s *sedState) openW() bool {
+	for _, c := range s.prog.cmds {
+		name := c.wfile
+		if name == "" || name == "/dev/stdout" || name == "/dev/stderr" || s.wBuf[name] != nil {
+			continue
+		}
+		if err := s.env.FS.WriteFile(s.env.Ctx, s.env.Abs(name), nil, 0o644); err != nil {
+			fmt.Fprintf(s.env.Stderr, "sed: couldn't open file %s: %s\n", name, Strerror(err))
+			return false
+		}
+		if s.wBuf == nil {
+			s.wBuf, s.wOut = map[string]*bytes.Buffer{}, map[string]*sedOut{}
+		}
+		buf := &bytes.Buffer{}
+		s.wBuf[name] = buf
+		s.wOut[name] = &sedOut{w: &limitedBuf{buf: buf, max: s.env.Limits.MaxReadBytes}, sep: s.sep}
+		s.wNames = append(s.wNames, name)
+	}
+	return true
+}
+
+// wout is the output of a w file.
+func (s *sedState) wout(name string) *sedOut {
+	switch {
+	case name == "/dev/stdout" && !s.inPlace:
+		return s.out
+	case name == "/dev/stdout":
+		return &sedOut{w: s.env.Stdout, sep: s.sep}
+	case name == "/dev/stderr":
+		return &sedOut{w: s.env.Stderr, sep: s.sep}
+	}
+	return s.wOut[name]
+}
+
+// closeW writes the w files.
+func (s *sedState) closeW() {
+	for _, name := range s.wNames {
+		if err := s.wOut[name].err; err != nil {
+			fmt.Fprintf(s.env.Stderr, "sed: couldn't write %s: %s\n", name, Strerror(err))
+			continue
+		}
+		if err := s.env.FS.WriteFile(s.env.Ctx, s.env.Abs(name), s.wBuf[name].Bytes(), 0o644); err != nil {
+			fmt.Fprintf(s.env.Stderr, "sed: couldn't write %s: %s\n", name, Strerror(err))
+		}
+	}
 }
 
 func (s *sedState) finish() int {
@@ -531,6 +591,15 @@ restart:
 			} else {
 				s.out.line(s.ps[:i], true)
 			}
+		case 'w':
+			s.wout(c.wfile).line(s.ps, s.psNL)
+		case 'W':
+			i := strings.IndexByte(s.ps, s.sep)
+			if i < 0 {
+				s.wout(c.wfile).line(s.ps, s.psNL)
+			} else {
+				s.wout(c.wfile).line(s.ps[:i], true)
+			}
 		case 'n':
 			if s.isLast() {
 				s.quit = true
@@ -660,6 +729,9 @@ func (s *sedState) subst(c *sedCmd) {
 	s.tflag = true
 	if c.print > 0 {
 		s.out.line(s.ps, s.psNL)
+	}
+	if c.wfile != "" {
+		s.wout(c.wfile).line(s.ps, s.psNL)
 	}
 }
 

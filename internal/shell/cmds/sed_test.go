@@ -288,9 +288,14 @@ func TestSedTable(t *testing.T) {
 			out: "1\n", errOut: "", code: 0},
 		{name: "r file", files: map[string]string{"a": "1\n2\n3\n", "ins": "INS\n"}, stdin: "1\n2\n", args: []string{"sed", "1r ins"},
 			out: "1\nINS\n2\n", errOut: "", code: 0},
-		{name: "w unsupported", files: nil, stdin: "1\n", args: []string{"sed", "-n", "w out"},
-			out: "", errOut: "sed: -e expression #1, char 1: the `w' command is not supported by the shell backend's sed\n", code: 1,
-			skip: "divergence: w (writing files) is not implemented"},
+		{name: "w stdout", files: nil, stdin: "1\n2\n", args: []string{"sed", "-n", "1w /dev/stdout"},
+			out: "1\n", errOut: "", code: 0},
+		{name: "s w stdout", files: nil, stdin: "a\nb\n", args: []string{"sed", "s/b/B/w /dev/stdout"},
+			out: "a\nB\nB\n", errOut: "", code: 0},
+		{name: "w missing name", files: nil, stdin: "1\n", args: []string{"sed", "s/x/y/w"},
+			out: "", errOut: "sed: -e expression #1, char 7: missing filename in r/R/w/W commands\n", code: 1},
+		{name: "w bad dir", files: nil, stdin: "1\n", args: []string{"sed", "w nodir/x"},
+			out: "", errOut: "sed: couldn't open file nodir/x: No such file or directory\n", code: 4},
 		{name: "block with semicolon close", files: map[string]string{"a": "1\n2\n3\n"}, stdin: "", args: []string{"sed", "-n", "/2/{s/2/two/;p;}", "a"},
 			out: "two\n", errOut: "", code: 0},
 		{name: "empty pattern space lines", files: nil, stdin: "\n\na\n", args: []string{"sed", "/^$/d"},
@@ -415,6 +420,31 @@ func TestSedInPlace(t *testing.T) {
 	}
 	if got := readFile(t, f, "/work/big"); got != "0123456789\n" {
 		t.Errorf("big changed: %q", got)
+	}
+}
+
+// TestSedWrite checks the files of w, W and s///w.
+func TestSedWrite(t *testing.T) {
+	f := newStore(t, map[string]string{"l": "one\ntwo\nthree\n", "old": "stale\n"})
+	out, errOut, code := runIn(t, f, "/work", "", "sed", "-e", "s/t/T/w o", "-e", "/x/w old", "l")
+	if out != "one\nTwo\nThree\n" || errOut != "" || code != 0 {
+		t.Fatalf("got %q %q %d", out, errOut, code)
+	}
+	if got := readFile(t, f, "/work/o"); got != "Two\nThree\n" {
+		t.Errorf("o = %q", got)
+	}
+	if got := readFile(t, f, "/work/old"); got != "" { // created empty at the start
+		t.Errorf("old = %q", got)
+	}
+	out, errOut, code = runIn(t, f, "/work", "a\nb", "sed", "-n", "$!N;W w1\nw w2")
+	if out != "" || errOut != "" || code != 0 {
+		t.Fatalf("got %q %q %d", out, errOut, code)
+	}
+	if got := readFile(t, f, "/work/w1"); got != "a\n" {
+		t.Errorf("w1 = %q", got)
+	}
+	if got := readFile(t, f, "/work/w2"); got != "a\nb" {
+		t.Errorf("w2 = %q", got)
 	}
 }
 

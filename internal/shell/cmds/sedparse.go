@@ -54,6 +54,7 @@ type sedCmd struct {
 	print  int
 
 	text  string        // a i c (with its final newline), r file name
+	wfile string        // w W file name, s's w flag
 	label string        // : b t T
 	jump  int           // b t T target (index; len(cmds) = end of script); { its }
 	num   int           // q Q exit status, l line length (-1: default)
@@ -534,10 +535,33 @@ func (p *sedParser) command(cmd *sedCmd) error {
 		return p.subst(cmd)
 	case 'y':
 		return p.ycmd(cmd)
-	case 'w', 'W', 'e':
+	case 'w', 'W':
+		name, err := p.fileName()
+		if err != nil {
+			return err
+		}
+		cmd.wfile = name
+		prog.cmds = append(prog.cmds, cmd)
+		return nil
+	case 'e':
 		return p.errf("the `%c' command is not supported by the shell backend's sed", cmd.name)
 	}
 	return p.errf("unknown command: `%c'", cmd.name)
+}
+
+// fileName reads the file name of w, W and s///w: the rest of the line
+// after blanks.
+func (p *sedParser) fileName() (string, error) {
+	c := p.skipWS()
+	var b strings.Builder
+	for c != sedEOF && c != '\n' {
+		b.WriteByte(byte(c))
+		c = p.next()
+	}
+	if b.Len() == 0 {
+		return "", p.errf("missing filename in r/R/w/W commands")
+	}
+	return b.String(), nil
 }
 
 func (p *sedParser) subst(cmd *sedCmd) error {
@@ -581,7 +605,14 @@ func (p *sedParser) subst(cmd *sedCmd) error {
 			icase = true
 		case c == 'm' || c == 'M':
 			multi = true
-		case c == 'w' || c == 'e':
+		case c == 'w':
+			name, err := p.fileName()
+			if err != nil {
+				return err
+			}
+			cmd.wfile = name
+			done = true
+		case c == 'e':
 			return p.errf("the `%c' flag of `s' is not supported by the shell backend's sed", c)
 		case c == sedEOF || c == '\n' || c == ';':
 			done = true

@@ -47,7 +47,7 @@ func Seq(env *Env, args []string) int {
 		return 1
 	}
 	if len(ops) > 3 {
-		tryHelp(env, "seq", "extra operand %s", lq(ops[3]))
+		tryHelp(env, "seq", "extra operand %s", quote(env, ops[3]))
 		return 1
 	}
 	if hasFormat && wide {
@@ -56,7 +56,7 @@ func Seq(env *Env, args []string) int {
 	}
 	var nums []seqOperand
 	for _, a := range ops {
-		n, msg := parseSeqOperand(a)
+		n, msg := parseSeqOperand(env, a)
 		if msg != "" {
 			tryHelp(env, "seq", "%s", msg)
 			return 1
@@ -70,13 +70,13 @@ func Seq(env *Env, args []string) int {
 	if len(nums) == 3 {
 		step = nums[1]
 		if step.f == 0 {
-			tryHelp(env, "seq", "invalid Zero increment value: %s", lq(ops[1]))
+			tryHelp(env, "seq", "invalid Zero increment value: %s", quote(env, ops[1]))
 			return 1
 		}
 	}
 	var verb func(x float64) string
 	if hasFormat {
-		v, msg := seqFormat(format)
+		v, msg := seqFormat(env, format)
 		if msg != "" {
 			env.Errorf("seq", "%s", msg)
 			return 1
@@ -203,11 +203,11 @@ func abs64(x int64) int64 {
 
 // parseSeqOperand parses a number as GNU seq does, returning a diagnostic on
 // failure.
-func parseSeqOperand(a string) (seqOperand, string) {
+func parseSeqOperand(env *Env, a string) (seqOperand, string) {
 	s := strings.TrimLeft(a, " \t\n")
 	low := strings.ToLower(strings.TrimLeft(s, "+-"))
 	if low == "nan" {
-		return seqOperand{}, fmt.Sprintf("invalid %s argument: %s", lq("not-a-number"), lq(a))
+		return seqOperand{}, fmt.Sprintf("invalid %s argument: %s", quote(env, "not-a-number"), quote(env, a))
 	}
 	if low == "inf" || low == "infinity" {
 		f := math.Inf(1)
@@ -218,7 +218,7 @@ func parseSeqOperand(a string) (seqOperand, string) {
 	}
 	r, ok := new(big.Rat).SetString(s)
 	if !ok || s == "" || strings.ContainsAny(s, "/_") || strings.HasPrefix(low, "0b") || strings.HasPrefix(low, "0o") {
-		return seqOperand{}, fmt.Sprintf("invalid floating point argument: %s", lq(a))
+		return seqOperand{}, fmt.Sprintf("invalid floating point argument: %s", quote(env, a))
 	}
 	f, _ := r.Float64()
 	n := seqOperand{rat: r, f: f, width: len(a)}
@@ -259,7 +259,7 @@ func parseSeqOperand(a string) (seqOperand, string) {
 
 // seqFormat checks a -f FORMAT (one floating-point directive) and returns a
 // function rendering a number with it.
-func seqFormat(format string) (func(float64) string, string) {
+func seqFormat(env *Env, format string) (func(float64) string, string) {
 	var pre, post strings.Builder
 	var spec string
 	found := false
@@ -283,7 +283,7 @@ func seqFormat(format string) (func(float64) string, string) {
 			continue
 		}
 		if found {
-			return nil, fmt.Sprintf("format %s has too many %% directives", lq(format))
+			return nil, fmt.Sprintf("format %s has too many %% directives", quote(env, format))
 		}
 		j := i + 1
 		for j < len(format) && strings.IndexByte("-+ #0'", format[j]) >= 0 {
@@ -302,17 +302,17 @@ func seqFormat(format string) (func(float64) string, string) {
 			j++
 		}
 		if j >= len(format) {
-			return nil, fmt.Sprintf("format %s ends in %%", lq(format))
+			return nil, fmt.Sprintf("format %s ends in %%", quote(env, format))
 		}
 		if strings.IndexByte("aAeEfFgG", format[j]) < 0 {
-			return nil, fmt.Sprintf("format %s has unknown %%%c directive", lq(format), format[j])
+			return nil, fmt.Sprintf("format %s has unknown %%%c directive", quote(env, format), format[j])
 		}
 		spec = strings.ReplaceAll(strings.ReplaceAll(format[i:j+1], "L", ""), "'", "")
 		found = true
 		i = j
 	}
 	if !found {
-		return nil, fmt.Sprintf("format %s has no %% directive", lq(format))
+		return nil, fmt.Sprintf("format %s has no %% directive", quote(env, format))
 	}
 	p, q := pre.String(), post.String()
 	return func(x float64) string { return p + cFormatFloat(spec, x) + q }, ""

@@ -27,7 +27,7 @@ func Sleep(env *Env, args []string) int {
 	for _, a := range ops {
 		s, ok := parseDuration(a)
 		if !ok {
-			env.Errorf("sleep", "invalid time interval %s", lq(a))
+			env.Errorf("sleep", "invalid time interval %s", quote(env, a))
 			bad = true
 			continue
 		}

@@ -31,7 +31,8 @@ func (f sortFlags) any() bool {
 // Sort sorts the lines of the files (or stdin) as GNU sort in the C.UTF-8
 // locale (byte order): -n -g -h -V -M numeric, version and month orders, -f
 // -d -i -b, -r, -k F[.C][opts][,F[.C][opts]] keys with -t SEP, -u, -s
-// (stable: no last-resort comparison), -z, -o FILE, -c/-C to check. It holds
+// (stable: no last-resort comparison), -z, -o FILE, -c/-C to check, -m to
+// merge sorted files. It holds
 // all input in memory, bounded by Limits.MaxReadBytes (exit 2 past it).
 func Sort(env *Env, args []string) int {
 	opts, files, ok := parseOpts(env, "sort", args[1:], optSpec{shorts: "bdfghiMnrRVk:t:uso:cCzmS:T:",
@@ -45,7 +46,7 @@ func Sort(env *Env, args []string) int {
 	var g sortFlags
 	var keys []sortKey
 	tab := -1
-	var unique, stable, zero bool
+	var unique, stable, zero, merge bool
 	check := 0 // 1 diagnose, 2 quiet
 	output := ""
 	hasOutput := false
@@ -85,7 +86,7 @@ func Sort(env *Env, args []string) int {
 				g.M = true
 			}
 		case "k", "key":
-			k, msg := parseSortKey(o.val)
+			k, msg := parseSortKey(env, o.val)
 			if msg != "" {
 				env.Errorf("sort", "%s", msg)
 				return 2
@@ -99,7 +100,7 @@ func Sort(env *Env, args []string) int {
 			if o.val == `\0` {
 				tab = 0
 			} else if len(o.val) > 1 {
-				env.Errorf("sort", "multi-character tab %s", lq(o.val))
+				env.Errorf("sort", "multi-character tab %s", quote(env, o.val))
 				return 2
 			} else {
 				tab = int(o.val[0])
@@ -110,6 +111,8 @@ func Sort(env *Env, args []string) int {
 			stable = true
 		case "z", "zero-terminated":
 			zero = true
+		case "m", "merge":
+			merge = true
 		case "o", "output":
 			output, hasOutput = o.val, true
 		case "c":
@@ -138,7 +141,7 @@ func Sort(env *Env, args []string) int {
 		files = []string{"-"}
 	}
 	if check != 0 && len(files) > 1 {
-		env.Errorf("sort", "extra operand %s not allowed with -c", lq(files[1]))
+		env.Errorf("sort", "extra operand %s not allowed with -c", quote(env, files[1]))
 		return 2
 	}
 	delim := byte('\n')
@@ -146,6 +149,7 @@ func Sort(env *Env, args []string) int {
 		delim = 0
 	}
 	var all []byte
+	var ends []int // where each file's lines end in all
 	max := env.Limits.MaxReadBytes
 	for _, f := range files {
 		data, err := readArgLimited(env, f)
@@ -157,9 +161,9 @@ func Sort(env *Env, args []string) int {
 				return 2
 			}
 			if _, ok := err.(*fs.PathError); ok && strings.Contains(err.Error(), "open ") {
-				env.Errorf("sort", "cannot read: %s: %s", shqMaybe(f), Strerror(err))
+				env.Errorf("sort", "cannot read: %s: %s", quotef(env, f), Strerror(err))
 			} else {
-				env.Errorf("sort", "read failed: %s: %s", shqMaybe(f), Strerror(err))
+				env.Errorf("sort", "read failed: %s: %s", quotef(env, f), Strerror(err))
 			}
 			return 2
 		}
@@ -167,6 +171,7 @@ func Sort(env *Env, args []string) int {
 		if len(data) > 0 && data[len(data)-1] != delim {
 			all = append(all, delim)
 		}
+		ends = append(ends, len(all))
 	}
 	lines := splitLines(all, delim)
 	s := &sorter{keys: keys, tab: tab, stable: stable || unique, reverse: g.r}
@@ -185,7 +190,7 @@ func Sort(env *Env, args []string) int {
 	}
 	cancelled := false
 	n := 0
-	slices.SortStableFunc(lines, func(a, b []byte) int {
+	cmp := func(a, b []byte) int {
 		if n++; n&0xfff == 0 && env.Canceled() {
 			cancelled = true
 		}
@@ -193,7 +198,33 @@ func Sort(env *Env, args []string) int {
 			return 0
 		}
 		return s.cmp(a, b)
-	})
+	}
+	if merge {
+		// -m: the files are taken as sorted and only merged, the smallest
+		// first line first (the earlier file on a tie).
+		var runs [][][]byte
+		start := 0
+		for _, end := range ends {
+			runs = append(runs, splitLines(all[start:end], delim))
+			start = end
+		}
+		lines = lines[:0]
+		for !cancelled {
+			best := -1
+			for i, r := range runs {
+				if len(r) > 0 && (best < 0 || cmp(r[0], runs[best][0]) < 0) {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			lines = append(lines, runs[best][0])
+			runs[best] = runs[best][1:]
+		}
+	} else {
+		slices.SortStableFunc(lines, cmp)
+	}
 	if cancelled {
 		return 2
 	}
@@ -214,7 +245,7 @@ func Sort(env *Env, args []string) int {
 	bw.Flush()
 	if hasOutput && output != "-" {
 		if err := env.FS.WriteFile(env.Ctx, env.Abs(output), buf.Bytes(), 0o644); err != nil {
-			env.Errorf("sort", "open failed: %s: %s", shqMaybe(output), Strerror(err))
+			env.Errorf("sort", "open failed: %s: %s", quotef(env, output), Strerror(err))
 			return 2
 		}
 	}
@@ -222,7 +253,7 @@ func Sort(env *Env, args []string) int {
 }
 
 // parseSortKey parses a -k argument; msg is GNU's diagnostic on error.
-func parseSortKey(spec string) (sortKey, string) {
+func parseSortKey(env *Env, spec string) (sortKey, string) {
 	var k sortKey
 	s := spec
 	num := func(what string, zeroOK bool) (int, string) {
@@ -231,7 +262,7 @@ func parseSortKey(spec string) (sortKey, string) {
 			i++
 		}
 		if i == 0 {
-			return 0, fmt.Sprintf("%s: invalid count at start of %s", what, lq(s))
+			return 0, fmt.Sprintf("%s: invalid count at start of %s", what, quote(env, s))
 		}
 		n, err := strconv.Atoi(s[:i])
 		if err != nil {
@@ -268,7 +299,7 @@ func parseSortKey(spec string) (sortKey, string) {
 			case 'V':
 				k.flags.V = true
 			default:
-				return fmt.Sprintf("stray character in field spec: invalid field specification %s", lq(spec))
+				return fmt.Sprintf("stray character in field spec: invalid field specification %s", quote(env, spec))
 			}
 			s = s[1:]
 		}
@@ -279,7 +310,7 @@ func parseSortKey(spec string) (sortKey, string) {
 		return k, msg
 	}
 	if k.sf == 0 {
-		return k, fmt.Sprintf("field number is zero: invalid field specification %s", lq(spec))
+		return k, fmt.Sprintf("field number is zero: invalid field specification %s", quote(env, spec))
 	}
 	if strings.HasPrefix(s, ".") {
 		s = s[1:]
@@ -287,7 +318,7 @@ func parseSortKey(spec string) (sortKey, string) {
 			return k, msg
 		}
 		if k.sc == 0 {
-			return k, fmt.Sprintf("character offset is zero: invalid field specification %s", lq(spec))
+			return k, fmt.Sprintf("character offset is zero: invalid field specification %s", quote(env, spec))
 		}
 	}
 	if msg = flags(false); msg != "" {
@@ -299,7 +330,7 @@ func parseSortKey(spec string) (sortKey, string) {
 			return k, msg
 		}
 		if k.ef == 0 {
-			return k, fmt.Sprintf("field number is zero: invalid field specification %s", lq(spec))
+			return k, fmt.Sprintf("field number is zero: invalid field specification %s", quote(env, spec))
 		}
 		if strings.HasPrefix(s, ".") {
 			s = s[1:]
@@ -575,7 +606,14 @@ func compareGeneral(a, b []byte) int {
 		t := strings.TrimLeft(string(s), " \t")
 		// Longest prefix that parses as a float.
 		for j := len(t); j > 0; j-- {
-			if v, err := strconv.ParseFloat(t[:j], 64); err == nil || strings.Contains(err.Error(), "range") {
+			c := t[:j]
+			if strings.Contains(c, "_") {
+				continue // Go's syntax, not strtold's
+			}
+			if u := strings.TrimLeft(c, "+-"); len(u) > 2 && (u[:2] == "0x" || u[:2] == "0X") && !strings.ContainsAny(u, "pP") {
+				c += "p0" // strtold's hex floats need no exponent
+			}
+			if v, err := strconv.ParseFloat(c, 64); err == nil || strings.Contains(err.Error(), "range") {
 				return v, true
 			}
 		}

@@ -14,6 +14,8 @@ func TestSort(t *testing.T) {
 	}
 	runTextRows(t, []textRow{
 		{args: []string{"sort", "f"}, files: fx, out: "a 10\nb 2\nc 1\n"},
+		{args: []string{"sort", "-m", "f", "n"}, files: fx, out: "10\n9\n1\n-2\nb 2\na 10\nc 1\n"},
+		{args: []string{"sort", "-g"}, stdin: "1e3\n2\n-1.5\n0x10\n0x1p3\nx\n", out: "x\n-1.5\n2\n0x1p3\n0x10\n1e3\n"},
 		{args: []string{"sort"}, stdin: "b\na\nc", out: "a\nb\nc\n"},
 		{args: []string{"sort", "-r", "f"}, files: fx, out: "c 1\nb 2\na 10\n"},
 		{args: []string{"sort", "-n", "n"}, files: fx, out: "-2\n1\n9\n10\n"},

@@ -84,7 +84,7 @@ func Stat(env *Env, args []string) int {
 		}
 		if err != nil {
 			w.Flush()
-			env.Errorf("stat", "cannot statx %s: %s", fuQuote(op), Strerror(err))
+			env.Errorf("stat", "cannot statx %s: %s", quoteaf(env, op), Strerror(err))
 			status = 1
 			continue
 		}
@@ -271,9 +271,9 @@ func (s *stFile) directive(d byte, spec string) (string, bool) {
 		}
 		if a.IsSymlink() {
 			t, _ := s.env.FS.Readlink(s.env.Ctx, s.abs)
-			return fuQuote(s.name) + " -> " + fuQuote(t), false
+			return quoteaf(s.env, s.name) + " -> " + quoteaf(s.env, t), false
 		}
-		return fuQuote(s.name), false
+		return quoteaf(s.env, s.name), false
 	case 's':
 		return strconv.FormatInt(a.Size, 10), true
 	case 'b':

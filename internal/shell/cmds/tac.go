@@ -51,7 +51,7 @@ func Tac(env *Env, args []string) int {
 		r, err := openArg(env, name)
 		if err != nil {
 			w.Flush()
-			env.Errorf("tac", "failed to open %s for reading: %s", shq(name), Strerror(err))
+			env.Errorf("tac", "failed to open %s for reading: %s", quoteaf(env, name), Strerror(err))
 			status = 1
 			continue
 		}
@@ -60,7 +60,7 @@ func Tac(env *Env, args []string) int {
 		if err != nil {
 			w.Flush()
 			if !isCanceled(env, err) {
-				env.Errorf("tac", "%s: read error: %s", shqMaybe(name), Strerror(err))
+				env.Errorf("tac", "%s: read error: %s", quotef(env, name), Strerror(err))
 			}
 			status = 1
 			continue

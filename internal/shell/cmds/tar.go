@@ -133,7 +133,7 @@ func Tar(env *Env, args []string) int {
 		case "strip-components":
 			n, err := strconv.Atoi(o.val)
 			if err != nil || n < 0 {
-				fmt.Fprintf(env.Stderr, "tar: Invalid number of elements: %s\n%s\n", shq(o.val), tarHint)
+				fmt.Fprintf(env.Stderr, "tar: %s: Invalid number of elements\n%s\n", o.val, tarHint)
 				return 2
 			}
 			s.strip = n
@@ -637,12 +637,12 @@ func (s *tarState) entry(tr *tar.Reader, hdr *tar.Header) {
 			env.FS.Remove(env.Ctx, p)
 		}
 		if err := env.FS.Link(env.Ctx, path.Join(s.dir, trel), p); err != nil {
-			s.errorf("%s: Cannot hard link to %s: %s", name, shq(hdr.Linkname), Strerror(err))
+			s.errorf("%s: Cannot hard link to %s: %s", name, quote(env, hdr.Linkname), Strerror(err))
 		}
 	case tar.TypeSymlink:
 		if exists {
 			if s.keepOld {
-				s.errorf("%s: Cannot create symlink to %s: File exists", name, lq(hdr.Linkname))
+				s.errorf("%s: Cannot create symlink to %s: File exists", name, quote(env, hdr.Linkname))
 				return
 			}
 		}
@@ -683,13 +683,13 @@ func (s *tarState) finishExtract() {
 	for _, l := range s.symlinks {
 		if fi, err := env.FS.Lstat(env.Ctx, l.p); err == nil {
 			if fi.IsDir() {
-				s.errorf("%s: Cannot create symlink to %s: File exists", l.p, lq(l.target))
+				s.errorf("%s: Cannot create symlink to %s: File exists", l.p, quote(env, l.target))
 				continue
 			}
 			env.FS.Remove(env.Ctx, l.p)
 		}
 		if err := env.FS.Symlink(env.Ctx, l.target, l.p); err != nil {
-			s.errorf("%s: Cannot create symlink to %s: %s", l.p, lq(l.target), Strerror(err))
+			s.errorf("%s: Cannot create symlink to %s: %s", l.p, quote(env, l.target), Strerror(err))
 			continue
 		}
 		env.FS.Utimens(env.Ctx, l.p, l.mtime, l.mtime, true)

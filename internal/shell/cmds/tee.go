@@ -34,7 +34,7 @@ func Tee(env *Env, args []string) int {
 	for _, name := range files {
 		h, err := env.FS.OpenFile(env.Ctx, env.Abs(name), flag, 0o644)
 		if err != nil {
-			env.PathError("tee", shqMaybe(name), err)
+			env.PathError("tee", quotef(env, name), err)
 			status = 1
 			continue
 		}
@@ -50,7 +50,7 @@ func Tee(env *Env, args []string) int {
 					continue
 				}
 				if _, werr := o.w.Write(buf[:n]); werr != nil {
-					env.PathError("tee", shqMaybe(o.name), werr)
+					env.PathError("tee", quotef(env, o.name), werr)
 					status = 1
 					o.w = nil
 				}
@@ -70,7 +70,7 @@ func Tee(env *Env, args []string) int {
 	for _, o := range outs {
 		if o.c != nil {
 			if err := o.c.Close(); err != nil && o.w != nil {
-				env.PathError("tee", shqMaybe(o.name), err)
+				env.PathError("tee", quotef(env, o.name), err)
 				status = 1
 			}
 		}

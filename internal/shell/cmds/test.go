@@ -33,7 +33,7 @@ func Test(env *Env, args []string) int {
 	argv := args
 	if name == "[" {
 		if len(argv) < 2 || argv[len(argv)-1] != "]" {
-			env.Errorf(name, "missing %s", lq("]"))
+			env.Errorf(name, "missing %s", quote(env, "]"))
 			return 2
 		}
 		argv = argv[:len(argv)-1]
@@ -56,7 +56,7 @@ func Test(env *Env, args []string) int {
 		}
 		v := t.posix(len(argv) - 1)
 		if t.pos != len(argv) {
-			t.fail("extra argument %s", lq(argv[t.pos]))
+			t.fail("extra argument %s", quote(t.env, argv[t.pos]))
 		}
 		status = 1
 		if v {
@@ -81,7 +81,7 @@ func (t *tester) fail(format string, a ...any) {
 }
 
 func (t *tester) beyond() {
-	t.fail("missing argument after %s", lq(t.argv[len(t.argv)-1]))
+	t.fail("missing argument after %s", quote(t.env, t.argv[len(t.argv)-1]))
 }
 
 func (t *tester) advance(f bool) {
@@ -151,7 +151,7 @@ func (t *tester) two() bool {
 		if testUnop(a) {
 			return t.unary()
 		}
-		t.fail("%s: unary operator expected", lq(a))
+		t.fail("%s: unary operator expected", quote(t.env, a))
 	default:
 		t.beyond()
 	}
@@ -173,7 +173,7 @@ func (t *tester) three() bool {
 	case t.arg(1) == "-a" || t.arg(1) == "-o":
 		return t.expr()
 	}
-	t.fail("%s: binary operator expected", lq(t.arg(1)))
+	t.fail("%s: binary operator expected", quote(t.env, t.arg(1)))
 	return false
 }
 
@@ -237,9 +237,9 @@ func (t *tester) term() bool {
 		}
 		v = t.posix(n)
 		if t.pos >= len(t.argv) {
-			t.fail("%s expected", lq(")"))
+			t.fail("%s expected", quote(t.env, ")"))
 		} else if t.argv[t.pos] != ")" {
-			t.fail("%s expected, found %s", lq(")"), lq(t.argv[t.pos]))
+			t.fail("%s expected, found %s", quote(t.env, ")"), quote(t.env, t.argv[t.pos]))
 		}
 		t.advance(false)
 	case left >= 4 && a == "-l" && testBinop(t.arg(2)):
@@ -248,7 +248,7 @@ func (t *tester) term() bool {
 		v = t.binary(false)
 	case isDashX(a):
 		if !testUnop(a) {
-			t.fail("%s: unary operator expected", lq(a))
+			t.fail("%s: unary operator expected", quote(t.env, a))
 		}
 		v = t.unary()
 	default:
@@ -270,7 +270,7 @@ func (t *tester) testInt(s string) *big.Int {
 		i++
 	}
 	if i == 0 || strings.TrimLeft(q[i:], " \t") != "" {
-		t.fail("invalid integer %s", lq(s))
+		t.fail("invalid integer %s", quote(t.env, s))
 	}
 	n, _ := new(big.Int).SetString(strings.TrimPrefix(strings.TrimRight(p, " \t"), "+"), 10)
 	return n
@@ -354,7 +354,7 @@ func (t *tester) unary() bool {
 		t.testInt(a)
 		return false // no terminal in the shell backend
 	case 'o':
-		t.fail("%s: unary operator expected", lq(op))
+		t.fail("%s: unary operator expected", quote(t.env, op))
 	}
 	var fi *vfs.FileInfo
 	var err error

@@ -161,29 +161,6 @@ func missingOperand(env *Env, cmd string) {
 	tryHelp(env, cmd, "missing operand")
 }
 
-// shq quotes a name as GNU's quoteaf does, always: 'x', or "it's".
-func shq(s string) string {
-	if !strings.Contains(s, "'") {
-		return "'" + s + "'"
-	}
-	if !strings.Contains(s, "\"") && !strings.ContainsAny(s, "$`\\") {
-		return "\"" + s + "\""
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shqMaybe quotes a name as GNU's quotef does: only when it holds characters
-// the shell would treat specially.
-func shqMaybe(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!^=") {
-		return s
-	}
-	return shq(s)
-}
-
-// lq quotes a value as GNU's quote() does in a UTF-8 locale: ‘x’.
-func lq(s string) string { return "\u2018" + s + "\u2019" }
-
 // nopCloser wraps stdin so that closing it is a no-op.
 type nopCloser struct{ io.Reader }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +91,8 @@ func confirmRow(t *testing.T, r textRow) {
 	cmd := exec.CommandContext(ctx, bin, r.args[1:]...)
 	cmd.Args[0] = r.args[0]
 	cmd.Dir = dir
-	cmd.Env = []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TZ=UTC", "HOME=/work", "USER=user", "PATH=" + os.Getenv("PATH")}
+	// The harness's locale (harnessEnv: LANG=C.UTF-8), and r.env over it.
+	cmd.Env = []string{"LANG=C.UTF-8", "TZ=UTC", "HOME=/work", "USER=user", "PATH=" + os.Getenv("PATH")}
 	for k, v := range r.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -138,19 +138,11 @@ func testEcho(env *Env, args []string) int {
 	return 0
 }
 
-// runTextEnv runs a row with an environment of HOME, USER and r.env, and an
-// Exec that knows echo besides the registered commands.
+// runTextEnv runs a row with harnessEnv and r.env, and an Exec that knows
+// echo besides the registered commands.
 func runTextEnv(t *testing.T, r textRow) (string, string, int) {
 	t.Helper()
-	vars := map[string]string{"HOME": "/work", "USER": "user"}
-	for k, v := range r.env {
-		vars[k] = v
-	}
-	var list []string
-	for k, v := range vars {
-		list = append(list, k+"="+v)
-	}
-	sort.Strings(list)
+	vars, list := harnessVars(r.env)
 	var out, errb bytes.Buffer
 	env := &Env{
 		Ctx: context.Background(), FS: newStore(t, r.files), Dir: "/work",

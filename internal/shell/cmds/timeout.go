@@ -40,13 +40,13 @@ func Timeout(env *Env, args []string) int {
 		case "s", "signal":
 			n, name, ok := parseSignal(o.val)
 			if !ok {
-				tryHelp(env, "timeout", "%s: invalid signal", lq(o.val))
+				tryHelp(env, "timeout", "%s: invalid signal", quote(env, o.val))
 				return 125
 			}
 			sig, sigName = n, name
 		case "k", "kill-after":
 			if _, ok := parseDuration(o.val); !ok {
-				tryHelp(env, "timeout", "invalid time interval %s", lq(o.val))
+				tryHelp(env, "timeout", "invalid time interval %s", quote(env, o.val))
 				return 125
 			}
 		case "preserve-status":
@@ -61,7 +61,7 @@ func Timeout(env *Env, args []string) int {
 	}
 	secs, ok := parseDuration(ops[0])
 	if !ok {
-		tryHelp(env, "timeout", "invalid time interval %s", lq(ops[0]))
+		tryHelp(env, "timeout", "invalid time interval %s", quote(env, ops[0]))
 		return 125
 	}
 	ctx, cancel := context.WithCancel(env.Ctx)
@@ -81,7 +81,7 @@ func Timeout(env *Env, args []string) int {
 		if verbose {
 			// Reported once the command stopped: Stderr is not shared
 			// with a second goroutine.
-			env.Errorf("timeout", "sending signal %s to command %s", sigName, lq(ops[1]))
+			env.Errorf("timeout", "sending signal %s to command %s", sigName, quote(env, ops[1]))
 		}
 		if preserve || sig == 9 {
 			return 128 + sig

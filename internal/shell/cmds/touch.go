@@ -43,21 +43,21 @@ func Touch(env *Env, args []string) int {
 		case "date":
 			t, ok := fuParseDate(o.val, time.Now())
 			if !ok {
-				env.Errorf("touch", "invalid date format %s", fuQuote(o.val))
+				env.Errorf("touch", "invalid date format %s", quote(env, o.val))
 				return 1
 			}
 			at, mt = t, t
 		case "t":
 			t, ok := fuParseStamp(o.val, time.Now())
 			if !ok {
-				env.Errorf("touch", "invalid date format %s", fuQuote(o.val))
+				env.Errorf("touch", "invalid date format %s", quote(env, o.val))
 				return 1
 			}
 			at, mt = t, t
 		case "reference":
 			fi, err := env.FS.Stat(env.Ctx, env.Abs(o.val))
 			if err != nil {
-				env.Errorf("touch", "failed to get attributes of %s: %s", fuQuote(o.val), Strerror(err))
+				env.Errorf("touch", "failed to get attributes of %s: %s", quoteaf(env, o.val), Strerror(err))
 				return 1
 			}
 			a := fi.Attr()
@@ -87,14 +87,14 @@ func Touch(env *Env, args []string) int {
 			}
 			h, err := env.FS.OpenFile(env.Ctx, p, os.O_WRONLY|os.O_CREATE, 0o644)
 			if err != nil {
-				env.Errorf("touch", "cannot touch %s: %s", fuQuote(op), Strerror(err))
+				env.Errorf("touch", "cannot touch %s: %s", quoteaf(env, op), Strerror(err))
 				status = 1
 				continue
 			}
 			h.Close()
 		}
 		if err := env.FS.Utimens(env.Ctx, p, at, mt, noDeref); err != nil {
-			env.Errorf("touch", "setting times of %s: %s", fuQuote(op), Strerror(err))
+			env.Errorf("touch", "setting times of %s: %s", quoteaf(env, op), Strerror(err))
 			status = 1
 		}
 	}

@@ -45,24 +45,24 @@ func Tr(env *Env, args []string) int {
 	}
 	if len(ops) < need {
 		if del && squeeze {
-			env.Errorf("tr", "missing operand after %s", lq(ops[0]))
+			env.Errorf("tr", "missing operand after %s", quote(env, ops[0]))
 			fmt.Fprintln(env.Stderr, "Two strings must be given when both deleting and squeezing repeats.")
 		} else {
-			env.Errorf("tr", "missing operand after %s", lq(ops[0]))
+			env.Errorf("tr", "missing operand after %s", quote(env, ops[0]))
 			fmt.Fprintln(env.Stderr, "Two strings must be given when translating.")
 		}
 		tryHelp(env, "tr", "")
 		return 1
 	}
 	if len(ops) > need {
-		env.Errorf("tr", "extra operand %s", lq(ops[need]))
+		env.Errorf("tr", "extra operand %s", quote(env, ops[need]))
 		if need == 1 && del {
 			fmt.Fprintln(env.Stderr, "Only one string may be given when deleting without squeezing repeats.")
 		}
 		tryHelp(env, "tr", "")
 		return 1
 	}
-	set1, _, err := expandTrSet(ops[0], false)
+	set1, _, err := expandTrSet(env, ops[0], false)
 	if err != "" {
 		env.Errorf("tr", "%s", err)
 		return 1
@@ -82,7 +82,7 @@ func Tr(env *Env, args []string) int {
 	var set2 []byte
 	if len(ops) > 1 {
 		var fill int
-		set2, fill, err = expandTrSet(ops[1], true)
+		set2, fill, err = expandTrSet(env, ops[1], true)
 		if err != "" {
 			env.Errorf("tr", "%s", err)
 			return 1
@@ -192,7 +192,7 @@ var trClasses = map[string]func(c byte) bool{
 
 // expandTrSet expands a tr SET into its bytes. In SET2, fill is the index of
 // a [c*] construct (to be repeated up to SET1's length), else -1.
-func expandTrSet(s string, set2 bool) (out []byte, fill int, msg string) {
+func expandTrSet(env *Env, s string, set2 bool) (out []byte, fill int, msg string) {
 	fill = -1
 	// Unescape into bytes, marking which are literal (escaped) so that '['
 	// and '-' from escapes are not operators.
@@ -253,7 +253,7 @@ func expandTrSet(s string, set2 bool) (out []byte, fill int, msg string) {
 					name := r[2 : 2+end]
 					f, ok := trClasses[name]
 					if !ok {
-						return nil, -1, "invalid character class " + lq(name)
+						return nil, -1, "invalid character class " + quote(env, name)
 					}
 					for c := 0; c < 256; c++ {
 						if f(byte(c)) {
@@ -285,7 +285,7 @@ func expandTrSet(s string, set2 bool) (out []byte, fill int, msg string) {
 						}
 						n, err := strconv.ParseUint(cnt, base, 31)
 						if err != nil {
-							return nil, -1, "invalid repeat count " + lq(cnt) + " in [c*n] construct"
+							return nil, -1, "invalid repeat count " + quote(env, cnt) + " in [c*n] construct"
 						}
 						if n == 0 {
 							fill = len(out)

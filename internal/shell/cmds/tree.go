@@ -154,7 +154,7 @@ func Tree(env *Env, args []string) int {
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	if !fuUTF8Locale(env) {
+	if !utf8Locale(env) {
 		o.ascii = true
 	}
 	t := &treeRun{env: env, o: o, w: bufio.NewWriter(env.Stdout)}

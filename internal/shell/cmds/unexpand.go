@@ -155,7 +155,7 @@ func (m *multiFileReader) Read(p []byte) (int, error) {
 			m.name, m.files = m.files[0], m.files[1:]
 			r, err := openArg(m.env, m.name)
 			if err != nil {
-				m.env.PathError(m.cmd, shqMaybe(m.name), err)
+				m.env.PathError(m.cmd, quotef(m.env, m.name), err)
 				*m.status = 1
 				continue
 			}
@@ -171,7 +171,7 @@ func (m *multiFileReader) Read(p []byte) (int, error) {
 			continue
 		}
 		if err != nil && !isCanceled(m.env, err) {
-			m.env.PathError(m.cmd, shqMaybe(m.name), err)
+			m.env.PathError(m.cmd, quotef(m.env, m.name), err)
 			*m.status = 1
 			m.cur.Close()
 			m.cur = nil

@@ -71,7 +71,7 @@ func Uniq(env *Env, args []string) int {
 		return 1
 	}
 	if len(ops) > 2 {
-		tryHelp(env, "uniq", "extra operand %s", lq(ops[2]))
+		tryHelp(env, "uniq", "extra operand %s", quote(env, ops[2]))
 		return 1
 	}
 	in := "-"
@@ -80,7 +80,7 @@ func Uniq(env *Env, args []string) int {
 	}
 	r, err := openArg(env, in)
 	if err != nil {
-		env.PathError("uniq", shqMaybe(in), err)
+		env.PathError("uniq", quotef(env, in), err)
 		return 1
 	}
 	defer r.Close()
@@ -144,7 +144,7 @@ func Uniq(env *Env, args []string) int {
 		if err != nil {
 			w.Flush()
 			if !isCanceled(env, err) {
-				env.Errorf("uniq", "error reading %s", shq(in))
+				env.Errorf("uniq", "error reading %s", quoteaf(env, in))
 			}
 			status = 1
 			break
@@ -170,7 +170,7 @@ func Uniq(env *Env, args []string) int {
 	w.Flush()
 	if toFile {
 		if err := env.FS.WriteFile(env.Ctx, env.Abs(ops[1]), outBuf.Bytes(), 0o644); err != nil {
-			env.PathError("uniq", shqMaybe(ops[1]), err)
+			env.PathError("uniq", quotef(env, ops[1]), err)
 			return 1
 		}
 	}

@@ -115,7 +115,7 @@ func Wc(env *Env, args []string) int {
 		r, err := openArg(env, f)
 		if err != nil {
 			w.Flush()
-			env.PathError("wc", shqMaybe(f), err)
+			env.PathError("wc", quotef(env, f), err)
 			status = 1
 			continue
 		}
@@ -126,7 +126,7 @@ func Wc(env *Env, args []string) int {
 			if isCanceled(env, err) {
 				return 1
 			}
-			env.PathError("wc", shqMaybe(f), err)
+			env.PathError("wc", quotef(env, f), err)
 			status = 1
 		}
 		name := ""

@@ -43,7 +43,7 @@ func Xargs(env *Env, args []string) int {
 			flag = "-" + flag
 		}
 		if err != nil {
-			env.Errorf("xargs", "invalid number %s for -%s option", lq(o.val), flag)
+			env.Errorf("xargs", "invalid number \"%s\" for -%s option", o.val, flag)
 			tryHelp(env, "xargs", "")
 			return 0, false
 		}
@@ -116,7 +116,7 @@ func Xargs(env *Env, args []string) int {
 	if argFile != "" {
 		r, err := openArg(env, argFile)
 		if err != nil {
-			env.Errorf("xargs", "cannot open %s for reading: %s", shq(argFile), Strerror(err))
+			env.Errorf("xargs", "Cannot open input file %s: %s", quote(env, argFile), Strerror(err))
 			return 1
 		}
 		defer r.Close()
