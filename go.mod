@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/benhoyt/goawk v1.31.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/itchyny/gojq v0.12.20
 	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/prometheus/client_golang v1.25.0

@@ -73,6 +73,21 @@
 // An inode that loses its last name while a handle is open stays (nlink 0) until
 // the last handle closes. After a crash such inodes are removed at the next Open.
 //
+// # Inode numbers
+//
+// Besides paths, the store can be addressed as the kernel addresses a
+// filesystem, by inode number (for the FUSE server): LookupAt, CreateAt,
+// MkdirAt, SymlinkAt, LinkAt, RemoveAt and RenameAt name an entry by its
+// directory's inode and a name; StatIno, OpenIno, SetattrIno, ReadlinkIno and
+// the *xattrIno methods name an inode. Nothing is resolved but the numbers
+// given, inside the transaction that acts on them, so a concurrent rename
+// cannot redirect a call, and OpenIno reaches a file that is open with no name
+// left. A Node carries a path the caller believes the inode has, for the
+// journal; the store checks it with a walk in the transaction and, if it is
+// stale, finds a current name by searching the directory entries (a scan per
+// level: there is no index by inode), so journal paths are always current and
+// rename's ancestry checks always exact.
+//
 // # Locks and their order
 //
 //   - openInode.mu (one per open inode: its unflushed chunks and size) is taken

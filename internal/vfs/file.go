@@ -152,12 +152,34 @@ func (h *File) Write(p []byte) (int, error) {
 	return n, asPathErr("write", h.name, err)
 }
 
-// Seek sets the offset (io.SeekStart, io.SeekCurrent, io.SeekEnd).
+// Whence values of lseek(2) beyond io.Seek*, for File.Seek.
+const (
+	SeekData = 3 // SEEK_DATA: the next offset at or after offset holding data
+	SeekHole = 4 // SEEK_HOLE: the next offset at or after offset in a hole
+)
+
+// Seek sets the offset (io.SeekStart, io.SeekCurrent, io.SeekEnd, and SeekData
+// and SeekHole as lseek(2): holes are whole chunks never written or written with
+// zeros, and a file has an implicit hole at its end; ENXIO for an offset at or
+// past the end, or when no data follows).
 func (h *File) Seek(offset int64, whence int) (int64, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return 0, perr("seek", h.name, syscall.EBADF)
+	}
+	if whence == SeekData || whence == SeekHole {
+		if h.isDir {
+			return 0, perr("seek", h.name, syscall.EINVAL)
+		}
+		h.o.mu.Lock()
+		n, err := h.f.seekDataLocked(h.o, offset, whence == SeekHole)
+		h.o.mu.Unlock()
+		if err != nil {
+			return 0, asPathErr("seek", h.name, err)
+		}
+		h.off = n
+		return n, nil
 	}
 	var base int64
 	switch whence {

@@ -166,23 +166,41 @@ func (f *FS) release(o *openInode) error {
 		o.rcData = nil
 		o.mu.Unlock()
 	}
-	if !last || f.closed.Load() || f.opts.ReadOnly {
+	if !last {
 		return nil
 	}
-	in, ok, err := f.getInode(o.ino)
+	return f.dropUnlinked(o.ino)
+}
+
+// dropUnlinked deletes inode ino if it has no name left and no handle open.
+// It runs when the last handle closes, and after a commit that unlinked an
+// inode a handle kept (that handle may have closed before the commit, when the
+// inode still had its name).
+func (f *FS) dropUnlinked(ino uint64) error {
+	if f.closed.Load() || f.opts.ReadOnly {
+		return nil
+	}
+	f.omu.Lock()
+	o := f.opens[ino]
+	open := o != nil && o.handles > 0
+	f.omu.Unlock()
+	if open {
+		return nil
+	}
+	in, ok, err := f.getInode(ino)
 	if err != nil || !ok || in.Nlink > 0 {
 		return err
 	}
 	return f.update(context.Background(), "close", "", func(t *tx) error {
-		in, err := t.inode(o.ino)
+		in, err := t.inode(ino)
 		if err != nil || in.Nlink > 0 {
 			return nil
 		}
-		if !f.markDying(o.ino) {
-			return nil // reopened meanwhile (by inode number)
+		if !f.markDying(ino) {
+			return nil // open (again)
 		}
-		t.dying = append(t.dying, o.ino)
-		return t.dropInode(o.ino)
+		t.dying = append(t.dying, ino)
+		return t.dropInode(ino)
 	})
 }
 

@@ -617,6 +617,11 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 	if r.ino == 0 {
 		return nil, perr("getxattr", name, syscall.ENOENT)
 	}
+	return f.getxattr(name, r.ino, attr)
+}
+
+// getxattr reads attribute attr of inode ino (name labels errors).
+func (f *FS) getxattr(name string, ino uint64, attr string) ([]byte, error) {
 	if err := xattrNamespace(attr); err != nil {
 		return nil, perr("getxattr", name, err.(syscall.Errno))
 	}
@@ -630,7 +635,7 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 		return nil, asPathErr("getxattr", name, err)
 	}
 	defer st.Reset()
-	if err := st.Bind(r.ino, attr); err != nil {
+	if err := st.Bind(ino, attr); err != nil {
 		return nil, asPathErr("getxattr", name, err)
 	}
 	if !st.Step() {
@@ -707,6 +712,11 @@ func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
 	if r.ino == 0 {
 		return nil, perr("listxattr", name, syscall.ENOENT)
 	}
+	return f.listxattr(name, r.ino)
+}
+
+// listxattr lists the attribute names of inode ino (name labels errors).
+func (f *FS) listxattr(name string, ino uint64) ([]string, error) {
 	c, err := f.reader()
 	if err != nil {
 		return nil, asPathErr("listxattr", name, err)
@@ -717,7 +727,7 @@ func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
 		return nil, asPathErr("listxattr", name, err)
 	}
 	defer st.Reset()
-	if err := st.Bind(r.ino); err != nil {
+	if err := st.Bind(ino); err != nil {
 		return nil, asPathErr("listxattr", name, err)
 	}
 	out := []string{}
@@ -736,7 +746,11 @@ func (f *FS) Removexattr(ctx context.Context, name, attr string) error {
 	if err := xattrNameLen(attr); err != nil {
 		return perr("removexattr", name, err.(syscall.Errno))
 	}
-	return f.setattr(ctx, "removexattr", name, false, func(t *tx, in *inode) error {
+	return f.setattr(ctx, "removexattr", name, false, removexattrFn(attr))
+}
+
+func removexattrFn(attr string) func(t *tx, in *inode) error {
+	return func(t *tx, in *inode) error {
 		if err := xattrNamespace(attr); err != nil {
 			return err
 		}
@@ -754,7 +768,7 @@ func (f *FS) Removexattr(ctx context.Context, name, attr string) error {
 			return syscall.ENODATA
 		}
 		return nil
-	})
+	}
 }
 
 func (t *tx) opMkdir(name string, perm fs.FileMode) error {
@@ -818,10 +832,17 @@ func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	if ro.parent == 0 || (rn.ino != 0 && rn.parent == 0) {
 		return syscall.EBUSY
 	}
-	src := &ro.in
-	if (oldDirOnly || newDirOnly) && !src.IsDir() {
+	if (oldDirOnly || newDirOnly) && !ro.in.IsDir() {
 		return syscall.ENOTDIR
 	}
+	return t.rename(ro, rn, flags)
+}
+
+// rename moves the existing ro to rn (which may exist) with renameat2 flags.
+// Both paths are canonical: ancestry is decided by comparing them.
+func (t *tx) rename(ro, rn resolved, flags RenameFlags) error {
+	f := t.f
+	src := &ro.in
 	if flags&RenameExchange != 0 {
 		if rn.ino == 0 {
 			return syscall.ENOENT
@@ -937,18 +958,24 @@ func (t *tx) opLink(oldname, newname string) error {
 	if dirOnly {
 		return syscall.ENOENT
 	}
+	_, err = t.link(ro, rn)
+	return err
+}
+
+// link adds the missing name rn for the inode ro names.
+func (t *tx) link(ro, rn resolved) (*inode, error) {
 	if ro.in.IsDir() {
-		return syscall.EPERM
+		return nil, syscall.EPERM
 	}
 	dir, err := t.inode(rn.parent)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if dir.Nlink == 0 {
-		return syscall.ENOENT
+		return nil, syscall.ENOENT
 	}
 	if err := t.addDent(rn.parent, rn.name, ro.ino); err != nil {
-		return err
+		return nil, err
 	}
 	in := ro.in
 	in.Nlink++
@@ -957,7 +984,7 @@ func (t *tx) opLink(oldname, newname string) error {
 	dir.Mtime, dir.Ctime = t.now, t.now
 	t.put(dir)
 	t.log(Change{Op: OpLink, Ino: in.Ino, Parent: rn.parent, Name: rn.name, Path: rn.path, OldPath: ro.path})
-	return nil
+	return &in, nil
 }
 
 func (t *tx) opSymlink(target, linkname string) error {
@@ -972,16 +999,22 @@ func (t *tx) opSymlink(target, linkname string) error {
 	if dirOnly {
 		return syscall.ENOENT
 	}
+	_, err = t.symlink(r, target)
+	return err
+}
+
+// symlink creates the symlink r (a missing name) pointing at target.
+func (t *tx) symlink(r resolved, target string) (*inode, error) {
 	dir, err := t.inode(r.parent)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if dir.Nlink == 0 {
-		return syscall.ENOENT
+		return nil, syscall.ENOENT
 	}
 	in, err := t.newInode(S_IFLNK | 0o777)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	in.Uid, in.Gid = t.uid, t.gid
 	if dir.Mode&S_ISGID != 0 {
@@ -990,12 +1023,12 @@ func (t *tx) opSymlink(target, linkname string) error {
 	in.target = target
 	in.Size = int64(len(target))
 	if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
-		return err
+		return nil, err
 	}
 	dir.Mtime, dir.Ctime = t.now, t.now
 	t.put(dir)
 	t.log(Change{Op: OpSymlink, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
-	return nil
+	return in, nil
 }
 
 func (t *tx) opSetattr(op, name string, follow bool, fn func(t *tx, in *inode) error) error {

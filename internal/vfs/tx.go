@@ -455,6 +455,10 @@ func (t *tx) unlinked(in *inode) error {
 	}
 	in.Ctime = t.now
 	t.put(in)
+	// Kept for its open handles; if they all close before this commit lands,
+	// their last close still saw a name, so the inode is dropped afterwards.
+	f, ino := t.f, in.Ino
+	t.after = append(t.after, func() { f.dropUnlinked(ino) })
 	return nil
 }
 

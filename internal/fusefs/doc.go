@@ -1,0 +1,168 @@
+// Package fusefs serves a workspace store (package vfs) as a FUSE filesystem,
+// so that real programs (a sandbox's processes) see the workspace as a
+// directory while every other backend keeps using the store directly.
+//
+//	srv, err := fusefs.Mount(ctx, store, "/mnt/ws", fusefs.Options{AllowOther: true})
+//	...
+//	defer srv.Unmount()
+//
+// Mount uses mount(2) on /dev/fuse directly (go-fuse's DirectMountStrict), so it
+// needs root or CAP_SYS_ADMIN; there is no fusermount fallback. The server is
+// multi-threaded: the kernel's requests are served concurrently, and the store
+// serialises what must be serialised.
+//
+// # Identity
+//
+// A FUSE node is a store inode: its FUSE node id and st_ino are the store's
+// inode number, its generation the store's generation (go-fuse's
+// ExternalNodeID; store inode numbers are never reused). So the kernel, go-fuse
+// and the store agree on identity, hard links are one kernel inode with one
+// attribute cache and one page cache, and the journal follower can address any
+// inode the kernel holds by number.
+//
+// Every operation reaches the store by inode number (vfs.FS.LookupAt, OpenIno,
+// CreateAt, RenameAt, SetattrIno, ...), never by re-resolving a path, so
+// renames made elsewhere cannot redirect an operation, and a file open after
+// losing its last name keeps working. The store journals changes with paths:
+// the server passes the path go-fuse's tree of known inodes gives a node as a
+// hint (vfs.Node), which the store checks inside its transaction before
+// trusting it (a stale hint costs a search, never a wrong result). The journal
+// follower keeps go-fuse's tree in step with renames and removals made
+// elsewhere so the hints stay right.
+//
+// # What is implemented
+//
+// lookup, getattr, setattr (chmod, chown, truncate, utimensat with UTIME_NOW
+// and UTIME_OMIT), create, mknod (regular files), open, read, write, flush,
+// fsync, release, mkdir, rmdir, unlink, rename (RENAME_NOREPLACE,
+// RENAME_EXCHANGE), link, symlink, readlink, opendir/readdir/readdirplus with
+// seekdir, fsyncdir, statfs (the store's quota, in 4 KiB blocks), xattrs
+// (get, set, list, remove; the store's namespaces and limits), fallocate
+// (see below), lseek with SEEK_DATA and SEEK_HOLE (holes are whole chunks
+// never written or written as zeros), and mmap, shared and writable included.
+//
+// Writes go into the store through a store file handle as they arrive: the
+// store keeps them per inode (bounded by vfs.Options.DirtyBytes, then flushed)
+// and commits them at every close(2) (FLUSH), at fsync and at release, so when
+// close or fsync returns the data is durable and journaled. O_SYNC and O_DSYNC
+// handles commit after every write. O_APPEND writes go to the store's end of
+// the file, which is right even when the kernel's idea of the size is behind a
+// change made elsewhere.
+//
+// An inode this mount unlinks (or renames over) while the kernel holds it is
+// pinned with a store handle until the kernel forgets it, as a local
+// filesystem keeps an inode its caches or a process's working directory still
+// reference; the store deletes it with the pin.
+//
+// Locks: the server does not ask the kernel for lock requests, so flock(2),
+// POSIX (fcntl) and OFD locks are kept by the kernel for the mount, with their
+// full semantics (conflicts, release on close, F_GETLK, deadlock detection).
+// They are not visible to backends that use the store directly, which take no
+// locks.
+//
+// Permissions are checked by the kernel from the stored modes and owners
+// (default_permissions); the server trusts what reaches it. Files and
+// directories a process creates belong to its uid and gid (or to the
+// directory's group when it is set-group-ID). For a sandbox whose user
+// namespace maps its ids to a range of host ids, Options.IDMap serves the
+// store's ids shifted into that range and shifts the ids the kernel sends
+// back, so the store keeps the ids the sandbox's processes see.
+//
+// # Caching and invalidation
+//
+// The kernel caches names (Options.EntryTimeout), missing names
+// (NegativeTimeout), attributes (AttrTimeout) and file pages (every open keeps
+// the page cache, FOPEN_KEEP_CACHE, and pages are dropped only on request,
+// FUSE_EXPLICIT_INVAL_DATA). The timeouts can be long because nothing goes
+// stale silently:
+//
+//   - What the mount itself changes, the kernel knows: it updates its caches
+//     from the replies (one kernel inode per store inode, so every name of a
+//     hard-linked file shows the new nlink, mode, owner and ctime).
+//   - What others change (the shell backend, the API, a sync), the journal
+//     follower learns from the store's change journal (vfs.FS.Subscribe) and
+//     pushes to the kernel at once, skipping changes journaled with the
+//     mount's own actor (Options.Actor). Per change:
+//     write: the attributes and the pages of the written range
+//     (NotifyContent); truncate: the attributes and the pages from the new
+//     size on; setattr (mode, owner, times, xattrs): the attributes; create,
+//     mkdir, symlink: the name (a cached "missing") and the directory's
+//     attributes; link: the same, plus the inode's attributes (nlink and
+//     ctime for every name); remove: NotifyDelete when the inode is gone
+//     (the kernel also drops its link count), otherwise the name and the
+//     inode's attributes; rename: both names, the inode, both directories,
+//     and an inode it replaced (as a remove); exchange: both names, both
+//     inodes, both directories.
+//   - Those invalidations are asynchronous: the follower wakes on every
+//     commit, normally within microseconds. An open first waits until the invalidations of every change committed before it have
+//     been sent (at most Options.SyncTimeout; after that it drops the file's
+//     pages itself), so a program that opens a file sees the store as it was
+//     when the open started: close-to-open consistency, as NFS gives. A
+//     descriptor already open, a stat, or a path lookup served from the
+//     kernel's caches can see a change made elsewhere microseconds late.
+//     Server.Sync waits until everything committed before the call has been
+//     invalidated, for a caller that changed the store and then starts a
+//     process on the mount.
+//   - The path walk of an open may have used a name the follower was about to
+//     invalidate. An open that finds its inode gone from the store, or left
+//     with no name by others, answers ESTALE, and the kernel walks the path
+//     again (with revalidation) and opens what is there now. A create that
+//     finds the name taken (the kernel thought it missing) does the same
+//     unless O_EXCL was asked for.
+//   - Writes through a store handle that are not flushed yet (a shell command
+//     still writing) are journaled when they are flushed: the mount sees them
+//     then, as another NFS client would.
+//   - If the follower ever falls behind the journal's retention
+//     (vfs.ErrJournalTruncated), it invalidates every name and inode go-fuse
+//     knows and continues from the present.
+//
+// # Errors
+//
+// Store errors are *fs.PathError values carrying a syscall.Errno; the server
+// finds the errno with errors.As however the error is wrapped and returns it.
+// An internal failure (EIO) or an error without an errno is logged
+// (Options.Logger) and returned as EIO; ENOSYS is never returned for an
+// implemented operation (the kernel would stop sending it). Interrupts are
+// ignored: store operations are short and complete.
+//
+// # Limits
+//
+// Every limit is an Options field with a documented default: cache timeouts,
+// the request size (MaxWrite, 1 MiB), the kernel's readahead (1 MiB, against
+// FUSE's 128 KiB), asynchronous requests in flight, the
+// directory page read from the store, the open's wait for invalidations, the
+// unmount's wait. Names are limited to 255 bytes; an entry whose store path
+// would pass the store's MaxPathLen (4096) is ENAMETOOLONG, so every file stays
+// reachable by path from the other backends (through the mount, a path can
+// only get that long through a descriptor or a working directory).
+//
+// # Not supported
+//
+//   - Device nodes, FIFOs and sockets (mknod: EOPNOTSUPP; the store has none).
+//   - O_TMPFILE (EOPNOTSUPP).
+//   - fallocate does not reserve space (the store deduplicates content, so a
+//     later write can still fail with ENOSPC); mode 0 extends the size,
+//     FALLOC_FL_KEEP_SIZE alone does nothing, PUNCH_HOLE and ZERO_RANGE write
+//     zeros (whole zero chunks are stored as holes); COLLAPSE_RANGE,
+//     INSERT_RANGE and UNSHARE_RANGE are EOPNOTSUPP.
+//   - RENAME_WHITEOUT (EINVAL), birth time (no statx), ioctls (ENOTTY),
+//     copy_file_range offload (the kernel falls back to copying).
+//   - POSIX ACLs are not enforced: the server does not ask for ACL support, so
+//     the kernel passes system.posix_acl_* through as plain xattrs (stored and
+//     read back) and checks permissions from the mode bits alone.
+//   - Opening /proc/self/fd/N of a file removed by someone else (not through
+//     this mount) is ESTALE; the open descriptor itself keeps working.
+//   - Access times follow the store's relatime rules; the kernel's cached
+//     atime is refreshed with the other attributes.
+//
+// # Deadlocks
+//
+// The process serving a mount must not fault on a mapping of a file in it (the
+// faulting thread blocks outside a system call, which can stop the Go garbage
+// collector and with it the server), nor start a child whose working directory
+// or inherited descriptors are on it (go-fuse documents the cases); the tests
+// run such work in a child process. The journal follower's invalidations can
+// wait for a directory lock held by a process whose request is being served;
+// no request waits for the follower except open, which the kernel never sends
+// while holding a directory lock, and even that only for Options.SyncTimeout.
+package fusefs

@@ -1,0 +1,421 @@
+package fusefs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Defaults for Options.
+const (
+	DefaultEntryTimeout    = time.Minute // kernel caching of names; invalidated from the journal
+	DefaultAttrTimeout     = time.Minute // kernel caching of attributes; invalidated from the journal
+	DefaultNegativeTimeout = time.Minute // kernel caching of missing names; invalidated from the journal
+	DefaultMaxWrite        = 1 << 20     // bytes per READ/WRITE request (the kernel's limit is 1 MiB)
+	DefaultReadAhead       = 1 << 20     // bytes of kernel readahead
+	DefaultMaxBackground   = 64          // asynchronous requests (readahead, writeback) in flight
+	DefaultDirPage         = 1024        // directory entries read from the store at a time
+	DefaultSyncTimeout     = 5 * time.Second
+	DefaultUnmountTimeout  = 10 * time.Second
+)
+
+// Store is the part of *vfs.FS the server uses: inode-addressed operations and
+// the change journal. A replica that speaks the same interface can be served
+// the same way.
+type Store interface {
+	Seq() uint64
+	Subscribe(ctx context.Context, since uint64) (<-chan vfs.Change, func() error)
+	Statfs(ctx context.Context) (vfs.StatFS, error)
+	StatIno(ctx context.Context, ino uint64) (vfs.Attr, error)
+	LookupAt(ctx context.Context, dir uint64, name string) (vfs.Attr, error)
+	ReadDirIno(ctx context.Context, ino uint64, after string, limit int) ([]vfs.DirEntry, error)
+	OpenIno(ctx context.Context, n vfs.Node, flag int) (*vfs.File, error)
+	CreateAt(ctx context.Context, dir vfs.Node, name string, flag int, perm fs.FileMode) (*vfs.File, error)
+	MkdirAt(ctx context.Context, dir vfs.Node, name string, perm fs.FileMode) (vfs.Attr, error)
+	SymlinkAt(ctx context.Context, target string, dir vfs.Node, name string) (vfs.Attr, error)
+	LinkAt(ctx context.Context, n vfs.Node, dir vfs.Node, name string) (vfs.Attr, error)
+	RemoveAt(ctx context.Context, dir vfs.Node, name string, isDir bool) error
+	RenameAt(ctx context.Context, olddir vfs.Node, oldname string, newdir vfs.Node, newname string, flags vfs.RenameFlags) error
+	SetattrIno(ctx context.Context, n vfs.Node, a vfs.SetAttr) (vfs.Attr, error)
+	ReadlinkIno(ctx context.Context, ino uint64) (string, error)
+	GetxattrIno(ctx context.Context, ino uint64, attr string) ([]byte, error)
+	ListxattrIno(ctx context.Context, ino uint64) ([]string, error)
+	SetxattrIno(ctx context.Context, n vfs.Node, attr string, value []byte, flags int) error
+	RemovexattrIno(ctx context.Context, n vfs.Node, attr string) error
+}
+
+var _ Store = (*vfs.FS)(nil)
+
+// Options configure a mount. The zero value gives the documented defaults.
+type Options struct {
+	// EntryTimeout, AttrTimeout and NegativeTimeout are how long the kernel may
+	// cache a name, an inode's attributes and a missing name. Changes made by
+	// others are pushed to the kernel from the journal, so they can be long.
+	// Zero means the default; a negative value disables that cache.
+	EntryTimeout    time.Duration
+	AttrTimeout     time.Duration
+	NegativeTimeout time.Duration
+	// MaxWrite bounds the bytes of one READ or WRITE request. Default
+	// DefaultMaxWrite.
+	MaxWrite int
+	// ReadAhead is the kernel's readahead window for the mount, in bytes
+	// (rounded down to KiB; set through /sys/class/bdi after mounting: the
+	// FUSE default of 128 KiB makes sequential reads of large files about a
+	// third slower). Default DefaultReadAhead; negative leaves the kernel's.
+	ReadAhead int
+	// MaxBackground bounds the asynchronous requests in flight. Default
+	// DefaultMaxBackground.
+	MaxBackground int
+	// DirPage is how many directory entries a readdir reads from the store at a
+	// time. Default DefaultDirPage.
+	DirPage int
+	// SyncTimeout bounds how long an open waits for the invalidations of changes
+	// committed before it (see the package documentation). Default
+	// DefaultSyncTimeout.
+	SyncTimeout time.Duration
+	// UnmountTimeout bounds how long Unmount waits for the server to stop.
+	// Default DefaultUnmountTimeout.
+	UnmountTimeout time.Duration
+	// Actor labels the mount's changes in the journal (vfs.WithActor); the
+	// mount ignores its own changes when it invalidates kernel caches, so it
+	// must differ between mounts of one store and from every other writer's.
+	// Default "fuse:" followed by the mount point.
+	Actor string
+	// AllowOther lets users other than the mounting one use the mount (a
+	// sandbox running as another user needs it). Permissions are checked by the
+	// kernel from the modes and owners either way (default_permissions).
+	AllowOther bool
+	// IDMap shifts owners between the store and the kernel, for a sandbox
+	// whose user namespace maps its ids to a range of host ids (root inside
+	// is IDMap.Host outside). Zero: ids pass unchanged.
+	IDMap IDMap
+	// Name is the filesystem's source name, shown by mount(8) and df. Default "desk".
+	Name string
+	// Debug logs every FUSE request and reply.
+	Debug bool
+	// Logger receives errors that cannot be returned (unknown errors mapped to
+	// EIO, failed invalidations). Default log.Default().
+	Logger *log.Logger
+}
+
+func (o Options) withDefaults(dir string) Options {
+	if o.EntryTimeout == 0 {
+		o.EntryTimeout = DefaultEntryTimeout
+	}
+	if o.AttrTimeout == 0 {
+		o.AttrTimeout = DefaultAttrTimeout
+	}
+	if o.NegativeTimeout == 0 {
+		o.NegativeTimeout = DefaultNegativeTimeout
+	}
+	o.EntryTimeout, o.AttrTimeout, o.NegativeTimeout = max(o.EntryTimeout, 0), max(o.AttrTimeout, 0), max(o.NegativeTimeout, 0)
+	if o.MaxWrite <= 0 {
+		o.MaxWrite = DefaultMaxWrite
+	}
+	if o.ReadAhead == 0 {
+		o.ReadAhead = DefaultReadAhead
+	}
+	if o.MaxBackground <= 0 {
+		o.MaxBackground = DefaultMaxBackground
+	}
+	if o.DirPage <= 0 {
+		o.DirPage = DefaultDirPage
+	}
+	if o.SyncTimeout <= 0 {
+		o.SyncTimeout = DefaultSyncTimeout
+	}
+	if o.UnmountTimeout <= 0 {
+		o.UnmountTimeout = DefaultUnmountTimeout
+	}
+	if o.Actor == "" {
+		o.Actor = "fuse:" + dir
+	}
+	if o.Name == "" {
+		o.Name = "desk"
+	}
+	if o.Logger == nil {
+		o.Logger = log.Default()
+	}
+	return o
+}
+
+// overflowID is the id of owners a mapping cannot represent (nobody, as the
+// kernel shows ids a user namespace does not map).
+const overflowID = 65534
+
+// IDMap maps uids and gids: store id n (0 ≤ n < Count) is host id Host+n, as
+// a user namespace mapping ids 0..Count-1 to Host..Host+Count-1 does. The
+// kernel sees, checks permissions with, and sends (callers of requests, chown)
+// host ids; the store keeps the sandbox's own ids, which the other backends
+// see. A store id of Count or more is served as Host+65534 (nobody inside); a
+// host id outside the range (a process outside the sandbox, chown to a host
+// user) is stored as 65534. Ids inside xattr values (POSIX ACLs) are not
+// mapped. Count is 0 (no mapping) or more than 65534.
+type IDMap struct {
+	Host  uint32
+	Count uint32
+}
+
+// toKernel maps a store id to the id the kernel sees.
+func (m IDMap) toKernel(id uint32) uint32 {
+	if m.Count == 0 {
+		return id
+	}
+	if id >= m.Count {
+		id = overflowID
+	}
+	return m.Host + id
+}
+
+// toStore maps an id the kernel sends to the id the store keeps.
+func (m IDMap) toStore(id uint32) uint32 {
+	if m.Count == 0 {
+		return id
+	}
+	if id < m.Host || id-m.Host >= m.Count {
+		return overflowID
+	}
+	return id - m.Host
+}
+
+// Server is a mounted workspace. It serves until Unmount.
+type Server struct {
+	store Store
+	dir   string
+	opts  Options
+	ctx   context.Context // the mount's actor; never canceled
+	fuse  *fuse.Server
+	dev   uint64 // device number of the mount (its minor is the FUSE connection)
+	root  *node
+	nt    *notifier
+	stop  context.CancelFunc // stops the notifier
+
+	hmu     sync.Mutex
+	handles map[*handle]struct{} // open file handles, closed at Unmount
+
+	unmountOnce sync.Once
+	unmountErr  error
+}
+
+// Mount mounts store on the directory dir (which must exist) and serves it
+// until Unmount. It mounts directly with mount(2), so it needs root (or
+// CAP_SYS_ADMIN); there is no fusermount fallback. ctx bounds the mount itself.
+func Mount(ctx context.Context, store Store, dir string, opts Options) (*Server, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", dir, err)
+	}
+	if m := opts.IDMap; m.Count != 0 && (m.Count <= overflowID || uint64(m.Host)+uint64(m.Count) > 1<<32-1) {
+		return nil, fmt.Errorf("mount %s: id map %d+%d: the count must be 65535 or more and the range below 2^32-1", abs, m.Host, m.Count)
+	}
+	opts = opts.withDefaults(abs)
+	s := &Server{
+		store:   store,
+		dir:     abs,
+		opts:    opts,
+		ctx:     vfs.WithActor(context.Background(), opts.Actor),
+		handles: make(map[*handle]struct{}),
+	}
+	rootAttr, err := store.StatIno(ctx, vfs.RootIno)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", abs, err)
+	}
+	s.root = &node{srv: s}
+	s.nt = newNotifier(s)
+	since := store.Seq()
+	mo := fuse.MountOptions{
+		AllowOther:        opts.AllowOther,
+		Options:           []string{"default_permissions"},
+		MaxBackground:     opts.MaxBackground,
+		MaxWrite:          opts.MaxWrite,
+		MaxReadAhead:      max(opts.ReadAhead, 0),
+		FsName:            opts.Name,
+		Name:              "desk",
+		DirectMountStrict: true,
+		// Pages are dropped only on request (the journal follower's, or the
+		// kernel's own truncation): with automatic invalidation the kernel
+		// would drop a file's pages whenever it sees its mtime change, which
+		// every write through the mount itself does.
+		ExplicitDataCacheControl: true,
+		// Read results are in memory: splicing them through a pipe only
+		// adds a copy (and fails for 1 MiB replies on a 1 MiB pipe).
+		DisableSplice: true,
+		Debug:         opts.Debug,
+		Logger:        opts.Logger,
+	}
+	fo := &gofs.Options{
+		MountOptions:    mo,
+		EntryTimeout:    &opts.EntryTimeout,
+		AttrTimeout:     &opts.AttrTimeout,
+		NegativeTimeout: &opts.NegativeTimeout,
+		NullPermissions: true,
+		ExternalNodeID:  true, // FUSE node ids are vfs inode numbers (never reused)
+		RootStableAttr:  &gofs.StableAttr{Ino: vfs.RootIno, Gen: rootAttr.Gen, Mode: fuse.S_IFDIR},
+		Logger:          opts.Logger,
+	}
+	raw := gofs.NewNodeFS(s.root, fo)
+	srv, err := fuse.NewServer(raw, abs, &fo.MountOptions)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", abs, err)
+	}
+	s.fuse = srv
+	nctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go srv.Serve()
+	go s.nt.run(nctx, since)
+	if err := srv.WaitMount(); err != nil {
+		s.Unmount()
+		return nil, fmt.Errorf("mount %s: %w", abs, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(abs, &st); err == nil {
+		s.dev = st.Dev
+		if opts.ReadAhead >= 0 {
+			bdi := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
+			if err := os.WriteFile(bdi, []byte(fmt.Sprint(opts.ReadAhead>>10)), 0); err != nil {
+				s.logf("set readahead: %v", err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Dir is the mount point.
+func (s *Server) Dir() string { return s.dir }
+
+// Sync waits until the kernel caches of the mount reflect every change
+// committed to the store before the call (the invalidations are pushed from the
+// journal asynchronously, normally within microseconds). A caller that changed
+// the store directly and then starts a process that reads the mount can call it
+// to be sure; opens through the mount wait by themselves.
+func (s *Server) Sync(ctx context.Context) error {
+	if !s.nt.waitFor(ctx, s.store.Seq(), 0) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return errors.New("sync mount: journal follower stopped")
+	}
+	return nil
+}
+
+// Wait blocks until the server stops serving (after Unmount, or when the mount
+// is removed from outside).
+func (s *Server) Wait() { s.fuse.Wait() }
+
+// Unmount unmounts the filesystem, stops the server and closes the store
+// handles the kernel still held. If the mount is busy (a process has a file open
+// or its working directory in it) it is detached and the FUSE connection is
+// aborted, so Unmount never waits on other processes: their later accesses fail
+// with ENOTCONN. Calling Unmount again returns the first result.
+func (s *Server) Unmount() error {
+	s.unmountOnce.Do(func() { s.unmountErr = s.unmount() })
+	return s.unmountErr
+}
+
+func (s *Server) unmount() error {
+	var errs []error
+	if s.fuse != nil {
+		if err := s.fuse.Unmount(); err != nil && s.dev != 0 && s.mounted() {
+			// Busy: detach, then abort the connection so the serve loops end.
+			if derr := unix.Unmount(s.dir, unix.MNT_DETACH); derr != nil && !errors.Is(derr, syscall.EINVAL) {
+				errs = append(errs, fmt.Errorf("unmount %s: %w", s.dir, derr))
+			}
+			if aerr := abortConn(int(unix.Minor(s.dev))); aerr != nil {
+				errs = append(errs, aerr)
+			}
+		}
+		done := make(chan struct{})
+		go func() { s.fuse.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(s.opts.UnmountTimeout):
+			errs = append(errs, fmt.Errorf("unmount %s: server still busy after %v", s.dir, s.opts.UnmountTimeout))
+		}
+	}
+	if s.stop != nil {
+		s.stop()
+		<-s.nt.done
+	}
+	s.hmu.Lock()
+	hs := make([]*handle, 0, len(s.handles))
+	for h := range s.handles {
+		hs = append(hs, h)
+	}
+	s.handles = map[*handle]struct{}{}
+	s.hmu.Unlock()
+	for _, h := range hs {
+		h.f.Close() // flushes; a failure was reported to nobody, as a kernel's writeback error at unmount
+	}
+	return errors.Join(errs...)
+}
+
+// mounted reports whether s.dir is still this server's mount.
+func (s *Server) mounted() bool {
+	var st unix.Stat_t
+	return unix.Stat(s.dir, &st) == nil && st.Dev == s.dev
+}
+
+// abortConn aborts FUSE connection id through the fusectl filesystem, mounting
+// it if needed. A connection that is already gone is not an error.
+func abortConn(id int) error {
+	const ctl = "/sys/fs/fuse/connections"
+	dir := fmt.Sprintf("%s/%d", ctl, id)
+	const fusectlMagic = 0x65735543
+	if st := (unix.Statfs_t{}); unix.Statfs(ctl, &st) != nil || st.Type != fusectlMagic {
+		if merr := unix.Mount("fusectl", ctl, "fusectl", 0, ""); merr != nil && !errors.Is(merr, syscall.EBUSY) {
+			return fmt.Errorf("abort fuse connection %d: mount fusectl: %w", id, merr)
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // the connection ended with the detach
+	}
+	if err := os.WriteFile(dir+"/abort", []byte("1"), 0); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("abort fuse connection %d: %w", id, err)
+	}
+	return nil
+}
+
+// addHandle and dropHandle track open file handles for Unmount.
+func (s *Server) addHandle(h *handle) {
+	s.hmu.Lock()
+	s.handles[h] = struct{}{}
+	s.hmu.Unlock()
+}
+
+func (s *Server) dropHandle(h *handle) bool {
+	s.hmu.Lock()
+	_, ok := s.handles[h]
+	delete(s.handles, h)
+	s.hmu.Unlock()
+	return ok
+}
+
+// ownerCtx is the mount's context with the caller of a FUSE request as the
+// owner of what it creates.
+func (s *Server) ownerCtx(ctx context.Context) context.Context {
+	if c, ok := fuse.FromContext(ctx); ok {
+		return vfs.WithOwner(s.ctx, s.opts.IDMap.toStore(c.Uid), s.opts.IDMap.toStore(c.Gid))
+	}
+	return s.ctx
+}
+
+// logf logs a message the kernel cannot be told about.
+func (s *Server) logf(format string, args ...any) {
+	s.opts.Logger.Printf("fusefs %s: "+format, append([]any{s.dir}, args...)...)
+}
