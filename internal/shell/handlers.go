@@ -651,8 +651,7 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 			if args[0] == ":" { // the one builtin package cmds has no file for
 				return 0
 			}
-			e.Errorf(args[0], "command not found")
-			return ExitNotFound
+			return cmds.NotFound
 		}
 		return x.runCmd(f, e, args)
 	}

@@ -263,8 +263,8 @@ var tableCmdsA = []row{
 	{name: "env -u", script: `export Q=1; env -u Q env | grep -c '^Q='`, out: "0\n", exit: 1, needs: []string{"env", "grep"}},
 	{name: "env lists exported", script: `export FOO=bar; BAR=no; env | grep -E '^(FOO|BAR)='`, out: "FOO=bar\n", needs: []string{"env", "grep"}},
 	{name: "env prefix", script: `FOO=bar env | grep '^FOO='`, out: "FOO=bar\n", needs: []string{"env", "grep"}},
-	{name: "env not found", script: `env nosuchcmd`, errSub: "nosuchcmd: command not found", exit: 127, needs: []string{"env"},
-		diverge: "the not-found message comes from the shell's Env.Exec (GNU: env: ‘nosuchcmd’: No such file or directory)"},
+	{name: "find exec not found", script: `find a.txt -exec nosuchcmd {} \; ; echo $?; find a.txt -exec nosuchcmd {} + ; echo $?`, out: "0\n1\n", errSub: "find: ‘nosuchcmd’: No such file or directory", needs: []string{"find"}},
+	{name: "env not found", script: `env nosuchcmd`, errSub: "env: ‘nosuchcmd’: No such file or directory", exit: 127, needs: []string{"env"}},
 	{name: "env runs command status", script: `env false; echo $?; env -- true; echo $?`, out: "1\n0\n", needs: []string{"env", "false", "true"}},
 
 	// expand

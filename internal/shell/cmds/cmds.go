@@ -17,6 +17,11 @@ import (
 
 // Env is everything a command sees. Commands never touch the host: files go
 // through FS, the working directory is Dir, the environment is Getenv.
+// NotFound is what Env.Exec returns for a name no command has. It is not an
+// exit status: callers report the failure and exit 127 (or what their GNU
+// counterpart does).
+const NotFound = -1
+
 type Env struct {
 	Ctx   context.Context // cancelled on Kill and timeout: check it in loops
 	FS    *vfs.FS         // the workspace; use Ctx (it carries the execution's actor)
@@ -34,7 +39,9 @@ type Env struct {
 	Environ func() []string
 	// Exec runs another command (args[0] is its name) through the shell, with
 	// the same Env, and returns its exit status; used by xargs, find -exec,
-	// timeout, env and similar. 127 means "not found".
+	// timeout, env and similar. When no command has that name it prints
+	// nothing and returns NotFound, so the caller reports it in its own words
+	// (as GNU tools do after a failed execvp).
 	Exec func(ctx context.Context, env *Env, args []string) int
 	// Limits bound what one command may do.
 	Limits Limits

@@ -116,7 +116,12 @@ func EnvCmd(env *Env, args []string) int {
 		}
 		child.Dir = abs
 	}
-	return env.Exec(env.Ctx, &child, ops)
+	status := env.Exec(env.Ctx, &child, ops)
+	if status == NotFound {
+		env.Errorf("env", "%s: No such file or directory", quote(env, ops[0]))
+		return 127
+	}
+	return status
 }
 
 // dedupe keeps the first of each NAME= in list.

@@ -18,7 +18,7 @@ func TestEnv(t *testing.T) {
 		{args: []string{"env", "false"}, env: e, code: 1},
 		{args: []string{"env", "-i", "-0", "B=2"}, env: e, out: "B=2\x00"},
 		{args: []string{"env", "--foo"}, code: 125, errOut: "env: unrecognized option '--foo'\nTry 'env --help' for more information.\n"},
-		{args: []string{"env", "nosuch"}, env: e, code: 127, errOut: "nosuch: command not found\n", skip: "the not-found message is the shell's"},
+		{args: []string{"env", "nosuch"}, env: e, code: 127, errOut: "env: ‘nosuch’: No such file or directory\n"},
 	})
 }
 

@@ -877,7 +877,7 @@ func (f *finder) parseExec(p string) (*fdNode, bool) {
 			full[i] = strings.ReplaceAll(a, "{}", arg)
 		}
 		f.w.Flush()
-		return env.Exec(env.Ctx, env, full) == 0
+		return f.exec(env, full) == 0
 	})
 }
 
@@ -899,9 +899,21 @@ func (f *finder) runBatch(b *fdBatch) {
 	argv := append(append([]string{}, b.argv...), b.paths...)
 	b.paths, b.size = nil, 0
 	f.w.Flush()
-	if env.Exec(env.Ctx, env, argv) != 0 {
+	if f.exec(env, argv) != 0 {
 		f.status = 1
 	}
+}
+
+// exec runs a command of -exec/-execdir/-ok; a missing one is reported as
+// GNU find reports a failed execvp (the predicate is then false; with "+"
+// the caller makes the exit status 1, as for any failure).
+func (f *finder) exec(env *Env, argv []string) int {
+	status := env.Exec(env.Ctx, env, argv)
+	if status == NotFound {
+		env.Errorf("find", "%s: No such file or directory", quote(env, argv[0]))
+		return 127
+	}
+	return status
 }
 
 func (f *finder) flushBatches(bool) {

@@ -167,8 +167,7 @@ func testExec(ctx context.Context, e *Env, a []string) int {
 	}
 	fn, ok := Lookup(a[0])
 	if !ok {
-		e.Errorf(a[0], "command not found")
-		return 127
+		return NotFound
 	}
 	ce := *e
 	ce.Ctx = ctx

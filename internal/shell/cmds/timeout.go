@@ -77,6 +77,10 @@ func Timeout(env *Env, args []string) int {
 	child := *env
 	child.Ctx = ctx
 	status := env.Exec(ctx, &child, ops[1:])
+	if status == NotFound {
+		env.Errorf("timeout", "failed to run command %s: No such file or directory", quote(env, ops[1]))
+		return 127
+	}
 	if timedOut.Load() {
 		if verbose {
 			// Reported once the command stopped: Stderr is not shared

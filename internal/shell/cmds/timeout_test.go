@@ -21,7 +21,6 @@ func TestTimeout(t *testing.T) {
 		{args: []string{"timeout", "x", "true"}, code: 125, errOut: "timeout: invalid time interval ‘x’\n" + th},
 		{args: []string{"timeout", "-k", "x", "1", "true"}, code: 125, errOut: "timeout: invalid time interval ‘x’\n" + th},
 		{args: []string{"timeout", "-s", "FOO", "1", "true"}, code: 125, errOut: "timeout: ‘FOO’: invalid signal\n" + th},
-		{args: []string{"timeout", "1", "nosuch"}, code: 127, errOut: "nosuch: command not found\n",
-			skip: "the shell's Exec words the not-found message (GNU: timeout: failed to run command ‘nosuch’)"},
+		{args: []string{"timeout", "1", "nosuch"}, code: 127, errOut: "timeout: failed to run command ‘nosuch’: No such file or directory\n"},
 	})
 }

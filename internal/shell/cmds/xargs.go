@@ -145,6 +145,10 @@ func Xargs(env *Env, args []string) int {
 			fmt.Fprintln(env.Stderr, strings.Join(argv, " "))
 		}
 		rc := env.Exec(env.Ctx, &child, argv)
+		if rc == NotFound {
+			env.Errorf("xargs", "%s: No such file or directory", argv[0])
+			rc = 127
+		}
 		switch {
 		case rc == 0:
 		case rc == 255:

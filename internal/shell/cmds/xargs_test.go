@@ -27,7 +27,7 @@ func TestXargs(t *testing.T) {
 		{args: []string{"xargs", "-n", "0"}, code: 1, errOut: "xargs: value 0 for -n option should be >= 1\nTry 'xargs --help' for more information.\n"},
 		{args: []string{"xargs", "echo"}, env: e, stdin: "a 'b\n", code: 1, out: "a\n",
 			errOut: "xargs: unmatched single quote; by default quotes are special to xargs unless you use the -0 option\n"},
-		{args: []string{"xargs", "nosuch"}, env: e, stdin: "a\n", code: 127, skip: "the not-found message is the shell's",
-			errOut: "nosuch: command not found\n"},
+		{args: []string{"xargs", "nosuch"}, env: e, stdin: "a\n", code: 127,
+			errOut: "xargs: nosuch: No such file or directory\n"},
 	})
 }
