@@ -83,7 +83,7 @@ func runInEnv(t *testing.T, f *vfs.FS, dir string, extra map[string]string, stdi
 	env.Exec = func(ctx context.Context, e *Env, a []string) int {
 		fn, ok := Lookup(a[0])
 		if !ok {
-				return NotFound
+			return NotFound
 		}
 		return fn(e, a)
 	}
