@@ -24,9 +24,11 @@
 //
 // # How commands are found
 //
-// A simple command is, in order: a shell function, an interpreter builtin
-// (echo, printf, test, [, read, cd, pwd, export, eval, source, type,
-// command, ...), then a command from Options.Commands (the place for
+// A simple command is, in order: a shell function, a builtin (read, cd,
+// export, eval, source, test, [, ... are the interpreter's; echo, printf
+// and pwd are package cmds' bash-flavoured ones, run in their place because
+// the interpreter's lack \c, combined flags, precision, %q, printf -v, and
+// resolve pwd -P on the host), then a command from Options.Commands (the place for
 // commands that live in other packages, such as git), then a command
 // registered in package cmds. A name with a slash names a command only when
 // its directory is one of /bin, /usr/bin, /usr/local/bin, /sbin, /usr/sbin
@@ -38,6 +40,17 @@
 // exported variables, Limits.MaxReadBytes, a Ctx cancelled on kill, timeout
 // and limits, and Exec to run another command (xargs, env, timeout...). A
 // command that panics prints "name: internal error" and exits 2.
+//
+// # Interpreter bugs worked around
+//
+// mvdan/sh v3.14.1 keeps the backslash of an escaped character in words it
+// expands as one string: x=a\ b stored "a\ b", x='it'\''s' stored "it\'s",
+// and > a\ b and [[ a\ b == ... ]] saw the backslash. Before running, every
+// such escape in an assignment value, a redirection target or a [[ ]]
+// operand is rewritten as the single-quoted character it means. Strings
+// parsed at run time (eval, source) still have the bug. The compatibility
+// table (table_*_test.go) lists the other known divergences, each with its
+// reason.
 //
 // # What is isolated, and how
 //

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -436,6 +437,12 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 			args = slices.Clone(args)
 			args[i+1] = sourcePrefix + resolve(interp.HandlerCtx(ctx).Dir, args[i+1])
 		}
+	case "echo", "printf", "pwd":
+		// A function of that name runs instead (unless called through
+		// builtin or command).
+		if i == 1 || !x.isFunc(name) {
+			return x.ownBuiltin(ctx, args[i:])
+		}
 	case "type":
 		// Always ours: the interpreter's type searches PATH on the host.
 		if i == 0 {
@@ -451,6 +458,71 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 }
 
 const rejectCmd = internalPrefix + "reject"
+
+// ownBuiltins are the builtins the shell runs from package cmds instead of
+// the interpreter's: mvdan/sh's echo takes no combined flags (-en) nor \c;
+// its printf lacks precision, %f/%e/%g, %q and -v; its pwd -P resolves
+// symlinks on the host. (test and [ stay the interpreter's: bash's builtin
+// differs from GNU test in parsing and wording, and package cmds has GNU's.)
+var ownBuiltins = map[string]cmds.Func{
+	"echo":   cmds.Echo,
+	"printf": cmds.PrintfBuiltin,
+	"pwd":    cmds.PwdBuiltin,
+}
+
+// ownBuiltin rewrites a call of one of ownBuiltins (args[0] is its name,
+// after any "builtin" or "command" prefix) so the exec handler runs ours.
+// printf -v NAME runs here, and assigns through eval.
+func (x *execution) ownBuiltin(ctx context.Context, args []string) ([]string, error) {
+	if args[0] != "printf" || len(args) < 2 || !strings.HasPrefix(args[1], "-v") {
+		return append([]string{builtinPrefix + args[0]}, args[1:]...), nil
+	}
+	name, rest := strings.TrimPrefix(args[1], "-v"), args[2:]
+	if name == "" && len(rest) > 0 {
+		name, rest = rest[0], rest[1:]
+	}
+	hc := interp.HandlerCtx(ctx)
+	if !validAssignTarget(name) {
+		fmt.Fprintf(hc.Stderr, "bash: printf: `%s': not a valid identifier\n", name)
+		return []string{statusCmd, "2"}, nil
+	}
+	env := x.cmdEnv(ctx, hc)
+	var out strings.Builder
+	env.Stdout = &out
+	status := x.runCmd(cmds.PrintfBuiltin, env, append([]string{"printf"}, rest...))
+	if status == 2 { // usage
+		return []string{statusCmd, "2"}, nil
+	}
+	assign := name + "=" + doubleQuote(out.String())
+	if status != 0 {
+		assign += "; false"
+	}
+	return []string{"eval", assign}, nil
+}
+
+// validAssignTarget reports whether s is NAME or NAME[SUBSCRIPT].
+func validAssignTarget(s string) bool {
+	base := s
+	if i := strings.IndexByte(s, '['); i > 0 && strings.HasSuffix(s, "]") {
+		base = s[:i]
+	}
+	return syntax.ValidName(base)
+}
+
+// doubleQuote quotes s for the shell in double quotes. (Not single quotes:
+// mvdan/sh v3.14.1 keeps the backslash of 'a'\''b' in an assignment.)
+func doubleQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range []byte(s) {
+		if c == '\\' || c == '"' || c == '$' || c == '`' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
 
 // isFunc reports whether the script (or a string it evaluated) declares a
 // function called name.
@@ -541,6 +613,18 @@ func (x *execution) exec(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "bash: eval: %v\n", ErrProcSubst)
 		return exitErr(ExitSyntax)
 	}
+	if name == statusCmd {
+		n, _ := strconv.Atoi(args[1])
+		return exitErr(n)
+	}
+	if own, ok := strings.CutPrefix(name, builtinPrefix); ok {
+		env := x.cmdEnv(ctx, hc)
+		status := x.runCmd(ownBuiltins[own], env, append([]string{own}, args[1:]...))
+		if err := x.ctx.Err(); err != nil {
+			return context.Cause(x.ctx)
+		}
+		return exitErr(status)
+	}
 	f, ok := x.lookup(name)
 	if !ok {
 		if strings.Contains(name, "/") {
@@ -595,6 +679,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// exported reports whether a variable reaches commands: the exported ones,
+// and PWD, which bash always exports (the interpreter drops the flag when
+// cd sets it).
+func exported(name string, v expand.Variable) bool {
+	return v.Exported || name == "PWD"
+}
+
 // cmdEnv builds what a command sees from the handler context.
 func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.Env {
 	var stdin io.Reader = devNull{}
@@ -612,7 +703,7 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		Stderr:  hc.Stderr,
 		Getenv: func(name string) string {
 			v := henv.Get(name)
-			if !v.Exported || !v.IsSet() || v.Kind != expand.String {
+			if !exported(name, v) || !v.IsSet() || v.Kind != expand.String {
 				return ""
 			}
 			return v.Str
@@ -625,7 +716,7 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 					return true
 				}
 				seen[name] = true
-				if v.Exported && v.IsSet() && v.Kind == expand.String {
+				if exported(name, v) && v.IsSet() && v.Kind == expand.String {
 					out = append(out, name+"="+v.Str)
 				}
 				return true

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -45,6 +46,7 @@ func instrument(file *syntax.File) map[string]bool {
 	for n := range declaredFuncs(file) {
 		funcs[n] = true
 	}
+	fixLiteralEscapes(file)
 	for _, w := range whiles {
 		w.Cond = append([]*syntax.Stmt{tickStmt()}, w.Cond...)
 	}
@@ -52,6 +54,69 @@ func instrument(file *syntax.File) map[string]bool {
 		f.Do = append([]*syntax.Stmt{tickStmt()}, f.Do...)
 	}
 	return funcs
+}
+
+// fixLiteralEscapes works around mvdan/sh v3.14.1 keeping the backslash of
+// an escaped character in words it expands as one string (expand.Literal):
+// assignment values (x=a\ b, x='a'\''b'), redirection targets (> a\ b)
+// and the operands of [[ ]]. bash removes the backslash; the interpreter
+// stored "a\ b". Each escaped character of an unquoted literal becomes a
+// single-quoted part, which is what the escape means. Words parsed at run
+// time (eval, source) are not rewritten.
+func fixLiteralEscapes(file *syntax.File) {
+	fix := func(w *syntax.Word) {
+		if w == nil {
+			return
+		}
+		var parts []syntax.WordPart
+		changed := false
+		for _, p := range w.Parts {
+			lit, ok := p.(*syntax.Lit)
+			if !ok || !strings.Contains(lit.Value, "\\") {
+				parts = append(parts, p)
+				continue
+			}
+			changed = true
+			v := lit.Value
+			for v != "" {
+				i := strings.IndexByte(v, '\\')
+				if i < 0 || i == len(v)-1 {
+					parts = append(parts, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: v})
+					break
+				}
+				if i > 0 {
+					parts = append(parts, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: v[:i]})
+				}
+				if v[i+1] != '\n' { // a line continuation disappears
+					parts = append(parts, &syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: v[i+1 : i+2]})
+				}
+				v = v[i+2:]
+			}
+		}
+		if changed {
+			w.Parts = parts
+		}
+	}
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Assign:
+			fix(n.Value)
+		case *syntax.Redirect:
+			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc {
+				fix(n.Word)
+			}
+		case *syntax.TestClause:
+			syntax.Walk(n.X, func(m syntax.Node) bool {
+				if w, ok := m.(*syntax.Word); ok {
+					fix(w)
+					return false
+				}
+				return true
+			})
+			return false
+		}
+		return true
+	})
 }
 
 // declaredFuncs returns the names of the functions node declares.

@@ -49,6 +49,8 @@ const (
 	internalPrefix          = "\x00desk-"
 	loopTick                = internalPrefix + "loop"
 	typeCmd                 = internalPrefix + "type"
+	builtinPrefix           = internalPrefix + "builtin-" // + a name in ownBuiltins
+	statusCmd               = internalPrefix + "status"   // exits with its argument
 	sourcePrefix            = "/\x00desk-source"
 	tempDirSentinel         = "/\x00desk-no-tmp"
 	defaultPath             = "/usr/local/bin:/usr/bin:/bin"

@@ -270,8 +270,8 @@ var tableLang = []row{
 	{name: "lang printf percent and escapes", script: `printf '100%%\t\\ \x41 \101 \u263A\n'`, out: "100%\t\\ A A ☺\n"},
 	{name: "lang printf missing args", script: `printf '[%s][%d][%s]\n' only`, out: "[only][0][]\n"},
 	{name: "lang printf c and plus", script: `printf '%c|%+d|% d|%05d|%-5d|\n' hello 5 5 42 42`, out: "h|+5| 5|00042|42   |\n"},
-	{name: "lang printf precision", script: `printf '[%.3s][%5.1f][%X]\n' abcdef 2.25 255`, errSub: "invalid format char: .", exit: 1, diverge: "mvdan/sh v3.14.1 printf knows only %s %b %c %d %i %u %o %x with flags and a width: no precision, *, %e/%f/%g or %X (bash: [abc][  2.2][FF])"},
-	{name: "lang printf q", script: `printf '%q\n' 'a b' "it's"`, errSub: "invalid format char: q", exit: 1, diverge: "mvdan/sh v3.14.1 printf has no %q (bash: a\\ b, it\\'s)"},
+	{name: "lang printf precision", script: `printf '[%.3s][%5.1f][%X]\n' abcdef 2.25 255`, out: "[abc][  2.2][FF]\n"},
+	{name: "lang printf q", script: `printf '%q\n' 'a b' "it's" '' $'a\tb' '~x'`, out: "a\\ b\nit\\'s\n''\n$'a\\tb'\n\\~x\n"},
 
 	// test and [[
 	{name: "lang test numeric ops", script: `[ 3 -eq 3 ] && [ 3 -ne 4 ] && [ 2 -lt 3 ] && [ 3 -le 3 ] && [ 4 -gt 3 ] && [ 4 -ge 4 ] && [ -5 -lt 0 ] && echo ok`, out: "ok\n"},

@@ -58,6 +58,10 @@ var table = []row{
 	{name: "word splitting", script: `x="a  b   c"; printf '<%s>' $x; echo`, out: "<a><b><c>\n"},
 	{name: "no splitting in quotes", script: `x="a  b"; printf '<%s>' "$x"; echo`, out: "<a  b>\n"},
 	{name: "IFS", script: `IFS=:; x=a:b:c; printf '<%s>' $x; echo`, out: "<a><b><c>\n"},
+	{name: "escape in assignment", script: `x=a\ b; y='it'\''s'; z=\~; w=a\\b; echo "$x|$y|$z|$w"`, out: "a b|it's|~|a\\b\n"},
+	{name: "escape in local and export", script: `f() { local v=c\ d; export E=e\ f; echo "$v|$E"; }; f`, out: "c d|e f\n"},
+	{name: "escape in redirection target", script: `echo hi > o\ p; read -r l < "o p"; echo "$l" o*`, out: "hi o p\n"},
+	{name: "escape in double bracket", script: `[[ a\ b == "a b" ]] && echo eq; [[ axb == a\*b ]] || echo literal; [[ a*b == a\*b ]] && echo star`, out: "eq\nliteral\nstar\n"},
 	// parameter expansion
 	{name: "default", script: `echo ${nope:-dflt} ${nope-x}`, out: "dflt x\n"},
 	{name: "assign default", script: `echo ${v:=set}; echo $v`, out: "set\nset\n"},
@@ -183,7 +187,7 @@ var table = []row{
 	{name: "type missing", script: `type nosuchcmd`, errSub: "nosuchcmd: not found", exit: 1},
 	// misc builtins
 	{name: "printf", script: `printf '%s=%d %5s|%-3s| %x\n' a 42 r l 255`, out: "a=42     r|l  | ff\n"},
-	{name: "printf -v", script: `printf -v v '%03d' 7; echo $v`, out: "-v\n", diverge: "mvdan/sh v3.14.1 has no printf -v (prints -v)"},
+	{name: "printf -v", script: `printf -v v '%03d' 7; echo $v; f() { local w; printf -v w '%s-%s' "a'b" c; echo "$w"; }; f; echo "[$w]"; printf -v 1x x; echo $?`, out: "007\na'b-c\n[]\n2\n", errSub: "printf: `1x': not a valid identifier"},
 	{name: "export env", script: `export A=1; B=2; echo $A$B`, out: "12\n"},
 	{name: "eval", script: `cmd='echo evaluated'; eval "$cmd"`, out: "evaluated\n"},
 	{name: "source", script: `echo 'sourced=yes' > lib.sh; . ./lib.sh; echo $sourced`, out: "yes\n"},

@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -24,16 +25,26 @@ func init() { Register("printf", Printf) }
 // the x86 long double GNU uses (64-bit mantissa) through math/big.
 // Not supported: %a and %A (reported as invalid conversions).
 func Printf(env *Env, args []string) int {
+	return printf(env, args, false)
+}
+
+// printf runs printf; bash selects the shell builtin's flavour (see
+// PrintfBuiltin).
+func printf(env *Env, args []string, bash bool) int {
 	if len(args) > 1 && args[1] == "--" {
 		args = append([]string{args[0]}, args[2:]...)
 	}
 	if len(args) < 2 {
+		if bash {
+			fmt.Fprintln(env.Stderr, "printf: usage: printf [-v var] format [arguments]")
+			return 2
+		}
 		missingOperand(env, "printf")
 		return 1
 	}
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
-	p := &printer{env: env, w: w}
+	p := &printer{env: env, w: w, bash: bash}
 	format, rest := args[1], args[2:]
 	for {
 		if env.Canceled() {
@@ -45,7 +56,7 @@ func Printf(env *Env, args []string) int {
 		}
 		rest = rest[used:]
 		if used == 0 || len(rest) == 0 {
-			if used == 0 && len(rest) > 0 {
+			if used == 0 && len(rest) > 0 && !bash {
 				env.Errorf("printf", "warning: ignoring excess arguments, starting with %s", quote(env, rest[0]))
 			}
 			break
@@ -59,6 +70,7 @@ type printer struct {
 	env    *Env
 	w      *bufio.Writer
 	status int
+	bash   bool // the shell builtin's flavour
 }
 
 // format prints format once with args, and returns how many were used; stop
@@ -107,7 +119,11 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 			continue
 		case 'q':
 			a, _ := next()
-			p.w.WriteString(quoteShell(p.env, a))
+			if p.bash {
+				p.w.WriteString(quoteBashQ(a))
+			} else {
+				p.w.WriteString(quoteShell(p.env, a))
+			}
 			continue
 		}
 		var s spec
@@ -177,6 +193,11 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 
 // invalid reports a bad conversion; it ends printf.
 func (p *printer) invalid(conv string) bool {
+	if p.bash {
+		p.env.Errorf("printf", "`%s': invalid format character", conv[len(conv)-1:])
+		p.status = 1
+		return true
+	}
 	p.env.Errorf("printf", "%s: invalid conversion specification", conv)
 	p.status = 1
 	return true
@@ -368,6 +389,17 @@ func cExp(s string) string {
 
 // numErr reports a bad numeric argument as GNU's verify_numeric does.
 func (p *printer) numErr(a string, kind int) {
+	if p.bash {
+		// bash: one wording for a bad or partial number; out of range is
+		// a warning (the value is clamped) and does not fail.
+		if kind == 3 {
+			p.env.Errorf("printf", "warning: %s: Numerical result out of range", a)
+			return
+		}
+		p.env.Errorf("printf", "%s: invalid number", a)
+		p.status = 1
+		return
+	}
 	switch kind {
 	case 1:
 		p.env.Errorf("printf", "%s: expected a numeric value", quote(p.env, a))
@@ -388,7 +420,7 @@ func (p *printer) charConst(a string) (rune, bool) {
 	if r == utf8.RuneError && size <= 1 {
 		r, size = rune(a[1]), 1
 	}
-	if rest := a[1+size:]; rest != "" {
+	if rest := a[1+size:]; rest != "" && !p.bash {
 		p.env.Errorf("printf", "warning: %s: character(s) following character constant have been ignored", rest)
 	}
 	return r, true

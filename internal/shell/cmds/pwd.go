@@ -9,12 +9,18 @@ func init() { Register("pwd", Pwd) }
 // -P (the default) prints the path with every symlink resolved; -L prints
 // $PWD when it is absolute, free of "." and "..", and names the working
 // directory. Operands are ignored with a warning.
-func Pwd(env *Env, args []string) int {
+func Pwd(env *Env, args []string) int { return pwd(env, args, false) }
+
+// PwdBuiltin is bash's pwd builtin, which the shell runs in place of its
+// interpreter's (whose -P resolves symlinks on the host): Pwd with -L as
+// the default.
+func PwdBuiltin(env *Env, args []string) int { return pwd(env, args, true) }
+
+func pwd(env *Env, args []string, logical bool) int {
 	opts, operands, ok := fuParseOpts(env, args, "L|logical", "P|physical")
 	if !ok {
 		return 1
 	}
-	logical := false
 	for _, o := range opts {
 		logical = o.name == "logical"
 	}
