@@ -44,7 +44,7 @@
 // # Interpreter bugs worked around
 //
 // mvdan/sh v3.14.1 keeps the backslash of an escaped character in words it
-// expands as one string: x=a\ b stored "a\ b", x='it'\''s' stored "it\'s",
+// expands as one string: x=a\ b stored "a\ b", x=it\'s stored "it\'s",
 // and > a\ b and [[ a\ b == ... ]] saw the backslash. Before running, every
 // such escape in an assignment value, a redirection target or a [[ ]]
 // operand is rewritten as the single-quoted character it means. Strings

@@ -509,8 +509,9 @@ func validAssignTarget(s string) bool {
 	return syntax.ValidName(base)
 }
 
-// doubleQuote quotes s for the shell in double quotes. (Not single quotes:
-// mvdan/sh v3.14.1 keeps the backslash of 'a'\''b' in an assignment.)
+// doubleQuote quotes s for the shell in double quotes. (Not single quotes,
+// which need \' for a quote: eval'd text keeps mvdan/sh's backslash bug,
+// see fixLiteralEscapes.)
 func doubleQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')

@@ -58,7 +58,7 @@ func instrument(file *syntax.File) map[string]bool {
 
 // fixLiteralEscapes works around mvdan/sh v3.14.1 keeping the backslash of
 // an escaped character in words it expands as one string (expand.Literal):
-// assignment values (x=a\ b, x='a'\''b'), redirection targets (> a\ b)
+// assignment values (x=a\ b, x=it\'s), redirection targets (> a\ b)
 // and the operands of [[ ]]. bash removes the backslash; the interpreter
 // stored "a\ b". Each escaped character of an unquoted literal becomes a
 // single-quoted part, which is what the escape means. Words parsed at run
