@@ -563,6 +563,8 @@ func (e *Execution) finish(rr runResult) {
 		delete(r.running, e.id)
 	}
 	r.mu.Unlock()
-	close(e.done)
+	// Indexed (and older records pruned) before Wait returns, so a caller
+	// that waited sees the retention rules applied.
 	r.ended(e, info)
+	close(e.done)
 }
