@@ -7,9 +7,19 @@
 #   make test    run every test: go test ./...  (CI runs exactly this, via .ci/run)
 
 # Debian packages the tests need beyond Go: the real tools the shell backend's
-# compatibility tests compare against, and runc (the OCI runtime of the sandbox
-# backend). `make setup` installs whichever are missing.
-APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed runc ripgrep
+# compatibility tests compare against, runc (the OCI runtime of the sandbox
+# backend), and Node.js, which the js backend's differential tests compare
+# against (they need Node 20 or newer: where Debian's is older, install
+# NodeSource's nodejs package first). `make setup` installs whichever are
+# missing.
+APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed runc ripgrep nodejs libc6-dev
+
+# Programs the sandbox's workload tests and `desk bench fs` run inside the
+# sandbox, which sees the host's /usr read-only (so a python3 under ~/.pyenv
+# or a node under ~/.nvm does not count): COMMAND:PACKAGE, the package
+# installed when /usr/bin/COMMAND is missing. (NodeSource's nodejs brings its
+# own npm; Debian's nodejs needs the npm package.)
+SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 node:nodejs npm:npm
 
 # The oldest Go toolchain that builds the module (go.mod says go 1.26.8).
 GO_MIN := 1.26
@@ -25,12 +35,15 @@ setup:
 	for p in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
+	for t in $(SANDBOX_TOOLS); do \
+		[ -x "/usr/bin/$${t%%:*}" ] || missing="$$missing $${t#*:}"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
 		echo "setup: installing$$missing"; \
 		$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
 	else \
-		echo "setup: system packages present ($(if $(strip $(APT_PACKAGES)),$(APT_PACKAGES),none needed yet))"; \
+		echo "setup: system packages present ($(APT_PACKAGES)), and the sandbox's tools ($(foreach t,$(SANDBOX_TOOLS),$(firstword $(subst :, ,$(t)))))"; \
 	fi
 	@if ! command -v go >/dev/null 2>&1; then \
 		echo "setup: Go is not on PATH. desk needs Go $(GO_MIN) or newer:"; \
@@ -47,6 +60,9 @@ setup:
 		exit 1; \
 	fi; \
 	echo "setup: go $$v ok"
+	@# The MCP end-to-end test drives desk with the official TypeScript client,
+	@# pinned by cmd/desk/e2e/testdata/package-lock.json (npm registry only).
+	npm ci --prefix cmd/desk/e2e/testdata --no-audit --no-fund --loglevel=error
 
 build:
 	go build -o $(BIN) ./cmd/desk

@@ -8,16 +8,17 @@
 //	desk serve                      run the server (serve.go): host + tokens + HTTP API
 //	desk ws create|ls|stats|rm      workspaces on the server (ws.go)
 //	desk token mint|ls|revoke       workspace tokens (token.go)
-//	desk exec WS [flags] -- CMD...  run a command, streaming it (exec.go)
+//	desk exec WS [flags] -- CMD...  run a command (or --file PATH), streaming it, printing its value (exec.go)
 //	desk attach WS EXEC_ID          follow an execution again (attach.go)
 //	desk changes WS [--follow]      the change journal (changes.go)
 //	desk fs -w WS VERB [ARGS]       files of a workspace on the server
 //	desk fs -db PATH VERB [ARGS]    files of a workspace database, directly
+//	desk bench fs [flags]           the sandbox's /workspace against tmpfs and the disk (bench.go)
 //	desk help [COMMAND]             usage
 //
 // # Client commands
 //
-// Everything but serve and fs -db talks to a server through package client.
+// Everything but serve, fs -db and bench talks to a server through package client.
 // The server's URL and token come from --url/--token, else $DESK_URL and
 // $DESK_TOKEN, else the config file desk serve writes for the local user
 // (config.go; $DESK_CONFIG, else $XDG_CONFIG_HOME/desk/config.json or

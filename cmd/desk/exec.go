@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,14 +17,20 @@ import (
 
 var execSpec = &cmdSpec{
 	name:     "exec",
-	synopsis: "WS [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin] [--detach] -- COMMAND...",
+	synopsis: "WS [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin] [--input JSON] [--detach] (-- COMMAND... | --file PATH)",
 	summary:  "run a command in a workspace, streaming its output, and exit with its exit code",
 	help: `The backend decides the language of COMMAND (the shell backend: bash). A single
 COMMAND argument is sent as it is ('echo hi | wc -c'); several are joined with
 spaces, each quoted for a POSIX shell where needed. Flags go before COMMAND;
 everything from the first argument after WS (or after --) is the command.
 
-Standard output and error are streamed live to this process's. The exit status
+--file PATH sends the content of a local file as the source instead of
+COMMAND (for the js backend: an ES module). --input JSON gives the execution
+a JSON input (the js backend passes it to the module's default export).
+
+Standard output and error are streamed live to this process's. When the
+execution returns a value (the js backend: the default export's result), it
+is printed as JSON on a line of its own after the output. The exit status
 is the command's; a timed-out execution exits 124, one killed by a signal 128+N,
 one the backend could not run 125 (with a message). An execution that cannot
 start (unknown workspace or backend, a token without the exec scope) exits 1.
@@ -65,6 +73,8 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	useStdin := fl.Bool("stdin", false, "send standard input (text, up to 512 KiB) to the command")
 	detach := fl.Bool("detach", false, "start the execution, print its id and return at once")
 	id := fl.String("id", "", "choose the execution id (1-64 of A-Z a-z 0-9 . _ -; default: generated)")
+	input := fl.String("input", "", "a JSON `value` given to the execution (the js backend passes it to the default export)")
+	file := fl.String("file", "", "send the content of the local file `PATH` as the source, instead of COMMAND")
 
 	// Flags come before the command: parse up to WS, then up to the command.
 	err := fl.Parse(args)
@@ -88,8 +98,14 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	if err == nil && ws == "" {
 		err = usagef("missing workspace")
 	}
-	if err == nil && len(cmd) == 0 {
-		err = usagef("missing command")
+	switch {
+	case err != nil:
+	case *file != "" && len(cmd) > 0:
+		err = usagef("give either --file or COMMAND, not both")
+	case *file == "" && len(cmd) == 0:
+		err = usagef("missing command (or --file)")
+	case *input != "" && !json.Valid([]byte(*input)):
+		err = usagef("--input %q: not valid JSON", *input)
 	}
 	if err == nil && *timeout != "" {
 		if _, perr := time.ParseDuration(*timeout); perr != nil {
@@ -99,8 +115,16 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	if err != nil {
 		return sp.usageError(st, fl, err)
 	}
+	source := commandSource(cmd)
+	if *file != "" {
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			return sp.fail(st, fmt.Errorf("read --file: %w", err))
+		}
+		source = string(b)
+	}
 	req := client.ExecRequest{
-		Source:  commandSource(cmd),
+		Source:  source,
 		Backend: *backend,
 		Cwd:     *cwd,
 		Timeout: *timeout,
@@ -108,6 +132,9 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	}
 	if len(env) > 0 {
 		req.Env = env
+	}
+	if *input != "" {
+		req.Input = json.RawMessage(*input)
 	}
 	if *useStdin {
 		b, err := io.ReadAll(io.LimitReader(st.in, stdinLimit+1))
@@ -159,13 +186,19 @@ func runExec(ctx context.Context, args []string, st streams) int {
 			<-killed
 		}
 	}()
-	exit, err := streamEvents(sctx, c, ws, e.ID, 0, st)
+	out := &lastByteWriter{w: st.out}
+	exit, err := streamEvents(sctx, c, ws, e.ID, 0, streams{in: st.in, out: out, err: st.err})
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(st.err, "desk exec: interrupted; execution %s may still be running: desk attach %s %s\n", e.ID, ws, e.ID)
 			return 130
 		}
 		return sp.fail(st, reachable(fmt.Errorf("execution %s: %w", e.ID, err), srv))
+	}
+	if exit.Status == client.StatusCompleted {
+		if err := printValue(sctx, c, ws, e.ID, out); err != nil {
+			return sp.fail(st, reachable(fmt.Errorf("execution %s: %w", e.ID, err), srv))
+		}
 	}
 	return exitCode(sp, st, e.ID, exit)
 }
@@ -300,4 +333,34 @@ func exitCode(sp *cmdSpec, st streams, id string, exit *client.Exit) int {
 		code = exitError
 	}
 	return code
+}
+
+// lastByteWriter remembers the last byte written through it.
+type lastByteWriter struct {
+	w    io.Writer
+	last byte
+}
+
+func (l *lastByteWriter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.last = p[len(p)-1]
+	}
+	return l.w.Write(p)
+}
+
+// printValue prints the value of the ended execution id, if it has one, as
+// JSON on a line of its own.
+func printValue(ctx context.Context, c *client.Client, ws, id string, out *lastByteWriter) error {
+	res, err := c.GetExecution(ctx, ws, id)
+	if err != nil {
+		return err
+	}
+	if len(res.Value) == 0 {
+		return nil
+	}
+	if out.last != 0 && out.last != '\n' {
+		fmt.Fprintln(out)
+	}
+	_, err = fmt.Fprintf(out, "%s\n", res.Value)
+	return err
 }

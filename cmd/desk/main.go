@@ -47,7 +47,10 @@ func init() {
 		{"exec", "run a command in a workspace, streaming its output; exit with its exit code", runExec},
 		{"attach", "follow an execution's output again and exit with its exit code", runAttach},
 		{"changes", "print a workspace's change journal; --follow streams it live", runChanges},
+		{"mcp", "serve a workspace over MCP on standard input and output (Claude Code, Cursor, ...)", runMCP},
+		{"tools", "the agent tools: tools schema (for LLM APIs), tools replay FILE (a scripted session)", toolsGroup.run},
 		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},
+		{"bench", "measure this machine: bench fs (the sandbox's /workspace against tmpfs and the disk)", benchGroup.run},
 		{"help", "show this help, or a command's: desk help COMMAND", runHelp},
 	}
 }

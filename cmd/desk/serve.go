@@ -19,6 +19,7 @@ import (
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/jsvm"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/shell"
@@ -55,8 +56,11 @@ executions are stopped and recorded, every workspace is closed. A second
 interrupt exits at once (acknowledged writes are durable either way).
 
 The sandbox backend (bash in a Linux sandbox run by an OCI runtime, runc by
-default) is offered when the runtime is installed, desk runs as root and the
-kernel has user namespaces; the log says why it is not otherwise.`,
+default, with the workspace's /workspace mounted at /workspace through FUSE)
+is offered when the runtime is installed, desk runs as root, the kernel has
+user namespaces and /dev/fuse exists; the log says why it is not otherwise.
+The shell backend (the default) and the js backend (ES modules in QuickJS,
+node:fs/promises on the workspace) are always offered.`,
 	minArgs: 0, maxArgs: 0,
 }
 
@@ -142,11 +146,16 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		backends = map[string]deskrun.Backend{
 			"shell": shell.New(shell.Options{}),
 		}
+		js, err := jsvm.New(jsvm.Options{})
+		if err != nil {
+			return fmt.Errorf("start the js backend: %w", err)
+		}
+		backends[jsvm.ID] = js
 		sb, err := newSandbox(cfg.sandbox, cfg.data, cfg)
 		if err != nil {
 			cfg.log.Info("no sandbox backend", "why", err)
 		} else {
-			defer sb.Close()
+			defer closeSandbox(sb, cfg.log)
 			backends[sandbox.ID] = sb // also where --backend auto sends what the shell lacks
 			attach = stopSandboxOnClose(sb)
 		}

@@ -7,28 +7,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
-// sandboxMount lends each sandbox its /workspace: the workspace's files,
-// served from its store. It is nil until internal/fusefs provides it; desk
-// serve registers the sandbox backend only when it is set and the host can
-// run sandboxes (sandbox.Available).
-var sandboxMount sandbox.MountFunc
-
 // newSandbox returns the sandbox backend of desk serve, or nil and why there
-// is none. runtime is the --sandbox flag: an OCI runtime, or "off".
+// is none. runtime is the --sandbox flag: an OCI runtime, or "off". Each
+// sandbox's /workspace is the backend's own FUSE mount of the workspace's
+// store (its /workspace directory), so every backend sees the same files at
+// the same paths.
 func newSandbox(runtime, dataDir string, cfg serveConfig) (*sandbox.Backend, error) {
-	switch {
-	case runtime == "off":
+	if runtime == "off" {
 		return nil, errors.New("turned off (--sandbox off)")
-	case sandboxMount == nil:
-		return nil, errors.New("no workspace mount to give it (internal/fusefs is not wired in yet)")
 	}
 	if err := sandbox.Available(runtime); err != nil {
+		return nil, err
+	}
+	if err := sandbox.MountAvailable(); err != nil {
 		return nil, err
 	}
 	dir, err := sandboxDir(dataDir)
@@ -36,7 +35,6 @@ func newSandbox(runtime, dataDir string, cfg serveConfig) (*sandbox.Backend, err
 		return nil, err
 	}
 	return sandbox.New(sandbox.Options{
-		Mount:       sandboxMount,
 		Runtime:     runtime,
 		RuntimeRoot: filepath.Join(dir, "runc"),
 		StateDir:    filepath.Join(dir, "state"),
@@ -55,6 +53,20 @@ func sandboxDir(dataDir string) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join("/run/desk", hex.EncodeToString(sum[:6])), nil
+}
+
+// closeSandbox stops every sandbox and removes the server's sandbox
+// directory (sandboxDir) when nothing is left in it. Only empty directories
+// are removed: whatever remains (a mount that could not be detached) stays
+// for the next server to clean up.
+func closeSandbox(sb *sandbox.Backend, log *slog.Logger) {
+	if err := sb.Close(); err != nil {
+		log.Warn("closing the sandbox backend", "err", err)
+	}
+	o := sb.Options()
+	for _, d := range []string{o.MountDir, o.StateDir, o.RuntimeRoot, filepath.Dir(o.StateDir)} {
+		os.Remove(d)
+	}
 }
 
 // stopSandboxOnClose is the workspace's Attach: when the host closes (or

@@ -131,7 +131,7 @@ func TestOpenAPI_Routes(t *testing.T) {
 	}
 	// Every documented route reaches its handler: the catch-all answers
 	// "no route for ..." and the mux 405; neither may happen.
-	fill := strings.NewReplacer("{ws}", "nows", "{path}", "some/file", "{id}", "someid")
+	fill := strings.NewReplacer("{ws}", "nows", "{path}", "some/file", "{id}", "someid", "{name}", "read")
 	for _, r := range documented {
 		m, p, _ := strings.Cut(r, " ")
 		st, body, _ := e.raw(m, fill.Replace(p), e.admin, nil)

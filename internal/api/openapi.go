@@ -22,6 +22,7 @@ var schemaTypes = map[string]any{
 	"Result": client.Result{}, "ExecutionList": client.ExecutionList{}, "KillRequest": client.KillRequest{},
 	"TokenRequest": client.TokenRequest{}, "Token": client.Token{}, "MintedToken": client.MintedToken{},
 	"TokenList": client.TokenList{}, "FileOpRequest": fileOpRequest{}, "Error": client.ErrorBody{},
+	"ToolList": client.ToolList{}, "ToolResult": client.ToolResult{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`
@@ -113,6 +114,7 @@ var pathParamDesc = map[string]string{
 	"ws":   "workspace name: " + "1-63 of a-z 0-9 . _ -, starting with a letter or digit",
 	"path": "workspace path (may contain slashes; no \"..\" elements); empty for the root directory",
 	"id":   "execution or token id",
+	"name": "tool name: read, write, edit, ls, find, grep, delete or exec",
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }

@@ -10,10 +10,11 @@ import (
 type access int
 
 const (
-	accPublic access = iota // no token
-	accAuth                 // any valid token
-	accAdmin                // the admin token
-	accScope                // the admin, or a token for {ws} with the route's scope
+	accPublic    access = iota // no token
+	accAuth                    // any valid token
+	accAdmin                   // the admin token
+	accScope                   // the admin, or a token for {ws} with the route's scope
+	accWorkspace               // the admin, or a token for {ws} with any scope (the handler checks more)
 )
 
 // param is a query parameter, for the OpenAPI document.
@@ -93,6 +94,13 @@ func routes() []route {
 		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},
 
 		{method: "GET", path: ws + "/changes", op: "changes", summary: "Changes since a cursor (follow=1: streamed live)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pSince, pLimit, pFollow}, status: 200, resp: "ChangeList", h: (*Server).handleChanges},
+
+		{method: "GET", path: ws + "/tools", op: "listTools", summary: "The agent tools this token may use, with their JSON Schemas (docs/mcp.md)", access: accWorkspace, lease: true, status: 200, resp: "ToolList", h: (*Server).handleListTools},
+		{method: "POST", path: ws + "/tools/{name}", op: "callTool", summary: "Call an agent tool with its JSON input; a tool failure is a 200 with is_error (Accept: application/x-ndjson streams progress lines first)", access: accWorkspace, lease: true, body: "object", status: 200, resp: "ToolResult", h: (*Server).handleCallTool},
+
+		{method: "POST", path: "/mcp/{ws}", op: "mcpPost", summary: "MCP over streamable HTTP: JSON-RPC messages from the client (bearer: a workspace token)", access: accPublic, body: "object", status: 200, resp: "object", h: (*Server).handleMCP},
+		{method: "GET", path: "/mcp/{ws}", op: "mcpGet", summary: "MCP over streamable HTTP: the session's server-to-client event stream", access: accPublic, status: 200, resp: "text", h: (*Server).handleMCP},
+		{method: "DELETE", path: "/mcp/{ws}", op: "mcpDelete", summary: "MCP over streamable HTTP: end a session", access: accPublic, status: 200, h: (*Server).handleMCP},
 
 		{method: "POST", path: "/v1/tokens", op: "mintToken", summary: "Mint a workspace token; the secret is shown only here (admin)", access: accAdmin, body: "TokenRequest", status: 201, resp: "MintedToken", h: (*Server).handleMintToken},
 		{method: "GET", path: "/v1/tokens", op: "listTokens", summary: "List workspace tokens (admin)", access: accAdmin, query: []param{pAfter, pLimit}, status: 200, resp: "TokenList", h: (*Server).handleListTokens},

@@ -17,6 +17,8 @@ import (
 
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -35,6 +37,7 @@ const (
 	DefaultMaxLineBytes      = 4096     // grep match text is cut here
 	DefaultMaxPatternBytes   = 1024     // find globs and grep queries
 	DefaultHeartbeat         = 15 * time.Second
+	DefaultMaxToolBodyBytes  = 8 << 20 // tool call inputs (write's 2 MiB content, JSON-escaped)
 )
 
 // Options configure a Server. The zero value gives the documented defaults.
@@ -69,6 +72,14 @@ type Options struct {
 	// Heartbeat is how often an idle event stream gets a keep-alive (an SSE
 	// comment, or an empty NDJSON line). Default 15s.
 	Heartbeat time.Duration
+	// MaxToolBodyBytes bounds a tool call's input (413 too_large). Default 8 MiB.
+	MaxToolBodyBytes int64
+	// Tools configure the agent tools (caps; see tools.Options), served at
+	// /v1/workspaces/{ws}/tools and over MCP.
+	Tools tools.Options
+	// MCP configures the MCP handler at /mcp/{ws} (its Tools and Logger
+	// default to the fields above).
+	MCP mcp.HandlerOptions
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.
@@ -79,7 +90,7 @@ type Options struct {
 func (o *Options) setDefaults() error {
 	for _, v := range []int64{o.MaxBodyBytes, o.MaxUploadBytes, int64(o.MaxHeaderBytes), int64(o.ReadHeaderTimeout),
 		int64(o.IdleTimeout), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
-		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat)} {
+		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes} {
 		if v < 0 {
 			return errors.New("new api server: negative option")
 		}
@@ -112,6 +123,7 @@ func (o *Options) setDefaults() error {
 	defi(&o.MaxLineBytes, DefaultMaxLineBytes)
 	defi(&o.MaxPatternBytes, DefaultMaxPatternBytes)
 	defd(&o.Heartbeat, DefaultHeartbeat)
+	def(&o.MaxToolBodyBytes, DefaultMaxToolBodyBytes)
 	if o.DefaultLimit > o.MaxLimit {
 		o.DefaultLimit = o.MaxLimit
 	}
@@ -128,6 +140,7 @@ type Server struct {
 	opts Options
 	mux  *http.ServeMux
 	m    *metrics
+	mcp  *mcp.Handler
 
 	ctx    context.Context // cancelled by Shutdown: ends streams and waits
 	cancel context.CancelFunc
@@ -152,6 +165,16 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("new api server: %w", err)
 	}
 	s.m = m
+	mo := opts.MCP
+	if mo.Tools == (tools.Options{}) {
+		mo.Tools = opts.Tools
+	}
+	if mo.Logger == nil {
+		mo.Logger = opts.Logger
+	}
+	if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
+		return nil, fmt.Errorf("new api server: %w", err)
+	}
 	for _, rt := range routes() {
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
 	}
@@ -307,13 +330,17 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 		if !c.p.Admin {
 			return fmt.Errorf("%w: this route needs the admin token", auth.ErrForbidden)
 		}
-	case accScope:
+	case accScope, accWorkspace:
 		c.ws = r.PathValue("ws")
 		if err := workspace.ValidateName(c.ws); err != nil {
 			return err
 		}
-		if err := c.p.Allow(c.ws, rt.scope); err != nil {
-			return err
+		if rt.access == accScope {
+			if err := c.p.Allow(c.ws, rt.scope); err != nil {
+				return err
+			}
+		} else if !c.p.Admin && (c.p.Token == nil || c.p.Token.Workspace != c.ws) {
+			return fmt.Errorf("%w: this token is not for workspace %q", auth.ErrForbidden, c.ws)
 		}
 		if rt.lease {
 			l, err := s.host.Acquire(r.Context(), c.ws)

@@ -34,9 +34,10 @@ var layers = map[string]int{
 	"internal/sandbox":   2,
 	"internal/tools":     3,
 	"internal/workspace": 3,
+	"internal/fsbench":   3,
 	"internal/host":      4,
 	"internal/auth":      4,
-	"internal/api":       5,
+	"internal/api":       6,
 	"internal/mcp":       5,
 }
 

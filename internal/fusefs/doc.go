@@ -47,7 +47,36 @@
 // close or fsync returns the data is durable and journaled. O_SYNC and O_DSYNC
 // handles commit after every write. O_APPEND writes go to the store's end of
 // the file, which is right even when the kernel's idea of the size is behind a
-// change made elsewhere.
+// change made elsewhere. A file opened read-only has nothing to commit at
+// close: its open asks the kernel not to send FLUSH (FOPEN_NOFLUSH), which
+// saves a round trip per open.
+//
+// # Durability
+//
+// What the mount promises is what a local filesystem promises, in the store's
+// terms:
+//
+//   - Data written through a descriptor is durable when close(2) or fsync(2)
+//     returns on it (the flush commits), as above.
+//   - A change of metadata (create, mknod, mkdir, symlink, link, unlink,
+//     rmdir, rename, chmod, chown, utimes, truncate, xattrs) is answered once
+//     it is applied to the store, where every user of the store sees it at
+//     once, and is committed with the changes that follow it at most
+//     Options.CommitDelay (2 ms) later (vfs.WithCommitDelay). A stream of
+//     them (tar x, mkdir -p, rm -r) so costs a commit per few milliseconds
+//     rather than one per system call.
+//   - It is durable sooner when anything else commits: fsync, fdatasync or
+//     fsyncdir on any file of the mount, a close that commits data, any
+//     change to the store from elsewhere (the shell backend, the API, the
+//     record of an execution's end), Unmount.
+//   - Changes become durable in the order they were made: kill -9 of the
+//     server within CommitDelay of a change can lose it, but only with every
+//     change made after it, never out of order (vfs.TestCrashKill9Deferred).
+//     So everything an execution did through the mount is durable once its
+//     end is recorded in the store.
+//
+// Options.CommitDelay negative commits every change before answering, as the
+// store's own calls do.
 //
 // An inode this mount unlinks (or renames over) while the kernel holds it is
 // pinned with a store handle until the kernel forgets it, as a local
@@ -68,12 +97,24 @@
 // store's ids shifted into that range and shifts the ids the kernel sends
 // back, so the store keeps the ids the sandbox's processes see.
 //
+// # Attribution
+//
+// Changes made through the mount are journaled with Options.Actor, or, when
+// Options.ActorOf names one for the calling process, with that actor: a
+// sandbox backend names the execution the process belongs to, so that the
+// execution's change set (run.Changes) holds what it wrote through the
+// mount. A file opened for writing keeps its opener's actor for every write
+// through that open file description, whoever writes.
+//
 // # Caching and invalidation
 //
 // The kernel caches names (Options.EntryTimeout), missing names
-// (NegativeTimeout), attributes (AttrTimeout) and file pages (every open keeps
+// (NegativeTimeout), attributes (AttrTimeout), file pages (every open keeps
 // the page cache, FOPEN_KEEP_CACHE, and pages are dropped only on request,
-// FUSE_EXPLICIT_INVAL_DATA). The timeouts can be long because nothing goes
+// FUSE_EXPLICIT_INVAL_DATA) and directory listings (FOPEN_CACHE_DIR: the
+// kernel drops a listing itself when the directory changes through the
+// mount, or when at an open the directory's mtime differs from the one the
+// listing was read with). The timeouts can be long because nothing goes
 // stale silently:
 //
 //   - What the mount itself changes, the kernel knows: it updates its caches
@@ -82,22 +123,28 @@
 //   - What others change (the shell backend, the API, a sync), the journal
 //     follower learns from the store's change journal (vfs.FS.Subscribe) and
 //     pushes to the kernel at once, skipping changes journaled with the
-//     mount's own actor (Options.Actor). Per change:
+//     mount's own actors (Options.Actor, and those Options.ActorOf named).
+//     Per change:
 //     write: the attributes and the pages of the written range
 //     (NotifyContent); truncate: the attributes and the pages from the new
 //     size on; setattr (mode, owner, times, xattrs): the attributes; create,
 //     mkdir, symlink: the name (a cached "missing") and the directory's
-//     attributes; link: the same, plus the inode's attributes (nlink and
-//     ctime for every name); remove: NotifyDelete when the inode is gone
+//     attributes and listing (every change of a directory's entries drops
+//     both; an open's permission check then fetches the new mtime, so a
+//     listing the kernel filled while the change happened is dropped too,
+//     at the next open); link: the same, plus the inode's attributes (nlink
+//     and ctime for every name); remove: NotifyDelete when the inode is gone
 //     (the kernel also drops its link count), otherwise the name and the
 //     inode's attributes; rename: both names, the inode, both directories,
 //     and an inode it replaced (as a remove); exchange: both names, both
 //     inodes, both directories.
 //   - Those invalidations are asynchronous: the follower wakes on every
-//     commit, normally within microseconds. An open first waits until the invalidations of every change committed before it have
-//     been sent (at most Options.SyncTimeout; after that it drops the file's
-//     pages itself), so a program that opens a file sees the store as it was
-//     when the open started: close-to-open consistency, as NFS gives. A
+//     commit, normally within microseconds. An open (of a file or a
+//     directory) first waits until the invalidations of every change
+//     committed before it have been sent (at most Options.SyncTimeout;
+//     after that it drops the file's pages or the listing itself), so a
+//     program that opens a file sees the store as it was when the open
+//     started: close-to-open consistency, as NFS gives. A
 //     descriptor already open, a stat, or a path lookup served from the
 //     kernel's caches can see a change made elsewhere microseconds late.
 //     Server.Sync waits until everything committed before the call has been
@@ -115,6 +162,17 @@
 //   - If the follower ever falls behind the journal's retention
 //     (vfs.ErrJournalTruncated), it invalidates every name and inode go-fuse
 //     knows and continues from the present.
+//   - The kernel unhashes an invalidated entry even when it is in use, so a
+//     process whose working directory it is sees getcwd fail (ENOENT). A
+//     name created by others is therefore not invalidated when go-fuse's
+//     tree shows the kernel already looked up the new inode under it. A
+//     lookup still in flight when the follower sends the invalidation is
+//     not seen (the kernel applies the invalidation after it): a directory
+//     made by others while a process is entering it can lose its entry
+//     under that process. FUSE_EXPIRE_ONLY would fix it; go-fuse v2.12.1
+//     cannot send it. A caller that calls Sync after its changes and before
+//     starting the process (the sandbox backend does, before every
+//     execution) is not exposed.
 //
 // # Errors
 //

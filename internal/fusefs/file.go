@@ -63,9 +63,14 @@ func (h *handle) Flush(ctx context.Context) syscall.Errno {
 	return h.srv.errno("flush", h.f.Sync())
 }
 
-// Fsync commits the file's pending writes.
+// Fsync commits the file's pending writes and every change of metadata
+// waiting for its commit (Options.CommitDelay): the file's creation, its
+// name, its attributes.
 func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
-	return h.srv.errno("fsync", h.f.Sync())
+	if err := h.f.Sync(); err != nil {
+		return h.srv.errno("fsync", err)
+	}
+	return h.srv.errno("fsync", h.srv.store.Commit(h.srv.ctx))
 }
 
 // Release closes the store handle (the last descriptor is gone); an unlinked
@@ -234,8 +239,12 @@ func (d *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	return 0
 }
 
-// Fsyncdir does nothing: directory changes are committed when they return.
-func (d *dirHandle) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno { return 0 }
+// Fsyncdir commits the changes of metadata waiting for their commit
+// (Options.CommitDelay).
+func (d *dirHandle) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno {
+	s := d.n.srv
+	return s.errno("fsyncdir", s.store.Commit(s.ctx))
+}
 
 // Releasedir closes the directory.
 func (d *dirHandle) Releasedir(ctx context.Context, releaseFlags uint32) {

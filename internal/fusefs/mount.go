@@ -30,6 +30,7 @@ const (
 	DefaultDirPage         = 1024        // directory entries read from the store at a time
 	DefaultSyncTimeout     = 5 * time.Second
 	DefaultUnmountTimeout  = 10 * time.Second
+	DefaultCommitDelay     = 2 * time.Millisecond // metadata changes share commits (see Options.CommitDelay)
 )
 
 // Store is the part of *vfs.FS the server uses: inode-addressed operations and
@@ -51,6 +52,7 @@ type Store interface {
 	RenameAt(ctx context.Context, olddir vfs.Node, oldname string, newdir vfs.Node, newname string, flags vfs.RenameFlags) error
 	SetattrIno(ctx context.Context, n vfs.Node, a vfs.SetAttr) (vfs.Attr, error)
 	ReadlinkIno(ctx context.Context, ino uint64) (string, error)
+	Commit(ctx context.Context) error
 	GetxattrIno(ctx context.Context, ino uint64, attr string) ([]byte, error)
 	ListxattrIno(ctx context.Context, ino uint64) ([]string, error)
 	SetxattrIno(ctx context.Context, n vfs.Node, attr string, value []byte, flags int) error
@@ -89,11 +91,33 @@ type Options struct {
 	// UnmountTimeout bounds how long Unmount waits for the server to stop.
 	// Default DefaultUnmountTimeout.
 	UnmountTimeout time.Duration
+	// CommitDelay is how long a change of metadata made through the mount
+	// (create, mkdir, symlink, link, unlink, rmdir, rename, setattr, xattrs)
+	// may wait before it is committed, so that a stream of them shares
+	// commits (vfs.WithCommitDelay): each is answered once applied, visible
+	// to every user of the store, and is durable at most CommitDelay later,
+	// or sooner (see the package documentation, Durability). Written data
+	// is durable at close and fsync regardless. Default DefaultCommitDelay;
+	// negative commits every change before answering.
+	CommitDelay time.Duration
 	// Actor labels the mount's changes in the journal (vfs.WithActor); the
 	// mount ignores its own changes when it invalidates kernel caches, so it
 	// must differ between mounts of one store and from every other writer's.
 	// Default "fuse:" followed by the mount point.
 	Actor string
+	// ActorOf, if set, names the actor of a change a process makes through
+	// the mount, given the pid the FUSE request carries (the calling
+	// thread's id, in the server's pid namespace; /proc/ID works for it);
+	// "" means Actor. A sandbox backend maps
+	// the pid to the execution the process belongs to, so that the
+	// execution's change set holds what it wrote. It is asked for the
+	// requests that change the store (create, mknod, mkdir, symlink, link,
+	// unlink, rmdir, rename, setattr, setxattr, removexattr) and for opens
+	// for writing (the writes through the handle carry the opener's actor),
+	// never for reads. Every actor it returns is the mount's own: the journal
+	// follower skips their changes, which the kernel already knows. It must
+	// be fast and safe for concurrent use.
+	ActorOf func(pid uint32) string
 	// AllowOther lets users other than the mounting one use the mount (a
 	// sandbox running as another user needs it). Permissions are checked by the
 	// kernel from the modes and owners either way (default_permissions).
@@ -139,6 +163,9 @@ func (o Options) withDefaults(dir string) Options {
 	}
 	if o.UnmountTimeout <= 0 {
 		o.UnmountTimeout = DefaultUnmountTimeout
+	}
+	if o.CommitDelay == 0 {
+		o.CommitDelay = DefaultCommitDelay
 	}
 	if o.Actor == "" {
 		o.Actor = "fuse:" + dir
@@ -206,6 +233,9 @@ type Server struct {
 	hmu     sync.Mutex
 	handles map[*handle]struct{} // open file handles, closed at Unmount
 
+	amu    sync.Mutex
+	actors map[string]time.Time // actors ActorOf named, with their last use
+
 	unmountOnce sync.Once
 	unmountErr  error
 }
@@ -229,7 +259,7 @@ func Mount(ctx context.Context, store Store, dir string, opts Options) (*Server,
 		store:   store,
 		dir:     abs,
 		opts:    opts,
-		ctx:     vfs.WithActor(context.Background(), opts.Actor),
+		ctx:     vfs.WithCommitDelay(vfs.WithActor(context.Background(), opts.Actor), opts.CommitDelay),
 		handles: make(map[*handle]struct{}),
 	}
 	rootAttr, err := store.StatIno(ctx, vfs.RootIno)
@@ -362,6 +392,10 @@ func (s *Server) unmount() error {
 	for _, h := range hs {
 		h.f.Close() // flushes; a failure was reported to nobody, as a kernel's writeback error at unmount
 	}
+	// Metadata changes waiting for their commit (Options.CommitDelay).
+	if err := s.store.Commit(context.Background()); err != nil && !errors.Is(err, vfs.ErrClosed) && vfs.Errno(err) != syscall.EBADF {
+		errs = append(errs, fmt.Errorf("unmount %s: %w", s.dir, err))
+	}
 	return errors.Join(errs...)
 }
 
@@ -406,13 +440,68 @@ func (s *Server) dropHandle(h *handle) bool {
 	return ok
 }
 
-// ownerCtx is the mount's context with the caller of a FUSE request as the
-// owner of what it creates.
+// ownerCtx is writeCtx with the caller of a FUSE request as the owner of
+// what it creates.
 func (s *Server) ownerCtx(ctx context.Context) context.Context {
+	wctx := s.writeCtx(ctx)
 	if c, ok := fuse.FromContext(ctx); ok {
-		return vfs.WithOwner(s.ctx, s.opts.IDMap.toStore(c.Uid), s.opts.IDMap.toStore(c.Gid))
+		return vfs.WithOwner(wctx, s.opts.IDMap.toStore(c.Uid), s.opts.IDMap.toStore(c.Gid))
 	}
-	return s.ctx
+	return wctx
+}
+
+// maxActors is how many actors named by Options.ActorOf the server remembers
+// before it forgets those unused for actorKeep. Forgetting one only costs
+// invalidations the kernel did not need, should a late change of its come.
+const (
+	maxActors = 4096
+	actorKeep = time.Hour
+)
+
+// writeCtx is the context of a request that changes the store: the mount's,
+// with the actor Options.ActorOf names for the caller, if any.
+func (s *Server) writeCtx(ctx context.Context) context.Context {
+	if s.opts.ActorOf == nil {
+		return s.ctx
+	}
+	c, ok := fuse.FromContext(ctx)
+	if !ok || c.Pid == 0 {
+		return s.ctx
+	}
+	a := s.opts.ActorOf(c.Pid)
+	if a == "" || a == s.opts.Actor {
+		return s.ctx
+	}
+	now := time.Now()
+	s.amu.Lock()
+	if s.actors == nil {
+		s.actors = make(map[string]time.Time)
+	}
+	if _, known := s.actors[a]; !known && len(s.actors) >= maxActors {
+		for k, t := range s.actors {
+			if now.Sub(t) > actorKeep {
+				delete(s.actors, k)
+			}
+		}
+	}
+	s.actors[a] = now
+	s.amu.Unlock()
+	return vfs.WithActor(s.ctx, a)
+}
+
+// own reports whether a change journaled by actor was made through this
+// mount (the kernel knows it already).
+func (s *Server) own(actor string) bool {
+	if actor == s.opts.Actor {
+		return true
+	}
+	if s.opts.ActorOf == nil {
+		return false
+	}
+	s.amu.Lock()
+	_, ok := s.actors[actor]
+	s.amu.Unlock()
+	return ok
 }
 
 // logf logs a message the kernel cannot be told about.

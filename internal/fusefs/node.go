@@ -190,7 +190,7 @@ func (n *node) Setattr(ctx context.Context, f gofs.FileHandle, in *fuse.SetAttrI
 		}
 		sa.Mtime = &t
 	}
-	a, err := n.srv.store.SetattrIno(n.srv.ctx, n.ref(), sa)
+	a, err := n.srv.store.SetattrIno(n.srv.writeCtx(ctx), n.ref(), sa)
 	if err != nil {
 		return n.srv.errno("setattr", err)
 	}
@@ -212,7 +212,11 @@ func storeFlags(flags uint32) int {
 // invalidated from the journal. See openStore for stale inodes.
 func (n *node) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
 	synced := n.srv.nt.waitFor(ctx, n.srv.store.Seq(), n.srv.opts.SyncTimeout)
-	f, errno := n.openStore("open", storeFlags(flags))
+	octx := n.srv.ctx
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
+		octx = n.srv.writeCtx(ctx) // the handle's writes carry the opener's actor
+	}
+	f, errno := n.openStore(octx, "open", storeFlags(flags))
 	if errno != 0 {
 		return nil, 0, errno
 	}
@@ -221,7 +225,12 @@ func (n *node) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32,
 		// here, so the open still sees the store as it is.
 		n.srv.invalContent(n.ino(), 0, 0)
 	}
-	return n.srv.newHandle(f, flags), fuse.FOPEN_KEEP_CACHE, 0
+	open := uint32(fuse.FOPEN_KEEP_CACHE)
+	if flags&syscall.O_ACCMODE == syscall.O_RDONLY {
+		// Nothing to commit at close: spare the FLUSH round trip.
+		open |= fuse.FOPEN_NOFLUSH
+	}
+	return n.srv.newHandle(f, flags), open, 0
 }
 
 // openStore opens n in the store. The kernel found n by a path walk that may
@@ -230,8 +239,8 @@ func (n *node) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32,
 // with no name by others, is ESTALE, which makes the kernel walk the path again
 // and open what is there now. An inode this mount unlinked itself stays
 // openable while the kernel holds it (pinChild), as on a local filesystem.
-func (n *node) openStore(op string, flags int) (*vfs.File, syscall.Errno) {
-	f, err := n.srv.store.OpenIno(n.srv.ctx, n.ref(), flags)
+func (n *node) openStore(ctx context.Context, op string, flags int) (*vfs.File, syscall.Errno) {
+	f, err := n.srv.store.OpenIno(ctx, n.ref(), flags)
 	if err != nil {
 		if e := n.srv.errno(op, err); e != syscall.ENOENT {
 			return nil, e
@@ -315,7 +324,7 @@ func (n *node) Link(ctx context.Context, target gofs.InodeEmbedder, name string,
 	if !ok {
 		return nil, syscall.EXDEV
 	}
-	a, err := n.srv.store.LinkAt(n.srv.ctx, t.ref(), n.ref(), name)
+	a, err := n.srv.store.LinkAt(n.srv.writeCtx(ctx), t.ref(), n.ref(), name)
 	if err != nil {
 		return nil, n.srv.errno("link", err)
 	}
@@ -325,13 +334,13 @@ func (n *node) Link(ctx context.Context, target gofs.InodeEmbedder, name string,
 // Unlink removes name (not a directory).
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
 	n.pinChild(name)
-	return n.srv.errno("unlink", n.srv.store.RemoveAt(n.srv.ctx, n.ref(), name, false))
+	return n.srv.errno("unlink", n.srv.store.RemoveAt(n.srv.writeCtx(ctx), n.ref(), name, false))
 }
 
 // Rmdir removes the empty directory name.
 func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
 	n.pinChild(name)
-	return n.srv.errno("rmdir", n.srv.store.RemoveAt(n.srv.ctx, n.ref(), name, true))
+	return n.srv.errno("rmdir", n.srv.store.RemoveAt(n.srv.writeCtx(ctx), n.ref(), name, true))
 }
 
 // Rename is renameat2(2) with RENAME_NOREPLACE and RENAME_EXCHANGE
@@ -348,7 +357,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent gofs.InodeEmbe
 	if flags == 0 {
 		np.pinChild(newName) // the destination may lose its last name
 	}
-	err := n.srv.store.RenameAt(n.srv.ctx, n.ref(), name, np.ref(), newName, vfs.RenameFlags(flags))
+	err := n.srv.store.RenameAt(n.srv.writeCtx(ctx), n.ref(), name, np.ref(), newName, vfs.RenameFlags(flags))
 	return n.srv.errno("rename", err)
 }
 
@@ -397,12 +406,12 @@ func sized(v, dest []byte) (uint32, syscall.Errno) {
 
 // Setxattr sets attribute attr (flags: XATTR_CREATE, XATTR_REPLACE).
 func (n *node) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
-	return n.srv.errno("setxattr", n.srv.store.SetxattrIno(n.srv.ctx, n.ref(), attr, data, int(flags)))
+	return n.srv.errno("setxattr", n.srv.store.SetxattrIno(n.srv.writeCtx(ctx), n.ref(), attr, data, int(flags)))
 }
 
 // Removexattr removes attribute attr.
 func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
-	return n.srv.errno("removexattr", n.srv.store.RemovexattrIno(n.srv.ctx, n.ref(), attr))
+	return n.srv.errno("removexattr", n.srv.store.RemovexattrIno(n.srv.writeCtx(ctx), n.ref(), attr))
 }
 
 // Statfs reports the store's quota and usage in 4 KiB blocks.
@@ -422,11 +431,22 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return 0
 }
 
-// OpendirHandle opens directory n for reading.
+// OpendirHandle opens directory n for reading. The kernel keeps the listing
+// (FOPEN_CACHE_DIR): it drops it by itself when the directory changes through
+// the mount, and the journal follower drops it when others change it (and
+// the attributes with it, so that a listing filled while another writer
+// changed the directory is dropped at the next open, whose permission check
+// fetches the new mtime, which no longer matches the listing's). As Open, it
+// first waits until the invalidations of changes committed before it were
+// sent.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
-	f, errno := n.openStore("opendir", syscall.O_RDONLY|syscall.O_DIRECTORY)
+	synced := n.srv.nt.waitFor(ctx, n.srv.store.Seq(), n.srv.opts.SyncTimeout)
+	f, errno := n.openStore(n.srv.ctx, "opendir", syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	return &dirHandle{n: n, h: n.srv.newHandle(f, 0)}, 0, 0
+	if !synced {
+		n.srv.invalDir(n.ino())
+	}
+	return &dirHandle{n: n, h: n.srv.newHandle(f, 0)}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }

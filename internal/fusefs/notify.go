@@ -41,7 +41,7 @@ func (nt *notifier) run(ctx context.Context, since uint64) {
 	for ctx.Err() == nil {
 		ch, errf := s.store.Subscribe(ctx, since)
 		for c := range ch {
-			if c.Actor != s.opts.Actor {
+			if !s.own(c.Actor) {
 				nt.apply(c)
 			}
 			since = c.Seq
@@ -123,15 +123,17 @@ func (nt *notifier) apply(c vfs.Change) {
 	case vfs.OpSetattr:
 		s.invalAttr(c.Ino)
 	case vfs.OpCreate, vfs.OpMkdir, vfs.OpSymlink:
-		s.invalEntry(c.Parent, c.Name) // a cached "missing"
-		s.invalAttr(c.Parent)
+		if !nt.knows(c) {
+			s.invalEntry(c.Parent, c.Name) // a cached "missing"
+		}
+		s.invalDir(c.Parent)
 	case vfs.OpLink:
 		s.invalEntry(c.Parent, c.Name)
-		s.invalAttr(c.Parent)
+		s.invalDir(c.Parent)
 		s.invalAttr(c.Ino) // nlink and ctime, for every name
 	case vfs.OpRemove:
 		nt.removed(c.Parent, c.Name, c.Ino)
-		s.invalAttr(c.Parent)
+		s.invalDir(c.Parent)
 		if p := nt.treeDir(c.Path); p != nil {
 			if ch := p.GetChild(c.Name); ch != nil && ch.StableAttr().Ino == c.Ino {
 				p.RmChild(c.Name)
@@ -142,6 +144,29 @@ func (nt *notifier) apply(c vfs.Change) {
 	case vfs.OpExchange:
 		nt.exchanged(c)
 	}
+}
+
+// knows reports whether the kernel already has the name c created as a
+// positive entry for c's new inode: go-fuse's tree holds it, which only a
+// lookup (or readdirplus) that found the new inode can have put there
+// (inode numbers are never reused). Such an entry must not be invalidated:
+// the kernel unhashes an invalidated dentry even when it is in use, so a
+// process that had just entered a directory made by someone else (the
+// shell backend's mkdir, then `cd` in a sandbox) would find its working
+// directory deleted (getcwd fails with ENOENT). The invalidation is only
+// there to drop a cached "missing", which cannot coexist with a positive
+// entry. A lookup still in flight when the follower looks is not seen: the
+// kernel then applies the invalidation after that lookup (it waits for the
+// directory's lock), which FUSE_EXPIRE_ONLY would make harmless, but
+// go-fuse v2.12.1 cannot send it. Server.Sync before starting a process
+// closes that window for changes committed before the start.
+func (nt *notifier) knows(c vfs.Change) bool {
+	p := nt.treeDir(c.Path)
+	if c.Path == "" || p == nil || p.StableAttr().Ino != c.Parent {
+		return false
+	}
+	ch := p.GetChild(c.Name)
+	return ch != nil && ch.StableAttr().Ino == c.Ino
 }
 
 // removed invalidates (parent, name), which named ino: NotifyDelete when the
@@ -179,9 +204,9 @@ func (nt *notifier) renamed(c vfs.Change) {
 		s.invalEntry(c.Parent, c.Name)
 	}
 	s.invalAttr(c.Ino)
-	s.invalAttr(c.OldParent)
+	s.invalDir(c.OldParent)
 	if c.Parent != c.OldParent {
-		s.invalAttr(c.Parent)
+		s.invalDir(c.Parent)
 	}
 	if op != nil {
 		if ch := op.GetChild(c.OldName); ch != nil && ch.StableAttr().Ino == c.Ino {
@@ -203,9 +228,9 @@ func (nt *notifier) exchanged(c vfs.Change) {
 	if a, err := s.store.LookupAt(s.ctx, c.OldParent, c.OldName); err == nil {
 		s.invalAttr(a.Ino) // the other inode (if nothing moved it since)
 	}
-	s.invalAttr(c.OldParent)
+	s.invalDir(c.OldParent)
 	if c.Parent != c.OldParent {
-		s.invalAttr(c.Parent)
+		s.invalDir(c.Parent)
 	}
 	if op, np := nt.treeDir(c.OldPath), nt.treeDir(c.Path); op != nil && np != nil {
 		op.ExchangeChild(c.OldName, np, c.Name)
@@ -258,6 +283,12 @@ func (s *Server) invalEntry(parent uint64, name string) {
 // invalAttr drops the kernel's cached attributes of ino.
 func (s *Server) invalAttr(ino uint64) {
 	s.report("attr", s.fuse.InodeNotify(ino, -1, 0))
+}
+
+// invalDir drops the kernel's cached attributes and listing of directory ino
+// (its entries changed: the listing is cached, FOPEN_CACHE_DIR).
+func (s *Server) invalDir(ino uint64) {
+	s.report("dir", s.fuse.InodeNotify(ino, 0, 0))
 }
 
 // invalContent drops the attributes of ino and its cached pages in

@@ -127,7 +127,8 @@
 // # Limits and errors
 //
 // Every limit is an Options field with a documented default: concurrent
-// executions (ErrBusy), timeout default and maximum (ErrTimeoutTooLong),
+// executions (ErrBusy), timeout default and maximum (ErrTimeoutTooLong;
+// a backend implementing TimeoutBounds has its own, within run's maximum),
 // source, input, environment and stdin size, output-limit maximum
 // (ErrTooLarge), value size (the execution fails), change-set size (marked
 // Truncated), record count and age. Errors are wrapped "verb noun: %w" around

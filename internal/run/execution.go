@@ -490,6 +490,11 @@ func (e *Execution) finish(rr runResult) {
 	cause := context.Cause(e.ctx)
 	e.stopTO()
 	e.cancel(nil)
+	// Changes applied but not yet committed (a FUSE mount defers metadata
+	// commits by a few ms) are numbered at their commit: commit them so the
+	// window ends after everything the execution did. A failed commit lost
+	// those changes; the change set then lists what was stored.
+	_ = r.fs.Commit(context.Background())
 	info.JournalEnd = r.fs.Seq()
 
 	var ke *KillError

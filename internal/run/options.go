@@ -242,13 +242,24 @@ func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
 		return c, fmt.Errorf("check cwd %q: not an absolute path: %w", c.Cwd, ErrInvalid)
 	}
 	c.Cwd = path.Clean(c.Cwd)
+	defTimeout, maxTimeout := r.opts.Timeout, r.opts.MaxTimeout
+	if tb, ok := r.backends[c.Backend].(TimeoutBounds); ok {
+		d, m := tb.Timeouts()
+		if m > 0 && m < maxTimeout {
+			maxTimeout = m
+		}
+		if d > 0 {
+			defTimeout = d
+		}
+		defTimeout = min(defTimeout, maxTimeout)
+	}
 	switch {
 	case c.Timeout < 0:
 		return c, fmt.Errorf("check timeout %v: negative: %w", c.Timeout, ErrInvalid)
 	case c.Timeout == 0:
-		c.Timeout = r.opts.Timeout
-	case c.Timeout > r.opts.MaxTimeout:
-		return c, fmt.Errorf("check timeout: %v over the maximum of %v: %w", c.Timeout, r.opts.MaxTimeout, ErrTimeoutTooLong)
+		c.Timeout = defTimeout
+	case c.Timeout > maxTimeout:
+		return c, fmt.Errorf("check timeout: %v over the maximum of %v for backend %s: %w", c.Timeout, maxTimeout, c.Backend, ErrTimeoutTooLong)
 	}
 	switch {
 	case c.OutputLimit < 0:

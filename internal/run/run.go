@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -36,6 +37,15 @@ import (
 // fall outside the execution's change window.
 type Backend interface {
 	Run(ctx context.Context, job *Job) (Outcome, error)
+}
+
+// TimeoutBounds is implemented by a Backend that has its own wall-time
+// default and maximum (the js backend). Exec then gives an execution of that
+// backend that asks for no timeout the backend's default, and refuses one
+// beyond the backend's maximum (ErrTimeoutTooLong); Options.MaxTimeout still
+// bounds both. A zero value leaves run's own.
+type TimeoutBounds interface {
+	Timeouts() (def, max time.Duration)
 }
 
 // Job is what a Backend gets for one execution. The runtime owns it; a backend

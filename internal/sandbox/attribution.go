@@ -5,16 +5,21 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // ExecutionOf tells which execution a process of a sandbox belongs to, given
-// its pid on the host (what a FUSE server learns of each request): the
+// its pid (or a thread's id) on the host (what a FUSE server learns of each
+// request): the
 // workspace and the execution id, found through the process's pid namespace
 // (which sandbox) and its session id inside it (which execution: each
 // execution's main process leads a session). It is the seam that lets the
 // workspace mount attribute a sandbox's writes to executions
 // (vfs.WithActor), so that their change sets are right. A process that left
-// its execution's session is not attributed.
+// its execution's session is not attributed. While an execution's program
+// has started but its start is not reported yet, a process of an unknown
+// session waits up to launchWait for the report.
 func (b *Backend) ExecutionOf(hostPID int) (workspace, id string, ok bool) {
 	p := "/proc/" + strconv.Itoa(hostPID)
 	ns, err := os.Readlink(p + "/ns/pid")
@@ -50,12 +55,75 @@ func (b *Backend) ExecutionOf(hostPID int) (workspace, id string, ok bool) {
 		if err != nil {
 			return "", "", false
 		}
-		x.smu.Lock()
-		id, ok = x.sessions[sid]
-		x.smu.Unlock()
+		id, ok = x.session(sid)
 		return x.ws.Name, id, ok
 	}
 	return "", "", false
+}
+
+// launchWait bounds how long ExecutionOf waits for a program that has just
+// started to be registered (its Started frame travels after the program
+// already runs).
+const launchWait = 200 * time.Millisecond
+
+// session returns the execution of session sid. A process of a session not
+// known yet may be a program whose start is being reported: while some
+// execution is launching, it waits (up to launchWait) for the report.
+func (x *box) session(sid int) (string, bool) {
+	deadline := time.Now().Add(launchWait)
+	x.smu.Lock()
+	defer x.smu.Unlock()
+	for {
+		if id, ok := x.sessions[sid]; ok {
+			return id, true
+		}
+		left := time.Until(deadline)
+		if x.launching == 0 || left <= 0 {
+			return "", false
+		}
+		ch := x.changed()
+		x.smu.Unlock()
+		select {
+		case <-ch:
+		case <-time.After(left):
+		case <-x.dead:
+		}
+		x.smu.Lock()
+	}
+}
+
+// changed returns a channel closed at the next change of the sessions or of
+// the launching count (x.smu held).
+func (x *box) changed() chan struct{} {
+	if x.schange == nil {
+		x.schange = make(chan struct{})
+	}
+	return x.schange
+}
+
+// notifyLocked wakes the waiters of changed (x.smu held).
+func (x *box) notifyLocked() {
+	if x.schange != nil {
+		close(x.schange)
+		x.schange = nil
+	}
+}
+
+// launch counts an execution whose program may run before its session is
+// registered; the returned function ends that state (idempotent).
+func (x *box) launch() (done func()) {
+	x.smu.Lock()
+	x.launching++
+	x.smu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			x.smu.Lock()
+			x.launching--
+			x.notifyLocked()
+			x.smu.Unlock()
+		})
+	}
 }
 
 // pidNS is the sandbox's pid namespace ("pid:[N]"), or "" before it started.
@@ -75,6 +143,7 @@ func (x *box) addSession(sid int, id string) {
 		x.sessions = map[int]string{}
 	}
 	x.sessions[sid] = id
+	x.notifyLocked()
 	x.smu.Unlock()
 }
 

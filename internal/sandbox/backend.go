@@ -51,6 +51,9 @@ func New(opts Options) (*Backend, error) {
 		}
 	}
 	b := &Backend{opts: o, log: o.Logger, boxes: map[string]*box{}}
+	if b.opts.Mount == nil {
+		b.opts.Mount = b.fuseMount
+	}
 	b.cleanStale()
 	return b, nil
 }
@@ -72,9 +75,14 @@ func (b *Backend) cleanStale() {
 			}
 		}
 	}
+	b.cleanMounts()
 	ents, _ := os.ReadDir(o.StateDir)
 	for _, e := range ents {
-		os.RemoveAll(filepath.Join(o.StateDir, e.Name()))
+		p := filepath.Join(o.StateDir, e.Name())
+		if p == o.MountDir {
+			continue // cleanMounts emptied it; never walk into a mount
+		}
+		os.RemoveAll(p)
 	}
 }
 

@@ -42,8 +42,10 @@ type box struct {
 	ns      string      // the init's pid namespace, as /proc/PID/ns/pid reads
 	log     *tailBuffer // the runtime's and the init's stderr
 
-	smu      sync.Mutex
-	sessions map[int]string // session id inside → execution id
+	smu       sync.Mutex
+	sessions  map[int]string // session id inside → execution id
+	launching int            // executions started whose session is not registered yet
+	schange   chan struct{}  // closed when sessions or launching change
 
 	dieOnce sync.Once
 	why     error // why it stopped (set before dead is closed)

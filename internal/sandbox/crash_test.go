@@ -57,6 +57,26 @@ func testServer(dir string) {
 	}
 }
 
+// testFUSEServer plays a desk server whose sandbox writes through its FUSE
+// mount (the test binary run with "sandbox-test-server DIR fuse"): it runs
+// writerSource, its output to standard output, until it is killed.
+func testFUSEServer(dir string) {
+	fail := func(err error) { fmt.Println("error:", err); os.Exit(1) }
+	exe, _ := os.Executable()
+	b, err := New(Options{InitPath: exe, StateDir: filepath.Join(dir, "state"), RuntimeRoot: filepath.Join(dir, "runc"),
+		CgroupParent: "desk-sandbox-test"})
+	if err != nil {
+		fail(err)
+	}
+	fs, err := vfs.Open(context.Background(), filepath.Join(dir, "ws.db"), vfs.Options{})
+	if err != nil {
+		fail(err)
+	}
+	out, err := b.Run(context.Background(), &run.Job{ID: "x", Source: writerSource, Cwd: run.DefaultCwd, Env: run.DefaultEnv(),
+		Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: os.Stderr, FS: fs})
+	fail(fmt.Errorf("the writer ended: %v, %v", out, err))
+}
+
 func TestBackend_ServerKilledSandboxEnds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{}) // for its directory and checks

@@ -20,7 +20,7 @@
 // workspace keeps no sandbox); Close stops all.
 //
 // Starting a sandbox: Options.Mount lends the host directory to bind at
-// /workspace; a bundle is written (StateDir/ID: config.json, the files naming
+// /workspace (by default the workspace's FUSE mount, below); a bundle is written (StateDir/ID: config.json, the files naming
 // the host); `runc run` starts the container in the foreground, as desk's
 // child, with one end of a socketpair passed as file descriptor 3
 // (--preserve-fds 1); inside, the init answers the configuration frame.
@@ -47,6 +47,38 @@
 // else of the host is there: not /home, /root, /work, /run, /tmp, /var/lib,
 // /opt, /srv, /mnt, /boot, /sys, nor the host's /proc or /dev. Options.RootDir
 // names a root directory to use instead (bound read-only as is).
+//
+// # The workspace mount
+//
+// By default (Options.Mount nil) each sandbox gets a mount of its own:
+// the workspace's store served by package fusefs on a directory under
+// Options.MountDir (StateDir/mnt/ID/store), and the store's Options.WorkDir
+// (run.DefaultCwd, /workspace, made when missing) bound at /workspace. The
+// backend binds WorkDir itself (on StateDir/mnt/ID/workspace, which the
+// runtime then binds) from a descriptor reached without following symbolic
+// links: a WorkDir that is a symbolic link in the store refuses the start
+// instead of being resolved in the host's root. So a
+// path means the same file for every backend: what the shell backend writes
+// at /workspace/x is /workspace/x in the sandbox, at once, and the other way
+// round (the mount's kernel caches are invalidated from the store's change
+// journal; see fusefs; before each execution the backend waits, at most
+// Options.SyncTimeout, until the mount is in step with every change
+// committed before: Mount.Sync). The rest of the store is not visible in the
+// sandbox.
+// The mount serves the store's ids shifted into the sandbox's range
+// (fusefs.IDMap: store uid 0 is host uid HostID, root inside) with
+// allow_other, so files are root's inside and the store keeps the ids the
+// sandbox's processes see. Writes are attributed to executions
+// (fusefs.Options.ActorOf, through ExecutionOf), so an execution's change
+// set holds what its programs wrote. When the FUSE server stops for any
+// reason (its connection aborted, the mount removed), Mount.Done closes: the
+// sandbox is stopped (its executions fail with "sandbox stopped: the
+// workspace mount ended") and the next execution starts a new sandbox on a
+// new mount; what the store acknowledged (every close(2) and fsync(2) that
+// returned) is kept. Releasing the mount unmounts it (detaching a dead one)
+// and removes its directory; New detaches and removes the mount points a
+// killed server left. The mount's own limits are those of fusefs
+// (Options.FUSE).
 //
 // On top: /workspace (the Mount, read-write, nosuid, nodev); /tmp, $HOME
 // (/root) and /dev/shm: private tmpfs of Options.TmpSize, HomeSize, ShmSize;
@@ -122,10 +154,14 @@
 // processes survive the main one, their output is kept in a bounded buffer,
 // and they keep their sandbox from idling. run does not model them yet.
 //
-// ExecutionOf maps a host pid to the execution it belongs to (by pid
-// namespace and session): the seam for the FUSE mount to attribute a
+// ExecutionOf maps a host pid (or thread id) to the execution it belongs to
+// (by pid namespace and session): the default mount uses it to attribute a
 // sandbox's writes to executions (vfs.WithActor), so that their change sets
-// are right.
+// are right. A program may write before its start is reported (the init
+// reports the pid after the fork): while an execution is starting,
+// ExecutionOf waits for the report, briefly. A process that left its
+// execution's session (setsid) is not attributed: its changes carry the
+// mount's actor.
 //
 // # Protocol
 //
@@ -139,17 +175,14 @@
 // # Host requirements
 //
 // Root (rootless runtimes are not supported), user namespaces, an OCI
-// runtime (Available checks these). cgroup v1, v2 and hybrid hosts work with
+// runtime (Available checks these), and /dev/fuse for the default mount
+// (MountAvailable). cgroup v1, v2 and hybrid hosts work with
 // runc; crun refuses hybrid layouts. Lowering the init's oom_score_adj would
 // need CAP_SYS_RESOURCE, which desk may lack: programs get oom_score_adj 500
 // instead so that the OOM killer picks them first.
 //
 // # Not done
 //
-//   - The workspace mount itself (internal/fusefs) is the caller's: Mount
-//     returns a host directory. Root inside is HostID outside, so the mount
-//     must serve files as owned by HostID (and allow_other) for them to
-//     appear as root's.
 //   - run has no resource usage in Outcome: CPU time and peak RSS reach the
 //     backend's debug log only.
 //   - run has no detached executions: the backend's API is not reachable

@@ -23,8 +23,19 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	k := x.conn
 	s := k.open()
 	defer s.close()
+	if x.mount.Sync != nil {
+		// What others committed before this execution is visible to it
+		// from its first lookup, not only from its first open.
+		sctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
+		if err := x.mount.Sync(sctx); err != nil {
+			x.b.log.Warn("sandbox: workspace mount not in step with the store", "workspace", x.ws.Name, "err", err)
+		}
+		cancel()
+	}
 	before := x.cg.read()
 	t0 := time.Now()
+	launched := x.launch()
+	defer launched()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID:      job.ID,
 		Argv:    []string{o.Shell, "-c", job.Source},
@@ -68,6 +79,7 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 				x.addSession(st.PID, job.ID)
 				defer x.removeSession(st.PID)
 			}
+			launched()
 		case wire.TStdout, wire.TStderr:
 			w := job.Stdout
 			if f.Type == wire.TStderr {

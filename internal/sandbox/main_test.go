@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == InitCommand {
 		os.Exit(initproc.Main(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 3 && os.Args[1] == "sandbox-test-server" && os.Args[3] == "fuse" {
+		testFUSEServer(os.Args[2])
+	}
 	if len(os.Args) > 2 && os.Args[1] == "sandbox-test-server" {
 		testServer(os.Args[2])
 	}
@@ -37,8 +40,21 @@ func requireSandbox(t testing.TB) {
 	}
 }
 
+// requireFUSE skips the test when the host has no FUSE device, unless
+// DESK_REQUIRE_SANDBOX=1 (CI), where that is a failure.
+func requireFUSE(t testing.TB) {
+	t.Helper()
+	if err := MountAvailable(); err != nil {
+		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+}
+
 // env is a workspace store, a sandbox backend over a host directory standing
-// in for the workspace mount, and a run.Runtime with the backend.
+// in for the workspace mount (newEnv) or over its real FUSE mount
+// (newFUSEEnv), and a run.Runtime with the backend.
 type env struct {
 	t     testing.TB
 	dir   string // the test's directory (state, runtime root, workspace)
@@ -50,7 +66,22 @@ type env struct {
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
+	return newEnvMount(t, opts, false)
+}
+
+// newFUSEEnv is newEnv with the backend's own workspace mount: the store
+// served by fusefs, its /workspace bound at /workspace.
+func newFUSEEnv(t testing.TB, opts Options) *env {
+	t.Helper()
+	return newEnvMount(t, opts, true)
+}
+
+func newEnvMount(t testing.TB, opts Options, fuse bool) *env {
+	t.Helper()
 	requireSandbox(t)
+	if fuse {
+		requireFUSE(t)
+	}
 	dir := t.TempDir()
 	// The sandbox's root (an unprivileged uid on the host) must reach the
 	// bundle and the workspace directory.
@@ -67,7 +98,7 @@ func newEnv(t testing.TB, opts Options) *env {
 	if err := os.Chown(e.wsDir, int(opts.HostID), int(opts.HostID)); err != nil {
 		t.Fatal(err)
 	}
-	if opts.Mount == nil {
+	if opts.Mount == nil && !fuse {
 		opts.Mount = func(ctx context.Context, ws Workspace) (Mount, error) { return Mount{Dir: e.wsDir}, nil }
 	}
 	exe, err := os.Executable()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/desk-dev/desk/internal/fusefs"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -37,10 +39,11 @@ const (
 	DefaultIdleTimeout    = 5 * time.Minute // a sandbox with nothing running is stopped after this
 	DefaultStartTimeout   = 10 * time.Second
 	DefaultStopTimeout    = 5 * time.Second
-	DefaultMaxSandboxes   = 8         // live sandboxes per Backend (per host)
-	DefaultOutputWindow   = 256 << 10 // output (and stdin) bytes in flight per execution
-	DefaultDetachedBuffer = 1 << 20   // output kept per detached execution
-	DefaultMaxDetached    = 16        // detached executions per sandbox
+	DefaultSyncTimeout    = 5 * time.Second // Mount.Sync before an execution
+	DefaultMaxSandboxes   = 8               // live sandboxes per Backend (per host)
+	DefaultOutputWindow   = 256 << 10       // output (and stdin) bytes in flight per execution
+	DefaultDetachedBuffer = 1 << 20         // output kept per detached execution
+	DefaultMaxDetached    = 16              // detached executions per sandbox
 	DefaultShell          = "/bin/bash"
 	DefaultHome           = "/root"
 	// InitCommand is the desk subcommand that runs the init.
@@ -98,6 +101,11 @@ type Mount struct {
 	// Release, if not nil, is called once the sandbox using the mount has
 	// stopped (no process uses the directory any more).
 	Release func()
+	// Sync, if not nil, is called before each execution starts: it waits
+	// until the directory shows every change committed to the store before
+	// the call (a FUSE mount's kernel caches are invalidated
+	// asynchronously). An error is logged, not fatal.
+	Sync func(ctx context.Context) error
 }
 
 // MountFunc lends the host directory whose content is the workspace's
@@ -114,8 +122,23 @@ type Bind struct {
 // Options configure a Backend. Zero fields take the documented defaults;
 // negative limits are an error.
 type Options struct {
-	// Mount lends each sandbox its /workspace. Required.
+	// Mount lends each sandbox its /workspace. Default: the workspace's
+	// store mounted with fusefs under MountDir, WorkDir of it at /workspace
+	// (see the package documentation).
 	Mount MountFunc
+	// MountDir holds the default Mount's FUSE mounts, one directory per
+	// sandbox (default StateDir/mnt).
+	MountDir string
+	// WorkDir is the store directory the default Mount puts at /workspace,
+	// made when missing (default run.DefaultCwd, "/workspace": the working
+	// directory of every backend by default, so that /workspace/x is the
+	// same file for all of them). The rest of the store is not visible in
+	// the sandbox.
+	WorkDir string
+	// FUSE configures the default Mount (zero: fusefs's defaults). The
+	// backend sets AllowOther, IDMap (HostID, IDCount) and ActorOf itself,
+	// and Logger when nil (the backend's Logger, at level warn).
+	FUSE fusefs.Options
 	// Name names the workspace of a store (default: the database file's name
 	// without its extension, which is the workspace name for stores of
 	// internal/workspace).
@@ -189,6 +212,8 @@ type Options struct {
 	IdleTimeout  time.Duration
 	StartTimeout time.Duration
 	StopTimeout  time.Duration
+	// SyncTimeout bounds Mount.Sync before an execution (default 5s).
+	SyncTimeout time.Duration
 	// MaxSandboxes bounds live sandboxes (default 8). Past it the least
 	// recently used idle one is stopped; if none is idle, Run fails with
 	// ErrTooManySandboxes.
@@ -223,11 +248,8 @@ var ErrNoSandbox = errors.New("sandboxes are not available on this host")
 func (o Options) withDefaults() (Options, error) {
 	if o.Memory < 0 || o.Pids < 0 || o.CPUs < 0 || o.TmpSize < 0 || o.HomeSize < 0 || o.ShmSize < 0 ||
 		o.Timeout < 0 || o.KillGrace < 0 || o.DrainTimeout < 0 || o.IdleTimeout < 0 || o.StartTimeout < 0 ||
-		o.StopTimeout < 0 || o.MaxSandboxes < 0 || o.OutputWindow < 0 || o.DetachedBuffer < 0 || o.MaxDetached < 0 {
+		o.StopTimeout < 0 || o.SyncTimeout < 0 || o.MaxSandboxes < 0 || o.OutputWindow < 0 || o.DetachedBuffer < 0 || o.MaxDetached < 0 {
 		return o, fmt.Errorf("check sandbox options: negative limit")
-	}
-	if o.Mount == nil {
-		return o, fmt.Errorf("check sandbox options: Mount is required")
 	}
 	str := func(v *string, d string) {
 		if *v == "" {
@@ -256,6 +278,8 @@ func (o Options) withDefaults() (Options, error) {
 	str(&o.RuntimeRoot, DefaultRuntimeRoot)
 	str(&o.StateDir, DefaultStateDir)
 	str(&o.CgroupParent, DefaultCgroupParent)
+	str(&o.MountDir, filepath.Join(o.StateDir, "mnt"))
+	str(&o.WorkDir, run.DefaultCwd)
 	str(&o.Shell, DefaultShell)
 	str(&o.Home, DefaultHome)
 	if o.InitPath == "" {
@@ -306,6 +330,7 @@ func (o Options) withDefaults() (Options, error) {
 	dur(&o.IdleTimeout, DefaultIdleTimeout)
 	dur(&o.StartTimeout, DefaultStartTimeout)
 	dur(&o.StopTimeout, DefaultStopTimeout)
+	dur(&o.SyncTimeout, DefaultSyncTimeout)
 	num(&o.MaxSandboxes, DefaultMaxSandboxes)
 	num(&o.OutputWindow, DefaultOutputWindow)
 	num(&o.DetachedBuffer, DefaultDetachedBuffer)
@@ -321,7 +346,10 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("find runtime %q: %w (%w)", o.Runtime, err, ErrNoSandbox)
 	}
 	o.Runtime = rt
-	for _, p := range []*string{&o.RuntimeRoot, &o.StateDir, &o.InitPath} {
+	if o.WorkDir, err = cleanWorkDir(o.WorkDir); err != nil {
+		return o, err
+	}
+	for _, p := range []*string{&o.RuntimeRoot, &o.StateDir, &o.MountDir, &o.InitPath} {
 		if *p, err = filepath.Abs(*p); err != nil {
 			return o, fmt.Errorf("check sandbox options: %w", err)
 		}

@@ -22,16 +22,23 @@ type dkey struct {
 // committed state: a writer applies its changes right after COMMIT (under wmu),
 // and a reader that filled a miss from the database only stores the result if no
 // writer applied changes meanwhile (the ver check), so a stale read never lands.
+//
+// A directory is complete when every entry it has is in dents: a name missing
+// from dents is then known absent without a query (the lookup before every
+// creation). Directories created since the store opened are complete from
+// birth; a directory listed in one page becomes complete. Evicting an entry of
+// a complete directory makes it incomplete.
 type cache struct {
-	mu     sync.Mutex
-	ver    uint64
-	max    int
-	inodes map[uint64]inode
-	dents  map[dkey]uint64 // 0 = known absent
+	mu       sync.Mutex
+	ver      uint64
+	max      int
+	inodes   map[uint64]inode
+	dents    map[dkey]uint64 // 0 = known absent
+	complete map[uint64]bool // directories whose entries are all in dents
 }
 
 func newCache(max int) *cache {
-	return &cache{max: max, inodes: make(map[uint64]inode), dents: make(map[dkey]uint64)}
+	return &cache{max: max, inodes: make(map[uint64]inode), dents: make(map[dkey]uint64), complete: make(map[uint64]bool)}
 }
 
 func (c *cache) version() uint64 {
@@ -50,8 +57,28 @@ func (c *cache) getInode(ino uint64) (inode, bool) {
 func (c *cache) getDent(k dkey) (uint64, bool) {
 	c.mu.Lock()
 	ino, ok := c.dents[k]
+	if !ok && c.complete[k.parent] {
+		ok = true // known absent
+	}
 	c.mu.Unlock()
 	return ino, ok
+}
+
+// fillDir stores the whole listing of directory dir, read at cache version
+// ver, and marks it complete.
+func (c *cache) fillDir(ver uint64, dir uint64, ents []DirEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ver != ver || len(ents) >= c.max/4 || c.complete[dir] {
+		return // stale, too big, or already there
+	}
+	for len(c.dents)+len(ents) >= c.max {
+		c.evictLocked()
+	}
+	for _, e := range ents {
+		c.dents[dkey{dir, e.Name}] = e.Ino
+	}
+	c.complete[dir] = true
 }
 
 // fillInode stores a value read from the database at cache version ver.
@@ -92,6 +119,7 @@ func (c *cache) evictLocked() {
 		n := c.max / 8
 		for k := range c.dents {
 			delete(c.dents, k)
+			delete(c.complete, k.parent)
 			if n--; n <= 0 {
 				break
 			}
@@ -99,15 +127,20 @@ func (c *cache) evictLocked() {
 	}
 }
 
-// apply installs a committed transaction's changes.
-func (c *cache) apply(inodes map[uint64]*inode, dents map[dkey]uint64) {
+// apply installs a committed transaction's changes; created lists the inodes
+// it created (its new directories are complete: empty but for dents).
+func (c *cache) apply(inodes map[uint64]*inode, dents map[dkey]uint64, created map[uint64]bool) {
 	c.mu.Lock()
 	c.ver++
 	for ino, in := range inodes {
 		if in == nil {
 			delete(c.inodes, ino)
+			delete(c.complete, ino)
 		} else {
 			c.inodes[ino] = *in
+			if created[ino] && in.IsDir() {
+				c.complete[ino] = true
+			}
 		}
 	}
 	for k, ino := range dents {
@@ -123,6 +156,7 @@ func (c *cache) reset() {
 	c.ver++
 	c.inodes = make(map[uint64]inode)
 	c.dents = make(map[dkey]uint64)
+	c.complete = make(map[uint64]bool)
 	c.mu.Unlock()
 }
 
@@ -179,7 +213,8 @@ func loadDent(c *sqlite.Conn, k dkey) (uint64, error) {
 	return uint64(st.Int64(0)), nil
 }
 
-// getInode returns the committed inode ino (ok false if it does not exist).
+// getInode returns inode ino as applied (ok false if it does not exist):
+// committed, or changed by the pending transaction of deferred requests.
 func (f *FS) getInode(ino uint64) (inode, bool, error) {
 	return f.getInodeVia(nil, ino)
 }
@@ -188,6 +223,11 @@ func (f *FS) getInode(ino uint64) (inode, bool, error) {
 // transaction passes the writer connection, whose page cache is warm; that is
 // safe because inode rows are written only at the end of the transaction.
 func (f *FS) getInodeVia(conn *sqlite.Conn, ino uint64) (inode, bool, error) {
+	if conn == nil && f.pendOn.Load() {
+		if in, ok, found := f.viewInode(ino); found {
+			return in, ok, nil // changed by the pending transaction
+		}
+	}
 	if in, ok := f.cache.getInode(ino); ok {
 		return in, true, nil
 	}
@@ -195,7 +235,7 @@ func (f *FS) getInodeVia(conn *sqlite.Conn, ino uint64) (inode, bool, error) {
 	c := conn
 	if c == nil {
 		var err error
-		if c, err = f.reader(); err != nil {
+		if c, err = f.readerRaw(); err != nil {
 			return inode{}, false, err
 		}
 	}
@@ -210,7 +250,7 @@ func (f *FS) getInodeVia(conn *sqlite.Conn, ino uint64) (inode, bool, error) {
 	return in, true, nil
 }
 
-// getDent returns the inode that (parent, name) names, or 0.
+// getDent returns the inode that (parent, name) names, or 0, as applied.
 func (f *FS) getDent(k dkey) (uint64, error) {
 	return f.getDentVia(nil, k)
 }
@@ -219,6 +259,11 @@ func (f *FS) getDent(k dkey) (uint64, error) {
 // transaction passes the writer connection: entries it changed are in its
 // overlay, so whatever else it reads is the committed state.
 func (f *FS) getDentVia(conn *sqlite.Conn, k dkey) (uint64, error) {
+	if conn == nil && f.pendOn.Load() {
+		if ino, found := f.viewDent(k); found {
+			return ino, nil // changed by the pending transaction
+		}
+	}
 	if ino, ok := f.cache.getDent(k); ok {
 		return ino, nil
 	}
@@ -226,7 +271,7 @@ func (f *FS) getDentVia(conn *sqlite.Conn, k dkey) (uint64, error) {
 	c := conn
 	if c == nil {
 		var err error
-		if c, err = f.reader(); err != nil {
+		if c, err = f.readerRaw(); err != nil {
 			return 0, err
 		}
 	}

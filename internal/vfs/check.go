@@ -33,7 +33,26 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		return nil, err
 	}
 	defer f.putReader(c)
-	if err := c.Exec("BEGIN"); err != nil {
+	// The snapshot is taken with no commit in progress, together with the set
+	// of inodes that may legally have no name (open, or deleted by a commit
+	// still to come), so the two agree.
+	f.wmu.Lock()
+	err = c.Exec("BEGIN; SELECT 1 FROM inodes LIMIT 1")
+	held := make(map[uint64]bool)
+	if err == nil {
+		f.omu.Lock()
+		for ino := range f.opens {
+			held[ino] = true
+		}
+		f.omu.Unlock()
+		f.dmu.Lock()
+		for ino := range f.drops {
+			held[ino] = true
+		}
+		f.dmu.Unlock()
+	}
+	f.wmu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	defer c.Exec("COMMIT")
@@ -50,7 +69,7 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"directory with more than one name", fmt.Sprintf("SELECT d.ino FROM dentries d JOIN inodes i ON i.ino = d.ino WHERE i.mode & %d = %d GROUP BY d.ino HAVING count(*) > 1", S_IFMT, S_IFDIR)},
 		{"file nlink differs from its names", fmt.Sprintf(`SELECT i.ino FROM inodes i LEFT JOIN (SELECT ino, count(*) AS n FROM dentries GROUP BY ino) d
 			ON d.ino = i.ino WHERE i.mode & %d != %d AND i.nlink > 0 AND i.nlink != coalesce(d.n, 0)`, S_IFMT, S_IFDIR)},
-		{"directory nlink is not 2 + subdirectories", fmt.Sprintf(`SELECT i.ino FROM inodes i WHERE i.mode & %[1]d = %[2]d AND i.nlink != 2 +
+		{"directory nlink is not 2 + subdirectories", fmt.Sprintf(`SELECT i.ino FROM inodes i WHERE i.mode & %[1]d = %[2]d AND i.nlink > 0 AND i.nlink != 2 +
 			(SELECT count(*) FROM dentries d JOIN inodes c ON c.ino = d.ino WHERE d.parent = i.ino AND c.mode & %[1]d = %[2]d)`, S_IFMT, S_IFDIR)},
 		{"unreachable inode (no name, not open)", `SELECT i.ino FROM inodes i LEFT JOIN (SELECT DISTINCT ino FROM dentries) d ON d.ino = i.ino
 			WHERE i.ino != 1 AND i.nlink > 0 AND d.ino IS NULL`},
@@ -95,10 +114,7 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 	}
 	for st.Step() {
 		ino := uint64(st.Int64(0))
-		f.omu.Lock()
-		o := f.opens[ino]
-		f.omu.Unlock()
-		if o == nil {
+		if !held[ino] {
 			rep.addf("unlinked inode not open: %d", ino)
 		}
 	}
@@ -142,6 +158,10 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 // Stats reports what the store holds.
 func (f *FS) Stats(ctx context.Context) (Stats, error) {
 	if err := ctx.Err(); err != nil {
+		return Stats{}, err
+	}
+	// Deletions waiting for a commit are made, so the figures are exact.
+	if err := f.commitDrops(ctx); err != nil {
 		return Stats{}, err
 	}
 	c, err := f.reader()

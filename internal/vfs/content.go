@@ -83,6 +83,7 @@ func (t *tx) setChunk(in *inode, p *piece) error {
 // setChunkFrom is setChunk; with lookup false the caller knows chunk idx holds
 // nothing yet (the file was just emptied), which saves a query.
 func (t *tx) setChunkFrom(in *inode, p *piece, lookup bool) error {
+	t.contentChanged(in.Ino)
 	var oldID, oldSize int64
 	if lookup {
 		var err error
@@ -212,6 +213,7 @@ func (t *tx) decref(id int64, n int64) error {
 // truncateChunks drops the content of in at and beyond size, trimming a partial
 // last chunk, and keeps in.Blocks right. The caller puts in.
 func (t *tx) truncateChunks(in *inode, size int64) error {
+	t.contentChanged(in.Ino)
 	cs := t.f.chunkSize
 	first := (size + cs - 1) / cs // first chunk wholly beyond size
 	st, err := t.c.Prep(`SELECT fc.chunk, count(*), c.size FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk

@@ -29,6 +29,11 @@ import (
 
 const crashEnv = "DESK_VFS_CRASH_CHILD"
 
+// crashDeferEnv makes the child apply its operations with deferred commits
+// (WithCommitDelay): it prints "APPLIED n" when operation n returned and
+// "ACK n" after a Commit made everything up to n durable.
+const crashDeferEnv = "DESK_VFS_CRASH_DEFER"
+
 func TestMain(m *testing.M) {
 	if db := os.Getenv(crashEnv); db != "" {
 		crashChild(db)
@@ -158,11 +163,27 @@ func crashChild(db string) {
 		return
 	}
 	w := bufio.NewWriter(os.Stdout)
+	deferred := os.Getenv(crashDeferEnv) != ""
+	if deferred {
+		ctx = vfs.WithCommitDelay(ctx, 2*time.Millisecond)
+	}
 	for i := 0; ; i++ {
 		if err := crashOpN(i).run(ctx, f); err != nil {
 			fmt.Fprintln(w, "ERR", i, err)
 			w.Flush()
 			return
+		}
+		if deferred {
+			fmt.Fprintln(w, "APPLIED", i)
+			if i%7 != 6 {
+				w.Flush()
+				continue
+			}
+			if err := f.Commit(ctx); err != nil {
+				fmt.Fprintln(w, "ERR", i, err)
+				w.Flush()
+				return
+			}
 		}
 		fmt.Fprintln(w, "ACK", i)
 		w.Flush()
@@ -219,7 +240,14 @@ func diffModels(got, want map[string]string) string {
 	return b.String()
 }
 
-func TestCrashKill9(t *testing.T) {
+func TestCrashKill9(t *testing.T) { crashRounds(t, false) }
+
+// TestCrashKill9Deferred is TestCrashKill9 with deferred commits: what survives
+// is the state after some prefix of the operations, at least every one a
+// Commit acknowledged, at most the one in flight.
+func TestCrashKill9Deferred(t *testing.T) { crashRounds(t, true) }
+
+func crashRounds(t *testing.T, deferred bool) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +261,9 @@ func TestCrashKill9(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "crash.db")
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+db)
+		if deferred {
+			cmd.Env = append(cmd.Env, crashDeferEnv+"=1")
+		}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -241,7 +272,7 @@ func TestCrashKill9(t *testing.T) {
 			t.Fatal(err)
 		}
 		delay := time.Duration(rng.IntN(400)) * time.Millisecond
-		acked := -1
+		acked, applied := -1, -1
 		lines := make(chan string)
 		go func() {
 			sc := bufio.NewScanner(stdout)
@@ -263,6 +294,10 @@ func TestCrashKill9(t *testing.T) {
 				if strings.HasPrefix(l, "ERR") {
 					t.Fatalf("child: %s", l)
 				}
+				if n, err := strconv.Atoi(strings.TrimPrefix(l, "APPLIED ")); err == nil {
+					applied = n
+					continue
+				}
 				n, _ := strconv.Atoi(strings.TrimPrefix(l, "ACK "))
 				acked = n
 				if !started {
@@ -276,20 +311,15 @@ func TestCrashKill9(t *testing.T) {
 					if n, err := strconv.Atoi(strings.TrimPrefix(l, "ACK ")); err == nil {
 						acked = n
 					}
+					if n, err := strconv.Atoi(strings.TrimPrefix(l, "APPLIED ")); err == nil {
+						applied = n
+					}
 				}
 				break read
 			}
 		}
 		cmd.Wait()
-		want := map[string]string{}
-		for i := 0; i <= acked; i++ {
-			crashOpN(i).apply(want)
-		}
-		inflight := map[string]string{}
-		for k, v := range want {
-			inflight[k] = v
-		}
-		crashOpN(acked + 1).apply(inflight)
+		applied = max(applied, acked)
 
 		f, err := vfs.Open(context.Background(), db, crashOpts)
 		if err != nil {
@@ -300,19 +330,37 @@ func TestCrashKill9(t *testing.T) {
 			t.Fatalf("round %d: check after kill: %v %v", round, err, rep.Problems)
 		}
 		got := dumpStore(t, f)
-		if op := crashOpN(acked + 1); op.kind == "append" {
-			// An append in flight is several steps (create, writes, sync): any
-			// prefix of it may have landed. Accept that, then compare the rest.
-			old, had := want[op.a]
-			if g, ok := got[op.a]; ok && strings.HasPrefix(old+string(op.data), g) && strings.HasPrefix(g, old) {
-				if !had && g == "" || g != old {
-					want[op.a] = g
-				}
-			}
+		// The store must hold the state after operations 0..k, for some k from
+		// the last acknowledged one to the one in flight (without deferred
+		// commits, acknowledged = applied).
+		want := map[string]string{}
+		for i := 0; i <= acked; i++ {
+			crashOpN(i).apply(want)
 		}
-		if d := diffModels(got, want); d != "" {
-			if d2 := diffModels(got, inflight); d2 != "" {
-				t.Fatalf("round %d (killed after %v, %d ops acknowledged): store differs from acknowledged state:\n%s", round, delay, acked+1, d)
+		var diff string
+		survived := acked
+		for k := acked; ; k++ {
+			if d := diffModels(got, want); d == "" {
+				survived = k
+				break
+			} else if diff == "" {
+				diff = d
+			}
+			if k > applied {
+				t.Fatalf("round %d (killed after %v, %d ops acknowledged, %d applied): store differs from every state it may hold; from the acknowledged one:\n%s",
+					round, delay, acked+1, applied+1, diff)
+			}
+			op := crashOpN(k + 1)
+			old, had := want[op.a]
+			op.apply(want)
+			if k+1 == applied+1 && op.kind == "append" {
+				// An append in flight is several steps (create, writes, sync):
+				// any prefix of it may have landed.
+				if g, ok := got[op.a]; ok && strings.HasPrefix(old+string(op.data), g) && strings.HasPrefix(g, old) {
+					if !had && g == "" || g != old {
+						want[op.a] = g
+					}
+				}
 			}
 		}
 		// The store stays usable.
@@ -322,6 +370,6 @@ func TestCrashKill9(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("round %d: killed after %v with %d ops acknowledged; store consistent", round, delay, acked+1)
+		t.Logf("round %d: killed after %v with %d ops acknowledged (%d applied); the first %d survived; store consistent", round, delay, acked+1, applied+1, survived+1)
 	}
 }

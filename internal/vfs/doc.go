@@ -46,6 +46,21 @@
 // commit, all or nothing. WriteFile and WriteFileFrom replace content atomically:
 // large content is staged in an unnamed inode and swapped in at the end.
 //
+// A caller that does not need each change durable before it returns can say
+// so with WithCommitDelay (the FUSE server does, for metadata changes): such a
+// change returns once applied, visible to every reader, and the writer's
+// transaction stays open for the changes that follow it, committed together
+// at most the delay later or as soon as anything else commits (a change
+// without delay from any caller, Commit, a handle's Sync or Close, a read
+// that needs the database to hold it, Close). A crash can lose such changes,
+// but only the newest ones, in order: what survives is always the state after
+// some prefix of the changes (TestCrashKill9Deferred). See defer.go.
+//
+// The frames of a transaction reach the WAL with one write(2) per commit: the
+// store's connections use SQLite's own VFS with the WAL's writes gathered in
+// memory until the commit frame is complete (package internal/sqlite,
+// walVFS), which SQLite would otherwise write with two calls per page.
+//
 // Checkpoints (copying the WAL into the database file, with fsync) run in a
 // background goroutine on their own connection, never in a caller's commit.
 //
@@ -57,8 +72,12 @@
 // and a reader filling a miss stores its result only if no commit was applied
 // meanwhile (a version check), so a stale row can never land. Inside a write
 // transaction, reads see the transaction's own changes through an overlay and
-// fill misses through the writer connection. The cache is bounded
-// (Options.CacheEntries); eviction only costs a later database read.
+// fill misses through the writer connection. While deferred changes wait for
+// their commit, readers look at what they changed (a view of the open
+// transaction) before the cache. A directory whose every entry is cached
+// (created since Open, or listed whole) answers a lookup of a missing name
+// without a query. The cache is bounded (Options.CacheEntries); eviction only
+// costs a later database read.
 //
 // # Journal
 //
@@ -66,12 +85,19 @@
 // old path for renames, byte range for writes) in the same transaction, so the
 // journal never disagrees with the data. Changes reads since a cursor, Wait
 // blocks for new ones, Subscribe streams them. The journal keeps the newest
-// Options.JournalKeep changes; an older cursor gets ErrJournalTruncated.
+// Options.JournalKeep changes; an older cursor gets ErrJournalTruncated. The
+// newest few thousand changes are also kept in memory as their commit left
+// them, so a follower that keeps up (Subscribe, a FUSE mount's invalidations)
+// reads them without a query; an older cursor is answered from the table.
 //
 // # Open-but-unlinked files
 //
 // An inode that loses its last name while a handle is open stays (nlink 0) until
-// the last handle closes. After a crash such inodes are removed at the next Open.
+// the last handle closes. Its deletion then rides along with the next commit
+// (or an empty commit shortly after, if none comes), rather than costing a
+// transaction of its own; meanwhile it is unreachable, and Stats and Statfs
+// make pending deletions first. After a crash such inodes are removed at the
+// next Open.
 //
 // # Inode numbers
 //
@@ -98,8 +124,9 @@
 //     under it (transaction bodies) must not call public FS methods (they would
 //     queue behind themselves) and must not take an openInode.mu: work that needs
 //     one after a commit goes into tx.after, which runs once wmu is released.
-//   - omu guards the table of open inodes; cache.mu guards the cache maps. Both
-//     are leaves: nothing else is taken while holding them.
+//   - omu guards the table of open inodes; cache.mu guards the cache maps;
+//     dmu the pending deletions of unlinked inodes; tail.mu the in-memory
+//     journal tail. All are leaves: nothing else is taken while holding them.
 //
 // # Limits
 //

@@ -72,8 +72,28 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	noatime := h.flag&syscall.O_NOATIME != 0
 	h.o.mu.Lock()
-	n, err := h.f.readLocked(h.o, p, off, h.flag&syscall.O_NOATIME != 0)
+	if len(h.o.dirty) == 0 && h.o.writeEnd == 0 && int64(len(p)) >= h.f.chunkSize {
+		// A large read of a file with no unflushed writes: its content is
+		// the committed one, read without holding the inode's lock, so that
+		// concurrent reads of one file (the kernel's readahead through a
+		// mount) run in parallel. A write or flush meanwhile is concurrent
+		// with this read, which sees the content before or after it.
+		mark := !noatime && h.o.relatime
+		h.o.mu.Unlock()
+		n, err := h.f.readCommitted(h.o.ino, p, off)
+		if mark && n > 0 {
+			h.o.mu.Lock()
+			h.o.atime = h.o.relatime
+			h.o.mu.Unlock()
+		}
+		if err != nil && err != io.EOF {
+			err = asPathErr("read", h.name, err)
+		}
+		return n, err
+	}
+	n, err := h.f.readLocked(h.o, p, off, noatime)
 	h.o.mu.Unlock()
 	if err != nil && err != io.EOF {
 		err = asPathErr("read", h.name, err)

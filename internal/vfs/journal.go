@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -66,16 +67,94 @@ func (f *FS) publish(seq uint64) {
 	f.nmu.Unlock()
 }
 
+// tailMax is how many of the newest changes the store keeps in memory.
+const tailMax = 4096
+
+// journalTail holds the newest committed changes in memory, as the commit
+// that journaled them left them, so that a follower that keeps up (Subscribe,
+// the FUSE server's journal follower, Changes with a recent cursor) is served
+// without a query. The journal table stays the record: a cursor older than
+// the tail is answered from it.
+type journalTail struct {
+	mu     sync.Mutex
+	chs    []Change // consecutive sequence numbers, oldest first
+	minSeq uint64   // oldest change the journal table retains (0: none yet)
+	seq    uint64   // newest change committed (that the tail knows of)
+}
+
+// add appends the changes of a commit (Seq and Time set) and the journal's
+// retention after it. wmu is held, so commits add in order.
+func (j *journalTail) add(chs []Change, minSeq uint64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.chs)+len(chs) > 2*tailMax {
+		keep := max(tailMax-len(chs), 0)
+		j.chs = append(make([]Change, 0, 2*tailMax), j.chs[len(j.chs)-keep:]...)
+	}
+	for _, c := range chs {
+		c.Time = time.Unix(0, c.Time.UnixNano()) // as the journal table gives it back
+		j.chs = append(j.chs, c)
+	}
+	if len(j.chs) > 2*tailMax { // one commit larger than the tail
+		j.chs = append([]Change(nil), j.chs[len(j.chs)-tailMax:]...)
+	}
+	j.minSeq = minSeq
+	if n := len(chs); n > 0 {
+		j.seq = chs[n-1].Seq
+	}
+}
+
+// get answers Changes(since, limit) from memory; ok is false when the tail
+// does not reach back to since.
+func (j *journalTail) get(since uint64, limit int) (out []Change, ok bool, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if since > 0 && j.minSeq > since+1 {
+		return nil, true, ErrJournalTruncated
+	}
+	if since >= j.seq {
+		return nil, true, nil // nothing newer
+	}
+	if len(j.chs) == 0 || since+1 < j.chs[0].Seq {
+		return nil, false, nil
+	}
+	i := int(since + 1 - j.chs[0].Seq)
+	n := min(len(j.chs)-i, limit)
+	return append([]Change(nil), j.chs[i:i+n]...), true, nil
+}
+
 // Changes returns up to limit changes with Seq > since, oldest first. When since
 // is older than the journal's retained history it returns ErrJournalTruncated.
+// Deferred changes (WithCommitDelay) are committed first, so the journal holds
+// everything applied before the call.
 func (f *FS) Changes(ctx context.Context, since uint64, limit int) ([]Change, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if f.pendOn.Load() {
+		if err := f.update(durable(ctx), "changes", "", func(t *tx) error { return nil }); err != nil {
+			return nil, err
+		}
+	}
+	return f.changes(since, limit)
+}
+
+// changes is Changes without the commit: what is committed (the follower
+// behind Subscribe reads on, and must not force a commit per commit).
+func (f *FS) changes(since uint64, limit int) ([]Change, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	c, err := f.reader()
+	if out, ok, err := f.tail.get(since, limit); ok {
+		return out, err
+	}
+	return f.changesSQL(since, limit)
+}
+
+// changesSQL is Changes answered from the journal table.
+func (f *FS) changesSQL(since uint64, limit int) ([]Change, error) {
+	c, err := f.readerRaw() // the journal holds only committed changes
+
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +228,10 @@ func (f *FS) Subscribe(ctx context.Context, since uint64) (<-chan Change, func()
 				}
 				return
 			}
-			chs, err := f.Changes(ctx, since, 1000)
+			if err := ctx.Err(); err != nil {
+				return
+			}
+			chs, err := f.changes(since, 1000)
 			if err != nil {
 				if ctx.Err() == nil {
 					ferr = err

@@ -103,6 +103,13 @@ func (f *FS) getBuf() []byte {
 	return b
 }
 
+// getDirtyBuf is getBuf without the clearing, for a dirty chunk: only the
+// bytes its spans cover are ever read.
+func (f *FS) getDirtyBuf() []byte {
+	p, _ := chunkPool.LoadOrStore(f.chunkSize, &sync.Pool{New: func() any { return make([]byte, f.chunkSize) }})
+	return p.(*sync.Pool).Get().([]byte)
+}
+
 func (f *FS) putBuf(b []byte) {
 	if p, ok := chunkPool.Load(int64(cap(b))); ok {
 		p.(*sync.Pool).Put(b[:cap(b)])
@@ -175,7 +182,11 @@ func (f *FS) release(o *openInode) error {
 // dropUnlinked deletes inode ino if it has no name left and no handle open.
 // It runs when the last handle closes, and after a commit that unlinked an
 // inode a handle kept (that handle may have closed before the commit, when the
-// inode still had its name).
+// inode still had its name). The deletion is not a commit of its own: it rides
+// along with the next one (see applyDrops), or with an empty commit dropDelay
+// later if none comes. Until then the inode is unreachable (no name, no
+// handle), and a crash leaves it for the next Open to remove, as any inode
+// unlinked while open.
 func (f *FS) dropUnlinked(ino uint64) error {
 	if f.closed.Load() || f.opts.ReadOnly {
 		return nil
@@ -191,17 +202,112 @@ func (f *FS) dropUnlinked(ino uint64) error {
 	if err != nil || !ok || in.Nlink > 0 {
 		return err
 	}
-	return f.update(context.Background(), "close", "", func(t *tx) error {
-		in, err := t.inode(ino)
-		if err != nil || in.Nlink > 0 {
-			return nil
+	if !f.markDying(ino) {
+		return nil // opened again meanwhile
+	}
+	f.dmu.Lock()
+	if f.drops == nil {
+		f.drops = make(map[uint64]struct{})
+	}
+	f.drops[ino] = struct{}{}
+	if f.dropTimer == nil {
+		f.dropTimer = time.AfterFunc(dropDelay, f.flushDrops)
+	} else if len(f.drops) == 1 {
+		f.dropTimer.Reset(dropDelay)
+	}
+	f.dmu.Unlock()
+	return nil
+}
+
+// dropDelay is how long a deletion of an unlinked inode waits for a commit
+// to ride along with before it commits on its own.
+const dropDelay = 50 * time.Millisecond
+
+// flushDrops commits the pending deletions, if any (the timer's function).
+func (f *FS) flushDrops() {
+	if !f.closing.Load() {
+		f.commitDrops(context.Background())
+	}
+}
+
+// commitDrops commits the pending deletions now, if there are any.
+func (f *FS) commitDrops(ctx context.Context) error {
+	if !f.pendingDrops() || f.opts.ReadOnly {
+		return nil
+	}
+	return f.update(ctx, "close", "", func(t *tx) error { return nil })
+}
+
+// pendingDrops reports whether deletions wait for a commit.
+func (f *FS) pendingDrops() bool {
+	f.dmu.Lock()
+	defer f.dmu.Unlock()
+	return len(f.drops) > 0
+}
+
+// applyDrops deletes the unlinked inodes whose last handle has closed, at the
+// start of a transaction (so the space and inodes they free count for its
+// requests). They run in a savepoint: if one fails, they all stay pending and
+// the transaction goes on without them.
+func (t *tx) applyDrops() {
+	f := t.f
+	f.dmu.Lock()
+	pending := f.drops
+	f.drops = nil
+	f.dmu.Unlock()
+	if len(pending) == 0 {
+		return
+	}
+	t.drops = pending
+	err := t.c.Run("SAVEPOINT drops")
+	if err == nil {
+		for ino := range pending {
+			in, ierr := t.inode(ino)
+			if ierr != nil || in.Nlink > 0 || !f.markDying(ino) {
+				continue // gone, linked again, or open again
+			}
+			t.dying = append(t.dying, ino)
+			if err = t.dropInode(ino); err != nil {
+				break
+			}
 		}
-		if !f.markDying(ino) {
-			return nil // open (again)
-		}
-		t.dying = append(t.dying, ino)
-		return t.dropInode(ino)
-	})
+	}
+	if err == nil {
+		err = t.c.Run("RELEASE drops")
+	}
+	if err != nil {
+		t.c.Run("ROLLBACK TO drops")
+		t.c.Run("RELEASE drops")
+		clear(t.inodes)
+		clear(t.dents)
+		t.used, t.ninodes = 0, 0
+		t.clearDying(0)
+		t.requeueDrops()
+	}
+}
+
+// requeueDrops puts the deletions t took back in the queue, when t did not
+// commit them.
+func (t *tx) requeueDrops() {
+	f := t.f
+	if len(t.drops) == 0 {
+		return
+	}
+	f.dmu.Lock()
+	if f.drops == nil {
+		f.drops = make(map[uint64]struct{}, len(t.drops))
+	}
+	for ino := range t.drops {
+		f.drops[ino] = struct{}{}
+	}
+	if f.dropTimer != nil {
+		f.dropTimer.Reset(dropDelay)
+	}
+	f.dmu.Unlock()
+	for ino := range t.drops {
+		f.markDying(ino) // still unreachable: new opens fail
+	}
+	t.drops = nil
 }
 
 // discardLocked drops every unflushed write (after the content was replaced or
@@ -263,6 +369,16 @@ func (f *FS) overlay(in inode) inode {
 		return in
 	}
 	o.mu.Lock()
+	// Read the inode again under o.mu: a flush holds it from before its
+	// commit until it has cleared the unflushed state, so the row and the
+	// unflushed state read here belong together (in may predate the flush).
+	if cur, ok, err := f.getInode(in.Ino); err == nil && ok {
+		at := in.Atime
+		in = cur
+		if at.After(in.Atime) {
+			in.Atime = at
+		}
+	}
 	in.Size = max(in.Size, o.writeEnd)
 	if o.meta {
 		if o.mtime.After(in.Mtime) {
@@ -323,7 +439,7 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error
 	for i := range full {
 		prehashed[full[i].idx] = &full[i]
 	}
-	err := f.update(ctx, "write", o.path, func(t *tx) error {
+	err := f.update(durable(ctx), "write", o.path, func(t *tx) error {
 		in, err := t.inode(o.ino)
 		if err != nil {
 			return err
@@ -435,7 +551,7 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 		n := min(cs-within, int64(len(p)))
 		d := o.dirty[idx]
 		if d == nil {
-			d = &dirtyChunk{buf: f.getBuf()}
+			d = &dirtyChunk{buf: f.getDirtyBuf()}
 			o.dirty[idx] = d
 			o.dirtyBytes += cs
 			f.dirtyTotal.Add(cs)
@@ -480,7 +596,10 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 			return f.finishRead(o, p, off, n, o.rcSize, noatime)
 		}
 	}
-	c, err := f.reader()
+	if err := f.syncFor(o.ino, false); err != nil {
+		return 0, err
+	}
+	c, err := f.readerRaw()
 	if err != nil {
 		return 0, err
 	}
@@ -538,6 +657,31 @@ func (f *FS) finishRead(o *openInode, p []byte, off, n, committed int64, noatime
 		clear(dst[max(committed-off, 0):])
 	}
 	return f.overlayRead(o, p, off, n, noatime)
+}
+
+// readCommitted reads committed content of ino at off into p, for a file with
+// no unflushed writes (see File.ReadAt).
+func (f *FS) readCommitted(ino uint64, p []byte, off int64) (int, error) {
+	if err := f.syncFor(ino, false); err != nil {
+		return 0, err
+	}
+	c, err := f.readerRaw()
+	if err != nil {
+		return 0, err
+	}
+	defer f.putReader(c)
+	cs := f.chunkSize
+	size, err := readSized(c, ino, off/cs, (off+int64(len(p))-1)/cs, cs, off, p)
+	if err != nil {
+		return 0, err
+	}
+	if off >= size {
+		return 0, io.EOF
+	}
+	if n := size - off; n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return len(p), nil
 }
 
 // overlayRead applies unflushed writes to the n bytes read at off.

@@ -215,10 +215,14 @@ func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int
 
 func (f *FS) listDir(ino uint64, after string, limit int) ([]DirEntry, error) {
 	var out []DirEntry
+	ver := f.cache.version()
 	err := f.queryRows(context.Background(), `SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
 		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`, []any{ino, after, limit}, func(st *sqlite.Stmt) {
 		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1)), Mode: uint32(st.Int64(2))})
 	})
+	if err == nil && after == "" && len(out) < limit {
+		f.cache.fillDir(ver, ino, out) // the whole directory: later misses are absent names
+	}
 	return out, err
 }
 
@@ -530,6 +534,13 @@ func (f *FS) Utimens(ctx context.Context, name string, atime, mtime time.Time, n
 
 func utimensFn(atime, mtime time.Time) func(t *tx, in *inode) error {
 	return func(t *tx, in *inode) error {
+		if !atime.Equal(UtimeOmit) {
+			// An access time set explicitly wins over one a read left to be
+			// stored at the next commit.
+			t.f.amu.Lock()
+			delete(t.f.atimes, in.Ino)
+			t.f.amu.Unlock()
+		}
 		setTime(&in.Atime, atime, t.now)
 		setTime(&in.Mtime, mtime, t.now)
 		return nil
@@ -561,6 +572,11 @@ func (f *FS) Realpath(ctx context.Context, name string) (string, error) {
 // Statfs reports capacity and usage.
 func (f *FS) Statfs(ctx context.Context) (StatFS, error) {
 	if err := ctx.Err(); err != nil {
+		return StatFS{}, err
+	}
+	// Deletions and deferred changes waiting for a commit are made, so the
+	// figures are exact.
+	if err := f.Commit(ctx); err != nil {
 		return StatFS{}, err
 	}
 	f.wmu.Lock()
@@ -625,7 +641,10 @@ func (f *FS) getxattr(name string, ino uint64, attr string) ([]byte, error) {
 	if err := xattrNamespace(attr); err != nil {
 		return nil, perr("getxattr", name, err.(syscall.Errno))
 	}
-	c, err := f.reader()
+	if err := f.syncFor(ino, true); err != nil {
+		return nil, asPathErr("getxattr", name, err)
+	}
+	c, err := f.readerRaw()
 	if err != nil {
 		return nil, asPathErr("getxattr", name, err)
 	}
@@ -699,6 +718,7 @@ func setxattrFn(attr string, value []byte, flags int) func(t *tx, in *inode) err
 		if err != nil {
 			return err
 		}
+		t.xattrChanged(in.Ino)
 		return st.Exec(in.Ino, attr, value)
 	}
 }
@@ -717,7 +737,10 @@ func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
 
 // listxattr lists the attribute names of inode ino (name labels errors).
 func (f *FS) listxattr(name string, ino uint64) ([]string, error) {
-	c, err := f.reader()
+	if err := f.syncFor(ino, true); err != nil {
+		return nil, asPathErr("listxattr", name, err)
+	}
+	c, err := f.readerRaw()
 	if err != nil {
 		return nil, asPathErr("listxattr", name, err)
 	}
@@ -761,6 +784,7 @@ func removexattrFn(attr string) func(t *tx, in *inode) error {
 		if err != nil {
 			return err
 		}
+		t.xattrChanged(in.Ino)
 		if err := st.Exec(in.Ino, attr); err != nil {
 			return err
 		}

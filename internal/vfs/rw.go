@@ -229,6 +229,8 @@ func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []pi
 		if err != nil {
 			return err
 		}
+		t.contentChanged(in.Ino)
+		t.contentChanged(stage.Ino)
 		if err := st.Exec(in.Ino, stage.Ino); err != nil {
 			return err
 		}

@@ -50,6 +50,20 @@ type FS struct {
 	amu    sync.Mutex
 	atimes map[uint64]time.Time // access times waiting for the next commit
 
+	// Deferred commits (defer.go). pend, pendTimer and pendDeadline are
+	// guarded by wmu; view and lostErr by vmu.
+	pend         *tx // the open transaction of deferred requests
+	pendTimer    *time.Timer
+	pendDeadline time.Time
+	pendOn       atomic.Bool // a transaction is pending (view is set)
+	vmu          sync.RWMutex
+	view         *pendView
+	lostErr      error // a pending transaction's commit failed after its callers were answered
+
+	dmu       sync.Mutex
+	drops     map[uint64]struct{} // unlinked inodes closed for good, deleted by the next commit
+	dropTimer *time.Timer         // commits drops that found no commit to ride along with
+
 	gmu     sync.Mutex // guards queue and leading (group commit)
 	queue   []*request
 	leading bool
@@ -57,6 +71,7 @@ type FS struct {
 	ckptKick chan struct{}
 	ckptDone chan struct{}
 
+	tail    journalTail   // the newest changes, for followers
 	seqPub  atomic.Uint64 // newest committed seq, published after commit
 	notify  chan struct{} // closed and replaced on every commit (guarded by nmu)
 	nmu     sync.Mutex
@@ -135,7 +150,7 @@ func (f *FS) checkpointer() {
 		c.Exec("PRAGMA wal_checkpoint(PASSIVE)")
 		if fi.Size() > 4*f.opts.CheckpointBytes {
 			f.wmu.Lock()
-			if !f.closed.Load() {
+			if !f.closed.Load() && f.pend == nil {
 				f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 			}
 			f.wmu.Unlock()
@@ -247,6 +262,7 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 		return err
 	}
 	f.seqPub.Store(f.seq)
+	f.tail.minSeq, f.tail.seq = f.minSeq, f.seq
 	return nil
 }
 
@@ -350,10 +366,11 @@ func (f *FS) Close() error {
 		}
 		o.mu.Unlock()
 	}
-	// Store deferred access times, wait for queued commits, then refuse new ones.
+	// Store deferred access times and changes, wait for queued commits, then
+	// refuse new ones.
 	if !f.opts.ReadOnly {
 		f.amu.Lock()
-		pending := len(f.atimes) > 0
+		pending := len(f.atimes) > 0 || f.pendOn.Load()
 		f.amu.Unlock()
 		if pending {
 			if err := f.update(context.Background(), "close", "", func(t *tx) error { return nil }); err != nil {
@@ -361,9 +378,24 @@ func (f *FS) Close() error {
 			}
 		}
 	}
+	f.dmu.Lock()
+	if f.dropTimer != nil {
+		f.dropTimer.Stop()
+	}
+	f.dmu.Unlock()
 	f.wmu.Lock()
+	if f.pend != nil {
+		// A deferred change that arrived after the commit above.
+		if err := f.commitTx(f.pend); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if f.pendTimer != nil {
+		f.pendTimer.Stop()
+	}
 	f.closed.Store(true)
-	// Unlinked-but-open inodes are removed now rather than at the next open.
+	// Unlinked-but-open inodes (and pending drops) are removed now rather than
+	// at the next open.
 	if !f.opts.ReadOnly {
 		if err := f.recover(f.w); err != nil {
 			errs = append(errs, err)
@@ -397,8 +429,20 @@ func (f *FS) Close() error {
 	return nil
 }
 
-// reader borrows a read connection; give it back with putReader.
+// reader borrows a read connection; give it back with putReader. Deferred
+// changes are committed first, so the connection sees everything applied.
 func (f *FS) reader() (*sqlite.Conn, error) {
+	if f.pendOn.Load() {
+		if err := f.update(context.Background(), "commit", "", func(t *tx) error { return nil }); err != nil {
+			return nil, err
+		}
+	}
+	return f.readerRaw()
+}
+
+// readerRaw is reader without the commit, for reads that know the pending
+// transaction did not change what they read (see defer.go).
+func (f *FS) readerRaw() (*sqlite.Conn, error) {
 	select {
 	case c := <-f.readers:
 		return c, nil

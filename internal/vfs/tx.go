@@ -26,9 +26,32 @@ type tx struct {
 	dying   []uint64
 	uid     uint32 // owner of inodes this transaction creates (WithOwner)
 	gid     uint32
-	actor   string          // who the current request acts for (WithActor)
-	after   []func()        // run after a successful commit, outside wmu
-	created map[uint64]bool // inodes created by this transaction (INSERT, not UPDATE)
+	actor   string              // who the current request acts for (WithActor)
+	after   []func()            // run when the request returns (committed, or applied if deferred), outside wmu
+	created map[uint64]bool     // inodes created by this transaction (INSERT, not UPDATE)
+	drops   map[uint64]struct{} // pending deletions it took (applyDrops), queued again if it fails
+
+	// touched records every change to the overlay (inodes, dents) with the
+	// value it replaced, in order: a failing request is undone by walking its
+	// records back (savepoint), and a transaction kept open for deferred
+	// requests shows readers what it changed (publishView).
+	touched []undoRec
+	viewed  int // touched[:viewed] are in the published view
+	// Inodes whose xattrs or content this transaction changed, for the
+	// published view.
+	xattrIno   map[uint64]bool
+	contentIno map[uint64]bool
+	deferred   int // requests applied but not yet committed (deferred commits)
+}
+
+// undoRec is one change to a transaction's overlay and the value it replaced.
+type undoRec struct {
+	dent bool
+	ino  uint64 // inode changed (dent false)
+	k    dkey   // entry changed (dent true)
+	in   *inode // previous inode value (had: present in the overlay)
+	dino uint64 // previous entry value
+	had  bool
 }
 
 // A request is one caller's mutation waiting for a group commit.
@@ -120,6 +143,12 @@ func (r *request) finishRequest() error {
 }
 
 // commitGroup runs every request of the group in one transaction; wmu is held.
+//
+// The transaction is the pending one when deferred requests left one open
+// (see WithCommitDelay), else a new one. When every request of the group is
+// deferred, the transaction stays open: their changes are published to
+// readers (publishView) and committed later, by the next group with a request
+// that is not deferred, by Commit, or when the earliest delay expires.
 func (f *FS) commitGroup(group []*request) {
 	fail := func(err error) {
 		for _, r := range group {
@@ -134,53 +163,92 @@ func (f *FS) commitGroup(group []*request) {
 		}
 		return
 	}
-	t := &tx{f: f, c: f.w, now: f.opts.Now(), inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64)}
-	if err := f.w.Run("BEGIN IMMEDIATE"); err != nil {
-		fail(err)
-		return
+	t := f.pend
+	fresh := t == nil
+	if fresh {
+		t = &tx{f: f, c: f.w, now: f.opts.Now(), inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64)}
+		if err := f.w.Run("BEGIN IMMEDIATE"); err != nil {
+			fail(err)
+			return
+		}
 	}
-	ok := 0
+	t.applyDrops()
+	ok, deferAll := 0, true
+	var delay time.Duration = -1
 	for _, r := range group {
 		if err := r.ctx.Err(); err != nil {
 			r.err = err
 			continue
 		}
-		if len(group) == 1 {
+		d, deferred := commitDelay(r.ctx)
+		if !deferred {
+			deferAll = false
+		}
+		if !fresh || len(group) > 1 {
+			t.now = f.opts.Now()
+			r.err = t.savepoint(r)
+		} else {
 			t.uid, t.gid = owner(r.ctx)
 			t.actor = actorOf(r.ctx)
-			if err := r.fn(t); err != nil {
+			err := r.fn(t)
+			if err == nil && t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
+				err = syscall.ENOSPC // checked now: a deferred request is answered before finish
+			}
+			if err != nil {
 				r.err = asPathErr(r.op, r.path, err)
 			}
-		} else {
-			r.err = t.savepoint(r)
 		}
 		if r.err == nil {
 			r.after = t.after
 			t.after = nil
 			ok++
+			if deferred {
+				t.deferred++
+				if delay < 0 || d < delay {
+					delay = d
+				}
+			}
 		}
 	}
-	var err error
-	if ok > 0 {
-		t.applyAtimes()
-		err = t.finish()
-	}
-	if ok == 0 || err != nil {
+	if fresh && ok == 0 {
 		f.w.Run("ROLLBACK")
 		t.clearDying(0)
-		if err != nil {
-			fail(err)
-		}
+		t.requeueDrops()
 		return
 	}
-	if err := f.w.Run("COMMIT"); err != nil {
-		f.w.Run("ROLLBACK")
-		f.cache.reset()
-		t.clearDying(0)
+	if deferAll && t.deferred < maxDeferred && t.used < maxDeferredBytes {
+		if ok > 0 || t.deferred > 0 {
+			f.keepPending(t, delay)
+			return
+		}
+	}
+	if err := f.commitTx(t); err != nil {
 		fail(err)
-		return
 	}
-	f.cache.apply(t.inodes, t.dents)
+}
+
+// commitTx finishes and commits t (wmu is held), installs its changes in the
+// cache and publishes its journal entries. If t held deferred requests whose
+// callers were answered already, a failure loses their changes: it is kept
+// for the next Commit to report.
+func (f *FS) commitTx(t *tx) error {
+	f.pend = nil
+	t.applyAtimes()
+	err := t.finish()
+	if err == nil {
+		if err = f.w.Run("COMMIT"); err != nil {
+			f.cache.reset() // the outcome is unknown
+		}
+	}
+	if err != nil {
+		f.w.Run("ROLLBACK")
+		t.clearDying(0)
+		t.requeueDrops()
+		f.endPending(err, t.deferred)
+		return err
+	}
+	f.cache.apply(t.inodes, t.dents, t.created)
+	f.endPending(nil, t.deferred)
 	t.clearDying(0)
 	if f.ckptKick != nil {
 		if f.commits++; f.commits%64 == 0 || t.used > 1<<20 {
@@ -194,8 +262,10 @@ func (f *FS) commitGroup(group []*request) {
 		if f.minSeq == 0 {
 			f.minSeq = t.changes[0].Seq
 		}
+		f.tail.add(t.changes, f.minSeq)
 		f.publish(f.seq)
 	}
+	return nil
 }
 
 // savepoint runs one request of a group inside a savepoint, undoing both the
@@ -204,18 +274,7 @@ func (t *tx) savepoint(r *request) error {
 	if err := t.c.Run("SAVEPOINT req"); err != nil {
 		return asPathErr(r.op, r.path, err)
 	}
-	inodes := make(map[uint64]*inode, len(t.inodes))
-	for k, v := range t.inodes {
-		if v != nil {
-			cp := *v
-			v = &cp
-		}
-		inodes[k] = v
-	}
-	dents := make(map[dkey]uint64, len(t.dents))
-	for k, v := range t.dents {
-		dents[k] = v
-	}
+	mark := len(t.touched)
 	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
 	t.uid, t.gid = owner(r.ctx)
 	t.actor = actorOf(r.ctx)
@@ -226,7 +285,7 @@ func (t *tx) savepoint(r *request) error {
 	if err != nil {
 		t.c.Run("ROLLBACK TO req")
 		t.c.Run("RELEASE req")
-		t.inodes, t.dents = inodes, dents
+		t.undoTo(mark)
 		t.changes, t.used, t.ninodes = t.changes[:nch], used, nin
 		t.clearDying(ndying)
 		t.after = nil
@@ -377,7 +436,56 @@ func (t *tx) lookup(parent uint64, name string) (uint64, error) {
 }
 
 // put records in as changed; it is written at commit.
-func (t *tx) put(in *inode) { t.inodes[in.Ino] = in }
+func (t *tx) put(in *inode) { t.setInode(in.Ino, in) }
+
+// setInode sets the overlay's inode ino (nil: deleted), recording the change.
+func (t *tx) setInode(ino uint64, in *inode) {
+	old, had := t.inodes[ino]
+	t.touched = append(t.touched, undoRec{ino: ino, in: old, had: had})
+	t.inodes[ino] = in
+}
+
+// setDentOverlay sets the overlay's entry k (0: removed), recording the change.
+func (t *tx) setDentOverlay(k dkey, ino uint64) {
+	old, had := t.dents[k]
+	t.touched = append(t.touched, undoRec{dent: true, k: k, dino: old, had: had})
+	t.dents[k] = ino
+}
+
+// undoTo reverts the overlay changes recorded after touched[:mark].
+func (t *tx) undoTo(mark int) {
+	for i := len(t.touched) - 1; i >= mark; i-- {
+		u := t.touched[i]
+		switch {
+		case u.dent && u.had:
+			t.dents[u.k] = u.dino
+		case u.dent:
+			delete(t.dents, u.k)
+		case u.had:
+			t.inodes[u.ino] = u.in
+		default:
+			delete(t.inodes, u.ino)
+		}
+	}
+	t.touched = t.touched[:mark]
+	t.viewed = min(t.viewed, mark)
+}
+
+// xattrChanged and contentChanged note, for readers of a deferred
+// transaction's view, that ino's xattrs or content are not the committed ones.
+func (t *tx) xattrChanged(ino uint64) {
+	if t.xattrIno == nil {
+		t.xattrIno = make(map[uint64]bool)
+	}
+	t.xattrIno[ino] = true
+}
+
+func (t *tx) contentChanged(ino uint64) {
+	if t.contentIno == nil {
+		t.contentIno = make(map[uint64]bool)
+	}
+	t.contentIno[ino] = true
+}
 
 func (t *tx) addDent(parent uint64, name string, ino uint64) error {
 	st, err := t.c.Prep("INSERT INTO dentries(parent, name, ino) VALUES (?, ?, ?)")
@@ -387,7 +495,7 @@ func (t *tx) addDent(parent uint64, name string, ino uint64) error {
 	if err := st.Exec(parent, name, ino); err != nil {
 		return err
 	}
-	t.dents[dkey{parent, name}] = ino
+	t.setDentOverlay(dkey{parent, name}, ino)
 	return nil
 }
 
@@ -399,7 +507,7 @@ func (t *tx) setDent(parent uint64, name string, ino uint64) error {
 	if err := st.Exec(ino, parent, name); err != nil {
 		return err
 	}
-	t.dents[dkey{parent, name}] = ino
+	t.setDentOverlay(dkey{parent, name}, ino)
 	return nil
 }
 
@@ -411,7 +519,7 @@ func (t *tx) delDent(parent uint64, name string) error {
 	if err := st.Exec(parent, name); err != nil {
 		return err
 	}
-	t.dents[dkey{parent, name}] = 0
+	t.setDentOverlay(dkey{parent, name}, 0)
 	return nil
 }
 
@@ -474,7 +582,7 @@ func (t *tx) dropInode(ino uint64) error {
 	if err := st.Exec(ino); err != nil {
 		return err
 	}
-	t.inodes[ino] = nil
+	t.setInode(ino, nil)
 	t.ninodes--
 	return nil
 }

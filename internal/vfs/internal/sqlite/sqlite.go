@@ -8,6 +8,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -21,15 +22,24 @@ type Conn struct {
 // Open opens the database file at path. A read-only connection never creates or
 // writes the file.
 func Open(path string, readOnly bool) (*Conn, error) {
-	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | sqlite3.OPEN_NOFOLLOW | sqlite3.OPEN_EXRESCODE
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | sqlite3.OPEN_NOFOLLOW | sqlite3.OPEN_EXRESCODE | sqlite3.OPEN_URI
 	if readOnly {
-		flags = sqlite3.OPEN_READONLY | sqlite3.OPEN_NOFOLLOW | sqlite3.OPEN_EXRESCODE
+		flags = sqlite3.OPEN_READONLY | sqlite3.OPEN_NOFOLLOW | sqlite3.OPEN_EXRESCODE | sqlite3.OPEN_URI
 	}
-	c, err := sqlite3.OpenFlags(path, flags)
+	c, err := sqlite3.OpenFlags(uri(path), flags)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	return &Conn{c: c, stmts: make(map[string]*Stmt)}, nil
+}
+
+// uri is the URI that opens path with the WAL-buffering VFS (walVFS).
+func uri(path string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	if strings.HasPrefix(path, "//") {
+		path = "/" + strings.TrimLeft(path, "/") // not an authority
+	}
+	return "file:" + r.Replace(path) + "?vfs=" + walVFSName
 }
 
 // Exec runs one or more statements that return no rows.

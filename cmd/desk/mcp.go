@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/jsvm"
+	"github.com/desk-dev/desk/internal/mcp"
+	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+var mcpSpec = &cmdSpec{
+	name:     "mcp",
+	synopsis: "--workspace NAME [--data DIR [--create]] [--url URL] [--token TOKEN]",
+	summary:  "serve a workspace over MCP on standard input and output, for Claude Code, Cursor or any MCP client",
+	help: `The workspace's tools (read, write, edit, ls, find, grep, delete, exec) become MCP
+tools and its files MCP resources (desk://NAME/PATH). Standard input and output
+carry the protocol (newline-delimited JSON-RPC); logs go to standard error.
+
+Without --data, desk mcp is a client of a running desk serve, found as the
+other commands find it (--url/--token, $DESK_URL/$DESK_TOKEN, or the config
+file desk serve writes): the token's scopes decide the tools offered (a
+read-only token gets read, ls, find and grep). With --data DIR it opens the
+data directory itself, which must not be in use by a desk serve, with the
+shell and js backends; --create creates the workspace first if it is missing.
+
+A cancelled tool call kills its execution; exec reports its output as
+progress notifications when the client asks for them. See docs/mcp.md for
+the client configuration (Claude Code, generic MCP clients).`,
+	minArgs: 0, maxArgs: 0,
+}
+
+// workspaceFlags select the workspace of desk mcp and desk tools replay:
+// on a server, or in a data directory opened directly.
+type workspaceFlags struct {
+	sf     *serverFlags
+	ws     *string
+	data   *string
+	create *bool
+}
+
+func addWorkspaceFlags(fl *flag.FlagSet, sf *serverFlags) *workspaceFlags {
+	wf := &workspaceFlags{sf: sf}
+	wf.ws = fl.String("workspace", "", "the workspace `NAME`")
+	fl.StringVar(wf.ws, "w", "", "short for --workspace")
+	wf.data = fl.String("data", "", "open this data directory `DIR` directly instead of going through a server")
+	wf.create = fl.Bool("create", false, "with --data: create the workspace if it does not exist")
+	return wf
+}
+
+// open returns the selected workspace and a function that closes what was
+// opened for it.
+func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Workspace, func(), error) {
+	if *wf.ws == "" {
+		return nil, nil, usagef("--workspace NAME is required")
+	}
+	if *wf.data == "" {
+		if *wf.create {
+			return nil, nil, usagef("--create needs --data (on a server: desk ws create)")
+		}
+		c, srv, err := wf.sf.client()
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := c.Tools(ctx, *wf.ws); err != nil {
+			return nil, nil, reachable(err, srv)
+		}
+		return &mcp.RemoteWorkspace{Client: c, WorkspaceName: *wf.ws}, func() {}, nil
+	}
+	js, err := jsvm.New(jsvm.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the js backend: %w", err)
+	}
+	sh := shell.New(shell.Options{})
+	h, err := host.Open(ctx, host.Options{
+		DataDir: *wf.data,
+		Workspace: workspace.Options{
+			Backends: map[string]deskrun.Backend{"shell": sh, jsvm.ID: js},
+			Run:      deskrun.Options{DefaultBackend: "shell", Router: sh.Route},
+		},
+		Logger: log,
+	})
+	if errors.Is(err, host.ErrLocked) {
+		return nil, nil, fmt.Errorf("%w: a desk serve is using it; drop --data to go through the server", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if *wf.create {
+		if _, err := h.Create(ctx, *wf.ws, host.CreateOptions{}); err != nil && !errors.Is(err, host.ErrExists) {
+			h.Close()
+			return nil, nil, err
+		}
+	} else if _, err := h.Info(ctx, *wf.ws); err != nil {
+		h.Close()
+		if errors.Is(err, host.ErrNotFound) {
+			return nil, nil, fmt.Errorf("%w: %s in %s (pass --create to create it)", err, *wf.ws, *wf.data)
+		}
+		return nil, nil, err
+	}
+	return &mcp.HostWorkspace{Host: h, Workspace: *wf.ws}, func() { h.Close() }, nil
+}
+
+func runMCP(ctx context.Context, args []string, st streams) int {
+	sp := mcpSpec
+	fl := sp.flags()
+	wf := addWorkspaceFlags(fl, addServerFlags(fl))
+	logLevel := fl.String("log-level", "warn", "the least important log lines to print on standard error: debug, info, warn, error")
+	if _, code, ok := sp.parse(fl, args, st); !ok {
+		return code
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return sp.usageError(st, fl, usagef("--log-level %q: want debug, info, warn or error", *logLevel))
+	}
+	log := slog.New(slog.NewTextHandler(st.err, &slog.HandlerOptions{Level: level}))
+	ws, closeWS, err := wf.open(ctx, log)
+	if err != nil {
+		return sp.fail(st, err)
+	}
+	defer closeWS()
+	srv, err := mcp.NewServer(ctx, ws, mcp.Options{Logger: log})
+	if err != nil {
+		return sp.fail(st, err)
+	}
+	// When the client closes our standard input, calls still running are
+	// cancelled (their executions killed) rather than awaited.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in := eofReader{r: st.in, eof: cancel}
+	err = srv.Run(runCtx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{st.out}})
+	if err != nil && runCtx.Err() == nil && !errors.Is(err, io.EOF) {
+		return sp.fail(st, err)
+	}
+	return exitOK
+}
+
+// eofReader calls eof when its reader ends.
+type eofReader struct {
+	r   io.Reader
+	eof func()
+}
+
+func (e eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.eof()
+	}
+	return n, err
+}
+
+// nopWriteCloser is a Writer with a Close that does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

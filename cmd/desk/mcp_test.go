@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+var bg = context.Background()
+
+func writeFile(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stdioSession runs desk with args in-process, its standard input and
+// output connected to a go-sdk client.
+func stdioSession(t *testing.T, args ...string) (*sdk.ClientSession, func() (int, string)) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code := run(args, inR, outW, &errb)
+		outW.Close()
+		done <- code
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		inW.Close()
+		t.Fatalf("connect: %v (desk said: %s)", err, errb.String())
+	}
+	return cs, func() (int, string) {
+		cs.Close()
+		inW.Close()
+		return <-done, errb.String()
+	}
+}
+
+func callText(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(bg, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func TestMCP_stdioLocal(t *testing.T) {
+	data := t.TempDir()
+	wantFail(t, 1, "pass --create", "mcp", "--data", data, "--workspace", "proj")
+	wantFail(t, 2, "--workspace NAME is required", "mcp", "--data", data)
+	cs, stop := stdioSession(t, "mcp", "--data", data, "--workspace", "proj", "--create")
+	lt, err := cs.ListTools(bg, nil)
+	if err != nil || len(lt.Tools) != 8 {
+		t.Fatalf("tools: %v %d", err, len(lt.Tools))
+	}
+	if got, isErr := callText(t, cs, "write", map[string]any{"path": "hello.txt", "content": "hello\n"}); isErr || !strings.HasPrefix(got, "created /workspace/hello.txt") {
+		t.Errorf("write: %q", got)
+	}
+	if got, _ := callText(t, cs, "exec", map[string]any{"command": "tr a-z A-Z < hello.txt"}); !strings.HasPrefix(got, "HELLO\n[exit code 0 · shell backend") {
+		t.Errorf("exec: %q", got)
+	}
+	if got, _ := callText(t, cs, "exec", map[string]any{"command": "export default (i) => i.n * 2", "backend": "js", "input": map[string]any{"n": 21}}); !strings.Contains(got, "[value] 42") {
+		t.Errorf("exec js: %q", got)
+	}
+	if got, isErr := callText(t, cs, "read", map[string]any{"path": "nope"}); !isErr || !strings.HasPrefix(got, "not_found:") {
+		t.Errorf("read error: %q", got)
+	}
+	if code, errs := stop(); code != 0 {
+		t.Errorf("desk mcp exit %d: %s", code, errs)
+	}
+	// The data directory holds the workspace afterwards.
+	out := mustDesk(t, nil, "fs", "-db", filepath.Join(data, "workspaces", "proj.db"), "cat", "/workspace/hello.txt")
+	if out != "hello\n" {
+		t.Errorf("fs cat: %q", out)
+	}
+}
+
+func TestMCP_stdioRemote(t *testing.T) {
+	ts := newTestServer(t)
+	ts.use(t)
+	mustDesk(t, nil, "ws", "create", "demo")
+	wantFail(t, 1, "(not_found)", "mcp", "--workspace", "ghost")
+	wantFail(t, 2, "--create needs --data", "mcp", "--workspace", "demo", "--create")
+	cs, stop := stdioSession(t, "mcp", "--workspace", "demo")
+	if got, isErr := callText(t, cs, "write", map[string]any{"path": "r.txt", "content": "remote\n"}); isErr {
+		t.Errorf("write: %q", got)
+	}
+	if got, _ := callText(t, cs, "exec", map[string]any{"command": "echo via server", "backend": "lines"}); !strings.HasPrefix(got, "via server\n") {
+		t.Errorf("exec: %q", got)
+	}
+	rr, err := cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/r.txt"})
+	if err != nil || rr.Contents[0].Text != "remote\n" {
+		t.Errorf("resource: %v", err)
+	}
+	if code, errs := stop(); code != 0 {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if got := mustDesk(t, nil, "fs", "-w", "demo", "cat", "/workspace/r.txt"); got != "remote\n" {
+		t.Errorf("fs cat: %q", got)
+	}
+	// A read-only token offers the read-only tools.
+	out := mustDesk(t, nil, "token", "mint", "--workspace", "demo", "--scopes", "read")
+	t.Setenv(envToken, strings.TrimSpace(out))
+	cs, stop = stdioSession(t, "mcp", "--workspace", "demo")
+	lt, _ := cs.ListTools(bg, nil)
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "find,grep,ls,read" {
+		t.Errorf("read-only tools: %v", names)
+	}
+	stop()
+}
+
+func TestTools_schema(t *testing.T) {
+	for _, f := range []string{"openai", "anthropic", "mcp", "desk"} {
+		out := mustDesk(t, nil, "tools", "schema", "--format", f)
+		var v []map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil || len(v) != 8 {
+			t.Errorf("%s: %v, %d tools", f, err, len(v))
+		}
+	}
+	out := mustDesk(t, nil, "tools", "schema", "--format", "anthropic", "--read-only")
+	if strings.Count(out, `"input_schema"`) != 4 {
+		t.Errorf("read-only: %s", out)
+	}
+	out = mustDesk(t, nil, "tools", "schema", "--backends", "shell")
+	if !strings.Contains(out, "- shell: ") || strings.Contains(out, "- sandbox: ") {
+		t.Errorf("backends: exec description does not follow --backends")
+	}
+	wantFail(t, 2, `--format "xml"`, "tools", "schema", "--format", "xml")
+}
+
+func TestTools_replay(t *testing.T) {
+	data := t.TempDir()
+	script := filepath.Join("..", "..", "internal", "tools", "testdata", "session.replay.json")
+	out, errs, code := desk(t, nil, "tools", "replay", script, "--data", data, "--workspace", "w", "--create")
+	if code != 0 || !strings.HasSuffix(out, "13 of 13 steps passed\n") || !strings.HasPrefix(out, "# a small coding session") {
+		t.Errorf("replay: exit %d\n%s\n%s", code, out, errs)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	writeFile(t, bad, `[{"tool":"read","input":{"path":"nope"},"expect":{"contains":["x"]}}]`)
+	out, _, code = desk(t, nil, "tools", "replay", bad, "--data", data, "--workspace", "w")
+	if code != 1 || !strings.Contains(out, "FAIL 1 read: failed: not_found") || !strings.HasSuffix(out, "0 of 1 steps passed\n") {
+		t.Errorf("failing replay: exit %d\n%s", code, out)
+	}
+	wantFail(t, 1, "no such file", "tools", "replay", bad+".missing", "--data", data, "--workspace", "w")
+}
+
+// TestMCP_stdioCloseCancels: a client that closes desk mcp's standard input
+// while a call runs gets the execution killed, and desk mcp exits at once.
+func TestMCP_stdioCloseCancels(t *testing.T) {
+	data := t.TempDir()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run([]string{"mcp", "--data", data, "--workspace", "w", "--create"}, inR, outW, io.Discard)
+		outW.Close()
+		done <- code
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "echo started; sleep 30"}}
+	params.SetProgressToken("p")
+	go cs.CallTool(bg, params)
+	time.Sleep(300 * time.Millisecond)
+	t0 := time.Now()
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("desk mcp did not exit after its input closed")
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("exit took %v", d)
+	}
+	// The execution was killed, not left to the next open to fail.
+	fsys, err := vfs.Open(bg, filepath.Join(data, "workspaces", "w.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	rt, err := deskrun.Open(bg, fsys, map[string]deskrun.Backend{}, deskrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	list, err := rt.List(bg, deskrun.ListOptions{})
+	if err != nil || len(list) != 1 || list[0].Status != deskrun.StatusCancelled {
+		t.Errorf("executions: %v %+v", err, list)
+	}
+}

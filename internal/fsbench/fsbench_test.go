@@ -1,0 +1,99 @@
+package fsbench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/initproc"
+)
+
+// TestMain lets the test binary be the sandboxes' init.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
+		os.Exit(initproc.Main(os.Args[2:], os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestRun_Small runs every scenario at a small scale on the three
+// filesystems and checks the report's shape.
+func TestRun_Small(t *testing.T) {
+	err := sandbox.Available("")
+	if err == nil {
+		err = sandbox.MountAvailable()
+	}
+	if err != nil {
+		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	for _, tool := range []string{"git", "npm", "node"} {
+		if _, err := os.Stat("/usr/bin/" + tool); err != nil {
+			if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
+				t.Fatalf("DESK_REQUIRE_SANDBOX=1 but the host has no /usr/bin/%s (make setup installs it)", tool)
+			}
+			t.Skipf("skipping: no /usr/bin/%s", tool)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// The sandbox's root (an unprivileged host uid) must reach the scratch
+	// directory.
+	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		os.Chmod(d, 0o711)
+	}
+	var progress strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Options{Dir: dir, InitPath: exe, Runs: 1, Files: 50, BigSize: 1 << 20, Packages: 5, PkgFiles: 4,
+		WarmExecs: 3, NoDropCaches: true, Progress: &progress})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	if len(rep.Rows) != 14 {
+		t.Errorf("%d rows", len(rep.Rows))
+	}
+	for _, row := range rep.Rows {
+		for i, d := range row.Times {
+			if d <= 0 {
+				t.Errorf("%s on %s: %v", row.Name, FSNames[i], d)
+			}
+		}
+	}
+	var out strings.Builder
+	rep.Format(&out)
+	for _, want := range []string{"| create 50 files |", "| npm install (5 pkgs, 20 files) |", "| sandbox cold start (first `true`) |", "×tmpfs"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Logf("\n%s", out.String())
+	// Nothing is left in the directory.
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+func TestParseEpoch(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"1700000000.123456": 1700000000*time.Second + 123456*time.Microsecond,
+		"5.5":               5*time.Second + 500*time.Millisecond,
+		"7":                 7 * time.Second,
+	} {
+		if got, err := parseEpoch(in); err != nil || got != want {
+			t.Errorf("parseEpoch(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if d, err := elapsed("noise\n10.000100 10.250100\n"); err != nil || d != 250*time.Millisecond {
+		t.Errorf("elapsed = %v, %v", d, err)
+	}
+}

@@ -1,0 +1,125 @@
+package jsvm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/run"
+)
+
+// The benchmarks of docs/benchmarks.md: each workload through the backend
+// (Run, on a workspace store) and through node started as a new process on
+// the same files, in the same run:
+//
+//	go test -run '^$' -bench . -benchtime 50x ./internal/jsvm/
+
+// benchSources are the workloads. Each module does its work at the top
+// level (so that node, which ignores the default export, does it too) and
+// returns it through the default export.
+var benchSources = []struct {
+	name  string
+	src   string
+	files int // files of 1 KiB written to the workspace first
+}{
+	{"cold start (returns 1)", "export default () => 1;\n", 0},
+	{"read 100 files, write a JSON summary", `import fs from 'node:fs/promises';
+const names = (await fs.readdir('data')).sort();
+const summary = { files: 0, bytes: 0, lines: 0 };
+for (const n of names) {
+  const text = await fs.readFile('data/' + n, 'utf8');
+  summary.files++;
+  summary.bytes += text.length;
+  summary.lines += text.split('\n').length - 1;
+}
+await fs.writeFile('summary.json', JSON.stringify(summary));
+export default () => summary;
+`, 100},
+	{"fib(27)", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\nconst r = fib(27);\nexport default () => r;\n", 0},
+}
+
+func benchFile(i int) string {
+	line := fmt.Sprintf("line of file %03d with some text to read\n", i)
+	s := ""
+	for len(s) < 1024 {
+		s += line
+	}
+	return s
+}
+
+func BenchmarkWorkloads(b *testing.B) {
+	for _, w := range benchSources {
+		files := map[string]string{}
+		for i := 0; i < w.files; i++ {
+			files[fmt.Sprintf("data/f%03d.txt", i)] = benchFile(i)
+		}
+		b.Run(w.name+"/desk", func(b *testing.B) {
+			be := newBackend(b, Options{})
+			fsys := newStore(b, files)
+			ctx := context.Background()
+			cpu0 := processCPU()
+			for b.Loop() {
+				r := runJS(ctx, be, fsys, job{src: w.src})
+				if r.err != nil || r.value == "" {
+					b.Fatalf("%v %q %s", r.err, r.value, r.stderr)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+		b.Run(w.name+"/node", func(b *testing.B) {
+			node := nodeBinary(b)
+			dir := b.TempDir()
+			for n, c := range files {
+				p := filepath.Join(dir, n)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(c), 0o644)
+			}
+			main := filepath.Join(dir, "main.mjs")
+			os.WriteFile(main, []byte(w.src), 0o644)
+			var cpu time.Duration
+			for b.Loop() {
+				cmd := exec.Command(node, main)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("node: %v %s", err, out)
+				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkRuntimeColdStart is the cold start through run.Runtime, as the
+// API runs it: the record, the events and the end stored in the workspace.
+func BenchmarkRuntimeColdStart(b *testing.B) {
+	fsys, r := openRuntime(b, filepath.Join(b.TempDir(), "ws.db"), newBackend(b, Options{}))
+	defer fsys.Close()
+	defer r.Close()
+	ctx := context.Background()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op") }()
+	for b.Loop() {
+		x, err := r.Exec(ctx, "export default () => 1;\n", run.ExecOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := x.Wait(ctx)
+		if err != nil || string(res.Value) != "1" {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+}
+
+// processCPU is the CPU time this process has used (user and system), in
+// nanoseconds: on a loaded machine it says more than the wall time.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

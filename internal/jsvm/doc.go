@@ -1,0 +1,140 @@
+// Package jsvm is the js backend: an execution's source is an ES module, run
+// in a fresh QuickJS runtime, with node:fs/promises on the workspace.
+//
+// # What an execution does
+//
+// The source is compiled as a module named "<source>" in the cwd
+// (/workspace/<source> by default: stack traces and import.meta show that
+// name, and its relative imports resolve from the cwd). Static imports,
+// dynamic imports and top-level await work. Once the module has evaluated,
+// a default-exported function is called with the execution's input (the
+// JSON value run.Job.Input, parsed; undefined when none was given) and
+// awaited; the JSON of what it returns is the execution's value
+// (run.Outcome.Value). A module without a default-exported function, or one
+// that returns undefined, has no value. The execution then goes on as Node's
+// event loop would, until no timer keeps it alive; its exit code is
+// process.exitCode (0), or the code given to process.exit, which ends it at
+// once.
+//
+// An exception nothing catches, a promise rejected with no handler by the
+// end of the microtask queue's turn, and a rejected default export end the
+// execution as failed: stderr gets "Uncaught " and the error as Node prints
+// it (its stack: functions, workspace files, lines and columns), and the
+// record's error is its first line. A module whose result can never settle
+// (awaiting a promise nothing will resolve) fails too.
+//
+// # Modules
+//
+//   - Workspace files: relative ("./lib.js", "../x/y.mjs"), absolute
+//     ("/workspace/lib.js") or file: URL specifiers name files of the
+//     workspace; .js and .mjs are ES modules, .json a module whose default
+//     export is the parsed value (with or without `with { type: 'json' }`).
+//     As in Node's ESM, the extension is required (a missing one gets a
+//     hint), directories are not modules, and .cjs and TypeScript are
+//     refused with a message saying so. Every import is read from the store
+//     when the execution first needs it: a module one execution writes, the
+//     next imports.
+//   - Built-in modules, by "node:" name or bare: fs/promises and fs (the
+//     workspace; the sync and callback forms included), path (POSIX),
+//     buffer, process, util, url, events, assert, crypto (hashes, HMAC,
+//     random), timers, timers/promises, console. Node's other built-ins
+//     (child_process, net, http, os, ...) are refused with a message naming
+//     what is offered.
+//   - Trusted modules (Options.Modules): bare specifiers an operator offers,
+//     as source text; their relative imports resolve among themselves.
+//   - Host modules (Options.HostModules): modules implemented in Go, whose
+//     functions take and return JSON. desk:git will be one; until then
+//     importing it says it is not available.
+//
+// # Globals
+//
+// console (log, info, debug to stdout; warn, error, trace to stderr; each
+// call is written at once, so output streams live), setTimeout,
+// setInterval, setImmediate and their clear functions, queueMicrotask,
+// structuredClone, TextEncoder, TextDecoder, URL, URLSearchParams, atob,
+// btoa, Buffer, process, crypto (randomUUID, getRandomValues),
+// DOMException, global. fetch exists and rejects with ERR_DESK_NO_NETWORK:
+// egress comes with a policy, later. util.inspect, and so console.log,
+// format values as Node does (the parity test compares them with Node).
+//
+// # Design
+//
+// The engine is QuickJS (release 2026-06-04) from modernc.org/libquickjs:
+// C transpiled to Go, no cgo. Package qjs is this backend's binding to it;
+// its doc says why it does not go through modernc.org/quickjs. Each
+// execution gets its own runtime and realm, made in about a millisecond and
+// freed at the end: nothing is shared between executions but the read-only
+// bytecode of the runtime's JavaScript half.
+//
+// That half (js/*.js, embedded) implements the globals and the built-in
+// modules on top of a host object of Go functions (host_*.go, fs.go,
+// encoding.go, url.go, crypto.go): the store calls, byte encodings, URL
+// parsing, hashing, output, stdin, timers. It is compiled once per process
+// into bytecode; an execution loads that bytecode (about 1 ms) rather than
+// parsing the source. The host object is passed to the runtime's function
+// and never reachable from the user's code: it is not a global.
+//
+// fs calls are synchronous host calls; the promise API wraps them in async
+// functions. Errors are built the way Node builds them (code, errno,
+// syscall, path, dest; the same messages), and a differential test runs
+// every node:fs/promises function, on success and failure paths, under Node
+// on a temporary directory and here on a workspace, and compares the
+// output line by line. Paths resolve against the cwd inside the store; the
+// file creation mask is 022; the process has root's rights (access fails
+// only for X_OK on a file without an execute bit).
+//
+// The event loop runs on the execution's goroutine: run the microtask
+// queue, check for unhandled rejections and the result, wait for the next
+// timer (or the ctx), fire it. Kill, timeout and server stop cancel ctx,
+// which aborts the engine: the interrupt handler stops running JavaScript
+// within a few thousand instructions (for(;;){} included), every host call
+// then throws an uncatchable error, and the loop returns at once.
+//
+// # Security model
+//
+// An execution reaches only what the runtime gives it: the workspace store
+// through the fs functions (paths are resolved inside the store, whose root
+// is the workspace's; ".." stops there), its stdin, stdout and stderr, the
+// environment run gives it (never the host's), the clock, randomness, and
+// the modules described above. There is no network, no host filesystem, no
+// process, no require, no engine module (std, os), and the engine's own
+// globals are not exposed. The engine runs in-process: its memory is bounded
+// (MaxMemory: a failed allocation ends the execution even if the script
+// catches "out of memory"), its stack is bounded (MaxStackDepth), its run
+// time by the execution's timeout, and every resource it can consume through
+// the host by a limit. A bug in the transpiled engine is a bug in the desk
+// process: the sandbox backend is the one for code that needs a kernel
+// boundary.
+//
+// # Limits
+//
+// Every limit is an Options field with a documented default: wall time
+// (Timeout, MaxTimeout, given to run through run.TimeoutBounds), MaxMemory,
+// MaxStackDepth, MaxOutputBytes, MaxSourceBytes, MaxModules,
+// MaxModuleDepth, MaxFSCalls, MaxFSBytes, MaxTimers, MaxConcurrent. The
+// input and the value are bounded by run (MaxInputBytes, MaxValueBytes). A
+// limit that is hit ends the execution as failed with a *LimitError (stderr:
+// "desk: js: limit exceeded: MaxFSCalls (...)"), except the stack limit,
+// whose "stack overflow" a script may catch, as in Node.
+//
+// # Not done
+//
+//   - File handles (fs.open, FileHandle, streams, watch): fs works on whole
+//     files. No fs.cp, opendir, statfs; stat has no bigint form.
+//   - Intl (the engine has none: toLocaleString formats as en-US). Local
+//     time is UTC for every execution (TZ in its environment is ignored).
+//     No WebAssembly, workers, SharedArrayBuffer sharing.
+//   - fetch, Request, Response, Headers, AbortController, EventTarget, Blob,
+//     streams (web and node:stream), node:os, node:child_process, require and
+//     CommonJS, TypeScript.
+//   - error.stack holds the engine's frames only; Node prefixes them with
+//     "Name: message" (util.inspect and uncaught errors print both).
+//   - Non-ASCII host names in URLs are refused (no IDNA), file: URLs have no
+//     drive letters; util.inspect does not show proxies, colors or
+//     getters' values.
+//   - A blocking read of stdin cannot be interrupted by Kill (run gives
+//     stdin as a reader; over the API it is in memory, so this does not
+//     block).
+//   - Only 64-bit Linux is tested (package qjs also has the 32-bit value
+//     form, vetted for 386, never run).
+package jsvm

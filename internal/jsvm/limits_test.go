@@ -1,0 +1,115 @@
+package jsvm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLimits hits every limit of Options on purpose: each ends the
+// execution as failed with a LimitError naming it, on stderr too.
+func TestLimits(t *testing.T) {
+	b := newBackend(t, Options{
+		MaxMemory:      16 << 20,
+		MaxStackDepth:  500,
+		MaxOutputBytes: 1000,
+		MaxSourceBytes: 4000,
+		MaxModules:     20,
+		MaxModuleDepth: 5,
+		MaxFSCalls:     50,
+		MaxFSBytes:     10000,
+		MaxTimers:      10,
+	})
+	chain := map[string]string{}
+	for i := 0; i < 8; i++ {
+		chain[fmt.Sprintf("c%d.js", i)] = fmt.Sprintf("import './c%d.js';\n", i+1)
+	}
+	chain["c8.js"] = "export {};\n"
+	many := map[string]string{}
+	var imports strings.Builder
+	for i := 0; i < 25; i++ {
+		many[fmt.Sprintf("m%d.js", i)] = "export {};\n"
+		fmt.Fprintf(&imports, "import './m%d.js';\n", i)
+	}
+	big := map[string]string{"big.js": "export const s = '" + strings.Repeat("x", 5000) + "';\n"}
+	for _, tc := range []struct {
+		name, src string
+		files     map[string]string
+		limit     string
+	}{
+		{"memory", "const a = []; for (;;) a.push(new Array(10000).fill(a.length));", nil, "MaxMemory"},
+		{"memory even when caught", "let keep = []; try { for (;;) keep.push('x'.repeat(100000) + keep.length); } catch (e) { keep = null; console.log('caught', e.message); } for (;;) {}", nil, "MaxMemory"},
+		{"memory of one big allocation", "new ArrayBuffer(64 << 20)", nil, "MaxMemory"},
+		{"output", "for (;;) console.log('spam spam spam spam');", nil, "MaxOutputBytes"},
+		{"output in one write", "process.stdout.write('x'.repeat(5000));", nil, "MaxOutputBytes"},
+		{"source of the main module", "// " + strings.Repeat("x", 5000), nil, "MaxSourceBytes"},
+		{"source of imports", "import './big.js';", big, "MaxSourceBytes"},
+		{"module count", imports.String(), many, "MaxModules"},
+		{"module depth", "import './c0.js';", chain, "MaxModuleDepth"},
+		{"fs calls", "import fs from 'node:fs/promises'; for (;;) { try { await fs.stat('nope'); } catch {} }", nil, "MaxFSCalls"},
+		{"fs bytes written", "import fs from 'node:fs/promises'; for (let i = 0; ; i++) await fs.writeFile('f' + (i % 3), 'x'.repeat(3000));", nil, "MaxFSBytes"},
+		{"fs bytes read", "import fs from 'node:fs/promises'; await fs.writeFile('f', 'x'.repeat(4000)); for (;;) await fs.readFile('f');", nil, "MaxFSBytes"},
+		{"timers", "for (let i = 0; ; i++) setTimeout(() => {}, 1000);", nil, "MaxTimers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			r := runJS(ctx, b, newStore(t, tc.files), job{src: tc.src})
+			var le *LimitError
+			if !errors.As(r.err, &le) || le.Limit != tc.limit || !errors.Is(r.err, ErrLimit) {
+				t.Fatalf("error %v, want the %s limit\nstderr: %s", r.err, tc.limit, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "desk: js: limit exceeded: "+tc.limit) {
+				t.Errorf("stderr %q does not name the limit", r.stderr)
+			}
+		})
+	}
+
+	t.Run("stack depth", func(t *testing.T) {
+		r := runJS(context.Background(), b, newStore(t, nil), job{src: "function f(n) { return f(n + 1) + 1; }\nf(0);"})
+		if r.err == nil || !strings.Contains(r.stderr, "stack overflow") || !strings.Contains(r.stderr, "MaxStackDepth, 500") {
+			t.Fatalf("error %v, stderr %q", r.err, r.stderr)
+		}
+		// As in Node, the overflow is an exception the script can catch.
+		r = runJS(context.Background(), b, newStore(t, nil), job{src: "function f() { return f() + 1; }\nlet msg; try { f(); } catch (e) { msg = e.message; }\nexport default () => msg"})
+		if r.err != nil || r.value != `"stack overflow"` {
+			t.Fatalf("caught overflow: %v %q %s", r.err, r.value, r.stderr)
+		}
+	})
+
+	t.Run("concurrent executions", func(t *testing.T) {
+		one := newBackend(t, Options{MaxConcurrent: 1})
+		fsys := newStore(t, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan result, 1)
+		go func() { done <- runJS(ctx, one, fsys, job{src: "console.log('started'); for (;;) {}"}) }()
+		time.Sleep(200 * time.Millisecond)
+		r := runJS(context.Background(), one, fsys, job{src: "export default () => 1"})
+		var le *LimitError
+		if !errors.As(r.err, &le) || le.Limit != "MaxConcurrent" || !strings.Contains(r.stderr, "MaxConcurrent") {
+			t.Errorf("second execution: %v, stderr %q", r.err, r.stderr)
+		}
+		cancel()
+		<-done
+		if r := runJS(context.Background(), one, fsys, job{src: "export default () => 1"}); r.err != nil || r.value != "1" {
+			t.Errorf("after the first ended: %v %q", r.err, r.value)
+		}
+	})
+
+	t.Run("options", func(t *testing.T) {
+		if _, err := New(Options{MaxMemory: -1}); err == nil {
+			t.Error("negative limit accepted")
+		}
+		if _, err := New(Options{Timeout: time.Hour, MaxTimeout: time.Minute}); err == nil {
+			t.Error("timeout over the maximum accepted")
+		}
+		o := newBackend(t, Options{}).Options()
+		if o.Timeout != DefaultTimeout || o.MaxTimeout != DefaultMaxTimeout || o.MaxMemory != DefaultMaxMemory ||
+			o.MaxFSCalls != DefaultMaxFSCalls || o.MaxConcurrent != DefaultMaxConcurrent || o.MaxStackDepth != DefaultMaxStackDepth {
+			t.Errorf("defaults: %+v", o)
+		}
+	})
+}

@@ -1,0 +1,127 @@
+package jsvm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults of Options. Every limit is per execution unless it says otherwise.
+const (
+	DefaultTimeout        = time.Minute      // wall time of an execution that asks for none
+	DefaultMaxTimeout     = 10 * time.Minute // the longest wall time an execution may ask for
+	DefaultMaxMemory      = 64 << 20         // bytes the engine may allocate
+	DefaultMaxStackDepth  = 5000             // engine stack slots (about one per JavaScript call)
+	DefaultMaxOutputBytes = 16 << 20         // stdout + stderr
+	DefaultMaxSourceBytes = 16 << 20         // source of every module loaded, the main one included
+	DefaultMaxModules     = 1000             // modules loaded (built-in ones included)
+	DefaultMaxModuleDepth = 100              // length of an import chain
+	DefaultMaxFSCalls     = 100_000          // fs/promises calls
+	DefaultMaxFSBytes     = 256 << 20        // bytes read and written by fs/promises
+	DefaultMaxConcurrent  = 8                // executions of one Backend at once (all workspaces)
+	DefaultMaxTimers      = 10_000           // timers pending at once
+)
+
+// Options configure a Backend. Zero fields take the documented defaults;
+// negative ones are an error.
+type Options struct {
+	// Timeout is the wall time of an execution that asks for none, and
+	// MaxTimeout the longest one may ask for (run.ExecOptions.Timeout; beyond
+	// it Exec fails with run.ErrTimeoutTooLong). run's own maximum still
+	// applies. Defaults DefaultTimeout (1m) and DefaultMaxTimeout (10m).
+	Timeout, MaxTimeout time.Duration
+	// MaxMemory bounds the bytes the JavaScript engine allocates (default
+	// 64 MiB). Reaching it ends the execution, even if the script catches
+	// the "out of memory" error.
+	MaxMemory int64
+	// MaxStackDepth bounds the depth of JavaScript calls, in engine stack
+	// slots, about one per plain call and 3-9 through built-ins (default
+	// 5000). Past it the engine throws a catchable "InternalError: stack
+	// overflow", as Node throws a RangeError; uncaught, it fails the
+	// execution.
+	MaxStackDepth int
+	// MaxOutputBytes bounds stdout plus stderr (default 16 MiB; run keeps
+	// only its own output cap of it).
+	MaxOutputBytes int64
+	// MaxSourceBytes bounds the source text of all modules loaded, the main
+	// one included (default 16 MiB).
+	MaxSourceBytes int64
+	// MaxModules bounds the modules loaded, built-in ones included (default
+	// 1000); MaxModuleDepth the length of an import chain (default 100).
+	MaxModules, MaxModuleDepth int
+	// MaxFSCalls bounds the calls of node:fs/promises functions (default
+	// 100,000) and MaxFSBytes the bytes they read and write (default 256 MiB).
+	MaxFSCalls int64
+	MaxFSBytes int64
+	// MaxTimers bounds the timers (setTimeout, setInterval, setImmediate)
+	// pending at once (default 10,000).
+	MaxTimers int
+	// MaxConcurrent bounds the executions this Backend runs at once, over
+	// all workspaces (default 8). One more fails at once with a LimitError.
+	MaxConcurrent int
+	// Modules are trusted modules offered to bare imports: specifier →
+	// ES module source (import "csv-parse" → Modules["csv-parse"]). Their
+	// relative imports resolve among the same map, against the specifier as
+	// a path ("csv/lib/x.js" importing "./y.js" gets "csv/lib/y.js"). Nil:
+	// none.
+	Modules map[string]string
+	// HostModules are built-in modules implemented in Go, by specifier
+	// ("desk:git" will be one). Nil: none.
+	HostModules map[string]HostModule
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Timeout < 0 || o.MaxTimeout < 0 || o.MaxMemory < 0 || o.MaxStackDepth < 0 || o.MaxOutputBytes < 0 ||
+		o.MaxSourceBytes < 0 || o.MaxModules < 0 || o.MaxModuleDepth < 0 || o.MaxFSCalls < 0 || o.MaxFSBytes < 0 ||
+		o.MaxTimers < 0 || o.MaxConcurrent < 0 {
+		return o, errors.New("check js options: negative limit")
+	}
+	def := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defi := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if o.MaxTimeout == 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.Timeout == 0 {
+		o.Timeout = min(DefaultTimeout, o.MaxTimeout)
+	}
+	if o.Timeout > o.MaxTimeout {
+		return o, fmt.Errorf("check js options: timeout %v over the maximum %v", o.Timeout, o.MaxTimeout)
+	}
+	def(&o.MaxMemory, DefaultMaxMemory)
+	defi(&o.MaxStackDepth, DefaultMaxStackDepth)
+	def(&o.MaxOutputBytes, DefaultMaxOutputBytes)
+	def(&o.MaxSourceBytes, DefaultMaxSourceBytes)
+	defi(&o.MaxModules, DefaultMaxModules)
+	defi(&o.MaxModuleDepth, DefaultMaxModuleDepth)
+	def(&o.MaxFSCalls, DefaultMaxFSCalls)
+	def(&o.MaxFSBytes, DefaultMaxFSBytes)
+	defi(&o.MaxTimers, DefaultMaxTimers)
+	defi(&o.MaxConcurrent, DefaultMaxConcurrent)
+	return o, nil
+}
+
+// ErrLimit is wrapped by every LimitError.
+var ErrLimit = errors.New("limit exceeded")
+
+// LimitError says which limit ended an execution.
+type LimitError struct {
+	Limit string // the Options field, e.g. "MaxFSCalls"
+	Value int64  // its value
+	What  string // what hit it, in words ("fs/promises calls")
+}
+
+// Error reads "limit exceeded: MaxFSCalls (100000 fs/promises calls)".
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%v: %s (%d %s)", ErrLimit, e.Limit, e.Value, e.What)
+}
+
+// Unwrap returns ErrLimit.
+func (e *LimitError) Unwrap() error { return ErrLimit }

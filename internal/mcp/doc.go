@@ -1,0 +1,63 @@
+// Package mcp serves desk workspaces over the Model Context Protocol with the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk, v1.8.0): the agent
+// tools of internal/tools as MCP tools, and workspace files as MCP resources.
+//
+// # Servers and workspaces
+//
+// NewServer builds an SDK server for one Workspace: what to serve, behind an
+// interface with three implementations —
+//
+//   - HostWorkspace: a workspace of a host in this process; each call leases
+//     it (desk serve's /mcp/{ws}, and desk mcp --data DIR);
+//   - RemoteWorkspace: a workspace of a running desk serve, through its HTTP
+//     API (GET /v1/workspaces/{ws}/tools, POST .../tools/{name}, file reads):
+//     desk mcp without --data;
+//   - StoreWorkspace: a store and runtime the caller holds (Go programs,
+//     tests).
+//
+// Run the server on any SDK transport: desk mcp uses newline-delimited
+// JSON-RPC on standard input and output (sdk.IOTransport); Handler serves
+// streamable HTTP.
+//
+// # Tools
+//
+// Every tool keeps its definition: description, input and output schemas
+// (tools/list), annotations (readOnlyHint, destructiveHint, idempotentHint,
+// openWorldHint false). A call's result has the tool's text (and image)
+// content and its structured output as structuredContent. A tool failure is
+// a result with isError and the text "CODE: message" (not_found, no_match,
+// conflict, ...), so the model reads it; an unknown tool is a protocol error.
+// When the client sends a progress token, exec's output arrives as
+// notifications/progress (the progress count grows with each output event,
+// the message is the latest line). A notifications/cancelled for a running
+// call cancels its context, which kills the execution (SIGKILL).
+//
+// # Resources
+//
+// Files are resources with URIs desk://WORKSPACE/PATH (PATH is the
+// workspace path without its leading slash). resources/list lists the files
+// under /workspace, depth first in name order, Options.ResourcePage (500) at
+// a time, the cursor being the count listed before; resources/read reads any
+// file through the template desk://WORKSPACE/{+path}: text as text, other
+// content as a base64 blob, at most Options.MaxResourceBytes (8 MiB; larger:
+// use the read tool). MIME types come from a fixed extension table (never the
+// machine's mime.types), else content sniffing when read. Resources need the
+// read tool's permission.
+//
+// # HTTP and authentication
+//
+// Handler serves streamable HTTP (stateful sessions, Mcp-Session-Id) for
+// /mcp/{ws}; internal/api mounts it in desk serve. Each request is
+// authenticated with the bearer token (JSON errors as the rest of the API:
+// 401 unauthorized with WWW-Authenticate, 403 forbidden for a token of
+// another workspace, 404 not_found for a missing workspace, 400 bad_name),
+// and passed to the SDK with the principal in its TokenInfo. A session
+// belongs to the token and workspace that opened it (the SDK refuses another
+// user with 403). The tools offered are those the token's scopes allow
+// (read: read, ls, find, grep; write: write, delete; read and write: edit;
+// exec: exec), and every call is checked again against the token of the
+// request carrying it (AllowTool: scopes, and the token's backends for exec),
+// so a revoked token stops at its next request. Sessions idle for
+// HandlerOptions.SessionTimeout (30 minutes) are closed. Servers are cached
+// per token and workspace (the SDK consults one per request).
+package mcp

@@ -1,0 +1,104 @@
+// Package tools is the agent tool set of a workspace, defined once and served
+// by MCP (internal/mcp), the HTTP API (POST /v1/workspaces/{ws}/tools/{name})
+// and in-process Go code alike: read, write, edit, ls, find, grep, delete and
+// exec.
+//
+// # Definitions
+//
+// Every tool has a name, a description written for a model (what it does,
+// when to prefer it, its limits), a JSON Schema (draft 2020-12) for its input
+// and one for its structured output, MCP annotations (read-only, destructive,
+// idempotent) and the token scopes a caller needs (read; write; read and
+// write for edit, which shows content; exec). Definitions returns them with
+// the default options; Set.Tools for a set, whose exec description lists the
+// runtime's backends. The schemas are checked against golden files in
+// testdata/.
+//
+// # Calling
+//
+// New makes a Set over a store and (for exec) its runtime; a Set is cheap,
+// so adapters make one per call. Call takes a tool name and its JSON input
+// and returns a Result: content for the model (text; an image for read of an
+// image) and the structured output. Typed methods (Read, Write, EditFile, Ls,
+// Find, Grep, Delete, Exec) do the same for Go callers:
+//
+//	set, _ := tools.New(ws.FS(), ws.Runtime(), tools.Options{})
+//	out, err := set.Read(ctx, tools.ReadInput{Path: "main.go"})
+//	// out.Text is "1\tpackage main\n..."; err, if any, is a *tools.Error
+//
+// Every error is an *Error with a stable code (CodeNotFound, CodeNoMatch,
+// CodeConflict, ...) and a message that says what to do, never a raw Go
+// error; AsError converts store and runtime errors. Input is decoded
+// strictly: an unknown field is an error naming the tool's fields.
+//
+// # Paths
+//
+// Paths are workspace (store) paths, as the shell and js backends see them;
+// a relative path is taken from Options.Root, /workspace, which is the
+// working directory of executions and what the sandbox mounts, so "src/a.go"
+// means the same file to read and to `cat src/a.go` in exec. Results give
+// absolute paths.
+//
+// # Behaviours
+//
+//   - read: "N\t" line numbers; at most MaxReadLines (2000) lines and
+//     MaxReadBytes (256 KiB) per call; lines over MaxLineBytes (2000) cut with
+//     a marker; a truncated result names the offset to continue from. A
+//     continuation does not read the file's prefix again: the byte offset
+//     where a read stopped is remembered per file version (inode, size,
+//     mtime, ctime) and the next read seeks there through a handle (a ranged
+//     read). PNG, JPEG, GIF and WebP files come back as image content (up to
+//     MaxImageBytes); other binary files (a NUL byte or invalid UTF-8 in the
+//     first 8000 bytes) as "binary file, N bytes, type X".
+//   - write: whole files, at most MaxWriteBytes (2 MiB; the error suggests
+//     edit); missing parents are created (0755); an existing file keeps its
+//     inode and mode; new files are 0644.
+//   - edit: each old must match exactly once (else: how many times and on
+//     which lines, or the closest lines); only when there is no exact match,
+//     a match ignoring runs of blanks, trailing blanks and typographic quotes
+//     is tried and mapped back onto the original bytes; all edits or none;
+//     CRLF line endings and a UTF-8 byte-order mark are kept; the result is a
+//     unified diff and the new revision. The file is replaced in a vfs.Batch
+//     that first checks the file is unchanged since it was read (inode,
+//     size, mtime, ctime), so a concurrent writer outside the tools (an
+//     execution) makes the edit fail with a conflict instead of being lost.
+//   - ls, find, grep: deterministic (depth first, byte order of names), paged
+//     by offset and limit, bounded by MaxWalk entries; walks read each
+//     directory page with its attributes and small files' content in one
+//     statement (vfs.ReadDirFiles). find and grep's include take globs (star,
+//     ?, [...], {a,b}, and a double star for any depth; a pattern without "/"
+//     matches names at any depth). grep is RE2, skips binary files and files over
+//     MaxGrepFileBytes (counted), cuts lines at MaxGrepLineBytes.
+//   - delete: files, symlinks, empty directories; recursive for the rest;
+//     never "/".
+//   - exec: through run.Runtime (backend, cwd, env, timeout in seconds,
+//     stdin, js input); waits for the end; each stream shown up to
+//     MaxExecOutput bytes as head and tail with the elided byte count (the
+//     execution record keeps up to the runtime's OutputLimit); progress
+//     reports (CallOptions.Progress) as output arrives; a cancelled ctx kills
+//     the execution (SIGKILL) and waits for its end.
+//
+// # Revisions
+//
+// A revision is a change-journal sequence number. read returns the store's
+// sequence number from before it read; write and edit the number of their own
+// change (found in the journal by the set's actor, Options.Actor). edit's
+// expected_revision R fails with CodeConflict when a journal entry after R
+// touches the file: its inode or path, or a rename or removal of a directory
+// above it (attribute changes do not count). At most MaxRevisionScan entries
+// are read; an older R, or one the journal no longer holds, is a conflict
+// too (read again).
+//
+// # Concurrency
+//
+// Tool calls on one path are serialised: read takes the path's lock shared,
+// write, edit and delete exclusively, keyed by the path with symlinks
+// resolved. So a write and an edit of the same file never interleave, and a
+// read never sees half of a write. The locks and the read offsets belong to
+// the store (kept in a table keyed by a weak pointer to the vfs.FS), not to
+// a Set. Writes are attributed in the journal to Options.Actor ("tool").
+//
+// # Limits
+//
+// Every cap is an Options field with a documented default (see Options).
+package tools

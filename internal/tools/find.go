@@ -1,0 +1,166 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// FindInput is the input of find.
+type FindInput struct {
+	Path    string `json:"path,omitempty"`
+	Pattern string `json:"pattern"`
+	Offset  int    `json:"offset,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// FindOutput is the output of find.
+type FindOutput struct {
+	Path    string  `json:"path"`
+	Pattern string  `json:"pattern"`
+	Matches []Entry `json:"matches"`
+	// Truncated: more matches follow; call again with NextOffset.
+	Truncated  bool `json:"truncated"`
+	NextOffset int  `json:"next_offset,omitempty"`
+	// Incomplete: the walk stopped at the entry cap before the end of the tree.
+	Incomplete bool `json:"incomplete,omitempty"`
+
+	maxWalk int
+}
+
+func (o *FindOutput) content() []Content {
+	var b strings.Builder
+	if len(o.Matches) == 0 {
+		fmt.Fprintf(&b, "no paths under %s match %q\n", o.Path, o.Pattern)
+	}
+	for _, m := range o.Matches {
+		b.WriteString(m.Path)
+		if m.Type == "dir" {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	if o.Truncated {
+		fmt.Fprintf(&b, "[more matches follow: call find with offset=%d]\n", o.NextOffset)
+	}
+	if o.Incomplete {
+		fmt.Fprintf(&b, "[the search stopped after visiting %d entries: narrow it with a deeper path]\n", o.maxWalk)
+	}
+	return []Content{TextContent(b.String())}
+}
+
+var findSpec = &spec{
+	Tool: Tool{
+		Name:  "find",
+		Title: "Find files by name",
+		Description: `Find files and directories whose path matches a glob pattern, searching the tree under path (default /workspace) depth first in name order. Returns absolute paths, one per line (directories end with "/").
+
+Patterns: * matches any characters but "/", ? one character, [abc] and [a-z] a class, {go,mod} alternatives, and ** as a whole segment any number of directories. A pattern without "/" matches names at any depth ("*.go", "Makefile"); with "/" it matches the path relative to path ("src/**/*_test.go", "cmd/*/main.go"). Symlinks are not followed.
+
+Paged: 500 matches by default (limit up to 5000), with the offset to continue from. To search file contents use grep.`,
+		InputSchema: schema(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory to search. Default /workspace; relative paths are taken from /workspace."},
+    "pattern": {"type": "string", "description": "Glob: * ? [..] {a,b} within a name, ** for any number of directories. Without \"/\" it matches names at any depth."},
+    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip (from a previous page's next_offset). Default 0."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most matches to return. Default 500."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`),
+		OutputSchema: schema(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string"},
+    "pattern": {"type": "string"},
+    "matches": {"type": "array", "items": {
+      "type": "object",
+      "properties": {
+        "path": {"type": "string"},
+        "type": {"type": "string", "enum": ["file", "dir", "symlink", "other"]},
+        "size": {"type": "integer"}
+      },
+      "required": ["path", "type", "size"]
+    }},
+    "truncated": {"type": "boolean", "description": "More matches follow: call again with next_offset."},
+    "next_offset": {"type": "integer"},
+    "incomplete": {"type": "boolean", "description": "The walk stopped at the entry cap before the end of the tree."}
+  },
+  "required": ["path", "pattern", "matches", "truncated"]
+}`),
+		ReadOnly:   true,
+		Idempotent: true,
+		Scopes:     []string{ScopeRead},
+	},
+	call: typed((*Set).find),
+}
+
+// Find finds paths by glob: see the find tool's description.
+func (s *Set) Find(ctx context.Context, in FindInput) (*FindOutput, error) {
+	out, err := s.find(ctx, in, nil)
+	if err != nil {
+		return nil, AsError(err, in.Path)
+	}
+	return out, nil
+}
+
+func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutput, error) {
+	base, err := s.resolve("find", in.Path, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Pattern) > s.opts.MaxPatternBytes {
+		return nil, errorf(CodeInvalid, "the pattern is longer than %d bytes", s.opts.MaxPatternBytes)
+	}
+	if in.Pattern == "" {
+		return nil, errorf(CodeInvalid, "find needs a pattern, such as \"*.go\" or \"src/**/*.ts\"")
+	}
+	g, err := compileGlob(in.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit, err := pageArgs("find", in.Offset, in.Limit, s.opts.DefaultListLimit, s.opts.MaxListLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := &FindOutput{Path: base, Pattern: in.Pattern, Matches: []Entry{}, maxWalk: s.opts.MaxWalk}
+	fi, err := s.fs.Stat(ctx, base)
+	if err != nil {
+		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
+			return out, nil
+		}
+		return nil, AsError(err, base)
+	}
+	if !fi.IsDir() {
+		return nil, errorf(CodeNotDirectory, "%s is not a directory: find searches a directory tree", base)
+	}
+	seen := 0
+	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, visit: func(p string, f *vfs.DirFile) (bool, error) {
+		if !g.match(rel(base, p)) {
+			return true, nil
+		}
+		if seen++; seen <= offset {
+			return true, nil
+		}
+		if len(out.Matches) == limit {
+			out.Truncated, out.NextOffset = true, offset+limit
+			return false, nil
+		}
+		e := Entry{Path: p, Type: typeName(f.Attr.Mode)}
+		if e.Type == "file" {
+			e.Size = f.Attr.Size
+		}
+		out.Matches = append(out.Matches, e)
+		return true, nil
+	}}
+	if _, err := w.walk(base); err != nil {
+		return nil, AsError(err, base)
+	}
+	out.Incomplete = w.exhausted
+	return out, nil
+}

@@ -1,0 +1,325 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// GrepInput is the input of grep.
+type GrepInput struct {
+	Path       string `json:"path,omitempty"`
+	Query      string `json:"query"`
+	Regex      bool   `json:"regex,omitempty"`
+	IgnoreCase bool   `json:"ignore_case,omitempty"`
+	Include    string `json:"include,omitempty"`
+	Context    int    `json:"context,omitempty"`
+	Offset     int    `json:"offset,omitempty"`
+	Limit      int    `json:"limit,omitempty"`
+}
+
+// GrepLine is a numbered line.
+type GrepLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// GrepMatch is one matching line with its context.
+type GrepMatch struct {
+	Path   string     `json:"path"`
+	Line   int        `json:"line"`
+	Text   string     `json:"text"`
+	Before []GrepLine `json:"before,omitempty"`
+	After  []GrepLine `json:"after,omitempty"`
+}
+
+// GrepOutput is the output of grep.
+type GrepOutput struct {
+	Matches []GrepMatch `json:"matches"`
+	// Files is the number of files searched; Skipped those left out
+	// (binary, or over the size cap).
+	Files   int `json:"files"`
+	Skipped int `json:"skipped"`
+	// Truncated: more matches follow; call again with NextOffset.
+	Truncated  bool `json:"truncated"`
+	NextOffset int  `json:"next_offset,omitempty"`
+	// Incomplete: the walk stopped at the entry cap before the end of the tree.
+	Incomplete bool `json:"incomplete,omitempty"`
+
+	query   string
+	maxWalk int
+}
+
+func (o *GrepOutput) content() []Content {
+	var b strings.Builder
+	if len(o.Matches) == 0 {
+		fmt.Fprintf(&b, "no matches for %q (%s searched)\n", o.query, plural(int64(o.Files), "file"))
+	}
+	lastPath, lastLine := "", 0
+	for _, m := range o.Matches {
+		ctx := len(m.Before) > 0 || len(m.After) > 0
+		if ctx && lastPath != "" && (m.Path != lastPath || m.Line-len(m.Before) > lastLine+1) {
+			b.WriteString("--\n")
+		}
+		if m.Path != lastPath {
+			lastLine = 0
+		}
+		for _, l := range m.Before {
+			if l.Line > lastLine {
+				fmt.Fprintf(&b, "%s-%d-%s\n", m.Path, l.Line, l.Text)
+			}
+		}
+		if m.Line > lastLine {
+			fmt.Fprintf(&b, "%s:%d:%s\n", m.Path, m.Line, m.Text)
+		}
+		lastLine = max(lastLine, m.Line)
+		for _, l := range m.After {
+			if l.Line > lastLine {
+				fmt.Fprintf(&b, "%s-%d-%s\n", m.Path, l.Line, l.Text)
+				lastLine = l.Line
+			}
+		}
+		lastPath = m.Path
+	}
+	if o.Truncated {
+		fmt.Fprintf(&b, "[more matches follow: call grep with offset=%d]\n", o.NextOffset)
+	}
+	if o.Skipped > 0 {
+		fmt.Fprintf(&b, "[%s skipped: binary or too large]\n", plural(int64(o.Skipped), "file"))
+	}
+	if o.Incomplete {
+		fmt.Fprintf(&b, "[the search stopped after visiting %d entries: narrow it with path or include]\n", o.maxWalk)
+	}
+	return []Content{TextContent(b.String())}
+}
+
+var grepSpec = &spec{
+	Tool: Tool{
+		Name:  "grep",
+		Title: "Search file contents",
+		Description: `Search the contents of files for a text or a regular expression, under path (a directory, searched depth first in name order, or one file; default /workspace). Prints each matching line as path:line:text, with context lines as path-line-text.
+
+query is plain text unless regex is true (RE2 syntax: no backreferences or lookaround). include limits the files searched by a glob ("*.go", "src/**/*.{ts,tsx}"; without "/" it matches names). Binary files and files over 8 MiB are skipped and counted; lines longer than 500 bytes are cut. Symlinks are not followed.
+
+Paged: 100 matches by default (limit up to 1000), with the offset to continue from. Prefer it to reading whole files to find where something is.`,
+		InputSchema: schema(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory or file to search. Default /workspace; relative paths are taken from /workspace."},
+    "query": {"type": "string", "description": "Text to find; a RE2 regular expression when regex is true."},
+    "regex": {"type": "boolean", "description": "Treat query as a regular expression (RE2). Default false."},
+    "ignore_case": {"type": "boolean", "description": "Match case-insensitively. Default false."},
+    "include": {"type": "string", "description": "Only search files matching this glob (\"*.py\", \"src/**/*.{ts,tsx}\")."},
+    "context": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Lines of context before and after each match. Default 0."},
+    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip (from a previous page's next_offset). Default 0."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Most matches to return. Default 100."}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`),
+		OutputSchema: schema(`{
+  "type": "object",
+  "properties": {
+    "matches": {"type": "array", "items": {
+      "type": "object",
+      "properties": {
+        "path": {"type": "string"},
+        "line": {"type": "integer"},
+        "text": {"type": "string"},
+        "before": {"type": "array", "items": {"type": "object", "properties": {"line": {"type": "integer"}, "text": {"type": "string"}}, "required": ["line", "text"]}},
+        "after": {"type": "array", "items": {"type": "object", "properties": {"line": {"type": "integer"}, "text": {"type": "string"}}, "required": ["line", "text"]}}
+      },
+      "required": ["path", "line", "text"]
+    }},
+    "files": {"type": "integer", "description": "Files searched."},
+    "skipped": {"type": "integer", "description": "Files skipped: binary or over the size cap."},
+    "truncated": {"type": "boolean", "description": "More matches follow: call again with next_offset."},
+    "next_offset": {"type": "integer"},
+    "incomplete": {"type": "boolean", "description": "The walk stopped at the entry cap before the end of the tree."}
+  },
+  "required": ["matches", "files", "skipped", "truncated"]
+}`),
+		ReadOnly:   true,
+		Idempotent: true,
+		Scopes:     []string{ScopeRead},
+	},
+	call: typed((*Set).grep),
+}
+
+// Grep searches file contents: see the grep tool's description.
+func (s *Set) Grep(ctx context.Context, in GrepInput) (*GrepOutput, error) {
+	out, err := s.grep(ctx, in, nil)
+	if err != nil {
+		return nil, AsError(err, in.Path)
+	}
+	return out, nil
+}
+
+func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutput, error) {
+	base, err := s.resolve("grep", in.Path, true)
+	if err != nil {
+		return nil, err
+	}
+	if in.Query == "" {
+		return nil, errorf(CodeInvalid, "grep needs a query")
+	}
+	if len(in.Query) > s.opts.MaxPatternBytes || len(in.Include) > s.opts.MaxPatternBytes {
+		return nil, errorf(CodeInvalid, "query and include are limited to %d bytes", s.opts.MaxPatternBytes)
+	}
+	if in.Context < 0 || in.Context > s.opts.MaxGrepContext {
+		return nil, errorf(CodeInvalid, "context must be between 0 and %d lines", s.opts.MaxGrepContext)
+	}
+	expr := in.Query
+	if !in.Regex {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if in.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[:i]
+		}
+		return nil, errorf(CodeInvalid, "the query %q is not a valid RE2 regular expression (%s); set regex to false to search for the text as it is", in.Query, strings.TrimPrefix(msg, "error parsing regexp: "))
+	}
+	// pre filters whole files before they are split into lines; it accepts
+	// every file with a matching line (line anchors hold at every line).
+	// Expressions whose meaning changes on a whole file go without it.
+	var pre *regexp.Regexp
+	if !strings.Contains(expr, "$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) {
+		pre = regexp.MustCompile("(?m)" + expr)
+	}
+	var inc *glob
+	if in.Include != "" {
+		if inc, err = compileGlob(in.Include); err != nil {
+			return nil, err
+		}
+	}
+	offset, limit, err := pageArgs("grep", in.Offset, in.Limit, s.opts.DefaultGrepLimit, s.opts.MaxGrepLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := &GrepOutput{Matches: []GrepMatch{}, query: in.Query, maxWalk: s.opts.MaxWalk}
+	seen := 0
+	// search searches one file's content; false: the page is full.
+	search := func(p string, data []byte) bool {
+		if bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0 {
+			out.Skipped++
+			return true
+		}
+		out.Files++
+		if pre != nil && !pre.Match(data) {
+			return true
+		}
+		lines := splitLinesBytes(data)
+		for i, l := range lines {
+			if !re.Match(bytes.TrimSuffix(l, []byte("\r"))) {
+				continue
+			}
+			if seen++; seen <= offset {
+				continue
+			}
+			if len(out.Matches) == limit {
+				out.Truncated, out.NextOffset = true, offset+limit
+				return false
+			}
+			m := GrepMatch{Path: p, Line: i + 1, Text: s.capLine(l)}
+			for j := max(i-in.Context, 0); j < i; j++ {
+				m.Before = append(m.Before, GrepLine{j + 1, s.capLine(lines[j])})
+			}
+			for j := i + 1; j <= i+in.Context && j < len(lines); j++ {
+				m.After = append(m.After, GrepLine{j + 1, s.capLine(lines[j])})
+			}
+			out.Matches = append(out.Matches, m)
+		}
+		return true
+	}
+	// load returns a file's content, or nil if it is skipped.
+	load := func(p string, f *vfs.DirFile) ([]byte, error) {
+		if f.Attr.Size > s.opts.MaxGrepFileBytes {
+			out.Skipped++
+			return nil, nil
+		}
+		if f.Loaded {
+			return f.Data, nil
+		}
+		data, err := s.fs.ReadFile(ctx, p)
+		if errors.Is(err, syscall.ENOENT) {
+			return nil, nil // removed meanwhile
+		}
+		return data, err
+	}
+	fi, err := s.fs.Stat(ctx, base)
+	if err != nil {
+		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
+			return out, nil
+		}
+		return nil, AsError(err, base)
+	}
+	if !fi.IsDir() {
+		data, err := load(base, &vfs.DirFile{Attr: fi.Attr()})
+		if err != nil {
+			return nil, AsError(err, base)
+		}
+		if data != nil {
+			search(base, data)
+		}
+		return out, nil
+	}
+	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, loadBytes: s.opts.MaxGrepFileBytes,
+		visit: func(p string, f *vfs.DirFile) (bool, error) {
+			if !f.Attr.IsRegular() || inc != nil && !inc.match(rel(base, p)) {
+				return true, nil
+			}
+			data, err := load(p, f)
+			if err != nil || data == nil {
+				return err == nil, err
+			}
+			return search(p, data), nil
+		}}
+	if _, err := w.walk(base); err != nil {
+		return nil, AsError(err, base)
+	}
+	out.Incomplete = w.exhausted
+	return out, nil
+}
+
+// capLine returns a line as text, cut at MaxGrepLineBytes with a marker.
+func (s *Set) capLine(l []byte) string {
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	extra := 0
+	if len(l) > s.opts.MaxGrepLineBytes {
+		cut := s.opts.MaxGrepLineBytes
+		for cut > 0 && !utf8.RuneStart(l[cut]) {
+			cut--
+		}
+		extra = len(l) - cut
+		l = l[:cut]
+	}
+	t := string(l)
+	if !utf8.ValidString(t) {
+		t = strings.ToValidUTF8(t, "\uFFFD")
+	}
+	if extra > 0 {
+		t += fmt.Sprintf(" … [+%d bytes]", extra)
+	}
+	return t
+}
+
+// splitLinesBytes splits data into lines without their newlines; a final
+// newline does not start another line.
+func splitLinesBytes(data []byte) [][]byte {
+	if len(data) == 0 {
+		return nil
+	}
+	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+}

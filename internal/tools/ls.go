@@ -1,0 +1,187 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// LsInput is the input of ls.
+type LsInput struct {
+	Path   string `json:"path,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// Entry is one entry of a listing.
+type Entry struct {
+	// Name is the entry's name (ls) or absolute path (find).
+	Name string `json:"name,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Type is "file", "dir", "symlink" or "other".
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+	// Mode is the permission bits in octal ("0755").
+	Mode string `json:"mode,omitempty"`
+	// Target is a symlink's target.
+	Target string `json:"target,omitempty"`
+}
+
+// LsOutput is the output of ls.
+type LsOutput struct {
+	Path    string  `json:"path"`
+	Entries []Entry `json:"entries"`
+	// Truncated: more entries follow; call again with NextOffset.
+	Truncated  bool `json:"truncated"`
+	NextOffset int  `json:"next_offset,omitempty"`
+
+	note string
+}
+
+func (o *LsOutput) content() []Content {
+	var b strings.Builder
+	if len(o.Entries) == 0 {
+		b.WriteString("(empty directory)\n")
+	}
+	for _, e := range o.Entries {
+		name := e.Name
+		if name == "" {
+			name = e.Path
+		}
+		switch e.Type {
+		case "dir":
+			b.WriteString(name + "/\n")
+		case "symlink":
+			fmt.Fprintf(&b, "%s -> %s\n", name, e.Target)
+		default:
+			fmt.Fprintf(&b, "%s\t%d\n", name, e.Size)
+		}
+	}
+	if o.Truncated {
+		fmt.Fprintf(&b, "[more entries follow: call ls with offset=%d]\n", o.NextOffset)
+	}
+	b.WriteString(o.note)
+	return []Content{TextContent(b.String())}
+}
+
+var lsSpec = &spec{
+	Tool: Tool{
+		Name:  "ls",
+		Title: "List a directory",
+		Description: `List a directory of the workspace in name order: one entry per line, directories with a trailing "/", files with their size in bytes, symlinks with their target. Without path it lists /workspace, the directory commands run in.
+
+Paged: at most 500 entries by default (limit up to 5000); when more follow, the result gives the offset to continue from. To search a tree by name use find; to search contents use grep.`,
+		InputSchema: schema(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory to list. Default /workspace; relative paths are taken from /workspace."},
+    "offset": {"type": "integer", "minimum": 0, "description": "Entries to skip (from a previous page's next_offset). Default 0."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most entries to return. Default 500."}
+  },
+  "additionalProperties": false
+}`),
+		OutputSchema: schema(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string"},
+    "entries": {"type": "array", "items": {
+      "type": "object",
+      "properties": {
+        "name": {"type": "string"},
+        "type": {"type": "string", "enum": ["file", "dir", "symlink", "other"]},
+        "size": {"type": "integer"},
+        "mode": {"type": "string", "description": "Permission bits in octal."},
+        "target": {"type": "string", "description": "A symlink's target."}
+      },
+      "required": ["name", "type", "size"]
+    }},
+    "truncated": {"type": "boolean", "description": "More entries follow: call again with next_offset."},
+    "next_offset": {"type": "integer"}
+  },
+  "required": ["path", "entries", "truncated"]
+}`),
+		ReadOnly:   true,
+		Idempotent: true,
+		Scopes:     []string{ScopeRead},
+	},
+	call: typed((*Set).ls),
+}
+
+// Ls lists a directory: see the ls tool's description.
+func (s *Set) Ls(ctx context.Context, in LsInput) (*LsOutput, error) {
+	out, err := s.ls(ctx, in, nil)
+	if err != nil {
+		return nil, AsError(err, in.Path)
+	}
+	return out, nil
+}
+
+func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, error) {
+	p, err := s.resolve("ls", in.Path, true)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit, err := pageArgs("ls", in.Offset, in.Limit, s.opts.DefaultListLimit, s.opts.MaxListLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := &LsOutput{Path: p, Entries: []Entry{}}
+	fi, err := s.fs.Stat(ctx, p)
+	if err != nil {
+		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
+			out.note = fmt.Sprintf("(%s does not exist yet: the workspace is empty)\n", p)
+			return out, nil
+		}
+		return nil, AsError(err, p)
+	}
+	if !fi.IsDir() {
+		lfi, err := s.fs.Lstat(ctx, p)
+		if err != nil {
+			return nil, AsError(err, p)
+		}
+		a := lfi.Attr()
+		e := Entry{Name: path.Base(p), Type: typeName(a.Mode), Size: a.Size, Mode: fmt.Sprintf("%04o", a.Mode&0o7777)}
+		if e.Type == "symlink" {
+			e.Target, _ = s.fs.Readlink(ctx, p)
+		}
+		out.Entries = append(out.Entries, e)
+		return out, nil
+	}
+	after, skipped := "", 0
+	for {
+		ents, err := s.fs.ReadDirFiles(ctx, p, after, walkPage, 0)
+		if err != nil {
+			return nil, AsError(err, p)
+		}
+		for i := range ents {
+			if skipped < offset {
+				skipped++
+				continue
+			}
+			if len(out.Entries) == limit {
+				out.Truncated, out.NextOffset = true, offset+limit
+				return out, nil
+			}
+			a := ents[i].Attr
+			e := Entry{Name: ents[i].Name, Type: typeName(a.Mode), Size: a.Size, Mode: fmt.Sprintf("%04o", a.Mode&0o7777)}
+			if e.Type == "symlink" {
+				e.Target, _ = s.fs.Readlink(ctx, path.Join(p, e.Name))
+			}
+			if e.Type == "dir" {
+				e.Size = 0
+			}
+			out.Entries = append(out.Entries, e)
+		}
+		if len(ents) < walkPage {
+			break
+		}
+		after = ents[len(ents)-1].Name
+	}
+	if offset > 0 && skipped < offset {
+		return nil, errorf(CodeInvalid, "offset %d is past the end of %s: it has %s", offset, p, plural(int64(skipped), "entry"))
+	}
+	return out, nil
+}

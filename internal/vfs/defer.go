@@ -1,0 +1,213 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Deferred commits.
+//
+// A mutation made with a context from WithCommitDelay returns as soon as it is
+// applied: its changes are in the writer's open transaction, and every reader
+// of the store sees them at once (through the pending transaction's view),
+// but they are not durable yet. The transaction stays open for further
+// deferred mutations and is committed, all of them at once, by whichever comes
+// first: the delay of the earliest one, a mutation without delay (from any
+// caller: it joins the transaction, and returns after the commit), Commit, a
+// read that must see the database (a directory listing, content or xattrs the
+// transaction changed, the journal, records), or Close. So commits are shared
+// by a sequential caller, as group commit shares them between concurrent ones.
+//
+// The promise is weaker than a plain mutation's, and ordered: a deferred
+// change can be lost by a crash within its delay, but never out of order. What
+// survives a crash is always a prefix of the applied changes, so any durable
+// mutation (from any caller) made after a deferred one makes it durable too.
+//
+// Readers see the pending transaction through a view published after each
+// group: the inodes and entries it changed (checked before the cache), the
+// inodes whose content or xattrs it changed, and whether anything is pending.
+// Reads answered from the database commit first when they could see the
+// difference (reader). Inside the transaction, requests see its overlay as
+// usual.
+
+// maxDeferred and maxDeferredBytes bound a pending transaction: past them, the
+// next group commits.
+const (
+	maxDeferred      = 4096
+	maxDeferredBytes = 64 << 20
+)
+
+type commitDelayKey struct{}
+
+// WithCommitDelay returns a context whose mutations may return before they are
+// durable: each is applied at once (visible to every reader of the store) and
+// committed with whatever else is pending at most d later, or earlier when
+// anything else commits. A crash within d can lose it, but only together with
+// every change applied after it. d must be positive; the FUSE server uses it so
+// that a sequence of metadata operations (create, mkdir, unlink, rename, chmod)
+// shares commits. File.Sync and File.Close (flushing writes), and Commit, are
+// always durable when they return.
+func WithCommitDelay(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return context.WithValue(ctx, commitDelayKey{}, time.Duration(0))
+	}
+	return context.WithValue(ctx, commitDelayKey{}, d)
+}
+
+// commitDelay returns the delay a mutation made with ctx may wait for its
+// commit (ok false: none, it commits before returning).
+func commitDelay(ctx context.Context) (time.Duration, bool) {
+	d, _ := ctx.Value(commitDelayKey{}).(time.Duration)
+	return d, d > 0
+}
+
+// durable returns ctx without a commit delay, for mutations that must be
+// durable when they return (flushes of written data).
+func durable(ctx context.Context) context.Context {
+	if _, ok := commitDelay(ctx); !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, commitDelayKey{}, time.Duration(0))
+}
+
+// Commit makes every change applied so far durable (deferred mutations, see
+// WithCommitDelay, and deletions of unlinked files waiting for a commit). It
+// returns an error if a deferred change was lost because its commit failed
+// since the last call.
+func (f *FS) Commit(ctx context.Context) error {
+	if f.opts.ReadOnly {
+		return nil
+	}
+	var err error
+	if f.pendOn.Load() || f.pendingDrops() {
+		err = f.update(durable(ctx), "commit", "", func(t *tx) error { return nil })
+	}
+	f.vmu.Lock()
+	lost := f.lostErr
+	f.lostErr = nil
+	f.vmu.Unlock()
+	if err == nil && lost != nil {
+		err = asPathErr("commit", "", fmt.Errorf("deferred changes lost: %w", lost))
+	}
+	return err
+}
+
+// pendView is what readers see of the pending transaction.
+type pendView struct {
+	inodes  map[uint64]*inode // changed inodes; nil = deleted
+	dents   map[dkey]uint64   // changed entries; 0 = removed
+	xattr   map[uint64]bool   // inodes whose xattrs changed
+	content map[uint64]bool   // inodes whose content changed
+}
+
+// keepPending leaves t open for more deferred requests (wmu is held): its
+// changes so far are published to readers, and its commit is scheduled at
+// most delay from now.
+func (f *FS) keepPending(t *tx, delay time.Duration) {
+	f.pend = t
+	f.vmu.Lock()
+	v := f.view
+	if v == nil {
+		v = &pendView{inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64),
+			xattr: make(map[uint64]bool), content: make(map[uint64]bool)}
+		f.view = v
+	}
+	for _, u := range t.touched[t.viewed:] {
+		if u.dent {
+			v.dents[u.k] = t.dents[u.k]
+			continue
+		}
+		if in := t.inodes[u.ino]; in != nil {
+			cp := *in
+			v.inodes[u.ino] = &cp
+		} else {
+			v.inodes[u.ino] = nil
+		}
+	}
+	t.viewed = len(t.touched)
+	for ino := range t.xattrIno {
+		v.xattr[ino] = true
+	}
+	for ino := range t.contentIno {
+		v.content[ino] = true
+	}
+	f.pendOn.Store(true)
+	f.vmu.Unlock()
+	if delay < 0 {
+		return // no new deferred request: the schedule stands
+	}
+	deadline := time.Now().Add(delay)
+	if f.pendTimer == nil {
+		f.pendTimer = time.AfterFunc(delay, f.commitPending)
+	} else if f.pendDeadline.IsZero() || deadline.Before(f.pendDeadline) {
+		f.pendTimer.Reset(delay)
+	} else {
+		return
+	}
+	f.pendDeadline = deadline
+}
+
+// endPending drops the view once the pending transaction is committed (its
+// changes are in the cache) or lost (err, n deferred requests). wmu is held.
+func (f *FS) endPending(err error, n int) {
+	f.vmu.Lock()
+	f.view = nil
+	f.pendOn.Store(false)
+	if err != nil && n > 0 {
+		f.lostErr = err
+	}
+	f.vmu.Unlock()
+	if f.pendTimer != nil && !f.pendDeadline.IsZero() {
+		f.pendTimer.Stop()
+	}
+	f.pendDeadline = time.Time{}
+}
+
+// commitPending commits the pending transaction (its delay expired).
+func (f *FS) commitPending() {
+	if f.pendOn.Load() && !f.closed.Load() {
+		f.update(context.Background(), "commit", "", func(t *tx) error { return nil })
+	}
+}
+
+// viewInode looks ino up in the pending transaction's view: found is false when
+// the transaction did not change it (the cache and database are current).
+func (f *FS) viewInode(ino uint64) (in inode, ok, found bool) {
+	f.vmu.RLock()
+	defer f.vmu.RUnlock()
+	if f.view == nil {
+		return inode{}, false, false
+	}
+	p, found := f.view.inodes[ino]
+	if !found || p == nil {
+		return inode{}, false, found
+	}
+	return *p, true, true
+}
+
+// viewDent looks k up in the pending transaction's view.
+func (f *FS) viewDent(k dkey) (ino uint64, found bool) {
+	f.vmu.RLock()
+	defer f.vmu.RUnlock()
+	if f.view == nil {
+		return 0, false
+	}
+	ino, found = f.view.dents[k]
+	return ino, found
+}
+
+// syncFor commits the pending transaction first if it changed what a read of
+// ino's xattrs (xattr) or content would see in the database.
+func (f *FS) syncFor(ino uint64, xattr bool) error {
+	if !f.pendOn.Load() {
+		return nil
+	}
+	f.vmu.RLock()
+	need := f.view != nil && (xattr && f.view.xattr[ino] || !xattr && f.view.content[ino])
+	f.vmu.RUnlock()
+	if !need {
+		return nil
+	}
+	return f.update(context.Background(), "commit", "", func(t *tx) error { return nil })
+}

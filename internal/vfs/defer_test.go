@@ -1,0 +1,194 @@
+package vfs
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFS_WithCommitDelay checks deferred commits: a deferred change is visible
+// at once to every kind of read, is not in the journal (not committed) until
+// something commits it, and a failing deferred change leaves the others alone.
+func TestFS_WithCommitDelay(t *testing.T) {
+	bg := context.Background()
+	f, err := Open(bg, t.TempDir()+"/x.db", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.WriteFile(bg, "/f", []byte("hello world"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithCommitDelay(bg, time.Hour) // only something else commits
+	seq := f.Seq()
+	pending := func(want bool) {
+		t.Helper()
+		if got := f.pendOn.Load(); got != want {
+			t.Fatalf("pending = %v, want %v", got, want)
+		}
+	}
+
+	t.Run("visible-not-committed", func(t *testing.T) {
+		if err := f.Mkdir(ctx, "/d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.WriteFile(ctx, "/d/a", nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		pending(true)
+		if f.Seq() != seq {
+			t.Fatalf("journal moved to %d before a commit", f.Seq())
+		}
+		fi, err := f.Stat(bg, "/d/a")
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("stat of a deferred create: %v %v", fi, err)
+		}
+		d, err := f.Stat(bg, "/d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, err := f.LookupAt(bg, d.Attr().Ino, "a"); err != nil || a.Ino != fi.Attr().Ino {
+			t.Fatalf("lookup: %v %v", a, err)
+		}
+		if err := f.Mkdir(ctx, "/d", 0o755); Errno(err) != syscall.EEXIST {
+			t.Fatalf("mkdir again: %v", err)
+		}
+		if _, err := f.Stat(bg, "/d/a"); err != nil {
+			t.Fatalf("a failed deferred change undid another: %v", err)
+		}
+		pending(true)
+		// A listing reads the database: it commits first.
+		ents, err := f.ReadDir(bg, "/d")
+		if err != nil || len(ents) != 1 || ents[0].Name != "a" {
+			t.Fatalf("readdir: %v %v", ents, err)
+		}
+		pending(false)
+		chs, err := f.Changes(bg, seq, 100)
+		if err != nil || len(chs) != 3 || chs[0].Op != OpMkdir || chs[1].Op != OpCreate || chs[2].Op != OpWrite {
+			t.Fatalf("journal after the commit: %+v %v", chs, err)
+		}
+	})
+
+	t.Run("remove-rename", func(t *testing.T) {
+		if err := f.Rename(ctx, "/d/a", "/d/b", 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Stat(bg, "/d/a"); Errno(err) != syscall.ENOENT {
+			t.Fatalf("old name after a deferred rename: %v", err)
+		}
+		if err := f.Remove(ctx, "/d/b"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Stat(bg, "/d/b"); Errno(err) != syscall.ENOENT {
+			t.Fatalf("removed name: %v", err)
+		}
+		pending(true)
+		if err := f.Commit(bg); err != nil {
+			t.Fatal(err)
+		}
+		pending(false)
+	})
+
+	t.Run("content-and-xattrs", func(t *testing.T) {
+		if err := f.Truncate(ctx, "/f", 5); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Setxattr(ctx, "/f", "user.k", []byte("v"), 0); err != nil {
+			t.Fatal(err)
+		}
+		pending(true)
+		if v, err := f.Getxattr(bg, "/f", "user.k"); err != nil || string(v) != "v" {
+			t.Fatalf("getxattr of a deferred setxattr: %q %v", v, err)
+		}
+		pending(false) // the read needed the database
+		if err := f.Truncate(ctx, "/f", 2); err != nil {
+			t.Fatal(err)
+		}
+		pending(true)
+		b, err := f.ReadFile(bg, "/f")
+		if err != nil || !bytes.Equal(b, []byte("he")) {
+			t.Fatalf("content after a deferred truncate: %q %v", b, err)
+		}
+	})
+
+	t.Run("durable-joins", func(t *testing.T) {
+		if err := f.Mkdir(ctx, "/e", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		pending(true)
+		s0 := f.Seq()
+		if err := f.Mkdir(bg, "/g", 0o755); err != nil { // not deferred: commits both
+			t.Fatal(err)
+		}
+		pending(false)
+		if f.Seq() != s0+2 {
+			t.Fatalf("journal at %d, want %d", f.Seq(), s0+2)
+		}
+	})
+
+	t.Run("handle-sync-is-durable", func(t *testing.T) {
+		h, err := f.OpenFile(ctx, "/e/h", os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending(true)
+		if _, err := h.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		pending(false)
+		if err := h.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("delay-expires", func(t *testing.T) {
+		short := WithCommitDelay(bg, 5*time.Millisecond)
+		if err := f.Mkdir(short, "/timed", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for f.pendOn.Load() {
+			if time.Now().After(deadline) {
+				t.Fatal("the delay expired without a commit")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+
+	if err := f.Mkdir(ctx, "/at-close", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.Check(bg)
+	if err != nil || !rep.OK() {
+		t.Fatalf("check: %v %v", err, rep.Problems)
+	}
+}
+
+// TestFS_WithCommitDelayClose checks that Close commits deferred changes.
+func TestFS_WithCommitDelayClose(t *testing.T) {
+	bg := context.Background()
+	path := t.TempDir() + "/x.db"
+	f, err := Open(bg, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Mkdir(WithCommitDelay(bg, time.Hour), "/kept", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = Open(bg, path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Stat(bg, "/kept"); err != nil {
+		t.Fatalf("a deferred change did not survive Close: %v", err)
+	}
+}
