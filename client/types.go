@@ -166,6 +166,14 @@ type ExecChanges struct {
 	Truncated bool     `json:"truncated,omitempty"`
 }
 
+// ExecUsage is the resources an execution's program used: CPU time in user
+// and kernel mode (nanoseconds) and the peak resident set size (bytes).
+type ExecUsage struct {
+	UserNS      int64 `json:"user_ns"`
+	SysNS       int64 `json:"sys_ns"`
+	MaxRSSBytes int64 `json:"max_rss_bytes"`
+}
+
 // Execution is an execution's record.
 type Execution struct {
 	ID      string `json:"id"`
@@ -189,6 +197,9 @@ type Execution struct {
 	StderrBytes int64           `json:"stderr_bytes"`
 	Value       json.RawMessage `json:"value,omitempty"`
 	Changes     *ExecChanges    `json:"changes,omitempty"`
+	// Usage is the program's resource usage, when its backend measures it
+	// (the sandbox backend); absent otherwise and while running.
+	Usage *ExecUsage `json:"usage,omitempty"`
 }
 
 // Result is an execution's record with its kept output (the head and tail

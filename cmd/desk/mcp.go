@@ -11,16 +11,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/desk-dev/desk/internal/host"
-	"github.com/desk-dev/desk/internal/jsvm"
 	"github.com/desk-dev/desk/internal/mcp"
-	deskrun "github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/workspace"
 )
 
 var mcpSpec = &cmdSpec{
 	name:     "mcp",
-	synopsis: "--workspace NAME [--data DIR [--create]] [--url URL] [--token TOKEN]",
+	synopsis: "--workspace NAME [--data DIR [--create] [--sandbox RUNTIME|off]] [--url URL] [--token TOKEN]",
 	summary:  "serve a workspace over MCP on standard input and output, for Claude Code, Cursor or any MCP client",
 	help: `The workspace's tools (read, write, edit, ls, find, grep, delete, exec) become MCP
 tools and its files MCP resources (desk://NAME/PATH). Standard input and output
@@ -31,7 +27,9 @@ other commands find it (--url/--token, $DESK_URL/$DESK_TOKEN, or the config
 file desk serve writes): the token's scopes decide the tools offered (a
 read-only token gets read, ls, find and grep). With --data DIR it opens the
 data directory itself, which must not be in use by a desk serve, with the
-shell and js backends; --create creates the workspace first if it is missing.
+backends desk serve would offer: shell, js, and the sandbox when the host can
+run it (--log-level info says why not otherwise; --sandbox as for desk serve),
+with --backend auto; --create creates the workspace first if it is missing.
 
 A cancelled tool call kills its execution; exec reports its output as
 progress notifications when the client asks for them. See docs/mcp.md for
@@ -42,10 +40,11 @@ the client configuration (Claude Code, generic MCP clients).`,
 // workspaceFlags select the workspace of desk mcp and desk tools replay:
 // on a server, or in a data directory opened directly.
 type workspaceFlags struct {
-	sf     *serverFlags
-	ws     *string
-	data   *string
-	create *bool
+	sf      *serverFlags
+	ws      *string
+	data    *string
+	create  *bool
+	sandbox *string
 }
 
 func addWorkspaceFlags(fl *flag.FlagSet, sf *serverFlags) *workspaceFlags {
@@ -54,6 +53,7 @@ func addWorkspaceFlags(fl *flag.FlagSet, sf *serverFlags) *workspaceFlags {
 	fl.StringVar(wf.ws, "w", "", "short for --workspace")
 	wf.data = fl.String("data", "", "open this data directory `DIR` directly instead of going through a server")
 	wf.create = fl.Bool("create", false, "with --data: create the workspace if it does not exist")
+	wf.sandbox = fl.String("sandbox", "runc", "with --data: the OCI runtime of the sandbox backend (a name in PATH or a path; off: no sandbox backend)")
 	return wf
 }
 
@@ -76,38 +76,37 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		}
 		return &mcp.RemoteWorkspace{Client: c, WorkspaceName: *wf.ws}, func() {}, nil
 	}
-	js, err := jsvm.New(jsvm.Options{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("start the js backend: %w", err)
-	}
-	sh := shell.New(shell.Options{})
-	h, err := host.Open(ctx, host.Options{
-		DataDir: *wf.data,
-		Workspace: workspace.Options{
-			Backends: map[string]deskrun.Backend{"shell": sh, jsvm.ID: js},
-			Run:      deskrun.Options{DefaultBackend: "shell", Router: sh.Route},
-		},
-		Logger: log,
-	})
-	if errors.Is(err, host.ErrLocked) {
-		return nil, nil, fmt.Errorf("%w: a desk serve is using it; drop --data to go through the server", err)
-	}
+	bs, err := newBackends(*wf.sandbox, *wf.data, log)
 	if err != nil {
 		return nil, nil, err
 	}
+	h, err := host.Open(ctx, host.Options{
+		DataDir:   *wf.data,
+		Workspace: bs.workspaceOptions(),
+		Logger:    log,
+	})
+	if errors.Is(err, host.ErrLocked) {
+		bs.close()
+		return nil, nil, fmt.Errorf("%w: a desk serve is using it; drop --data to go through the server", err)
+	}
+	if err != nil {
+		bs.close()
+		return nil, nil, err
+	}
+	closeAll := func() { h.Close(); bs.close() } // the sandboxes stop after the workspaces
 	if *wf.create {
 		if _, err := h.Create(ctx, *wf.ws, host.CreateOptions{}); err != nil && !errors.Is(err, host.ErrExists) {
-			h.Close()
+			closeAll()
 			return nil, nil, err
 		}
 	} else if _, err := h.Info(ctx, *wf.ws); err != nil {
-		h.Close()
+		closeAll()
 		if errors.Is(err, host.ErrNotFound) {
 			return nil, nil, fmt.Errorf("%w: %s in %s (pass --create to create it)", err, *wf.ws, *wf.data)
 		}
 		return nil, nil, err
 	}
-	return &mcp.HostWorkspace{Host: h, Workspace: *wf.ws}, func() { h.Close() }, nil
+	return &mcp.HostWorkspace{Host: h, Workspace: *wf.ws}, closeAll, nil
 }
 
 func runMCP(ctx context.Context, args []string, st streams) int {

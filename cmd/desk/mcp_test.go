@@ -218,3 +218,53 @@ func TestMCP_stdioCloseCancels(t *testing.T) {
 		t.Errorf("executions: %v %+v", err, list)
 	}
 }
+
+// TestMCP_stdioLocalAuto: desk mcp --data routes --backend auto as desk
+// serve does: to the shell when it has every command, and, without a
+// sandbox (here turned off, which the log says), to nothing otherwise.
+func TestMCP_stdioLocalAuto(t *testing.T) {
+	data := t.TempDir()
+	cs, stop := stdioSession(t, "mcp", "--data", data, "--workspace", "w", "--create", "--sandbox", "off", "--log-level", "info")
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "echo routed | tr a-z A-Z", "backend": "auto"}); isErr || !strings.HasPrefix(got, "ROUTED\n[exit code 0 · shell backend") {
+		t.Errorf("exec auto: %q", got)
+	}
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "getent passwd root", "backend": "auto"}); !isErr || !strings.Contains(got, "no sandbox backend") {
+		t.Errorf("exec auto without a sandbox: %q", got)
+	}
+	code, errs := stop()
+	if code != 0 {
+		t.Errorf("desk mcp exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, `msg="no sandbox backend" why="turned off (--sandbox off)"`) {
+		t.Errorf("the log does not say why there is no sandbox:\n%s", errs)
+	}
+}
+
+// TestMCP_stdioLocalSandbox: desk mcp --data offers the sandbox backend when
+// the host can run it, on the same files as the other tools, and --backend
+// auto sends it what the shell lacks; closing desk mcp stops the sandbox.
+func TestMCP_stdioLocalSandbox(t *testing.T) {
+	requireSandbox(t)
+	data := filepath.Join(t.TempDir(), "data")
+	state, err := sandboxDir(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	cs, stop := stdioSession(t, "mcp", "--data", data, "--workspace", "demo", "--create")
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "hostname; echo hi > f; cat /workspace/f; pwd", "backend": "sandbox"}); isErr || !strings.HasPrefix(got, "demo\nhi\n/workspace\n[exit code 0 · sandbox backend") {
+		t.Errorf("exec sandbox: %q", got)
+	}
+	if got, isErr := callText(t, cs, "read", map[string]any{"path": "f"}); isErr || !strings.Contains(got, "hi") {
+		t.Errorf("read what the sandbox wrote: %q", got)
+	}
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "getent passwd root | cut -d: -f6", "backend": "auto"}); isErr || !strings.HasPrefix(got, "/root\n[exit code 0 · sandbox backend") {
+		t.Errorf("exec auto: %q", got)
+	}
+	if code, errs := stop(); code != 0 {
+		t.Errorf("desk mcp exit %d: %s", code, errs)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(state, "state", "mnt")); len(ents) != 0 {
+		t.Errorf("mount points left: %v", ents)
+	}
+}

@@ -19,11 +19,7 @@ import (
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
-	"github.com/desk-dev/desk/internal/jsvm"
 	deskrun "github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/workspace"
 )
 
 // envAdminToken gives desk serve its admin token when --token is not set.
@@ -140,36 +136,20 @@ type serveConfig struct {
 // serveUntil opens the host, the token store and the API, serves until ctx
 // ends, then shuts down gracefully.
 func serveUntil(ctx context.Context, cfg serveConfig) error {
-	backends := cfg.hooks.backends
-	var attach workspace.AttachFunc
-	if backends == nil {
-		backends = map[string]deskrun.Backend{
-			"shell": shell.New(shell.Options{}),
+	bs := &backendSet{backends: cfg.hooks.backends, run: runOptions(cfg.hooks.backends)}
+	if bs.backends == nil {
+		var err error
+		if bs, err = newBackends(cfg.sandbox, cfg.data, cfg.log); err != nil {
+			return err
 		}
-		js, err := jsvm.New(jsvm.Options{})
-		if err != nil {
-			return fmt.Errorf("start the js backend: %w", err)
-		}
-		backends[jsvm.ID] = js
-		sb, err := newSandbox(cfg.sandbox, cfg.data, cfg)
-		if err != nil {
-			cfg.log.Info("no sandbox backend", "why", err)
-		} else {
-			defer closeSandbox(sb, cfg.log)
-			backends[sandbox.ID] = sb // also where --backend auto sends what the shell lacks
-			attach = stopSandboxOnClose(sb)
-		}
+		defer bs.close()
 	}
-	var runOpts deskrun.Options
-	if sh, ok := backends["shell"].(*shell.Backend); ok {
-		runOpts.DefaultBackend = "shell" // desk exec without --backend
-		runOpts.Router = sh.Route        // --backend auto
-	}
+	backends := bs.backends
 	h, err := host.Open(ctx, host.Options{
 		DataDir:     cfg.data,
 		IdleTimeout: cfg.idle,
 		MaxOpen:     cfg.maxOpen,
-		Workspace:   workspace.Options{Backends: backends, Run: runOpts, Attach: attach},
+		Workspace:   bs.workspaceOptions(),
 		Logger:      cfg.log,
 	})
 	if errors.Is(err, host.ErrLocked) {

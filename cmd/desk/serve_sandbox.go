@@ -15,12 +15,12 @@ import (
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
-// newSandbox returns the sandbox backend of desk serve, or nil and why there
+// newSandbox returns the sandbox backend of a data directory, or nil and why there
 // is none. runtime is the --sandbox flag: an OCI runtime, or "off". Each
 // sandbox's /workspace is the backend's own FUSE mount of the workspace's
 // store (its /workspace directory), so every backend sees the same files at
 // the same paths.
-func newSandbox(runtime, dataDir string, cfg serveConfig) (*sandbox.Backend, error) {
+func newSandbox(runtime, dataDir string, log *slog.Logger) (*sandbox.Backend, error) {
 	if runtime == "off" {
 		return nil, errors.New("turned off (--sandbox off)")
 	}
@@ -38,7 +38,7 @@ func newSandbox(runtime, dataDir string, cfg serveConfig) (*sandbox.Backend, err
 		Runtime:     runtime,
 		RuntimeRoot: filepath.Join(dir, "runc"),
 		StateDir:    filepath.Join(dir, "state"),
-		Logger:      cfg.log,
+		Logger:      log,
 	})
 }
 

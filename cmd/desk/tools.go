@@ -75,7 +75,7 @@ func runToolsSchema(ctx context.Context, args []string, st streams) int {
 
 var toolsReplaySpec = &cmdSpec{
 	name:     "tools replay",
-	synopsis: "FILE --workspace NAME [--data DIR [--create]] [--url URL] [--token TOKEN]",
+	synopsis: "FILE --workspace NAME [--data DIR [--create] [--sandbox RUNTIME|off]] [--url URL] [--token TOKEN]",
 	summary:  "replay a scripted agent session (tool calls and checks) against a workspace",
 	help: `FILE is JSON: {"name": "...", "calls": [STEP, ...]} or just [STEP, ...], where
 STEP is {"tool": NAME, "input": {...}, "expect": {...}, "save": {...}}:

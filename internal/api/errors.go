@@ -88,6 +88,7 @@ func classify(err error) *Error {
 		{vfs.ErrLocked, http.StatusConflict, CodeInUse},
 		{vfs.ErrJournalTruncated, http.StatusGone, CodeJournalTruncated},
 		{run.ErrUnknownBackend, http.StatusBadRequest, CodeUnknownBackend},
+		{run.ErrNotAllowed, http.StatusForbidden, CodeForbidden},
 		{run.ErrBusy, http.StatusTooManyRequests, CodeBusy},
 		{run.ErrTooLarge, http.StatusRequestEntityTooLarge, CodeTooLarge},
 		{run.ErrTimeoutTooLong, http.StatusBadRequest, CodeInvalid},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/run"
 )
 
@@ -22,6 +23,9 @@ func wireInfo(i run.Info) client.Execution {
 	}
 	if c := i.Changes; c != nil {
 		e.Changes = &client.ExecChanges{Created: nonNil(c.Created), Modified: nonNil(c.Modified), Deleted: nonNil(c.Deleted), Truncated: c.Truncated}
+	}
+	if u := i.Usage; u != nil {
+		e.Usage = &client.ExecUsage{UserNS: int64(u.UserTime), SysNS: int64(u.SysTime), MaxRSSBytes: u.MaxRSS}
 	}
 	return e
 }
@@ -82,7 +86,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	e, err := rt.Exec(r.Context(), req.Source, o)
+	e, err := rt.Exec(mcp.WithTokenBackends(r.Context(), c.p), req.Source, o)
 	if err != nil {
 		l.Release()
 		return err

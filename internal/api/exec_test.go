@@ -285,3 +285,65 @@ func TestAPI_Changes(t *testing.T) {
 		t.Fatalf("first SSE line %q, want %q", line, want)
 	}
 }
+
+// TestAPI_ExecutionUsage checks that a backend's resource usage reaches the
+// execution's record (run and get), is absent when the backend measures
+// none, and is described in /openapi.json.
+func TestAPI_ExecutionUsage(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.mkws("w")
+	r, err := e.c.Run(bg, "w", client.ExecRequest{Source: "usage 1500ms 250ms 4096", ID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := client.ExecUsage{UserNS: 1_500_000_000, SysNS: 250_000_000, MaxRSSBytes: 4096}
+	if r.Usage == nil || *r.Usage != want {
+		t.Fatalf("run: usage = %+v, want %+v", r.Usage, want)
+	}
+	got, err := e.c.GetExecution(bg, "w", "u")
+	if err != nil || got.Usage == nil || *got.Usage != want {
+		t.Fatalf("get: usage = %+v, %v", got.Usage, err)
+	}
+	st, body, _ := e.raw("GET", "/v1/workspaces/w/executions/u", e.admin, nil)
+	if st != 200 || !strings.Contains(string(body), `"usage":{"user_ns":1500000000,"sys_ns":250000000,"max_rss_bytes":4096}`) {
+		t.Fatalf("raw record: %d %s", st, body)
+	}
+	r, err = e.c.Run(bg, "w", client.ExecRequest{Source: "echo hi"})
+	if err != nil || r.Usage != nil {
+		t.Fatalf("no usage measured: usage = %+v, %v", r.Usage, err)
+	}
+	if _, body, _ := e.raw("GET", "/v1/workspaces/w/executions/"+r.ID, e.admin, nil); strings.Contains(string(body), `"usage"`) {
+		t.Fatalf("usage present when none was measured: %s", body)
+	}
+
+	b, err := e.c.OpenAPI(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Properties map[string]any `json:"properties"`
+					Required   []string       `json:"required"`
+				} `json:"properties"`
+				Required []string `json:"required"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Execution", "Result"} {
+		s := doc.Components.Schemas[name]
+		u, ok := s.Properties["usage"]
+		if !ok || len(u.Properties) != 3 || u.Properties["user_ns"] == nil || u.Properties["sys_ns"] == nil || u.Properties["max_rss_bytes"] == nil {
+			t.Fatalf("%s: usage schema = %+v", name, u)
+		}
+		for _, f := range s.Required {
+			if f == "usage" {
+				t.Fatalf("%s: usage is required", name)
+			}
+		}
+	}
+}

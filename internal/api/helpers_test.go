@@ -33,6 +33,7 @@ import (
 //	write PATH DATA  write a file with the job's ctx
 //	cat              copy stdin to stdout
 //	exit N           end with exit code N
+//	usage U S RSS    end with exit code 0 and that run.Usage (Go durations, bytes)
 type lines struct{}
 
 var _ run.Backend = lines{}
@@ -72,6 +73,12 @@ func (lines) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			return run.Outcome{ExitCode: n}, nil
+		case "usage":
+			f := strings.Fields(arg)
+			u, _ := time.ParseDuration(f[0])
+			sy, _ := time.ParseDuration(f[1])
+			rss, _ := strconv.ParseInt(f[2], 10, 64)
+			return run.Outcome{Usage: &run.Usage{UserTime: u, SysTime: sy, MaxRSS: rss}}, nil
 		default:
 			fmt.Fprintf(job.Stderr, "%s: unknown command\n", cmd)
 			return run.Outcome{ExitCode: 127}, nil

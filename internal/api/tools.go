@@ -113,7 +113,7 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 			flush()
 		}
 	}
-	res, callErr := set.Call(ctx, name, json.RawMessage(input), co)
+	res, callErr := set.Call(mcp.WithTokenBackends(ctx, c.p), name, json.RawMessage(input), co)
 	var te *tools.Error
 	if errors.As(callErr, &te) && te.Code == tools.CodeInternal {
 		s.opts.Logger.Error("tool failed", "tool", name, "workspace", c.ws, "err", te.Unwrap())

@@ -17,6 +17,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -190,6 +191,13 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 		p, _ := ti.Extra[principalKey].(auth.Principal)
 		return AllowTool(p, ws, t, input)
 	}
+	opts.CallContext = func(ctx context.Context, req sdk.Request) context.Context {
+		if ti := req.GetExtra().TokenInfo; ti != nil {
+			p, _ := ti.Extra[principalKey].(auth.Principal)
+			return WithTokenBackends(ctx, p)
+		}
+		return ctx
+	}
 	srv, err := NewServer(r.Context(), hw, opts)
 	if err != nil {
 		hd.opts.Logger.Error("mcp: cannot make a server", "workspace", ws, "err", err)
@@ -202,6 +210,16 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 	hd.servers[key] = srv
 	hd.mu.Unlock()
 	return srv
+}
+
+// WithTokenBackends restricts the executions started with ctx to the
+// backends p's token names, if it names any (run.WithBackends): a token
+// allowed "shell" and "auto" never reaches the sandbox through auto.
+func WithTokenBackends(ctx context.Context, p auth.Principal) context.Context {
+	if p.Admin || p.Token == nil {
+		return ctx
+	}
+	return run.WithBackends(ctx, p.Token.Backends)
 }
 
 // AllowTool checks that p may call t on workspace ws with input (nil: the

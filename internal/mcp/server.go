@@ -35,6 +35,10 @@ type Options struct {
 	// its input) and resource read (tool "read", input nil); an error denies
 	// it. The HTTP handler checks the token of each request this way.
 	Authorize func(ctx context.Context, req sdk.Request, t tools.Tool, input json.RawMessage) error
+	// CallContext, if set, derives the context a tool runs with from the
+	// request's (the HTTP handler adds the token's backend restriction,
+	// run.WithBackends, so exec's auto routing stays inside it).
+	CallContext func(ctx context.Context, req sdk.Request) context.Context
 	// Logger receives errors that are not the model's to see. Default: none.
 	Logger *slog.Logger
 
@@ -111,6 +115,9 @@ func toolHandler(ws Workspace, t tools.Tool, opts *Options) sdk.ToolHandler {
 			if err := opts.Authorize(ctx, req, t, input); err != nil {
 				return errorResult(&tools.Error{Code: tools.CodeForbidden, Message: err.Error()}), nil
 			}
+		}
+		if opts.CallContext != nil {
+			ctx = opts.CallContext(ctx, req)
 		}
 		if opts.track != nil {
 			var cancel context.CancelFunc

@@ -8,7 +8,8 @@
 //
 // A Backend runs one Job: source, cwd, environment, stdin, optional JSON input,
 // and the workspace store; it writes output to the job's Stdout and Stderr and
-// returns an Outcome (exit code, optional JSON value) or an error. Backends
+// returns an Outcome (exit code, optional JSON value, optional resource usage)
+// or an error. Backends
 // live in their own packages and assert the interface:
 //
 //	var _ run.Backend = (*Backend)(nil)

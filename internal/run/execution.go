@@ -47,6 +47,9 @@ type Info struct {
 	Value json.RawMessage `json:"value,omitempty"`
 	// Changes is the workspace change set (nil while running).
 	Changes *Changes `json:"changes,omitempty"`
+	// Usage is the program's resource usage, when the backend measured it
+	// (Outcome.Usage); nil while running and for backends that do not.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Duration is the run time: Ended - Started, or zero while running.
@@ -525,6 +528,10 @@ func (e *Execution) finish(rr runResult) {
 				info.Value = b.Bytes()
 			}
 		}
+	}
+	if u := rr.out.Usage; rr.err == nil && u != nil {
+		uc := *u
+		info.Usage = &uc
 	}
 	if rr.abandoned {
 		info.Error += fmt.Sprintf(" (the backend did not stop within %v and was abandoned)", r.opts.KillGrace)

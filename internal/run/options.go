@@ -207,7 +207,7 @@ type checked struct {
 // AutoBackend is the backend id that asks Options.Router to choose.
 const AutoBackend = "auto"
 
-func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
+func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked, error) {
 	c := checked{ExecOptions: o}
 	if o.ID != "" && !ValidID(o.ID) {
 		return c, fmt.Errorf("check execution id %q: want 1-64 of [A-Za-z0-9._-] starting with a letter or digit: %w", o.ID, ErrInvalid)
@@ -218,11 +218,14 @@ func (r *Runtime) check(source string, o ExecOptions) (checked, error) {
 	if c.Backend == "" {
 		return c, fmt.Errorf("route execution: no backend given (%s): %w", haveBackends(r.Backends()), ErrUnknownBackend)
 	}
+	if err := allowBackend(allowed, c.Backend); err != nil {
+		return c, err
+	}
 	if c.Backend == AutoBackend {
 		if r.opts.Router == nil {
 			return c, fmt.Errorf("route execution: %q: automatic routing is not configured (%s): %w", AutoBackend, haveBackends(r.Backends()), ErrUnknownBackend)
 		}
-		b, reason, err := r.opts.Router(source, r.Backends())
+		b, reason, err := r.opts.Router(source, routable(r.Backends(), allowed))
 		if err != nil {
 			// No configured backend can run it: for callers, an unknown backend.
 			return c, fmt.Errorf("route execution: %w (%w)", err, ErrUnknownBackend)

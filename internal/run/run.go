@@ -82,6 +82,19 @@ type Outcome struct {
 	// must be valid JSON and at most Options.MaxValueBytes long, or the
 	// execution is recorded as failed.
 	Value json.RawMessage
+	// Usage is the resources the program used, if the backend measures them
+	// (nil when it does not). It is recorded in Info.Usage.
+	Usage *Usage
+}
+
+// Usage is what an execution's program used, as its backend measured it.
+type Usage struct {
+	// UserTime and SysTime are the CPU time spent in user and kernel mode by
+	// the program and the descendants it waited for.
+	UserTime time.Duration `json:"user_ns"`
+	SysTime  time.Duration `json:"sys_ns"`
+	// MaxRSS is the peak resident set size, in bytes, of the largest of them.
+	MaxRSS int64 `json:"max_rss_bytes"`
 }
 
 // Status is the state of an execution.

@@ -157,13 +157,13 @@ func (r *Runtime) Running() int {
 // ctx's values (vfs.WithOwner, for example) reach the backend.
 //
 // Errors: ErrInvalid, ErrTooLarge, ErrTimeoutTooLong (bad options),
-// ErrUnknownBackend, ErrExists (id in use), ErrBusy (Options.MaxRunning
+// ErrUnknownBackend, ErrNotAllowed (see WithBackends), ErrExists (id in use), ErrBusy (Options.MaxRunning
 // executions running), ErrClosed, or a store error.
 func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*Execution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := r.check(source, opts)
+	c, err := r.check(source, opts, allowedBackends(ctx))
 	if err != nil {
 		return nil, err
 	}

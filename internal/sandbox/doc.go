@@ -137,7 +137,8 @@
 // Options.KillGrace (2s) later either way. When the main process exits, the
 // rest of its session is killed, the pipes are read to their end (at most
 // Options.DrainTimeout more if something outside the session holds them), and
-// the init reports the exit status, the CPU time and the peak RSS. When no
+// the init reports the exit status, the CPU time and the peak RSS (the
+// outcome's run.Usage, in the execution's record). When no
 // other execution is running, processes that escaped their session
 // (setsid, daemons) are killed too.
 //
@@ -183,8 +184,6 @@
 //
 // # Not done
 //
-//   - run has no resource usage in Outcome: CPU time and peak RSS reach the
-//     backend's debug log only.
 //   - run has no detached executions: the backend's API is not reachable
 //     from the HTTP API or the CLI yet.
 //   - A process that leaves its execution's session while another execution

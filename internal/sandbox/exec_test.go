@@ -287,3 +287,30 @@ func countProcs(t testing.TB, x *box, comm string) int {
 	}
 	return n
 }
+
+// TestRun_Usage checks that the init's CPU time and peak RSS reach the
+// execution's record (run.Info.Usage): 50 MB through a pipe costs CPU time,
+// and a 20 MB string held by the shell shows in the peak RSS.
+func TestRun_Usage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	res := e.run(`head -c 50000000 /dev/zero | tail -c 1 >/dev/null; x=$(head -c 20000000 /dev/zero | tr '\0' x); echo ${#x}`, run.ExecOptions{})
+	if res.Status != run.StatusCompleted || res.ExitCode != 0 || res.Stdout != "20000000\n" {
+		t.Fatalf("status %s, exit %d, stdout %q, stderr %q", res.Status, res.ExitCode, res.Stdout, tail(res.Stderr))
+	}
+	u := res.Usage
+	if u == nil {
+		t.Fatal("no usage in the record")
+	}
+	if u.UserTime+u.SysTime <= 0 || u.UserTime < 0 || u.SysTime < 0 {
+		t.Errorf("CPU time: user %v sys %v, want some", u.UserTime, u.SysTime)
+	}
+	if u.MaxRSS < 16<<20 || u.MaxRSS > 1<<30 {
+		t.Errorf("peak RSS %d bytes, want between 16 MiB and the 1 GiB limit", u.MaxRSS)
+	}
+	t.Logf("usage: user %v sys %v max_rss %d KiB", u.UserTime, u.SysTime, u.MaxRSS>>10)
+	// A program that exits with an error is measured too.
+	if res := e.run("exit 3", run.ExecOptions{}); res.ExitCode != 3 || res.Usage == nil || res.Usage.MaxRSS <= 0 {
+		t.Errorf("exit 3: exit %d, usage %+v", res.ExitCode, res.Usage)
+	}
+}

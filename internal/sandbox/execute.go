@@ -163,7 +163,7 @@ func (x *box) outcome(ctx context.Context, job *run.Job, e wire.Exit, before sna
 		note("killed: the wall time limit of %v per execution was reached", o.Timeout)
 		code = run.ExitTimedOut
 	}
-	return run.Outcome{ExitCode: code}
+	return run.Outcome{ExitCode: code, Usage: &run.Usage{UserTime: e.UserTime, SysTime: e.SysTime, MaxRSS: e.MaxRSS}}
 }
 
 // env is the program's environment: the sandbox's base (the allowlist: PATH,

@@ -80,6 +80,8 @@ func AsError(err error, p string) *Error {
 		return wrap(CodeCancelled, "the call ran out of time")
 	case errors.Is(err, run.ErrUnknownBackend):
 		return wrap(CodeUnknownBackend, "%s", err.Error())
+	case errors.Is(err, run.ErrNotAllowed):
+		return wrap(CodeForbidden, "%s", err.Error())
 	case errors.Is(err, run.ErrBusy):
 		return wrap(CodeBusy, "too many executions are running in this workspace; wait for one to end and retry")
 	case errors.Is(err, run.ErrTooLarge):

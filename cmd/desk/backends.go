@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/desk-dev/desk/internal/jsvm"
+	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// backendSet is the execution backends of a data directory opened by desk
+// serve or desk mcp --data, and what the host's workspaces need for them.
+type backendSet struct {
+	backends map[string]deskrun.Backend
+	run      deskrun.Options      // the default backend and the auto Router
+	attach   workspace.AttachFunc // stops a workspace's sandbox when it closes; nil without one
+	close    func()               // stops the sandboxes; call it after the host is closed
+}
+
+// workspaceOptions is the host's workspace.Options for the backends.
+func (bs *backendSet) workspaceOptions() workspace.Options {
+	return workspace.Options{Backends: bs.backends, Run: bs.run, Attach: bs.attach}
+}
+
+// newBackends starts the backends of the data directory dataDir: shell (the
+// default), js, and the sandbox when the host can run it (runtime is the
+// --sandbox flag: an OCI runtime, or "off"); the log says why there is no
+// sandbox otherwise. With the sandbox, --backend auto sends it what the shell
+// lacks.
+func newBackends(runtime, dataDir string, log *slog.Logger) (*backendSet, error) {
+	backends := map[string]deskrun.Backend{
+		"shell": shell.New(shell.Options{}),
+	}
+	js, err := jsvm.New(jsvm.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("start the js backend: %w", err)
+	}
+	backends[jsvm.ID] = js
+	bs := &backendSet{backends: backends, run: runOptions(backends), close: func() {}}
+	sb, err := newSandbox(runtime, dataDir, log)
+	if err != nil {
+		log.Info("no sandbox backend", "why", err)
+	} else {
+		backends[sandbox.ID] = sb // also where --backend auto sends what the shell lacks
+		bs.attach = stopSandboxOnClose(sb)
+		bs.close = func() { closeSandbox(sb, log) }
+	}
+	return bs, nil
+}
+
+// runOptions makes the shell backend, when there is one, the default
+// backend (desk exec without --backend) and its Route the Router of
+// --backend auto.
+func runOptions(backends map[string]deskrun.Backend) deskrun.Options {
+	var o deskrun.Options
+	if sh, ok := backends["shell"].(*shell.Backend); ok {
+		o.DefaultBackend = "shell"
+		o.Router = sh.Route
+	}
+	return o
+}
