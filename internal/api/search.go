@@ -7,143 +7,22 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/glob"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// maxBraceAlternatives bounds the patterns a glob's {a,b} groups expand to.
-const maxBraceAlternatives = 256
-
-// glob matches slash-separated relative paths. Within a segment: * ? [..]
-// as path.Match, and {a,b} alternatives (nested allowed); a segment "**"
-// matches any number of segments, none included.
-type glob struct{ alts [][]string }
-
-func compileGlob(pattern string) (*glob, error) {
-	bad := func(why string) error {
-		return errorf(http.StatusBadRequest, CodeInvalid, "glob %q: %s", pattern, why)
-	}
-	if pattern == "" {
-		return nil, bad("empty pattern")
-	}
-	alts, err := expandBraces(pattern)
+// compileGlob compiles a search pattern (see package glob); a bad one is a
+// 400 naming it.
+func compileGlob(pattern string) (*glob.Pattern, error) {
+	g, err := glob.Compile(pattern, false)
 	if err != nil {
-		return nil, bad(err.Error())
-	}
-	g := &glob{}
-	for _, a := range alts {
-		segs := strings.Split(strings.Trim(a, "/"), "/")
-		for _, s := range segs {
-			if _, err := path.Match(s, ""); err != nil {
-				return nil, bad("malformed segment " + strconv.Quote(s))
-			}
-		}
-		g.alts = append(g.alts, segs)
+		return nil, errorf(http.StatusBadRequest, CodeInvalid, "glob %q: %s", pattern, err)
 	}
 	return g, nil
-}
-
-type globError string
-
-func (e globError) Error() string { return string(e) }
-
-// expandBraces expands {a,b} groups (outside [..] classes and escapes).
-func expandBraces(p string) ([]string, error) {
-	depth, open, inClass := 0, -1, false
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c == '\\':
-			i++
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-		case c == '[':
-			inClass = true
-		case c == '{':
-			if depth == 0 {
-				open = i
-			}
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-			if depth > 0 {
-				continue
-			}
-			var parts []string
-			d, last := 0, open+1
-			for j := open + 1; j < i; j++ {
-				switch p[j] {
-				case '\\':
-					j++
-				case '{':
-					d++
-				case '}':
-					d--
-				case ',':
-					if d == 0 {
-						parts = append(parts, p[last:j])
-						last = j + 1
-					}
-				}
-			}
-			parts = append(parts, p[last:i])
-			var out []string
-			for _, part := range parts {
-				sub, err := expandBraces(p[:open] + part + p[i+1:])
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, sub...)
-				if len(out) > maxBraceAlternatives {
-					return nil, globError("too many {a,b} alternatives (at most " + strconv.Itoa(maxBraceAlternatives) + ")")
-				}
-			}
-			return out, nil
-		}
-	}
-	if depth > 0 {
-		return nil, globError("unclosed {")
-	}
-	return []string{p}, nil
-}
-
-func (g *glob) match(rel string) bool {
-	segs := strings.Split(rel, "/")
-	for _, a := range g.alts {
-		if matchSegs(a, segs) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchSegs(p, s []string) bool {
-	for len(p) > 0 {
-		if p[0] == "**" {
-			for len(p) > 1 && p[1] == "**" {
-				p = p[1:]
-			}
-			for i := 0; i <= len(s); i++ {
-				if matchSegs(p[1:], s[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(s) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(p[0], s[0]); !ok {
-			return false
-		}
-		p, s = p[1:], s[1:]
-	}
-	return len(s) == 0
 }
 
 // walker visits a tree depth first in name order without following
@@ -220,7 +99,7 @@ func (s *Server) handleFind(w http.ResponseWriter, r *http.Request, c *call) err
 	ctx := r.Context()
 	out := client.FindResult{Matches: []client.DirEntryPath{}}
 	wk := &walker{ctx: ctx, fsys: fsys, budget: s.opts.MaxWalk, visit: func(p string, e vfs.DirEntry) bool {
-		if !g.match(rel(base, p)) {
+		if !g.Match(rel(base, p)) {
 			return true
 		}
 		if len(out.Matches) == limit {
@@ -279,7 +158,7 @@ func (s *Server) handleGrep(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return errorf(http.StatusBadRequest, CodeInvalid, "query %q is not a valid RE2 expression: %v", query, err)
 	}
-	var g *glob
+	var g *glob.Pattern
 	if gs := q.Get("glob"); gs != "" {
 		if g, err = compileGlob(gs); err != nil {
 			return err
@@ -383,7 +262,7 @@ func (s *Server) handleGrep(w http.ResponseWriter, r *http.Request, c *call) err
 	var ferr error
 	wk.visit = func(p string, e vfs.DirEntry) bool {
 		last = p
-		if fileType(e.Mode) != client.TypeFile || (g != nil && !g.match(rel(base, p))) {
+		if fileType(e.Mode) != client.TypeFile || (g != nil && !g.Match(rel(base, p))) {
 			return true
 		}
 		from := 1

@@ -23,6 +23,7 @@ const module = "github.com/desk-dev/desk"
 var layers = map[string]int{
 	"internal/vfs":       0,
 	"internal/policy":    0,
+	"internal/glob":      0,
 	"client":             0,
 	"internal/archtest":  0,
 	"internal/run":       1,

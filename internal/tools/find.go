@@ -141,7 +141,7 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 	}
 	seen := 0
 	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, visit: func(p string, f *vfs.DirFile) (bool, error) {
-		if !g.match(rel(base, p)) {
+		if !g.Match(rel(base, p)) {
 			return true, nil
 		}
 		if seen++; seen <= offset {

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/desk-dev/desk/internal/glob"
+
 	"bytes"
 	"context"
 	"errors"
@@ -198,7 +200,7 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 	if !strings.Contains(expr, "$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) {
 		pre = regexp.MustCompile("(?m)" + expr)
 	}
-	var inc *glob
+	var inc *glob.Pattern
 	if in.Include != "" {
 		if inc, err = compileGlob(in.Include); err != nil {
 			return nil, err
@@ -277,7 +279,7 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 	}
 	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, loadBytes: s.opts.MaxGrepFileBytes,
 		visit: func(p string, f *vfs.DirFile) (bool, error) {
-			if !f.Attr.IsRegular() || inc != nil && !inc.match(rel(base, p)) {
+			if !f.Attr.IsRegular() || inc != nil && !inc.Match(rel(base, p)) {
 				return true, nil
 			}
 			data, err := load(p, f)
