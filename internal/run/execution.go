@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -496,8 +497,9 @@ func (e *Execution) finish(rr runResult) {
 	// Changes applied but not yet committed (a FUSE mount defers metadata
 	// commits by a few ms) are numbered at their commit: commit them so the
 	// window ends after everything the execution did. A failed commit lost
-	// those changes; the change set then lists what was stored.
-	_ = r.fs.Commit(context.Background())
+	// those changes: the record says so, and the change set lists what was
+	// stored.
+	commitErr := r.fs.Commit(context.Background())
 	info.JournalEnd = r.fs.Seq()
 
 	var ke *KillError
@@ -535,6 +537,9 @@ func (e *Execution) finish(rr runResult) {
 	}
 	if rr.abandoned {
 		info.Error += fmt.Sprintf(" (the backend did not stop within %v and was abandoned)", r.opts.KillGrace)
+	}
+	if commitErr != nil {
+		info.Error = strings.TrimSpace(info.Error + " (file changes made at the end of the execution were not stored: " + commitErr.Error() + ")")
 	}
 	changes, err := r.changes(context.Background(), e.id, info.JournalStart, info.JournalEnd)
 	if err != nil {
