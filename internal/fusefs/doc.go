@@ -114,8 +114,12 @@
 // FUSE_EXPLICIT_INVAL_DATA) and directory listings (FOPEN_CACHE_DIR: the
 // kernel drops a listing itself when the directory changes through the
 // mount, or when at an open the directory's mtime differs from the one the
-// listing was read with). The timeouts can be long because nothing goes
-// stale silently:
+// listing was read with). Directories have no handles: the server refuses
+// the first OPENDIR with ENOSYS, after which the kernel (5.1 and later) sends
+// no OPENDIR or RELEASEDIR at all and caches every listing, and READDIRPLUS
+// requests are served through handles the server keeps per directory and
+// offset (see rawFS), so a warm walk costs one request per directory. The
+// timeouts can be long because nothing goes stale silently:
 //
 //   - What the mount itself changes, the kernel knows: it updates its caches
 //     from the replies (one kernel inode per store inode, so every name of a
@@ -139,14 +143,15 @@
 //     and an inode it replaced (as a remove); exchange: both names, both
 //     inodes, both directories.
 //   - Those invalidations are asynchronous: the follower wakes on every
-//     commit, normally within microseconds. An open (of a file or a
-//     directory) first waits until the invalidations of every change
-//     committed before it have been sent (at most Options.SyncTimeout;
-//     after that it drops the file's pages or the listing itself), so a
-//     program that opens a file sees the store as it was when the open
-//     started: close-to-open consistency, as NFS gives. A
-//     descriptor already open, a stat, or a path lookup served from the
-//     kernel's caches can see a change made elsewhere microseconds late.
+//     commit, normally within microseconds. An open of a file first waits
+//     until the invalidations of every change committed before it have been
+//     sent (at most Options.SyncTimeout; after that it drops the file's
+//     pages itself), so a program that opens a file sees the store as it was
+//     when the open started: close-to-open consistency, as NFS gives. A
+//     descriptor already open, a stat, a path lookup or a directory listing
+//     served from the kernel's caches can see a change made elsewhere
+//     microseconds late: directories are read without OPENDIR (below), so
+//     there is no request to wait in.
 //     Server.Sync waits until everything committed before the call has been
 //     invalidated, for a caller that changed the store and then starts a
 //     process on the mount.

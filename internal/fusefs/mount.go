@@ -225,6 +225,7 @@ type Server struct {
 	opts  Options
 	ctx   context.Context // the mount's actor; never canceled
 	fuse  *fuse.Server
+	raw   *rawFS // go-fuse's node bridge, reading directories without handles
 	dev   uint64 // device number of the mount (its minor is the FUSE connection)
 	root  *node
 	nt    *notifier
@@ -299,8 +300,8 @@ func Mount(ctx context.Context, store Store, dir string, opts Options) (*Server,
 		RootStableAttr:  &gofs.StableAttr{Ino: vfs.RootIno, Gen: rootAttr.Gen, Mode: fuse.S_IFDIR},
 		Logger:          opts.Logger,
 	}
-	raw := gofs.NewNodeFS(s.root, fo)
-	srv, err := fuse.NewServer(raw, abs, &fo.MountOptions)
+	s.raw = newRawFS(gofs.NewNodeFS(s.root, fo), s)
+	srv, err := fuse.NewServer(s.raw, abs, &fo.MountOptions)
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}

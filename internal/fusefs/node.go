@@ -195,6 +195,9 @@ func (n *node) Setattr(ctx context.Context, f gofs.FileHandle, in *fuse.SetAttrI
 		return n.srv.errno("setattr", err)
 	}
 	n.srv.fillAttr(a, &out.Attr)
+	// go-fuse sets no timeout on a SETATTR reply; without one the kernel
+	// would ask for the attributes again at the next stat.
+	out.SetTimeout(n.srv.opts.AttrTimeout)
 	return 0
 }
 
@@ -440,7 +443,10 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 // first waits until the invalidations of changes committed before it were
 // sent.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
-	synced := n.srv.nt.waitFor(ctx, n.srv.store.Seq(), n.srv.opts.SyncTimeout)
+	// Without OPENDIR (rawFS) this opens the handle a READDIRPLUS reads
+	// through, while the kernel holds the directory: waiting for the journal
+	// follower there could deadlock with its invalidation of the directory.
+	synced := n.srv.raw.noOpendir.Load() || n.srv.nt.waitFor(ctx, n.srv.store.Seq(), n.srv.opts.SyncTimeout)
 	f, errno := n.openStore(n.srv.ctx, "opendir", syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if errno != 0 {
 		return nil, 0, errno
