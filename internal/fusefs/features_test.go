@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -731,4 +733,83 @@ func TestIDMap(t *testing.T) {
 	if err := cmd.Run(); err == nil {
 		t.Errorf("uid %d wrote a file of uid %d with mode 0644", host, host+5)
 	}
+}
+
+// TestReadDirInParts: without directory handles (the server refuses
+// OPENDIR), a listing the kernel reads in many requests, from several opens
+// that each read only part of it, is whole and in order; a directory left
+// half read, then removed and forgotten by the kernel, leaves the server
+// serving.
+func TestReadDirInParts(t *testing.T) {
+	e := newEnv(t, vfs.Options{}, fusefs.Options{DirPage: 64})
+	ctx := context.Background()
+	const n = 3000
+	var want []string
+	err := e.store.Batch(ctx, func(b *vfs.Batch) error {
+		if err := b.Mkdir("/big", 0o755); err != nil {
+			return err
+		}
+		for i := range n {
+			name := fmt.Sprintf("entry-with-a-longish-name-%05d", i)
+			want = append(want, name)
+			if err := b.WriteFile("/big/"+name, nil, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	must(t, "batch", err)
+	// Several opens, each reading a part: the kernel fills its cache of the
+	// listing across them, continuing at the offset where it stopped.
+	var got []string
+	for len(got) < n {
+		d, err := os.Open(e.path("big"))
+		must(t, "open", err)
+		if len(got) > 0 {
+			// A new open starts at offset 0 again; skip what was read.
+			_, err := d.Readdirnames(len(got))
+			must(t, "skip", err)
+		}
+		part, err := d.Readdirnames(700)
+		if err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		got = append(got, part...)
+		d.Close()
+		if len(part) == 0 {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("read in parts: %d names, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	if all := dirNames(t, e.path("big")); !slices.Equal(all, want) {
+		t.Fatalf("read at once: %d names, want %d", len(all), len(want))
+	}
+
+	// Half read, removed, forgotten.
+	must(t, "mkdir", os.Mkdir(e.path("half"), 0o755))
+	for i := range 200 {
+		must(t, "create", os.WriteFile(e.path(fmt.Sprintf("half/%03d", i)), nil, 0o644))
+	}
+	d, err := os.Open(e.path("half"))
+	must(t, "open", err)
+	_, err = d.Readdirnames(10)
+	must(t, "readdir", err)
+	d.Close()
+	must(t, "remove", os.RemoveAll(e.path("half")))
+	must(t, "drop caches", os.WriteFile("/proc/sys/vm/drop_caches", []byte("2"), 0))
+	if all := dirNames(t, e.path("big")); len(all) != n {
+		t.Fatalf("after a half-read directory was removed: %d names", len(all))
+	}
+}
+
+// firstDiff is the first index at which a and b differ.
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

@@ -155,6 +155,7 @@ type dirHandle struct {
 	base  uint64
 	after string // name to read the next page after
 	done  bool   // no page follows the current one
+	sent  int    // entries returned through this handle
 }
 
 var (
@@ -196,6 +197,7 @@ func (d *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 	}
 	e := d.page[d.pos-d.base]
 	d.pos++
+	d.sent++
 	return &fuse.DirEntry{Name: e.Name, Mode: e.Mode & syscall.S_IFMT, Ino: e.Ino, Off: d.pos}, 0
 }
 
@@ -223,6 +225,14 @@ func (d *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 		d.pos = off
 		return 0
 	}
+	// A handle of a directory read without OPENDIR continues where the
+	// previous request's handle stopped (see rawFS).
+	if off >= dots {
+		if c := d.n.srv.cursors.take(d.n.ino(), off); c != nil {
+			d.page, d.base, d.after, d.done, d.pos = c.page, c.base, c.after, c.done, off
+			return 0
+		}
+	}
 	// Start over and skip forward.
 	d.page, d.base, d.after, d.done = nil, 0, "", false
 	d.pos = min(off, dots)
@@ -249,6 +259,11 @@ func (d *dirHandle) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno {
 // Releasedir closes the directory.
 func (d *dirHandle) Releasedir(ctx context.Context, releaseFlags uint32) {
 	d.mu.Lock()
+	if d.sent > 0 && d.page != nil && d.n.srv.raw.noOpendir.Load() {
+		// A request's handle (see rawFS): the next request for this
+		// listing may continue here.
+		d.n.srv.cursors.put(&dirCursor{ino: d.n.ino(), page: d.page, base: d.base, after: d.after, done: d.done})
+	}
 	d.page = nil
 	d.mu.Unlock()
 	d.h.Release(ctx)

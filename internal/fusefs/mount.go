@@ -220,16 +220,17 @@ func (m IDMap) toStore(id uint32) uint32 {
 
 // Server is a mounted workspace. It serves until Unmount.
 type Server struct {
-	store Store
-	dir   string
-	opts  Options
-	ctx   context.Context // the mount's actor; never canceled
-	fuse  *fuse.Server
-	raw   *rawFS // go-fuse's node bridge, reading directories without handles
-	dev   uint64 // device number of the mount (its minor is the FUSE connection)
-	root  *node
-	nt    *notifier
-	stop  context.CancelFunc // stops the notifier
+	store   Store
+	dir     string
+	opts    Options
+	ctx     context.Context // the mount's actor; never canceled
+	fuse    *fuse.Server
+	raw     *rawFS     // go-fuse's node bridge, reading directories without handles
+	cursors dirCursors // where listings read in parts stopped
+	dev     uint64     // device number of the mount (its minor is the FUSE connection)
+	root    *node
+	nt      *notifier
+	stop    context.CancelFunc // stops the notifier
 
 	hmu     sync.Mutex
 	handles map[*handle]struct{} // open file handles, closed at Unmount

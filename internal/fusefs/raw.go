@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // rawFS is go-fuse's node bridge with directories read without OPENDIR and
@@ -15,45 +17,26 @@ import (
 // filesystem needs no directory handles: from then on opendir(3) and
 // closedir(3) cost nothing, the kernel keeps listings in its cache as if every
 // open had asked for FOPEN_CACHE_DIR and FOPEN_KEEP_CACHE, and a READDIRPLUS
-// carries handle 0 and an offset. The listing is then read through a bridge
-// handle kept per (directory, next offset): a listing read to its end releases
-// its handle; handles of listings left half read are released when more than
-// maxCursors are open (a later read at their offset opens a new one and
-// seeks). A walk of a tree costs one request per directory (its GETATTR)
-// instead of three.
+// carries handle 0 and an offset. Each such read opens a bridge handle, reads
+// through it and releases it before it answers, so no handle outlives the
+// request (go-fuse requires a node's handles to be gone when the kernel
+// forgets it). A listing read in several requests continues from where the
+// previous one stopped through dirCursors. A walk of a tree costs one request
+// per directory (its GETATTR) instead of three.
 type rawFS struct {
 	fuse.RawFileSystem
 	s *Server
 
 	// noOpendir is set once OPENDIR was refused: the kernel sends no more.
 	noOpendir atomic.Bool
-
-	mu      sync.Mutex
-	cursors map[cursorKey]*list.Element // of *cursor
-	lru     list.List                   // oldest first
 }
-
-// maxCursors bounds the directory handles kept for listings read in parts.
-const maxCursors = 256
 
 // noOpendirMinor is the FUSE protocol minor version from which the kernel
 // accepts ENOSYS for OPENDIR (Linux 5.1).
 const noOpendirMinor = 29
 
-// cursorKey names a listing in progress: the directory and the offset of the
-// next entry the kernel will ask for.
-type cursorKey struct {
-	node, off uint64
-}
-
-// cursor is a bridge directory handle positioned at key.off.
-type cursor struct {
-	key cursorKey
-	fh  uint64
-}
-
 func newRawFS(inner fuse.RawFileSystem, s *Server) *rawFS {
-	return &rawFS{RawFileSystem: inner, s: s, cursors: make(map[cursorKey]*list.Element)}
+	return &rawFS{RawFileSystem: inner, s: s}
 }
 
 // OpenDir refuses directory handles (see rawFS) where the kernel supports
@@ -81,62 +64,15 @@ func (r *rawFS) readDir(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEn
 	if in.Fh != 0 {
 		return read(cancel, in, out)
 	}
-	key := cursorKey{in.NodeId, in.Offset}
-	c := r.take(key)
-	if c == nil {
-		var oo fuse.OpenOut
-		if st := r.RawFileSystem.OpenDir(cancel, &fuse.OpenIn{InHeader: in.InHeader, Flags: syscall.O_RDONLY}, &oo); !st.Ok() {
-			return st
-		}
-		c = &cursor{fh: oo.Fh}
-	}
-	in2 := *in
-	in2.Fh = c.fh
-	st := read(cancel, &in2, out)
-	if !st.Ok() || out.Offset == in.Offset {
-		// An error, or the end of the listing (nothing added).
-		r.releaseDir(c)
+	var oo fuse.OpenOut
+	if st := r.RawFileSystem.OpenDir(cancel, &fuse.OpenIn{InHeader: in.InHeader, Flags: syscall.O_RDONLY}, &oo); !st.Ok() {
 		return st
 	}
-	c.key = cursorKey{in.NodeId, out.Offset}
-	r.put(c)
+	in2 := *in
+	in2.Fh = oo.Fh
+	st := read(cancel, &in2, out) // the handle seeks to in.Offset (dirHandle.Seekdir)
+	r.RawFileSystem.ReleaseDir(&fuse.ReleaseIn{InHeader: in.InHeader, Fh: oo.Fh})
 	return st
-}
-
-// take removes and returns the cursor at key, if any.
-func (r *rawFS) take(key cursorKey) *cursor {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e, ok := r.cursors[key]
-	if !ok {
-		return nil
-	}
-	delete(r.cursors, key)
-	return r.lru.Remove(e).(*cursor)
-}
-
-// put keeps c for the next page of its listing, releasing the oldest cursor
-// when there are too many (or another reader's at the same position).
-func (r *rawFS) put(c *cursor) {
-	var drop []*cursor
-	r.mu.Lock()
-	if e, ok := r.cursors[c.key]; ok {
-		drop = append(drop, r.lru.Remove(e).(*cursor))
-	}
-	r.cursors[c.key] = r.lru.PushBack(c)
-	for r.lru.Len() > maxCursors {
-		old := r.lru.Remove(r.lru.Front()).(*cursor)
-		delete(r.cursors, old.key)
-		drop = append(drop, old)
-	}
-	r.mu.Unlock()
-	for _, d := range drop {
-		r.releaseDir(d)
-	}
-}
-
-func (r *rawFS) releaseDir(c *cursor) {
-	r.RawFileSystem.ReleaseDir(&fuse.ReleaseIn{InHeader: fuse.InHeader{NodeId: c.key.node}, Fh: c.fh})
 }
 
 // FsyncDir commits the metadata changes waiting for their commit; without
@@ -146,4 +82,53 @@ func (r *rawFS) FsyncDir(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
 		return r.RawFileSystem.FsyncDir(cancel, in)
 	}
 	return fuse.Status(r.s.errno("fsyncdir", r.s.store.Commit(r.s.ctx)))
+}
+
+// maxCursors bounds the positions of listings read in parts that the server
+// remembers (each holds up to Options.DirPage entries).
+const maxCursors = 64
+
+// dirCursors remembers where listings read without directory handles
+// stopped: the page of store entries a handle held when it was released, so
+// that the handle of the next request for the same directory continues
+// there instead of reading the directory again from its start. A position
+// that is forgotten (more than maxCursors, or the directory changed) only
+// costs that rereading.
+type dirCursors struct {
+	mu  sync.Mutex
+	lru list.List // of *dirCursor, oldest first
+}
+
+// dirCursor is a released handle's position in a directory's listing.
+type dirCursor struct {
+	ino   uint64
+	page  []vfs.DirEntry // entries at offsets base, base+1, ...
+	base  uint64
+	after string
+	done  bool
+}
+
+// put remembers c.
+func (dc *dirCursors) put(c *dirCursor) {
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	dc.lru.PushBack(c)
+	for dc.lru.Len() > maxCursors {
+		dc.lru.Remove(dc.lru.Front())
+	}
+}
+
+// take returns and forgets a remembered position in directory ino whose page
+// holds offset off (or ends just before it), if any.
+func (dc *dirCursors) take(ino, off uint64) *dirCursor {
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	for e := dc.lru.Back(); e != nil; e = e.Prev() {
+		c := e.Value.(*dirCursor)
+		if c.ino == ino && off >= c.base && off <= c.base+uint64(len(c.page)) {
+			dc.lru.Remove(e)
+			return c
+		}
+	}
+	return nil
 }
