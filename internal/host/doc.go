@@ -19,7 +19,9 @@
 //     workspace has no entry in the host at all: no memory, no goroutine, no file
 //     descriptor — it is a file on disk. The next Acquire reopens it,
 //     transparently. HibernateIdle does the same for every idle workspace at
-//     once.
+//     once. A workspace with executions running (a detached one, a service,
+//     outlives the call that started it) is not hibernated: its timer is set
+//     again, and neither HibernateIdle nor eviction closes it.
 //   - Slots: at most Options.MaxOpen (default 64) stores are open at once. A
 //     workspace being opened, open, or being closed holds a slot (a Create with
 //     CreateOptions holds one while it writes the store). When an Acquire needs a

@@ -167,6 +167,14 @@ type entry struct {
 	idleGen uint64        // bumped whenever the entry stops being idle
 }
 
+// running reports whether e's workspace has executions running: such a
+// workspace is kept open when its leases are gone (a detached execution,
+// a service, outlives the call that started it), neither hibernated by its
+// idle timer nor evicted to make room, nor closed by HibernateIdle.
+func (e *entry) running() bool {
+	return e.ws != nil && e.ws.Runtime() != nil && e.ws.Runtime().Running() > 0
+}
+
 // Host serves the workspaces of one data directory. See the package
 // documentation for the lifecycle, lock order and invariants.
 type Host struct {
@@ -447,6 +455,13 @@ func (h *Host) expire(e *entry, gen uint64) {
 		h.mu.Unlock()
 		return
 	}
+	if e.running() {
+		// A detached execution started by a call that has returned (a
+		// service), or one whose caller let go: wait another period.
+		e.timer = h.opts.Clock.AfterFunc(h.opts.IdleTimeout, func() { h.expire(e, gen) })
+		h.mu.Unlock()
+		return
+	}
 	h.busyLocked(e)
 	h.stats.Hibernated++
 	h.mu.Unlock()
@@ -474,8 +489,11 @@ func (h *Host) reserveLocked() (victim *entry, wait <-chan struct{}, err error) 
 		h.nOpen++
 		return nil, nil, nil
 	}
-	if front := h.idle.Front(); front != nil {
-		victim = front.Value.(*entry)
+	for el := h.idle.Front(); el != nil; el = el.Next() {
+		victim = el.Value.(*entry)
+		if victim.running() {
+			continue
+		}
 		h.busyLocked(victim)
 		victim.slot = false // now the caller's
 		h.stats.Evicted++
@@ -775,8 +793,12 @@ func (h *Host) Stats() Stats {
 func (h *Host) HibernateIdle() int {
 	h.mu.Lock()
 	var victims []*entry
-	for el := h.idle.Front(); el != nil; el = h.idle.Front() {
+	for el := h.idle.Front(); el != nil; {
 		e := el.Value.(*entry)
+		el = el.Next()
+		if e.running() {
+			continue
+		}
 		h.busyLocked(e)
 		h.stats.Hibernated++
 		victims = append(victims, e)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -651,5 +652,61 @@ func TestHost_Info(t *testing.T) {
 	}
 	if _, err := h.Acquire(ctx, "sym"); err == nil {
 		t.Fatal("Acquire through a symlink succeeded")
+	}
+}
+
+// blocker is an execution backend whose executions run until release is
+// closed (or they are killed).
+type blocker struct{ release chan struct{} }
+
+func (b blocker) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+	}
+	return run.Outcome{}, nil
+}
+
+// TestHost_RunningIsNotIdle: a workspace whose lease is gone but that still
+// has an execution running (a service started by a call that returned) is
+// neither hibernated by its timer, nor closed by HibernateIdle, nor evicted;
+// once the execution ends it hibernates as usual.
+func TestHost_RunningIsNotIdle(t *testing.T) {
+	clock := &fakeClock{}
+	const idle = time.Minute
+	b := blocker{release: make(chan struct{})}
+	h := openHost(t, host.Options{Clock: clock, IdleTimeout: idle, MaxOpen: 2,
+		Workspace: workspace.Options{Backends: map[string]run.Backend{"block": b}, Run: run.Options{DefaultBackend: "block"}}})
+	mustCreate(t, h, "svc", "a", "b")
+	open := func(name string) bool { info, _ := h.Info(ctx, name); return info.Open }
+
+	l := mustAcquire(t, h, "svc")
+	x, err := l.Workspace().Runtime().Exec(ctx, "serve", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	clock.Advance(3 * idle)
+	if !open("svc") {
+		t.Fatal("hibernated with an execution running")
+	}
+	if n := h.HibernateIdle(); n != 0 || !open("svc") {
+		t.Fatalf("HibernateIdle closed %d workspaces; svc open: %v", n, open("svc"))
+	}
+	// MaxOpen 2: opening a and then b needs a slot; svc must not be the one
+	// evicted.
+	mustAcquire(t, h, "a").Release()
+	mustAcquire(t, h, "b").Release()
+	if !open("svc") || open("a") || !open("b") {
+		t.Fatalf("eviction: svc %v a %v b %v, want svc and b open", open("svc"), open("a"), open("b"))
+	}
+
+	close(b.release)
+	if _, err := x.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(idle)
+	if open("svc") {
+		t.Fatal("not hibernated an idle period after its execution ended")
 	}
 }
