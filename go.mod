@@ -4,11 +4,13 @@ go 1.26.8
 
 require (
 	github.com/benhoyt/goawk v1.31.0
+	github.com/coder/websocket v1.8.15
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/itchyny/gojq v0.12.20
 	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.45.0
 	modernc.org/libc v1.79.0
 	modernc.org/libquickjs v0.14.0
 )
@@ -41,7 +43,6 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	golang.org/x/term v0.45.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	mvdan.cc/sh/v3 v3.14.1
 )

@@ -147,6 +147,11 @@ type ExecRequest struct {
 	OutputLimit int64           `json:"output_limit,omitempty"`
 	// ID is a caller-chosen execution id (1-64 of [A-Za-z0-9._-]); empty: generated.
 	ID string `json:"id,omitempty"`
+	// Detached starts a detached execution: a long-running service whose
+	// processes outlive its main process (the sandbox backend; "auto" picks
+	// it). The request returns once the program has started; not with
+	// wait=1, and without stdin.
+	Detached bool `json:"detached,omitempty"`
 }
 
 // Execution statuses.
@@ -200,6 +205,8 @@ type Execution struct {
 	// Usage is the program's resource usage, when its backend measures it
 	// (the sandbox backend); absent otherwise and while running.
 	Usage *ExecUsage `json:"usage,omitempty"`
+	// Detached is set for a detached execution (ExecRequest.Detached).
+	Detached bool `json:"detached,omitempty"`
 }
 
 // Result is an execution's record with its kept output (the head and tail

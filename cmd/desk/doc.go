@@ -10,6 +10,9 @@
 //	desk token mint|ls|revoke       workspace tokens (token.go)
 //	desk exec WS [flags] -- CMD...  run a command (or --file PATH), streaming it, printing its value (exec.go)
 //	desk attach WS EXEC_ID          follow an execution again (attach.go)
+//	desk ps WS [--all]              running executions, services marked (ps.go)
+//	desk kill WS EXEC_ID [--signal] signal an execution (kill.go)
+//	desk shell WS                   bash on a terminal in the workspace's sandbox, over a WebSocket (shell.go)
 //	desk changes WS [--follow]      the change journal (changes.go)
 //	desk fs -w WS VERB [ARGS]       files of a workspace on the server
 //	desk fs -db PATH VERB [ARGS]    files of a workspace database, directly

@@ -17,7 +17,7 @@ import (
 
 var execSpec = &cmdSpec{
 	name:     "exec",
-	synopsis: "WS [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin] [--input JSON] [--detach] (-- COMMAND... | --file PATH)",
+	synopsis: "WS [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin] [--input JSON] [--detach | --service] (-- COMMAND... | --file PATH)",
 	summary:  "run a command in a workspace, streaming its output, and exit with its exit code",
 	help: `The backend decides the language of COMMAND (the shell backend: bash). A single
 COMMAND argument is sent as it is ('echo hi | wc -c'); several are joined with
@@ -35,7 +35,17 @@ is the command's; a timed-out execution exits 124, one killed by a signal 128+N,
 one the backend could not run 125 (with a message). An execution that cannot
 start (unknown workspace or backend, a token without the exec scope) exits 1.
 Interrupting desk exec (Ctrl-C) sends SIGINT to the execution and waits briefly
-for it to end; 'desk attach WS ID' follows an execution again.`,
+for it to end; 'desk attach WS ID' follows an execution again.
+
+--detach only stops desk exec from following: it prints the execution id and
+returns; the execution is an ordinary one. --service starts a detached
+execution, a long-running service (python3 -m http.server, a database): its
+processes outlive its main process and it runs until none is left, it is
+killed ('desk kill WS ID') or it reaches its timeout (the server's detached
+timeout, 24h by default, not the usual 5m). It needs a backend that can run one (sandbox; auto picks it) and
+takes no --stdin. desk exec --service prints the id once the program has
+started and returns; 'desk attach WS ID' follows its output, 'desk ps WS'
+lists what runs.`,
 	minArgs: 2, maxArgs: -1,
 }
 
@@ -72,6 +82,7 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	timeout := fl.String("timeout", "", "bound the execution's run time, a Go duration: 30s, 5m (default: the server's)")
 	useStdin := fl.Bool("stdin", false, "send standard input (text, up to 512 KiB) to the command")
 	detach := fl.Bool("detach", false, "start the execution, print its id and return at once")
+	service := fl.Bool("service", false, "start a detached execution (a long-running service: its processes outlive its main one), print its id once it has started and return")
 	id := fl.String("id", "", "choose the execution id (1-64 of A-Z a-z 0-9 . _ -; default: generated)")
 	input := fl.String("input", "", "a JSON `value` given to the execution (the js backend passes it to the default export)")
 	file := fl.String("file", "", "send the content of the local file `PATH` as the source, instead of COMMAND")
@@ -106,6 +117,8 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		err = usagef("missing command (or --file)")
 	case *input != "" && !json.Valid([]byte(*input)):
 		err = usagef("--input %q: not valid JSON", *input)
+	case *service && *useStdin:
+		err = usagef("--service takes no --stdin: a detached execution reads no input")
 	}
 	if err == nil && *timeout != "" {
 		if _, perr := time.ParseDuration(*timeout); perr != nil {
@@ -124,11 +137,12 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		source = string(b)
 	}
 	req := client.ExecRequest{
-		Source:  source,
-		Backend: *backend,
-		Cwd:     *cwd,
-		Timeout: *timeout,
-		ID:      *id,
+		Source:   source,
+		Backend:  *backend,
+		Cwd:      *cwd,
+		Timeout:  *timeout,
+		ID:       *id,
+		Detached: *service,
 	}
 	if len(env) > 0 {
 		req.Env = env
@@ -161,8 +175,13 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		}
 		return sp.fail(st, err)
 	}
-	if *detach {
+	if *detach || *service {
 		fmt.Fprintln(st.out, e.ID)
+		if *service && e.Status != client.StatusRunning {
+			// It ended before desk exec returned (it could not start, or
+			// it was quick): say how.
+			return exitCode(sp, st, e.ID, &client.Exit{Status: e.Status, ExitCode: e.ExitCode, Error: e.Error, Signal: e.Signal})
+		}
 		return exitOK
 	}
 

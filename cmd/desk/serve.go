@@ -163,7 +163,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		h.Close()
 		return err
 	}
-	srv, err := api.New(h, a, api.Options{Logger: cfg.log})
+	srv, err := api.New(h, a, api.Options{Logger: cfg.log, Shell: shellConfig(backends)})
 	if err != nil {
 		a.Close()
 		h.Close()

@@ -17,6 +17,7 @@ func wireInfo(i run.Info) client.Execution {
 		ID: i.ID, Backend: i.Backend, Requested: i.Requested, Route: i.Route, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
 		Source: i.Source, Cwd: i.Cwd, TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
 		Started: i.Started.UTC(), Events: i.Events, StdoutBytes: i.StdoutBytes, StderrBytes: i.StderrBytes, Value: i.Value,
+		Detached: i.Detached,
 	}
 	if !i.Ended.IsZero() {
 		e.Ended = i.Ended.UTC()
@@ -61,6 +62,11 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
+	if wait && req.Detached {
+		// A detached execution runs until it is killed: waiting for its end
+		// is not what a service's caller wants, and would hold the request.
+		return errorf(http.StatusBadRequest, CodeInvalid, "wait=1 and detached exclude each other: a detached execution's request returns once it has started; follow it with …/executions/{id}/events")
+	}
 	rt := c.lease.Workspace().Runtime()
 	if req.Backend != "" {
 		if err := c.p.AllowBackend(req.Backend); err != nil {
@@ -69,7 +75,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	} else if !c.p.Admin && c.p.Token != nil && len(c.p.Token.Backends) > 0 {
 		return errorf(http.StatusForbidden, CodeForbidden, "this token may run only backends %s: name one", strings.Join(c.p.Token.Backends, ", "))
 	}
-	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: req.Cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit}
+	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: req.Cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit, Detached: req.Detached}
 	if req.Stdin != "" {
 		o.Stdin = strings.NewReader(req.Stdin)
 	}
@@ -81,7 +87,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		o.Timeout = d
 	}
 	// The execution holds its own lease so that its workspace is not
-	// hibernated while it runs.
+	// hibernated while it runs (a detached one too: until it ends).
 	l, err := s.host.Acquire(r.Context(), c.ws)
 	if err != nil {
 		return err

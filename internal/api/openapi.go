@@ -172,6 +172,10 @@ func openAPI() map[string]any {
 			responses["206"] = map[string]any{"description": "the requested byte range", "content": content("binary")}
 		case "writeFile":
 			responses["201"] = map[string]any{"description": "the file was created", "content": content("FileInfo")}
+		case "shell":
+			responses["101"] = map[string]any{"description": "WebSocket (GET with Upgrade: websocket): binary messages are terminal bytes both ways; " +
+				"text messages are JSON control messages: resize {type, rows, cols} and eof {type} from the client, " +
+				"exit {type, code} and error {type, message} from the server. The " + ShellIDHeader + " header names the session."}
 		case "fileOp":
 			responses["201"] = map[string]any{"description": "mkdir or copy created an entry", "content": content("FileInfo")}
 		case "changes":

@@ -92,6 +92,7 @@ func routes() []route {
 		{method: "GET", path: ws + "/executions/{id}/events", op: "executionEvents", summary: "Stream an execution's events (SSE or NDJSON by Accept), from an event number", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pFrom}, status: 200, resp: "stream:Event", h: (*Server).handleEvents},
 		{method: "POST", path: ws + "/executions/{id}/kill", op: "killExecution", summary: "Kill a running execution", access: accScope, scope: auth.ScopeExec, lease: true, body: "KillRequest", status: 202, resp: "Execution", h: (*Server).handleKill},
 		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},
+		{method: "GET", path: ws + "/shell", op: "shell", summary: "An interactive shell: bash on a terminal in the workspace's sandbox, over a WebSocket (docs/api.md)", access: accScope, scope: auth.ScopeExec, lease: true, query: shellParams, status: 101, h: (*Server).handleShell},
 
 		{method: "GET", path: ws + "/changes", op: "changes", summary: "Changes since a cursor (follow=1: streamed live)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pSince, pLimit, pFollow}, status: 200, resp: "ChangeList", h: (*Server).handleChanges},
 

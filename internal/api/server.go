@@ -80,6 +80,9 @@ type Options struct {
 	// MCP configures the MCP handler at /mcp/{ws} (its Tools and Logger
 	// default to the fields above).
 	MCP mcp.HandlerOptions
+	// Shell serves interactive shells at /v1/workspaces/{ws}/shell (see
+	// ShellConfig; without an Opener the route answers 501).
+	Shell ShellConfig
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.

@@ -45,6 +45,31 @@
 // disposed (Dispose; a running one is refused with ErrRunning: kill, wait,
 // then dispose) or pruned.
 //
+// # Detached executions
+//
+// ExecOptions.Detached starts a detached execution: a long-running program
+// (a service) whose processes outlive its main process. Only a backend that
+// implements Detacher runs one (the sandbox); others refuse it with
+// ErrInvalid, and AutoBackend picks the first Detacher (by id) the caller
+// may use, without asking the Router. It is an ordinary execution in every
+// other way: a record (Info.Detached set), listed as running, its output in
+// its events under the same head-and-tail cap (so a service's log does not
+// grow the store: at most OutputLimit of it is kept, plus evicted tail
+// events not yet deleted, at most a quarter of the tail), killed by Kill,
+// stopped by Close.
+// Differences:
+//
+//   - Exec returns once the backend called started (the program runs), or
+//     once the execution ended if it ended first; a ctx that ends before
+//     either kills it and Exec returns ctx's error.
+//   - The backend's RunDetached returns when the main process has exited,
+//     its output has ended and no process of the execution is left (or when
+//     ctx is done: it stops them all, as Run does).
+//   - Its timeout is Options.DetachedTimeout (default 24h) when it asks for
+//     none, and at most that; MaxTimeout and TimeoutBounds do not apply.
+//   - It counts against Options.MaxDetached (default 8), not MaxRunning.
+//   - It takes no stdin (ErrInvalid).
+//
 // # Environment
 //
 // A backend sees only the environment run gives it: DefaultEnv (PATH, HOME,
@@ -128,8 +153,9 @@
 // # Limits and errors
 //
 // Every limit is an Options field with a documented default: concurrent
-// executions (ErrBusy), timeout default and maximum (ErrTimeoutTooLong;
-// a backend implementing TimeoutBounds has its own, within run's maximum),
+// executions and concurrent detached ones (ErrBusy), timeout default and
+// maximum (ErrTimeoutTooLong; a backend implementing TimeoutBounds has its
+// own, within run's maximum; detached executions have DetachedTimeout),
 // source, input, environment and stdin size, output-limit maximum
 // (ErrTooLarge), value size (the execution fails), change-set size (marked
 // Truncated), record count and age. Errors are wrapped "verb noun: %w" around
@@ -138,7 +164,8 @@
 //
 // # Locks and their order
 //
-//   - Runtime.mu guards the running and reserved sets and the closed flag.
+//   - Runtime.mu guards the running and reserved sets (a reserved id maps to
+//     whether it is detached, for MaxDetached) and the closed flag.
 //     Execution.mu guards an execution's events, counters and record. The two
 //     are never held together (List and Get read an execution after Lookup
 //     released Runtime.mu; an execution's end releases Execution.mu before

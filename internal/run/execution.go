@@ -33,8 +33,10 @@ type Info struct {
 	// Timeout and OutputLimit are the limits the execution ran with.
 	Timeout     time.Duration `json:"timeout_ns"`
 	OutputLimit int64         `json:"output_limit"`
-	Started     time.Time     `json:"started"`
-	Ended       time.Time     `json:"ended,omitzero"`
+	// Detached is set for a detached execution (ExecOptions.Detached).
+	Detached bool      `json:"detached,omitempty"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended,omitzero"`
 	// Events is the number of the newest event (the exit event once ended).
 	Events uint64 `json:"events"`
 	// StdoutBytes and StderrBytes count all output produced, kept or elided.
@@ -95,6 +97,11 @@ type Execution struct {
 	chunk   int   // largest data of one event
 	kick    chan struct{}
 	done    chan struct{}
+	// detached: the backend is a Detacher, run with RunDetached; started is
+	// closed when it reports the program started (once: startOnce).
+	detached  bool
+	started   chan struct{}
+	startOnce sync.Once
 
 	mu          sync.Mutex
 	info        Info
@@ -329,7 +336,13 @@ func (e *Execution) supervise() {
 				res <- runResult{err: fmt.Errorf("backend %s panicked: %v", e.job.Backend, p)}
 			}
 		}()
-		out, err := e.backend.Run(e.ctx, e.job)
+		var out Outcome
+		var err error
+		if d, ok := e.backend.(Detacher); ok && e.detached {
+			out, err = d.RunDetached(e.ctx, e.job, func() { e.startOnce.Do(func() { close(e.started) }) })
+		} else {
+			out, err = e.backend.Run(e.ctx, e.job)
+		}
 		res <- runResult{out: out, err: err}
 	}()
 	var flushT *time.Timer

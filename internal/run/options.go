@@ -12,24 +12,26 @@ import (
 
 // Defaults for Options and ExecOptions. A zero field takes its default.
 const (
-	DefaultCwd            = "/workspace"
-	DefaultMaxRunning     = 16
-	DefaultTimeout        = 5 * time.Minute
-	DefaultMaxTimeout     = time.Hour
-	DefaultOutputLimit    = 1 << 20  // stored output per execution: head + tail
-	DefaultMaxOutputLimit = 64 << 20 // the largest OutputLimit an execution may ask for
-	MinOutputLimit        = 1 << 10
-	DefaultMaxSourceBytes = 1 << 20
-	DefaultMaxInputBytes  = 1 << 20
-	DefaultMaxValueBytes  = 1 << 20
-	DefaultMaxStdinBytes  = 64 << 20
-	DefaultMaxEnvBytes    = 128 << 10
-	DefaultMaxChanges     = 10_000 // paths reported per execution (created + modified + deleted)
-	DefaultMaxRecords     = 1000   // finished executions kept
-	DefaultMaxAge         = 7 * 24 * time.Hour
-	DefaultFlushInterval  = 50 * time.Millisecond
-	DefaultFlushBytes     = 64 << 10
-	DefaultKillGrace      = 10 * time.Second
+	DefaultCwd             = "/workspace"
+	DefaultMaxRunning      = 16
+	DefaultMaxDetached     = 8 // running detached executions, besides MaxRunning
+	DefaultTimeout         = 5 * time.Minute
+	DefaultMaxTimeout      = time.Hour
+	DefaultDetachedTimeout = 24 * time.Hour // wall time of a detached execution: default and maximum
+	DefaultOutputLimit     = 1 << 20        // stored output per execution: head + tail
+	DefaultMaxOutputLimit  = 64 << 20       // the largest OutputLimit an execution may ask for
+	MinOutputLimit         = 1 << 10
+	DefaultMaxSourceBytes  = 1 << 20
+	DefaultMaxInputBytes   = 1 << 20
+	DefaultMaxValueBytes   = 1 << 20
+	DefaultMaxStdinBytes   = 64 << 20
+	DefaultMaxEnvBytes     = 128 << 10
+	DefaultMaxChanges      = 10_000 // paths reported per execution (created + modified + deleted)
+	DefaultMaxRecords      = 1000   // finished executions kept
+	DefaultMaxAge          = 7 * 24 * time.Hour
+	DefaultFlushInterval   = 50 * time.Millisecond
+	DefaultFlushBytes      = 64 << 10
+	DefaultKillGrace       = 10 * time.Second
 )
 
 // DefaultEnv returns the environment every execution starts from unless
@@ -54,8 +56,19 @@ type Options struct {
 	// DefaultTimeout (5m), or MaxTimeout if that is shorter.
 	Timeout time.Duration
 	// MaxTimeout is the largest timeout an execution may ask for (beyond:
-	// ErrTimeoutTooLong). Default DefaultMaxTimeout (1h).
+	// ErrTimeoutTooLong). Default DefaultMaxTimeout (1h). It does not bound
+	// detached executions, which DetachedTimeout bounds.
 	MaxTimeout time.Duration
+	// MaxDetached bounds concurrently running detached executions
+	// (ExecOptions.Detached); they do not count against MaxRunning, so that
+	// services cannot starve ordinary executions. Exec past it fails with
+	// ErrBusy. Default DefaultMaxDetached (8).
+	MaxDetached int
+	// DetachedTimeout is the wall-time limit of a detached execution: what
+	// one that asks for no timeout gets, and the most one may ask for
+	// (beyond: ErrTimeoutTooLong). There is no "none": set a long one.
+	// Default DefaultDetachedTimeout (24h).
+	DetachedTimeout time.Duration
 	// OutputLimit is the stored output of an execution that asks for none: the
 	// first half and the last half of its output are kept, what lies between is
 	// elided (counted). Default DefaultOutputLimit (1 MiB).
@@ -110,7 +123,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.MaxRunning < 0 || o.Timeout < 0 || o.MaxTimeout < 0 || o.OutputLimit < 0 || o.MaxOutputLimit < 0 ||
+	if o.MaxRunning < 0 || o.Timeout < 0 || o.MaxTimeout < 0 || o.MaxDetached < 0 || o.DetachedTimeout < 0 || o.OutputLimit < 0 || o.MaxOutputLimit < 0 ||
 		o.MaxSourceBytes < 0 || o.MaxInputBytes < 0 || o.MaxValueBytes < 0 || o.MaxStdinBytes < 0 ||
 		o.MaxEnvBytes < 0 || o.MaxChanges < 0 || o.MaxRecords < 0 || o.MaxAge < 0 || o.FlushInterval < 0 ||
 		o.FlushBytes < 0 || o.KillGrace < 0 {
@@ -134,6 +147,8 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.MaxRunning, DefaultMaxRunning)
 	defD(&o.MaxTimeout, DefaultMaxTimeout)
 	defD(&o.Timeout, min(DefaultTimeout, o.MaxTimeout))
+	def(&o.MaxDetached, DefaultMaxDetached)
+	defD(&o.DetachedTimeout, DefaultDetachedTimeout)
 	def64(&o.OutputLimit, DefaultOutputLimit)
 	def64(&o.MaxOutputLimit, DefaultMaxOutputLimit)
 	def(&o.MaxSourceBytes, DefaultMaxSourceBytes)
@@ -187,13 +202,23 @@ type ExecOptions struct {
 	// bytes.NewReader for bytes). The runtime never closes it. Nil: empty.
 	Stdin io.Reader
 	// Timeout bounds the execution's run time (0: Options.Timeout; more than
-	// Options.MaxTimeout: ErrTimeoutTooLong).
+	// Options.MaxTimeout: ErrTimeoutTooLong). For a detached execution: 0 is
+	// Options.DetachedTimeout, and more than that is ErrTimeoutTooLong.
 	Timeout time.Duration
 	// Input is a JSON value passed to the backend (at most Options.MaxInputBytes).
 	Input json.RawMessage
 	// OutputLimit is the stored output cap (0: Options.OutputLimit; at least
 	// MinOutputLimit, at most Options.MaxOutputLimit).
 	OutputLimit int64
+	// Detached starts a detached execution: a long-running program (a
+	// service) whose processes outlive its main process. Only a backend that
+	// implements Detacher runs one (others: ErrInvalid); with AutoBackend a
+	// Detacher is chosen. Exec returns once the program has started. It ends
+	// when its main process has exited and none of its processes is left, is
+	// killed, times out (Options.DetachedTimeout) or the Runtime closes. It
+	// reads no stdin (Stdin must be nil) and counts against
+	// Options.MaxDetached, not MaxRunning.
+	Detached bool
 }
 
 // checked is ExecOptions validated and completed.
@@ -221,6 +246,22 @@ func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked
 	if err := allowBackend(allowed, c.Backend); err != nil {
 		return c, err
 	}
+	if c.Detached {
+		if c.Stdin != nil {
+			return c, fmt.Errorf("check stdin: a detached execution reads no standard input: %w", ErrInvalid)
+		}
+		if c.Backend == AutoBackend {
+			b, err := r.detacher(routable(r.Backends(), allowed))
+			if err != nil {
+				return c, err
+			}
+			c.requested, c.route, c.Backend = AutoBackend, "detached executions run on "+b+", a backend that can run them", b
+		} else if be, ok := r.backends[c.Backend]; ok {
+			if _, ok := be.(Detacher); !ok {
+				return c, fmt.Errorf("route execution: backend %s cannot run detached executions (%s): %w", c.Backend, detachersText(r.detachers(r.Backends())), ErrInvalid)
+			}
+		}
+	}
 	if c.Backend == AutoBackend {
 		if r.opts.Router == nil {
 			return c, fmt.Errorf("route execution: %q: automatic routing is not configured (%s): %w", AutoBackend, haveBackends(r.Backends()), ErrUnknownBackend)
@@ -246,7 +287,10 @@ func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked
 	}
 	c.Cwd = path.Clean(c.Cwd)
 	defTimeout, maxTimeout := r.opts.Timeout, r.opts.MaxTimeout
-	if tb, ok := r.backends[c.Backend].(TimeoutBounds); ok {
+	if c.Detached {
+		defTimeout, maxTimeout = r.opts.DetachedTimeout, r.opts.DetachedTimeout
+	}
+	if tb, ok := r.backends[c.Backend].(TimeoutBounds); ok && !c.Detached {
 		d, m := tb.Timeouts()
 		if m > 0 && m < maxTimeout {
 			maxTimeout = m
@@ -308,6 +352,36 @@ func checkEnv(k, v string) error {
 		return fmt.Errorf("check env: value of %s holds a NUL byte: %w", k, ErrInvalid)
 	}
 	return nil
+}
+
+// detachers returns the backends among ids that can run detached executions.
+func (r *Runtime) detachers(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if _, ok := r.backends[id].(Detacher); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// detacher chooses the backend of a detached execution that asked for
+// AutoBackend: the first (by id) of ids that can run one.
+func (r *Runtime) detacher(ids []string) (string, error) {
+	d := r.detachers(ids)
+	if len(d) == 0 {
+		return "", fmt.Errorf("route execution: %q: no backend that can run detached executions is available (%s): %w", AutoBackend, haveBackends(ids), ErrInvalid)
+	}
+	return d[0], nil
+}
+
+// detachersText names the backends that can run detached executions, for an
+// error message.
+func detachersText(ids []string) string {
+	if len(ids) == 0 {
+		return "no backend here can"
+	}
+	return "use " + strings.Join(ids, " or ")
 }
 
 // haveBackends describes the configured backends for an error message.

@@ -39,6 +39,31 @@ type Backend interface {
 	Run(ctx context.Context, job *Job) (Outcome, error)
 }
 
+// Detacher is implemented by a Backend that can run detached executions
+// (ExecOptions.Detached): long-running programs, services, whose processes
+// are not bound to the program's main process. Exec refuses Detached for a
+// backend that does not implement it (ErrInvalid), and AutoBackend sends a
+// detached execution to one that does. The sandbox backend does.
+//
+// RunDetached is called instead of Run, on its own goroutine, with the same
+// ctx and Job and under the same contract, with these differences:
+//   - it calls started once the program runs, at most once, and not at all
+//     when the program could not be started (it returns the error then);
+//     Exec of a detached execution returns when started is called (or the
+//     execution ended first);
+//   - processes the main process leaves behind are not killed when it
+//     exits: RunDetached returns once the main process has exited, its
+//     output has ended and no process of the execution is left, reporting
+//     the main process's exit code;
+//   - when ctx is done it signals every process of the execution (the
+//     signal of a *KillError, else SIGTERM; SIGKILL a grace period later)
+//     and returns once they are gone, as Run does;
+//   - job.Stdin is always empty (Exec refuses stdin for detached executions).
+type Detacher interface {
+	Backend
+	RunDetached(ctx context.Context, job *Job, started func()) (Outcome, error)
+}
+
 // TimeoutBounds is implemented by a Backend that has its own wall-time
 // default and maximum (the js backend). Exec then gives an execution of that
 // backend that asks for no timeout the backend's default, and refuses one
@@ -72,6 +97,9 @@ type Job struct {
 	Stdout, Stderr io.Writer
 	// FS is the workspace store. Use Run's ctx for every call.
 	FS *vfs.FS
+	// Detached is set for a detached execution (ExecOptions.Detached): the
+	// runtime calls Detacher.RunDetached, not Run.
+	Detached bool
 }
 
 // Outcome is what a backend reports when the program ran to its end.
@@ -168,11 +196,13 @@ func ParseSignal(s string) (Signal, error) {
 var (
 	// ErrUnknownBackend: no backend has the requested id (400, EINVAL).
 	ErrUnknownBackend = errors.New("unknown backend")
-	// ErrBusy: Options.MaxRunning executions are already running (429, EBUSY).
+	// ErrBusy: Options.MaxRunning executions (Options.MaxDetached detached
+	// ones) are already running (429, EBUSY).
 	ErrBusy = errors.New("too many running executions")
 	// ErrTooLarge: source, input, stdin, env, value or output limit over its bound (413, E2BIG).
 	ErrTooLarge = errors.New("too large")
-	// ErrTimeoutTooLong: a timeout beyond Options.MaxTimeout (400, EINVAL).
+	// ErrTimeoutTooLong: a timeout beyond Options.MaxTimeout (for a detached
+	// execution: Options.DetachedTimeout) (400, EINVAL).
 	ErrTimeoutTooLong = errors.New("timeout exceeds the maximum")
 	// ErrInvalid: malformed options (id, cwd, env, input JSON, signal...) (400, EINVAL).
 	ErrInvalid = errors.New("invalid argument")

@@ -35,7 +35,7 @@ type Runtime struct {
 	mu       sync.Mutex
 	closed   bool
 	running  map[string]*Execution
-	reserved map[string]bool
+	reserved map[string]bool // id → whether the execution is detached
 
 	pmu   sync.Mutex           // one prune at a time; taken before imu
 	imu   sync.Mutex           // guards index; held while loading it
@@ -156,9 +156,16 @@ func (r *Runtime) Running() int {
 // execution runs until it ends, is killed, times out or the Runtime closes;
 // ctx's values (vfs.WithOwner, for example) reach the backend.
 //
+// A detached execution (opts.Detached) returns later: once its program has
+// started (its backend called started), or once it has ended if it ended
+// first (a program that could not start: its record says why). When ctx ends
+// before either, the execution is killed (SIGKILL) and Exec returns ctx's
+// error.
+//
 // Errors: ErrInvalid, ErrTooLarge, ErrTimeoutTooLong (bad options),
-// ErrUnknownBackend, ErrNotAllowed (see WithBackends), ErrExists (id in use), ErrBusy (Options.MaxRunning
-// executions running), ErrClosed, or a store error.
+// ErrUnknownBackend, ErrNotAllowed (see WithBackends), ErrExists (id in use),
+// ErrBusy (Options.MaxRunning executions, or Options.MaxDetached detached
+// ones, running), ErrClosed, or a store error.
 func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*Execution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -176,14 +183,17 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	case r.closed:
 		r.mu.Unlock()
 		return nil, fmt.Errorf("start execution: %w", ErrClosed)
-	case len(r.running)+len(r.reserved) >= r.opts.MaxRunning:
-		r.mu.Unlock()
-		return nil, fmt.Errorf("start execution: %d running, the limit: %w", r.opts.MaxRunning, ErrBusy)
-	case r.running[id] != nil || r.reserved[id]:
+	case r.running[id] != nil || r.isReservedLocked(id):
 		r.mu.Unlock()
 		return nil, fmt.Errorf("start execution %s: %w", id, ErrExists)
+	case c.Detached && r.countLocked(true) >= r.opts.MaxDetached:
+		r.mu.Unlock()
+		return nil, fmt.Errorf("start execution: %d detached executions running, the limit: %w", r.opts.MaxDetached, ErrBusy)
+	case !c.Detached && r.countLocked(false) >= r.opts.MaxRunning:
+		r.mu.Unlock()
+		return nil, fmt.Errorf("start execution: %d running, the limit: %w", r.opts.MaxRunning, ErrBusy)
 	}
-	r.reserved[id] = true
+	r.reserved[id] = c.Detached
 	r.wg.Add(1)
 	r.mu.Unlock()
 	started := false
@@ -202,7 +212,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
 	info := Info{ID: id, Backend: c.Backend, Requested: c.requested, Route: c.route, Status: StatusRunning, Source: source, Cwd: c.Cwd,
-		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Started: r.opts.Now(), JournalStart: r.fs.Seq()}
+		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Detached: c.Detached, Started: r.opts.Now(), JournalStart: r.fs.Seq()}
 	rec, _ := json.Marshal(info)
 	err = r.fs.Batch(ctx, func(b *vfs.Batch) error {
 		if err := b.PutRecord(kindExec, id, rec); err != nil {
@@ -214,8 +224,8 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
 
-	e := &Execution{r: r, id: id, backend: r.backends[c.Backend], info: info,
-		kick: make(chan struct{}, 1), done: make(chan struct{}), wake: make(chan struct{})}
+	e := &Execution{r: r, id: id, backend: r.backends[c.Backend], info: info, detached: c.Detached,
+		kick: make(chan struct{}, 1), done: make(chan struct{}), wake: make(chan struct{}), started: make(chan struct{})}
 	e.headMax = c.OutputLimit / 2
 	e.tailMax = c.OutputLimit - e.headMax
 	e.chunk = int(min(32<<10, e.tailMax/4))
@@ -231,7 +241,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	}
 	e.job = &Job{ID: id, Backend: c.Backend, Source: source, Cwd: c.Cwd, Env: env,
 		Stdin: &stdin{r: in, left: r.opts.MaxStdinBytes}, Input: c.Input,
-		Stdout: output{e, EventStdout}, Stderr: output{e, EventStderr}, FS: r.fs}
+		Stdout: output{e, EventStdout}, Stderr: output{e, EventStderr}, FS: r.fs, Detached: c.Detached}
 
 	r.mu.Lock()
 	delete(r.reserved, id)
@@ -243,7 +253,39 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	if closed {
 		e.cancel(ErrStopped)
 	}
+	if c.Detached {
+		select {
+		case <-e.started:
+		case <-e.done:
+		case <-ctx.Done():
+			e.Kill(SIGKILL)
+			return nil, fmt.Errorf("start execution %s: %w", id, context.Cause(ctx))
+		}
+	}
 	return e, nil
+}
+
+// isReservedLocked reports whether id is reserved by an Exec in progress.
+func (r *Runtime) isReservedLocked(id string) bool {
+	_, ok := r.reserved[id]
+	return ok
+}
+
+// countLocked counts the running and reserved executions that are detached
+// (or not).
+func (r *Runtime) countLocked(detached bool) int {
+	n := 0
+	for _, e := range r.running {
+		if e.detached == detached {
+			n++
+		}
+	}
+	for _, d := range r.reserved {
+		if d == detached {
+			n++
+		}
+	}
+	return n
 }
 
 // ended is called by an execution once its final record is stored and it has
@@ -339,7 +381,7 @@ func (r *Runtime) Kill(ctx context.Context, id string, sig Signal) error {
 // execution is not disposed: ErrRunning (kill it, wait, then dispose).
 func (r *Runtime) Dispose(ctx context.Context, id string) error {
 	r.mu.Lock()
-	running := r.running[id] != nil || r.reserved[id]
+	running := r.running[id] != nil || r.isReservedLocked(id)
 	r.mu.Unlock()
 	if running {
 		return fmt.Errorf("dispose execution %s: %w", id, ErrRunning)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
@@ -32,6 +33,8 @@ type Backend struct {
 
 	skelMu sync.Mutex
 	skel   *skeleton // made on the first start (host userland only)
+
+	detachedSeq atomic.Uint64 // numbers the init ids of RunDetached's programs
 }
 
 var _ run.Backend = (*Backend)(nil)

@@ -5,18 +5,49 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"syscall"
+	"time"
+
+	"github.com/desk-dev/desk/internal/run"
 
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
 // Detached executions are long-running programs (services) not bound to a
-// caller: started with StartDetached, listed, attached to and signalled by id
-// while their sandbox lives. Their processes are not killed when the main
-// process exits; their output is kept in a buffer of Options.DetachedBuffer
-// (the newest). A sandbox with a running detached execution is not stopped
-// for being idle. internal/run has no notion of them yet: these methods are
-// the backend's side, for run (or the API) to build on.
+// caller. run starts them through RunDetached (run.Detacher: ExecOptions.
+// Detached, the API's "detached": true, desk exec --service, the exec tool's
+// detached); StartDetached, ListDetached, AttachDetached and SignalDetached
+// are the same machinery addressed by id, for tests and tools.
+//
+// Their processes are not killed when the main process exits, and a
+// non-detached execution's end does not sweep them. Their output is kept in
+// the init in a buffer of Options.DetachedBuffer (the newest); RunDetached
+// follows it live into the run execution's events, so only output produced
+// faster than desk reads it can be dropped (a note on stderr counts it). A
+// sandbox with a running detached execution is not stopped for being idle,
+// and Options.Timeout (the init's wall-time bound of an execution) does not
+// apply to them: run's ExecOptions.Timeout does (run.Options.
+// DetachedTimeout by default).
+//
+// A detached execution run by RunDetached ends when its main process has
+// exited, its output has ended (no process holds its stdout or stderr) and
+// no process of its session is left; or when it is killed, times out or its
+// sandbox stops. A process that leaves the session (setsid, a daemon's
+// double fork) is not the execution's: it is killed by the next sweep (when
+// a non-detached execution ends with none other running).
+
+var _ run.Detacher = (*Backend)(nil)
+
+// How often RunDetached asks the init whether processes of a detached
+// execution whose output has ended are left: detachedPollMin at first,
+// doubling up to detachedPollMax. (The init reports session ends on no
+// stream: a program whose output ended is asked about.)
+const (
+	detachedPollMin = 20 * time.Millisecond
+	detachedPollMax = time.Second
+)
 
 // Detached describes a detached execution.
 type Detached = wire.Detached
@@ -25,58 +56,220 @@ type Detached = wire.Detached
 // live sandbox).
 var ErrNoDetached = errors.New("no such detached execution")
 
+// RunDetached runs job as a detached execution in the workspace's sandbox
+// (see run.Detacher), starting the sandbox if needed: Options.Shell -c
+// job.Source with an empty stdin, its output copied to job's as it comes.
+// It calls started once the program runs and returns when the execution has
+// ended (see above). When ctx is done the session gets the signal of a
+// run.KillError (else SIGTERM), then SIGKILL Options.KillGrace later. A
+// program that could not start (a missing working directory) ends at once
+// with its reason on stderr and exit code 1, 126 or 127, as for Run.
+func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func()) (run.Outcome, error) {
+	if job.FS == nil {
+		return run.Outcome{}, fmt.Errorf("run in sandbox: the job has no workspace store")
+	}
+	ws := Workspace{Name: b.opts.Name(job.FS), FS: job.FS}
+	for attempt := 0; ; attempt++ {
+		x, err := b.acquire(ctx, ws)
+		if err != nil {
+			return run.Outcome{}, err
+		}
+		// The init keeps ended detached executions by id for a while: a run
+		// id used again (after Dispose) gets an id of its own there.
+		id := job.ID + "@" + strconv.FormatUint(b.detachedSeq.Add(1), 10)
+		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, job.Env)
+		if err != nil {
+			b.release(x)
+			if attempt == 0 && x.isDead() && ctx.Err() == nil {
+				b.log.Info("sandbox: restarting a sandbox that stopped", "workspace", ws.Name, "why", x.reason())
+				continue
+			}
+			return run.Outcome{}, err
+		}
+		if pid == 0 { // the program did not start: as Run reports it
+			if ex.Error != "" {
+				fmt.Fprintf(job.Stderr, "%s\n", ex.Error)
+			}
+			b.release(x)
+			return run.Outcome{ExitCode: ex.Code}, nil
+		}
+		started()
+		out, err := x.followDetached(ctx, job, id, pid)
+		x.removeSession(pid)
+		b.release(x)
+		return out, err
+	}
+}
+
+// startDetached starts source as a detached program the init knows as id,
+// its session attributed to execution exec (ExecutionOf). It returns the
+// program's pid, or 0 and the init's report when the program did not start.
+// When ctx ends before the start is reported, the program is killed if it
+// started.
+func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, env map[string]string) (pid int, ex wire.Exit, err error) {
+	k := x.conn
+	s := k.open()
+	defer s.close()
+	launched := x.launch()
+	defer launched()
+	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
+		ID: id, Argv: []string{x.b.opts.Shell, "-c", source}, Cwd: cwd, Env: x.env(env), Detached: true,
+	}))
+	if err != nil {
+		return 0, ex, fmt.Errorf("start detached %s: sandbox stopped: %w", id, x.deathReason(err))
+	}
+	for {
+		f, err := s.next(ctx.Done(), nil)
+		if errors.Is(err, errCtx) {
+			// Started or not, it must not run unknown to anyone: a signal
+			// that comes before the start is delivered at the start.
+			kctx, cancel := context.WithTimeout(context.Background(), x.b.opts.StopTimeout)
+			k.request(kctx, wire.JSON(wire.TSignal, 0, wire.Signal{Signal: int(syscall.SIGKILL), ID: id}))
+			cancel()
+			if pid != 0 {
+				x.removeSession(pid)
+			}
+			return 0, ex, fmt.Errorf("start detached %s: %w", id, context.Cause(ctx))
+		}
+		if err != nil {
+			return 0, ex, fmt.Errorf("start detached %s: sandbox stopped: %w", id, x.deathReason(err))
+		}
+		switch f.Type {
+		case wire.TStarted:
+			var st wire.Started
+			if err := wire.Decode(f, &st); err != nil {
+				return 0, ex, err
+			}
+			pid = st.PID
+			x.addSession(pid, exec)
+			launched()
+		case wire.TError:
+			var e wire.Error
+			wire.Decode(f, &e)
+			return 0, ex, fmt.Errorf("start detached %s: %s", id, e.Message)
+		case wire.TExit:
+			if err := wire.Decode(f, &ex); err != nil {
+				return 0, ex, err
+			}
+			return pid, ex, nil
+		}
+	}
+}
+
+// followDetached copies the output of the started detached program id
+// (session pid) to job's until the execution has ended, and returns its
+// outcome. When ctx ends first, it signals the session and waits (at most
+// KillGrace + DrainTimeout + 2s) for the end.
+func (x *box) followDetached(ctx context.Context, job *run.Job, id string, pid int) (run.Outcome, error) {
+	o := &x.b.opts
+	k := x.conn
+	before := x.cg.read()
+	s := k.open()
+	defer s.close()
+	if err := k.send(wire.JSON(wire.TAttach, s.id, wire.Attach{ID: id})); err != nil {
+		return run.Outcome{}, fmt.Errorf("follow detached %s: sandbox stopped: %w", id, x.deathReason(err))
+	}
+	cdone := ctx.Done()
+	var deadline <-chan time.Time // after a signal: how long the init gets
+	cancelled := func() {
+		cdone = nil
+		sctx, cancel := context.WithTimeout(context.Background(), o.StopTimeout)
+		sig := killSignal(ctx)
+		sig.ID = id
+		k.request(sctx, wire.JSON(wire.TSignal, 0, sig))
+		cancel()
+		deadline = time.After(o.KillGrace + o.DrainTimeout + 2*time.Second)
+	}
+	// Its output, until it ends.
+	var ex wire.Exit
+	for ended := false; !ended; {
+		f, err := s.next(cdone, deadline)
+		switch {
+		case errors.Is(err, errCtx):
+			cancelled()
+			continue
+		case errors.Is(err, errDeadline):
+			return run.Outcome{ExitCode: run.ExitFailed}, nil // run records the end
+		case err != nil:
+			return run.Outcome{}, fmt.Errorf("follow detached %s: sandbox stopped: %w", id, x.deathReason(err))
+		}
+		switch f.Type {
+		case wire.TStdout, wire.TStderr:
+			w := job.Stdout
+			if f.Type == wire.TStderr {
+				w = job.Stderr
+			}
+			w.Write(f.Payload)
+			k.send(wire.Count(wire.TCredit, s.id, uint32(len(f.Payload))))
+		case wire.TElided:
+			if n, err := wire.CountOf(f); err == nil && n > 0 {
+				fmt.Fprintf(job.Stderr, "\ndesk: sandbox: %d bytes of output were dropped: it came faster than desk stored it (the buffer holds %s)\n", n, sizeText(int64(o.DetachedBuffer)))
+			}
+		case wire.TError:
+			var e wire.Error
+			wire.Decode(f, &e)
+			return run.Outcome{}, fmt.Errorf("follow detached %s: %s", id, e.Message)
+		case wire.TExit:
+			if err := wire.Decode(f, &ex); err != nil {
+				return run.Outcome{}, err
+			}
+			ended = true
+		}
+	}
+	// The main process has exited and no process holds its output: wait
+	// until no process of its session is left.
+	wait := detachedPollMin
+	for {
+		lctx, cancel := context.WithTimeout(context.Background(), o.StopTimeout)
+		l, err := x.list(lctx)
+		cancel()
+		if err != nil {
+			if x.isDead() {
+				return run.Outcome{}, fmt.Errorf("follow detached %s: sandbox stopped: %w", id, x.reason())
+			}
+			return run.Outcome{}, fmt.Errorf("follow detached %s: %w", id, err)
+		}
+		i := slices.IndexFunc(l, func(d Detached) bool { return d.ID == id })
+		if i < 0 || l[i].Procs == 0 {
+			break // (an entry the init forgot has no session it keeps)
+		}
+		select {
+		case <-time.After(wait):
+		case <-cdone:
+			cancelled()
+		case <-deadline:
+			return run.Outcome{ExitCode: run.ExitFailed}, nil
+		case <-x.dead:
+		}
+		wait = min(2*wait, detachedPollMax)
+	}
+	return x.outcome(ctx, job, ex, before, nil), nil
+}
+
 // StartDetached starts source (Options.Shell -c source) as a detached
 // execution with id in the workspace's sandbox, starting the sandbox if
 // needed, and returns its pid inside the sandbox. env is laid over the
-// sandbox's base environment.
+// sandbox's base environment. It is not a run execution: use RunDetached
+// (through run) for that.
 func (b *Backend) StartDetached(ctx context.Context, ws Workspace, id, source, cwd string, env map[string]string) (int, error) {
 	x, err := b.acquire(ctx, ws)
 	if err != nil {
 		return 0, err
 	}
 	defer b.release(x)
-	s := x.conn.open()
-	defer s.close()
-	err = x.conn.send(wire.JSON(wire.TStart, s.id, wire.Start{
-		ID: id, Argv: []string{b.opts.Shell, "-c", source}, Cwd: cwd, Env: x.env(env), Detached: true,
-	}))
+	pid, ex, err := x.startDetached(ctx, id, id, source, cwd, env)
 	if err != nil {
-		return 0, fmt.Errorf("start detached %s: %w", id, err)
+		return 0, err
 	}
-	pid := 0
-	for {
-		f, err := s.next(ctx.Done(), nil)
-		if err != nil {
-			if errors.Is(err, errCtx) {
-				err = ctx.Err()
-			}
-			return 0, fmt.Errorf("start detached %s: %w", id, err)
-		}
-		switch f.Type {
-		case wire.TStarted:
-			var st wire.Started
-			if err := wire.Decode(f, &st); err != nil {
-				return 0, err
-			}
-			pid = st.PID
-			x.addSession(pid, id)
-		case wire.TError:
-			var e wire.Error
-			wire.Decode(f, &e)
-			return 0, fmt.Errorf("start detached %s: %s", id, e.Message)
-		case wire.TExit:
-			var e wire.Exit
-			wire.Decode(f, &e)
-			if pid == 0 {
-				return 0, fmt.Errorf("start detached %s: %s", id, e.Error)
-			}
-			return pid, nil
-		}
+	if pid == 0 {
+		return 0, fmt.Errorf("start detached %s: %s", id, ex.Error)
 	}
+	return pid, nil
 }
 
 // ListDetached lists the detached executions of the workspace's sandbox
-// (none when it does not run).
+// (none when it does not run). The init knows those run started by their
+// run id, "@", and a number.
 func (b *Backend) ListDetached(ctx context.Context, name string) ([]Detached, error) {
 	x := b.live(name)
 	if x == nil {

@@ -150,10 +150,11 @@
 // per execution was reached" (exit 124) for Options.Timeout. run's own
 // timeout and Kill end the execution as timed-out or cancelled as usual.
 //
-// Detached executions (StartDetached, ListDetached, AttachDetached,
-// SignalDetached) are long-running programs not bound to a caller: their
-// processes survive the main one, their output is kept in a bounded buffer,
-// and they keep their sandbox from idling. run does not model them yet.
+// Detached executions (RunDetached for run's ExecOptions.Detached;
+// StartDetached, ListDetached, AttachDetached, SignalDetached by id) are
+// long-running programs not bound to a caller: their processes survive the
+// main one, their output is kept in a bounded buffer, and they keep their
+// sandbox from idling. See detached.go for when one ends.
 //
 // ExecutionOf maps a host pid (or thread id) to the execution it belongs to
 // (by pid namespace and session): the default mount uses it to attribute a
@@ -169,9 +170,11 @@
 // Package wire: length-prefixed frames (a 9-byte header: length, type,
 // stream; JSON or raw payloads) over the socketpair, streams opened by the
 // host, credit-based flow control. Its package documentation is the
-// reference. Terminals (desk shell: a PTY over WebSocket) have a reserved
-// place there (Start.Terminal, the Resize frame), refused by the init for
-// now.
+// reference. A terminal (desk shell, Backend.Shell) is an execution whose
+// Start carries Start.Terminal: the init opens a pty pair, makes the slave
+// the program's stdin, stdout, stderr and controlling terminal, sends the
+// master's output as the stdout stream, types the stdin stream into the
+// master, and applies Resize frames with TIOCSWINSZ (SIGWINCH).
 //
 // # Host requirements
 //
@@ -184,11 +187,12 @@
 //
 // # Not done
 //
-//   - run has no detached executions: the backend's API is not reachable
-//     from the HTTP API or the CLI yet.
 //   - A process that leaves its execution's session while another execution
 //     runs survives until an execution ends with none running, or the
 //     sandbox stops.
 //   - Per-sandbox uid ranges, network policies (egress allow lists),
-//     disk quotas of /tmp beyond tmpfs size, and terminals.
+//     disk quotas of /tmp beyond tmpfs size.
+//   - A shell whose piped input ends while a command runs: that command, not
+//     bash, reads the ^D the end of input types, and bash waits at its next
+//     prompt (end piped input with exit).
 package sandbox

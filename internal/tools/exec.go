@@ -28,6 +28,9 @@ type ExecInput struct {
 	Stdin string `json:"stdin,omitempty"`
 	// Input is a JSON value for the js backend's default export.
 	Input json.RawMessage `json:"input,omitempty"`
+	// Detached starts a long-running service (run.ExecOptions.Detached):
+	// exec returns once it has started, with status running.
+	Detached bool `json:"detached,omitempty"`
 }
 
 // ExecOutput is the output of exec.
@@ -54,6 +57,9 @@ type ExecOutput struct {
 	Value json.RawMessage `json:"value,omitempty"`
 	// Changes are the workspace paths the execution created, modified and deleted.
 	Changes *run.Changes `json:"changes,omitempty"`
+	// Detached is set for a detached execution; Status is then "running"
+	// unless it ended before exec returned.
+	Detached bool `json:"detached,omitempty"`
 }
 
 // maxChangesShown bounds the changed paths listed in exec's text.
@@ -82,6 +88,10 @@ func (o *ExecOutput) content() []Content {
 		status = "killed (exit code " + fmt.Sprint(o.ExitCode) + ")"
 	case run.StatusFailed:
 		status = "failed: " + o.Error
+	case run.StatusRunning:
+		fmt.Fprintf(&b, "[running detached · %s backend · execution %s]\n", o.Backend, o.ID)
+		b.WriteString("[it goes on after this call, until its processes end, it is killed or its timeout passes; other commands on the same backend can reach it (127.0.0.1 for a server); to stop it, kill its processes from another exec; its output: desk attach WORKSPACE " + o.ID + "]\n")
+		return []Content{TextContent(b.String())}
 	}
 	fmt.Fprintf(&b, "[%s · %s backend · %s · execution %s]\n", status, o.Backend, (time.Duration(o.DurationMS) * time.Millisecond).String(), o.ID)
 	if o.StdoutElided > 0 || o.StderrElided > 0 {
@@ -134,7 +144,9 @@ Backends (backend; default: the server's, normally shell):
 		fmt.Fprintf(&b, "- %s: %s\n", id, note)
 	}
 	fmt.Fprintf(&b, `
-Output is shown up to %d bytes per stream: the beginning and the end, with the number of bytes left out between them (the execution record keeps more). Prefer read, grep, find and edit for files: they are faster and their output is paged. timeout is in seconds; a command that outlives it is killed (exit code 124). Cancelling the call kills the command.`, o.MaxExecOutput)
+Output is shown up to %d bytes per stream: the beginning and the end, with the number of bytes left out between them (the execution record keeps more). Prefer read, grep, find and edit for files: they are faster and their output is paged. timeout is in seconds; a command that outlives it is killed (exit code 124). Cancelling the call kills the command.
+
+detached: true starts a long-running service instead (a dev server, a database; sandbox backend, which auto picks): the call returns as soon as it has started, with status running and its id. Its processes outlive its main process; it runs until none is left, it is killed, or its timeout (default 24 hours). Other commands reach it in the same sandbox (127.0.0.1); stop it by killing its processes from another exec. No stdin.`, o.MaxExecOutput)
 	return b.String()
 }
 
@@ -151,7 +163,8 @@ var execSpec = &spec{
     "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Environment variables added for this command."},
     "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds before the command is killed. Default: the server's (5 minutes; js 1 minute)."},
     "stdin": {"type": "string", "description": "Standard input of the command."},
-    "input": {"description": "A JSON value passed to the js backend's default export."}
+    "input": {"description": "A JSON value passed to the js backend's default export."},
+    "detached": {"type": "boolean", "description": "Start a long-running service and return once it has started (sandbox backend; see the description). Default false."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -162,7 +175,7 @@ var execSpec = &spec{
     "id": {"type": "string", "description": "Execution id (its record: desk attach WS ID)."},
     "backend": {"type": "string"},
     "route": {"type": "string", "description": "Why auto chose this backend."},
-    "status": {"type": "string", "enum": ["completed", "failed", "cancelled", "timed-out"]},
+    "status": {"type": "string", "enum": ["completed", "failed", "cancelled", "timed-out", "running"], "description": "running: a detached execution that goes on."},
     "exit_code": {"type": "integer"},
     "error": {"type": "string", "description": "Why the execution failed, was killed or timed out."},
     "duration_ms": {"type": "integer"},
@@ -182,7 +195,8 @@ var execSpec = &spec{
         "truncated": {"type": "boolean"}
       },
       "required": ["created", "modified", "deleted"]
-    }
+    },
+    "detached": {"type": "boolean", "description": "A detached execution (a service)."}
   },
   "required": ["id", "backend", "status", "exit_code", "duration_ms", "stdout", "stderr", "stdout_bytes", "stderr_bytes"]
 }`),
@@ -216,7 +230,7 @@ func (s *Set) exec(ctx context.Context, in ExecInput, co *CallOptions) (*ExecOut
 	if in.Timeout < 0 || math.IsNaN(in.Timeout) || math.IsInf(in.Timeout, 0) {
 		return nil, errorf(CodeInvalid, "timeout is in seconds and must be positive")
 	}
-	o := run.ExecOptions{Backend: in.Backend, Env: in.Env, Input: in.Input}
+	o := run.ExecOptions{Backend: in.Backend, Env: in.Env, Input: in.Input, Detached: in.Detached}
 	if in.Cwd != "" {
 		cwd, err := s.resolve("exec", in.Cwd, false)
 		if err != nil {
@@ -242,6 +256,10 @@ func (s *Set) exec(ctx context.Context, in ExecInput, co *CallOptions) (*ExecOut
 			return nil, errorf(CodeInvalid, "this server has no default backend: name one of %s", strings.Join(s.rt.Backends(), ", "))
 		}
 		return nil, AsError(err, "")
+	}
+	if in.Detached {
+		// Exec returned once it started (or ended): a service is not waited for.
+		return s.execOutput(e.Result()), nil
 	}
 	res, err := s.follow(ctx, e, co)
 	if err != nil {
@@ -310,7 +328,7 @@ func (s *Set) execOutput(r *run.Result) *ExecOutput {
 	out := &ExecOutput{
 		ID: r.ID, Backend: r.Backend, Route: r.Route, Status: string(r.Status), ExitCode: r.ExitCode, Error: r.Error,
 		DurationMS: r.Duration().Milliseconds(), StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes,
-		Value: r.Value,
+		Value: r.Value, Detached: r.Detached,
 	}
 	if c := r.Changes; c != nil {
 		out.Changes = &run.Changes{Created: nonNil(c.Created), Modified: nonNil(c.Modified), Deleted: nonNil(c.Deleted), Truncated: c.Truncated}

@@ -20,7 +20,8 @@ type execution struct {
 	detached bool
 	started  time.Time
 	stdin    *stdinPipe
-	out, err *os.File // read ends of the program's stdout and stderr
+	out, err *os.File // read ends of the program's stdout and stderr (a terminal: its master, and nil)
+	pty      *os.File // a terminal execution's master (pty.go); nil otherwise
 
 	chunks    []chunk // output not yet sent (attached) or kept (detached)
 	base      uint64  // number of chunks[0]
@@ -48,25 +49,37 @@ func (x *execution) finished() bool { return x.exited && x.pipesOpen == 0 }
 // forking may block on the workspace mount, and the read loop must not.
 func (s *server) start(n uint32, m wire.Start) {
 	switch {
-	case m.Terminal:
-		s.fail(n, "start %s: terminals are not supported yet", m.ID)
-		return
 	case len(m.Argv) == 0 || m.ID == "":
 		s.fail(n, "start: no program or no id")
 		return
+	case m.Terminal != nil && (m.Detached || !m.Terminal.Valid()):
+		s.fail(n, "start %s: a terminal needs a window size of 1 to %d cells each way and cannot be detached", m.ID, wire.MaxTerminalSize)
+		return
 	}
-	var p [6]*os.File // in r/w, out r/w, err r/w
-	for i := 0; i < 6; i += 2 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(p[:i])
-			s.fail(n, "start %s: make pipe: %v", m.ID, err)
+	var x *execution
+	var in, out, errw *os.File // the program's ends
+	if m.Terminal != nil {
+		var err error
+		if x, in, err = s.newTerminal(n, m); err != nil {
+			s.fail(n, "start %s: %v", m.ID, err)
 			return
 		}
-		p[i], p[i+1] = r, w
+		out, errw = in, in
+	} else {
+		var p [6]*os.File // in r/w, out r/w, err r/w
+		for i := 0; i < 6; i += 2 {
+			r, w, err := os.Pipe()
+			if err != nil {
+				closeAll(p[:i])
+				s.fail(n, "start %s: make pipe: %v", m.ID, err)
+				return
+			}
+			p[i], p[i+1] = r, w
+		}
+		x = &execution{s: s, id: m.ID, detached: m.Detached, started: time.Now(), out: p[2], err: p[4], pipesOpen: 2}
+		x.stdin = newStdinPipe(s, n, p[1], s.cfg.OutputWindow)
+		in, out, errw = p[0], p[3], p[5]
 	}
-	x := &execution{s: s, id: m.ID, detached: m.Detached, started: time.Now(), out: p[2], err: p[4], pipesOpen: 2}
-	x.stdin = newStdinPipe(s, n, p[1], s.cfg.OutputWindow)
 	var st *stream
 	s.mu.Lock()
 	var err error
@@ -85,15 +98,16 @@ func (s *server) start(n uint32, m wire.Start) {
 	}
 	s.mu.Unlock()
 	if err != nil {
-		closeAll(p[:])
+		closeAll([]*os.File{in, out, errw, x.out, x.err, x.stdin.w})
 		s.fail(n, "start %s: %v", m.ID, err)
 		return
 	}
-	go s.launch(n, m, x, st, p[0], p[3], p[5])
+	go s.launch(n, m, x, st, in, out, errw)
 }
 
 // launch starts the program of a registered execution with the given ends of
-// its stdio pipes, in a session of its own.
+// its stdio pipes (a terminal's slave, thrice), in a session of its own (with
+// the terminal as its controlling terminal).
 func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, out, errw *os.File) {
 	if fi, err := os.Stat(m.Cwd); err != nil || !fi.IsDir() {
 		why := "Not a directory"
@@ -109,7 +123,7 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 		Dir:   m.Cwd,
 		Env:   m.Env,
 		Files: []uintptr{in.Fd(), out.Fd(), errw.Fd()},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: m.Terminal != nil, Ctty: 0},
 	}
 	s.mu.Lock()
 	for s.sweeping {
@@ -156,7 +170,9 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 		go st.pump()
 	}
 	go x.read(x.out, wire.TStdout)
-	go x.read(x.err, wire.TStderr)
+	if x.err != nil {
+		go x.read(x.err, wire.TStderr)
+	}
 	go x.stdin.run()
 	if pending != 0 {
 		x.kill(pending, escalate, false)
@@ -172,7 +188,9 @@ func (x *execution) abort(n uint32, st *stream, code int, msg string) {
 	s := x.s
 	x.stdin.close()
 	x.out.Close()
-	x.err.Close()
+	if x.err != nil {
+		x.err.Close()
+	}
 	s.mu.Lock()
 	if x.detached {
 		delete(s.detached, x.id)
@@ -242,7 +260,9 @@ func (x *execution) ended(ws syscall.WaitStatus, ru syscall.Rusage) {
 		killSession(x.pid)
 		deadline := time.Now().Add(s.cfg.DrainTimeout)
 		x.out.SetReadDeadline(deadline)
-		x.err.SetReadDeadline(deadline)
+		if x.err != nil {
+			x.err.SetReadDeadline(deadline)
+		}
 		x.stdin.close()
 	}
 	s.mu.Lock()

@@ -22,6 +22,9 @@
 //     session are killed too (those of detached executions' sessions stay).
 //   - A timeout (Start.Timeout) or a Signal with Escalate sends SIGTERM (or
 //     the signal asked for), then SIGKILL KillGrace later.
+//   - A terminal execution (Start.Terminal, desk shell) runs on a new
+//     pseudo-terminal of the sandbox's devpts, its controlling terminal;
+//     Resize frames set its window size (pty.go).
 //   - It ignores every signal a process of the sandbox can send it (as pid 1
 //     it receives only those it handles: it handles them by dropping them),
 //     and marks itself not dumpable, so that programs running as the same
@@ -232,7 +235,16 @@ func (s *server) handle(f wire.Frame) error {
 		}
 		s.attach(f.Stream, m.ID)
 	case wire.TResize:
-		s.send(wire.JSON(wire.TError, f.Stream, wire.Error{Message: "terminals are not supported yet"}))
+		var m wire.Resize
+		if err := wire.Decode(f, &m); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		st := s.streams[f.Stream]
+		s.mu.Unlock()
+		if st != nil && m.Valid() {
+			st.x.resize(m.Terminal) // not a terminal, or ended: nothing to do
+		}
 	default:
 		return fmt.Errorf("read request: unexpected %s frame: %w", f.Type, wire.ErrProtocol)
 	}

@@ -16,6 +16,9 @@ type stdinPipe struct {
 	stream uint32
 	w      *os.File
 	limit  int
+	// atEOF, if set, returns what to write at the end of input before
+	// closing (a terminal's end-of-file character).
+	atEOF func() []byte
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -64,7 +67,13 @@ func (p *stdinPipe) run() {
 			p.cond.Wait()
 		}
 		if p.closed || len(p.q) == 0 {
+			closed := p.closed
 			p.mu.Unlock()
+			if !closed && !broken && p.atEOF != nil {
+				if b := p.atEOF(); len(b) > 0 {
+					p.w.Write(b)
+				}
+			}
 			p.w.Close()
 			return
 		}

@@ -46,9 +46,31 @@ type Start struct {
 	Timeout time.Duration `json:"timeout_ns,omitempty"`
 	// Detached: see the package documentation.
 	Detached bool `json:"detached,omitempty"`
-	// Terminal is reserved for interactive terminals (desk shell); the init
-	// refuses it for now.
-	Terminal bool `json:"terminal,omitempty"`
+	// Terminal, when set, runs the program on a new pseudo-terminal (desk
+	// shell): see the package documentation. Detached must be false.
+	Terminal *Terminal `json:"terminal,omitempty"`
+}
+
+// Terminal is the window size of a pseudo-terminal, in character cells.
+// Both are in 1..MaxTerminalSize.
+type Terminal struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+}
+
+// MaxTerminalSize bounds Terminal.Rows and Terminal.Cols (the kernel keeps
+// them as 16-bit numbers).
+const MaxTerminalSize = 65535
+
+// Valid reports whether both dimensions are in range.
+func (t Terminal) Valid() bool {
+	return t.Rows >= 1 && t.Rows <= MaxTerminalSize && t.Cols >= 1 && t.Cols <= MaxTerminalSize
+}
+
+// Resize changes the window size of a terminal execution (the program's
+// foreground process group gets SIGWINCH). It has no answer.
+type Resize struct {
+	Terminal
 }
 
 // Started says the program runs.

@@ -26,6 +26,7 @@
 //	host → init  Stdin bytes on n (empty: EOF)  init → host  StdinAck n bytes written to the pipe
 //	init → host  Stdout / Stderr bytes on n     host → init  Credit n bytes consumed
 //	host → init  Signal{...} on n               init → host  Exit{...} on n, last frame of the stream
+//	host → init  Resize{Rows, Cols} on n (terminal executions; no answer)
 //
 // Output is flow-controlled: the init sends at most Config.OutputWindow bytes
 // of a stream's output beyond what the host has acknowledged with Credit, and
@@ -41,6 +42,19 @@
 // follows the output live until the execution's output ends (Exit). List
 // (answered by Listed) reports them; Signal with an ID, on a stream of its
 // own, signals one (answered by OK or Error).
+//
+// Terminal executions (Start.Terminal, desk shell) run on a new
+// pseudo-terminal the init opens in the sandbox's devpts: its slave side is
+// the program's stdin, stdout, stderr and controlling terminal (the program
+// leads its own session), with the window size of Start.Terminal. What the
+// program writes arrives as Stdout only (a terminal has one output), under
+// the same credit; Stdin bytes are typed on the terminal (so the line
+// discipline echoes them and turns ^C into SIGINT), and the end of input (an
+// empty Stdin) types the terminal's end-of-file character (VEOF, ^D) and
+// stops the input. Resize frames on the stream set the window size
+// (TIOCSWINSZ), which sends SIGWINCH to the terminal's foreground process
+// group. Everything else (Signal, Exit, killing what is left of the session
+// when the main process ends) is as for any execution.
 //
 // Type values below 64 go from host to init, values from 64 from init to host.
 package wire
@@ -79,7 +93,7 @@ const (
 	TCredit Type = 5 // uint32: output bytes of the stream consumed
 	TList   Type = 6 // empty; answered by Listed on the same stream
 	TAttach Type = 7 // JSON Attach; opens a stream on a detached execution
-	TResize Type = 8 // reserved for terminals (desk shell); refused for now
+	TResize Type = 8 // JSON Resize: a terminal execution's window size; no answer
 )
 
 // Frame types, init to host.

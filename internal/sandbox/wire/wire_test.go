@@ -61,3 +61,48 @@ func TestFrames_Malformed(t *testing.T) {
 		t.Errorf("bad JSON: %v", err)
 	}
 }
+
+func TestFrames_Terminal(t *testing.T) {
+	var buf bytes.Buffer
+	start := JSON(TStart, 3, Start{ID: "sh", Argv: []string{"/bin/bash", "-l"}, Cwd: "/", Terminal: &Terminal{Rows: 24, Cols: 80}})
+	if !bytes.Contains(start.Payload, []byte(`"terminal":{"rows":24,"cols":80}`)) {
+		t.Errorf("start: %s", start.Payload)
+	}
+	plain := JSON(TStart, 4, Start{ID: "x", Argv: []string{"/bin/true"}, Cwd: "/"})
+	if bytes.Contains(plain.Payload, []byte("terminal")) {
+		t.Errorf("a start without a terminal: %s", plain.Payload)
+	}
+	for _, f := range []Frame{start, JSON(TResize, 3, Resize{Terminal{Rows: 40, Cols: 132}})} {
+		if err := Write(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewReader(&buf)
+	f, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Start
+	if err := Decode(f, &s); err != nil || s.Terminal == nil || *s.Terminal != (Terminal{Rows: 24, Cols: 80}) {
+		t.Errorf("start: %+v, %v", s, err)
+	}
+	f, err = r.Next()
+	if err != nil || f.Type != TResize || f.Stream != 3 || f.Type.String() != "resize" {
+		t.Fatalf("resize frame: %+v, %v", f, err)
+	}
+	var rs Resize
+	if err := Decode(f, &rs); err != nil || rs.Rows != 40 || rs.Cols != 132 || string(f.Payload) != `{"rows":40,"cols":132}` {
+		t.Errorf("resize: %+v %s, %v", rs, f.Payload, err)
+	}
+	for _, tc := range []struct {
+		t  Terminal
+		ok bool
+	}{
+		{Terminal{1, 1}, true}, {Terminal{MaxTerminalSize, MaxTerminalSize}, true},
+		{Terminal{0, 80}, false}, {Terminal{24, 0}, false}, {Terminal{-1, 80}, false}, {Terminal{24, MaxTerminalSize + 1}, false},
+	} {
+		if tc.t.Valid() != tc.ok {
+			t.Errorf("%+v.Valid() = %v", tc.t, !tc.ok)
+		}
+	}
+}
