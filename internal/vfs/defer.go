@@ -32,10 +32,12 @@ import (
 // usual.
 
 // maxDeferred and maxDeferredBytes bound a pending transaction: past them, the
-// next group commits.
+// next group commits. 4 MiB of written data keeps a large file's write in
+// transactions that fit the writer's page cache (64 MiB ones spilled it:
+// writing 64 MiB through the mount took ~10% longer on tmpfs).
 const (
 	maxDeferred      = 4096
-	maxDeferredBytes = 64 << 20
+	maxDeferredBytes = 4 << 20
 )
 
 type commitDelayKey struct{}

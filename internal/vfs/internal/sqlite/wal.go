@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"encoding/binary"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ncruces/go-sqlite3/vfs"
@@ -45,6 +46,16 @@ const walVFSName = "desk-walbuf"
 
 // walBufMax bounds the frames kept in memory by one WAL handle.
 const walBufMax = 1 << 20
+
+// walBufCap is the capacity of a frame buffer: walBufMax and room for the
+// frame that crosses it (a header and a page of at most 64 KiB).
+const walBufCap = walBufMax + 128<<10
+
+// walBufs holds frame buffers between transactions: a handle takes one for
+// the frames of a transaction and gives it back once they are written, so
+// idle stores hold none and a large transaction reuses one buffer instead of
+// growing a new one for every megabyte.
+var walBufs = sync.Pool{New: func() any { b := make([]byte, 0, walBufCap); return &b }}
 
 // walPending counts the bytes held in WAL buffers, for FlushWAL's check.
 var walPending atomic.Int64
@@ -91,7 +102,13 @@ func (w *walFile) Unwrap() vfs.File { return w.File }
 func (w *walFile) WriteAt(p []byte, off int64) (int, error) {
 	end := w.off + int64(len(w.buf))
 	switch {
-	case len(w.buf) > 0 && off == end:
+	case len(p) > walBufCap-walBufMax:
+		// Not a frame (never seen: pages are at most 64 KiB).
+		if err := w.flush(); err != nil {
+			return 0, err
+		}
+		return w.File.WriteAt(p, off)
+	case len(w.buf) > 0 && off == end && len(w.buf)+len(p) <= cap(w.buf):
 		w.buf = append(w.buf, p...)
 		walPending.Add(int64(len(p)))
 	case len(w.buf) > 0 && off >= w.off && off+int64(len(p)) <= end:
@@ -99,6 +116,9 @@ func (w *walFile) WriteAt(p []byte, off int64) (int, error) {
 	default:
 		if err := w.flush(); err != nil {
 			return 0, err
+		}
+		if w.buf == nil {
+			w.buf = *walBufs.Get().(*[]byte)
 		}
 		w.off = off
 		w.buf = append(w.buf[:0], p...)
@@ -131,10 +151,9 @@ func (w *walFile) flush() error {
 	n := int64(len(w.buf))
 	_, err := w.File.WriteAt(w.buf, w.off)
 	walPending.Add(-n)
-	w.buf = w.buf[:0]
-	if cap(w.buf) > walBufMax {
-		w.buf = nil
-	}
+	b := w.buf[:0]
+	walBufs.Put(&b)
+	w.buf = nil
 	return err
 }
 
