@@ -39,7 +39,9 @@ func TestExec_killPS(t *testing.T) {
 	wantFail(t, 1, "(not_running)", "kill", "demo", "blocker")
 	wantFail(t, 1, "(not_found)", "kill", "demo", "nope")
 	wantFail(t, 1, "(invalid)", "kill", "demo", "blocker", "--signal", "USR1")
-	wantFail(t, 1, "backend lines cannot run detached executions", "exec", "--service", "demo", "--", "echo hi")
+	wantFail(t, 1, "backend lines cannot run detached executions", "exec", "--service", "--backend", "lines", "demo", "--", "echo hi")
+	// No backend named: not the default (lines), one that can run services.
+	wantFail(t, 1, "no backend that can run detached executions is available", "exec", "--service", "demo", "--", "echo hi")
 	wantFail(t, 2, "takes no --stdin", "exec", "--service", "--stdin", "demo", "--", "cat")
 }
 
@@ -62,7 +64,7 @@ func TestExec_serviceSandbox(t *testing.T) {
 	wantFail(t, 1, "backend shell cannot run detached executions", "exec", "--service", "--backend", "shell", "demo", "--", "sleep 1")
 	// auto sends a service to the sandbox. The main shell ends at once; the
 	// loop it left in the background goes on.
-	id := mustDesk(t, nil, "exec", "--service", "--backend", "auto", "--id", "ticker", "demo", "--",
+	id := mustDesk(t, nil, "exec", "--service", "--id", "ticker", "demo", "--",
 		"echo started; (while sleep 0.05; do echo tick; done) & exit 0")
 	if id != "ticker\n" {
 		t.Fatalf("exec --service printed %q", id)

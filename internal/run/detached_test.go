@@ -216,18 +216,16 @@ func TestExec_Detached(t *testing.T) {
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "backend mini cannot run detached executions (use svc)") {
 			t.Errorf("mini: %v", err)
 		}
-		_, err = e.r.Exec(ctx(t), "echo hi", ExecOptions{Detached: true}) // the default backend, mini
-		if !errors.Is(err, ErrInvalid) {
-			t.Errorf("default backend: %v", err)
-		}
 		_, err = e.r.Exec(ctx(t), "start", ExecOptions{Backend: "svc", Detached: true, Stdin: strings.NewReader("x")})
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "standard input") {
 			t.Errorf("stdin: %v", err)
 		}
 		e2 := newEnv(t, Options{})
-		_, err = e2.r.Exec(ctx(t), "echo hi", ExecOptions{Backend: AutoBackend, Detached: true})
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no backend that can run detached executions") {
-			t.Errorf("auto without a Detacher: %v", err)
+		for _, b := range []string{AutoBackend, ""} { // none named: auto, not the default
+			_, err = e2.r.Exec(ctx(t), "echo hi", ExecOptions{Backend: b, Detached: true})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no backend that can run detached executions") {
+				t.Errorf("backend %q without a Detacher: %v", b, err)
+			}
 		}
 	})
 
@@ -236,6 +234,12 @@ func TestExec_Detached(t *testing.T) {
 		x := e.exec("exit 0", ExecOptions{Backend: AutoBackend, Detached: true})
 		if i := x.Info(); i.Backend != "svc" || i.Requested != AutoBackend || i.Route == "" {
 			t.Errorf("auto: %+v", i)
+		}
+		x.Wait(ctx(t))
+		// No backend named: not the default (mini), a Detacher.
+		x = e.exec("exit 0", ExecOptions{Detached: true})
+		if i := x.Info(); i.Backend != "svc" || i.Requested != AutoBackend {
+			t.Errorf("no backend named: %+v", i)
 		}
 		x.Wait(ctx(t))
 		// Not when the caller may not use it.

@@ -191,7 +191,8 @@ type ExecOptions struct {
 	// or digit. Empty: a new id is generated (26 characters, sorting by
 	// creation time). An id in use is ErrExists.
 	ID string
-	// Backend selects the backend by id (empty: Options.DefaultBackend).
+	// Backend selects the backend by id (empty: Options.DefaultBackend; for
+	// a detached execution, AutoBackend).
 	Backend string
 	// Cwd is the absolute working directory (default DefaultCwd); it is
 	// cleaned, not checked for existence (the backend does that).
@@ -236,6 +237,11 @@ func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked
 	c := checked{ExecOptions: o}
 	if o.ID != "" && !ValidID(o.ID) {
 		return c, fmt.Errorf("check execution id %q: want 1-64 of [A-Za-z0-9._-] starting with a letter or digit: %w", o.ID, ErrInvalid)
+	}
+	if c.Backend == "" && c.Detached {
+		// The default backend (the shell, usually) seldom runs services:
+		// a detached execution that names none goes where one can run.
+		c.Backend = AutoBackend
 	}
 	if c.Backend == "" {
 		c.Backend = r.opts.DefaultBackend

@@ -146,7 +146,7 @@ Backends (backend; default: the server's, normally shell):
 	fmt.Fprintf(&b, `
 Output is shown up to %d bytes per stream: the beginning and the end, with the number of bytes left out between them (the execution record keeps more). Prefer read, grep, find and edit for files: they are faster and their output is paged. timeout is in seconds; a command that outlives it is killed (exit code 124). Cancelling the call kills the command.
 
-detached: true starts a long-running service instead (a dev server, a database; sandbox backend, which auto picks): the call returns as soon as it has started, with status running and its id. Its processes outlive its main process; it runs until none is left, it is killed, or its timeout (default 24 hours). Other commands reach it in the same sandbox (127.0.0.1); stop it by killing its processes from another exec. No stdin.`, o.MaxExecOutput)
+detached: true starts a long-running service instead (a dev server, a database; on the sandbox backend, chosen when backend is auto or not given): the call returns as soon as it has started, with status running and its id. Its processes outlive its main process; it runs until none is left, it is killed, or its timeout (default 24 hours). Other commands reach it in the same sandbox (127.0.0.1); stop it by killing its processes from another exec. No stdin.`, o.MaxExecOutput)
 	return b.String()
 }
 
