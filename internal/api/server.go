@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -150,6 +151,8 @@ type Server struct {
 
 	shutdownOnce sync.Once
 	shutdownErr  error
+
+	shells atomic.Int64 // interactive shells open (ShellConfig.MaxShells)
 }
 
 // New returns the API server over h and the token store a. Neither is owned

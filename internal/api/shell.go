@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -29,6 +30,9 @@ import (
 // Defaults of ShellConfig and of a shell request's parameters.
 const (
 	DefaultMaxShellMessageBytes = 64 << 10         // ShellConfig.MaxMessageBytes
+	DefaultMaxShells            = 64               // ShellConfig.MaxShells
+	DefaultShellPingInterval    = 30 * time.Second // ShellConfig.PingInterval
+	DefaultShellWriteTimeout    = time.Minute      // ShellConfig.WriteTimeout
 	DefaultShellRows            = 24               // rows=
 	DefaultShellCols            = 80               // cols=
 	DefaultShellTerm            = "xterm-256color" // term=
@@ -59,6 +63,37 @@ type ShellConfig struct {
 	// or a control message); a larger one closes the connection (1009).
 	// Default 64 KiB.
 	MaxMessageBytes int64
+	// MaxShells bounds the shells open at once on the server; past it a
+	// request is answered 503 unavailable before the upgrade. Default
+	// DefaultMaxShells (64).
+	MaxShells int
+	// PingInterval is how often the server pings the client; a client that
+	// does not answer within the interval is gone, and its shell is hung
+	// up (a connection that died without closing would otherwise keep it
+	// until TCP gives up). Default DefaultShellPingInterval (30s);
+	// negative: no pings.
+	PingInterval time.Duration
+	// WriteTimeout bounds the wait for a client to take the shell's
+	// output (a client that stops reading blocks the shell behind it);
+	// past it the shell is hung up. Default DefaultShellWriteTimeout (1m).
+	WriteTimeout time.Duration
+}
+
+// withDefaults fills in the zero fields.
+func (c ShellConfig) withDefaults() ShellConfig {
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = DefaultMaxShellMessageBytes
+	}
+	if c.MaxShells <= 0 {
+		c.MaxShells = DefaultMaxShells
+	}
+	if c.PingInterval == 0 {
+		c.PingInterval = DefaultShellPingInterval
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultShellWriteTimeout
+	}
+	return c
 }
 
 // ShellOpener opens an interactive shell in a workspace.
@@ -141,10 +176,7 @@ func shellOptions(r *http.Request) (ShellOptions, error) {
 }
 
 func (s *Server) handleShell(w http.ResponseWriter, r *http.Request, c *call) error {
-	cfg := s.opts.Shell
-	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = DefaultMaxShellMessageBytes
-	}
+	cfg := s.opts.Shell.withDefaults()
 	if err := c.p.AllowBackend(shellBackend); err != nil {
 		return err
 	}
@@ -159,6 +191,11 @@ func (s *Server) handleShell(w http.ResponseWriter, r *http.Request, c *call) er
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return errorf(http.StatusUpgradeRequired, "upgrade_required", "this route is a WebSocket: send Connection: Upgrade and Upgrade: websocket")
 	}
+	if n := s.shells.Add(1); n > int64(cfg.MaxShells) {
+		s.shells.Add(-1)
+		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "%d shells are open on this server, the most it serves (ShellConfig.MaxShells); close one or try later", cfg.MaxShells)
+	}
+	defer s.shells.Add(-1)
 	ctx, cancel := s.longCtx(r)
 	defer cancel()
 	term, err := cfg.Opener.OpenShell(ctx, c.lease.Workspace(), o)
@@ -176,24 +213,55 @@ func (s *Server) handleShell(w http.ResponseWriter, r *http.Request, c *call) er
 	}
 	defer conn.CloseNow()
 	conn.SetReadLimit(cfg.MaxMessageBytes)
-	s.relayShell(ctx, conn, term)
+	s.relayShell(ctx, conn, term, cfg)
 	return nil
 }
 
 // relayShell copies between the WebSocket and the terminal until the shell
 // ends (exit message, normal close) or the client goes (hang-up). When ctx
 // ends (the server shuts down) the WebSocket is closed with 1001, which
-// hangs the shell up. Reads and writes use no context of their own: a
-// cancelled one would cut the connection without a close message; closing
-// the connection ends them.
-func (s *Server) relayShell(ctx context.Context, conn *websocket.Conn, term Terminal) {
+// hangs the shell up. Reads use no context of their own: a cancelled one
+// would cut the connection without a close message; closing the connection
+// ends them. Writes give up after cfg.WriteTimeout, and a client that does
+// not answer a ping within cfg.PingInterval is gone: both cut the
+// connection, which hangs the shell up.
+func (s *Server) relayShell(ctx context.Context, conn *websocket.Conn, term Terminal, cfg ShellConfig) {
 	bg := context.Background()
+	write := func(typ websocket.MessageType, b []byte) error {
+		wctx, cancel := context.WithTimeout(bg, cfg.WriteTimeout)
+		defer cancel()
+		return conn.Write(wctx, typ, b)
+	}
 	send := func(m shellControl) error {
 		b, _ := json.Marshal(m)
-		return conn.Write(bg, websocket.MessageText, b)
+		return write(websocket.MessageText, b)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close(websocket.StatusGoingAway, "the server is shutting down") })
 	defer stop()
+	if cfg.PingInterval > 0 {
+		pctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		go func() {
+			t := time.NewTicker(cfg.PingInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case <-t.C:
+				}
+				c, cancelPing := context.WithTimeout(pctx, cfg.PingInterval)
+				err := conn.Ping(c)
+				cancelPing()
+				if err != nil {
+					if pctx.Err() == nil {
+						conn.CloseNow() // gone: the reader below hangs the shell up
+					}
+					return
+				}
+			}
+		}()
+	}
 	var gone atomic.Bool // the client closed or went away
 	go func() {
 		// The client's side: input and control messages. When it ends
@@ -233,7 +301,7 @@ func (s *Server) relayShell(ctx context.Context, conn *websocket.Conn, term Term
 	for {
 		n, err := term.Read(buf)
 		if n > 0 {
-			if conn.Write(bg, websocket.MessageBinary, buf[:n]) != nil {
+			if write(websocket.MessageBinary, buf[:n]) != nil {
 				return // the client is gone: the reader hangs up
 			}
 		}

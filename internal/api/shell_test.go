@@ -95,7 +95,7 @@ func buildShellInit(t *testing.T) string {
 
 // shellServer is an API server with the real sandbox backend, its shells
 // included.
-func shellServer(t *testing.T) (url, admin string, c *client.Client) {
+func shellServer(t *testing.T, configure ...func(*api.ShellConfig)) (url, admin string, c *client.Client) {
 	t.Helper()
 	if err := sandbox.Available(""); err == nil {
 		err = sandbox.MountAvailable()
@@ -129,7 +129,11 @@ func shellServer(t *testing.T) (url, admin string, c *client.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler), Shell: api.ShellConfig{Opener: sandboxShells{sb}}})
+	cfg := api.ShellConfig{Opener: sandboxShells{sb}}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler), Shell: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,4 +337,49 @@ func TestShell_EOF(t *testing.T) {
 	if _, err := s.next(); !errors.As(err, new(websocket.CloseError)) {
 		t.Errorf("after the exit: %v", err)
 	}
+}
+
+// TestShell_Limits: past ShellConfig.MaxShells a shell is refused (503)
+// until one closes; a client that stops answering pings is hung up, and
+// what its shell left running goes with it.
+func TestShell_Limits(t *testing.T) {
+	url, admin, c := shellServer(t, func(cfg *api.ShellConfig) {
+		cfg.MaxShells = 1
+		cfg.PingInterval = 200 * time.Millisecond
+	})
+	if _, err := c.CreateWorkspace(bg, "w"); err != nil {
+		t.Fatal(err)
+	}
+	s := dialShell(t, url, admin, "")
+	s.send(websocket.MessageBinary, "sleep 1000 & echo started-$((40+2))\n")
+	s.until("started-42")
+	_, _, err := websocket.Dial(bg, url+"/v1/workspaces/w/shell", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + admin}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("a second shell with MaxShells 1: %v, want 503", err)
+	}
+	// The client stops reading, so it answers no ping: the server hangs the
+	// shell up, and its background job is killed with it.
+	const count = `count() { n=0; for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = sleep ] && n=$((n+1)); done; }
+		for i in $(seq 300); do count; [ $n = 0 ] && break; sleep 0.1; done; echo $n`
+	res, err := c.Run(bg, "w", client.ExecRequest{Backend: sandbox.ID, Source: count})
+	if err != nil || res.Stdout != "0\n" {
+		t.Fatalf("sleeps left after the client stopped answering pings: %+v, %v", res, err)
+	}
+	// Its slot is free again.
+	var conn *websocket.Conn
+	for i := 0; ; i++ {
+		conn, _, err = websocket.Dial(bg, url+"/v1/workspaces/w/shell", &websocket.DialOptions{
+			HTTPHeader: http.Header{"Authorization": {"Bearer " + admin}},
+		})
+		if err == nil || i == 300 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("a shell after the first was hung up: %v", err)
+	}
+	conn.CloseNow()
 }
