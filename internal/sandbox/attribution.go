@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -17,9 +18,13 @@ import (
 // execution's main process leads a session). It is the seam that lets the
 // workspace mount attribute a sandbox's writes to executions
 // (vfs.WithActor), so that their change sets are right. A process that left
-// its execution's session is not attributed. While an execution's program
-// has started but its start is not reported yet, a process of an unknown
-// session waits up to launchWait for the report.
+// its execution's session (setsid, a daemon) is attributed by the
+// DESK_EXEC_ID its environment started with, if that names an execution
+// running in the sandbox (a process can set it to any value: attribution is
+// bookkeeping inside one sandbox, not a boundary); one that cleared its
+// environment is not attributed. While an execution's program has started
+// but its start is not reported yet, a process of an unknown session waits
+// up to launchWait for the report.
 func (b *Backend) ExecutionOf(hostPID int) (workspace, id string, ok bool) {
 	p := "/proc/" + strconv.Itoa(hostPID)
 	ns, err := os.Readlink(p + "/ns/pid")
@@ -55,10 +60,42 @@ func (b *Backend) ExecutionOf(hostPID int) (workspace, id string, ok bool) {
 		if err != nil {
 			return "", "", false
 		}
-		id, ok = x.session(sid)
+		if id, ok = x.session(sid); !ok {
+			id, ok = x.fromEnviron(p)
+		}
 		return x.ws.Name, id, ok
 	}
 	return "", "", false
+}
+
+// maxEnviron bounds how much of a process's environment fromEnviron reads.
+const maxEnviron = 256 << 10
+
+// fromEnviron returns the execution the DESK_EXEC_ID in the environment of
+// process p (a /proc directory) names, if it runs in x.
+func (x *box) fromEnviron(p string) (string, bool) {
+	f, err := os.Open(p + "/environ")
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	env, _ := io.ReadAll(io.LimitReader(f, maxEnviron))
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		v, found := bytes.CutPrefix(kv, []byte("DESK_EXEC_ID="))
+		if !found {
+			continue
+		}
+		id := string(v)
+		x.smu.Lock()
+		defer x.smu.Unlock()
+		for _, e := range x.sessions {
+			if e == id {
+				return id, true
+			}
+		}
+		return "", false
+	}
+	return "", false
 }
 
 // launchWait bounds how long ExecutionOf waits for a program that has just

@@ -162,8 +162,10 @@
 // are right. A program may write before its start is reported (the init
 // reports the pid after the fork): while an execution is starting,
 // ExecutionOf waits for the report, briefly. A process that left its
-// execution's session (setsid) is not attributed: its changes carry the
-// mount's actor.
+// execution's session (setsid, a daemon) is attributed by the DESK_EXEC_ID
+// its environment started with, while that execution runs; one that also
+// cleared its environment, or outlives its execution, is not: its changes
+// carry the mount's actor.
 //
 // # Protocol
 //

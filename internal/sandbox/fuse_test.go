@@ -180,6 +180,12 @@ func TestFUSE_ChangesAttributedToExecutions(t *testing.T) {
 		!slices.Equal(c.Modified, []string{"/workspace/keep"}) || !slices.Equal(c.Deleted, []string{"/workspace/old"}) {
 		t.Errorf("change set: %+v", c)
 	}
+	// A process that leaves the execution's session (a daemon) is
+	// attributed by the DESK_EXEC_ID it inherited.
+	res = e.run("setsid sh -c 'echo d > daemon.txt' & wait; sleep 0.2", run.ExecOptions{})
+	if res.ExitCode != 0 || res.Changes == nil || !slices.Equal(res.Changes.Created, []string{"/workspace/daemon.txt"}) {
+		t.Errorf("a write from another session: %+v, changes %+v", res, res.Changes)
+	}
 	// Concurrent executions: each has its own writes.
 	var wg sync.WaitGroup
 	sets := make([]*run.Changes, 2)
