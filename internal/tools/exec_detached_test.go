@@ -32,7 +32,9 @@ func (ticker) RunDetached(ctx context.Context, job *run.Job, started func()) (ru
 
 func TestExec_detached(t *testing.T) {
 	e := newEnv(t, Options{})
-	e.fails("exec", `{"command":"sleep 1","detached":true}`, CodeInvalid, "backend shell cannot run detached executions")
+	e.fails("exec", `{"command":"sleep 1","detached":true,"backend":"shell"}`, CodeInvalid, "backend shell cannot run detached executions")
+	// No backend named: one that can run it, and here there is none.
+	e.fails("exec", `{"command":"sleep 1","detached":true}`, CodeInvalid, "no backend that can run detached executions is available")
 
 	// A runtime with a backend that can.
 	fsys, err := vfs.Open(e.ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
