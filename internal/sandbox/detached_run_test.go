@@ -238,9 +238,8 @@ func TestBackend_RunDetached_stop(t *testing.T) {
 		t.Fatal(err)
 	}
 	bx := e.box()
-	if n := procsWith(bx, "sleep 1003"); n != 1 {
-		t.Fatalf("%d sleeps", n)
-	}
+	// Started means forked: bash may not have exec'd sleep yet.
+	waitFor(t, 10*time.Second, "the sleep", func() bool { return procsWith(bx, "sleep 1003") == 1 })
 	if err := e.r.Close(); err != nil {
 		t.Fatal(err)
 	}
