@@ -91,8 +91,10 @@ type Options struct {
 	// MaxChanges bounds the paths listed in a change set; past it the set is
 	// marked Truncated. Default 10,000.
 	MaxChanges int
-	// MaxRecords is how many finished executions are kept; older ones (by end
-	// time) are pruned. Default 1000.
+	// MaxRecords is how many finished executions are kept; when an ending
+	// execution takes their number past it, the oldest (by end time) are
+	// pruned down to MaxRecords less a tenth, so that pruning commits once
+	// per MaxRecords/10 executions. Default 1000.
 	MaxRecords int
 	// MaxAge is how long a finished execution is kept. Default 7 days.
 	MaxAge time.Duration

@@ -1206,3 +1206,36 @@ func TestExec_AutoRouting(t *testing.T) {
 		t.Fatalf("auto without a router: %v", err)
 	}
 }
+
+// TestRuntime_retentionSlack: past MaxRecords the oldest are pruned down to
+// MaxRecords less a tenth, so that the next executions add records without
+// pruning commits.
+func TestRuntime_retentionSlack(t *testing.T) {
+	e := newEnv(t, Options{MaxRecords: 20})
+	var ids []string
+	for i := range 21 {
+		ids = append(ids, e.run(fmt.Sprintf("echo %d", i), ExecOptions{}).ID)
+	}
+	count := func() int {
+		t.Helper()
+		list, err := e.r.List(ctx(t), ListOptions{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	if n := count(); n != 18 {
+		t.Fatalf("after 21 executions with MaxRecords 20: %d kept, want 18", n)
+	}
+	if _, err := e.r.Get(ctx(t), ids[2]); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the third oldest: %v, want pruned", err)
+	}
+	if _, err := e.r.Get(ctx(t), ids[3]); err != nil {
+		t.Errorf("the fourth oldest: %v, want kept", err)
+	}
+	e.run("echo more", ExecOptions{})
+	e.run("echo more", ExecOptions{})
+	if n := count(); n != 20 {
+		t.Fatalf("two more: %d kept, want 20 (no prune below the limit)", n)
+	}
+}

@@ -296,7 +296,28 @@ func (r *Runtime) ended(e *Execution, info Info) {
 		r.index[e.id] = info.Ended
 	}
 	r.imu.Unlock()
-	r.prune(context.Background())
+	r.pruneIfDue(context.Background())
+}
+
+// pruneIfDue prunes when an execution's end may have made something
+// prunable: more than Options.MaxRecords finished records, or one older than
+// Options.MaxAge. Deciding costs a scan of the index, not a sort or a commit.
+func (r *Runtime) pruneIfDue(ctx context.Context) {
+	r.imu.Lock()
+	due := r.index == nil || len(r.index) > r.opts.MaxRecords
+	if !due {
+		cutoff := r.opts.Now().Add(-r.opts.MaxAge)
+		for _, t := range r.index {
+			if t.Before(cutoff) {
+				due = true
+				break
+			}
+		}
+	}
+	r.imu.Unlock()
+	if due {
+		r.prune(ctx)
+	}
 }
 
 // Lookup returns the running execution with that id.
@@ -465,8 +486,11 @@ func (r *Runtime) List(ctx context.Context, o ListOptions) ([]Info, error) {
 	return out, nil
 }
 
-// prune deletes the finished records past Options.MaxAge and beyond the
-// newest Options.MaxRecords. Errors are ignored: the next prune retries.
+// prune deletes the finished records past Options.MaxAge and, when there are
+// more than Options.MaxRecords, the oldest down to MaxRecords less a tenth
+// (so that a workspace running one execution after another pays a pruning
+// commit every MaxRecords/10 executions, not one per execution). Errors are
+// ignored: the next prune retries.
 func (r *Runtime) prune(ctx context.Context) {
 	r.pmu.Lock()
 	defer r.pmu.Unlock()
@@ -495,9 +519,13 @@ func (r *Runtime) prune(ctx context.Context) {
 		return ents[i].id > ents[j].id
 	})
 	cutoff := r.opts.Now().Add(-r.opts.MaxAge)
+	keep := r.opts.MaxRecords
+	if len(ents) > keep {
+		keep -= keep / 10
+	}
 	var victims []string
 	for i, e := range ents {
-		if i >= r.opts.MaxRecords || e.ended.Before(cutoff) {
+		if i >= keep || e.ended.Before(cutoff) {
 			victims = append(victims, e.id)
 		}
 	}
