@@ -49,6 +49,9 @@ func (o *EditOutput) content() []Content {
 }
 
 var editSpec = &spec{
+	limits: func(o Options) []string {
+		return []string{"Files up to 8 MiB.", "Files up to " + sizeText(int64(o.MaxEditFileBytes)) + "."}
+	},
 	Tool: Tool{
 		Name:  "edit",
 		Title: "Edit a file",

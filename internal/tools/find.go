@@ -54,6 +54,12 @@ func (o *FindOutput) content() []Content {
 }
 
 var findSpec = &spec{
+	limits: func(o Options) []string {
+		return []string{
+			"500 matches by default (limit up to 5000)", fmt.Sprintf("%d matches by default (limit up to %d)", o.DefaultListLimit, o.MaxListLimit),
+			`"maximum": 5000, "description": "Most matches to return. Default 500."`, fmt.Sprintf(`"maximum": %d, "description": "Most matches to return. Default %d."`, o.MaxListLimit, o.DefaultListLimit),
+		}
+	},
 	Tool: Tool{
 		Name:  "find",
 		Title: "Find files by name",

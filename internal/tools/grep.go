@@ -103,6 +103,15 @@ func (o *GrepOutput) content() []Content {
 }
 
 var grepSpec = &spec{
+	limits: func(o Options) []string {
+		return []string{
+			"files over 8 MiB are skipped", "files over " + sizeText(int64(o.MaxGrepFileBytes)) + " are skipped",
+			"lines longer than 500 bytes are cut", fmt.Sprintf("lines longer than %d bytes are cut", o.MaxGrepLineBytes),
+			"100 matches by default (limit up to 1000)", fmt.Sprintf("%d matches by default (limit up to %d)", o.DefaultGrepLimit, o.MaxGrepLimit),
+			`"maximum": 10, "description": "Lines of context`, fmt.Sprintf(`"maximum": %d, "description": "Lines of context`, o.MaxGrepContext),
+			`"maximum": 1000, "description": "Most matches to return. Default 100."`, fmt.Sprintf(`"maximum": %d, "description": "Most matches to return. Default %d."`, o.MaxGrepLimit, o.DefaultGrepLimit),
+		}
+	},
 	Tool: Tool{
 		Name:  "grep",
 		Title: "Search file contents",

@@ -68,6 +68,12 @@ func (o *LsOutput) content() []Content {
 }
 
 var lsSpec = &spec{
+	limits: func(o Options) []string {
+		return []string{
+			"at most 500 entries by default (limit up to 5000)", fmt.Sprintf("at most %d entries by default (limit up to %d)", o.DefaultListLimit, o.MaxListLimit),
+			`"maximum": 5000, "description": "Most entries to return. Default 500."`, fmt.Sprintf(`"maximum": %d, "description": "Most entries to return. Default %d."`, o.MaxListLimit, o.DefaultListLimit),
+		}
+	},
 	Tool: Tool{
 		Name:  "ls",
 		Title: "List a directory",

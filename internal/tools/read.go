@@ -70,6 +70,14 @@ func (o *ReadOutput) content() []Content {
 }
 
 var readSpec = &spec{
+	limits: func(o Options) []string {
+		return []string{
+			"at most 2000 lines and 256 KiB per call", fmt.Sprintf("at most %d lines and %s per call", o.MaxReadLines, sizeText(int64(o.MaxReadBytes))),
+			"lines longer than 2000 bytes", fmt.Sprintf("lines longer than %d bytes", o.MaxLineBytes),
+			"up to 5 MiB)", "up to " + sizeText(int64(o.MaxImageBytes)) + ")",
+			`"maximum": 2000, "description": "Most lines to return. Default and maximum 2000."`, fmt.Sprintf(`"maximum": %d, "description": "Most lines to return. Default and maximum %d."`, o.MaxReadLines, o.MaxReadLines),
+		}
+	},
 	Tool: Tool{
 		Name:  "read",
 		Title: "Read a file",

@@ -101,13 +101,24 @@ type spec struct {
 	Tool
 	// describe, if set, writes the description for the given backends.
 	describe func(backends []string, o Options) string
-	call     func(sp *spec, s *Set, ctx context.Context, input json.RawMessage, co *CallOptions) (*Result, error)
+	// limits, if set, gives the texts of the description and the input
+	// schema that state a limit, each followed by its text for options o
+	// (old, new, old, new, ...): the definition states the limits the set
+	// enforces, not their defaults. Every old text must occur
+	// (TestDefinitions_limits).
+	limits func(o Options) []string
+	call   func(sp *spec, s *Set, ctx context.Context, input json.RawMessage, co *CallOptions) (*Result, error)
 }
 
 func (sp *spec) define(backends []string, o Options) Tool {
 	t := sp.Tool
 	if sp.describe != nil {
 		t.Description = sp.describe(backends, o)
+	}
+	if sp.limits != nil {
+		r := strings.NewReplacer(sp.limits(o)...)
+		t.Description = r.Replace(t.Description)
+		t.InputSchema = json.RawMessage(r.Replace(string(t.InputSchema)))
 	}
 	t.Scopes = append([]string(nil), t.Scopes...)
 	return t
@@ -254,6 +265,18 @@ func plural(n int64, word string) string {
 }
 
 // schema returns a JSON Schema written as text; it must be valid JSON.
+// sizeText writes a byte count as the descriptions do: "5 MiB", "256 KiB",
+// "1500 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 func schema(s string) json.RawMessage {
 	if !json.Valid([]byte(s)) {
 		panic("tools: invalid schema JSON: " + s)

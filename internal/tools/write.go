@@ -32,6 +32,9 @@ func (o *WriteOutput) content() []Content {
 }
 
 var writeSpec = &spec{
+	limits: func(o Options) []string {
+		return []string{"at most 2 MiB per call", "at most " + sizeText(int64(o.MaxWriteBytes)) + " per call"}
+	},
 	Tool: Tool{
 		Name:  "write",
 		Title: "Write a file",
