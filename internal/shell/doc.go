@@ -47,8 +47,9 @@
 // expands as one string: x=a\ b stored "a\ b", x=it\'s stored "it\'s",
 // and > a\ b and [[ a\ b == ... ]] saw the backslash. Before running, every
 // such escape in an assignment value, a redirection target or a [[ ]]
-// operand is rewritten as the single-quoted character it means. Strings
-// parsed at run time (eval, source) still have the bug. The compatibility
+// operand is rewritten as the quoted character it means; eval's text is
+// rewritten the same way and printed back to source before the interpreter
+// parses it. A sourced file is not: it still has the bug. The compatibility
 // table (table_*_test.go) lists the other known divergences, each with its
 // reason.
 //

@@ -431,6 +431,14 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 				return []string{rejectCmd}, nil
 			}
 			x.addFuncs(declaredFuncs(f))
+			if fixLiteralEscapes(f) {
+				// The interpreter parses eval's text itself: hand it the
+				// text with the escapes rewritten (see fixLiteralEscapes).
+				var b strings.Builder
+				if syntax.NewPrinter().Print(&b, f) == nil {
+					args = append(slices.Clone(args[:i+1]), b.String())
+				}
+			}
 		}
 	case "source", ".":
 		if len(args) > i+1 {

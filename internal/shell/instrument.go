@@ -61,12 +61,13 @@ func instrument(file *syntax.File) map[string]bool {
 // assignment values (x=a\ b, x=it\'s), redirection targets (> a\ b)
 // and the operands of [[ ]]. bash removes the backslash; the interpreter
 // stored "a\ b". Each escaped character of an unquoted literal becomes a
-// single-quoted part, which is what the escape means. Words parsed at run
-// time (eval, source) are not rewritten.
-func fixLiteralEscapes(file *syntax.File) {
-	fix := func(w *syntax.Word) {
+// single-quoted part, which is what the escape means. It reports whether it
+// changed anything. eval's text is rewritten the same way before it runs
+// (the call handler); a sourced file's is not.
+func fixLiteralEscapes(file *syntax.File) (changed bool) {
+	fix := func(w *syntax.Word) bool {
 		if w == nil {
-			return
+			return false
 		}
 		var parts []syntax.WordPart
 		changed := false
@@ -87,7 +88,14 @@ func fixLiteralEscapes(file *syntax.File) {
 				if i > 0 {
 					parts = append(parts, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: v[:i]})
 				}
-				if v[i+1] != '\n' { // a line continuation disappears
+				switch v[i+1] {
+				case '\n': // a line continuation disappears
+				case '\'':
+					// "'" (a quote cannot be single-quoted, and eval's
+					// rewritten text is printed back to source).
+					parts = append(parts, &syntax.DblQuoted{Left: lit.ValuePos, Right: lit.ValueEnd,
+						Parts: []syntax.WordPart{&syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: "'"}}})
+				default:
 					parts = append(parts, &syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: v[i+1 : i+2]})
 				}
 				v = v[i+2:]
@@ -96,19 +104,20 @@ func fixLiteralEscapes(file *syntax.File) {
 		if changed {
 			w.Parts = parts
 		}
+		return changed
 	}
 	syntax.Walk(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Assign:
-			fix(n.Value)
+			changed = fix(n.Value) || changed
 		case *syntax.Redirect:
 			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc {
-				fix(n.Word)
+				changed = fix(n.Word) || changed
 			}
 		case *syntax.TestClause:
 			syntax.Walk(n.X, func(m syntax.Node) bool {
 				if w, ok := m.(*syntax.Word); ok {
-					fix(w)
+					changed = fix(w) || changed
 					return false
 				}
 				return true
@@ -117,6 +126,7 @@ func fixLiteralEscapes(file *syntax.File) {
 		}
 		return true
 	})
+	return changed
 }
 
 // declaredFuncs returns the names of the functions node declares.
