@@ -47,9 +47,9 @@
 // expands as one string: x=a\ b stored "a\ b", x=it\'s stored "it\'s",
 // and > a\ b and [[ a\ b == ... ]] saw the backslash. Before running, every
 // such escape in an assignment value, a redirection target or a [[ ]]
-// operand is rewritten as the quoted character it means; eval's text is
-// rewritten the same way and printed back to source before the interpreter
-// parses it. A sourced file is not: it still has the bug. The compatibility
+// operand is rewritten as the quoted character it means; eval's text and a
+// sourced file are rewritten the same way and printed back to source before
+// the interpreter parses them. The compatibility
 // table (table_*_test.go) lists the other known divergences, each with its
 // reason.
 //
@@ -123,12 +123,10 @@
 //
 // The interpreter is mvdan.cc/sh v3.14.1; where it differs from bash 5.2 the
 // table row says so (field diverge). Among them: `>&-` discards output
-// instead of failing the write; printf has no -v and no precision for %f;
-// declare has no -i; assigning a readonly variable does not stop bash -c;
+// instead of failing the write; declare has no -i; assigning a readonly variable does not stop bash -c;
 // expansion errors and unbound variables (set -u) exit 1, not 127; cd's
 // messages are worded differently; an associative array assigned twice
-// counts wrong. Process substitution is refused. type and command -v do not
-// see functions defined only through eval or source; set -x traces the loop
+// counts wrong. Process substitution is refused. set -x traces the loop
 // tick as ":". Error messages carry no "line N:" (as bash -c on Debian).
 //
 // # Routing ("auto")

@@ -193,12 +193,21 @@ func (x *execution) open(ctx context.Context, name string, flag int, perm os.Fil
 		if err != nil {
 			return nil, bashPathError(shown, err)
 		}
-		if f, err := syntax.NewParser().Parse(strings.NewReader(string(data)), abs); err == nil {
+		src := string(data)
+		if f, err := syntax.NewParser().Parse(strings.NewReader(src), abs); err == nil {
 			if findProcSubst(f) != nil {
 				return nil, fmt.Errorf("source %s: %w", shown, ErrProcSubst)
 			}
+			x.addFuncs(declaredFuncs(f))
+			if fixLiteralEscapes(f) {
+				// As for eval: the interpreter parses the file itself.
+				var b strings.Builder
+				if syntax.NewPrinter().Print(&b, f) == nil {
+					src = b.String()
+				}
+			}
 		}
-		return readOnly{strings.NewReader(string(data))}, nil
+		return readOnly{strings.NewReader(src)}, nil
 	}
 	f, err := x.job.FS.OpenFile(ctx, abs, flag, perm)
 	if err != nil {

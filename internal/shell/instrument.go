@@ -62,8 +62,8 @@ func instrument(file *syntax.File) map[string]bool {
 // and the operands of [[ ]]. bash removes the backslash; the interpreter
 // stored "a\ b". Each escaped character of an unquoted literal becomes a
 // single-quoted part, which is what the escape means. It reports whether it
-// changed anything. eval's text is rewritten the same way before it runs
-// (the call handler); a sourced file's is not.
+// changed anything. eval's text (the call handler) and a sourced file (the
+// open handler) are rewritten the same way before they run.
 func fixLiteralEscapes(file *syntax.File) (changed bool) {
 	fix := func(w *syntax.Word) bool {
 		if w == nil {

@@ -11,6 +11,7 @@ var tableLang = []row{
 	{name: "lang ansi c newline", script: `x=$'l1\nl2'; echo "$x"; echo ${#x}`, out: "l1\nl2\n5\n"},
 	{name: "lang eval escaped space in assignment", script: `eval 'x=a\ b'; echo "[$x]"; eval "y=it\\'s"; echo "[$y]"`, out: "[a b]\n[it's]\n"},
 	{name: "lang eval escaped redirect and test", script: `eval 'echo hi > f\ g; [[ "a b" == a\ b ]] && cat f\ g'`, out: "hi\n", needs: []string{"cat"}},
+	{name: "lang source escaped space", script: "printf '%s\\n' 'x=a\\ b' 'f() { echo \"[$1]\"; }' > s.sh; . ./s.sh; f \"$x\"; type f | head -n 1", out: "[a b]\nf is a function\n", needs: []string{"head"}},
 	{name: "lang escaped dollar in single", script: `echo '$HOME\n' "\\\$x" "\a"`, out: "$HOME\\n \\$x \\a\n"},
 	{name: "lang dollar at vs star", script: `set -- "a b" "" c; printf '<%s>' "$@"; echo; printf '<%s>' "$*"; echo; printf '<%s>' $@; echo`, out: "<a b><><c>\n<a b  c>\n<a><b><c>\n"},
 	{name: "lang dollar at in string", script: `set -- x y; echo "pre$@post"; a=("$@"); echo ${#a[@]}`, out: "prex ypost\n2\n"},
