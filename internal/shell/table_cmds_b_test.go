@@ -166,6 +166,7 @@ var tableCmdsB = []row{
 	{name: "rg line numbers", script: `rg -n TODO --sort path src notes.md`, out: "src/a.go:2:// TODO: fix\nsrc/b.py:1:# TODO lower\nnotes.md:3:Foo TODO\n", needs: []string{"rg"}, files: cmdsBRg},
 	{name: "rg no heading", script: `rg --no-heading --sort path TODO src; rg -H TODO src/a.go`, out: "src/a.go:// TODO: fix\nsrc/b.py:# TODO lower\nsrc/a.go:// TODO: fix\n", needs: []string{"rg"}, files: cmdsBRg},
 	{name: "rg single file", script: `rg TODO src/a.go; rg -n todo -i notes.md`, out: "// TODO: fix\n3:Foo TODO\n", needs: []string{"rg"}, files: cmdsBRg},
+	{name: "rg files without match", script: `rg --files-without-match func --sort path .; echo "rc=$?"; rg --files-without-match -i todo --sort path src; echo "rc=$?"; rg --files-without-match package src/a.go; echo "rc=$?"`, out: "./a.txt\n./b.txt\n./dir/c.txt\n./dir/sub/d.md\n./lines.txt\n./notes.md\n./space name.txt\n./src/b.py\nrc=0\nrc=1\nrc=1\n", needs: []string{"rg"}, files: cmdsBRg},
 	{name: "rg files with matches", script: `rg -l TODO --sort path .; rg -l -i foo --sort path .`, out: "./notes.md\n./src/a.go\n./src/b.py\n./notes.md\n", needs: []string{"rg"}, files: cmdsBRg},
 	{name: "rg count", script: `rg -c -i TODO --sort path src notes.md`, out: "src/a.go:1\nsrc/b.py:2\nnotes.md:1\n", needs: []string{"rg"}, files: cmdsBRg},
 	{name: "rg word", script: `rg -w foo notes.md; rg foo notes.md`, out: "foo bar\nfoo bar\nfoobar\n", needs: []string{"rg"}, files: cmdsBRg},

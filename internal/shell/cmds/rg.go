@@ -55,12 +55,15 @@ type rgState struct {
 	m   *grepMatcher
 
 	invert, count, countMatches, list, only, quiet, lineNum, column, filesOnly bool
-	withName                                                                   int // -1 auto
-	hidden, noIgnore, requireGit, follow, nullSep                              bool
-	maxCount                                                                   int64
-	after, before                                                              int
-	globs                                                                      []string
-	types, notTypes                                                            []string
+	// listWithout: --files-without-match: the files without a match are
+	// printed, and they are what counts as found for the exit status.
+	listWithout                                   bool
+	withName                                      int // -1 auto
+	hidden, noIgnore, requireGit, follow, nullSep bool
+	maxCount                                      int64
+	after, before                                 int
+	globs                                         []string
+	types, notTypes                               []string
 
 	root                      string // absolute search root of the current walk
 	matched, errSeen, printed bool
@@ -80,7 +83,7 @@ func Rg(env *Env, args []string) int {
 		shorts: "A:B:C:e:f:g:t:T:m:nNiSswvclFoqHIxuLj:M:0.z",
 		longs: []string{"after-context=", "before-context=", "context=", "regexp=", "file=", "glob=", "iglob=", "type=",
 			"type-not=", "max-count=", "line-number", "no-line-number", "ignore-case", "smart-case", "case-sensitive",
-			"word-regexp", "invert-match", "count", "count-matches", "files-with-matches", "fixed-strings",
+			"word-regexp", "invert-match", "count", "count-matches", "files-with-matches", "files-without-match", "fixed-strings",
 			"only-matching", "quiet", "with-filename", "no-filename", "line-regexp", "unrestricted", "hidden",
 			"no-hidden", "no-ignore", "no-ignore-vcs", "no-require-git", "follow", "files", "column", "no-heading",
 			"heading", "color=", "colour=", "threads=", "max-columns=", "null", "sort=", "sortr=", "trim",
@@ -171,7 +174,9 @@ func Rg(env *Env, args []string) int {
 		case "count-matches":
 			s.count, s.countMatches = true, true
 		case "l", "files-with-matches":
-			s.list = true
+			s.list, s.listWithout = true, false
+		case "files-without-match":
+			s.listWithout, s.list = true, false
 		case "F", "fixed-strings":
 			fixed = true
 		case "o", "only-matching":
@@ -662,7 +667,7 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 	}
 	showName := s.withName == 1 || s.withName == 2 && name != "<stdin>"
 	lr := &lineReader{br: br, delim: '\n', max: env.Limits.MaxReadBytes}
-	outQuiet := s.count || s.list || s.quiet
+	outQuiet := s.count || s.list || s.listWithout || s.quiet
 	ctxOn := !outQuiet && (s.after > 0 || s.before > 0)
 	var n, nmatches, num, lastOut int64
 	afterLeft := 0
@@ -755,6 +760,9 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 			continue
 		}
 		n++
+		if s.listWithout && !s.count {
+			break // this file has a match: not listed
+		}
 		s.matched = true
 		if s.countMatches && !s.invert {
 			nmatches += int64(len(ms))
@@ -806,6 +814,13 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 		s.w.WriteString(name)
 		s.w.WriteByte(s.term())
 	}
+	if s.listWithout && !s.count && n == 0 && !env.Canceled() {
+		s.matched = true
+		if !s.quiet {
+			s.w.WriteString(name)
+			s.w.WriteByte(s.term())
+		}
+	}
 	if s.count && n > 0 {
 		if showName {
 			s.w.WriteString(name)
@@ -835,6 +850,16 @@ func (s *rgState) binary(br *bufio.Reader, name string, nul int) {
 			found = true
 			break
 		}
+	}
+	if s.listWithout && !s.count {
+		if !found {
+			s.matched = true
+			if !s.quiet {
+				s.w.WriteString(name)
+				s.w.WriteByte(s.term())
+			}
+		}
+		return
 	}
 	if !found {
 		return
