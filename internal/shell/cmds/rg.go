@@ -57,7 +57,10 @@ type rgState struct {
 	invert, count, countMatches, list, only, quiet, lineNum, column, filesOnly bool
 	// listWithout: --files-without-match: the files without a match are
 	// printed, and they are what counts as found for the exit status.
-	listWithout                                   bool
+	listWithout bool
+	// heading: --heading, the path once above a file's lines (and a blank
+	// line between files) instead of on each line.
+	heading                                       bool
 	withName                                      int // -1 auto
 	hidden, noIgnore, requireGit, follow, nullSep bool
 	maxCount                                      int64
@@ -208,8 +211,12 @@ func Rg(env *Env, args []string) int {
 			s.filesOnly = true
 		case "column":
 			s.column, s.lineNum = true, true
+		case "heading":
+			s.heading = true
+		case "no-heading":
+			s.heading = false
 		case "vimgrep":
-			s.column, s.lineNum = true, true
+			s.column, s.lineNum, s.heading = true, true, false
 			if s.withName < 0 {
 				s.withName = 1
 			}
@@ -669,6 +676,11 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 	lr := &lineReader{br: br, delim: '\n', max: env.Limits.MaxReadBytes}
 	outQuiet := s.count || s.list || s.listWithout || s.quiet
 	ctxOn := !outQuiet && (s.after > 0 || s.before > 0)
+	// With --heading the path is written once, above the file's first line.
+	heading := s.heading && showName && !outQuiet
+	if heading {
+		showName = false
+	}
 	var n, nmatches, num, lastOut int64
 	afterLeft := 0
 	type held struct {
@@ -695,6 +707,16 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 		}
 	}
 	group := func(ln int64) {
+		if heading && lastOut == 0 {
+			// The file's first line: its heading, after a blank line
+			// when another file's lines came before.
+			if s.printed {
+				s.w.WriteByte('\n')
+			}
+			s.w.WriteString(name)
+			s.w.WriteByte('\n')
+			return
+		}
 		if ctxOn && s.printed && (lastOut == 0 || ln > lastOut+1) {
 			s.w.WriteString("--\n")
 		}
