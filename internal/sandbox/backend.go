@@ -95,24 +95,46 @@ func (b *Backend) Options() Options { return b.opts }
 // Run runs job.Source with Options.Shell -c in the workspace's sandbox,
 // starting the sandbox if it is not running. See the package documentation.
 func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
-	if job.FS == nil {
-		return run.Outcome{}, fmt.Errorf("run in sandbox: the job has no workspace store")
+	ws, err := b.jobWorkspace(job)
+	if err != nil {
+		return run.Outcome{}, err
 	}
-	ws := Workspace{Name: b.opts.Name(job.FS), FS: job.FS}
+	var out run.Outcome
+	err = b.useBox(ctx, ws, func(x *box) (keep, started bool, err error) {
+		out, started, err = x.execute(ctx, job)
+		return false, started, err
+	})
+	return out, err
+}
+
+// jobWorkspace is the workspace a job runs in.
+func (b *Backend) jobWorkspace(job *run.Job) (Workspace, error) {
+	if job.FS == nil {
+		return Workspace{}, fmt.Errorf("run in sandbox: the job has no workspace store")
+	}
+	return Workspace{Name: b.opts.Name(job.FS), FS: job.FS}, nil
+}
+
+// useBox calls fn with the workspace's live sandbox, starting one if needed,
+// and releases the sandbox when fn returns unless fn keeps it (its caller
+// then releases it later). When fn fails before its program started and the
+// sandbox turns out to have died (its init was killed between two uses),
+// useBox starts a new sandbox and calls fn once more.
+func (b *Backend) useBox(ctx context.Context, ws Workspace, fn func(x *box) (keep, started bool, err error)) error {
 	for attempt := 0; ; attempt++ {
 		x, err := b.acquire(ctx, ws)
 		if err != nil {
-			return run.Outcome{}, err
+			return err
 		}
-		out, started, err := x.execute(ctx, job)
-		b.release(x)
+		keep, started, err := fn(x)
+		if !keep {
+			b.release(x)
+		}
 		if err != nil && !started && attempt == 0 && x.isDead() && ctx.Err() == nil {
-			// The sandbox died before the program started (its init was
-			// killed between executions): start a new one, once.
 			b.log.Info("sandbox: restarting a sandbox that stopped", "workspace", ws.Name, "why", x.reason())
 			continue
 		}
-		return out, err
+		return err
 	}
 }
 

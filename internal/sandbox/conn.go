@@ -122,6 +122,17 @@ func (k *conn) send(f wire.Frame) error {
 	return nil
 }
 
+// deliver writes an output frame of stream s to stdout or stderr (by its
+// type) and gives its bytes back to the init as credit.
+func (k *conn) deliver(s *hstream, f wire.Frame, stdout, stderr io.Writer) {
+	w := stdout
+	if f.Type == wire.TStderr {
+		w = stderr
+	}
+	w.Write(f.Payload)
+	k.send(wire.Count(wire.TCredit, s.id, uint32(len(f.Payload))))
+}
+
 // open registers a new stream.
 func (k *conn) open() *hstream {
 	k.mu.Lock()

@@ -65,40 +65,32 @@ var ErrNoDetached = errors.New("no such detached execution")
 // program that could not start (a missing working directory) ends at once
 // with its reason on stderr and exit code 1, 126 or 127, as for Run.
 func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func()) (run.Outcome, error) {
-	if job.FS == nil {
-		return run.Outcome{}, fmt.Errorf("run in sandbox: the job has no workspace store")
+	ws, err := b.jobWorkspace(job)
+	if err != nil {
+		return run.Outcome{}, err
 	}
-	ws := Workspace{Name: b.opts.Name(job.FS), FS: job.FS}
-	for attempt := 0; ; attempt++ {
-		x, err := b.acquire(ctx, ws)
-		if err != nil {
-			return run.Outcome{}, err
-		}
+	var out run.Outcome
+	err = b.useBox(ctx, ws, func(x *box) (keep, _ bool, err error) {
 		// The init keeps ended detached executions by id for a while: a run
 		// id used again (after Dispose) gets an id of its own there.
 		id := job.ID + "@" + strconv.FormatUint(b.detachedSeq.Add(1), 10)
 		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, job.Env)
 		if err != nil {
-			b.release(x)
-			if attempt == 0 && x.isDead() && ctx.Err() == nil {
-				b.log.Info("sandbox: restarting a sandbox that stopped", "workspace", ws.Name, "why", x.reason())
-				continue
-			}
-			return run.Outcome{}, err
+			return false, false, err
 		}
 		if pid == 0 { // the program did not start: as Run reports it
 			if ex.Error != "" {
 				fmt.Fprintf(job.Stderr, "%s\n", ex.Error)
 			}
-			b.release(x)
-			return run.Outcome{ExitCode: ex.Code}, nil
+			out = run.Outcome{ExitCode: ex.Code}
+			return false, true, nil
 		}
 		started()
-		out, err := x.followDetached(ctx, job, id, pid)
+		out, err = x.followDetached(ctx, job, id, pid)
 		x.removeSession(pid)
-		b.release(x)
-		return out, err
-	}
+		return false, true, err
+	})
+	return out, err
 }
 
 // startDetached starts source as a detached program the init knows as id,
@@ -195,12 +187,7 @@ func (x *box) followDetached(ctx context.Context, job *run.Job, id string, pid i
 		}
 		switch f.Type {
 		case wire.TStdout, wire.TStderr:
-			w := job.Stdout
-			if f.Type == wire.TStderr {
-				w = job.Stderr
-			}
-			w.Write(f.Payload)
-			k.send(wire.Count(wire.TCredit, s.id, uint32(len(f.Payload))))
+			k.deliver(s, f, job.Stdout, job.Stderr)
 		case wire.TElided:
 			if n, err := wire.CountOf(f); err == nil && n > 0 {
 				fmt.Fprintf(job.Stderr, "\ndesk: sandbox: %d bytes of output were dropped: it came faster than desk stored it (the buffer holds %s)\n", n, sizeText(int64(o.DetachedBuffer)))
@@ -334,12 +321,7 @@ func (b *Backend) AttachDetached(ctx context.Context, name, id string, stdout, s
 		}
 		switch f.Type {
 		case wire.TStdout, wire.TStderr:
-			w := stdout
-			if f.Type == wire.TStderr {
-				w = stderr
-			}
-			w.Write(f.Payload)
-			x.conn.send(wire.Count(wire.TCredit, s.id, uint32(len(f.Payload))))
+			x.conn.deliver(s, f, stdout, stderr)
 		case wire.TElided:
 			n, _ := wire.CountOf(f)
 			dropped += int64(n)

@@ -16,26 +16,10 @@ import (
 // procsWith counts the live processes of sandbox x whose command line
 // contains s.
 func procsWith(x *box, s string) int {
-	if x == nil {
-		return 0
-	}
-	ents, _ := os.ReadDir("/proc")
-	n := 0
-	for _, d := range ents {
-		if d.Name()[0] < '0' || d.Name()[0] > '9' {
-			continue
-		}
-		ns, err := os.Readlink("/proc/" + d.Name() + "/ns/pid")
-		if err != nil || ns != x.pidNS() {
-			continue
-		}
-		cmd, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline")
-		st, _ := os.ReadFile("/proc/" + d.Name() + "/stat")
-		if bytes.Contains(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}), []byte(s)) && !bytes.Contains(st, []byte(") Z ")) {
-			n++
-		}
-	}
-	return n
+	return liveProcs(x, func(dir string) bool {
+		cmd, _ := os.ReadFile(dir + "/cmdline")
+		return bytes.Contains(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}), []byte(s))
+	})
 }
 
 // detached lists the init's entry of the run execution id (nil if none).

@@ -266,6 +266,15 @@ func countProcs(t testing.TB, x *box, comm string) int {
 	if t != nil {
 		t.Helper()
 	}
+	return liveProcs(x, func(dir string) bool {
+		c, _ := os.ReadFile(dir + "/comm")
+		return strings.TrimSpace(string(c)) == comm
+	})
+}
+
+// liveProcs counts the sandbox's live (not zombie) processes, seen from the
+// host, for which match (given the process's /proc directory) is true.
+func liveProcs(x *box, match func(dir string) bool) int {
 	if x == nil {
 		return 0
 	}
@@ -275,13 +284,13 @@ func countProcs(t testing.TB, x *box, comm string) int {
 		if d.Name()[0] < '0' || d.Name()[0] > '9' {
 			continue
 		}
-		ns, err := os.Readlink("/proc/" + d.Name() + "/ns/pid")
+		dir := "/proc/" + d.Name()
+		ns, err := os.Readlink(dir + "/ns/pid")
 		if err != nil || ns != x.pidNS() {
 			continue
 		}
-		c, _ := os.ReadFile("/proc/" + d.Name() + "/comm")
-		st, _ := os.ReadFile("/proc/" + d.Name() + "/stat")
-		if strings.TrimSpace(string(c)) == comm && !bytes.Contains(st, []byte(") Z ")) {
+		st, _ := os.ReadFile(dir + "/stat")
+		if match(dir) && !bytes.Contains(st, []byte(") Z ")) {
 			n++
 		}
 	}

@@ -81,12 +81,7 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 			}
 			launched()
 		case wire.TStdout, wire.TStderr:
-			w := job.Stdout
-			if f.Type == wire.TStderr {
-				w = job.Stderr
-			}
-			w.Write(f.Payload)
-			k.send(wire.Count(wire.TCredit, s.id, uint32(len(f.Payload))))
+			k.deliver(s, f, job.Stdout, job.Stderr)
 		case wire.TStdinAck:
 			n, err := wire.CountOf(f)
 			if err != nil {

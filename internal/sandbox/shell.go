@@ -161,22 +161,15 @@ func (b *Backend) Shell(ctx context.Context, ws Workspace, opts ShellOptions) (*
 	if ws.Name == "" {
 		ws.Name = b.opts.Name(ws.FS)
 	}
-	for attempt := 0; ; attempt++ {
-		x, err := b.acquire(ctx, ws)
-		if err != nil {
-			return nil, err
-		}
-		sh, started, err := x.startShell(ctx, o)
-		if err == nil {
-			return sh, nil
-		}
-		b.release(x)
-		if !started && attempt == 0 && x.isDead() && ctx.Err() == nil {
-			b.log.Info("sandbox: restarting a sandbox that stopped", "workspace", ws.Name, "why", x.reason())
-			continue
-		}
+	var sh *ShellSession
+	err = b.useBox(ctx, ws, func(x *box) (keep, started bool, err error) {
+		sh, started, err = x.startShell(ctx, o)
+		return err == nil, started, err // a started session owns the use of x
+	})
+	if err != nil {
 		return nil, err
 	}
+	return sh, nil
 }
 
 // startShell starts the shell in x. On success the session owns the use of x
