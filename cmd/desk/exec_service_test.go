@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -52,12 +51,7 @@ func TestExec_killPS(t *testing.T) {
 func TestExec_serviceSandbox(t *testing.T) {
 	requireSandbox(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data := filepath.Join(t.TempDir(), "data")
-	state, err := sandboxDir(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(state) })
+	data, _ := sandboxData(t)
 	startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
 	mustDesk(t, nil, "ws", "create", "demo")
 

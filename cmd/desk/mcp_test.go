@@ -245,12 +245,7 @@ func TestMCP_stdioLocalAuto(t *testing.T) {
 // auto sends it what the shell lacks; closing desk mcp stops the sandbox.
 func TestMCP_stdioLocalSandbox(t *testing.T) {
 	requireSandbox(t)
-	data := filepath.Join(t.TempDir(), "data")
-	state, err := sandboxDir(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(state) })
+	data, state := sandboxData(t)
 	cs, stop := stdioSession(t, "mcp", "--data", data, "--workspace", "demo", "--create")
 	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "hostname; echo hi > f; cat /workspace/f; pwd", "backend": "sandbox"}); isErr || !strings.HasPrefix(got, "demo\nhi\n/workspace\n[exit code 0 · sandbox backend") {
 		t.Errorf("exec sandbox: %q", got)

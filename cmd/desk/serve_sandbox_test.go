@@ -26,6 +26,21 @@ func requireSandbox(t *testing.T) {
 	}
 }
 
+// sandboxData returns a data directory for desk serve or desk mcp --data
+// with the sandbox backend, and the sandbox state directory desk makes for
+// it (prepared so that the sandbox's root can reach it, and removed at the
+// end of the test).
+func sandboxData(t *testing.T) (data, state string) {
+	t.Helper()
+	data = filepath.Join(t.TempDir(), "data")
+	state, err := sandboxDir(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	return data, state
+}
+
 // TestServe_Sandbox runs desk serve on a fresh data directory with the
 // sandbox backend on its real workspace mount (FUSE over the store) and the
 // real runc: the shell backend and the sandbox see the same files at the
@@ -33,12 +48,7 @@ func requireSandbox(t *testing.T) {
 func TestServe_Sandbox(t *testing.T) {
 	requireSandbox(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data := filepath.Join(t.TempDir(), "data")
-	state, err := sandboxDir(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(state) })
+	data, state := sandboxData(t)
 	_, errb, stop := startServe(t, "--addr", "127.0.0.1:0", "--data", data)
 	if !regexp.MustCompile(`backends=[a-z,]*sandbox[a-z,]*shell`).MatchString(errb.String()) {
 		t.Fatalf("startup log:\n%s", errb.String())

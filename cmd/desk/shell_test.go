@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,12 +13,7 @@ import (
 func TestShell_Piped(t *testing.T) {
 	requireSandbox(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data := filepath.Join(t.TempDir(), "data")
-	state, err := sandboxDir(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(state) })
+	data, _ := sandboxData(t)
 	_, errb, stop := startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
 	mustDesk(t, nil, "ws", "create", "demo")
 	out, errs, code := desk(t, []byte("echo made-$((6*7)) > f; cat /workspace/f; tty; exit 3\n"), "shell", "demo", "--term", "vt100")

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,23 +38,28 @@ func requireSandbox(t *testing.T) {
 	}
 }
 
-// buildDesk builds the desk binary, the sandbox's init (its hidden
-// subcommand), where the sandbox's root can run it.
-func buildDesk(t *testing.T) string {
+// sandboxInit is what the sandbox backend of these tests runs as its init:
+// this test binary, which TestMain turns into the init (as the desk binary's
+// hidden subcommand is).
+func sandboxInit(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// sandboxDir is a temporary directory for a sandbox backend's state: the
+// sandbox's root (an unprivileged uid on the host) must reach its root
+// filesystem there.
+func sandboxDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
 		os.Chmod(d, 0o711)
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = "/usr/local/go/bin/go"
-	}
-	bin := filepath.Join(dir, "desk")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/desk-dev/desk/cmd/desk").CombinedOutput(); err != nil {
-		t.Fatalf("build desk: %v\n%s", err, out)
-	}
-	return bin
+	return dir
 }
 
 // TestExec_detachedSandbox starts a service through the API on the real
@@ -64,9 +68,9 @@ func buildDesk(t *testing.T) string {
 func TestExec_detachedSandbox(t *testing.T) {
 	requireSandbox(t)
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := sandboxDir(t)
 	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     buildDesk(t),
+		InitPath:     sandboxInit(t),
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),
 		CgroupParent: "desk-api-test",

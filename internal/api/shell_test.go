@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,25 +73,6 @@ func TestShell_Refused(t *testing.T) {
 	}
 }
 
-// buildShellInit builds the desk binary, which the sandbox runs as its init
-// (a hidden subcommand), where the sandbox's root can run it.
-func buildShellInit(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
-		os.Chmod(d, 0o711)
-	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = "/usr/local/go/bin/go"
-	}
-	bin := filepath.Join(dir, "desk")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/desk-dev/desk/cmd/desk").CombinedOutput(); err != nil {
-		t.Fatalf("build desk: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // shellServer is an API server with the real sandbox backend, its shells
 // included.
 func shellServer(t *testing.T, configure ...func(*api.ShellConfig)) (url, admin string, c *client.Client) {
@@ -105,9 +85,9 @@ func shellServer(t *testing.T, configure ...func(*api.ShellConfig)) (url, admin 
 		t.Skipf("skipping: %v", err)
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := sandboxDir(t)
 	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     buildShellInit(t),
+		InitPath:     sandboxInit(t),
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),
 		CgroupParent: "desk-api-shell-test",
