@@ -99,6 +99,7 @@ func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func())
 // When ctx ends before the start is reported, the program is killed if it
 // started.
 func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, env map[string]string) (pid int, ex wire.Exit, err error) {
+	x.syncMount(ctx)
 	k := x.conn
 	s := k.open()
 	defer s.close()

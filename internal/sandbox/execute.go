@@ -15,6 +15,22 @@ import (
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
+// syncMount waits (at most Options.SyncTimeout) until the workspace mount's
+// kernel caches reflect everything committed to the store so far, so that a
+// program started next sees what others wrote from its first lookup, not
+// only from its first open. Every start of a program (an execution, a
+// detached one, a shell) calls it.
+func (x *box) syncMount(ctx context.Context) {
+	if x.mount.Sync == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, x.b.opts.SyncTimeout)
+	defer cancel()
+	if err := x.mount.Sync(sctx); err != nil {
+		x.b.log.Warn("sandbox: workspace mount not in step with the store", "workspace", x.ws.Name, "err", err)
+	}
+}
+
 // execute runs one job in the sandbox. started reports whether the init
 // started the program (when not, and the sandbox died, Run retries on a new
 // sandbox).
@@ -23,15 +39,7 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	k := x.conn
 	s := k.open()
 	defer s.close()
-	if x.mount.Sync != nil {
-		// What others committed before this execution is visible to it
-		// from its first lookup, not only from its first open.
-		sctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
-		if err := x.mount.Sync(sctx); err != nil {
-			x.b.log.Warn("sandbox: workspace mount not in step with the store", "workspace", x.ws.Name, "err", err)
-		}
-		cancel()
-	}
+	x.syncMount(ctx)
 	before := x.cg.read()
 	t0 := time.Now()
 	launched := x.launch()

@@ -179,13 +179,7 @@ func (x *box) startShell(ctx context.Context, o ShellOptions) (_ *ShellSession, 
 	bo := &x.b.opts
 	k := x.conn
 	s := k.open()
-	if x.mount.Sync != nil {
-		sctx, cancel := context.WithTimeout(ctx, bo.SyncTimeout)
-		if err := x.mount.Sync(sctx); err != nil {
-			x.b.log.Warn("sandbox: workspace mount not in step with the store", "workspace", x.ws.Name, "err", err)
-		}
-		cancel()
-	}
+	x.syncMount(ctx)
 	env := make(map[string]string, len(o.Env)+1)
 	for k, v := range o.Env {
 		env[k] = v
