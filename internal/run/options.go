@@ -378,7 +378,11 @@ func (r *Runtime) detachers(ids []string) []string {
 func (r *Runtime) detacher(ids []string) (string, error) {
 	d := r.detachers(ids)
 	if len(d) == 0 {
-		return "", fmt.Errorf("route execution: %q: no backend that can run detached executions is available (%s): %w", AutoBackend, haveBackends(ids), ErrInvalid)
+		offered := strings.Join(ids, ", ")
+		if offered == "" {
+			offered = "none"
+		}
+		return "", fmt.Errorf("route execution: no backend that can run detached executions is available (they need the sandbox backend; available here: %s): %w", offered, ErrInvalid)
 	}
 	return d[0], nil
 }
