@@ -72,26 +72,16 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 		return err
 	}
 	name := r.PathValue("name")
-	var tool *tools.Tool
-	defs := set.Tools()
-	for i := range defs {
-		if defs[i].Name == name {
-			tool = &defs[i]
-		}
-	}
-	if tool == nil {
-		names := make([]string, len(defs))
-		for i, t := range defs {
-			names[i] = t.Name
-		}
-		return errorf(http.StatusNotFound, CodeNotFound, "no tool %q here; the tools are %s", name, strings.Join(names, ", "))
+	tool, ok := set.Lookup(name)
+	if !ok {
+		return errorf(http.StatusNotFound, CodeNotFound, "no tool %q here; the tools are %s", name, strings.Join(set.Names(), ", "))
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxToolBodyBytes)
 	input, err := io.ReadAll(r.Body)
 	if err != nil {
 		return err
 	}
-	if err := mcp.AllowTool(c.p, c.ws, *tool, json.RawMessage(input)); err != nil {
+	if err := mcp.AllowTool(c.p, c.ws, tool, json.RawMessage(input)); err != nil {
 		return err
 	}
 	ctx, stop := s.longCtx(r)

@@ -79,10 +79,8 @@ func (w *HostWorkspace) Call(ctx context.Context, name string, input json.RawMes
 	}
 	defer release()
 	if w.Allow != nil {
-		for _, t := range s.Tools() {
-			if t.Name == name && !w.Allow(t) {
-				return nil, &tools.Error{Code: tools.CodeForbidden, Message: fmt.Sprintf("%s is not allowed for this token (it needs the scopes %v)", name, t.Scopes)}
-			}
+		if t, ok := s.Lookup(name); ok && !w.Allow(t) {
+			return nil, &tools.Error{Code: tools.CodeForbidden, Message: fmt.Sprintf("%s is not allowed for this token (it needs the scopes %v)", name, t.Scopes)}
 		}
 	}
 	return s.Call(ctx, name, input, co)

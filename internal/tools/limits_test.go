@@ -60,3 +60,39 @@ func TestDefinitions_limits(t *testing.T) {
 		}
 	}
 }
+
+// TestSet_Lookup: Lookup and Names agree with Tools, for a full set, a
+// read-only one and one without a runtime (no exec).
+func TestSet_Lookup(t *testing.T) {
+	e := newEnv(t, Options{})
+	ro, err := New(e.fs, e.rt, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRun, err := New(e.fs, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Set{"full": e.set, "read-only": ro, "no runtime": noRun} {
+		defs := s.Tools()
+		var names []string
+		for _, d := range defs {
+			names = append(names, d.Name)
+			got, ok := s.Lookup(d.Name)
+			if !ok || got.Description != d.Description || string(got.InputSchema) != string(d.InputSchema) || strings.Join(got.Scopes, ",") != strings.Join(d.Scopes, ",") {
+				t.Errorf("%s: Lookup(%s) = %v, differs from Tools", name, d.Name, ok)
+			}
+		}
+		if strings.Join(s.Names(), ",") != strings.Join(names, ",") {
+			t.Errorf("%s: Names %v, Tools %v", name, s.Names(), names)
+		}
+		for _, sp := range specs {
+			if _, ok := s.Lookup(sp.Name); ok != strings.Contains(","+strings.Join(names, ",")+",", ","+sp.Name+",") {
+				t.Errorf("%s: Lookup(%s) offers %v", name, sp.Name, ok)
+			}
+		}
+	}
+	if _, ok := noRun.Lookup("exec"); ok {
+		t.Error("a set without a runtime offers exec")
+	}
+}

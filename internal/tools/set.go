@@ -45,18 +45,49 @@ func (s *Set) Options() Options { return s.opts }
 // order: without a runtime there is no exec; a ReadOnly set has only
 // ReadOnlyTools. exec's description lists the runtime's backends.
 func (s *Set) Tools() []Tool {
-	var backends []string
-	if s.rt != nil {
-		backends = s.rt.Backends()
-	}
 	var out []Tool
 	for _, sp := range specs {
-		if sp.Name == "exec" && s.rt == nil || s.opts.ReadOnly && !IsReadOnly(sp.Name) {
-			continue
+		if s.offers(sp) {
+			out = append(out, sp.define(s.backends(), s.opts))
 		}
-		out = append(out, sp.define(backends, s.opts))
 	}
 	return out
+}
+
+// Lookup returns the definition of tool name if the set offers it, without
+// defining the others: what a caller that checks a call before making it
+// (scopes, a token's backends) needs. Tools defines all of them, which costs
+// tens of microseconds.
+func (s *Set) Lookup(name string) (Tool, bool) {
+	if sp := lookup(name); sp != nil && s.offers(sp) {
+		return sp.define(s.backends(), s.opts), true
+	}
+	return Tool{}, false
+}
+
+// Names returns the names of the tools the set offers, in Tools' order.
+func (s *Set) Names() []string {
+	var out []string
+	for _, sp := range specs {
+		if s.offers(sp) {
+			out = append(out, sp.Name)
+		}
+	}
+	return out
+}
+
+// offers reports whether the set offers tool sp: without a runtime there is
+// no exec; a ReadOnly set has only ReadOnlyTools.
+func (s *Set) offers(sp *spec) bool {
+	return !(sp.Name == "exec" && s.rt == nil || s.opts.ReadOnly && !IsReadOnly(sp.Name))
+}
+
+// backends are the runtime's backends (nil without a runtime).
+func (s *Set) backends() []string {
+	if s.rt == nil {
+		return nil
+	}
+	return s.rt.Backends()
 }
 
 // Definitions returns every tool's definition with the default options:
