@@ -195,7 +195,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Store, error) {
 	s.fsys = fsys
 	after := ""
 	for {
-		recs, err := fsys.ListRecords(ctx, recordKind, after, 1000)
+		recs, err := fsys.Records().List(ctx, recordKind, after, 1000)
 		if err != nil {
 			fsys.Close()
 			return nil, fmt.Errorf("open token store: %w", err)
@@ -391,13 +391,13 @@ func (s *Store) Mint(ctx context.Context, o MintOptions) (Token, string, error) 
 	if err != nil {
 		return Token{}, "", fmt.Errorf("mint token: %w", err)
 	}
-	err = s.fsys.Batch(ctx, func(b *vfs.Batch) error {
+	err = s.fsys.Records().Batch(ctx, func(b *vfs.RecordBatch) error {
 		for _, id := range drop {
-			if err := b.DeleteRecord(recordKind, id); err != nil {
+			if err := b.Delete(recordKind, id); err != nil {
 				return err
 			}
 		}
-		return b.PutRecord(recordKind, id, val)
+		return b.Put(recordKind, id, val)
 	})
 	if err != nil {
 		return Token{}, "", fmt.Errorf("mint token: %w", err)
@@ -434,7 +434,7 @@ func (s *Store) revokeLocked(ctx context.Context, t *Token) error {
 	if err != nil {
 		return fmt.Errorf("revoke token: %w", err)
 	}
-	if err := s.fsys.PutRecord(ctx, recordKind, c.ID, val); err != nil {
+	if err := s.fsys.Records().Put(ctx, recordKind, c.ID, val); err != nil {
 		return fmt.Errorf("revoke token: %w", err)
 	}
 	*t = c

@@ -168,7 +168,7 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		ents, err := fsys.ReadLog(testCtx(t), "exec", "victim", 1, 0)
+		ents, err := fsys.Records().ReadLog(testCtx(t), "exec", "victim", 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

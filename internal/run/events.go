@@ -282,7 +282,7 @@ func (r *Runtime) readView(ctx context.Context, id string) (view, error) {
 	var seg []Event
 	for _, kind := range []string{kindExec, kindTail} {
 		for from := uint64(1); ; {
-			ents, err := r.fs.ReadLog(ctx, kind, id, from, 1000)
+			ents, err := r.rec.ReadLog(ctx, kind, id, from, 1000)
 			if err != nil {
 				return nil, fmt.Errorf("read output log: %w", err)
 			}

@@ -432,10 +432,10 @@ func (e *Execution) doneLocked(b batch, tailFirst uint64) {
 }
 
 // write stores b, plus fn's changes in the same transaction.
-func (e *Execution) store(b batch, fn func(*vfs.Batch) error) error {
+func (e *Execution) store(b batch, fn func(*vfs.RecordBatch) error) error {
 	ctx := context.Background()
 	if b.trimTo > 0 {
-		if err := e.r.fs.TrimLog(ctx, kindTail, e.id, b.trimTo); err != nil {
+		if err := e.r.rec.TrimLog(ctx, kindTail, e.id, b.trimTo); err != nil {
 			return fmt.Errorf("trim output log: %w", err)
 		}
 		e.mu.Lock()
@@ -455,7 +455,7 @@ func (e *Execution) store(b batch, fn func(*vfs.Batch) error) error {
 		return out
 	}
 	var tailFirst uint64
-	err := e.r.fs.Batch(ctx, func(tx *vfs.Batch) error {
+	err := e.r.rec.Batch(ctx, func(tx *vfs.RecordBatch) error {
 		if len(b.head) > 0 {
 			if _, err := tx.AppendLog(kindExec, e.id, enc(b.head)...); err != nil {
 				return err
@@ -571,11 +571,11 @@ func (e *Execution) finish(rr runResult) {
 	b.tail = append(b.tail[:len(b.tail):len(b.tail)], exit)
 
 	rec, _ := json.Marshal(info)
-	err = e.store(b, func(tx *vfs.Batch) error {
-		if err := tx.PutRecord(kindExec, e.id, rec); err != nil {
+	err = e.store(b, func(tx *vfs.RecordBatch) error {
+		if err := tx.Put(kindExec, e.id, rec); err != nil {
 			return err
 		}
-		return tx.DeleteRecord(kindLive, e.id)
+		return tx.Delete(kindLive, e.id)
 	})
 
 	e.mu.Lock()

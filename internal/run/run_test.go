@@ -220,7 +220,7 @@ func TestRuntime_Exec_invalid(t *testing.T) {
 	if n := e.r.Running(); n != 0 {
 		t.Errorf("%d running after refused Execs", n)
 	}
-	recs, err := e.fs.ListRecords(ctx(t), kindExec, "", 0)
+	recs, err := e.fs.Records().List(ctx(t), kindExec, "", 0)
 	if err != nil || len(recs) != 0 {
 		t.Errorf("refused Execs left records: %v %v", recs, err)
 	}
@@ -287,7 +287,7 @@ func TestExecution_Wait(t *testing.T) {
 			if !equalResults(got, res) {
 				t.Fatalf("Get:\n%+v\nWait:\n%+v", got, res)
 			}
-			rec, err := e.fs.GetRecord(ctx(t), kindExec, res.ID)
+			rec, err := e.fs.Records().Get(ctx(t), kindExec, res.ID)
 			if err != nil || !bytes.Contains(rec.Value, []byte(`"status":"`+string(tc.status)+`"`)) {
 				t.Fatalf("stored record %s, %v", rec.Value, err)
 			}
@@ -823,7 +823,7 @@ func TestRuntime_retention(t *testing.T) {
 	if _, err := e.r.Get(ctx(t), ids[0]); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get pruned: %v", err)
 	}
-	if ents, _ := e.fs.ReadLog(ctx(t), kindExec, ids[0], 0, 0); len(ents) != 0 {
+	if ents, _ := e.fs.Records().ReadLog(ctx(t), kindExec, ids[0], 0, 0); len(ents) != 0 {
 		t.Fatalf("pruned execution left its log")
 	}
 	// Age: everything finished is older than MaxAge; the running one stays.
@@ -858,11 +858,11 @@ func TestOpen_recovers(t *testing.T) {
 		started := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 		info := Info{ID: "dead", Backend: "mini", Status: StatusRunning, Started: started, Cwd: "/", Source: "x"}
 		rec, _ := json.Marshal(info)
-		e.fs.PutRecord(c, kindExec, "dead", rec)
-		e.fs.PutRecord(c, kindLive, "dead", nil)
+		e.fs.Records().Put(c, kindExec, "dead", rec)
+		e.fs.Records().Put(c, kindLive, "dead", nil)
 		last := started.Add(time.Minute)
-		e.fs.AppendLog(c, kindExec, "dead", encodeEvent(&Event{Seq: 1, Time: started, Type: EventStdout, Data: []byte("a\n")}))
-		e.fs.AppendLog(c, kindTail, "dead", encodeEvent(&Event{Seq: 7, Time: last, Type: EventStderr, Data: []byte("b\n"), StdoutOffset: 20}))
+		e.fs.Records().AppendLog(c, kindExec, "dead", encodeEvent(&Event{Seq: 1, Time: started, Type: EventStdout, Data: []byte("a\n")}))
+		e.fs.Records().AppendLog(c, kindTail, "dead", encodeEvent(&Event{Seq: 7, Time: last, Type: EventStderr, Data: []byte("b\n"), StdoutOffset: 20}))
 		r, err := Open(c, e.fs, map[string]Backend{"mini": e.m}, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -877,7 +877,7 @@ func TestOpen_recovers(t *testing.T) {
 			t.Fatalf("recovered %+v", res)
 		}
 		checkEvents(t, drain(t, mustAttach(t, r, "dead", 0)), 1, res.Info)
-		if live, _ := e.fs.ListRecords(c, kindLive, "", 0); len(live) != 0 {
+		if live, _ := e.fs.Records().List(c, kindLive, "", 0); len(live) != 0 {
 			t.Fatalf("live markers left: %v", live)
 		}
 	})
@@ -889,7 +889,7 @@ func TestOpen_recovers(t *testing.T) {
 		}
 		// Wait until the output is flushed (50 ms at most by default; 1 ms here).
 		for {
-			ents, err := e.fs.ReadLog(ctx(t), kindExec, "victim", 1, 0)
+			ents, err := e.fs.Records().ReadLog(ctx(t), kindExec, "victim", 1, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1014,7 +1014,7 @@ func TestRuntime_Dispose(t *testing.T) {
 		t.Fatalf("Get disposed: %v", err)
 	}
 	for _, k := range []string{kindExec, kindTail, kindLive} {
-		if ents, _ := e.fs.ReadLog(ctx(t), k, "d", 0, 0); len(ents) != 0 {
+		if ents, _ := e.fs.Records().ReadLog(ctx(t), k, "d", 0, 0); len(ents) != 0 {
 			t.Fatalf("log %s left", k)
 		}
 	}
@@ -1036,7 +1036,7 @@ func TestExecution_flush(t *testing.T) {
 		s.Next(ctx(t))
 	}
 	// 800 bytes + per-event cost < 4096 and the interval is an hour: nothing stored yet.
-	if ents, _ := e.fs.ReadLog(ctx(t), kindExec, "f", 0, 0); len(ents) != 0 {
+	if ents, _ := e.fs.Records().ReadLog(ctx(t), kindExec, "f", 0, 0); len(ents) != 0 {
 		t.Fatalf("%d entries stored before a flush was due", len(ents))
 	}
 	x2 := e.exec("lines 1000\nwait g2", ExecOptions{ID: "f2"})
@@ -1045,7 +1045,7 @@ func TestExecution_flush(t *testing.T) {
 		s.Next(ctx(t))
 	}
 	for {
-		ents, _ := e.fs.ReadLog(ctx(t), kindExec, "f2", 0, 0)
+		ents, _ := e.fs.Records().ReadLog(ctx(t), kindExec, "f2", 0, 0)
 		if len(ents) >= 1000*(8+eventCost)/4096-1 {
 			break
 		}
@@ -1055,7 +1055,7 @@ func TestExecution_flush(t *testing.T) {
 	e.m.open("g2")
 	x.Wait(ctx(t))
 	x2.Wait(ctx(t))
-	if ents, _ := e.fs.ReadLog(ctx(t), kindExec, "f", 0, 0); len(ents) != 100 {
+	if ents, _ := e.fs.Records().ReadLog(ctx(t), kindExec, "f", 0, 0); len(ents) != 100 {
 		t.Fatalf("%d entries stored at exit, want 100", len(ents))
 	}
 }

@@ -28,6 +28,7 @@ const (
 // as running as failed. Its methods are safe for concurrent use.
 type Runtime struct {
 	fs       *vfs.FS
+	rec      *vfs.Records // fs.Records(): execution records and their event logs
 	backends map[string]Backend
 	opts     Options
 	wg       sync.WaitGroup // supervisors, and Execs between reservation and start
@@ -63,7 +64,7 @@ func Open(ctx context.Context, fsys *vfs.FS, backends map[string]Backend, opts O
 	if o.DefaultBackend != "" && backends[o.DefaultBackend] == nil {
 		return nil, fmt.Errorf("open runtime: default backend %q: %w", o.DefaultBackend, ErrUnknownBackend)
 	}
-	r := &Runtime{fs: fsys, backends: maps.Clone(backends), opts: o,
+	r := &Runtime{fs: fsys, rec: fsys.Records(), backends: maps.Clone(backends), opts: o,
 		running: map[string]*Execution{}, reserved: map[string]bool{}}
 	if r.backends == nil {
 		r.backends = map[string]Backend{}
@@ -77,7 +78,7 @@ func Open(ctx context.Context, fsys *vfs.FS, backends map[string]Backend, opts O
 // recover finishes the records left running by a previous process.
 func (r *Runtime) recover(ctx context.Context) error {
 	for after := ""; ; {
-		live, err := r.fs.ListRecords(ctx, kindLive, after, 1000)
+		live, err := r.rec.List(ctx, kindLive, after, 1000)
 		if err != nil {
 			return fmt.Errorf("list running executions: %w", err)
 		}
@@ -99,7 +100,7 @@ func (r *Runtime) recoverOne(ctx context.Context, id string) error {
 		return err
 	}
 	if err != nil || info.Status != StatusRunning {
-		if err := r.fs.DeleteRecord(ctx, kindLive, id); err != nil {
+		if err := r.rec.Delete(ctx, kindLive, id); err != nil {
 			return fmt.Errorf("recover execution %s: %w", id, err)
 		}
 		return nil
@@ -124,14 +125,14 @@ func (r *Runtime) recoverOne(ctx context.Context, id string) error {
 	info.Changes = &Changes{Created: []string{}, Modified: []string{}, Deleted: []string{}, Truncated: true}
 	exit.Exit = &Exit{Status: info.Status, ExitCode: info.ExitCode, Error: info.Error}
 	rec, _ := json.Marshal(info)
-	err = r.fs.Batch(ctx, func(b *vfs.Batch) error {
+	err = r.rec.Batch(ctx, func(b *vfs.RecordBatch) error {
 		if _, err := b.AppendLog(kindTail, id, encodeEvent(&exit)); err != nil {
 			return err
 		}
-		if err := b.PutRecord(kindExec, id, rec); err != nil {
+		if err := b.Put(kindExec, id, rec); err != nil {
 			return err
 		}
-		return b.DeleteRecord(kindLive, id)
+		return b.Delete(kindLive, id)
 	})
 	if err != nil {
 		return fmt.Errorf("recover execution %s: %w", id, err)
@@ -206,7 +207,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		}
 	}()
 
-	if _, err := r.fs.GetRecord(ctx, kindExec, id); err == nil {
+	if _, err := r.rec.Get(ctx, kindExec, id); err == nil {
 		return nil, fmt.Errorf("start execution %s: %w", id, ErrExists)
 	} else if !errors.Is(err, vfs.ErrNoRecord) {
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
@@ -214,11 +215,11 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	info := Info{ID: id, Backend: c.Backend, Requested: c.requested, Route: c.route, Status: StatusRunning, Source: source, Cwd: c.Cwd,
 		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Detached: c.Detached, Started: r.opts.Now(), JournalStart: r.fs.Seq()}
 	rec, _ := json.Marshal(info)
-	err = r.fs.Batch(ctx, func(b *vfs.Batch) error {
-		if err := b.PutRecord(kindExec, id, rec); err != nil {
+	err = r.rec.Batch(ctx, func(b *vfs.RecordBatch) error {
+		if err := b.Put(kindExec, id, rec); err != nil {
 			return err
 		}
-		return b.PutRecord(kindLive, id, nil)
+		return b.Put(kindLive, id, nil)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
@@ -330,7 +331,7 @@ func (r *Runtime) Lookup(id string) (*Execution, bool) {
 
 func (r *Runtime) getInfo(ctx context.Context, id string) (Info, error) {
 	var info Info
-	rec, err := r.fs.GetRecord(ctx, kindExec, id)
+	rec, err := r.rec.Get(ctx, kindExec, id)
 	if errors.Is(err, vfs.ErrNoRecord) {
 		return info, fmt.Errorf("get execution %s: %w", id, ErrNotFound)
 	}
@@ -418,10 +419,10 @@ func (r *Runtime) Dispose(ctx context.Context, id string) error {
 
 // delete removes records and their logs, and their index entries.
 func (r *Runtime) delete(ctx context.Context, ids []string) error {
-	err := r.fs.Batch(ctx, func(b *vfs.Batch) error {
+	err := r.rec.Batch(ctx, func(b *vfs.RecordBatch) error {
 		for _, id := range ids {
 			for _, k := range []string{kindExec, kindTail, kindLive} {
-				if err := b.DeleteRecord(k, id); err != nil {
+				if err := b.Delete(k, id); err != nil {
 					return err
 				}
 			}
@@ -459,7 +460,7 @@ func (r *Runtime) List(ctx context.Context, o ListOptions) ([]Info, error) {
 	r.prune(ctx)
 	var out []Info
 	for after := o.After; len(out) < o.Limit; {
-		recs, err := r.fs.ListRecords(ctx, kindExec, after, 1000)
+		recs, err := r.rec.List(ctx, kindExec, after, 1000)
 		if err != nil {
 			return nil, fmt.Errorf("list executions: %w", err)
 		}
@@ -542,7 +543,7 @@ func (r *Runtime) prune(ctx context.Context) {
 func (r *Runtime) loadIndex(ctx context.Context) (map[string]time.Time, error) {
 	idx := map[string]time.Time{}
 	for after := ""; ; {
-		recs, err := r.fs.ListRecords(ctx, kindExec, after, 1000)
+		recs, err := r.rec.List(ctx, kindExec, after, 1000)
 		if err != nil {
 			return nil, err
 		}

@@ -90,6 +90,14 @@
 // them, so a follower that keeps up (Subscribe, a FUSE mount's invalidations)
 // reads them without a query; an older cursor is answered from the table.
 //
+// # Records
+//
+// Records (FS.Records) is not part of the filesystem: it keeps durable named
+// values, each with an append-only log, in the same database for the layers
+// above (internal/run's execution records and output). Records are outside the
+// namespace, the journal, Stats and the quota; their writes share the group
+// commit with file changes and are never deferred. See records.go.
+//
 // # Open-but-unlinked files
 //
 // An inode that loses its last name while a handle is open stays (nlink 0) until

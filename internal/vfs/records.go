@@ -8,13 +8,24 @@ import (
 	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
 )
 
-// Records are durable named values, each with an append-only log, kept in the
-// store's database beside the filesystem for the layers above it (execution
-// records and their output, audit). They are not files: they do not appear in
-// the namespace, in Stats or in the change journal, and they do not count
-// against the quota. Writes go through the same group commit as file changes,
-// so a record is durable when the call returns. Kinds and ids are free-form
-// strings chosen by the caller.
+// Records is the record store kept in a store's database beside the
+// filesystem: durable named values, each with an append-only log, for the
+// layers above it (execution records and their output). Records are not
+// files: they do not appear in the namespace, in Stats or in the change
+// journal, and they do not count against the quota. Writes go through the
+// same group commit as file changes and are never deferred, so a record is
+// durable when the call returns. Kinds and ids are free-form strings chosen by
+// the caller. Get one with FS.Records; it is safe for concurrent use and lives
+// as long as its FS.
+type Records struct{ f *FS }
+
+// Records returns the store's record store.
+func (f *FS) Records() *Records { return &Records{f: f} }
+
+// update runs fn as a durable mutation (records are never deferred).
+func (r *Records) update(ctx context.Context, op, path string, fn func(t *tx) error) error {
+	return r.f.update(durable(ctx), op, path, fn)
+}
 
 // ErrNoRecord is returned when a record does not exist.
 var ErrNoRecord = errors.New("vfs: no such record")
@@ -33,9 +44,9 @@ type LogEntry struct {
 	Data []byte
 }
 
-// PutRecord creates or replaces a record.
-func (f *FS) PutRecord(ctx context.Context, kind, id string, value []byte) error {
-	return f.update(ctx, "putrecord", kind+"/"+id, func(t *tx) error { return t.putRecord(kind, id, value) })
+// Put creates or replaces a record.
+func (r *Records) Put(ctx context.Context, kind, id string, value []byte) error {
+	return r.update(ctx, "putrecord", kind+"/"+id, func(t *tx) error { return t.putRecord(kind, id, value) })
 }
 
 func (t *tx) putRecord(kind, id string, value []byte) error {
@@ -46,16 +57,16 @@ func (t *tx) putRecord(kind, id string, value []byte) error {
 	return st.Exec(kind, id, value, t.now.UnixNano())
 }
 
-// GetRecord returns a record (ErrNoRecord if absent).
-func (f *FS) GetRecord(ctx context.Context, kind, id string) (Record, error) {
+// Get returns a record (ErrNoRecord if absent).
+func (r *Records) Get(ctx context.Context, kind, id string) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
 	}
-	c, err := f.reader()
+	c, err := r.f.reader()
 	if err != nil {
 		return Record{}, err
 	}
-	defer f.putReader(c)
+	defer r.f.putReader(c)
 	st, err := c.Prep("SELECT value, updated FROM records WHERE kind = ? AND id = ?")
 	if err != nil {
 		return Record{}, err
@@ -73,22 +84,23 @@ func (f *FS) GetRecord(ctx context.Context, kind, id string) (Record, error) {
 	return Record{Kind: kind, ID: id, Value: st.Blob(0, nil), Updated: time.Unix(0, st.Int64(1))}, nil
 }
 
-// ListRecords returns up to limit records of kind whose ids sort after after.
-func (f *FS) ListRecords(ctx context.Context, kind, after string, limit int) ([]Record, error) {
+// List returns up to limit records of kind whose ids sort after after
+// (limit <= 0: 1000).
+func (r *Records) List(ctx context.Context, kind, after string, limit int) ([]Record, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
 	var out []Record
-	err := f.queryRows(ctx, "SELECT id, value, updated FROM records WHERE kind = ? AND id > ? ORDER BY id LIMIT ?",
+	err := r.f.queryRows(ctx, "SELECT id, value, updated FROM records WHERE kind = ? AND id > ? ORDER BY id LIMIT ?",
 		[]any{kind, after, limit}, func(st *sqlite.Stmt) {
 			out = append(out, Record{Kind: kind, ID: st.Text(0), Value: st.Blob(1, nil), Updated: time.Unix(0, st.Int64(2))})
 		})
 	return out, err
 }
 
-// DeleteRecord deletes a record and its log (deleting a missing one is not an error).
-func (f *FS) DeleteRecord(ctx context.Context, kind, id string) error {
-	return f.update(ctx, "deleterecord", kind+"/"+id, func(t *tx) error { return t.deleteRecord(kind, id) })
+// Delete deletes a record and its log (deleting a missing one is not an error).
+func (r *Records) Delete(ctx context.Context, kind, id string) error {
+	return r.update(ctx, "deleterecord", kind+"/"+id, func(t *tx) error { return t.deleteRecord(kind, id) })
 }
 
 func (t *tx) deleteRecord(kind, id string) error {
@@ -107,9 +119,9 @@ func (t *tx) deleteRecord(kind, id string) error {
 
 // AppendLog appends entries to the log of (kind, id) (the record itself need
 // not exist) and returns the sequence number of the first one.
-func (f *FS) AppendLog(ctx context.Context, kind, id string, entries ...[]byte) (uint64, error) {
+func (r *Records) AppendLog(ctx context.Context, kind, id string, entries ...[]byte) (uint64, error) {
 	var first uint64
-	err := f.update(ctx, "appendlog", kind+"/"+id, func(t *tx) error {
+	err := r.update(ctx, "appendlog", kind+"/"+id, func(t *tx) error {
 		var err error
 		first, err = t.appendLog(kind, id, entries)
 		return err
@@ -141,13 +153,14 @@ func (t *tx) appendLog(kind, id string, entries [][]byte) (uint64, error) {
 	return last + 1, nil
 }
 
-// ReadLog returns up to limit entries of the log of (kind, id) with Seq >= from.
-func (f *FS) ReadLog(ctx context.Context, kind, id string, from uint64, limit int) ([]LogEntry, error) {
+// ReadLog returns up to limit entries of the log of (kind, id) with Seq >= from
+// (limit <= 0: 1000).
+func (r *Records) ReadLog(ctx context.Context, kind, id string, from uint64, limit int) ([]LogEntry, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
 	var out []LogEntry
-	err := f.queryRows(ctx, "SELECT seq, data FROM record_log WHERE kind = ? AND id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+	err := r.f.queryRows(ctx, "SELECT seq, data FROM record_log WHERE kind = ? AND id = ? AND seq >= ? ORDER BY seq LIMIT ?",
 		[]any{kind, id, from, limit}, func(st *sqlite.Stmt) {
 			out = append(out, LogEntry{Seq: uint64(st.Int64(0)), Data: st.Blob(1, nil)})
 		})
@@ -156,8 +169,8 @@ func (f *FS) ReadLog(ctx context.Context, kind, id string, from uint64, limit in
 
 // TrimLog deletes the entries of the log of (kind, id) with Seq < before (to
 // bound a log while keeping its numbering).
-func (f *FS) TrimLog(ctx context.Context, kind, id string, before uint64) error {
-	return f.update(ctx, "trimlog", kind+"/"+id, func(t *tx) error {
+func (r *Records) TrimLog(ctx context.Context, kind, id string, before uint64) error {
+	return r.update(ctx, "trimlog", kind+"/"+id, func(t *tx) error {
 		st, err := t.c.Prep("DELETE FROM record_log WHERE kind = ? AND id = ? AND seq < ?")
 		if err != nil {
 			return err
@@ -166,23 +179,40 @@ func (f *FS) TrimLog(ctx context.Context, kind, id string, before uint64) error 
 	})
 }
 
-// PutRecord is FS.PutRecord within the batch.
-func (b *Batch) PutRecord(kind, id string, value []byte) error {
-	return b.do("putrecord", kind+"/"+id, func() error { return b.t.putRecord(kind, id, value) })
+// Batch runs fn's record changes in one transaction: they become durable
+// together when Batch returns nil, or not at all. The first failing operation
+// poisons the batch, as with FS.Batch; fn must not call other methods of the
+// store.
+func (r *Records) Batch(ctx context.Context, fn func(b *RecordBatch) error) error {
+	return r.update(ctx, "batch", "", func(t *tx) error {
+		b := &RecordBatch{b: Batch{t: t}}
+		if err := fn(b); err != nil {
+			return err
+		}
+		return b.b.err
+	})
 }
 
-// AppendLog is FS.AppendLog within the batch.
-func (b *Batch) AppendLog(kind, id string, entries ...[]byte) (uint64, error) {
+// RecordBatch is a transaction of record changes in progress; see Records.Batch.
+type RecordBatch struct{ b Batch }
+
+// Put is Records.Put within the batch.
+func (b *RecordBatch) Put(kind, id string, value []byte) error {
+	return b.b.do("putrecord", kind+"/"+id, func() error { return b.b.t.putRecord(kind, id, value) })
+}
+
+// AppendLog is Records.AppendLog within the batch.
+func (b *RecordBatch) AppendLog(kind, id string, entries ...[]byte) (uint64, error) {
 	var first uint64
-	err := b.do("appendlog", kind+"/"+id, func() error {
+	err := b.b.do("appendlog", kind+"/"+id, func() error {
 		var err error
-		first, err = b.t.appendLog(kind, id, entries)
+		first, err = b.b.t.appendLog(kind, id, entries)
 		return err
 	})
 	return first, err
 }
 
-// DeleteRecord is FS.DeleteRecord within the batch.
-func (b *Batch) DeleteRecord(kind, id string) error {
-	return b.do("deleterecord", kind+"/"+id, func() error { return b.t.deleteRecord(kind, id) })
+// Delete is Records.Delete within the batch.
+func (b *RecordBatch) Delete(kind, id string) error {
+	return b.b.do("deleterecord", kind+"/"+id, func() error { return b.b.t.deleteRecord(kind, id) })
 }

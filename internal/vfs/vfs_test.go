@@ -821,19 +821,20 @@ func TestRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := f.Seq()
+	rs := f.Records()
 	for _, id := range []string{"b", "a", "c"} {
-		if err := f.PutRecord(ctx, "exec", id, []byte("v-"+id)); err != nil {
+		if err := rs.Put(ctx, "exec", id, []byte("v-"+id)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if first, err := f.AppendLog(ctx, "exec", "a", []byte("one"), []byte("two")); err != nil || first != 1 {
+	if first, err := rs.AppendLog(ctx, "exec", "a", []byte("one"), []byte("two")); err != nil || first != 1 {
 		t.Fatalf("append: %d %v", first, err)
 	}
-	err = f.Batch(ctx, func(b *vfs.Batch) error {
+	err = rs.Batch(ctx, func(b *vfs.RecordBatch) error {
 		if first, err := b.AppendLog("exec", "a", []byte("three")); err != nil || first != 3 {
 			t.Errorf("batch append: %d %v", first, err)
 		}
-		return b.PutRecord("exec", "a", []byte("done"))
+		return b.Put("exec", "a", []byte("done"))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -847,34 +848,35 @@ func TestRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := f.ListRecords(ctx, "exec", "", 10)
+	rs = f.Records()
+	recs, err := rs.List(ctx, "exec", "", 10)
 	if err != nil || len(recs) != 3 || recs[0].ID != "a" || string(recs[0].Value) != "done" || recs[2].ID != "c" {
 		t.Fatalf("list: %+v %v", recs, err)
 	}
-	log, err := f.ReadLog(ctx, "exec", "a", 2, 10)
+	log, err := rs.ReadLog(ctx, "exec", "a", 2, 10)
 	if err != nil || len(log) != 2 || log[0].Seq != 2 || string(log[1].Data) != "three" {
 		t.Fatalf("log: %+v %v", log, err)
 	}
-	if err := f.TrimLog(ctx, "exec", "a", 3); err != nil {
+	if err := rs.TrimLog(ctx, "exec", "a", 3); err != nil {
 		t.Fatal(err)
 	}
-	if log, _ := f.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 1 || log[0].Seq != 3 {
+	if log, _ := rs.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 1 || log[0].Seq != 3 {
 		t.Fatalf("after trim: %+v", log)
 	}
 	// Trimmed to empty, the numbering still goes on.
-	if err := f.TrimLog(ctx, "exec", "a", 100); err != nil {
+	if err := rs.TrimLog(ctx, "exec", "a", 100); err != nil {
 		t.Fatal(err)
 	}
-	if first, err := f.AppendLog(ctx, "exec", "a", []byte("four")); err != nil || first != 4 {
+	if first, err := rs.AppendLog(ctx, "exec", "a", []byte("four")); err != nil || first != 4 {
 		t.Fatalf("append after emptying trim: %d %v", first, err)
 	}
-	if err := f.DeleteRecord(ctx, "exec", "a"); err != nil {
+	if err := rs.Delete(ctx, "exec", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.GetRecord(ctx, "exec", "a"); !errors.Is(err, vfs.ErrNoRecord) {
+	if _, err := rs.Get(ctx, "exec", "a"); !errors.Is(err, vfs.ErrNoRecord) {
 		t.Fatalf("deleted record: %v", err)
 	}
-	if log, _ := f.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 0 {
+	if log, _ := rs.ReadLog(ctx, "exec", "a", 0, 10); len(log) != 0 {
 		t.Fatalf("log outlived its record: %+v", log)
 	}
 }
