@@ -62,7 +62,7 @@
 //     rmdir, rename, chmod, chown, utimes, truncate, xattrs) is answered once
 //     it is applied to the store, where every user of the store sees it at
 //     once, and is committed with the changes that follow it at most
-//     Options.CommitDelay (2 ms) later (vfs.WithCommitDelay). A stream of
+//     Options.CommitDelay (2 ms) later (vfs.FS.WithCommitDelay). A stream of
 //     them (tar x, mkdir -p, rm -r) so costs a commit per few milliseconds
 //     rather than one per system call.
 //   - It is durable sooner when anything else commits: fsync, fdatasync or

@@ -34,8 +34,7 @@ const (
 )
 
 // Store is the part of *vfs.FS the server uses: inode-addressed operations and
-// the change journal. A replica that speaks the same interface can be served
-// the same way.
+// the change journal.
 type Store interface {
 	Seq() uint64
 	Subscribe(ctx context.Context, since uint64) (<-chan vfs.Change, func() error)
@@ -94,7 +93,8 @@ type Options struct {
 	// CommitDelay is how long a change of metadata made through the mount
 	// (create, mkdir, symlink, link, unlink, rmdir, rename, setattr, xattrs)
 	// may wait before it is committed, so that a stream of them shares
-	// commits (vfs.WithCommitDelay): each is answered once applied, visible
+	// commits (the server works on the handle vfs.FS.WithCommitDelay
+	// returns): each is answered once applied, visible
 	// to every user of the store, and is durable at most CommitDelay later,
 	// or sooner (see the package documentation, Durability). Written data
 	// is durable at close and fsync regardless. Default DefaultCommitDelay;
@@ -242,10 +242,10 @@ type Server struct {
 	unmountErr  error
 }
 
-// Mount mounts store on the directory dir (which must exist) and serves it
+// Mount mounts fsys on the directory dir (which must exist) and serves it
 // until Unmount. It mounts directly with mount(2), so it needs root (or
 // CAP_SYS_ADMIN); there is no fusermount fallback. ctx bounds the mount itself.
-func Mount(ctx context.Context, store Store, dir string, opts Options) (*Server, error) {
+func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -257,11 +257,12 @@ func Mount(ctx context.Context, store Store, dir string, opts Options) (*Server,
 		return nil, fmt.Errorf("mount %s: id map %d+%d: the count must be 65535 or more and the range below 2^32-1", abs, m.Host, m.Count)
 	}
 	opts = opts.withDefaults(abs)
+	store := fsys.WithCommitDelay(opts.CommitDelay)
 	s := &Server{
 		store:   store,
 		dir:     abs,
 		opts:    opts,
-		ctx:     vfs.WithCommitDelay(vfs.WithActor(context.Background(), opts.Actor), opts.CommitDelay),
+		ctx:     vfs.WithActor(context.Background(), opts.Actor),
 		handles: make(map[*handle]struct{}),
 	}
 	rootAttr, err := store.StatIno(ctx, vfs.RootIno)

@@ -30,7 +30,7 @@ import (
 const crashEnv = "DESK_VFS_CRASH_CHILD"
 
 // crashDeferEnv makes the child apply its operations with deferred commits
-// (WithCommitDelay): it prints "APPLIED n" when operation n returned and
+// (FS.WithCommitDelay): it prints "APPLIED n" when operation n returned and
 // "ACK n" after a Commit made everything up to n durable.
 const crashDeferEnv = "DESK_VFS_CRASH_DEFER"
 
@@ -165,7 +165,7 @@ func crashChild(db string) {
 	w := bufio.NewWriter(os.Stdout)
 	deferred := os.Getenv(crashDeferEnv) != ""
 	if deferred {
-		ctx = vfs.WithCommitDelay(ctx, 2*time.Millisecond)
+		f = f.WithCommitDelay(2 * time.Millisecond)
 	}
 	for i := 0; ; i++ {
 		if err := crashOpN(i).run(ctx, f); err != nil {

@@ -8,7 +8,7 @@ import (
 
 // Deferred commits.
 //
-// A mutation made with a context from WithCommitDelay returns as soon as it is
+// A mutation made through a handle from WithCommitDelay returns as soon as it is
 // applied: its changes are in the writer's open transaction, and every reader
 // of the store sees them at once (through the pending transaction's view),
 // but they are not durable yet. The transaction stays open for further
@@ -40,37 +40,25 @@ const (
 	maxDeferredBytes = 4 << 20
 )
 
-type commitDelayKey struct{}
-
-// WithCommitDelay returns a context whose mutations may return before they are
-// durable: each is applied at once (visible to every reader of the store) and
-// committed with whatever else is pending at most d later, or earlier when
-// anything else commits. A crash within d can lose it, but only together with
-// every change applied after it. d must be positive; the FUSE server uses it so
-// that a sequence of metadata operations (create, mkdir, unlink, rename, chmod)
-// shares commits. File.Sync and File.Close (flushing writes), and Commit, are
-// always durable when they return.
-func WithCommitDelay(ctx context.Context, d time.Duration) context.Context {
-	if d <= 0 {
-		return context.WithValue(ctx, commitDelayKey{}, time.Duration(0))
-	}
-	return context.WithValue(ctx, commitDelayKey{}, d)
+// WithCommitDelay returns a handle on the same store whose mutations may
+// return before they are durable: each is applied at once (visible to every
+// reader of the store) and committed with whatever else is pending at most d
+// later, or earlier when anything else commits. A crash within d can lose it,
+// but only together with every change applied after it. The FUSE server uses
+// it so that a sequence of metadata operations (create, mkdir, unlink,
+// rename, chmod) shares commits. Files opened through the handle keep its
+// delay for their metadata changes (a truncation); their written data is
+// durable at File.Sync and File.Close, and Commit and Records are always
+// durable when they return. d <= 0 gives a handle whose mutations are all
+// durable when they return, as Open's.
+func (f *FS) WithCommitDelay(d time.Duration) *FS {
+	return &FS{core: f.core, delay: max(d, 0)}
 }
 
-// commitDelay returns the delay a mutation made with ctx may wait for its
-// commit (ok false: none, it commits before returning).
-func commitDelay(ctx context.Context) (time.Duration, bool) {
-	d, _ := ctx.Value(commitDelayKey{}).(time.Duration)
-	return d, d > 0
-}
-
-// durable returns ctx without a commit delay, for mutations that must be
-// durable when they return (flushes of written data).
-func durable(ctx context.Context) context.Context {
-	if _, ok := commitDelay(ctx); !ok {
-		return ctx
-	}
-	return context.WithValue(ctx, commitDelayKey{}, time.Duration(0))
+// commitNow commits whatever is pending (deferred changes, access times,
+// deletions of unlinked inodes) and waits until it is durable.
+func (f *FS) commitNow(ctx context.Context, op string) error {
+	return f.updateWith(ctx, 0, op, "", func(t *tx) error { return nil })
 }
 
 // Commit makes every change applied so far durable (deferred mutations, see
@@ -83,7 +71,7 @@ func (f *FS) Commit(ctx context.Context) error {
 	}
 	var err error
 	if f.pendOn.Load() || f.pendingDrops() {
-		err = f.update(durable(ctx), "commit", "", func(t *tx) error { return nil })
+		err = f.commitNow(ctx, "commit")
 	}
 	f.vmu.Lock()
 	lost := f.lostErr
@@ -169,7 +157,7 @@ func (f *FS) endPending(err error, n int) {
 // commitPending commits the pending transaction (its delay expired).
 func (f *FS) commitPending() {
 	if f.pendOn.Load() && !f.closed.Load() {
-		f.update(context.Background(), "commit", "", func(t *tx) error { return nil })
+		f.commitNow(context.Background(), "commit")
 	}
 }
 
@@ -211,5 +199,5 @@ func (f *FS) syncFor(ino uint64, xattr bool) error {
 	if !need {
 		return nil
 	}
-	return f.update(context.Background(), "commit", "", func(t *tx) error { return nil })
+	return f.commitNow(context.Background(), "commit")
 }

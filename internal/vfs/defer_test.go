@@ -22,7 +22,7 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	if err := f.WriteFile(bg, "/f", []byte("hello world"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx := WithCommitDelay(bg, time.Hour) // only something else commits
+	df := f.WithCommitDelay(time.Hour) // only something else commits
 	seq := f.Seq()
 	pending := func(want bool) {
 		t.Helper()
@@ -32,10 +32,10 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	}
 
 	t.Run("visible-not-committed", func(t *testing.T) {
-		if err := f.Mkdir(ctx, "/d", 0o755); err != nil {
+		if err := df.Mkdir(bg, "/d", 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.WriteFile(ctx, "/d/a", nil, 0o600); err != nil {
+		if err := df.WriteFile(bg, "/d/a", nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		pending(true)
@@ -53,7 +53,7 @@ func TestFS_WithCommitDelay(t *testing.T) {
 		if a, err := f.LookupAt(bg, d.Attr().Ino, "a"); err != nil || a.Ino != fi.Attr().Ino {
 			t.Fatalf("lookup: %v %v", a, err)
 		}
-		if err := f.Mkdir(ctx, "/d", 0o755); Errno(err) != syscall.EEXIST {
+		if err := df.Mkdir(bg, "/d", 0o755); Errno(err) != syscall.EEXIST {
 			t.Fatalf("mkdir again: %v", err)
 		}
 		if _, err := f.Stat(bg, "/d/a"); err != nil {
@@ -73,13 +73,13 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	})
 
 	t.Run("remove-rename", func(t *testing.T) {
-		if err := f.Rename(ctx, "/d/a", "/d/b", 0); err != nil {
+		if err := df.Rename(bg, "/d/a", "/d/b", 0); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.Stat(bg, "/d/a"); Errno(err) != syscall.ENOENT {
 			t.Fatalf("old name after a deferred rename: %v", err)
 		}
-		if err := f.Remove(ctx, "/d/b"); err != nil {
+		if err := df.Remove(bg, "/d/b"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.Stat(bg, "/d/b"); Errno(err) != syscall.ENOENT {
@@ -93,10 +93,10 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	})
 
 	t.Run("content-and-xattrs", func(t *testing.T) {
-		if err := f.Truncate(ctx, "/f", 5); err != nil {
+		if err := df.Truncate(bg, "/f", 5); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Setxattr(ctx, "/f", "user.k", []byte("v"), 0); err != nil {
+		if err := df.Setxattr(bg, "/f", "user.k", []byte("v"), 0); err != nil {
 			t.Fatal(err)
 		}
 		pending(true)
@@ -104,7 +104,7 @@ func TestFS_WithCommitDelay(t *testing.T) {
 			t.Fatalf("getxattr of a deferred setxattr: %q %v", v, err)
 		}
 		pending(false) // the read needed the database
-		if err := f.Truncate(ctx, "/f", 2); err != nil {
+		if err := df.Truncate(bg, "/f", 2); err != nil {
 			t.Fatal(err)
 		}
 		pending(true)
@@ -115,7 +115,7 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	})
 
 	t.Run("durable-joins", func(t *testing.T) {
-		if err := f.Mkdir(ctx, "/e", 0o755); err != nil {
+		if err := df.Mkdir(bg, "/e", 0o755); err != nil {
 			t.Fatal(err)
 		}
 		pending(true)
@@ -130,7 +130,7 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	})
 
 	t.Run("handle-sync-is-durable", func(t *testing.T) {
-		h, err := f.OpenFile(ctx, "/e/h", os.O_CREATE|os.O_WRONLY, 0o644)
+		h, err := df.OpenFile(bg, "/e/h", os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +148,8 @@ func TestFS_WithCommitDelay(t *testing.T) {
 	})
 
 	t.Run("delay-expires", func(t *testing.T) {
-		short := WithCommitDelay(bg, 5*time.Millisecond)
-		if err := f.Mkdir(short, "/timed", 0o755); err != nil {
+		short := f.WithCommitDelay(5 * time.Millisecond)
+		if err := short.Mkdir(bg, "/timed", 0o755); err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(10 * time.Second)
@@ -161,7 +161,7 @@ func TestFS_WithCommitDelay(t *testing.T) {
 		}
 	})
 
-	if err := f.Mkdir(ctx, "/at-close", 0o755); err != nil {
+	if err := df.Mkdir(bg, "/at-close", 0o755); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := f.Check(bg)
@@ -178,7 +178,7 @@ func TestFS_WithCommitDelayClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Mkdir(WithCommitDelay(bg, time.Hour), "/kept", 0o755); err != nil {
+	if err := f.WithCommitDelay(time.Hour).Mkdir(bg, "/kept", 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -47,8 +47,8 @@
 // large content is staged in an unnamed inode and swapped in at the end.
 //
 // A caller that does not need each change durable before it returns can say
-// so with WithCommitDelay (the FUSE server does, for metadata changes): such a
-// change returns once applied, visible to every reader, and the writer's
+// so by making its changes through a handle from FS.WithCommitDelay (the FUSE
+// server does, for metadata changes): such a change returns once applied, visible to every reader, and the writer's
 // transaction stays open for the changes that follow it, committed together
 // at most the delay later or as soon as anything else commits (a change
 // without delay from any caller, Commit, a handle's Sync or Close, a read

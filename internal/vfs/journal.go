@@ -132,7 +132,7 @@ func (f *FS) Changes(ctx context.Context, since uint64, limit int) ([]Change, er
 		return nil, err
 	}
 	if f.pendOn.Load() {
-		if err := f.update(durable(ctx), "changes", "", func(t *tx) error { return nil }); err != nil {
+		if err := f.commitNow(ctx, "changes"); err != nil {
 			return nil, err
 		}
 	}

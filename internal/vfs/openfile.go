@@ -439,7 +439,7 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error
 	for i := range full {
 		prehashed[full[i].idx] = &full[i]
 	}
-	err := f.update(durable(ctx), "write", o.path, func(t *tx) error {
+	err := f.updateWith(ctx, 0, "write", o.path, func(t *tx) error {
 		in, err := t.inode(o.ino)
 		if err != nil {
 			return err

@@ -13,7 +13,7 @@ func FuzzCleanPath(f *testing.F) {
 	for _, s := range []string{"", "/", "a", "/a/b/../c", "../../x", "a//b/./c/", "/..", "x/\x00/y", strings.Repeat("a/", 3000), strings.Repeat("b", 300)} {
 		f.Add(s)
 	}
-	fs := &FS{opts: Options{}.withDefaults()}
+	fs := &FS{core: &core{opts: Options{}.withDefaults()}}
 	f.Fuzz(func(t *testing.T, name string) {
 		p, dirOnly, err := fs.cleanPath("op", name)
 		if err != nil {

@@ -20,11 +20,11 @@ import (
 type Records struct{ f *FS }
 
 // Records returns the store's record store.
-func (f *FS) Records() *Records { return &Records{f: f} }
+func (f *FS) Records() *Records { return &Records{f: &FS{core: f.core}} }
 
 // update runs fn as a durable mutation (records are never deferred).
 func (r *Records) update(ctx context.Context, op, path string, fn func(t *tx) error) error {
-	return r.f.update(durable(ctx), op, path, fn)
+	return r.f.updateWith(ctx, 0, op, path, fn)
 }
 
 // ErrNoRecord is returned when a record does not exist.

@@ -19,7 +19,17 @@ const RootIno = 1
 
 // FS is one workspace filesystem stored in one SQLite database file.
 // It is safe for concurrent use.
+//
+// An FS is a handle on the store: WithCommitDelay returns another handle on
+// the same store whose mutations may return before they are durable. Every
+// handle sees the same files; closing one closes the store.
 type FS struct {
+	*core
+	delay time.Duration // > 0: mutations may wait this long for their commit (WithCommitDelay)
+}
+
+// core is the state of an open store, shared by its handles.
+type core struct {
 	opts      Options
 	path      string
 	chunkSize int64
@@ -94,7 +104,7 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	f := &FS{
+	f := &FS{core: &core{
 		opts:    opts,
 		path:    abs,
 		cache:   newCache(opts.CacheEntries),
@@ -102,7 +112,7 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 		notify:  make(chan struct{}),
 		closeCh: make(chan struct{}),
 		readers: make(chan *sqlite.Conn, opts.Readers),
-	}
+	}}
 	if err := f.lock(); err != nil {
 		return nil, err
 	}
@@ -373,7 +383,7 @@ func (f *FS) Close() error {
 		pending := len(f.atimes) > 0 || f.pendOn.Load()
 		f.amu.Unlock()
 		if pending {
-			if err := f.update(context.Background(), "close", "", func(t *tx) error { return nil }); err != nil {
+			if err := f.commitNow(context.Background(), "close"); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -433,7 +443,7 @@ func (f *FS) Close() error {
 // changes are committed first, so the connection sees everything applied.
 func (f *FS) reader() (*sqlite.Conn, error) {
 	if f.pendOn.Load() {
-		if err := f.update(context.Background(), "commit", "", func(t *tx) error { return nil }); err != nil {
+		if err := f.commitNow(context.Background(), "commit"); err != nil {
 			return nil, err
 		}
 	}

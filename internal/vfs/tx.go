@@ -62,6 +62,7 @@ type request struct {
 	fn     func(t *tx) error
 	err    error
 	after  []func()
+	delay  time.Duration // > 0: the request may be answered before its commit (deferred)
 	done   chan struct{}
 	leader bool // set when the request is woken to lead the next group
 }
@@ -75,13 +76,18 @@ type request struct {
 // commits once. Every caller returns only after the commit that holds its
 // change, so durability is the same as one transaction per call.
 func (f *FS) update(ctx context.Context, op, path string, fn func(t *tx) error) error {
+	return f.updateWith(ctx, f.delay, op, path, fn)
+}
+
+// updateWith is update with the commit delay given (0: durable when it returns).
+func (f *FS) updateWith(ctx context.Context, delay time.Duration, op, path string, fn func(t *tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
 		return perr(op, path, syscall.EROFS)
 	}
-	r := &request{ctx: ctx, op: op, path: path, fn: fn, done: make(chan struct{})}
+	r := &request{ctx: ctx, op: op, path: path, fn: fn, delay: delay, done: make(chan struct{})}
 	f.gmu.Lock()
 	f.queue = append(f.queue, r)
 	lead := !f.leading
@@ -180,7 +186,7 @@ func (f *FS) commitGroup(group []*request) {
 			r.err = err
 			continue
 		}
-		d, deferred := commitDelay(r.ctx)
+		d, deferred := r.delay, r.delay > 0
 		if !deferred {
 			deferAll = false
 		}
