@@ -28,7 +28,7 @@ func (r *CheckReport) addf(format string, args ...any) {
 // directory structure, link counts, sizes, chunk reference counts, orphan rows and
 // every chunk's hash. It reads a consistent snapshot and does not block writers.
 func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
-	c, err := f.reader()
+	c, err := f.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (f *FS) Stats(ctx context.Context) (Stats, error) {
 	if err := f.commitDrops(ctx); err != nil {
 		return Stats{}, err
 	}
-	c, err := f.reader()
+	c, err := f.reader(ctx)
 	if err != nil {
 		return Stats{}, err
 	}

@@ -187,9 +187,9 @@ func (f *FS) viewDent(k dkey) (ino uint64, found bool) {
 	return ino, found
 }
 
-// syncFor commits the pending transaction first if it changed what a read of
-// ino's xattrs (xattr) or content would see in the database.
-func (f *FS) syncFor(ino uint64, xattr bool) error {
+// syncFor commits the pending transaction first (with ctx) if it changed what
+// a read of ino's xattrs (xattr) or content would see in the database.
+func (f *FS) syncFor(ctx context.Context, ino uint64, xattr bool) error {
 	if !f.pendOn.Load() {
 		return nil
 	}
@@ -199,5 +199,5 @@ func (f *FS) syncFor(ino uint64, xattr bool) error {
 	if !need {
 		return nil
 	}
-	return f.commitNow(context.Background(), "commit")
+	return f.commitNow(ctx, "commit")
 }

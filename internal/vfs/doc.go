@@ -61,6 +61,13 @@
 // memory until the commit frame is complete (package internal/sqlite,
 // walVFS), which SQLite would otherwise write with two calls per page.
 //
+// Every method passes its context to the queries and commits it causes (a
+// read that must commit deferred changes first commits with the reader's
+// context). A File keeps its opener's context values, without its
+// cancellation, for the reads and commits its methods cause. Only Close and
+// the store's own timers (a deferred commit's delay, pending deletions of
+// unlinked inodes) commit with a background context: no caller is waiting.
+//
 // Checkpoints (copying the WAL into the database file, with fsync) run in a
 // background goroutine on their own connection, never in a caller's commit.
 //

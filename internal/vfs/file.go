@@ -82,7 +82,7 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 		// with this read, which sees the content before or after it.
 		mark := !noatime && h.o.relatime
 		h.o.mu.Unlock()
-		n, err := h.f.readCommitted(h.o.ino, p, off)
+		n, err := h.f.readCommitted(h.ctx, h.o.ino, p, off)
 		if mark && n > 0 {
 			h.o.mu.Lock()
 			h.o.atime = h.o.relatime
@@ -93,7 +93,7 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 		}
 		return n, err
 	}
-	n, err := h.f.readLocked(h.o, p, off, noatime)
+	n, err := h.f.readLocked(h.ctx, h.o, p, off, noatime)
 	h.o.mu.Unlock()
 	if err != nil && err != io.EOF {
 		err = asPathErr("read", h.name, err)
@@ -114,7 +114,7 @@ func (h *File) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	h.o.mu.Lock()
-	n, err := h.f.readLocked(h.o, p, h.off, h.flag&syscall.O_NOATIME != 0)
+	n, err := h.f.readLocked(h.ctx, h.o, p, h.off, h.flag&syscall.O_NOATIME != 0)
 	h.o.mu.Unlock()
 	h.off += int64(n)
 	if err == io.EOF && n > 0 {
@@ -193,7 +193,7 @@ func (h *File) Seek(offset int64, whence int) (int64, error) {
 			return 0, perr("seek", h.name, syscall.EINVAL)
 		}
 		h.o.mu.Lock()
-		n, err := h.f.seekDataLocked(h.o, offset, whence == SeekHole)
+		n, err := h.f.seekDataLocked(h.ctx, h.o, offset, whence == SeekHole)
 		h.o.mu.Unlock()
 		if err != nil {
 			return 0, asPathErr("seek", h.name, err)
@@ -284,7 +284,7 @@ func (h *File) ReadDir(n int) ([]DirEntry, error) {
 		if n > 0 {
 			want = n - len(out)
 		}
-		page, err := h.f.listDir(h.o.ino, h.dirAfter, want)
+		page, err := h.f.listDir(h.ctx, h.o.ino, h.dirAfter, want)
 		if err != nil {
 			return out, asPathErr("readdir", h.name, err)
 		}
@@ -355,7 +355,7 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	if flag&os.O_CREATE != 0 && dirOnly {
 		// As the kernel: the parent is resolved first (ENOENT, ENOTDIR), then a
 		// name to create with a trailing slash is EISDIR, existing or not.
-		return nil, asPathErr(op, name, f.createWithSlash(committed{f}, p))
+		return nil, asPathErr(op, name, f.createWithSlash(committed{f, ctx}, p))
 	}
 	r, _, err := f.resolve(ctx, op, p, follow || dirOnly)
 	if err == nil && r.ino != 0 && dirOnly && !r.in.IsDir() {

@@ -117,8 +117,8 @@ func (t *tx) findDent(ino uint64) (uint64, string, bool, error) {
 }
 
 // findDent is a dentFinder on a read connection.
-func (f *FS) findDent(ino uint64) (parent uint64, name string, ok bool, err error) {
-	err = f.queryRows(context.Background(), findDentSQL, []any{ino}, func(st *sqlite.Stmt) {
+func (c committed) findDent(ino uint64) (parent uint64, name string, ok bool, err error) {
+	err = c.f.queryRows(c.ctx, findDentSQL, []any{ino}, func(st *sqlite.Stmt) {
 		parent, name, ok = uint64(st.Int64(0)), st.Text(1), true
 	})
 	return parent, name, ok, err
@@ -279,7 +279,8 @@ func (f *FS) OpenIno(ctx context.Context, n Node, flag int) (*File, error) {
 			return nil
 		})
 	} else {
-		where, err = f.locate(committed{f}, f.findDent, n)
+		c := committed{f, ctx}
+		where, err = f.locate(c, c.findDent, n)
 		err = asPathErr(op, n.Path, err)
 	}
 	if err != nil {
@@ -591,7 +592,7 @@ func (t *tx) setattrIno(n Node, fn func(t *tx, in *inode) error) error {
 
 // ReadlinkIno returns the target of symlink ino (EINVAL for other inodes).
 func (f *FS) ReadlinkIno(ctx context.Context, ino uint64) (string, error) {
-	in, err := f.inodeNoCtx(ctx, "readlink", ino)
+	in, err := f.inodeFor(ctx, "readlink", ino)
 	if err != nil {
 		return "", err
 	}
@@ -606,18 +607,18 @@ func (f *FS) GetxattrIno(ctx context.Context, ino uint64, attr string) ([]byte, 
 	if err := xattrNameLen(attr); err != nil {
 		return nil, perr("getxattr", "", err.(syscall.Errno))
 	}
-	if _, err := f.inodeNoCtx(ctx, "getxattr", ino); err != nil {
+	if _, err := f.inodeFor(ctx, "getxattr", ino); err != nil {
 		return nil, err
 	}
-	return f.getxattr("", ino, attr)
+	return f.getxattr(ctx, "", ino, attr)
 }
 
 // ListxattrIno is Listxattr on inode ino.
 func (f *FS) ListxattrIno(ctx context.Context, ino uint64) ([]string, error) {
-	if _, err := f.inodeNoCtx(ctx, "listxattr", ino); err != nil {
+	if _, err := f.inodeFor(ctx, "listxattr", ino); err != nil {
 		return nil, err
 	}
-	return f.listxattr("", ino)
+	return f.listxattr(ctx, "", ino)
 }
 
 // SetxattrIno is Setxattr on inode n.
@@ -640,8 +641,8 @@ func (f *FS) RemovexattrIno(ctx context.Context, n Node, attr string) error {
 	})
 }
 
-// inodeNoCtx returns committed inode ino for a read-only operation op.
-func (f *FS) inodeNoCtx(ctx context.Context, op string, ino uint64) (inode, error) {
+// inodeFor returns inode ino as applied, for a read-only operation op.
+func (f *FS) inodeFor(ctx context.Context, op string, ino uint64) (inode, error) {
 	if err := ctx.Err(); err != nil {
 		return inode{}, err
 	}
@@ -660,7 +661,7 @@ func (f *FS) inodeNoCtx(ctx context.Context, op string, ino uint64) (inode, erro
 
 // seekDataLocked implements SeekData (hole false) and SeekHole: a chunk is data
 // when it is stored or has unflushed writes. o.mu is held.
-func (f *FS) seekDataLocked(o *openInode, off int64, hole bool) (int64, error) {
+func (f *FS) seekDataLocked(ctx context.Context, o *openInode, off int64, hole bool) (int64, error) {
 	size, err := f.sizeLocked(o)
 	if err != nil {
 		return 0, err
@@ -673,7 +674,7 @@ func (f *FS) seekDataLocked(o *openInode, off int64, hole bool) (int64, error) {
 	idx := off / cs
 	// Stored chunks from idx on, in order, merged with the unflushed ones.
 	var stored []int64
-	err = f.queryRows(context.Background(), "SELECT idx FROM file_chunks WHERE ino = ? AND idx >= ? AND idx <= ? ORDER BY idx",
+	err = f.queryRows(ctx, "SELECT idx FROM file_chunks WHERE ino = ? AND idx >= ? AND idx <= ? ORDER BY idx",
 		[]any{o.ino, idx, last}, func(st *sqlite.Stmt) { stored = append(stored, st.Int64(0)) })
 	if err != nil {
 		return 0, err

@@ -153,5 +153,5 @@ func (i *ioFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	if i.name == "." {
 		dir = "/"
 	}
-	return ioFS{f: i.h.f, ctx: context.Background()}.dirEntries(dir, ents), err
+	return ioFS{f: i.h.f, ctx: i.h.ctx}.dirEntries(dir, ents), err
 }

@@ -580,7 +580,7 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 // The committed size and content are read by one statement (one snapshot),
 // so a read racing with a replacement (WriteFile) sees one version or the
 // other, never the size of one and the bytes of the other.
-func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, error) {
+func (f *FS) readLocked(ctx context.Context, o *openInode, p []byte, off int64, noatime bool) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL
 	}
@@ -596,7 +596,7 @@ func (f *FS) readLocked(o *openInode, p []byte, off int64, noatime bool) (int, e
 			return f.finishRead(o, p, off, n, o.rcSize, noatime)
 		}
 	}
-	if err := f.syncFor(o.ino, false); err != nil {
+	if err := f.syncFor(ctx, o.ino, false); err != nil {
 		return 0, err
 	}
 	c, err := f.readerRaw()
@@ -661,8 +661,8 @@ func (f *FS) finishRead(o *openInode, p []byte, off, n, committed int64, noatime
 
 // readCommitted reads committed content of ino at off into p, for a file with
 // no unflushed writes (see File.ReadAt).
-func (f *FS) readCommitted(ino uint64, p []byte, off int64) (int, error) {
-	if err := f.syncFor(ino, false); err != nil {
+func (f *FS) readCommitted(ctx context.Context, ino uint64, p []byte, off int64) (int, error) {
+	if err := f.syncFor(ctx, ino, false); err != nil {
 		return 0, err
 	}
 	c, err := f.readerRaw()

@@ -39,7 +39,7 @@ func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolve
 	if err != nil {
 		return resolved{}, "", err
 	}
-	r, err := f.walk(committed{f}, p, follow || dirOnly)
+	r, err := f.walk(committed{f, ctx}, p, follow || dirOnly)
 	if err != nil {
 		return r, p, asPathErr(op, name, err)
 	}
@@ -198,7 +198,7 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 	if limit <= 0 {
 		limit = 1000
 	}
-	ents, err := f.listDir(r.ino, after, limit)
+	ents, err := f.listDir(ctx, r.ino, after, limit)
 	if err != nil {
 		return nil, asPathErr("readdir", name, err)
 	}
@@ -210,13 +210,13 @@ func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return f.listDir(ino, after, limit)
+	return f.listDir(ctx, ino, after, limit)
 }
 
-func (f *FS) listDir(ino uint64, after string, limit int) ([]DirEntry, error) {
+func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
 	var out []DirEntry
 	ver := f.cache.version()
-	err := f.queryRows(context.Background(), `SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
+	err := f.queryRows(ctx, `SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
 		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`, []any{ino, after, limit}, func(st *sqlite.Stmt) {
 		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1)), Mode: uint32(st.Int64(2))})
 	})
@@ -633,15 +633,15 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 	if r.ino == 0 {
 		return nil, perr("getxattr", name, syscall.ENOENT)
 	}
-	return f.getxattr(name, r.ino, attr)
+	return f.getxattr(ctx, name, r.ino, attr)
 }
 
 // getxattr reads attribute attr of inode ino (name labels errors).
-func (f *FS) getxattr(name string, ino uint64, attr string) ([]byte, error) {
+func (f *FS) getxattr(ctx context.Context, name string, ino uint64, attr string) ([]byte, error) {
 	if err := xattrNamespace(attr); err != nil {
 		return nil, perr("getxattr", name, err.(syscall.Errno))
 	}
-	if err := f.syncFor(ino, true); err != nil {
+	if err := f.syncFor(ctx, ino, true); err != nil {
 		return nil, asPathErr("getxattr", name, err)
 	}
 	c, err := f.readerRaw()
@@ -732,12 +732,12 @@ func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
 	if r.ino == 0 {
 		return nil, perr("listxattr", name, syscall.ENOENT)
 	}
-	return f.listxattr(name, r.ino)
+	return f.listxattr(ctx, name, r.ino)
 }
 
 // listxattr lists the attribute names of inode ino (name labels errors).
-func (f *FS) listxattr(name string, ino uint64) ([]string, error) {
-	if err := f.syncFor(ino, true); err != nil {
+func (f *FS) listxattr(ctx context.Context, name string, ino uint64) ([]string, error) {
+	if err := f.syncFor(ctx, ino, true); err != nil {
 		return nil, asPathErr("listxattr", name, err)
 	}
 	c, err := f.readerRaw()

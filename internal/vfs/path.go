@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"context"
 	"strings"
 	"syscall"
 )
@@ -88,8 +89,12 @@ type lookupFn interface {
 	peek(ino uint64) (inode, error)
 }
 
-// committed reads the committed state (for operations outside a transaction).
-type committed struct{ f *FS }
+// committed reads the applied state, for operations outside a transaction;
+// ctx is the operation's, for the reads that need a database connection.
+type committed struct {
+	f   *FS
+	ctx context.Context
+}
 
 func (c committed) lookup(parent uint64, name string) (uint64, error) {
 	return c.f.getDent(dkey{parent, name})

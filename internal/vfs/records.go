@@ -62,7 +62,7 @@ func (r *Records) Get(ctx context.Context, kind, id string) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
 	}
-	c, err := r.f.reader()
+	c, err := r.f.reader(ctx)
 	if err != nil {
 		return Record{}, err
 	}

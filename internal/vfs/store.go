@@ -440,10 +440,11 @@ func (f *FS) Close() error {
 }
 
 // reader borrows a read connection; give it back with putReader. Deferred
-// changes are committed first, so the connection sees everything applied.
-func (f *FS) reader() (*sqlite.Conn, error) {
+// changes are committed first (with ctx), so the connection sees everything
+// applied.
+func (f *FS) reader(ctx context.Context) (*sqlite.Conn, error) {
 	if f.pendOn.Load() {
-		if err := f.commitNow(context.Background(), "commit"); err != nil {
+		if err := f.commitNow(ctx, "commit"); err != nil {
 			return nil, err
 		}
 	}
@@ -515,7 +516,7 @@ func (f *FS) queryRows(ctx context.Context, q string, args []any, row func(st *s
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c, err := f.reader()
+	c, err := f.reader(ctx)
 	if err != nil {
 		return err
 	}
