@@ -44,8 +44,7 @@ func wireToolResult(res *tools.Result, err error) (client.ToolResult, error) {
 }
 
 func (s *Server) toolSet(c *call) (*tools.Set, error) {
-	ws := c.lease.Workspace()
-	return tools.New(ws.FS(), ws.Runtime(), s.opts.Tools)
+	return tools.New(c.lease.Tools(), c.lease.Workspace().Runtime(), s.opts.Tools)
 }
 
 func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request, c *call) error {

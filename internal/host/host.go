@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -156,6 +157,7 @@ type entry struct {
 	name  string
 	state state
 	ws    *workspace.Workspace // when stOpen
+	tools *tools.State         // when stOpen: the agent tools' state of ws's store
 	refs  int                  // leases, including callers waiting for the open
 	ready chan struct{}        // stOpening: closed when the open has finished
 	err   error                // the open's error; read only after ready is closed
@@ -268,6 +270,11 @@ type Lease struct {
 // Workspace is the leased workspace. Do not use it after Release. Host.Close
 // closes it even while leased; its store then fails with fs.ErrClosed.
 func (l *Lease) Workspace() *workspace.Workspace { return l.e.ws }
+
+// Tools is the agent tools' shared state of the leased workspace (its
+// per-path locks and remembered read offsets), one per open workspace: make
+// tool sets with tools.New(l.Tools(), ...). Do not use it after Release.
+func (l *Lease) Tools() *tools.State { return l.e.tools }
 
 // Name is the leased workspace's name.
 func (l *Lease) Name() string { return l.e.name }
@@ -404,6 +411,7 @@ func (h *Host) open(ctx context.Context, e *entry) (*Lease, error) {
 		return nil, err
 	}
 	e.ws = ws
+	e.tools = tools.NewState(ws.FS())
 	e.state = stOpen
 	h.stats.Opened++
 	close(e.ready)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -708,5 +709,40 @@ func TestHost_RunningIsNotIdle(t *testing.T) {
 	clock.Advance(idle)
 	if open("svc") {
 		t.Fatal("not hibernated an idle period after its execution ended")
+	}
+}
+
+// TestLease_Tools: the leases of an open workspace share one tools.State (so
+// tool calls on a path serialise across calls), over the leased store; a
+// workspace opened again after hibernation gets a new one.
+func TestLease_Tools(t *testing.T) {
+	clock := &fakeClock{}
+	h := openHost(t, host.Options{Clock: clock, IdleTimeout: time.Minute})
+	mustCreate(t, h, "w")
+	a, b := mustAcquire(t, h, "w"), mustAcquire(t, h, "w")
+	if a.Tools() == nil || a.Tools() != b.Tools() {
+		t.Fatalf("two leases of one open workspace: tool states %p and %p, want one", a.Tools(), b.Tools())
+	}
+	first := a.Tools()
+	set, err := tools.New(first, nil, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := set.Write(ctx, tools.WriteInput{Path: "/kept", Content: "yes"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Workspace().FS().ReadFile(ctx, "/kept"); err != nil || string(got) != "yes" {
+		t.Fatalf("a tool set over the lease's state wrote elsewhere: %q, %v", got, err)
+	}
+	a.Release()
+	b.Release()
+	clock.Advance(time.Minute)
+	if info, _ := h.Info(ctx, "w"); info.Open {
+		t.Fatal("not hibernated after the idle timeout")
+	}
+	c := mustAcquire(t, h, "w")
+	defer c.Release()
+	if c.Tools() == nil || c.Tools() == first {
+		t.Fatal("a reopened workspace kept the tool state of its closed store")
 	}
 }

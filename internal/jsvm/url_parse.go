@@ -202,9 +202,7 @@ func (u *url) addPath(p string) {
 	if u.special() {
 		p = strings.ReplaceAll(p, "\\", "/")
 	}
-	if strings.HasPrefix(p, "/") {
-		p = p[1:]
-	}
+	p = strings.TrimPrefix(p, "/")
 	segs := strings.Split(p, "/")
 	for i, seg := range segs {
 		last := i == len(segs)-1

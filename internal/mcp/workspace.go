@@ -49,7 +49,7 @@ func (w *HostWorkspace) set(ctx context.Context) (*tools.Set, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open workspace %s: %w", w.Workspace, err)
 	}
-	s, err := tools.New(l.Workspace().FS(), l.Workspace().Runtime(), w.Options)
+	s, err := tools.New(l.Tools(), l.Workspace().Runtime(), w.Options)
 	if err != nil {
 		l.Release()
 		return nil, nil, err

@@ -217,19 +217,6 @@ func elisionLine(n int64) string {
 	return "\n[... " + strconv.FormatInt(n, 10) + " bytes elided ...]\n"
 }
 
-// exit returns the view's exit event, if it has one.
-func (v view) exit() *Event {
-	for i := len(v) - 1; i >= 0; i-- {
-		if s := v[i]; len(s) > 0 {
-			if e := &s[len(s)-1]; e.Type == EventExit {
-				return e
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
 // Stream reads an execution's events in order, from a chosen number on. For a
 // running execution it replays what is kept and then follows live output with
 // no gap and no duplicate; a reader that falls more than the tail of the

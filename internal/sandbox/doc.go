@@ -42,7 +42,7 @@
 // (recreated as the same symbolic links on a merged-/usr host), and a
 // curated /etc: passwd (root, nobody), group, resolv.conf, nsswitch.conf
 // written by the backend, hostname and hosts per sandbox, and only the host
-// entries listed in Options.Etc (DefaultEtc: the dynamic linker's cache, TLS
+// entries listed in Options.Etc (DefaultEtc(): the dynamic linker's cache, TLS
 // certificates, time zone, bash's and Debian's alternatives, ...). Nothing
 // else of the host is there: not /home, /root, /work, /run, /tmp, /var/lib,
 // /opt, /srv, /mnt, /boot, /sys, nor the host's /proc or /dev. Options.RootDir
@@ -98,7 +98,7 @@
 //   - Namespaces: mount, pid (the sandbox sees only its processes), ipc,
 //     uts, cgroup (the host's cgroup paths are hidden) and network: a network
 //     namespace of its own with only lo, so there is no network at all.
-//   - Capabilities: DefaultCapabilities (containerd's default set minus
+//   - Capabilities: DefaultCapabilities() (containerd's default set minus
 //     MKNOD and NET_RAW), effective only over what the user namespace owns;
 //     no_new_privs; RLIMIT_CORE 0.
 //   - Seccomp: DefaultSeccomp, a short deny list (kernel modules, kexec,

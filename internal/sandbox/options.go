@@ -50,37 +50,43 @@ const (
 	InitCommand = "sandbox-init"
 )
 
-// DefaultCapabilities is the capability set of root inside a sandbox:
+// DefaultCapabilities returns the capability set of root inside a sandbox:
 // containerd's (and Docker's) default set without CAP_MKNOD and CAP_NET_RAW
 // (there are no devices to make and no network). runc's reference spec is
 // narrower still (AUDIT_WRITE, KILL, NET_BIND_SERVICE), but without CHOWN,
 // DAC_OVERRIDE and FOWNER root cannot unpack a tarball (tar restores owners)
 // or manage files it does not own, which development tools do routinely.
 // Inside the user namespace these capabilities reach only what the
-// namespace owns.
-var DefaultCapabilities = []string{
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_SETGID", "CAP_SETUID",
-	"CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE",
+// namespace owns. Each call returns a new slice.
+func DefaultCapabilities() []string {
+	return []string{
+		"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_SETGID", "CAP_SETUID",
+		"CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE",
+	}
 }
 
-// DefaultEtc lists the entries of the host's /etc a sandbox sees (read-only,
+// DefaultEtc returns the entries of the host's /etc a sandbox sees (read-only,
 // those that exist): what the dynamic linker, the C library, TLS, time zones,
 // bash and Debian's alternatives need. Everything else in /etc (shadow, ssh
 // keys, credentials of package managers, the host's environment) stays out.
 // passwd, group, hosts, hostname, resolv.conf and nsswitch.conf are written
-// by the backend for each sandbox instead.
-var DefaultEtc = []string{
-	"alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "debian_version",
-	"gai.conf", "host.conf", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
-	"locale.alias", "magic", "magic.mime", "mime.types", "os-release", "profile", "profile.d",
-	"protocols", "python3", "services", "shells", "ssl", "terminfo", "timezone", "vim", "wgetrc",
+// by the backend for each sandbox instead. Each call returns a new slice.
+func DefaultEtc() []string {
+	return []string{
+		"alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "debian_version",
+		"gai.conf", "host.conf", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+		"locale.alias", "magic", "magic.mime", "mime.types", "os-release", "profile", "profile.d",
+		"protocols", "python3", "services", "shells", "ssl", "terminfo", "timezone", "vim", "wgetrc",
+	}
 }
 
-// DefaultUserland lists the host's top-level directories bound read-only into
+// DefaultUserland returns the host's top-level directories bound read-only into
 // a sandbox that uses the host's userland (Options.RootDir empty). Those that
 // are symbolic links on the host (merged /usr) are recreated as the same
-// links; those that do not exist are skipped.
-var DefaultUserland = []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"}
+// links; those that do not exist are skipped. Each call returns a new slice.
+func DefaultUserland() []string {
+	return []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"}
+}
 
 // Workspace is the workspace an execution runs in.
 type Workspace struct {
@@ -167,8 +173,8 @@ type Options struct {
 	// needs (desk built with CGO_ENABLED=0 needs nothing).
 	RootDir string
 	// Userland are the host's top-level directories bound when RootDir is
-	// empty (default DefaultUserland); Etc the entries of the host's /etc
-	// (default DefaultEtc); Binds further host paths (default none).
+	// empty (default DefaultUserland()); Etc the entries of the host's /etc
+	// (default DefaultEtc()); Binds further host paths (default none).
 	Userland []string
 	Etc      []string
 	Binds    []Bind
@@ -178,7 +184,7 @@ type Options struct {
 	// the host has (see /etc/subuid).
 	HostID  uint32
 	IDCount uint32
-	// Capabilities of root inside (default DefaultCapabilities).
+	// Capabilities of root inside (default DefaultCapabilities()).
 	Capabilities []string
 	// Seccomp is the seccomp profile (default DefaultSeccomp()).
 	Seccomp *Seccomp
@@ -293,10 +299,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.InitArgs = []string{InitCommand}
 	}
 	if o.Userland == nil {
-		o.Userland = DefaultUserland
+		o.Userland = DefaultUserland()
 	}
 	if o.Etc == nil {
-		o.Etc = DefaultEtc
+		o.Etc = DefaultEtc()
 	}
 	if o.HostID == 0 {
 		o.HostID = DefaultHostID
@@ -305,7 +311,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.IDCount = DefaultIDCount
 	}
 	if o.Capabilities == nil {
-		o.Capabilities = DefaultCapabilities
+		o.Capabilities = DefaultCapabilities()
 	}
 	if o.Seccomp == nil {
 		o.Seccomp = DefaultSeccomp()

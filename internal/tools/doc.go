@@ -22,7 +22,8 @@
 // image) and the structured output. Typed methods (Read, Write, EditFile, Ls,
 // Find, Grep, Delete, Exec) do the same for Go callers:
 //
-//	set, _ := tools.New(ws.FS(), ws.Runtime(), tools.Options{})
+//	st := tools.NewState(ws.FS()) // one per open store, kept by its owner
+//	set, _ := tools.New(st, ws.Runtime(), tools.Options{})
 //	out, err := set.Read(ctx, tools.ReadInput{Path: "main.go"})
 //	// out.Text is "1\tpackage main\n..."; err, if any, is a *tools.Error
 //

@@ -51,7 +51,7 @@ func TestExec_detached(t *testing.T) {
 		fsys.Close()
 	})
 	fsys.MkdirAll(e.ctx, "/workspace", 0o755)
-	s, err := New(fsys, rt, Options{})
+	s, err := New(NewState(fsys), rt, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestExec_progressAndCancel(t *testing.T) {
 
 func TestExec_noRuntime(t *testing.T) {
 	e := newEnv(t, Options{})
-	s, err := New(e.fs, nil, Options{})
+	s, err := New(e.set.st, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

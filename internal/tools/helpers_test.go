@@ -46,7 +46,7 @@ func newEnvTB(t testing.TB, opts Options) *env {
 	if err := fsys.MkdirAll(ctx, "/workspace", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(fsys, rt, opts)
+	s, err := New(NewState(fsys), rt, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

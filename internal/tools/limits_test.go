@@ -65,11 +65,11 @@ func TestDefinitions_limits(t *testing.T) {
 // read-only one and one without a runtime (no exec).
 func TestSet_Lookup(t *testing.T) {
 	e := newEnv(t, Options{})
-	ro, err := New(e.fs, e.rt, Options{ReadOnly: true})
+	ro, err := New(e.set.st, e.rt, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	noRun, err := New(e.fs, nil, Options{})
+	noRun, err := New(e.set.st, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

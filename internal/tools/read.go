@@ -221,7 +221,7 @@ func (s *Set) read(ctx context.Context, in ReadInput, _ *CallOptions) (*ReadOutp
 		line++
 	}
 	if line > 1 {
-		s.st.index.remember(id, line, pos)
+		s.st.index.remember(id, line, pos, s.opts.LineIndexFiles)
 	}
 	var b strings.Builder
 	out.StartLine = line
@@ -262,7 +262,7 @@ func (s *Set) read(ctx context.Context, in ReadInput, _ *CallOptions) (*ReadOutp
 	out.Text = b.String()
 	if out.Truncated {
 		out.NextOffset = line
-		s.st.index.remember(id, line, pos)
+		s.st.index.remember(id, line, pos, s.opts.LineIndexFiles)
 		out.note = fmt.Sprintf("[truncated: showed lines %d-%d of %s (%s); call read with offset=%d to continue]\n",
 			out.StartLine, out.EndLine, p, capReason(out.EndLine-out.StartLine+1, limit, s.opts), line)
 	}

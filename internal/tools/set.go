@@ -18,24 +18,25 @@ import (
 // Set is the tool set of one workspace: its store and, for exec, its
 // execution runtime. A Set is cheap to make (make one per call if the
 // workspace comes and goes); what must outlive it — the per-path locks and
-// the remembered read offsets — belongs to the store. It is safe for
-// concurrent use.
+// the remembered read offsets — is the store's State, which the caller owns
+// and passes in. It is safe for concurrent use.
 type Set struct {
 	fs   *vfs.FS
 	rt   *run.Runtime
 	opts Options
-	st   *state
+	st   *State
 }
 
-// New returns the tool set over fsys and rt (nil: exec is not offered).
-func New(fsys *vfs.FS, rt *run.Runtime, opts Options) (*Set, error) {
-	if fsys == nil {
-		return nil, errors.New("new tool set: nil store")
+// New returns the tool set over st's store and rt (nil: exec is not
+// offered).
+func New(st *State, rt *run.Runtime, opts Options) (*Set, error) {
+	if st == nil || st.fs == nil {
+		return nil, errors.New("new tool set: nil store state")
 	}
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
 	}
-	return &Set{fs: fsys, rt: rt, opts: opts, st: stateFor(fsys, opts.LineIndexFiles)}, nil
+	return &Set{fs: st.fs, rt: rt, opts: opts, st: st}, nil
 }
 
 // Options returns the set's options, defaults filled in.

@@ -2,19 +2,21 @@ package tools
 
 import (
 	"container/list"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// state is what the tool sets of one store share: the per-path locks and
-// the remembered read offsets. It lives as long as the store (a weak
-// reference keys it), so Sets can come and go per call.
-type state struct {
+// State is what the tool sets of one store share: the per-path locks that
+// serialise tool calls on a path, and the remembered read offsets. Its owner
+// keeps one per open store (the host keeps one per open workspace, see
+// host.Lease.Tools) and makes Sets over it per call; two States over one store
+// would let a write and an edit of the same file interleave. It is safe for
+// concurrent use.
+type State struct {
+	fs    *vfs.FS
 	mu    sync.Mutex
 	locks map[string]*pathLock
 	index lineIndex
@@ -22,28 +24,10 @@ type state struct {
 	bytesRead atomic.Int64
 }
 
-var (
-	statesMu sync.Mutex
-	states   = map[weak.Pointer[vfs.FS]]*state{}
-)
-
-// stateFor returns the shared state of fsys, made on first use and dropped
-// when fsys is garbage collected.
-func stateFor(fsys *vfs.FS, indexFiles int) *state {
-	key := weak.Make(fsys)
-	statesMu.Lock()
-	defer statesMu.Unlock()
-	if st, ok := states[key]; ok {
-		return st
-	}
-	st := &state{locks: map[string]*pathLock{}}
-	st.index.init(indexFiles)
-	states[key] = st
-	runtime.AddCleanup(fsys, func(k weak.Pointer[vfs.FS]) {
-		statesMu.Lock()
-		delete(states, k)
-		statesMu.Unlock()
-	}, key)
+// NewState returns the shared tool state of the store fsys.
+func NewState(fsys *vfs.FS) *State {
+	st := &State{fs: fsys, locks: map[string]*pathLock{}}
+	st.index.init()
 	return st
 }
 
@@ -55,7 +39,7 @@ type pathLock struct {
 }
 
 // lock locks path p (shared unless excl) and returns the unlock function.
-func (st *state) lock(p string, excl bool) func() {
+func (st *State) lock(p string, excl bool) func() {
 	st.mu.Lock()
 	l := st.locks[p]
 	if l == nil {
@@ -100,7 +84,6 @@ func idOf(a vfs.Attr) fileID {
 // prefix again. It is bounded by a count of files (least recently used go).
 type lineIndex struct {
 	mu    sync.Mutex
-	max   int
 	lru   *list.List // of *indexEntry, most recent first
 	byIno map[uint64]*list.Element
 }
@@ -113,8 +96,8 @@ type indexEntry struct {
 // maxMarks bounds the offsets remembered per file.
 const maxMarks = 64
 
-func (x *lineIndex) init(max int) {
-	x.max, x.lru, x.byIno = max, list.New(), map[uint64]*list.Element{}
+func (x *lineIndex) init() {
+	x.lru, x.byIno = list.New(), map[uint64]*list.Element{}
 }
 
 // nearest returns the remembered line ≤ line closest to it and its offset
@@ -140,8 +123,9 @@ func (x *lineIndex) nearest(id fileID, line int) (int, int64) {
 	return best, off
 }
 
-// remember records that line starts at byte off in the file version id.
-func (x *lineIndex) remember(id fileID, line int, off int64) {
+// remember records that line starts at byte off in the file version id,
+// keeping at most max files (the calling set's Options.LineIndexFiles).
+func (x *lineIndex) remember(id fileID, line int, off int64, max int) {
 	if line <= 1 {
 		return
 	}
@@ -158,7 +142,7 @@ func (x *lineIndex) remember(id fileID, line int, off int64) {
 	} else {
 		e = &indexEntry{id: id, marks: map[int]int64{}}
 		x.byIno[id.ino] = x.lru.PushFront(e)
-		for x.lru.Len() > x.max {
+		for x.lru.Len() > max {
 			old := x.lru.Back()
 			x.lru.Remove(old)
 			delete(x.byIno, old.Value.(*indexEntry).id.ino)

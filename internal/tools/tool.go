@@ -47,12 +47,12 @@ func (t Tool) Allowed(has func(scope string) bool) bool {
 	return true
 }
 
-// ReadOnlyTools are the names of the tools that never change anything: the
-// set a read-only token gets.
-var ReadOnlyTools = []string{"read", "ls", "find", "grep"}
+// ReadOnlyTools returns the names of the tools that never change anything:
+// the set a read-only token gets. Each call returns a new slice.
+func ReadOnlyTools() []string { return []string{"read", "ls", "find", "grep"} }
 
 // IsReadOnly reports whether name is one of ReadOnlyTools.
-func IsReadOnly(name string) bool { return slices.Contains(ReadOnlyTools, name) }
+func IsReadOnly(name string) bool { return slices.Contains(ReadOnlyTools(), name) }
 
 // Content is one part of a result shown to a model: text, or an image.
 type Content struct {
