@@ -95,9 +95,9 @@
 // Tool calls on one path are serialised: read takes the path's lock shared,
 // write, edit and delete exclusively, keyed by the path with symlinks
 // resolved. So a write and an edit of the same file never interleave, and a
-// read never sees half of a write. The locks and the read offsets belong to
-// the store (kept in a table keyed by a weak pointer to the vfs.FS), not to
-// a Set. Writes are attributed in the journal to Options.Actor ("tool").
+// read never sees half of a write. The locks and the read offsets are a
+// State, one per open store, which its owner keeps and every Set over the
+// store shares (the host keeps one per open workspace: host.Lease.Tools). Writes are attributed in the journal to Options.Actor ("tool").
 //
 // # Limits
 //
