@@ -21,6 +21,7 @@ const module = "github.com/desk-dev/desk"
 // layers maps package roots (relative to the module) to their layer. A package
 // belongs to the longest root that is a prefix of its path.
 var layers = map[string]int{
+	"internal/sqlite":    -1, // the SQLite driver's seam, below everything that stores
 	"internal/vfs":       0,
 	"internal/policy":    0,
 	"internal/glob":      0,
@@ -49,7 +50,15 @@ const cmdRoot = "cmd/desk"
 var backends = []string{"internal/shell", "internal/jsvm", "internal/sandbox"}
 
 // vfsAllowed are the only non-standard import path prefixes of internal/vfs.
-var vfsAllowed = []string{"golang.org/x/sys/", "github.com/ncruces/"}
+var vfsAllowed = []string{"golang.org/x/sys/"}
+
+// sqliteRoot is the only package that imports the SQLite driver (driver, the
+// driver's module path); it imports nothing else but the standard library and
+// golang.org/x/sys.
+const (
+	sqliteRoot = "internal/sqlite"
+	driver     = "github.com/ncruces/go-sqlite3"
+)
 
 // pkg is the part of `go list -json` output the checks use.
 type pkg struct {
@@ -130,11 +139,18 @@ func check(pkgs []pkg) []string {
 			case !internal && isStd(im.path):
 				continue
 			case !internal:
+				if hasAnyPrefix(im.path, []string{driver + "/"}) && pr != sqliteRoot {
+					report("%s %s %s: only internal/sqlite imports the SQLite driver (use its Conn and Stmt)", rel, what, im.path)
+					continue
+				}
+				if pr == sqliteRoot && !hasAnyPrefix(im.path, []string{driver + "/", "golang.org/x/sys/"}) {
+					report("%s %s %s: internal/sqlite may import only the standard library, golang.org/x/sys and the SQLite driver", rel, what, im.path)
+				}
 				if pr == "client" {
 					report("%s %s %s: client may import only the standard library", rel, what, im.path)
 				}
 				if pr == "internal/vfs" && !im.test && !hasAnyPrefix(im.path, vfsAllowed) {
-					report("%s %s %s: internal/vfs may import only the standard library, golang.org/x/sys and github.com/ncruces/*", rel, what, im.path)
+					report("%s %s %s: internal/vfs may import only the standard library, golang.org/x/sys and internal/sqlite", rel, what, im.path)
 				}
 				continue
 			case pr == cmdRoot:
@@ -243,7 +259,13 @@ func TestCheck_Violations(t *testing.T) {
 		{"own subtree", pkg{ImportPath: m("internal/shell/cmds"), Imports: []string{m("internal/shell"), m("internal/vfs")}}, ""},
 		{"subtree parent", pkg{ImportPath: m("internal/shell"), Imports: []string{m("internal/shell/cmds")}}, ""},
 		{"cmd imports anything", pkg{ImportPath: m("cmd/desk"), Imports: []string{m("internal/api"), "github.com/some/thing"}}, ""},
-		{"vfs allowed deps", pkg{ImportPath: m("internal/vfs/internal/sqlite"), Imports: []string{"github.com/ncruces/go-sqlite3", "golang.org/x/sys/unix"}}, ""},
+		{"vfs allowed deps", pkg{ImportPath: m("internal/vfs"), Imports: []string{m("internal/sqlite"), "golang.org/x/sys/unix"}}, ""},
+		{"the driver's seam", pkg{ImportPath: m("internal/sqlite"), Imports: []string{"github.com/ncruces/go-sqlite3", "github.com/ncruces/go-sqlite3/vfs", "golang.org/x/sys/unix"}}, ""},
+		{"auth uses the seam", pkg{ImportPath: m("internal/auth"), Imports: []string{m("internal/sqlite")}}, ""},
+		{"driver outside the seam", pkg{ImportPath: m("internal/vfs"), Imports: []string{"github.com/ncruces/go-sqlite3"}}, "only internal/sqlite imports the SQLite driver"},
+		{"driver in a test", pkg{ImportPath: m("internal/auth"), XTestImports: []string{"github.com/ncruces/go-sqlite3/vfs"}}, "only internal/sqlite imports the SQLite driver"},
+		{"seam heavy dep", pkg{ImportPath: m("internal/sqlite"), Imports: []string{"github.com/hanwen/go-fuse/v2/fs"}}, "internal/sqlite may import only"},
+		{"seam imports upward", pkg{ImportPath: m("internal/sqlite"), Imports: []string{m("internal/vfs")}}, "internal/sqlite (layer -1) imports internal/vfs (layer 0)"},
 		{"api uses client", pkg{ImportPath: m("internal/api"), Imports: []string{m("client"), m("internal/host")}}, ""},
 		{"upward", pkg{ImportPath: m("internal/vfs"), Imports: []string{m("internal/run")}}, "internal/vfs (layer 0) imports internal/run (layer 1)"},
 		{"same layer", pkg{ImportPath: m("internal/run"), Imports: []string{m("internal/fusefs")}}, "only lower layers"},

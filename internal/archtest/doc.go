@@ -5,6 +5,7 @@
 // package of the module (test imports included) against the layer table of
 // docs/architecture.md:
 //
+//	layer -1 internal/sqlite (the SQLite driver's seam)
 //	layer 0  internal/vfs, internal/policy (and client, the public Go client)
 //	layer 1  internal/run, internal/fusefs, internal/gitws, internal/fsio
 //	layer 2  internal/shell, internal/jsvm, internal/sandbox (the backends)
@@ -15,8 +16,11 @@
 //
 // A package may import packages of lower layers and of its own subtree
 // (internal/shell/cmds may import internal/shell and the other way round).
-// Backends never import each other. internal/vfs and its subtree import only
-// the standard library, golang.org/x/sys and github.com/ncruces/*; client
-// imports only the standard library. A package that is not in the table fails
+// Backends never import each other. Only internal/sqlite imports the SQLite
+// driver (github.com/ncruces/go-sqlite3 and its subpackages, tests included),
+// and it imports nothing else but the standard library and golang.org/x/sys;
+// internal/vfs and its subtree import only the standard library,
+// golang.org/x/sys and internal/sqlite; client imports only the standard
+// library. A package that is not in the table fails
 // the test: add it to the table (and to docs/architecture.md) with its layer.
 package archtest

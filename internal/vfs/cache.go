@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 // inode is the cached form of an inodes row.

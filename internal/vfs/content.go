@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 // A piece is one chunk's worth of new content for a file: data nil means a hole.

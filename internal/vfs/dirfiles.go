@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 // DirFile is one entry of ReadDirFiles: a directory entry with the full

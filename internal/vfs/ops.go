@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 type ownerKey struct{}

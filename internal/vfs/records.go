@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 // Records is the record store kept in a store's database beside the

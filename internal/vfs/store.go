@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 // RootIno is the inode number of the root directory.

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/desk-dev/desk/internal/vfs/internal/sqlite"
+	"github.com/desk-dev/desk/internal/sqlite"
 )
 
 // tx is one write transaction. Reads through it see its own changes (an overlay
