@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestExec_killPS: desk ps lists running executions, desk kill ends one,
@@ -49,7 +51,7 @@ func TestExec_killPS(t *testing.T) {
 // desk attach follows it live, desk ps lists it, desk kill ends it and its
 // processes.
 func TestExec_serviceSandbox(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
 	data, _ := sandboxData(t)
 	startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -244,7 +245,7 @@ func TestMCP_stdioLocalAuto(t *testing.T) {
 // the host can run it, on the same files as the other tools, and --backend
 // auto sends it what the shell lacks; closing desk mcp stops the sandbox.
 func TestMCP_stdioLocalSandbox(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	data, state := sandboxData(t)
 	cs, stop := stdioSession(t, "mcp", "--data", data, "--workspace", "demo", "--create")
 	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "hostname; echo hi > f; cat /workspace/f; pwd", "backend": "sandbox"}); isErr || !strings.HasPrefix(got, "demo\nhi\n/workspace\n[exit code 0 · sandbox backend") {

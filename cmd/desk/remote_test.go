@@ -22,6 +22,8 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -750,11 +752,14 @@ func TestServe(t *testing.T) {
 	if got := mustDesk(t, nil, "exec", "demo", "--backend", "auto", "--", "cat /hello.txt"); got != "hi\n" {
 		t.Errorf("exec --backend auto = %q", got)
 	}
-	if sandbox.Available("") == nil && sandbox.MountAvailable() == nil {
+	if err := sandboxtest.Available(); err == nil {
 		if got := mustDesk(t, nil, "exec", "demo", "--backend", "auto", "--", "npm --version"); !regexp.MustCompile(`^\d+\.\d+`).MatchString(got) {
 			t.Errorf("exec --backend auto -- npm --version = %q", got)
 		}
 	} else {
+		if testenv.Sandbox.Required() {
+			t.Errorf("%s=1, but %v", testenv.Sandbox, err)
+		}
 		wantFail(t, 1, "npm: not a command of the shell backend, and no sandbox backend is configured", "exec", "demo", "--backend", "auto", "--", "npm install")
 	}
 

@@ -7,24 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
-
-// requireSandbox skips the test when the host cannot run sandboxes on their
-// FUSE mount, unless DESK_REQUIRE_SANDBOX=1 (CI), where that is a failure.
-func requireSandbox(t *testing.T) {
-	t.Helper()
-	err := sandbox.Available("")
-	if err == nil {
-		err = sandbox.MountAvailable()
-	}
-	if err != nil {
-		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-}
 
 // sandboxData returns a data directory for desk serve or desk mcp --data
 // with the sandbox backend, and the sandbox state directory desk makes for
@@ -46,7 +30,7 @@ func sandboxData(t *testing.T) (data, state string) {
 // real runc: the shell backend and the sandbox see the same files at the
 // same paths, and `desk exec --backend sandbox WS -- npm test` works.
 func TestServe_Sandbox(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
 	data, state := sandboxData(t)
 	_, errb, stop := startServe(t, "--addr", "127.0.0.1:0", "--data", data)

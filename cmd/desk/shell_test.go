@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestShell_Piped runs desk shell with piped standard input against desk
@@ -11,7 +13,7 @@ import (
 // the shell's files are the workspace's, and desk shell exits with the
 // shell's status.
 func TestShell_Piped(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
 	data, _ := sandboxData(t)
 	_, errb, stop := startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")

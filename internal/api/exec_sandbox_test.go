@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,59 +17,21 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/workspace"
 )
-
-// requireSandbox skips the test when the host cannot run sandboxes on their
-// FUSE mount, unless DESK_REQUIRE_SANDBOX=1 (CI), where that is a failure.
-func requireSandbox(t *testing.T) {
-	t.Helper()
-	err := sandbox.Available("")
-	if err == nil {
-		err = sandbox.MountAvailable()
-	}
-	if err != nil {
-		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-}
-
-// sandboxInit is what the sandbox backend of these tests runs as its init:
-// this test binary, which TestMain turns into the init (as the desk binary's
-// hidden subcommand is).
-func sandboxInit(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe
-}
-
-// sandboxDir is a temporary directory for a sandbox backend's state: the
-// sandbox's root (an unprivileged uid on the host) must reach its root
-// filesystem there.
-func sandboxDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
-		os.Chmod(d, 0o711)
-	}
-	return dir
-}
 
 // TestExec_detachedSandbox starts a service through the API on the real
 // sandbox backend, talks to it from an ordinary execution, follows its log,
 // lists it and kills it.
 func TestExec_detachedSandbox(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	ctx := context.Background()
-	dir := sandboxDir(t)
+	dir := testenv.TraversableDir(t)
 	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     sandboxInit(t),
+		InitPath:     sandboxtest.InitPath(t),
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),
 		CgroupParent: "desk-api-test",

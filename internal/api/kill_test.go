@@ -21,8 +21,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/initproc"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -37,9 +36,7 @@ const serverEnv = "DESK_API_TEST_SERVER"
 
 func TestMain(m *testing.M) {
 	// The sandbox tests' backend runs this binary as its init.
-	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
-		os.Exit(initproc.Main(os.Args[2:], os.Stderr))
-	}
+	sandboxtest.RunInit()
 	if dir := os.Getenv(serverEnv); dir != "" {
 		if err := serveChild(dir); err != nil {
 			fmt.Println("ERR", err)

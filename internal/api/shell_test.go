@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +21,9 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -77,17 +78,11 @@ func TestShell_Refused(t *testing.T) {
 // included.
 func shellServer(t *testing.T, configure ...func(*api.ShellConfig)) (url, admin string, c *client.Client) {
 	t.Helper()
-	if err := sandbox.Available(""); err == nil {
-		err = sandbox.MountAvailable()
-	} else if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-		t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
-	} else {
-		t.Skipf("skipping: %v", err)
-	}
+	sandboxtest.Require(t)
 	ctx := context.Background()
-	dir := sandboxDir(t)
+	dir := testenv.TraversableDir(t)
 	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     sandboxInit(t),
+		InitPath:     sandboxtest.InitPath(t),
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),
 		CgroupParent: "desk-api-shell-test",

@@ -9,10 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // module is the module path of this repository.
@@ -21,6 +22,7 @@ const module = "github.com/desk-dev/desk"
 // layers maps package roots (relative to the module) to their layer. A package
 // belongs to the longest root that is a prefix of its path.
 var layers = map[string]int{
+	"internal/testenv":   -2, // below everything: every test may use it
 	"internal/sqlite":    -1, // the SQLite driver's seam, below everything that stores
 	"internal/vfs":       0,
 	"internal/policy":    0,
@@ -42,6 +44,11 @@ var layers = map[string]int{
 	"internal/api":       6,
 	"internal/mcp":       5,
 }
+
+// testOnly are the packages that only tests import: the shared test helpers.
+// Outside a test only another of them may import one. internal/testenv
+// imports only the standard library.
+var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/vfs/vfstest"}
 
 // cmdRoot may import anything and is imported by nothing.
 const cmdRoot = "cmd/desk"
@@ -135,6 +142,13 @@ func check(pkgs []pkg) []string {
 				what = "imports (in a test)"
 			}
 			irel, internal := strings.CutPrefix(im.path, module+"/")
+			if internal && !im.test && slices.Contains(testOnly, irel) && !slices.Contains(testOnly, rel) {
+				report("%s %s %s: only tests (and the other test helpers) may import a test helper", rel, what, irel)
+			}
+			if rel == "internal/testenv" && !im.test && !isStd(im.path) {
+				report("%s %s %s: internal/testenv may import only the standard library", rel, what, im.path)
+				continue
+			}
 			switch {
 			case !internal && isStd(im.path):
 				continue
@@ -177,14 +191,6 @@ func check(pkgs []pkg) []string {
 	return bad
 }
 
-// goTool returns the go command of the toolchain running the test.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -210,7 +216,7 @@ func moduleRoot(t *testing.T) string {
 // listPackages returns the module's packages as `go list -deps -json ./...` sees them.
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	cmd := exec.Command(goTool(), "list", "-e", "-deps", "-json", "./...")
+	cmd := exec.Command(testenv.GoTool(t), "list", "-e", "-deps", "-json", "./...")
 	cmd.Dir = moduleRoot(t)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -277,6 +283,11 @@ func TestCheck_Violations(t *testing.T) {
 		{"imports the command", pkg{ImportPath: m("internal/api"), Imports: []string{m("cmd/desk")}}, "nothing may import the command"},
 		{"unknown package", pkg{ImportPath: m("internal/newthing")}, "internal/newthing is not in the layer table"},
 		{"unknown top level", pkg{ImportPath: m("tools/gen")}, "tools/gen is not in the layer table"},
+		{"test helper in a test", pkg{ImportPath: m("internal/api"), XTestImports: []string{m("internal/testenv"), m("internal/sandbox/sandboxtest")}}, ""},
+		{"test helper in a helper", pkg{ImportPath: m("internal/vfs/vfstest"), Imports: []string{m("internal/testenv")}}, ""},
+		{"test helper outside a test", pkg{ImportPath: m("internal/sandbox"), Imports: []string{m("internal/testenv")}}, "only tests (and the other test helpers) may import a test helper"},
+		{"sandboxtest outside a test", pkg{ImportPath: m("internal/api"), Imports: []string{m("internal/sandbox/sandboxtest")}}, "may import a test helper"},
+		{"testenv imports the module", pkg{ImportPath: m("internal/testenv"), Imports: []string{m("internal/vfs")}}, "internal/testenv may import only the standard library"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@
 // package of the module (test imports included) against the layer table of
 // docs/architecture.md:
 //
+//	layer -2 internal/testenv (the DESK_REQUIRE_* logic; any test may use it)
 //	layer -1 internal/sqlite (the SQLite driver's seam)
 //	layer 0  internal/vfs, internal/policy (and client, the public Go client)
 //	layer 1  internal/run, internal/fusefs, internal/gitws, internal/fsio
@@ -23,4 +24,8 @@
 // golang.org/x/sys and internal/sqlite; client imports only the standard
 // library. A package that is not in the table fails
 // the test: add it to the table (and to docs/architecture.md) with its layer.
+//
+// The test helpers (internal/testenv, internal/sandbox/sandboxtest,
+// internal/vfs/vfstest) are imported only by tests and by each other, and
+// internal/testenv imports only the standard library.
 package archtest

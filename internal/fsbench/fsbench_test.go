@@ -2,55 +2,35 @@ package fsbench
 
 import (
 	"context"
+	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/initproc"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // TestMain lets the test binary be the sandboxes' init.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
-		os.Exit(initproc.Main(os.Args[2:], os.Stderr))
-	}
+	sandboxtest.RunInit()
 	os.Exit(m.Run())
 }
 
 // TestRun_Small runs every scenario at a small scale on the three
 // filesystems and checks the report's shape.
 func TestRun_Small(t *testing.T) {
-	err := sandbox.Available("")
-	if err == nil {
-		err = sandbox.MountAvailable()
-	}
-	if err != nil {
-		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
+	sandboxtest.Require(t)
 	for _, tool := range []string{"git", "npm", "node"} {
 		if _, err := os.Stat("/usr/bin/" + tool); err != nil {
-			if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-				t.Fatalf("DESK_REQUIRE_SANDBOX=1 but the host has no /usr/bin/%s (make setup installs it)", tool)
-			}
-			t.Skipf("skipping: no /usr/bin/%s", tool)
+			testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/%s for the sandbox (make setup installs it): %w", tool, err))
 		}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
+	exe := sandboxtest.InitPath(t)
 	// The sandbox's root (an unprivileged host uid) must reach the scratch
 	// directory.
-	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
-		os.Chmod(d, 0o711)
-	}
+	dir := testenv.TraversableDir(t)
 	var progress strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

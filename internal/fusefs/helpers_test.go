@@ -7,20 +7,9 @@ import (
 	"testing"
 
 	"github.com/desk-dev/desk/internal/fusefs"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
-
-// needFUSE skips the test where a real mount is impossible: the server mounts
-// with mount(2) on /dev/fuse, which needs root. CI runs as root.
-func needFUSE(t testing.TB) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipping: mounting FUSE with mount(2) needs root")
-	}
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skipf("skipping: no /dev/fuse: %v", err)
-	}
-}
 
 // env is a store mounted in a temporary directory.
 type env struct {
@@ -36,7 +25,9 @@ func (e *env) path(p string) string { return filepath.Join(e.mnt, p) }
 // test fails), checks the store's invariants and closes it.
 func newEnv(t testing.TB, vopts vfs.Options, opts fusefs.Options) *env {
 	t.Helper()
-	needFUSE(t)
+	// Mounting needs root and /dev/fuse: without them the test is skipped,
+	// or failed under DESK_REQUIRE_FUSE=1 (CI).
+	testenv.NeedFUSE(t)
 	dir := t.TempDir()
 	store, err := vfs.Open(context.Background(), filepath.Join(dir, "ws.db"), vopts)
 	if err != nil {

@@ -2,6 +2,7 @@ package jsvm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,14 +11,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // The differential tests run modules under the real Node.js as well. Node
 // 20 or newer is needed; without it they are skipped, unless
-// DESK_REQUIRE_NODE is set (CI), when they fail.
+// DESK_REQUIRE_NODE=1 (CI), when they fail.
 
 // nodeBinary returns the path of node, or skips (fails under
-// DESK_REQUIRE_NODE) when there is none recent enough.
+// DESK_REQUIRE_NODE=1) when there is none recent enough.
 func nodeBinary(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("node")
@@ -31,10 +34,7 @@ func nodeBinary(t testing.TB) string {
 		}
 		err = errTooOld
 	}
-	if os.Getenv("DESK_REQUIRE_NODE") != "" {
-		t.Fatalf("node (20 or newer) is required (DESK_REQUIRE_NODE is set): %v", err)
-	}
-	t.Skipf("no node 20 or newer: %v", err)
+	testenv.Need(t, testenv.Node, fmt.Errorf("no node 20 or newer: %w", err))
 	return ""
 }
 

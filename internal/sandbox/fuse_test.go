@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -217,10 +218,7 @@ func tool(t *testing.T, name string) {
 			return
 		}
 	}
-	if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-		t.Fatalf("DESK_REQUIRE_SANDBOX=1 but the host has no /usr/bin/%s (make setup installs it)", name)
-	}
-	t.Skipf("skipping: the host has no /usr/bin/%s for the sandbox", name)
+	testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/%s for the sandbox (make setup installs it)", name))
 }
 
 func TestFUSE_Workloads(t *testing.T) {
@@ -576,8 +574,7 @@ func TestFUSE_InitKilledMidWrite(t *testing.T) {
 // new server cleans up the dead mount.
 func TestFUSE_ServerKilledMidWrite(t *testing.T) {
 	t.Parallel()
-	requireSandbox(t)
-	requireFUSE(t)
+	requireSandbox(t, true)
 	e := newEnv(t, Options{}) // for its directory
 	dir := filepath.Join(e.dir, "srv")
 	if err := os.MkdirAll(dir, 0o711); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox/initproc"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -28,28 +29,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// requireSandbox skips the test when the host cannot run sandboxes, unless
-// DESK_REQUIRE_SANDBOX=1 (CI), where that is a failure.
-func requireSandbox(t testing.TB) {
+// requireSandbox needs the host to run sandboxes (and, with fuse, on their
+// FUSE mount): without it the test is skipped, or failed under
+// DESK_REQUIRE_SANDBOX=1 (CI).
+func requireSandbox(t testing.TB, fuse bool) {
 	t.Helper()
-	if err := Available(""); err != nil {
-		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
-		}
-		t.Skipf("skipping: %v", err)
+	err := Available("")
+	if err == nil && fuse {
+		err = MountAvailable()
 	}
-}
-
-// requireFUSE skips the test when the host has no FUSE device, unless
-// DESK_REQUIRE_SANDBOX=1 (CI), where that is a failure.
-func requireFUSE(t testing.TB) {
-	t.Helper()
-	if err := MountAvailable(); err != nil {
-		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("DESK_REQUIRE_SANDBOX=1 but %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
+	testenv.Need(t, testenv.Sandbox, err)
 }
 
 // env is a workspace store, a sandbox backend over a host directory standing
@@ -78,16 +67,10 @@ func newFUSEEnv(t testing.TB, opts Options) *env {
 
 func newEnvMount(t testing.TB, opts Options, fuse bool) *env {
 	t.Helper()
-	requireSandbox(t)
-	if fuse {
-		requireFUSE(t)
-	}
-	dir := t.TempDir()
+	requireSandbox(t, fuse)
 	// The sandbox's root (an unprivileged uid on the host) must reach the
 	// bundle and the workspace directory.
-	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
-		os.Chmod(d, 0o711)
-	}
+	dir := testenv.TraversableDir(t)
 	e := &env{t: t, dir: dir, wsDir: filepath.Join(dir, "ws")}
 	if opts.HostID == 0 {
 		opts.HostID = DefaultHostID

@@ -2,12 +2,13 @@ package shell
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/shell/cmds"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // row is one compatibility case: a script run in the fixture directory.
@@ -256,10 +257,7 @@ func check(t *testing.T, r row, got result) {
 func TestTable_confirm(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		if os.Getenv("DESK_REQUIRE_SHELLS") == "1" {
-			t.Fatal("bash is required (DESK_REQUIRE_SHELLS=1)")
-		}
-		t.Skip("bash not found")
+		testenv.Need(t, testenv.Shells, fmt.Errorf("find bash: %w", err))
 	}
 	diverging := 0
 	rows := allRows()

@@ -1,8 +1,10 @@
 package cmds
 
 import (
-	"os"
+	"fmt"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // requireTool skips a confirm test whose reference tool is missing, or fails
@@ -10,8 +12,5 @@ import (
 // install step, not a reason to skip).
 func requireTool(t *testing.T, name string) {
 	t.Helper()
-	if os.Getenv("DESK_REQUIRE_SHELLS") == "1" {
-		t.Fatalf("%s is not installed, and DESK_REQUIRE_SHELLS=1 requires the real tools", name)
-	}
-	t.Skipf("%s not installed: the rows are not confirmed against the real tool", name)
+	testenv.Need(t, testenv.Shells, fmt.Errorf("%s is not installed: the rows are not confirmed against the real tool", name))
 }
