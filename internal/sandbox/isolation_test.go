@@ -1,11 +1,17 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/run"
 )
@@ -109,20 +115,132 @@ func TestIsolation_Namespaces(t *testing.T) {
 	}
 }
 
+// denyProbeCommand makes the test binary, run inside a sandbox as
+// /.desk/init, try each operation of denyProbes and print one line per
+// operation: its name and the errno it got ("ok" when it succeeded).
+const denyProbeCommand = "sandbox-test-deny"
+
+// denyProbes are operations a sandbox must refuse, with the errno each must
+// get: seccomp refuses with EPERM, so do the missing capabilities; the
+// read-only mounts refuse with EROFS, and files of the host's root (nobody in
+// the sandbox) with EACCES.
+var denyProbes = []struct {
+	name string
+	want syscall.Errno
+	do   func() error
+}{
+	{"unshare(CLONE_NEWUSER)", syscall.EPERM, func() error { return unix.Unshare(unix.CLONE_NEWUSER) }},
+	{"unshare(CLONE_NEWNET)", syscall.EPERM, func() error { return unix.Unshare(unix.CLONE_NEWNET) }},
+	{"unshare(CLONE_NEWNS)", syscall.EPERM, func() error { return unix.Unshare(unix.CLONE_NEWNS) }},
+	{"mount tmpfs", syscall.EPERM, func() error {
+		// On a directory that exists, so that only the refusal can fail it.
+		if err := os.MkdirAll("/tmp/probe-mnt", 0o755); err != nil {
+			return err
+		}
+		return unix.Mount("none", "/tmp/probe-mnt", "tmpfs", 0, "")
+	}},
+	{"umount /workspace", syscall.EPERM, func() error { return unix.Unmount("/workspace", unix.MNT_DETACH) }},
+	{"pivot_root", syscall.EPERM, func() error { return unix.PivotRoot("/tmp", "/tmp") }},
+	{"mknod char 1:3", syscall.EPERM, func() error { return unix.Mknod("/tmp/probe-null", unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))) }},
+	{"keyctl", syscall.EPERM, func() error {
+		_, err := unix.KeyctlGetKeyringID(unix.KEY_SPEC_SESSION_KEYRING, true)
+		return err
+	}},
+	{"bpf", syscall.EPERM, func() error {
+		_, _, e := unix.Syscall(unix.SYS_BPF, 0, 0, 0)
+		return errnoErr(e)
+	}},
+	{"open_by_handle_at", syscall.EPERM, func() error {
+		_, _, e := unix.Syscall(unix.SYS_OPEN_BY_HANDLE_AT, 0, 0, 0)
+		return errnoErr(e)
+	}},
+	{"write /proc/sys/vm/drop_caches", syscall.EACCES, func() error { return writeFile("/proc/sys/vm/drop_caches", "1") }},
+	{"write /proc/sysrq-trigger", syscall.EROFS, func() error { return writeFile("/proc/sysrq-trigger", "b") }},
+	{"write /usr/probe", syscall.EROFS, func() error { return writeFile("/usr/probe", "x") }},
+	{"write /.desk/init", syscall.EACCES, func() error { return writeFile("/.desk/init", "x") }},
+	{"sethostname", syscall.EPERM, func() error { return unix.Sethostname([]byte("other")) }},
+}
+
+// exists reports whether the host has path p.
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// errnoErr is e as an error, nil for 0.
+func errnoErr(e syscall.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
+}
+
+// writeFile opens name for writing (without creating it unless it is
+// missing) and writes s.
+func writeFile(name, s string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// denyProbe runs denyProbes and prints their results to w.
+func denyProbe(w io.Writer) {
+	for _, p := range denyProbes {
+		got := "ok"
+		if err := p.do(); err != nil {
+			var e syscall.Errno
+			if errors.As(err, &e) {
+				got = unix.ErrnoName(e)
+			} else {
+				got = "not an errno: " + err.Error()
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\n", p.name, got)
+	}
+}
+
+// TestIsolation_Privileges checks that what the sandbox must not do fails
+// with the errno it must get: the test binary, run inside as /.desk/init,
+// makes each system call itself (denyProbes), so that no other reason (a
+// missing directory, a missing tool) can pass for a refusal.
 func TestIsolation_Privileges(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
-	for _, src := range []string{
-		"unshare -U true",          // seccomp: unshare
-		"mount -t tmpfs none /mnt", // no mount
-		"echo 1 > /proc/sys/vm/drop_caches",
-		"cat /proc/kcore",              // masked
-		"echo b > /proc/sysrq-trigger", // read-only
-		"mknod /tmp/null c 1 3",        // no CAP_MKNOD
-		"chroot / true && unshare -n true",
-	} {
-		if res := e.run(src, run.ExecOptions{}); res.ExitCode == 0 {
-			t.Errorf("%q succeeded", src)
+	out := e.ok(initTarget + " " + denyProbeCommand)
+	got := map[string]string{}
+	for l := range strings.Lines(out) {
+		name, errno, _ := strings.Cut(strings.TrimSuffix(l, "\n"), "\t")
+		got[name] = errno
+	}
+	for _, p := range denyProbes {
+		want := unix.ErrnoName(p.want)
+		if p.name == "write /proc/sysrq-trigger" && !exists("/proc/sysrq-trigger") {
+			want = "ENOENT" // this kernel has none to protect
+		}
+		if got[p.name] != want {
+			t.Errorf("%s: %q, want %s", p.name, got[p.name], want)
+		}
+	}
+	// The masked paths the host has read as empty: /dev/null over a file, an
+	// empty tmpfs over a directory.
+	for _, p := range []string{"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+		"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		src := "wc -c < " + p
+		if fi.IsDir() {
+			src = "ls -A " + p + " | wc -l"
+		}
+		if out := e.ok(src); strings.TrimSpace(out) != "0" {
+			t.Errorf("%s is not masked: %q gives %s", p, src, strings.TrimSpace(out))
 		}
 	}
 	if out := e.ok("grep NoNewPrivs /proc/self/status | tr -d '\\t '"); out != "NoNewPrivs:1\n" {
@@ -134,44 +252,65 @@ func TestIsolation_Privileges(t *testing.T) {
 	// The init cannot be killed, traced or read from inside.
 	x := e.box()
 	e.ok("kill -9 1 2>/dev/null; kill -TERM 1; true")
-	e.fail("ls -l /proc/1/fd/", run.ExecOptions{})
+	if res := e.fail("ls -l /proc/1/fd/", run.ExecOptions{}); !strings.Contains(res.Stderr, "Permission denied") {
+		t.Errorf("ls /proc/1/fd: %q, want Permission denied (EACCES)", res.Stderr)
+	}
 	e.ok("true")
 	if e.box() != x || x.isDead() {
 		t.Error("the sandbox restarted after its processes signalled the init")
 	}
 }
 
+// TestLimits_CgroupSettings reads the limits runc wrote into the init's
+// cgroups: from the v1 controller's hierarchy where the host mounts one, and
+// otherwise from the v2 unified hierarchy (with runc's conversion of shares
+// to a weight). A limit found in neither, or a file that cannot be read, is a
+// failure.
 func TestLimits_CgroupSettings(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{Memory: 200 << 20, Pids: 100, CPUShares: 512, CPUs: 0.5})
 	e.ok("true")
 	x := e.box()
-	cg, _ := os.ReadFile("/proc/" + strconv.Itoa(x.initPID) + "/cgroup")
+	cg, err := os.ReadFile("/proc/" + strconv.Itoa(x.initPID) + "/cgroup")
+	if err != nil {
+		t.Fatalf("the init's cgroups: %v", err)
+	}
 	mounts := cgroupMounts()
-	read := func(controller, file string) string {
+	// dir returns the directory of the init's cgroup for controller ("" for
+	// the v2 hierarchy), or "" when the host has no such hierarchy.
+	dir := func(controller string) string {
 		for _, l := range strings.Split(string(cg), "\n") {
 			parts := strings.SplitN(l, ":", 3)
-			if len(parts) == 3 && (parts[1] == controller || strings.Contains(","+parts[1]+",", ","+controller+",")) {
-				m := mounts[controller]
-				b, err := os.ReadFile(filepath.Join(m.point, strings.TrimPrefix(parts[2], m.root), file))
-				if err != nil {
-					t.Errorf("%s/%s: %v", controller, file, err)
-				}
-				return strings.TrimSpace(string(b))
+			if len(parts) != 3 {
+				continue
+			}
+			v2 := controller == "" && parts[0] == "0" && parts[1] == ""
+			v1 := controller != "" && strings.Contains(","+parts[1]+",", ","+controller+",")
+			if m, ok := mounts[controller]; ok && (v1 || v2) {
+				return filepath.Join(m.point, strings.TrimPrefix(parts[2], m.root))
 			}
 		}
-		t.Skipf("no %s cgroup v1 controller on this host", controller)
 		return ""
 	}
-	for _, c := range []struct{ controller, file, want string }{
-		{"memory", "memory.limit_in_bytes", "209715200"},
-		{"pids", "pids.max", "100"},
-		{"cpu", "cpu.shares", "512"},
-		{"cpu", "cpu.cfs_quota_us", "50000"},
-		{"cpu", "cpu.cfs_period_us", "100000"},
+	for _, c := range []struct{ controller, v1file, v1want, v2file, v2want string }{
+		{"memory", "memory.limit_in_bytes", "209715200", "memory.max", "209715200"},
+		{"pids", "pids.max", "100", "pids.max", "100"},
+		{"cpu", "cpu.shares", "512", "cpu.weight", "20"}, // runc: 1 + (512-2)*9999/262142
+		{"cpu", "cpu.cfs_quota_us", "50000", "cpu.max", "50000 100000"},
+		{"cpu", "cpu.cfs_period_us", "100000", "cpu.max", "50000 100000"},
 	} {
-		if got := read(c.controller, c.file); got != c.want {
-			t.Errorf("%s: %q, want %q", c.file, got, c.want)
+		file, want := filepath.Join(dir(c.controller), c.v1file), c.v1want
+		if dir(c.controller) == "" {
+			if dir("") == "" {
+				t.Fatalf("the init is in no %s cgroup v1 hierarchy and in no v2 one:\n%s", c.controller, cg)
+			}
+			file, want = filepath.Join(dir(""), c.v2file), c.v2want
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s limit: %v", c.controller, err)
+		} else if got := strings.TrimSpace(string(b)); got != want {
+			t.Errorf("%s: %q, want %q", file, got, want)
 		}
 	}
 }

@@ -20,6 +20,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == InitCommand {
 		os.Exit(initproc.Main(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == denyProbeCommand {
+		denyProbe(os.Stdout)
+		os.Exit(0)
+	}
 	if len(os.Args) > 3 && os.Args[1] == "sandbox-test-server" && os.Args[3] == "fuse" {
 		testFUSEServer(os.Args[2])
 	}
