@@ -5,6 +5,7 @@
 // .ci/run does); the test builds desk, starts `desk serve`, and drives `desk
 // mcp` over stdio and /mcp/{ws} over streamable HTTP through a scripted
 // coding session. Without Node or the installed client the test is skipped,
-// unless DESK_REQUIRE_MCP_E2E=1. DESK_MCP_BENCH=N also measures N calls each
-// of read, grep and exec (echo) over both transports and logs p50/p99.
+// unless DESK_REQUIRE_MCP_E2E=1. TestMCP_Latency measures N calls each of
+// read, grep and exec (echo) over both transports and logs p50/p99:
+// DESK_MCP_BENCH=N, 20 by default.
 package e2e

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 var bg = context.Background()
@@ -29,10 +31,7 @@ func node(t *testing.T) string {
 		why = "the TypeScript MCP client is not installed (npm ci --prefix cmd/desk/e2e/testdata)"
 	}
 	if why != "" {
-		if os.Getenv("DESK_REQUIRE_MCP_E2E") == "1" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
+		testenv.Need(t, testenv.MCPE2E, errors.New(why))
 	}
 	return bin
 }
@@ -146,8 +145,8 @@ func TestMCP_TypeScriptClient(t *testing.T) {
 			}
 			backend := "sandbox"
 			if !s.hasBackend(t, ws, "sandbox") {
-				if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-					t.Fatal("the server has no sandbox backend")
+				if testenv.Sandbox.Required() {
+					t.Fatalf("%s=1, but the server has no sandbox backend", testenv.Sandbox)
 				}
 				t.Log("no sandbox backend here: the session's tests run in the shell backend")
 				backend = "shell"
@@ -198,11 +197,13 @@ func TestMCP_TypeScriptClient(t *testing.T) {
 }
 
 // TestMCP_Latency measures tool-call latency from the TypeScript client
-// (DESK_MCP_BENCH=N calls per tool; reported, not asserted).
+// (DESK_MCP_BENCH=N calls per tool; reported, not asserted). Without
+// DESK_MCP_BENCH it makes 20 calls per tool, so that the benchmark's script
+// runs in every test run (and cannot rot unseen).
 func TestMCP_Latency(t *testing.T) {
 	n := os.Getenv("DESK_MCP_BENCH")
 	if n == "" {
-		t.Skip("set DESK_MCP_BENCH=1000 to measure")
+		n = "20"
 	}
 	nodeBin := node(t)
 	s := startServer(t, "--log-level", "warn")

@@ -49,7 +49,8 @@
 //     length of its target; nlink of a directory is 2 plus its subdirectories).
 //   - Creation modes (mkdir drops setuid and setgid, open keeps all 12 bits) and
 //     Chmod of every permission bit; Chown and Lchown, including the clearing of
-//     setuid/setgid by chown and set-group-ID directories (root only).
+//     setuid/setgid by chown and set-group-ID directories (root only where the
+//     kernel checks permissions: see KernelChecked).
 //   - Mkdir, MkdirAll, ReadDir (byte order), Remove, RemoveAll, Rename with
 //     RenameNoReplace and RenameExchange in every combination of file, directory,
 //     symlink, hard link, missing name and ancestor, Link, Symlink, Readlink,
@@ -75,7 +76,9 @@
 //     values (only whether ctime moved), block counts beyond "a hole costs less
 //     than its size", and the size of directories.
 //   - Permission checks (EACCES): the suite runs as root, for whom the kernel
-//     checks no permissions. Chown tests are skipped when not running as root.
+//     checks no permissions. The Chown tests of a KernelChecked filesystem are
+//     skipped when not running as root, unless DESK_REQUIRE_ROOT=1 (CI), which
+//     makes that a failure; the vfs runs them as any user.
 //   - Owners, other than that new files belong to root when root creates them.
 //   - security.* and trusted.* xattrs (OS lists only user.* names).
 //   - Lexical cleaning: "/x/../y" is "/y" even when /x is a symlink or missing, as

@@ -53,6 +53,17 @@ type FS interface {
 	Realpath(ctx context.Context, name string) (string, error)
 }
 
+// KernelChecked is implemented by a filesystem whose permission checks the
+// kernel makes: OS, over a host directory or a FUSE mount. Only root may give
+// its files away, so its Chown tests need root: without it they are skipped,
+// or failed under DESK_REQUIRE_ROOT=1 (CI). A filesystem that does not
+// implement it (the vfs, which checks no permissions) runs them as any user.
+type KernelChecked interface {
+	FS
+	// KernelChecked marks the filesystem; it does nothing.
+	KernelChecked()
+}
+
 // File is an open file.
 type File interface {
 	io.Reader

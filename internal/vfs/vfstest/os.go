@@ -46,7 +46,10 @@ type osFS struct {
 	dir string
 }
 
-var _ FS = (*osFS)(nil)
+var _ KernelChecked = (*osFS)(nil)
+
+// KernelChecked marks the kernel as the one checking permissions.
+func (o *osFS) KernelChecked() {}
 
 // clean confines name to the root and returns it relative to the root (no leading
 // slash, "." for the root), keeping a trailing slash.
