@@ -18,22 +18,18 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // Files in the data directory.
 const (
 	// AdminTokenFile holds the generated admin token (mode 0600).
 	AdminTokenFile = "admin.token"
-	// StoreFile is the vfs store holding the workspace tokens.
+	// StoreFile is the SQLite database holding the workspace tokens (see storage.go).
 	StoreFile = "host.db"
 	// DefaultMaxTokens bounds the stored token records (see Options.MaxTokens).
 	DefaultMaxTokens = 10_000
 	// TokenPrefix starts every workspace token.
 	TokenPrefix = "desk_"
-	// recordKind is the vfs record kind of a token.
-	recordKind = "token"
 )
 
 // Errors. Test with errors.Is.
@@ -151,7 +147,7 @@ type Store struct {
 	adminSum  [sha256.Size]byte
 	admin     string
 	generated bool
-	fsys      *vfs.FS
+	db        *tokenDB
 
 	mu     sync.RWMutex
 	tokens map[string]*Token
@@ -188,31 +184,26 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Store, error) {
 		s.admin, s.generated = tok, gen
 	}
 	s.adminSum = sha256.Sum256([]byte(s.admin))
-	fsys, err := vfs.Open(ctx, filepath.Join(dataDir, StoreFile), vfs.Options{})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open token store: %w", err)
+	}
+	db, err := openTokenDB(filepath.Join(dataDir, StoreFile))
 	if err != nil {
 		return nil, fmt.Errorf("open token store: %w", err)
 	}
-	s.fsys = fsys
-	after := ""
-	for {
-		recs, err := fsys.Records().List(ctx, recordKind, after, 1000)
-		if err != nil {
-			fsys.Close()
-			return nil, fmt.Errorf("open token store: %w", err)
+	err = db.load(func(id string, val []byte) error {
+		var t Token
+		if err := json.Unmarshal(val, &t); err != nil || t.ID != id {
+			return fmt.Errorf("token record %q is corrupt", id)
 		}
-		for _, r := range recs {
-			var t Token
-			if err := json.Unmarshal(r.Value, &t); err != nil || t.ID != r.ID {
-				fsys.Close()
-				return nil, fmt.Errorf("open token store: token record %q is corrupt", r.ID)
-			}
-			s.tokens[t.ID] = &t
-		}
-		if len(recs) < 1000 {
-			break
-		}
-		after = recs[len(recs)-1].ID
+		s.tokens[t.ID] = &t
+		return nil
+	})
+	if err != nil {
+		db.close()
+		return nil, fmt.Errorf("open token store: %w", err)
 	}
+	s.db = db
 	return s, nil
 }
 
@@ -274,7 +265,10 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	return s.fsys.Close()
+	if err := s.db.close(); err != nil {
+		return fmt.Errorf("close token store: %w", err)
+	}
+	return nil
 }
 
 // Authenticate returns the principal a bearer token stands for, or an error
@@ -391,15 +385,7 @@ func (s *Store) Mint(ctx context.Context, o MintOptions) (Token, string, error) 
 	if err != nil {
 		return Token{}, "", fmt.Errorf("mint token: %w", err)
 	}
-	err = s.fsys.Records().Batch(ctx, func(b *vfs.RecordBatch) error {
-		for _, id := range drop {
-			if err := b.Delete(recordKind, id); err != nil {
-				return err
-			}
-		}
-		return b.Put(recordKind, id, val)
-	})
-	if err != nil {
+	if err := s.db.put(ctx, id, val, drop...); err != nil {
 		return Token{}, "", fmt.Errorf("mint token: %w", err)
 	}
 	for _, id := range drop {
@@ -434,7 +420,7 @@ func (s *Store) revokeLocked(ctx context.Context, t *Token) error {
 	if err != nil {
 		return fmt.Errorf("revoke token: %w", err)
 	}
-	if err := s.fsys.Records().Put(ctx, recordKind, c.ID, val); err != nil {
+	if err := s.db.put(ctx, c.ID, val); err != nil {
 		return fmt.Errorf("revoke token: %w", err)
 	}
 	*t = c

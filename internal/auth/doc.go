@@ -21,12 +21,21 @@
 //
 // # Storage
 //
-// Tokens live in a vfs store, <data>/host.db, as records of kind "token" keyed
-// by id whose value is the token's JSON (digest, workspace, scopes, backends,
-// created, revoked). Every Mint and Revoke is durable when it returns (vfs
-// records commit with the store's guarantees). All tokens are also held in
-// memory, so Authenticate does no I/O; only this process writes the store (the
-// vfs flock keeps others out). At most Options.MaxTokens (default 10,000)
+// Tokens live in <data>/host.db, an SQLite database (mode 0600, through
+// internal/sqlite) with one table, tokens(id, token), whose token column is
+// the token's JSON (digest, workspace, scopes, backends, created, revoked);
+// the file carries its own application id ("dskt"), so another SQLite file is
+// never taken for it. Every Mint and Revoke is one transaction, durable when
+// it returns (rollback journal, synchronous=FULL). All tokens are also held in
+// memory, so Authenticate does no I/O; only this process opens the file (an
+// flock keeps others out: a second Open fails with "in use").
+//
+// Before, host.db was a whole workspace store (internal/vfs) with the tokens
+// as records of kind "token". Open migrates such a file in place on its first
+// open: in one transaction it copies the token records into the table and
+// drops every other table (a crash leaves either layout whole), then leaves
+// WAL mode and vacuums. A host.db that is neither empty, nor a token store,
+// nor the old layout is refused with an error naming it, and left alone. At most Options.MaxTokens (default 10,000)
 // records are kept: past it, Mint drops the oldest revoked tokens, and fails
 // with ErrTooMany if none is revoked.
 //

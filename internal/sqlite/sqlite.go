@@ -80,6 +80,23 @@ func (c *Conn) Prep(sql string) (*Stmt, error) {
 	return s, nil
 }
 
+// Query runs sql (through the statement cache) with args bound and calls row
+// for each row it returns; the statement is reset afterwards.
+func (c *Conn) Query(sql string, args []any, row func(st *Stmt)) error {
+	st, err := c.Prep(sql)
+	if err != nil {
+		return err
+	}
+	defer st.Reset()
+	if err := st.Bind(args...); err != nil {
+		return err
+	}
+	for st.Step() {
+		row(st)
+	}
+	return st.Err()
+}
+
 // Changes is the number of rows changed by the last statement.
 func (c *Conn) Changes() int64 { return c.c.Changes() }
 

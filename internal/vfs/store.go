@@ -521,16 +521,5 @@ func (f *FS) queryRows(ctx context.Context, q string, args []any, row func(st *s
 		return err
 	}
 	defer f.putReader(c)
-	st, err := c.Prep(q)
-	if err != nil {
-		return err
-	}
-	defer st.Reset()
-	if err := st.Bind(args...); err != nil {
-		return err
-	}
-	for st.Step() {
-		row(st)
-	}
-	return st.Err()
+	return c.Query(q, args, row)
 }
