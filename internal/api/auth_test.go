@@ -61,6 +61,12 @@ func TestAPI_Auth(t *testing.T) {
 		{"admin only: mint", "POST", "/v1/tokens", writer, `{"workspace":"w1","scopes":["read"]}`, 403, api.CodeForbidden},
 		{"admin only: metrics", "GET", "/metrics", reader, "", 403, api.CodeForbidden},
 		{"mint: bad scope", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":["root"]}`, 400, api.CodeInvalid},
+		{"mint: unknown backend", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":["exec"],"backends":["bogus"]}`, 400, api.CodeUnknownBackend},
+		{"mint: a known and an unknown backend", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":["exec"],"backends":["lines","bogus"]}`, 400, api.CodeUnknownBackend},
+		{"mint: auto alone", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":["exec"],"backends":["auto"]}`, 400, api.CodeInvalid},
+		{"mint: backends without exec", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":["read"],"backends":["lines"]}`, 400, api.CodeInvalid},
+		{"mint: empty scope", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":[""]}`, 400, api.CodeInvalid},
+		{"mint: no scopes", "POST", "/v1/tokens", e.admin, `{"workspace":"w1","scopes":[]}`, 400, api.CodeInvalid},
 		{"mint: no workspace", "POST", "/v1/tokens", e.admin, `{"workspace":"nope","scopes":["read"]}`, 404, api.CodeNotFound},
 		{"revoke unknown", "DELETE", "/v1/tokens/0000000000000000", e.admin, "", 404, api.CodeNotFound},
 	} {
@@ -72,6 +78,13 @@ func TestAPI_Auth(t *testing.T) {
 		if st != tc.status || code != tc.code {
 			t.Errorf("%s: %d %s, want %d %s", tc.name, st, code, tc.status, tc.code)
 		}
+	}
+	_, err = e.c.MintToken(bg, client.TokenRequest{Workspace: "w1", Scopes: []string{"exec"}, Backends: []string{"bogus"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown backend "bogus": this server's backends are lines, other`) {
+		t.Errorf("mint with a bogus backend: %v", err)
+	}
+	if tl, err := e.c.ListTokens(bg, "", 0); err != nil || len(tl.Tokens) != 4 {
+		t.Errorf("refused mints made tokens: %+v, %v", tl, err)
 	}
 	// What the tokens may do.
 	rc := e.client(reader)

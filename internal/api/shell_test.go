@@ -47,7 +47,7 @@ func TestShell_Refused(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.mkws("w")
 	_, reader := e.mint("w", nil, "read")
-	_, shellOnly := e.mint("w", []string{"shell"}, "exec")
+	_, shellOnly := e.mint("w", []string{"lines"}, "exec")
 	_, execTok := e.mint("w", nil, "exec")
 	for _, c := range []struct {
 		name, token string

@@ -3,11 +3,14 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -120,15 +123,52 @@ func (s *Server) handleMintToken(w http.ResponseWriter, r *http.Request, c *call
 	if _, err := s.host.Info(r.Context(), req.Workspace); err != nil {
 		return err
 	}
-	o := auth.MintOptions{Workspace: req.Workspace, Backends: req.Backends}
-	for _, sc := range req.Scopes {
-		o.Scopes = append(o.Scopes, auth.Scope(sc))
+	o, err := s.mintOptions(req)
+	if err != nil {
+		return err
 	}
 	t, secret, err := s.auth.Mint(r.Context(), o)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, client.MintedToken{Token: wireToken(t), Secret: secret})
+}
+
+// mintOptions parses a mint request's scopes and backends: each scope must be
+// read, write or exec; each backend one of the server's, or "auto" beside at
+// least one of them (auto then routes among the token's backends); and
+// backends, which restrict exec, need the exec scope.
+func (s *Server) mintOptions(req client.TokenRequest) (auth.MintOptions, error) {
+	o := auth.MintOptions{Workspace: req.Workspace, Backends: req.Backends}
+	hasExec := false
+	for _, sc := range req.Scopes {
+		if !auth.Scope(sc).Valid() {
+			return o, errorf(http.StatusBadRequest, CodeInvalid, "unknown scope %q: the scopes are read, write and exec", sc)
+		}
+		hasExec = hasExec || auth.Scope(sc) == auth.ScopeExec
+		o.Scopes = append(o.Scopes, auth.Scope(sc))
+	}
+	if len(req.Backends) == 0 {
+		return o, nil
+	}
+	known := s.host.Backends()
+	if !hasExec {
+		return o, errorf(http.StatusBadRequest, CodeInvalid, "backends %s restrict the exec scope, which the token lacks: add exec to its scopes or drop the backends", strings.Join(req.Backends, ", "))
+	}
+	named := 0
+	for _, b := range req.Backends {
+		switch {
+		case b == run.AutoBackend:
+		case slices.Contains(known, b):
+			named++
+		default:
+			return o, errorf(http.StatusBadRequest, CodeUnknownBackend, "unknown backend %q: this server's backends are %s (and auto, which routes among a token's other backends)", b, strings.Join(known, ", "))
+		}
+	}
+	if named == 0 {
+		return o, errorf(http.StatusBadRequest, CodeInvalid, "backends [auto] alone allow nothing: auto routes only among the token's other backends; add some of %s", strings.Join(known, ", "))
+	}
+	return o, nil
 }
 
 func (s *Server) handleListTokens(w http.ResponseWriter, r *http.Request, _ *call) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,6 +258,12 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 
 // DataDir is the host's absolute data directory.
 func (h *Host) DataDir() string { return h.dataDir }
+
+// Backends returns the ids of the execution backends every workspace's
+// runtime routes to (Options.Workspace.Backends), sorted.
+func (h *Host) Backends() []string {
+	return slices.Sorted(maps.Keys(h.opts.Workspace.Backends))
+}
 
 // Lease is the right to use an open workspace. While any lease on it is held,
 // the host never closes the workspace (except in Host.Close). Release it when
