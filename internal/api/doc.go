@@ -46,7 +46,10 @@
 // # Limits
 //
 // Every limit is an Options field with a documented default: JSON body size,
-// upload size, header size (NewHTTPServer), page sizes, entries walked per
+// upload size, uploads at once, header size and header and idle timeouts
+// (NewHTTPServer), the progress rule of request bodies (progressBody: each
+// BodyReadTimeout must bring BodyMinBytes, else 408 and the connection is
+// closed), page sizes, entries walked per
 // find/grep/copy, grep file and byte budgets, line and pattern lengths. The
 // workspace's own limits (vfs, run, host) apply beneath.
 //

@@ -37,7 +37,8 @@ const (
 	CodeTooMany          = "too_many"          // 409: token limit
 	CodeJournalTruncated = "journal_truncated" // 410: a change cursor older than the journal keeps
 	CodeTooLarge         = "too_large"         // 413
-	CodeBusy             = "busy"              // 429: too many running executions
+	CodeTimeout          = "timeout"           // 408: a request body that stopped arriving; 504: a deadline passed
+	CodeBusy             = "busy"              // 429: too many running executions or uploads
 	CodeInternal         = "internal"          // 500
 	CodeUnavailable      = "unavailable"       // 503: too many workspaces open, or shutting down
 )
@@ -100,7 +101,7 @@ func classify(err error) *Error {
 		{run.ErrClosed, http.StatusServiceUnavailable, CodeUnavailable},
 		{vfs.ErrClosed, http.StatusServiceUnavailable, CodeUnavailable},
 		{context.Canceled, 499, "cancelled"},
-		{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout"},
+		{context.DeadlineExceeded, http.StatusGatewayTimeout, CodeTimeout},
 	} {
 		if errors.Is(err, s.err) {
 			return &Error{s.status, s.code, msg}

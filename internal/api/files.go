@@ -231,6 +231,11 @@ func (s *Server) handlePutFile(w http.ResponseWriter, r *http.Request, c *call) 
 	if r.ContentLength > s.opts.MaxUploadBytes {
 		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "file body of %d bytes is over the limit of %d", r.ContentLength, s.opts.MaxUploadBytes)
 	}
+	if n := s.uploads.Add(1); n > int64(s.opts.MaxUploads) {
+		s.uploads.Add(-1)
+		return errorf(http.StatusTooManyRequests, CodeBusy, "%d uploads are being received, the server's bound (MaxUploads): retry in a moment", s.opts.MaxUploads)
+	}
+	defer s.uploads.Add(-1)
 	fsys := c.lease.Workspace().FS()
 	ctx := r.Context()
 	if parents {

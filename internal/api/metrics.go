@@ -23,7 +23,9 @@ type metrics struct {
 	streaming prometheus.Gauge
 }
 
-func newMetrics(reg *prometheus.Registry, h *host.Host) (*metrics, error) {
+// newMetrics makes the collectors; uploads reports the PUT bodies being
+// received.
+func newMetrics(reg *prometheus.Registry, h *host.Host, uploads func() float64) (*metrics, error) {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		if err := reg.Register(collectors.NewGoCollector()); err != nil {
@@ -59,6 +61,7 @@ func newMetrics(reg *prometheus.Registry, h *host.Host) (*metrics, error) {
 		return func() float64 { return f(h.Stats()) }
 	}
 	cs := []prometheus.Collector{m.requests, m.latency, m.execs, m.started, m.running, m.streaming,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_http_uploads", Help: "PUT bodies being received now (bounded by MaxUploads)."}, uploads),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_open", Help: "Workspaces open now."},
 			stat(func(s host.Stats) float64 { return float64(s.Open) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_in_use", Help: "Open workspaces with users now."},

@@ -30,6 +30,9 @@ const (
 	DefaultMaxHeaderBytes    = 64 << 10 // request headers (NewHTTPServer)
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultBodyReadTimeout   = 30 * time.Second // a request body must bring DefaultBodyMinBytes this often
+	DefaultBodyMinBytes      = 16 << 10
+	DefaultMaxUploads        = 32       // PUT bodies being received at once, server-wide
 	DefaultPageLimit         = 100      // page size when a request gives no limit
 	DefaultMaxPageLimit      = 1000     // the largest page a request may ask for
 	DefaultMaxWalk           = 100_000  // entries find, grep and copy visit per request
@@ -50,9 +53,25 @@ type Options struct {
 	MaxUploadBytes int64
 	// MaxHeaderBytes bounds request headers in NewHTTPServer. Default 64 KiB.
 	MaxHeaderBytes int
-	// ReadHeaderTimeout and IdleTimeout are NewHTTPServer's. Defaults 10s, 2m.
+	// ReadHeaderTimeout bounds the time to read a request's headers, and
+	// IdleTimeout the time a kept-alive connection waits for its next
+	// request; both are NewHTTPServer's, which closes the connection past
+	// them. Defaults 10s, 2m.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// BodyReadTimeout and BodyMinBytes are the progress rule of request
+	// bodies: from the handler's first read, every BodyReadTimeout must bring
+	// BodyMinBytes more bytes or the body's end; a body that stalls is
+	// answered 408 timeout and its connection closed. Defaults 30s, 16 KiB
+	// (about 550 bytes/s at the least). The rule needs the connection's read
+	// deadline: it holds under NewHTTPServer and httptest, not under a
+	// handler wrapper that hides the connection.
+	BodyReadTimeout time.Duration
+	BodyMinBytes    int64
+	// MaxUploads bounds the PUT bodies being received at once, server-wide
+	// (each holds up to the store's DirtyBytes, 8 MiB, of buffered content);
+	// past it a PUT is answered 429 busy with Retry-After. Default 32.
+	MaxUploads int
 	// DefaultLimit is the page size of list requests without limit (default
 	// 100); MaxLimit the largest a request may ask for (default 1000).
 	DefaultLimit int
@@ -93,7 +112,7 @@ type Options struct {
 
 func (o *Options) setDefaults() error {
 	for _, v := range []int64{o.MaxBodyBytes, o.MaxUploadBytes, int64(o.MaxHeaderBytes), int64(o.ReadHeaderTimeout),
-		int64(o.IdleTimeout), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
+		int64(o.IdleTimeout), int64(o.BodyReadTimeout), o.BodyMinBytes, int64(o.MaxUploads), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
 		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes} {
 		if v < 0 {
 			return errors.New("new api server: negative option")
@@ -119,6 +138,9 @@ func (o *Options) setDefaults() error {
 	defi(&o.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	defd(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	defd(&o.IdleTimeout, DefaultIdleTimeout)
+	defd(&o.BodyReadTimeout, DefaultBodyReadTimeout)
+	def(&o.BodyMinBytes, DefaultBodyMinBytes)
+	defi(&o.MaxUploads, DefaultMaxUploads)
 	defi(&o.DefaultLimit, DefaultPageLimit)
 	defi(&o.MaxLimit, DefaultMaxPageLimit)
 	defi(&o.MaxWalk, DefaultMaxWalk)
@@ -152,7 +174,8 @@ type Server struct {
 	shutdownOnce sync.Once
 	shutdownErr  error
 
-	shells atomic.Int64 // interactive shells open (ShellConfig.MaxShells)
+	shells  atomic.Int64 // interactive shells open (ShellConfig.MaxShells)
+	uploads atomic.Int64 // PUT bodies being received (Options.MaxUploads)
 }
 
 // New returns the API server over h and the token store a. Neither is owned
@@ -166,7 +189,7 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	}
 	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	m, err := newMetrics(opts.Registry, h)
+	m, err := newMetrics(opts.Registry, h, func() float64 { return float64(s.uploads.Load()) })
 	if err != nil {
 		return nil, fmt.Errorf("new api server: %w", err)
 	}
@@ -288,7 +311,18 @@ func (s *Server) wrap(rt route) http.Handler {
 		start := time.Now()
 		w := &respWriter{ResponseWriter: w0}
 		c := &call{}
+		var body *progressBody
+		if r.Body != nil && r.Body != http.NoBody {
+			body = newProgressBody(w, r, &s.opts)
+			r.Body = body
+		}
 		err := s.serve(rt, w, r, c)
+		if body != nil {
+			if body.timedOut {
+				err = s.bodyTimeoutError()
+			}
+			body.finish(err != nil)
+		}
 		if err != nil {
 			e := classify(err)
 			if e.Status >= 500 && e.Code == CodeInternal {
