@@ -28,6 +28,7 @@ type benchFS interface {
 	stat(name string) error
 	readDir(name string) (int, error)
 	remove(name string) error
+	removeAll(name string) error
 	create(name string) (io.WriteCloser, error)
 	openRW(name string) (io.WriterAt, io.Closer, error)
 	open(name string) (io.ReadCloser, error)
@@ -45,6 +46,7 @@ func (v vfsBench) writeFile(n string, d []byte) error      { return v.f.WriteFil
 func (v vfsBench) stat(n string) error                     { _, err := v.f.Stat(bctx, n); return err }
 func (v vfsBench) readDir(n string) (int, error)           { e, err := v.f.ReadDir(bctx, n); return len(e), err }
 func (v vfsBench) remove(n string) error                   { return v.f.Remove(bctx, n) }
+func (v vfsBench) removeAll(n string) error                { return v.f.RemoveAll(bctx, n) }
 func (v vfsBench) create(n string) (io.WriteCloser, error) { return v.f.Create(bctx, n) }
 func (v vfsBench) open(n string) (io.ReadCloser, error)    { return v.f.Open(bctx, n) }
 func (v vfsBench) openRW(n string) (io.WriterAt, io.Closer, error) {
@@ -81,6 +83,7 @@ func (o osBench) mkdir(n string) error                    { return os.Mkdir(o.p(
 func (o osBench) writeFile(n string, d []byte) error      { return os.WriteFile(o.p(n), d, 0o644) }
 func (o osBench) stat(n string) error                     { _, err := os.Stat(o.p(n)); return err }
 func (o osBench) remove(n string) error                   { return os.Remove(o.p(n)) }
+func (o osBench) removeAll(n string) error                { return os.RemoveAll(o.p(n)) }
 func (o osBench) create(n string) (io.WriteCloser, error) { return os.Create(o.p(n)) }
 func (o osBench) open(n string) (io.ReadCloser, error)    { return os.Open(o.p(n)) }
 func (o osBench) readDir(n string) (int, error) {
@@ -133,6 +136,10 @@ func pair(b *testing.B, sc scenario, opts vfs.Options) {
 		t0 := time.Now()
 		sc.run(b, o, dir)
 		base += time.Since(t0)
+		// Each iteration's tree goes before the next: b.N can reach hundreds,
+		// and hundreds of 64 MiB trees kept on tmpfs filled the machine's
+		// memory (24 GiB).
+		must(b, o.removeAll(dir))
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -144,6 +151,9 @@ func pair(b *testing.B, sc scenario, opts vfs.Options) {
 		}
 		b.StartTimer()
 		sc.run(b, v, dir)
+		b.StopTimer()
+		must(b, v.removeAll(dir))
+		b.StartTimer()
 	}
 	b.StopTimer()
 	if sc.bytes > 0 {
