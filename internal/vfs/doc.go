@@ -131,17 +131,41 @@
 //
 // # Locks and their order
 //
-//   - openInode.mu (one per open inode: its unflushed chunks and size) is taken
-//     before wmu, never after: a flush holds it and then commits.
-//   - gmu guards the group-commit queue; it is never held while waiting for
-//     anything else.
-//   - wmu serialises write transactions on the writer connection. Functions run
-//     under it (transaction bodies) must not call public FS methods (they would
-//     queue behind themselves) and must not take an openInode.mu: work that needs
-//     one after a commit goes into tx.after, which runs once wmu is released.
-//   - omu guards the table of open inodes; cache.mu guards the cache maps;
-//     dmu the pending deletions of unlinked inodes; tail.mu the in-memory
-//     journal tail. All are leaves: nothing else is taken while holding them.
+// A goroutine takes the store's locks in this order, outermost first, and
+// never the other way round:
+//
+//  1. File.mu, one per handle (its offset and directory cursor).
+//  2. openInode.mu, one per open inode (its unflushed chunks and size). At
+//     most one is held at a time. A flush holds it and then commits, so it
+//     comes before the commit locks; work that needs one after a commit goes
+//     into tx.after, which runs in the caller's goroutine once wmu is
+//     released.
+//  3. gmu, the group-commit queue. It is held only to queue a request or hand
+//     leadership on, and released before wmu is taken: never held while
+//     waiting for anything.
+//  4. wmu, the writer connection and the state it guards (next inode number,
+//     journal sequence, quota counters, the pending deferred transaction).
+//     Functions run under it (transaction bodies) must not call public FS
+//     methods (they would queue behind themselves) and must not take an
+//     openInode.mu or File.mu.
+//  5. The leaves, each guarding one table, taken alone or under any of the
+//     above, and never holding another lock: omu (open inodes), amu (access
+//     times waiting for a commit), dmu (deletions of unlinked inodes waiting
+//     for a commit), vmu (the pending transaction's view for readers; a
+//     commit writes it under wmu, readers read it under openInode.mu or
+//     nothing), nmu (the channel that wakes Wait), rmu (creating read
+//     connections; Close takes it under wmu), cache.mu (the inode and entry
+//     cache) and tail.mu (the in-memory journal tail).
+//
+// Waiting for a read connection (the pool of Options.Readers) is not a lock
+// but can block, so nothing waits for one while holding wmu: Check holds a
+// read connection and then takes wmu (to start its snapshot between
+// commits), and Close waits for the read connections only after releasing
+// wmu (it did so holding wmu before issue 12: a Check running into Close
+// could hang both).
+// Timers (a deferred commit's delay, pending deletions) commit from their
+// own goroutine, holding nothing. The order was checked by reading every
+// Lock call in the package (issue 12); no test enforces it.
 //
 // # Limits
 //

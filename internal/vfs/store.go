@@ -419,7 +419,8 @@ func (f *FS) Close() error {
 	if f.ckptDone != nil {
 		<-f.ckptDone
 	}
-	f.wmu.Lock()
+	// Wait for the read connections without holding wmu: a holder of one may
+	// be waiting for wmu (Check), and a reader never waits for a reader.
 	f.rmu.Lock()
 	n := int(f.nreader.Load())
 	f.rmu.Unlock()
@@ -427,6 +428,7 @@ func (f *FS) Close() error {
 		c := <-f.readers
 		errs = append(errs, c.Close())
 	}
+	f.wmu.Lock()
 	errs = append(errs, f.w.Close())
 	f.wmu.Unlock()
 	f.unlock()
