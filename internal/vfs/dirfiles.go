@@ -3,7 +3,6 @@ package vfs
 import (
 	"context"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/desk-dev/desk/internal/sqlite"
@@ -40,18 +39,9 @@ var dirFilesQuery = "SELECT i." + strings.ReplaceAll(inodeCols, ", ", ", i.") + 
 // of an open, a read and a close per file. Reading a file's content this way
 // updates its access time as a read through Open does (relatime).
 func (f *FS) ReadDirFiles(ctx context.Context, name, after string, limit int, maxSize int64) ([]DirFile, error) {
-	r, _, err := f.resolve(ctx, "readdir", name, true)
+	r, limit, err := f.resolveDir(ctx, name, limit)
 	if err != nil {
 		return nil, err
-	}
-	if r.ino == 0 {
-		return nil, perr("readdir", name, syscall.ENOENT)
-	}
-	if !r.in.IsDir() {
-		return nil, perr("readdir", name, syscall.ENOTDIR)
-	}
-	if limit <= 0 {
-		limit = 1000
 	}
 	maxSize = min(maxSize, f.chunkSize)
 	var out []DirFile

@@ -193,6 +193,15 @@ func (t *tx) resolveAt(dir Node, name string) (resolved, error) {
 	return r, nil
 }
 
+// resolveNew is resolveAt for a name to create: an existing entry is EEXIST.
+func (t *tx) resolveNew(dir Node, name string) (resolved, error) {
+	r, err := t.resolveAt(dir, name)
+	if err == nil && r.ino != 0 {
+		err = syscall.EEXIST
+	}
+	return r, err
+}
+
 // LookupAt returns the attributes of the inode name names in directory dir. A
 // final symlink is not followed; name is a single component.
 func (f *FS) LookupAt(ctx context.Context, dir uint64, name string) (Attr, error) {
@@ -310,12 +319,9 @@ func (f *FS) CreateAt(ctx context.Context, dir Node, name string, flag int, perm
 	var in inode
 	var p string
 	err := f.update(ctx, op, label, func(t *tx) error {
-		r, err := t.resolveAt(dir, name)
+		r, err := t.resolveNew(dir, name)
 		if err != nil {
 			return err
-		}
-		if r.ino != 0 {
-			return syscall.EEXIST
 		}
 		nin, err := t.create(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid)
 		if err != nil {
@@ -340,12 +346,9 @@ func (f *FS) CreateAt(ctx context.Context, dir Node, name string, flag int, perm
 func (f *FS) MkdirAt(ctx context.Context, dir Node, name string, perm fs.FileMode) (Attr, error) {
 	var a Attr
 	err := f.update(ctx, "mkdir", joinLabel(dir.Path, name), func(t *tx) error {
-		r, err := t.resolveAt(dir, name)
+		r, err := t.resolveNew(dir, name)
 		if err != nil {
 			return err
-		}
-		if r.ino != 0 {
-			return syscall.EEXIST
 		}
 		ino, err := t.mkdir(r.parent, r.name, r.path, FileModeToUnix(perm), t.uid, t.gid)
 		if err != nil {
@@ -376,12 +379,9 @@ func (f *FS) SymlinkAt(ctx context.Context, target string, dir Node, name string
 	}
 	var a Attr
 	err := f.update(ctx, op, label, func(t *tx) error {
-		r, err := t.resolveAt(dir, name)
+		r, err := t.resolveNew(dir, name)
 		if err != nil {
 			return err
-		}
-		if r.ino != 0 {
-			return syscall.EEXIST
 		}
 		in, err := t.symlink(r, target)
 		if err != nil {
@@ -405,12 +405,9 @@ func (f *FS) LinkAt(ctx context.Context, n Node, dir Node, name string) (Attr, e
 			return err
 		}
 		// As the kernel: the new name is checked before the source.
-		rn, err := t.resolveAt(dir, name)
+		rn, err := t.resolveNew(dir, name)
 		if err != nil {
 			return err
-		}
-		if rn.ino != 0 {
-			return syscall.EEXIST
 		}
 		if !src.IsDir() && src.Nlink == 0 {
 			return syscall.ENOENT

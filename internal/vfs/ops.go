@@ -185,18 +185,9 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]DirEntry, error) {
 // ReadDirPage lists up to limit entries of a directory whose names sort after
 // after (byte order), in name order. Pass the last name of a page to get the next.
 func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]DirEntry, error) {
-	r, _, err := f.resolve(ctx, "readdir", name, true)
+	r, limit, err := f.resolveDir(ctx, name, limit)
 	if err != nil {
 		return nil, err
-	}
-	if r.ino == 0 {
-		return nil, perr("readdir", name, syscall.ENOENT)
-	}
-	if !r.in.IsDir() {
-		return nil, perr("readdir", name, syscall.ENOTDIR)
-	}
-	if limit <= 0 {
-		limit = 1000
 	}
 	ents, err := f.listDir(ctx, r.ino, after, limit)
 	if err != nil {
@@ -224,6 +215,24 @@ func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) (
 		f.cache.fillDir(ver, ino, out) // the whole directory: later misses are absent names
 	}
 	return out, err
+}
+
+// resolveDir resolves the directory name for a listing of limit entries
+// (limit <= 0: 1000, returned).
+func (f *FS) resolveDir(ctx context.Context, name string, limit int) (resolved, int, error) {
+	r, _, err := f.resolve(ctx, "readdir", name, true)
+	switch {
+	case err != nil:
+		return resolved{}, 0, err
+	case r.ino == 0:
+		return resolved{}, 0, perr("readdir", name, syscall.ENOENT)
+	case !r.in.IsDir():
+		return resolved{}, 0, perr("readdir", name, syscall.ENOTDIR)
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	return r, limit, nil
 }
 
 // Remove removes a file, symlink or empty directory.

@@ -29,36 +29,21 @@ func (f *FS) cleanPath(op, name string) (p string, dirOnly bool, err error) {
 		}
 		return name, false, nil
 	}
-	var b strings.Builder
-	b.Grow(len(name) + 1)
-	parts := make([]string, 0, 8)
-	for _, c := range strings.Split(name, "/") {
-		switch c {
-		case "", ".":
-		case "..":
-			if len(parts) > 0 {
-				parts = parts[:len(parts)-1]
-			}
-		default:
-			if len(c) > f.opts.MaxNameLen {
-				return "", false, perr(op, name, syscall.ENAMETOOLONG)
-			}
-			parts = append(parts, c)
-		}
+	parts, ok := cleanParts(name, f.opts.MaxNameLen)
+	if !ok {
+		return "", false, perr(op, name, syscall.ENAMETOOLONG)
 	}
 	if len(parts) == 0 {
 		return "/", dirOnly, nil
 	}
-	for _, c := range parts {
-		b.WriteByte('/')
-		b.WriteString(c)
-	}
-	return b.String(), dirOnly, nil
+	return "/" + strings.Join(parts, "/"), dirOnly, nil
 }
 
-// Clean returns the cleaned absolute form of a workspace path.
-func Clean(name string) string {
-	parts := make([]string, 0, 8)
+// cleanParts splits name into its components with "." and ".." resolved
+// textually (".." never climbs above the root). ok is false if a component
+// is longer than maxName (maxName <= 0: no limit).
+func cleanParts(name string, maxName int) (parts []string, ok bool) {
+	parts = make([]string, 0, 8)
 	for _, c := range strings.Split(name, "/") {
 		switch c {
 		case "", ".":
@@ -67,9 +52,18 @@ func Clean(name string) string {
 				parts = parts[:len(parts)-1]
 			}
 		default:
+			if maxName > 0 && len(c) > maxName {
+				return nil, false
+			}
 			parts = append(parts, c)
 		}
 	}
+	return parts, true
+}
+
+// Clean returns the cleaned absolute form of a workspace path.
+func Clean(name string) string {
+	parts, _ := cleanParts(name, 0)
 	return "/" + strings.Join(parts, "/")
 }
 
