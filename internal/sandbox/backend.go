@@ -35,6 +35,12 @@ type Backend struct {
 	skel   *skeleton // made on the first start (host userland only)
 
 	detachedSeq atomic.Uint64 // numbers the init ids of RunDetached's programs
+
+	// idleChecked, when set (by tests, before the first execution), is
+	// called after each idle check that asked the init, with whether it
+	// stopped the sandbox: the event a test waits on instead of sleeping
+	// past IdleTimeout.
+	idleChecked func(ws string, stopped bool)
 }
 
 var _ run.Backend = (*Backend)(nil)
@@ -243,6 +249,9 @@ func (b *Backend) idleCheck(x *box) {
 	b.mu.Unlock()
 	if stop {
 		x.die(fmt.Errorf("idle for %v", b.opts.IdleTimeout))
+	}
+	if b.idleChecked != nil {
+		b.idleChecked(x.ws.Name, stop)
 	}
 }
 

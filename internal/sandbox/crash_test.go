@@ -39,7 +39,12 @@ func testServer(dir string) {
 	}
 	go b.Run(context.Background(), &run.Job{ID: "x", Source: "sleep 1000", Cwd: "/", Env: run.DefaultEnv(),
 		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, FS: fs})
-	for {
+	// It polls /proc for the sleep (no event says a process started), with
+	// a hang guard: the test waits for its first line.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if time.Now().After(deadline) {
+			fail(fmt.Errorf("no sleep in the sandbox after 30s"))
+		}
 		b.mu.Lock()
 		x := b.boxes["ws"]
 		b.mu.Unlock()

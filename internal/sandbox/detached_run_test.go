@@ -92,10 +92,17 @@ func TestBackend_RunDetached(t *testing.T) {
 		if err != nil || len(l) != 1 || l[0].ID != "svc1" || !l[0].Detached {
 			t.Fatalf("running executions: %+v, %v", l, err)
 		}
-		// Its sandbox is not idle-stopped, and other executions do not
-		// sweep its processes.
-		time.Sleep(400 * time.Millisecond)
+		// Its sandbox cannot be idle-stopped: the running execution holds
+		// it, so no idle timer is armed. Other executions do not sweep its
+		// processes.
 		e.ok("true")
+		bx := e.box()
+		e.b.mu.Lock()
+		users, idle := bx.users, bx.idle
+		e.b.mu.Unlock()
+		if users == 0 || idle != nil {
+			t.Fatalf("the sandbox of a running detached execution: %d users, idle timer %v", users, idle != nil)
+		}
 		if n := procsWith(e.box(), "sleep 1002"); n != 1 {
 			t.Fatalf("%d sleeps", n)
 		}

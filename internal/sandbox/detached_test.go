@@ -17,6 +17,7 @@ func TestDetached_StartListAttachSignal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{IdleTimeout: 300 * time.Millisecond})
 	ws := Workspace{Name: "ws", FS: e.fs}
+	checks := e.idleChecks("ws")
 	pid, err := e.b.StartDetached(ctx(t), ws, "svc", "echo hello; echo warn >&2; sleep 1000 & exec sleep 999", "/workspace", nil)
 	if err != nil || pid <= 1 {
 		t.Fatalf("StartDetached: pid %d, %v", pid, err)
@@ -26,7 +27,16 @@ func TestDetached_StartListAttachSignal(t *testing.T) {
 	}
 	// It survives attached executions (which sweep escaped processes) and idleness.
 	e.ok("true")
-	time.Sleep(600 * time.Millisecond)
+	// Drain the checks that ran meanwhile, then wait for one that runs
+	// after the attached execution ended: it must keep the sandbox.
+	for len(checks) > 0 {
+		if <-checks {
+			t.Fatal("an idle check stopped the sandbox of a running detached execution")
+		}
+	}
+	if waitIdleCheck(t, checks) {
+		t.Fatal("an idle check stopped the sandbox of a running detached execution")
+	}
 	l, err := e.b.ListDetached(ctx(t), "ws")
 	if err != nil || len(l) != 1 || l[0].ID != "svc" || !l[0].Running || l[0].PID != pid || l[0].Procs != 2 {
 		t.Fatalf("ListDetached: %+v, %v", l, err)

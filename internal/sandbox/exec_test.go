@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,35 +117,39 @@ func TestRun_Cwd(t *testing.T) {
 	}
 }
 
+// TestRun_StreamOrder checks that output is streamed, in order: the script
+// waits for a line of input after each output, and the test sends it only
+// once the output has arrived, so output held back until the end would stop
+// the test at the hang guard.
 func TestRun_StreamOrder(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.ok("true") // warm
-	x, err := e.r.Exec(ctx(t), "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; sleep 0.7; echo four >&2", run.ExecOptions{})
+	in, feed := io.Pipe()
+	defer feed.Close()
+	x, err := e.r.Exec(ctx(t), "echo one; read a; echo two >&2; read a; echo three; read a; echo four >&2", run.ExecOptions{Stdin: in})
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	s := x.Events(0)
 	var got []string
-	var firstAt time.Duration
-	for {
+	want := []string{"stdout:one", "stderr:two", "stdout:three", "stderr:four"}
+	for len(got) < len(want) {
 		ev, err := s.Next(ctx(t))
 		if err != nil {
-			break
+			t.Fatalf("after events %v: %v (output not streamed while the script waits for input?)", got, err)
 		}
 		if ev.Type == run.EventStdout || ev.Type == run.EventStderr {
-			if firstAt == 0 {
-				firstAt = time.Since(start)
-			}
 			got = append(got, string(ev.Type)+":"+strings.TrimSpace(string(ev.Data)))
+			if len(got) < len(want) {
+				go feed.Write([]byte("\n")) // the script reads it next
+			}
 		}
 	}
-	want := []string{"stdout:one", "stderr:two", "stdout:three", "stderr:four"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("events %v, want %v", got, want)
 	}
-	if firstAt > 600*time.Millisecond {
-		t.Errorf("the first output arrived after %v: not streamed", firstAt)
+	if res, err := x.Wait(ctx(t)); err != nil || res.ExitCode != 0 {
+		t.Errorf("Wait: %+v, %v", res, err)
 	}
 }
 
@@ -188,29 +193,37 @@ func TestRun_LeftoversKilledAtExit(t *testing.T) {
 	}
 }
 
+// TestRun_TimeoutTermThenKill: at the timeout a script gets SIGTERM, and
+// SIGKILL KillGrace later if it is still there.
 func TestRun_TimeoutTermThenKill(t *testing.T) {
 	const timeout, grace = 500 * time.Millisecond, 700 * time.Millisecond
-	e := newEnv(t, Options{KillGrace: grace})
-	e.ok("true")
-	// A script that handles SIGTERM ends on it.
-	res := e.run("trap 'echo got TERM; exit 7' TERM; sleep 1000 & wait", run.ExecOptions{Timeout: timeout})
-	if res.Status != run.StatusTimedOut || !strings.Contains(res.Stdout, "got TERM") {
-		t.Errorf("TERM handled: status %s stdout %q stderr %q", res.Status, res.Stdout, res.Stderr)
-	}
-	if d := res.Duration(); d > timeout+grace/2 {
-		t.Errorf("TERM handled: took %v, want about the timeout (%v)", d, timeout)
-	}
-	// One that ignores it is killed KillGrace later.
-	res = e.run("trap '' TERM; sleep 1000", run.ExecOptions{Timeout: timeout})
-	if res.Status != run.StatusTimedOut {
-		t.Errorf("TERM ignored: status %s", res.Status)
-	}
-	if d := res.Duration(); d < timeout+grace-100*time.Millisecond || d > timeout+grace+time.Second {
-		t.Errorf("TERM ignored: took %v, want timeout + grace (%v)", d, timeout+grace)
-	}
-	if n := countProcs(t, e.box(), "sleep"); n != 0 {
-		t.Errorf("%d sleep processes left", n)
-	}
+	t.Run("handled", func(t *testing.T) {
+		// A script that handles SIGTERM ends on it: with a grace longer
+		// than the step's hang guard (ctx), waiting out the grace would
+		// fail the test.
+		e := newEnv(t, Options{KillGrace: time.Hour})
+		e.ok("true")
+		res := e.run("trap 'echo got TERM; exit 7' TERM; sleep 1000 & wait", run.ExecOptions{Timeout: timeout})
+		if res.Status != run.StatusTimedOut || !strings.Contains(res.Stdout, "got TERM") {
+			t.Errorf("TERM handled: status %s stdout %q stderr %q", res.Status, res.Stdout, res.Stderr)
+		}
+	})
+	t.Run("ignored", func(t *testing.T) {
+		// One that ignores it is killed, and not before KillGrace has
+		// passed (a lower bound: a slow machine only makes it later).
+		e := newEnv(t, Options{KillGrace: grace})
+		e.ok("true")
+		res := e.run("trap '' TERM; sleep 1000", run.ExecOptions{Timeout: timeout})
+		if res.Status != run.StatusTimedOut {
+			t.Errorf("TERM ignored: status %s", res.Status)
+		}
+		if d := res.Duration(); d < timeout+grace-100*time.Millisecond {
+			t.Errorf("TERM ignored: killed after %v, before timeout + grace (%v)", d, timeout+grace)
+		}
+		if n := countProcs(t, e.box(), "sleep"); n != 0 {
+			t.Errorf("%d sleep processes left", n)
+		}
+	})
 }
 
 func TestRun_OwnWallTimeLimit(t *testing.T) {

@@ -152,16 +152,19 @@ func TestFUSE_Consistency(t *testing.T) {
 	}
 
 	// A program that keeps running sees the store's changes without
-	// reopening anything but the file.
-	x, err := e.r.Exec(ctx(t), `for i in $(seq 500); do [ "$(cat live 2>/dev/null)" = 2 ] && exit 0; sleep 0.01; done; exit 1`, run.ExecOptions{})
+	// reopening anything but the file: it reads the file until it holds 1,
+	// says so, then until it holds 2. (It polls: nothing tells a program
+	// that a file changed. The execution's timeout is the hang guard.)
+	x, err := e.r.Exec(ctx(t), `until [ "$(cat live 2>/dev/null)" = 1 ]; do sleep 0.01; done; echo saw 1
+until [ "$(cat live)" = 2 ]; do sleep 0.01; done`, run.ExecOptions{Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.put("/workspace/live", "1")
-	time.Sleep(50 * time.Millisecond)
+	waitOutput(t, x, "saw 1\n")
 	e.put("/workspace/live", "2")
 	res, err := x.Wait(ctx(t))
-	if err != nil || res.ExitCode != 0 {
+	if err != nil || res.Status != run.StatusCompleted || res.ExitCode != 0 {
 		t.Errorf("a running loop did not see the change: %v %+v", err, res)
 	}
 	e.check()
@@ -273,9 +276,17 @@ func TestFUSE_Workloads(t *testing.T) {
 		if got := e.ok("cd c && make"); !strings.Contains(got, "up to date") {
 			t.Errorf("make again = %q", got)
 		}
-		// A header changed through the store is newer: make rebuilds.
-		time.Sleep(10 * time.Millisecond)
+		// A header changed through the store is newer: make rebuilds. (Its
+		// mtime is set a second past the program's, so that no clock's
+		// granularity decides.)
 		e.put("/workspace/c/msg.h", "#define MSG \"changed\"\n")
+		built, err := e.fs.Stat(ctx(t), "/workspace/c/hello")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.fs.Chtimes(ctx(t), "/workspace/c/msg.h", built.ModTime(), built.ModTime().Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
 		if got := e.ok("cd c && make -s && ./hello"); got != "changed\n" {
 			t.Errorf("make after a store change; ./hello = %q", got)
 		}

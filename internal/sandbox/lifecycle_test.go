@@ -24,13 +24,18 @@ func (e *env) containers() string {
 func TestBackend_IdleStopAndLazyRestart(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{IdleTimeout: 300 * time.Millisecond})
+	checks := e.idleChecks("ws")
 	e.ok("echo one > /tmp/mark")
 	first := e.box()
 	if e.containers() == "" {
 		t.Fatal("no container while the sandbox is live")
 	}
-	waitFor(t, 5*time.Second, "the idle sandbox to stop", func() bool { return len(e.b.Live()) == 0 })
+	for !waitIdleCheck(t, checks) {
+	}
 	<-first.gone
+	if n := len(e.b.Live()); n != 0 {
+		t.Errorf("%d sandboxes live after the idle stop", n)
+	}
 	if c := e.containers(); c != "" {
 		t.Errorf("containers left after the idle stop: %s", c)
 	}
@@ -150,14 +155,17 @@ func TestBackend_MaxSandboxes(t *testing.T) {
 	}
 	<-first.gone
 	// While "other" is busy, "ws" cannot start.
-	busy, err := r2.Exec(ctx(t), "sleep 0.5", run.ExecOptions{})
+	busy, err := r2.Exec(ctx(t), "echo started; sleep 1000", run.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitOutput(t, busy, "started\n")
 	res = e.run("true", run.ExecOptions{})
 	if res.Status != run.StatusFailed || !strings.Contains(res.Error, ErrTooManySandboxes.Error()) {
 		t.Errorf("a third sandbox: status %s error %q", res.Status, res.Error)
+	}
+	if err := busy.Kill(run.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
 	busy.Wait(ctx(t))
 }

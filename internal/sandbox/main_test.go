@@ -162,7 +162,38 @@ func (e *env) box() *box {
 	return e.b.boxes["ws"]
 }
 
-// waitFor polls cond for up to d.
+// idleChecks makes e's backend report its idle checks of workspace ws
+// (whether each stopped the sandbox) on the channel returned. Call it before
+// the first execution.
+func (e *env) idleChecks(ws string) <-chan bool {
+	ch := make(chan bool, 100)
+	e.b.idleChecked = func(name string, stopped bool) {
+		if name == ws {
+			select {
+			case ch <- stopped:
+			default: // nobody is waiting for so many
+			}
+		}
+	}
+	return ch
+}
+
+// waitIdleCheck waits for the next idle check on ch and returns whether it
+// stopped the sandbox; the step's hang guard (ctx) fails the test.
+func waitIdleCheck(t testing.TB, ch <-chan bool) bool {
+	t.Helper()
+	select {
+	case stopped := <-ch:
+		return stopped
+	case <-ctx(t).Done():
+		t.Fatal("no idle check of the sandbox within the hang guard")
+		return false
+	}
+}
+
+// waitFor polls cond for up to d. Use it only where no event exists to wait
+// on: the processes in /proc, a container in runc's state, the init's record
+// of a detached execution (asked over the wire). d is a hang guard.
 func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	for end := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
