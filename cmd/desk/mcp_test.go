@@ -39,7 +39,14 @@ func stdioSession(t *testing.T, args ...string) (*sdk.ClientSession, func() (int
 		outW.Close()
 		done <- code
 	}()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	started := make(chan struct{}, 1)
+	copts := &sdk.ClientOptions{ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+	}}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, copts).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		inW.Close()
 		t.Fatalf("connect: %v (desk said: %s)", err, errb.String())
@@ -182,26 +189,34 @@ func TestMCP_stdioCloseCancels(t *testing.T) {
 		outW.Close()
 		done <- code
 	}()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	started := make(chan struct{}, 1)
+	copts := &sdk.ClientOptions{ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+	}}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, copts).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	params := &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "echo started; sleep 30"}}
 	params.SetProgressToken("p")
 	go cs.CallTool(bg, params)
-	time.Sleep(300 * time.Millisecond)
-	t0 := time.Now()
+	select {
+	case <-started: // the execution runs: its first output came as progress
+	case <-time.After(30 * time.Second):
+		t.Fatal("no progress from the exec call within 30s (hang guard)")
+	}
 	inW.Close()
+	// The sleep has 30s left: desk mcp must not wait for it.
 	select {
 	case code := <-done:
 		if code != 0 {
 			t.Errorf("exit %d", code)
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("desk mcp did not exit after its input closed")
-	}
-	if d := time.Since(t0); d > 10*time.Second {
-		t.Errorf("exit took %v", d)
+	case <-time.After(20 * time.Second):
+		t.Fatal("desk mcp did not exit within 20s of its input closing (hang guard; the sleep would end at 30s)")
 	}
 	// The execution was killed, not left to the next open to fail.
 	fsys, err := vfs.Open(bg, filepath.Join(data, "workspaces", "w.db"), vfs.Options{})

@@ -650,8 +650,10 @@ func TestUnsupported(t *testing.T) {
 	}
 }
 
-// TestInvalidationLatency measures how long a change made in the store
-// directly takes to show in a stat the kernel had cached, without Sync.
+// TestInvalidationLatency checks that a change made in the store directly
+// shows in a stat the kernel had cached, without Sync, and logs how long it
+// took. Nothing signals the kernel's cache being dropped, so it polls the
+// stat; the deadline is a hang guard, not a latency bound.
 func TestInvalidationLatency(t *testing.T) {
 	e := newEnv(t, vfs.Options{}, fusefs.Options{})
 	ctx := context.Background()
@@ -663,8 +665,8 @@ func TestInvalidationLatency(t *testing.T) {
 		start := time.Now()
 		must(t, "chmod", e.store.Chmod(ctx, "/f", vfs.UnixToFileMode(mode)))
 		for stat(t, e.path("f")).Mode&0o777 != mode {
-			if time.Since(start) > time.Second {
-				t.Fatalf("stat still stale after %v", time.Since(start))
+			if time.Since(start) > 30*time.Second {
+				t.Fatalf("stat still stale after %v (hang guard): the store's chmod did not invalidate the kernel's attributes", time.Since(start))
 			}
 			time.Sleep(20 * time.Microsecond)
 		}

@@ -114,16 +114,17 @@ func TestLifecycle(t *testing.T) {
 			if _, err := x.Events(0).Next(testCtx(t)); err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
 			if err := x.Kill(run.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
+			// testCtx is the hang guard: a kill that does not stop the
+			// engine fails Wait with its deadline.
 			res, err := x.Wait(testCtx(t))
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("Wait after SIGKILL: %v", err)
 			}
-			if d := time.Since(start); res.Status != run.StatusCancelled || res.ExitCode != 137 || d > time.Second {
-				t.Fatalf("status %s exit %d after %v: %+v", res.Status, res.ExitCode, d, res)
+			if res.Status != run.StatusCancelled || res.ExitCode != 137 {
+				t.Fatalf("status %s exit %d: %+v", res.Status, res.ExitCode, res)
 			}
 		})
 	}
@@ -167,7 +168,9 @@ func TestCrashRecovery(t *testing.T) {
 	if _, err := x.Events(0).Next(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	for {
+	// The log reaches the store after the event (the runtime batches its
+	// writes) and nothing signals it: poll, with a hang guard.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 		ents, err := fsys.Records().ReadLog(testCtx(t), "exec", "victim", 1, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -175,7 +178,9 @@ func TestCrashRecovery(t *testing.T) {
 		if len(ents) > 0 {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatal("the execution's log never reached the store (hang guard: 30s)")
+		}
 	}
 	if err := fsys.Close(); err != nil {
 		t.Fatal(err)

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // TestLimits hits every limit of Options on purpose: each ends the
@@ -84,9 +89,18 @@ func TestLimits(t *testing.T) {
 		one := newBackend(t, Options{MaxConcurrent: 1})
 		fsys := newStore(t, nil)
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan result, 1)
-		go func() { done <- runJS(ctx, one, fsys, job{src: "console.log('started'); for (;;) {}"}) }()
-		time.Sleep(200 * time.Millisecond)
+		done := make(chan error, 1)
+		started := &signalWriter{ch: make(chan struct{})}
+		go func() {
+			_, err := one.Run(vfs.WithActor(ctx, "test"), &run.Job{ID: "first", Backend: ID, Source: "console.log('started'); for (;;) {}",
+				Cwd: "/workspace", Stdin: strings.NewReader(""), Stdout: started, Stderr: io.Discard, FS: fsys})
+			done <- err
+		}()
+		select {
+		case <-started.ch: // the first execution holds the one slot
+		case err := <-done:
+			t.Fatalf("the first execution ended before its output: %v", err)
+		}
 		r := runJS(context.Background(), one, fsys, job{src: "export default () => 1"})
 		var le *LimitError
 		if !errors.As(r.err, &le) || le.Limit != "MaxConcurrent" || !strings.Contains(r.stderr, "MaxConcurrent") {
@@ -112,4 +126,15 @@ func TestLimits(t *testing.T) {
 			t.Errorf("defaults: %+v", o)
 		}
 	})
+}
+
+// signalWriter closes ch on its first write.
+type signalWriter struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.ch) })
+	return len(p), nil
 }

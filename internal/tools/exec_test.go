@@ -99,11 +99,11 @@ func TestExec_progressAndCancel(t *testing.T) {
 		}})
 	}()
 	<-started
-	t0 := time.Now()
 	cancel()
-	<-done
-	if time.Since(t0) > 5*time.Second {
-		t.Errorf("cancel took %v", time.Since(t0))
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled call did not return within 20s (hang guard; its sleep would end at 30s)")
 	}
 	te := AsError(callErr, "")
 	if te == nil || te.Code != CodeCancelled || !strings.Contains(te.Message, "was killed") {
