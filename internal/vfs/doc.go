@@ -129,6 +129,30 @@
 // level: there is no index by inode), so journal paths are always current and
 // rename's ancestry checks always exact.
 //
+// # Layout
+//
+// One type, FS, serves two ways of naming files, and each has its own files:
+//
+//   - The path API names files by absolute path, resolved on every call:
+//     ops.go (Stat, Mkdir, Remove, Rename, Chmod, xattrs, ReadDir, Statfs,
+//     ...), file.go (Open, Create, OpenFile, Truncate), rw.go (ReadFile,
+//     WriteFile, WriteFileFrom), dirfiles.go (ReadDirFiles), iofs.go (IOFS),
+//     and batch.go, the same operations inside one transaction.
+//   - The inode API names an inode by number (methods ending in Ino) or an
+//     entry by its directory's number and a name (methods ending in At), as
+//     the kernel does: ino.go, and nothing else is in it (see Inode numbers).
+//   - The store as a whole: store.go (Open, Close, Path, ChunkSize, Options),
+//     defer.go (WithCommitDelay, Commit), journal.go (Seq, Changes, Wait,
+//     Subscribe), check.go (Check, Stats).
+//
+// A new method goes into the file of its group. Both APIs end in the same
+// transaction operations (tx.create, tx.mkdir, tx.rename, ... in ops.go and
+// content.go), so they cannot differ in behaviour, only in how they find the
+// inode: path.go walks paths, ino.go checks inode numbers. Beneath them are
+// tx.go (transactions and group commit), openfile.go (open inodes and
+// handle writes), content.go (chunks) and cache.go. Records (records.go) is a
+// type of its own.
+//
 // # Locks and their order
 //
 // A goroutine takes the store's locks in this order, outermost first, and

@@ -12,13 +12,14 @@ import (
 	"github.com/desk-dev/desk/internal/sqlite"
 )
 
-// This file is the store seen by inode number, for callers that track inodes
-// rather than paths: the FUSE server, to which the kernel names a file by its
-// inode and a directory entry by its directory's inode and a name. Operations
-// by path resolve the path again on every call, which races with concurrent
-// renames and cannot reach a file that has lost its last name while open; these
-// resolve nothing but the inode numbers they are given, inside the transaction
-// that acts on them.
+// This file is the inode API: the store seen by inode number, for callers
+// that track inodes rather than paths, as the FUSE server, to which the
+// kernel names a file by its inode and a directory entry by its directory's
+// inode and a name. Operations by path resolve the path again on every call,
+// which races with concurrent renames and cannot reach a file that has lost
+// its last name while open; these resolve nothing but the inode numbers they
+// are given, inside the transaction that acts on them. The package
+// documentation (Layout) says where the rest lives.
 
 // Node names an inode by number. Path is a name the caller believes the inode
 // has ("" when it knows none): it labels the journal entries the operation
@@ -237,6 +238,27 @@ func (f *FS) LookupAt(ctx context.Context, dir uint64, name string) (Attr, error
 		return Attr{}, perr(op, name, syscall.ENOENT)
 	}
 	return f.overlay(in).Attr, nil
+}
+
+// StatIno returns the attributes of inode ino (ENOENT if it does not exist).
+func (f *FS) StatIno(ctx context.Context, ino uint64) (Attr, error) {
+	in, err := f.inodeFor(ctx, "stat", ino)
+	if err != nil {
+		return Attr{}, err
+	}
+	return f.overlay(in).Attr, nil
+}
+
+// ReadDirIno lists up to limit entries of directory ino whose names sort
+// after after, as ReadDirPage (limit <= 0: 1000).
+func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	return f.listDir(ctx, ino, after, limit)
 }
 
 // OpenIno opens the existing inode n with os.O_* flags (O_CREATE and O_EXCL are

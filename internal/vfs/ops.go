@@ -106,21 +106,6 @@ func (f *FS) stat(ctx context.Context, op, name string, follow bool) (*FileInfo,
 	return NewFileInfo(baseName(p), f.overlay(r.in).Attr), nil
 }
 
-// StatIno returns the attributes of inode ino (ENOENT if it does not exist).
-func (f *FS) StatIno(ctx context.Context, ino uint64) (Attr, error) {
-	if err := ctx.Err(); err != nil {
-		return Attr{}, err
-	}
-	in, ok, err := f.getInode(ino)
-	if err != nil {
-		return Attr{}, asPathErr("stat", "", err)
-	}
-	if !ok {
-		return Attr{}, perr("stat", "", syscall.ENOENT)
-	}
-	return f.overlay(in).Attr, nil
-}
-
 // Mkdir creates a directory with the given permission bits (no umask is applied).
 func (f *FS) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
 	return f.update(ctx, "mkdir", name, func(t *tx) error {
@@ -194,14 +179,6 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 		return nil, asPathErr("readdir", name, err)
 	}
 	return ents, nil
-}
-
-// ReadDirIno lists a directory by inode number (see ReadDirPage).
-func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return f.listDir(ctx, ino, after, limit)
 }
 
 func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
