@@ -192,3 +192,39 @@ func TestFS_WithCommitDelayClose(t *testing.T) {
 		t.Fatalf("a deferred change did not survive Close: %v", err)
 	}
 }
+
+// TestFS_WithCommitDelayHandles checks what a handle's delay covers: a
+// handle with no delay (d <= 0) commits every change before it returns, and
+// records written through a deferring handle's store are durable at once
+// (they commit what is pending with them).
+func TestFS_WithCommitDelayHandles(t *testing.T) {
+	bg := context.Background()
+	f, err := Open(bg, t.TempDir()+"/x.db", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, d := range []time.Duration{0, -time.Second} {
+		seq := f.Seq()
+		if err := f.WithCommitDelay(d).Mkdir(bg, "/now"+d.String(), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if f.pendOn.Load() || f.Seq() != seq+1 {
+			t.Fatalf("WithCommitDelay(%v): pending %v, seq %d -> %d; want committed", d, f.pendOn.Load(), seq, f.Seq())
+		}
+	}
+	df := f.WithCommitDelay(time.Hour)
+	seq := f.Seq()
+	if err := df.Mkdir(bg, "/later", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !f.pendOn.Load() || f.Seq() != seq {
+		t.Fatal("a change through the deferring handle was committed at once")
+	}
+	if err := df.Records().Put(bg, "k", "id", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if f.pendOn.Load() || f.Seq() != seq+1 {
+		t.Fatalf("a record write left changes pending (pending %v, seq %d)", f.pendOn.Load(), f.Seq())
+	}
+}
