@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -227,5 +228,16 @@ func IsBusy(err error) bool {
 	return errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED)
 }
 
-// IsFull reports whether err is SQLite's FULL condition (the disk is full).
-func IsFull(err error) bool { return errors.Is(err, sqlite3.FULL) }
+// IsFull reports whether err is SQLite's FULL condition (the disk is full),
+// or an I/O error SQLite reports with ENOSPC or EDQUOT as its cause (growing
+// the shared-memory index, say).
+func IsFull(err error) bool {
+	if errors.Is(err, sqlite3.FULL) {
+		return true
+	}
+	var e *sqlite3.Error
+	if !errors.As(err, &e) || e.Unwrap() == nil {
+		return false
+	}
+	return errors.Is(e.Unwrap(), syscall.ENOSPC) || errors.Is(e.Unwrap(), syscall.EDQUOT)
+}

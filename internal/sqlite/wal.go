@@ -2,9 +2,12 @@ package sqlite
 
 import (
 	"encoding/binary"
+	"errors"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
+	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/vfs"
 )
 
@@ -107,7 +110,8 @@ func (w *walFile) WriteAt(p []byte, off int64) (int, error) {
 		if err := w.flush(); err != nil {
 			return 0, err
 		}
-		return w.File.WriteAt(p, off)
+		n, err := w.File.WriteAt(p, off)
+		return n, full(err)
 	case len(w.buf) > 0 && off == end && len(w.buf)+len(p) <= cap(w.buf):
 		w.buf = append(w.buf, p...)
 		walPending.Add(int64(len(p)))
@@ -154,6 +158,17 @@ func (w *walFile) flush() error {
 	b := w.buf[:0]
 	walBufs.Put(&b)
 	w.buf = nil
+	return full(err)
+}
+
+// full tags a write error of a full disk (ENOSPC, or EDQUOT: the user's disk
+// quota) as SQLITE_FULL, which SQLite reports as such. Without it SQLite
+// sees a plain I/O error (its unix VFS does this mapping; the Go one only
+// for a bare errno, and os.File wraps it).
+func full(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return vfs.SystemError(err, sqlite3.FULL)
+	}
 	return err
 }
 

@@ -14,7 +14,7 @@
 // lookup (ELOOP). Every failure is a *fs.PathError whose Err is a syscall.Errno
 // (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, ELOOP, ENAMETOOLONG, EFBIG,
 // ENOSPC, EROFS, ...); internal failures (SQLite, disk) read as EIO and keep
-// their cause. The conformance suite in vfstest runs the same tests against the
+// their cause, except a full disk, which reads as ENOSPC (see Disk space). The conformance suite in vfstest runs the same tests against the
 // store and against the kernel (package os on a temporary directory), so the
 // behaviour matches Linux, down to the order in which errors are checked.
 //
@@ -179,7 +179,9 @@
 //     commit writes it under wmu, readers read it under openInode.mu or
 //     nothing), nmu (the channel that wakes Wait), rmu (creating read
 //     connections; Close takes it under wmu), cache.mu (the inode and entry
-//     cache) and tail.mu (the in-memory journal tail).
+//     cache), tail.mu (the in-memory journal tail), sp.mu (the store's size
+//     last reported to its Space) and Space.mu (shared by the stores of a
+//     data directory: the reserve and the bound's count).
 //
 // Waiting for a read connection (the pool of Options.Readers) is not a lock
 // but can block, so nothing waits for one while holding wmu: Check holds a
@@ -194,9 +196,72 @@
 // # Limits
 //
 // Every limit is an Options field with a documented default: file size (EFBIG),
-// quota of unique stored bytes and number of inodes (ENOSPC), name length 255 and
+// quota of unique stored bytes and number of inodes (ENOSPC; and the disk, see
+// Disk space), name length 255 and
 // path length 4096 (ENAMETOOLONG), xattr size (E2BIG) and total per inode
 // (ENOSPC). A call that hits a limit changes nothing.
+//
+// # Disk space
+//
+// Every ENOSPC the store returns is a *fs.PathError whose Err reads as
+// ENOSPC (vfs.Errno, errors.Is) and whose message says which bound was
+// reached: the workspace's quota, its inode limit, the disk ("the disk
+// holding the store is full: N bytes free, M needed") or the data
+// directory's bound. SQLITE_FULL, and ENOSPC or EDQUOT from the host under
+// an SQLite error, become the same ENOSPC (internal/sqlite tags the WAL's
+// failed writes as SQLITE_FULL; SQLite's Go VFS would report a plain I/O
+// error).
+//
+// Writes are admitted before they commit (admit, room.go). A request that
+// frees content, or inodes without adding content (remove, rmdir, truncate,
+// overwriting with less, rename over a file), is always admitted. One that
+// adds content is measured after it ran: the room is the filesystem's free
+// space beyond the reserve (or the Space's bound left, if smaller), plus the
+// store's free pages, less the pages the WAL holds beyond the database
+// file's end (the next checkpoint adds them to the file); it must hold what
+// the transaction's admitted requests add to the WAL and a few pages
+// (slackPages). A request that adds no content (create, mkdir, rename,
+// chmod) needs those few pages, measured once per transaction. The cost is
+// a statfs(2), a stat(2) and three PRAGMAs per request that adds content.
+//
+// Options.Space, shared by the stores of one data directory (the host makes
+// one), keeps a reserve file (ReserveFile, DefaultReserve) whose blocks are
+// not counted as free. When SQLite still finds the disk full (something
+// else filled it, or a write's B-tree pages outgrew the estimate), the
+// transaction is rolled back and every request in it fails with ENOSPC;
+// the Space empties the reserve file and each of those requests runs once
+// more, alone: a delete then has the reserve's room, a write fails
+// admission (the reserve, released, is still not free space). The reserve
+// is allocated again when the filesystem has twice its size free. A write
+// that admit refused while the WAL holds more than a few pages gets a
+// TRUNCATE checkpoint and one more try: a WAL that grew while the
+// checkpointer lagged behind holds disk space. journal_size_limit is
+// CheckpointBytes, and the checkpointer is kicked every quarter of
+// CheckpointBytes of content, so on a small disk the WAL stays near it.
+//
+// The Space's bound (SpaceOptions.Limit) counts the disk space (st_blocks)
+// of the files below its directory, measured once by OpenSpace and then
+// reported by each store after commits that change content, checkpoints and
+// Close (with what its next checkpoint adds); Space.Removed takes off a
+// removed store. The figures are exact within what is in flight: a
+// checkpoint running, or commits since the last report.
+//
+// Freed content stays in the store's file as free pages, reused by the same
+// store's writes: deleting in one workspace does not give the host's disk or
+// the bound room for another (deleting the workspace does).
+//
+// A store logs (Options.Logger) once when a write fails for lack of space,
+// and once when a write that adds content commits again; the Space logs the
+// release of the reserve and its return. While a store is out of space,
+// WithCommitDelay is ignored: a delete is durable, and retried if needed,
+// before it returns. A checkpoint a full disk stops is logged, not an error
+// (the WAL keeps the changes), Close included.
+//
+// Statfs reports the free space as the smallest of the quota left, the room
+// above (with the store's free pages) and the bound left (LimitedBy names
+// it), the size as the space used plus that, the filesystem's own size and
+// free space, the reserve and the bound. FilesFree is 0 when there is no
+// room for another inode.
 //
 // # Processes
 //

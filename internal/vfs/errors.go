@@ -31,10 +31,18 @@ func Errno(err error) syscall.Errno {
 }
 
 // asPathErr makes sure err is a *fs.PathError with op and path; internal errors
-// (SQLite failures) become EIO so callers always see an errno.
+// (SQLite failures) become EIO so callers always see an errno, except a full
+// disk, which is ENOSPC.
 func asPathErr(op, path string, err error) error {
 	if err == nil {
 		return nil
+	}
+	var se *spaceError
+	if errors.As(err, &se) {
+		return &fs.PathError{Op: op, Path: path, Err: se}
+	}
+	if full(err) {
+		return &fs.PathError{Op: op, Path: path, Err: &spaceError{why: diskFullWhy, cause: err}}
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -555,7 +555,10 @@ func (f *FS) Realpath(ctx context.Context, name string) (string, error) {
 	return r.path, nil
 }
 
-// Statfs reports capacity and usage.
+// Statfs reports capacity and usage: the space free is the smallest of the
+// quota left, the free space of the filesystem holding the store (beyond the
+// Space's reserve, with the store's own free pages) and the Space's bound
+// left; the size is what is used plus that.
 func (f *FS) Statfs(ctx context.Context) (StatFS, error) {
 	if err := ctx.Err(); err != nil {
 		return StatFS{}, err
@@ -567,22 +570,18 @@ func (f *FS) Statfs(ctx context.Context) (StatFS, error) {
 	}
 	f.wmu.Lock()
 	used, inodes := f.used, f.inodes
+	var room int64
+	var by string
+	var sp spaceState
+	err := ErrClosed
+	if !f.closed.Load() {
+		room, by, sp, err = f.room(f.w)
+	}
 	f.wmu.Unlock()
-	q := f.opts.QuotaBytes
-	free := q - used
-	if free < 0 {
-		free = 0
+	if err != nil {
+		return StatFS{}, asPathErr("statfs", "/", err)
 	}
-	ffree := f.opts.MaxInodes - inodes
-	if ffree < 0 {
-		ffree = 0
-	}
-	return StatFS{
-		BlockSize: 512, Blocks: q / 512, BlocksFree: free / 512,
-		Files: f.opts.MaxInodes, FilesFree: ffree, NameMax: int64(f.opts.MaxNameLen),
-		ChunkSize: f.chunkSize, ReadOnly: f.opts.ReadOnly,
-		QuotaBytes: q, UsedBytes: used, InodesInUse: inodes,
-	}, nil
+	return f.statfs(used, inodes, room, by, sp), nil
 }
 
 // xattr namespaces Linux knows; others are EOPNOTSUPP.

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -79,6 +80,16 @@ type Options struct {
 	CheckpointBytes int64
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Space is the disk space this store shares with the other stores of its
+	// data directory: the reserve that keeps deletes working on a full disk
+	// and the bound on them all (see Space). Without one, writes are admitted
+	// against the free space of the filesystem holding the store, with no
+	// reserve.
+	Space *Space
+	// Logger receives what has no caller to return to: a store running out of
+	// space and having space again (once each), a checkpoint stopped by a
+	// full disk. Default slog.Default().
+	Logger *slog.Logger
 }
 
 func (o Options) withDefaults() Options {

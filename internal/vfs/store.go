@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -34,6 +35,8 @@ type core struct {
 	path      string
 	chunkSize int64
 	lockFile  *os.File
+	log       *slog.Logger
+	sp        roomState // disk space (room.go)
 
 	// wmu serialises write transactions on w. While it is held, the committed
 	// database state does not change underneath the holder.
@@ -46,6 +49,7 @@ type core struct {
 	inodes  int64  // live inodes
 	minSeq  uint64 // oldest retained journal sequence
 	commits uint64 // commits so far (paces the checkpointer)
+	walGrow int64  // content bytes committed since the checkpointer was last kicked
 
 	readers chan *sqlite.Conn
 	nreader atomic.Int32
@@ -112,10 +116,15 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 		notify:  make(chan struct{}),
 		closeCh: make(chan struct{}),
 		readers: make(chan *sqlite.Conn, opts.Readers),
+		log:     opts.Logger,
 	}}
+	if f.log == nil {
+		f.log = slog.Default()
+	}
 	if err := f.lock(); err != nil {
 		return nil, err
 	}
+	f.measureBase()
 	if err := f.openWriter(); err != nil {
 		f.unlock()
 		return nil, err
@@ -155,16 +164,17 @@ func (f *FS) checkpointer() {
 			if c, err = sqlite.Open(f.path, false); err != nil {
 				continue
 			}
-			c.Exec("PRAGMA busy_timeout=100; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=67108864")
+			c.Exec(fmt.Sprintf("PRAGMA busy_timeout=100; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=%d", f.opts.CheckpointBytes))
 		}
-		c.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		f.checkpointFull(c.Exec("PRAGMA wal_checkpoint(PASSIVE)"))
 		if fi.Size() > 4*f.opts.CheckpointBytes {
 			f.wmu.Lock()
 			if !f.closed.Load() && f.pend == nil {
-				f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+				f.checkpointFull(f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"))
 			}
 			f.wmu.Unlock()
 		}
+		f.measure(c)
 	}
 }
 
@@ -229,7 +239,9 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 	}
 	// WAL with synchronous=NORMAL: a commit is a write(2) into the WAL, which
 	// survives kill -9 of the process; fsync happens at checkpoints.
-	if err := c.Exec("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-32768; PRAGMA foreign_keys=OFF; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=67108864"); err != nil {
+	// journal_size_limit: a WAL that restarts after a checkpoint is cut back to
+	// CheckpointBytes, so that a burst does not keep its disk space.
+	if err := c.Exec(fmt.Sprintf("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-32768; PRAGMA foreign_keys=OFF; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=%d", f.opts.CheckpointBytes)); err != nil {
 		return err
 	}
 	ver, err := queryInt(c, "PRAGMA user_version")
@@ -410,7 +422,7 @@ func (f *FS) Close() error {
 		if err := f.recover(f.w); err != nil {
 			errs = append(errs, err)
 		}
-		if err := f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && !sqlite.IsBusy(err) {
+		if err := f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && !sqlite.IsBusy(err) && !f.checkpointFull(err) {
 			errs = append(errs, err)
 		}
 	}
@@ -429,8 +441,11 @@ func (f *FS) Close() error {
 		errs = append(errs, c.Close())
 	}
 	f.wmu.Lock()
-	errs = append(errs, f.w.Close())
+	if err := f.w.Close(); err != nil && !f.checkpointFull(err) {
+		errs = append(errs, err)
+	}
 	f.wmu.Unlock()
+	f.measure(nil)
 	f.unlock()
 	f.nmu.Lock()
 	close(f.notify)

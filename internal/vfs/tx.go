@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -42,6 +43,13 @@ type tx struct {
 	xattrIno   map[uint64]bool
 	contentIno map[uint64]bool
 	deferred   int // requests applied but not yet committed (deferred commits)
+
+	// Disk space (admit, room.go): the room last measured, and the content
+	// the admitted requests add to the WAL.
+	roomKnown bool
+	roomFree  int64
+	roomBy    string
+	walNeed   int64
 }
 
 // undoRec is one change to a transaction's overlay and the value it replaced.
@@ -65,6 +73,9 @@ type request struct {
 	delay  time.Duration // > 0: the request may be answered before its commit (deferred)
 	done   chan struct{}
 	leader bool // set when the request is woken to lead the next group
+	// retried is set when the request runs again after a full disk failed
+	// its transaction (retryFull).
+	retried bool
 }
 
 // update runs fn in a write transaction and commits it. The change is durable
@@ -98,7 +109,7 @@ func (f *FS) updateWith(ctx context.Context, delay time.Duration, op, path strin
 	if !lead {
 		<-r.done
 		if !r.leader {
-			return r.finishRequest()
+			return f.finishRequest(r)
 		}
 		// Woken to lead: our own request is still queued.
 	}
@@ -112,6 +123,7 @@ func (f *FS) updateWith(ctx context.Context, delay time.Duration, op, path strin
 		f.gmu.Unlock()
 		f.wmu.Lock()
 		f.commitGroup(group)
+		f.retryFull(group)
 		f.wmu.Unlock()
 		mine := false
 		for _, g := range group {
@@ -135,11 +147,12 @@ func (f *FS) updateWith(ctx context.Context, delay time.Duration, op, path strin
 		f.leading = false
 	}
 	f.gmu.Unlock()
-	return r.finishRequest()
+	return f.finishRequest(r)
 }
 
-func (r *request) finishRequest() error {
+func (f *FS) finishRequest(r *request) error {
 	if r.err != nil {
+		f.noteNoSpace(r.err)
 		return r.err
 	}
 	for _, fn := range r.after {
@@ -181,12 +194,20 @@ func (f *FS) commitGroup(group []*request) {
 	t.applyDrops()
 	ok, deferAll := 0, true
 	var delay time.Duration = -1
+	var broken error // a full disk failed the transaction itself
 	for _, r := range group {
+		if broken != nil {
+			r.err = asPathErr(r.op, r.path, broken)
+			continue
+		}
 		if err := r.ctx.Err(); err != nil {
 			r.err = err
 			continue
 		}
 		d, deferred := r.delay, r.delay > 0
+		if f.sp.low.Load() {
+			deferred = false // short of space: a delete is durable, and retried, before it returns
+		}
 		if !deferred {
 			deferAll = false
 		}
@@ -196,13 +217,23 @@ func (f *FS) commitGroup(group []*request) {
 		} else {
 			t.uid, t.gid = owner(r.ctx)
 			t.actor = actorOf(r.ctx)
+			used0, nin0 := t.used, t.ninodes
 			err := r.fn(t)
 			if err == nil && t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
-				err = syscall.ENOSPC // checked now: a deferred request is answered before finish
+				err = f.quotaError() // checked now: a deferred request is answered before finish
+			}
+			if err == nil {
+				err = t.admit(used0, nin0)
 			}
 			if err != nil {
 				r.err = asPathErr(r.op, r.path, err)
 			}
+		}
+		if r.err != nil && full(r.err) {
+			// SQLite may have rolled the whole transaction back: nothing
+			// more runs in it (retryFull runs the requests again).
+			broken = r.err
+			continue
 		}
 		if r.err == nil {
 			r.after = t.after
@@ -215,6 +246,19 @@ func (f *FS) commitGroup(group []*request) {
 				}
 			}
 		}
+	}
+	if broken != nil {
+		for _, r := range group {
+			if r.err == nil {
+				r.err = asPathErr(r.op, r.path, broken)
+			}
+		}
+		f.pend = nil
+		f.w.Run("ROLLBACK")
+		t.clearDying(0)
+		t.requeueDrops()
+		f.endPending(broken, t.deferred)
+		return
 	}
 	if fresh && ok == 0 {
 		f.w.Run("ROLLBACK")
@@ -257,9 +301,19 @@ func (f *FS) commitTx(t *tx) error {
 	f.endPending(nil, t.deferred)
 	t.clearDying(0)
 	if f.ckptKick != nil {
-		if f.commits++; f.commits%64 == 0 || t.used > 1<<20 {
+		// Every 64 commits, and every quarter of CheckpointBytes of content
+		// (so that on a small disk the WAL stays near CheckpointBytes).
+		f.walGrow += max(t.used, 0)
+		if f.commits++; f.commits%64 == 0 || f.walGrow > f.opts.CheckpointBytes/4 || t.used < -1<<20 {
+			f.walGrow = 0
 			f.kickCheckpoint()
 		}
+	}
+	if t.used != 0 {
+		f.measure(f.w)
+	}
+	if t.used > 0 {
+		f.noteSpace()
 	}
 	f.used += t.used
 	f.inodes += t.ninodes
@@ -286,7 +340,10 @@ func (t *tx) savepoint(r *request) error {
 	t.actor = actorOf(r.ctx)
 	err := r.fn(t)
 	if err == nil && t.used > used && t.f.used+t.used > t.f.opts.QuotaBytes {
-		err = syscall.ENOSPC
+		err = t.f.quotaError()
+	}
+	if err == nil {
+		err = t.admit(used, nin)
 	}
 	if err != nil {
 		t.c.Run("ROLLBACK TO req")
@@ -307,7 +364,7 @@ func (t *tx) savepoint(r *request) error {
 func (t *tx) finish() error {
 	f := t.f
 	if t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
-		return syscall.ENOSPC
+		return f.quotaError()
 	}
 	if len(t.inodes) > 0 {
 		ins, err := t.c.Prep("INSERT INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
@@ -533,7 +590,7 @@ func (t *tx) delDent(parent uint64, name string) error {
 func (t *tx) newInode(mode uint32) (*inode, error) {
 	f := t.f
 	if f.inodes+t.ninodes+1 > f.opts.MaxInodes {
-		return nil, syscall.ENOSPC
+		return nil, errNoSpace(LimitQuota, fmt.Sprintf("the workspace's limit of %d inodes is reached", f.opts.MaxInodes))
 	}
 	ino := f.nextIno
 	f.nextIno++ // never reused, even if the transaction rolls back

@@ -145,19 +145,34 @@ var (
 	UtimeNow  = time.Unix(0, -1)
 )
 
-// StatFS reports capacity, like statfs(2).
+// StatFS reports capacity, like statfs(2). The free space is the smallest of
+// the quota left, the disk's free space and the data directory's bound left
+// (LimitedBy says which); the size is the space used plus that.
 type StatFS struct {
 	BlockSize   int64 // fundamental block size (512)
-	Blocks      int64 // total blocks (quota / BlockSize)
-	BlocksFree  int64
+	Blocks      int64 // total blocks: (UsedBytes + FreeBytes) / BlockSize
+	BlocksFree  int64 // FreeBytes / BlockSize
 	Files       int64 // inode limit
-	FilesFree   int64
+	FilesFree   int64 // inodes left (0 when there is no room for another)
 	NameMax     int64
 	ChunkSize   int64 // the store's chunk size, a good I/O size
 	ReadOnly    bool
 	QuotaBytes  int64
-	UsedBytes   int64
+	UsedBytes   int64 // unique content bytes stored
 	InodesInUse int64
+	FreeBytes   int64  // what writes may still add
+	LimitedBy   string // LimitQuota, LimitDisk or LimitDataDir
+	// The filesystem holding the store: its size and its free space
+	// (f_bavail, the reserve file not counted as free).
+	DiskBytes     int64
+	DiskFreeBytes int64
+	// The Space's reserve (0: none) and whether it holds its blocks now.
+	ReserveBytes int64
+	ReserveHeld  bool
+	// The Space's bound on the data directory (0: none) and the bytes below
+	// it as measured last.
+	DataDirLimit int64
+	DataDirBytes int64
 }
 
 // Stats summarises the store's contents.

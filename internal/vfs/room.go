@@ -1,0 +1,289 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/sqlite"
+)
+
+// A store's side of disk space (see Space): admission of writes, the mapping
+// of a full disk to ENOSPC, one log line when the store runs out of space and
+// one when it has space again, and its share of a Space's bound.
+
+// roomState is the store's disk-space state.
+type roomState struct {
+	// low is set when a write failed for lack of space and cleared when a
+	// write that adds content commits: the transitions are logged. While it
+	// is set, WithCommitDelay is ignored, so that a delete is durable (and
+	// retried, if the disk is full) before it returns.
+	low atomic.Bool
+	mu  sync.Mutex // guards disk
+	// disk is the store's files' size (StoreBytes) as last reported to the
+	// Space's bound.
+	disk int64
+}
+
+// slackPages is what a change that adds no content (a create, rename, chmod,
+// a journal row) needs free: a few B-tree pages, in the WAL and the database.
+const slackPages = 8
+
+// full reports whether err is SQLite finding the disk full (SQLITE_FULL, or
+// ENOSPC/EDQUOT under an SQLite error), as opposed to a bound desk enforces.
+func full(err error) bool {
+	var se *spaceError
+	if errors.As(err, &se) {
+		return se.cause != nil
+	}
+	return sqlite.IsFull(err)
+}
+
+// diskFullWhy is the reason of the ENOSPC of a write SQLite could not make.
+const diskFullWhy = "the disk holding the store is full"
+
+// room is what this store may still add on disk, and which bound that is
+// (LimitDisk or LimitDataDir): the filesystem's free space beyond the
+// reserve, or the Space's bound left, plus the store's own free pages (c is
+// the writer).
+func (f *FS) room(c *sqlite.Conn) (int64, string, spaceState, error) {
+	var free int64
+	by := LimitDisk
+	var st spaceState
+	if s := f.opts.Space; s != nil {
+		var err error
+		if free, by, st, err = s.room(); err != nil {
+			return 0, "", st, err
+		}
+	} else {
+		var sfs unix.Statfs_t
+		if err := unix.Statfs(filepath.Dir(f.path), &sfs); err != nil {
+			return 0, "", st, fmt.Errorf("statfs: %w", err)
+		}
+		free = int64(sfs.Bavail) * sfs.Bsize
+		st.DiskTotal, st.DiskAvail = int64(sfs.Blocks)*sfs.Bsize, free
+	}
+	// The store's free pages are room; the pages the WAL holds beyond the
+	// database file's end are owed: the next checkpoint grows the file by them.
+	var n [3]int64
+	for i, q := range []string{"PRAGMA freelist_count", "PRAGMA page_count", "PRAGMA page_size"} {
+		v, err := queryInt(c, q)
+		if err != nil {
+			return 0, "", st, err
+		}
+		n[i] = v
+	}
+	freePages, pages, ps := n[0], n[1], n[2]
+	var fi unix.Stat_t
+	if err := unix.Stat(f.path, &fi); err != nil {
+		return 0, "", st, fmt.Errorf("stat: %w", err)
+	}
+	return free + freePages*ps - max(pages*ps-fi.Size, 0), by, st, nil
+}
+
+// owed is how much the next checkpoint grows the database file by: the
+// pages the WAL holds beyond its end (c sees the committed state).
+func (f *FS) owed(c *sqlite.Conn) int64 {
+	pages, err := queryInt(c, "PRAGMA page_count")
+	if err != nil {
+		return 0
+	}
+	ps, err := queryInt(c, "PRAGMA page_size")
+	if err != nil {
+		return 0
+	}
+	var fi unix.Stat_t
+	if unix.Stat(f.path, &fi) != nil {
+		return 0
+	}
+	return max(pages*ps-fi.Size, 0)
+}
+
+// why is the reason an ENOSPC gives for a bound (LimitDisk, LimitDataDir).
+func (f *FS) why(by string) string {
+	if by == LimitDataDir {
+		return fmt.Sprintf("the data directory's bound of %d bytes is reached", f.opts.Space.limit)
+	}
+	return diskFullWhy
+}
+
+// admit checks the request that just ran in t (t.used and t.ninodes were
+// used0 and nin0 before it) against the disk space. A request that frees
+// content, or inodes without adding content, always passes. Otherwise the
+// room is measured after it ran (so the database pages it added are counted,
+// as owed to the database file) and must hold what the requests of t that
+// added content will add to the WAL, this one's included, and a few pages.
+// A request that adds no content reuses the transaction's last measure.
+func (t *tx) admit(used0, nin0 int64) error {
+	d := t.used - used0
+	if d < 0 || d == 0 && t.ninodes < nin0 {
+		return nil
+	}
+	if d > 0 || !t.roomKnown {
+		free, by, _, err := t.f.room(t.c)
+		if err != nil {
+			return err
+		}
+		t.roomKnown, t.roomFree, t.roomBy = true, free, by
+	}
+	need := d + slackPages*int64(t.f.opts.PageSize)
+	if left := t.roomFree - t.walNeed; need > left {
+		return errNoSpace(t.roomBy, fmt.Sprintf("%s: %d bytes free, %d needed", t.f.why(t.roomBy), max(left, 0), need))
+	}
+	t.walNeed += d
+	return nil
+}
+
+// quotaError is the ENOSPC of the store's own quota of unique content bytes.
+func (f *FS) quotaError() error {
+	return errNoSpace(LimitQuota, fmt.Sprintf("the workspace's quota of %d bytes is reached", f.opts.QuotaBytes))
+}
+
+// noteNoSpace logs, once until the store has space again, that a write
+// failed for lack of space.
+func (f *FS) noteNoSpace(err error) {
+	var se *spaceError
+	if !errors.As(err, &se) || f.sp.low.Swap(true) {
+		return
+	}
+	f.log.Warn("workspace out of space: writes fail with ENOSPC; deletes and truncates still work",
+		"store", f.path, "reason", se.why)
+}
+
+// noteSpace logs that the store has space again after noteNoSpace.
+func (f *FS) noteSpace() {
+	if f.sp.low.Load() && f.sp.low.Swap(false) {
+		f.log.Info("workspace has space again", "store", f.path)
+	}
+}
+
+// measure reports a change in the size of the store's files, with what the
+// next checkpoint adds to them (c, when not nil, sees the committed state),
+// to the Space's bound. It costs a stat of each file and runs only when a
+// bound is set.
+func (f *FS) measure(c *sqlite.Conn) {
+	s := f.opts.Space
+	if s == nil || s.limit == 0 {
+		return
+	}
+	n := StoreBytes(f.path)
+	if c != nil {
+		n += f.owed(c)
+	}
+	f.sp.mu.Lock()
+	d := n - f.sp.disk
+	f.sp.disk = n
+	f.sp.mu.Unlock()
+	s.add(d)
+}
+
+// measureBase records the store's size when it opens, already counted by the
+// Space.
+func (f *FS) measureBase() {
+	if s := f.opts.Space; s != nil && s.limit > 0 {
+		f.sp.disk = StoreBytes(f.path)
+	}
+}
+
+// retryFull runs again, once each and alone, the requests of group that a
+// full disk failed (wmu is held):
+//   - SQLite found the disk full: the Space releases its reserve first, so a
+//     delete that shared its transaction with a write, or that needed the
+//     reserve, then succeeds, and a write fails admission;
+//   - admit refused a write for lack of room on the disk or under the bound
+//     while the WAL is larger than that write: the WAL is checkpointed and
+//     truncated first (a WAL that grew while the checkpointer lagged holds
+//     disk space that the write may then have).
+func (f *FS) retryFull(group []*request) {
+	var again []*request
+	release, truncate := false, false
+	for _, r := range group {
+		if r.err == nil || r.retried {
+			continue
+		}
+		var se *spaceError
+		switch {
+		case full(r.err):
+			release = true
+		case errors.As(r.err, &se) && (se.by == LimitDisk || se.by == LimitDataDir) && f.pend == nil && !f.closed.Load():
+			if fi, err := os.Stat(f.path + "-wal"); err != nil || fi.Size() < slackPages*int64(f.opts.PageSize) {
+				continue
+			}
+			truncate = true
+		default:
+			continue
+		}
+		again = append(again, r)
+	}
+	if len(again) == 0 {
+		return
+	}
+	if release {
+		f.noteNoSpace(again[0].err) // and no more deferred commits meanwhile
+		f.opts.Space.release()
+		f.kickCheckpoint()
+	}
+	if truncate && f.pend == nil {
+		if err := f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && !sqlite.IsBusy(err) {
+			f.checkpointFull(err)
+		}
+		f.measure(f.w)
+	}
+	for _, r := range again {
+		r.err, r.after, r.retried = nil, nil, true
+		f.commitGroup([]*request{r})
+	}
+}
+
+// checkpointFull reports (and logs) whether err is a checkpoint's failure on a
+// full disk: the WAL keeps the changes, so nothing is lost, and the caller
+// does not report it as an error.
+func (f *FS) checkpointFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	var sfs unix.Statfs_t
+	if unix.Statfs(filepath.Dir(f.path), &sfs) != nil {
+		return false
+	}
+	if int64(sfs.Bavail)*sfs.Bsize >= slackPages*int64(f.opts.PageSize) && !errors.Is(err, syscall.ENOSPC) {
+		return false
+	}
+	f.log.Warn("checkpoint stopped by a full disk; the WAL keeps the changes", "store", f.path, "error", err)
+	return true
+}
+
+// statfs builds Statfs's answer from the store's usage and its room on disk.
+func (f *FS) statfs(used, inodes, room int64, roomBy string, sp spaceState) StatFS {
+	free, by := max(f.opts.QuotaBytes-used, 0), LimitQuota
+	if room < free {
+		free, by = room, roomBy
+	}
+	ffree := max(f.opts.MaxInodes-inodes, 0)
+	if free < slackPages*int64(f.opts.PageSize) {
+		ffree = 0 // no room for another inode's rows
+	}
+	return StatFS{
+		BlockSize: 512, Blocks: (used + free) / 512, BlocksFree: free / 512,
+		Files: f.opts.MaxInodes, FilesFree: ffree, NameMax: int64(f.opts.MaxNameLen),
+		ChunkSize: f.chunkSize, ReadOnly: f.opts.ReadOnly,
+		QuotaBytes: f.opts.QuotaBytes, UsedBytes: used, InodesInUse: inodes,
+		FreeBytes: free, LimitedBy: by,
+		DiskBytes: sp.DiskTotal, DiskFreeBytes: sp.DiskAvail,
+		ReserveBytes: sp.Reserve, ReserveHeld: sp.Held,
+		DataDirBytes: sp.Used, DataDirLimit: sp.Limit,
+	}
+}
+
+// What bounds StatFS.FreeBytes.
+const (
+	LimitQuota   = "quota"   // the store's QuotaBytes
+	LimitDisk    = "disk"    // the filesystem holding the store
+	LimitDataDir = "datadir" // the Space's bound on the data directory
+)
