@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/tools"
+	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -101,8 +102,21 @@ type Options struct {
 	// Clock schedules idle timers. Default: the real clock (time.AfterFunc).
 	Clock Clock
 	// Logger receives errors that have no caller to return to (a failed close
-	// during hibernation). Default slog.Default().
+	// during hibernation), and each workspace's store logs through it with a
+	// "workspace" attribute (running out of space, having space again).
+	// Default slog.Default().
 	Logger *slog.Logger
+	// MaxDataBytes bounds the disk space the data directory's files take
+	// together (st_blocks; the reserve file not counted), across every
+	// workspace: a write that would pass it fails with ENOSPC, as each
+	// workspace's quota does for the workspace. 0 (the default) means no
+	// bound but the disk's. See vfs.Space.
+	MaxDataBytes int64
+	// ReserveBytes is the size of the reserve file kept in the data
+	// directory so that deletes and truncates work on a full disk (see
+	// vfs.Space). 0 means vfs.DefaultReserve (64 MiB, at most a sixteenth of
+	// the disk); negative, none.
+	ReserveBytes int64
 }
 
 // CreateOptions are per-workspace choices fixed at creation. Zero fields take
@@ -139,6 +153,14 @@ type Stats struct {
 	Created     uint64        // workspaces created
 	Deleted     uint64        // workspaces deleted
 	CloseErrors uint64        // closes that failed (see Options.Logger)
+	// The bound on the data directory (Options.MaxDataBytes; 0: none) and the
+	// bytes below it as measured last (0 without a bound).
+	MaxDataBytes int64
+	DataBytes    int64
+	// The reserve file's size and whether it holds its blocks now (false
+	// after a full disk, until space comes back).
+	ReserveBytes int64
+	ReserveHeld  bool
 }
 
 // state is an entry's place in its lifecycle (see doc.go).
@@ -185,6 +207,8 @@ type Host struct {
 	dataDir string   // absolute
 	lock    *os.File // flock on dataDir/LockFile
 
+	space *vfs.Space // the data directory's disk space, shared by every store
+
 	mu      sync.Mutex
 	closed  bool
 	entries map[string]*entry
@@ -227,6 +251,9 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err := os.MkdirAll(workspace.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("open host: %w", err)
 	}
+	if opts.MaxDataBytes < 0 {
+		return nil, fmt.Errorf("open host: MaxDataBytes %d: must not be negative (0: no bound)", opts.MaxDataBytes)
+	}
 	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open host: %w", err)
@@ -242,10 +269,20 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if lf.Truncate(0) == nil {
 		lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
+	space := opts.Workspace.VFS.Space
+	if space == nil {
+		space, err = vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: dir, Reserve: opts.ReserveBytes, Limit: opts.MaxDataBytes, Logger: opts.Logger})
+		if err != nil {
+			lf.Close()
+			return nil, fmt.Errorf("open host: %w", err)
+		}
+		opts.Workspace.VFS.Space = space
+	}
 	h := &Host{
 		opts:    opts,
 		dataDir: dir,
 		lock:    lf,
+		space:   space,
 		entries: make(map[string]*entry),
 		idle:    list.New(),
 	}
@@ -394,7 +431,7 @@ func (h *Host) Do(ctx context.Context, name string, fn func(*workspace.Workspace
 // waiting for it.
 func (h *Host) open(ctx context.Context, e *entry) (*Lease, error) {
 	defer h.ops.Done()
-	ws, err := workspace.Open(context.WithoutCancel(ctx), h.dataDir, e.name, h.opts.Workspace)
+	ws, err := workspace.Open(context.WithoutCancel(ctx), h.dataDir, e.name, h.workspaceOptions(e.name, h.opts.Workspace))
 	if err != nil {
 		err = fmt.Errorf("acquire workspace: %w", err)
 	}
@@ -624,7 +661,7 @@ func (h *Host) Create(ctx context.Context, name string, opts CreateOptions) (Inf
 // initialise writes the new workspace name's store with opts fixed in it, and
 // removes the workspace again if that fails.
 func (h *Host) initialise(ctx context.Context, name string, opts CreateOptions) error {
-	wopts := workspace.Options{VFS: h.opts.Workspace.VFS} // no runtime: only the store
+	wopts := h.workspaceOptions(name, workspace.Options{VFS: h.opts.Workspace.VFS}) // no runtime: only the store
 	if opts.ChunkSize != 0 {
 		wopts.VFS.ChunkSize = opts.ChunkSize
 	}
@@ -636,7 +673,7 @@ func (h *Host) initialise(ctx context.Context, name string, opts CreateOptions) 
 		err = ws.Close()
 	}
 	if err != nil {
-		workspace.Remove(h.dataDir, name)
+		h.remove(name)
 		return fmt.Errorf("create workspace %q: %w", name, err)
 	}
 	return nil
@@ -692,7 +729,7 @@ func (h *Host) Delete(ctx context.Context, name string) error {
 			err = ws.Close()
 		}
 		if err == nil {
-			err = workspace.Remove(h.dataDir, name)
+			err = h.remove(name)
 		}
 		h.mu.Lock()
 		if err == nil {
@@ -791,7 +828,6 @@ func (h *Host) Info(ctx context.Context, name string) (Info, error) {
 // Stats returns the host's counters.
 func (h *Host) Stats() Stats {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	s := h.stats
 	s.Open = h.nOpen
 	for _, e := range h.entries {
@@ -800,6 +836,9 @@ func (h *Host) Stats() Stats {
 			s.Leases += e.refs
 		}
 	}
+	h.mu.Unlock()
+	s.MaxDataBytes, s.DataBytes = h.space.Limit(), h.space.Used()
+	s.ReserveBytes, s.ReserveHeld = h.space.Reserve(), h.space.Held()
 	return s
 }
 
@@ -860,3 +899,30 @@ func (h *Host) Close() error {
 	}
 	return nil
 }
+
+// workspaceOptions are opts for the workspace name: its store logs through
+// the host's logger, naming the workspace.
+func (h *Host) workspaceOptions(name string, opts workspace.Options) workspace.Options {
+	if opts.VFS.Logger == nil {
+		opts.VFS.Logger = h.opts.Logger.With("workspace", name)
+	}
+	return opts
+}
+
+// remove removes the files of the workspace name (closed) and takes them
+// off the data directory's bound.
+func (h *Host) remove(name string) error {
+	var n int64
+	if path, err := workspace.File(h.dataDir, name); err == nil {
+		n = vfs.StoreBytes(path)
+	}
+	if err := workspace.Remove(h.dataDir, name); err != nil {
+		return err
+	}
+	h.space.Removed(n)
+	return nil
+}
+
+// Space is the data directory's disk space, shared by every workspace's
+// store: its reserve and its bound (Options.MaxDataBytes).
+func (h *Host) Space() *vfs.Space { return h.space }
