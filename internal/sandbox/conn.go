@@ -19,9 +19,15 @@ import (
 type conn struct {
 	c     net.Conn
 	limit int // bytes a stream's queue may hold: the window, plus a control frame
-	wmu   sync.Mutex
-	ready chan wire.Frame // the Ready frame
-	done  chan struct{}   // closed when the connection ended
+	// maxFrames is how many frames a stream's queue may hold, whatever their
+	// size (empty frames cost memory too): an honest init sends at most a
+	// window of output in frames of one byte or more, and at most one
+	// StdinAck per stdin frame the host sent (a window of them, at most),
+	// plus a few control frames.
+	maxFrames int
+	wmu       sync.Mutex
+	ready     chan wire.Frame // the Ready frame
+	done      chan struct{}   // closed when the connection ended
 
 	mu      sync.Mutex
 	streams map[uint32]*hstream
@@ -40,7 +46,7 @@ type hstream struct {
 }
 
 func newConn(c net.Conn, window int) *conn {
-	k := &conn{c: c, limit: window + wire.MaxPayload, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}}
+	k := &conn{c: c, limit: window + wire.MaxPayload, maxFrames: 2*window + 8, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}}
 	go k.read()
 	return k
 }
@@ -79,7 +85,7 @@ func (k *conn) read() {
 		s.mu.Lock()
 		s.q = append(s.q, f)
 		s.qbytes += len(f.Payload)
-		over := s.qbytes > k.limit
+		over := s.qbytes > k.limit || len(s.q) > k.maxFrames
 		s.mu.Unlock()
 		if over {
 			k.fail(fmt.Errorf("read frame: stream %d sent more than its window: %w", f.Stream, wire.ErrProtocol))

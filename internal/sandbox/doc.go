@@ -114,8 +114,9 @@
 //     read through /proc (it is not dumpable), and its socket is an
 //     inherited descriptor, not a path. It trusts nothing the sandbox's
 //     processes do; the backend trusts nothing the init sends (frames are
-//     bounded, a stream's queue is bounded by its window, a malformed frame
-//     stops the sandbox).
+//     bounded, a stream's queue is bounded by its window in bytes and by
+//     twice its window in frames, so empty frames cannot grow it either; a
+//     malformed frame or one of an unknown type stops the sandbox).
 //   - The environment: the server's environment never reaches a sandbox; a
 //     program sees the sandbox's base (PATH, HOME, USER, LOGNAME, SHELL,
 //     HOSTNAME, LANG, TERM, TMPDIR) overlaid with the execution's (run's)

@@ -11,8 +11,10 @@
 //	payload bytes:  JSON for control frames, raw bytes for data frames,
 //	                a big-endian uint32 for Credit and StdinAck
 //
-// A payload is at most MaxPayload bytes; a longer frame is a protocol error and
-// ends the connection (the backend then stops the sandbox). Both sides treat
+// A payload is at most MaxPayload bytes; a longer frame, or one of a type
+// this package does not define, is a protocol error and ends the connection
+// (the backend then stops the sandbox). Reading a frame allocates at most
+// its payload, so at most MaxPayload. Both sides treat
 // everything they read as untrusted: a malformed frame ends the connection,
 // it never crashes the reader.
 //
@@ -173,6 +175,9 @@ func (r *Reader) Next() (Frame, error) {
 		return Frame{}, fmt.Errorf("read frame: length %d: %w", n, ErrProtocol)
 	}
 	f := Frame{Type: Type(r.hdr[4]), Stream: binary.BigEndian.Uint32(r.hdr[5:])}
+	if _, ok := typeNames[f.Type]; !ok {
+		return Frame{}, fmt.Errorf("read frame: unknown %s: %w", f.Type, ErrProtocol)
+	}
 	if n > 5 {
 		f.Payload = make([]byte, n-5)
 		if _, err := io.ReadFull(r.r, f.Payload); err != nil {
