@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/desk-dev/desk/client/quote"
 )
 
 // DeleteInput is the input of delete.
@@ -80,14 +82,14 @@ func (s *Set) delete(ctx context.Context, in DeleteInput, _ *CallOptions) (*Dele
 	if err != nil {
 		return nil, AsError(err, p)
 	}
-	out := &DeleteOutput{Path: p, Type: typeName(fi.Attr().Mode)}
+	out := &DeleteOutput{Path: quote.Path(p), Type: typeName(fi.Attr().Mode)}
 	if fi.IsDir() && in.Recursive {
 		err = s.fs.RemoveAll(ctx, p)
 	} else {
 		err = s.fs.Remove(ctx, p)
 	}
 	if errors.Is(err, syscall.ENOTEMPTY) {
-		return nil, errorf(CodeNotEmpty, "%s is a directory that is not empty: pass recursive: true to delete it with everything in it (ls it first if unsure)", p)
+		return nil, errorf(CodeNotEmpty, "%s is a directory that is not empty: pass recursive: true to delete it with everything in it (ls it first if unsure)", quote.Path(p))
 	}
 	if err != nil {
 		return nil, AsError(err, p)

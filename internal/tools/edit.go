@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -144,14 +145,14 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 		return nil, notFoundHint(AsError(err, p), p)
 	}
 	if fi.IsDir() {
-		return nil, errorf(CodeIsDirectory, "%s is a directory", p)
+		return nil, errorf(CodeIsDirectory, "%s is a directory", quote.Path(p))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errorf(CodeInvalid, "%s is not a regular file", p)
+		return nil, errorf(CodeInvalid, "%s is not a regular file", quote.Path(p))
 	}
 	attr := fi.Attr()
 	if attr.Size > s.opts.MaxEditFileBytes {
-		return nil, errorf(CodeTooLarge, "%s is %d bytes, over edit's cap of %d bytes: change it with exec (sed, a script) instead", p, attr.Size, s.opts.MaxEditFileBytes)
+		return nil, errorf(CodeTooLarge, "%s is %d bytes, over edit's cap of %d bytes: change it with exec (sed, a script) instead", quote.Path(p), attr.Size, s.opts.MaxEditFileBytes)
 	}
 	if in.ExpectedRevision > 0 {
 		c, err := s.changedSince(ctx, rp, attr.Ino, in.ExpectedRevision)
@@ -169,7 +170,7 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 			if c.Actor != "" {
 				by = " by " + c.Actor
 			}
-			return nil, errorf(CodeConflict, "%s changed after revision %d (change %d: %s%s): read it again and redo the edit on its current content", p, in.ExpectedRevision, c.Seq, c.Op, by)
+			return nil, errorf(CodeConflict, "%s changed after revision %d (change %d: %s%s): read it again and redo the edit on its current content", quote.Path(p), in.ExpectedRevision, c.Seq, c.Op, by)
 		}
 	}
 	data, err := s.fs.ReadFile(ctx, rp)
@@ -177,7 +178,7 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 		return nil, AsError(err, p)
 	}
 	if isBinary(data[:min(len(data), sniffBytes)], false) || !utf8.Valid(data) {
-		return nil, errorf(CodeBinary, "%s is not a UTF-8 text file: edit works on text; use exec to change binary files", p)
+		return nil, errorf(CodeBinary, "%s is not a UTF-8 text file: edit works on text; use exec to change binary files", quote.Path(p))
 	}
 	text := string(data)
 	hasBOM := strings.HasPrefix(text, bom)
@@ -203,9 +204,9 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 		text = next
 	}
 	if text == orig {
-		return nil, errorf(CodeInvalid, "the edits leave %s unchanged", p)
+		return nil, errorf(CodeInvalid, "the edits leave %s unchanged", quote.Path(p))
 	}
-	diff := unifiedDiff(p, orig, text, 3)
+	diff := unifiedDiff(quote.Path(p), orig, text, 3)
 	added, removed := 0, 0
 	for _, l := range strings.Split(diff, "\n") {
 		switch {
@@ -242,20 +243,20 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 			return err
 		}
 		if idOf(fi.Attr()) != want {
-			return errorf(CodeConflict, "%s changed while it was being edited: read it again and redo the edit", p)
+			return errorf(CodeConflict, "%s changed while it was being edited: read it again and redo the edit", quote.Path(p))
 		}
 		return b.WriteFile(rp, []byte(newText), 0o644)
 	})
 	if err != nil {
 		return nil, AsError(err, p)
 	}
-	return &EditOutput{Path: p, Revision: s.ownRevision(ctx, rp, attr.Ino, before), Diff: diff, Added: added, Removed: removed, Tolerant: tolerant}, nil
+	return &EditOutput{Path: quote.Path(p), Revision: s.ownRevision(ctx, rp, attr.Ino, before), Diff: diff, Added: added, Removed: removed, Tolerant: tolerant}, nil
 }
 
 // notFoundHint adds "use write" to a not-found error.
 func notFoundHint(e *Error, p string) *Error {
 	if e.Code == CodeNotFound {
-		return errorf(CodeNotFound, "%s does not exist: use write to create it (or find to look for the right path)", p)
+		return errorf(CodeNotFound, "%s does not exist: use write to create it (or find to look for the right path)", quote.Path(p))
 	}
 	return e
 }
@@ -270,7 +271,7 @@ func replaceOnce(text, old, nw string, n int, p string, total int) (string, bool
 	if offs := findAll(text, old, 50); len(offs) == 1 {
 		return text[:offs[0]] + nw + text[offs[0]+len(old):], false, nil
 	} else if len(offs) > 1 {
-		return "", false, errorf(CodeAmbiguousMatch, "edit%s: old matches %s in %s (starting on lines %s): include more surrounding lines in old so that it matches exactly once", which, countTimes(len(offs)), p, lineList(text, offs))
+		return "", false, errorf(CodeAmbiguousMatch, "edit%s: old matches %s in %s (starting on lines %s): include more surrounding lines in old so that it matches exactly once", which, countTimes(len(offs)), quote.Path(p), lineList(text, offs))
 	}
 	f := fold(text)
 	q := foldQuery(old)
@@ -285,10 +286,10 @@ func replaceOnce(text, old, nw string, n int, p string, total int) (string, bool
 			for i, o := range offs {
 				starts[i] = f.start[o]
 			}
-			return "", false, errorf(CodeAmbiguousMatch, "edit%s: old does not occur exactly, and ignoring whitespace and quotes it matches %s in %s (starting on lines %s): copy old exactly from the file, with more surrounding lines", which, countTimes(len(offs)), p, lineList(text, starts))
+			return "", false, errorf(CodeAmbiguousMatch, "edit%s: old does not occur exactly, and ignoring whitespace and quotes it matches %s in %s (starting on lines %s): copy old exactly from the file, with more surrounding lines", which, countTimes(len(offs)), quote.Path(p), lineList(text, starts))
 		}
 	}
-	msg := fmt.Sprintf("edit%s: old was not found in %s", which, p)
+	msg := fmt.Sprintf("edit%s: old was not found in %s", which, quote.Path(p))
 	if looksNumbered(old) {
 		msg += ". It seems to include read's line-number prefixes (\"12\\t\"): leave those out"
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -51,19 +52,22 @@ func (e *Error) Error() string { return e.Message }
 // Unwrap returns the cause, if any.
 func (e *Error) Unwrap() error { return e.err }
 
-// errorf returns an *Error with code and a formatted message.
+// errorf returns an *Error with code and a formatted message. Paths in
+// messages are shown with quote.Path, as everywhere in the tools' output.
 func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// AsError converts any error to an *Error. A store error on path p becomes
-// the code of its errno with a message about p; run's sentinels get their
+// AsError converts any error to an *Error. A store error on path p (a store
+// path, shown in the message with quote.Path) becomes the code of its errno
+// with a message about p; run's sentinels get their
 // codes; anything unexpected is CodeInternal with a generic message (the
 // cause is kept for Unwrap).
 func AsError(err error, p string) *Error {
 	if err == nil {
 		return nil
 	}
+	p = quote.Path(p)
 	var te *Error
 	if errors.As(err, &te) {
 		return te

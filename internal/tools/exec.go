@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/run"
 )
 
@@ -331,7 +332,7 @@ func (s *Set) execOutput(r *run.Result) *ExecOutput {
 		Value: r.Value, Detached: r.Detached,
 	}
 	if c := r.Changes; c != nil {
-		out.Changes = &run.Changes{Created: nonNil(c.Created), Modified: nonNil(c.Modified), Deleted: nonNil(c.Deleted), Truncated: c.Truncated}
+		out.Changes = &run.Changes{Created: shownPaths(c.Created), Modified: shownPaths(c.Modified), Deleted: shownPaths(c.Deleted), Truncated: c.Truncated}
 	}
 	var cut int64
 	out.Stdout, cut = headTail(r.Stdout, s.opts.MaxExecOutput)
@@ -370,9 +371,11 @@ func headTail(s string, max int) (string, int64) {
 	return s[:h] + sep + fmt.Sprintf("[... %d bytes elided ...]\n", cut) + s[t:], cut
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// shownPaths returns paths in their shown form (quote.Path), never nil.
+func shownPaths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = quote.Path(p)
 	}
-	return s
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -134,7 +135,7 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 	if err != nil {
 		return nil, err
 	}
-	out := &FindOutput{Path: base, Pattern: in.Pattern, Matches: []Entry{}, maxWalk: s.opts.MaxWalk}
+	out := &FindOutput{Path: quote.Path(base), Pattern: in.Pattern, Matches: []Entry{}, maxWalk: s.opts.MaxWalk}
 	fi, err := s.fs.Stat(ctx, base)
 	if err != nil {
 		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
@@ -143,7 +144,7 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 		return nil, AsError(err, base)
 	}
 	if !fi.IsDir() {
-		return nil, errorf(CodeNotDirectory, "%s is not a directory: find searches a directory tree", base)
+		return nil, errorf(CodeNotDirectory, "%s is not a directory: find searches a directory tree", quote.Path(base))
 	}
 	seen := 0
 	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, visit: func(p string, f *vfs.DirFile) (bool, error) {
@@ -157,7 +158,7 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 			out.Truncated, out.NextOffset = true, offset+limit
 			return false, nil
 		}
-		e := Entry{Path: p, Type: typeName(f.Attr.Mode)}
+		e := Entry{Path: quote.Path(p), Type: typeName(f.Attr.Mode)}
 		if e.Type == "file" {
 			e.Size = f.Attr.Size
 		}

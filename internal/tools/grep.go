@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/glob"
 
 	"bytes"
@@ -243,7 +244,7 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 				out.Truncated, out.NextOffset = true, offset+limit
 				return false
 			}
-			m := GrepMatch{Path: p, Line: i + 1, Text: s.capLine(l)}
+			m := GrepMatch{Path: quote.Path(p), Line: i + 1, Text: s.capLine(l)}
 			for j := max(i-in.Context, 0); j < i; j++ {
 				m.Before = append(m.Before, GrepLine{j + 1, s.capLine(lines[j])})
 			}

@@ -7,6 +7,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/desk-dev/desk/client/quote"
 )
 
 // LsInput is the input of ls.
@@ -55,7 +57,7 @@ func (o *LsOutput) content() []Content {
 		case "dir":
 			b.WriteString(name + "/\n")
 		case "symlink":
-			fmt.Fprintf(&b, "%s -> %s\n", name, e.Target)
+			fmt.Fprintf(&b, "%s\t-> %s\n", name, e.Target)
 		default:
 			fmt.Fprintf(&b, "%s\t%d\n", name, e.Size)
 		}
@@ -77,7 +79,7 @@ var lsSpec = &spec{
 	Tool: Tool{
 		Name:  "ls",
 		Title: "List a directory",
-		Description: `List a directory of the workspace in name order: one entry per line, directories with a trailing "/", files with their size in bytes, symlinks with their target. Without path it lists /workspace, the directory commands run in.
+		Description: `List a directory of the workspace in name order: one entry per line, directories with a trailing "/", files with a tab and their size in bytes, symlinks with a tab, "-> " and their target. Without path it lists /workspace, the directory commands run in. A name that is not printable UTF-8 (a newline, a byte that is not UTF-8) or that begins with a double quote is shown Go-quoted, "a\nb"; every tool takes it back as shown, in any path.
 
 Paged: at most 500 entries by default (limit up to 5000); when more follow, the result gives the offset to continue from. To search a tree by name use find; to search contents use grep.`,
 		InputSchema: schema(`{
@@ -134,11 +136,11 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 	if err != nil {
 		return nil, err
 	}
-	out := &LsOutput{Path: p, Entries: []Entry{}}
+	out := &LsOutput{Path: quote.Path(p), Entries: []Entry{}}
 	fi, err := s.fs.Stat(ctx, p)
 	if err != nil {
 		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
-			out.note = fmt.Sprintf("(%s does not exist yet: the workspace is empty)\n", p)
+			out.note = fmt.Sprintf("(%s does not exist yet: the workspace is empty)\n", quote.Path(p))
 			return out, nil
 		}
 		return nil, AsError(err, p)
@@ -149,9 +151,10 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 			return nil, AsError(err, p)
 		}
 		a := lfi.Attr()
-		e := Entry{Name: path.Base(p), Type: typeName(a.Mode), Size: a.Size, Mode: fmt.Sprintf("%04o", a.Mode&0o7777)}
+		e := Entry{Name: quote.Name(path.Base(p)), Type: typeName(a.Mode), Size: a.Size, Mode: fmt.Sprintf("%04o", a.Mode&0o7777)}
 		if e.Type == "symlink" {
-			e.Target, _ = s.fs.Readlink(ctx, p)
+			t, _ := s.fs.Readlink(ctx, p)
+			e.Target = quote.Path(t)
 		}
 		out.Entries = append(out.Entries, e)
 		return out, nil
@@ -172,9 +175,10 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 				return out, nil
 			}
 			a := ents[i].Attr
-			e := Entry{Name: ents[i].Name, Type: typeName(a.Mode), Size: a.Size, Mode: fmt.Sprintf("%04o", a.Mode&0o7777)}
+			e := Entry{Name: quote.Name(ents[i].Name), Type: typeName(a.Mode), Size: a.Size, Mode: fmt.Sprintf("%04o", a.Mode&0o7777)}
 			if e.Type == "symlink" {
-				e.Target, _ = s.fs.Readlink(ctx, path.Join(p, e.Name))
+				t, _ := s.fs.Readlink(ctx, path.Join(p, ents[i].Name))
+				e.Target = quote.Path(t)
 			}
 			if e.Type == "dir" {
 				e.Size = 0
@@ -187,7 +191,7 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 		after = ents[len(ents)-1].Name
 	}
 	if offset > 0 && skipped < offset {
-		return nil, errorf(CodeInvalid, "offset %d is past the end of %s: it has %s", offset, p, plural(int64(skipped), "entry"))
+		return nil, errorf(CodeInvalid, "offset %d is past the end of %s: it has %s", offset, quote.Path(p), plural(int64(skipped), "entry"))
 	}
 	return out, nil
 }

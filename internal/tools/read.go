@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/desk-dev/desk/client/quote"
 )
 
 // ReadInput is the input of read.
@@ -160,13 +162,13 @@ func (s *Set) read(ctx context.Context, in ReadInput, _ *CallOptions) (*ReadOutp
 		return nil, AsError(err, p)
 	}
 	if fi.IsDir() {
-		return nil, errorf(CodeIsDirectory, "%s is a directory: use ls to list it", p)
+		return nil, errorf(CodeIsDirectory, "%s is a directory: use ls to list it", quote.Path(p))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errorf(CodeInvalid, "%s is not a regular file", p)
+		return nil, errorf(CodeInvalid, "%s is not a regular file", quote.Path(p))
 	}
 	a := fi.Attr()
-	out := &ReadOutput{Path: p, Size: a.Size, Revision: rev, Kind: "text"}
+	out := &ReadOutput{Path: quote.Path(p), Size: a.Size, Revision: rev, Kind: "text"}
 	head := make([]byte, min(a.Size, sniffBytes))
 	n, err := h.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -176,7 +178,7 @@ func (s *Set) read(ctx context.Context, in ReadInput, _ *CallOptions) (*ReadOutp
 	s.st.bytesRead.Add(int64(n))
 	if mt := imageType(head); mt != "" {
 		if a.Size > s.opts.MaxImageBytes {
-			return nil, errorf(CodeTooLarge, "%s is a %s image of %d bytes, over the %d-byte cap for images: make a smaller copy with exec (for example with python3 or ImageMagick in the sandbox backend) and read that", p, mt, a.Size, s.opts.MaxImageBytes)
+			return nil, errorf(CodeTooLarge, "%s is a %s image of %d bytes, over the %d-byte cap for images: make a smaller copy with exec (for example with python3 or ImageMagick in the sandbox backend) and read that", quote.Path(p), mt, a.Size, s.opts.MaxImageBytes)
 		}
 		data := make([]byte, a.Size)
 		n, err := h.ReadAt(data, 0)
@@ -194,7 +196,7 @@ func (s *Set) read(ctx context.Context, in ReadInput, _ *CallOptions) (*ReadOutp
 	}
 	if a.Size == 0 {
 		if offset > 1 {
-			return nil, errorf(CodeInvalid, "offset %d is past the end of %s: the file is empty", offset, p)
+			return nil, errorf(CodeInvalid, "offset %d is past the end of %s: the file is empty", offset, quote.Path(p))
 		}
 		return out, nil
 	}
@@ -213,7 +215,7 @@ func (s *Set) read(ctx context.Context, in ReadInput, _ *CallOptions) (*ReadOutp
 			if n > 0 {
 				total++
 			}
-			return nil, errorf(CodeInvalid, "offset %d is past the end of %s: the file has %s", offset, p, plural(int64(total), "line"))
+			return nil, errorf(CodeInvalid, "offset %d is past the end of %s: the file has %s", offset, quote.Path(p), plural(int64(total), "line"))
 		}
 		if err != nil {
 			return nil, AsError(err, p)

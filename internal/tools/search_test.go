@@ -25,7 +25,7 @@ func TestLs(t *testing.T) {
 	e := newEnv(t, Options{})
 	tree(e)
 	got, res := e.ok("ls", `{}`)
-	want := "README.md\t24\nbin.dat\t11\ngo.mod\t12\nsrc/\nsrclink -> src\nweb/\n"
+	want := "README.md\t24\nbin.dat\t11\ngo.mod\t12\nsrc/\nsrclink\t-> src\nweb/\n"
 	if got != want {
 		t.Errorf("ls:\n%s\nwant\n%s", got, want)
 	}
@@ -39,7 +39,7 @@ func TestLs(t *testing.T) {
 	if out := res.Structured.(*LsOutput); !out.Truncated || out.NextOffset != 3 {
 		t.Errorf("%+v", out)
 	}
-	if got, _ := e.ok("ls", `{"offset":3,"limit":3}`); got != "src/\nsrclink -> src\nweb/\n" {
+	if got, _ := e.ok("ls", `{"offset":3,"limit":3}`); got != "src/\nsrclink\t-> src\nweb/\n" {
 		t.Errorf("last page: %q", got)
 	}
 	if got, _ := e.ok("ls", `{"path":"src/a.go"}`); got != "a.go\t50\n" {

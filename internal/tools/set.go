@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -263,7 +264,9 @@ func schemaFields(schema json.RawMessage) []string {
 }
 
 // resolve turns a tool's path argument into a clean absolute store path:
-// relative paths are taken from Options.Root. "" is Root when allowEmpty.
+// quoted elements are unquoted (quote.ParsePath), relative paths are taken
+// from Options.Root. "" is Root when allowEmpty. Tools show paths back with
+// quote.Path.
 func (s *Set) resolve(name, p string, allowEmpty bool) (string, error) {
 	if p == "" {
 		if allowEmpty {
@@ -273,6 +276,10 @@ func (s *Set) resolve(name, p string, allowEmpty bool) (string, error) {
 	}
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", errorf(CodeInvalid, "the path %q contains a NUL byte", p)
+	}
+	p, err := quote.ParsePath(p)
+	if err != nil {
+		return "", &Error{Code: CodeInvalid, Message: err.Error() + ` (names are shown quoted when they are not printable UTF-8 or begin with "; give them back as shown)`}
 	}
 	if !path.IsAbs(p) {
 		p = path.Join(s.opts.Root, p)

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path"
 	"syscall"
+
+	"github.com/desk-dev/desk/client/quote"
 )
 
 // WriteInput is the input of write.
@@ -93,7 +95,7 @@ func (s *Set) write(ctx context.Context, in WriteInput, _ *CallOptions) (*WriteO
 	created := false
 	if fi, err := s.fs.Stat(ctx, p); err == nil {
 		if fi.IsDir() {
-			return nil, errorf(CodeIsDirectory, "%s is a directory: give a file path inside it", p)
+			return nil, errorf(CodeIsDirectory, "%s is a directory: give a file path inside it", quote.Path(p))
 		}
 	} else if errors.Is(err, syscall.ENOENT) {
 		created = true
@@ -104,7 +106,7 @@ func (s *Set) write(ctx context.Context, in WriteInput, _ *CallOptions) (*WriteO
 	if created {
 		if err := s.fs.MkdirAll(ctx, path.Dir(p), 0o755); err != nil {
 			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST) {
-				return nil, errorf(CodeNotDirectory, "cannot create %s: a component of its directory is a file", p)
+				return nil, errorf(CodeNotDirectory, "cannot create %s: a component of its directory is a file", quote.Path(p))
 			}
 			return nil, AsError(err, path.Dir(p))
 		}
@@ -116,5 +118,5 @@ func (s *Set) write(ctx context.Context, in WriteInput, _ *CallOptions) (*WriteO
 	if fi, err := s.fs.Stat(ctx, p); err == nil {
 		ino = fi.Attr().Ino
 	}
-	return &WriteOutput{Path: p, Bytes: len(in.Content), Created: created, Revision: s.ownRevision(ctx, p, ino, before)}, nil
+	return &WriteOutput{Path: quote.Path(p), Bytes: len(in.Content), Created: created, Revision: s.ownRevision(ctx, p, ino, before)}, nil
 }

@@ -1,0 +1,105 @@
+// Package quote is desk's one escaping of file names and paths, used on
+// every surface (the HTTP API's JSON, the agent tools' text and structured
+// output, MCP, the CLI) so that any name the store holds — bytes that are not
+// UTF-8, control characters, a newline — is shown losslessly, cannot forge a
+// line or an entry of a listing, and can be given back as input.
+//
+// A name is shown as itself when it is valid UTF-8, every rune is printable
+// (strconv.IsPrint: no control, format or separator characters other than
+// the space) and it does not begin with a double quote. Otherwise it is shown
+// as a Go double-quoted string (strconv.Quote): `"a\nb"`, `"caf\xe9"`,
+// `"\"x"`. A path is quoted element by element, so its slashes stay slashes
+// (`/workspace/"a\nb"/c.txt`) and a listed name joined to its directory is a
+// valid input path.
+//
+// Parsing is the inverse: an element that begins with a double quote must be
+// a well-formed Go double-quoted string and is unquoted (to a name without
+// NUL or slash, not "." or ".."); any other element is taken as it is. So
+// Parse(Quote(b)) == b for every name b. docs/decisions.md compares this
+// with git's core.quotePath, GNU ls's --quoting-style and strconv.Quote.
+package quote
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrBadName is the error of a quoted element that does not parse, or
+// that unquotes to no valid name.
+var ErrBadName = errors.New("bad quoted name")
+
+// Plain reports whether name is shown as itself.
+func Plain(name string) bool {
+	if strings.HasPrefix(name, `"`) {
+		return false
+	}
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c >= 0x20 && c < 0x7f { // printable ASCII: the common case
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && n <= 1 || !strconv.IsPrint(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// Name returns the shown form of a name (one path element).
+func Name(name string) string {
+	if Plain(name) {
+		return name
+	}
+	return strconv.Quote(name)
+}
+
+// Path returns the shown form of a path: each element quoted by Name.
+func Path(p string) string {
+	if !strings.Contains(p, `"`) && Plain(p) {
+		return p // no element needs quoting ("/" is plain)
+	}
+	els := strings.Split(p, "/")
+	for i, el := range els {
+		els[i] = Name(el)
+	}
+	return strings.Join(els, "/")
+}
+
+// ParseName returns the name an element shows: a quoted element unquoted,
+// any other as it is. A quoted element must unquote to a valid name: not
+// empty, ".", "..", and without NUL or "/".
+func ParseName(s string) (string, error) {
+	if !strings.HasPrefix(s, `"`) {
+		return s, nil
+	}
+	name, err := strconv.Unquote(s)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: an element that begins with \" is a Go-quoted name (\"a\\nb\", \"caf\\xe9\")", ErrBadName, strconv.Quote(s))
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return "", fmt.Errorf("%w %s: a name may not be empty, \".\" or \"..\", nor hold NUL or /", ErrBadName, s)
+	}
+	return name, nil
+}
+
+// ParsePath returns the path p shows: each element parsed by ParseName.
+func ParsePath(p string) (string, error) {
+	if !strings.Contains(p, `"`) {
+		return p, nil
+	}
+	els := strings.Split(p, "/")
+	for i, el := range els {
+		n, err := ParseName(el)
+		if err != nil {
+			return "", err
+		}
+		els[i] = n
+	}
+	return strings.Join(els, "/"), nil
+}
