@@ -38,7 +38,7 @@ const (
 	CodeJournalTruncated = "journal_truncated" // 410: a change cursor older than the journal keeps
 	CodeTooLarge         = "too_large"         // 413
 	CodeTimeout          = "timeout"           // 408: a request body that stopped arriving; 504: a deadline passed
-	CodeBusy             = "busy"              // 429: too many running executions or uploads
+	CodeBusy             = "busy"              // 429: too many running executions
 	CodeInternal         = "internal"          // 500
 	CodeUnavailable      = "unavailable"       // 503: too many workspaces open, or shutting down
 )

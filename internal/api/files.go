@@ -231,11 +231,17 @@ func (s *Server) handlePutFile(w http.ResponseWriter, r *http.Request, c *call) 
 	if r.ContentLength > s.opts.MaxUploadBytes {
 		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "file body of %d bytes is over the limit of %d", r.ContentLength, s.opts.MaxUploadBytes)
 	}
-	if n := s.uploads.Add(1); n > int64(s.opts.MaxUploads) {
-		s.uploads.Add(-1)
-		return errorf(http.StatusTooManyRequests, CodeBusy, "%d uploads are being received, the server's bound (MaxUploads): retry in a moment", s.opts.MaxUploads)
+	// Wait for an upload slot: the body is not read before (its progress
+	// rule starts at the first read).
+	s.waiting.Add(1)
+	select {
+	case s.slots <- struct{}{}:
+		s.waiting.Add(-1)
+	case <-r.Context().Done():
+		s.waiting.Add(-1)
+		return r.Context().Err()
 	}
-	defer s.uploads.Add(-1)
+	defer func() { <-s.slots }()
 	fsys := c.lease.Workspace().FS()
 	ctx := r.Context()
 	if parents {

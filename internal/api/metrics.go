@@ -24,8 +24,8 @@ type metrics struct {
 }
 
 // newMetrics makes the collectors; uploads reports the PUT bodies being
-// received.
-func newMetrics(reg *prometheus.Registry, h *host.Host, uploads func() float64) (*metrics, error) {
+// received, waiting the PUTs waiting for their turn.
+func newMetrics(reg *prometheus.Registry, h *host.Host, uploads, waiting func() float64) (*metrics, error) {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		if err := reg.Register(collectors.NewGoCollector()); err != nil {
@@ -62,6 +62,7 @@ func newMetrics(reg *prometheus.Registry, h *host.Host, uploads func() float64) 
 	}
 	cs := []prometheus.Collector{m.requests, m.latency, m.execs, m.started, m.running, m.streaming,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_http_uploads", Help: "PUT bodies being received now (bounded by MaxUploads)."}, uploads),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_http_uploads_waiting", Help: "PUTs waiting for one of the MaxUploads slots."}, waiting),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_open", Help: "Workspaces open now."},
 			stat(func(s host.Stats) float64 { return float64(s.Open) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_in_use", Help: "Open workspaces with users now."},

@@ -70,7 +70,7 @@ type Options struct {
 	BodyMinBytes    int64
 	// MaxUploads bounds the PUT bodies being received at once, server-wide
 	// (each holds up to the store's DirtyBytes, 8 MiB, of buffered content);
-	// past it a PUT is answered 429 busy with Retry-After. Default 32.
+	// past it a PUT waits for its turn before its body is read. Default 32.
 	MaxUploads int
 	// DefaultLimit is the page size of list requests without limit (default
 	// 100); MaxLimit the largest a request may ask for (default 1000).
@@ -174,8 +174,9 @@ type Server struct {
 	shutdownOnce sync.Once
 	shutdownErr  error
 
-	shells  atomic.Int64 // interactive shells open (ShellConfig.MaxShells)
-	uploads atomic.Int64 // PUT bodies being received (Options.MaxUploads)
+	shells  atomic.Int64  // interactive shells open (ShellConfig.MaxShells)
+	slots   chan struct{} // a PUT body being received holds one (Options.MaxUploads)
+	waiting atomic.Int64  // PUTs waiting for a slot
 }
 
 // New returns the API server over h and the token store a. Neither is owned
@@ -189,7 +190,8 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	}
 	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	m, err := newMetrics(opts.Registry, h, func() float64 { return float64(s.uploads.Load()) })
+	s.slots = make(chan struct{}, opts.MaxUploads)
+	m, err := newMetrics(opts.Registry, h, func() float64 { return float64(len(s.slots)) }, func() float64 { return float64(s.waiting.Load()) })
 	if err != nil {
 		return nil, fmt.Errorf("new api server: %w", err)
 	}
