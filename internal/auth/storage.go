@@ -184,10 +184,6 @@ func (d *tokenDB) int(q string) (int64, error) {
 	return n, err
 }
 
-func (d *tokenDB) rows(q string, args []any, row func(st *sqlite.Stmt)) error {
-	return d.c.Query(q, args, row)
-}
-
 func (d *tokenDB) close() error {
 	err := d.c.Close()
 	if cerr := d.lock.Close(); err == nil {

@@ -94,11 +94,10 @@ func (d *dirtyChunk) overlay(dst []byte, base, cstart int64) {
 	}
 }
 
-var chunkPool sync.Map // chunk size → *sync.Pool
-
+// getBuf returns a zeroed chunk-sized buffer from the store's pool
+// (core.bufs, of *[]byte); give it back with putBuf.
 func (f *FS) getBuf() []byte {
-	p, _ := chunkPool.LoadOrStore(f.chunkSize, &sync.Pool{New: func() any { return make([]byte, f.chunkSize) }})
-	b := p.(*sync.Pool).Get().([]byte)
+	b := f.getDirtyBuf()
 	clear(b)
 	return b
 }
@@ -106,13 +105,16 @@ func (f *FS) getBuf() []byte {
 // getDirtyBuf is getBuf without the clearing, for a dirty chunk: only the
 // bytes its spans cover are ever read.
 func (f *FS) getDirtyBuf() []byte {
-	p, _ := chunkPool.LoadOrStore(f.chunkSize, &sync.Pool{New: func() any { return make([]byte, f.chunkSize) }})
-	return p.(*sync.Pool).Get().([]byte)
+	if p, ok := f.bufs.Get().(*[]byte); ok {
+		return *p
+	}
+	return make([]byte, f.chunkSize)
 }
 
 func (f *FS) putBuf(b []byte) {
-	if p, ok := chunkPool.Load(int64(cap(b))); ok {
-		p.(*sync.Pool).Put(b[:cap(b)])
+	if int64(cap(b)) == f.chunkSize {
+		b = b[:cap(b)]
+		f.bufs.Put(&b)
 	}
 }
 

@@ -51,6 +51,8 @@ type core struct {
 	commits uint64 // commits so far (paces the checkpointer)
 	walGrow int64  // content bytes committed since the checkpointer was last kicked
 
+	bufs sync.Pool // chunk-sized buffers (*[]byte) for content (getBuf)
+
 	readers chan *sqlite.Conn
 	nreader atomic.Int32
 	rmu     sync.Mutex // guards creating readers

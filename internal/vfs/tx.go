@@ -2,9 +2,7 @@ package vfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 	"strconv"
 	"syscall"
@@ -654,14 +652,6 @@ func (t *tx) dropInode(ino uint64) error {
 func (t *tx) log(ch Change) {
 	ch.Actor = t.actor
 	t.changes = append(t.changes, ch)
-}
-
-func isErrno(err error, e syscall.Errno) bool {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err == e
-	}
-	return err == e
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -112,13 +112,6 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func fmtSize(n int) string {
-	if n >= 1<<20 {
-		return itoa(n>>20) + "MiB"
-	}
-	return itoa(n>>10) + "KiB"
-}
-
 func itoa(n int) string { return string(appendInt(nil, n)) }
 
 func appendInt(b []byte, n int) []byte {
