@@ -189,6 +189,7 @@
 // commits), and Close waits for the read connections only after releasing
 // wmu (it did so holding wmu before issue 12: a Check running into Close
 // could hang both).
+//
 // Timers (a deferred commit's delay, pending deletions) commit from their
 // own goroutine, holding nothing. The order was checked by reading every
 // Lock call in the package (issue 12); no test enforces it.
