@@ -103,3 +103,12 @@ func ParsePath(p string) (string, error) {
 	}
 	return strings.Join(els, "/"), nil
 }
+
+// Paths returns each path's shown form (Path), never nil: for JSON lists.
+func Paths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = Path(p)
+	}
+	return out
+}

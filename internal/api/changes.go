@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
 func wireChange(c vfs.Change) client.Change {
-	return client.Change{Seq: c.Seq, Time: c.Time.UTC(), Op: string(c.Op), Path: c.Path, OldPath: c.OldPath, Ino: c.Ino, Off: c.Off, Len: c.Len, Actor: c.Actor}
+	return client.Change{Seq: c.Seq, Time: c.Time.UTC(), Op: string(c.Op), Path: quote.Path(c.Path), OldPath: quote.Path(c.OldPath), Ino: c.Ino, Off: c.Off, Len: c.Len, Actor: c.Actor}
 }
 
 // handleChanges returns a page of the change journal, or with follow=1

@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"strconv"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
@@ -64,6 +68,10 @@ func classify(err error) *Error {
 		return ae
 	}
 	msg := err.Error()
+	var pe0 *fs.PathError
+	if errors.As(err, &pe0) && pe0.Path != "" {
+		msg = strings.ReplaceAll(msg, pe0.Path, quote.Path(pe0.Path)) // the path as responses show it
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return &Error{http.StatusRequestEntityTooLarge, CodeTooLarge, fmt.Sprintf("request body over the limit of %d bytes", mbe.Limit)}
@@ -142,7 +150,7 @@ func errnoStatus(e syscall.Errno) int {
 // writeError writes err as a JSON error response.
 func writeError(w http.ResponseWriter, e *Error) {
 	var body client.ErrorBody
-	body.Error.Code, body.Error.Message = e.Code, e.Message
+	body.Error.Code, body.Error.Message = e.Code, printable(e.Message)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -160,4 +168,26 @@ func writeError(w http.ResponseWriter, e *Error) {
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
+}
+
+// printable returns msg with what is not printable UTF-8 (control
+// characters, bytes that are not UTF-8) escaped as strconv.Quote would: an
+// error message is one line, and lossless where it names a path.
+func printable(msg string) string {
+	if quote.Plain(strings.ReplaceAll(msg, `"`, "'")) {
+		return msg
+	}
+	var b strings.Builder
+	for i, r := range msg {
+		switch _, n := utf8.DecodeRuneInString(msg[i:]); {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", msg[i])
+		case !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/run"
 )
@@ -15,7 +16,7 @@ import (
 func wireInfo(i run.Info) client.Execution {
 	e := client.Execution{
 		ID: i.ID, Backend: i.Backend, Requested: i.Requested, Route: i.Route, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
-		Source: i.Source, Cwd: i.Cwd, TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
+		Source: i.Source, Cwd: quote.Path(i.Cwd), TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
 		Started: i.Started.UTC(), Events: i.Events, StdoutBytes: i.StdoutBytes, StderrBytes: i.StderrBytes, Value: i.Value,
 		Detached: i.Detached,
 	}
@@ -23,19 +24,12 @@ func wireInfo(i run.Info) client.Execution {
 		e.Ended = i.Ended.UTC()
 	}
 	if c := i.Changes; c != nil {
-		e.Changes = &client.ExecChanges{Created: nonNil(c.Created), Modified: nonNil(c.Modified), Deleted: nonNil(c.Deleted), Truncated: c.Truncated}
+		e.Changes = &client.ExecChanges{Created: quote.Paths(c.Created), Modified: quote.Paths(c.Modified), Deleted: quote.Paths(c.Deleted), Truncated: c.Truncated}
 	}
 	if u := i.Usage; u != nil {
 		e.Usage = &client.ExecUsage{UserNS: int64(u.UserTime), SysNS: int64(u.SysTime), MaxRSSBytes: u.MaxRSS}
 	}
 	return e
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func wireResult(r *run.Result) client.Result {
@@ -75,7 +69,14 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	} else if !c.p.Admin && c.p.Token != nil && len(c.p.Token.Backends) > 0 {
 		return errorf(http.StatusForbidden, CodeForbidden, "this token may run only backends %s: name one", strings.Join(c.p.Token.Backends, ", "))
 	}
-	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: req.Cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit, Detached: req.Detached}
+	cwd := req.Cwd
+	if cwd != "" {
+		var err error
+		if cwd, err = quote.ParsePath(cwd); err != nil {
+			return errorf(http.StatusBadRequest, CodeBadPath, "cwd: %v", err)
+		}
+	}
+	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit, Detached: req.Detached}
 	if req.Stdin != "" {
 		o.Stdin = strings.NewReader(req.Stdin)
 	}

@@ -13,16 +13,22 @@ import (
 	"syscall"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // cleanPath turns a path from a URL or a body into a clean absolute
-// workspace path. A ".." element or a NUL byte is refused (bad_path): the
-// store would confine such a path anyway, but a client sending one has a bug
-// worth reporting.
+// workspace path. Quoted elements (the form every response shows names in,
+// quote.Path) are unquoted. A ".." element or a NUL byte is refused
+// (bad_path): the store would confine such a path anyway, but a client
+// sending one has a bug worth reporting.
 func cleanPath(p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", errorf(http.StatusBadRequest, CodeBadPath, "path %q contains a NUL byte", p)
+	}
+	p, err := quote.ParsePath(p)
+	if err != nil {
+		return "", errorf(http.StatusBadRequest, CodeBadPath, "%v", err)
 	}
 	for el := range strings.SplitSeq(p, "/") {
 		if el == ".." {
@@ -64,13 +70,15 @@ func (s *Server) fileInfo(ctx context.Context, fsys *vfs.FS, p string) (client.F
 	}
 	a := fi.Attr()
 	out := client.FileInfo{
-		Path: p, Name: path.Base(p), Type: fileType(a.Mode), Mode: octal(a.Mode), Size: a.Size,
+		Path: quote.Path(p), Name: quote.Name(path.Base(p)), Type: fileType(a.Mode), Mode: octal(a.Mode), Size: a.Size,
 		Mtime: a.Mtime.UTC(), Ino: a.Ino, Nlink: a.Nlink,
 	}
 	if out.Type == client.TypeSymlink {
-		if out.Target, err = fsys.Readlink(ctx, p); err != nil {
+		t, err := fsys.Readlink(ctx, p)
+		if err != nil {
 			return client.FileInfo{}, err
 		}
+		out.Target = quote.Path(t)
 	}
 	return out, nil
 }
@@ -190,20 +198,24 @@ func (s *Server) listDir(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, p
 		return err
 	}
 	ctx := r.Context()
-	ents, err := fsys.ReadDirPage(ctx, p, r.URL.Query().Get("after"), limit)
+	after, err := quote.ParseName(r.URL.Query().Get("after"))
+	if err != nil {
+		return errorf(http.StatusBadRequest, CodeBadPath, "after: %v", err)
+	}
+	ents, err := fsys.ReadDirPage(ctx, p, after, limit)
 	if err != nil {
 		return err
 	}
-	out := client.DirList{Path: p, Entries: make([]client.DirEntry, 0, len(ents))}
+	out := client.DirList{Path: quote.Path(p), Entries: make([]client.DirEntry, 0, len(ents))}
 	for _, e := range ents {
-		de := client.DirEntry{Name: e.Name, Type: fileType(e.Mode), Mode: octal(e.Mode)}
+		de := client.DirEntry{Name: quote.Name(e.Name), Type: fileType(e.Mode), Mode: octal(e.Mode)}
 		if fi, err := fsys.Lstat(ctx, path.Join(p, e.Name)); err == nil {
 			de.Size, de.Mtime = fi.Size(), fi.ModTime().UTC()
 		}
 		out.Entries = append(out.Entries, de)
 	}
 	if len(ents) == limit {
-		out.Next = ents[len(ents)-1].Name
+		out.Next = quote.Name(ents[len(ents)-1].Name)
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/glob"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -106,7 +107,7 @@ func (s *Server) handleFind(w http.ResponseWriter, r *http.Request, c *call) err
 			out.Truncated = true
 			return false
 		}
-		m := client.DirEntryPath{Path: p, Type: fileType(e.Mode)}
+		m := client.DirEntryPath{Path: quote.Path(p), Type: fileType(e.Mode)}
 		if m.Type == client.TypeFile {
 			if fi, err := fsys.Lstat(ctx, p); err == nil {
 				m.Size = fi.Size()
@@ -198,7 +199,7 @@ func (s *Server) handleGrep(w http.ResponseWriter, r *http.Request, c *call) err
 			return true, nil
 		}
 		if readBytes > 0 && readBytes+fi.Size() > s.opts.MaxGrepBytes {
-			out.NextPath, out.NextLine = p, from-1
+			out.NextPath, out.NextLine = quote.Path(p), from-1
 			return false, nil
 		}
 		data, err := fsys.ReadFile(ctx, p)
@@ -223,7 +224,7 @@ func (s *Server) handleGrep(w http.ResponseWriter, r *http.Request, c *call) err
 				continue
 			}
 			if len(out.Matches) == limit {
-				out.NextPath, out.NextLine = p, line-1
+				out.NextPath, out.NextLine = quote.Path(p), line-1
 				return false, nil
 			}
 			if len(l) > s.opts.MaxLineBytes {
@@ -233,7 +234,7 @@ func (s *Server) handleGrep(w http.ResponseWriter, r *http.Request, c *call) err
 			if !utf8.ValidString(text) {
 				text = strings.ToValidUTF8(text, "\uFFFD")
 			}
-			out.Matches = append(out.Matches, client.GrepMatch{Path: p, Line: line, Text: strings.TrimSuffix(text, "\r")})
+			out.Matches = append(out.Matches, client.GrepMatch{Path: quote.Path(p), Line: line, Text: strings.TrimSuffix(text, "\r")})
 		}
 		return true, nil
 	}
@@ -282,7 +283,7 @@ func (s *Server) handleGrep(w http.ResponseWriter, r *http.Request, c *call) err
 	}
 	if !complete && out.NextPath == "" && last != "" {
 		// The walk budget ran out: go on after the last entry visited.
-		out.NextPath, out.NextLine = last, 1<<30
+		out.NextPath, out.NextLine = quote.Path(last), 1<<30
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -332,7 +332,7 @@ func (s *Set) execOutput(r *run.Result) *ExecOutput {
 		Value: r.Value, Detached: r.Detached,
 	}
 	if c := r.Changes; c != nil {
-		out.Changes = &run.Changes{Created: shownPaths(c.Created), Modified: shownPaths(c.Modified), Deleted: shownPaths(c.Deleted), Truncated: c.Truncated}
+		out.Changes = &run.Changes{Created: quote.Paths(c.Created), Modified: quote.Paths(c.Modified), Deleted: quote.Paths(c.Deleted), Truncated: c.Truncated}
 	}
 	var cut int64
 	out.Stdout, cut = headTail(r.Stdout, s.opts.MaxExecOutput)
@@ -369,13 +369,4 @@ func headTail(s string, max int) (string, int64) {
 		sep = "\n"
 	}
 	return s[:h] + sep + fmt.Sprintf("[... %d bytes elided ...]\n", cut) + s[t:], cut
-}
-
-// shownPaths returns paths in their shown form (quote.Path), never nil.
-func shownPaths(ps []string) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = quote.Path(p)
-	}
-	return out
 }
