@@ -194,9 +194,12 @@ func TestExec_Detached(t *testing.T) {
 		e := newServiceEnv(t, Options{})
 		c, cancel := context.WithCancel(ctx(t))
 		go func() {
-			// Cancel once the execution is waiting at the gate.
-			for _, ok := e.r.Lookup("slow"); !ok; _, ok = e.r.Lookup("slow") {
-				time.Sleep(time.Millisecond)
+			// Cancel once the execution is waiting at the gate (nothing
+			// signals its registration: poll, with a hang guard).
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if _, ok := e.r.Lookup("slow"); ok {
+					break
+				}
 			}
 			cancel()
 		}()

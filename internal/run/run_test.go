@@ -888,16 +888,13 @@ func TestOpen_recovers(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Wait until the output is flushed (50 ms at most by default; 1 ms here).
-		for {
+		poll(t, "the victim's log in the store", func() bool {
 			ents, err := e.fs.Records().ReadLog(ctx(t), kindExec, "victim", 1, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ents) > 0 {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return len(ents) > 0
+		})
 		// The "server dies": the store closes under the runtime.
 		if err := e.fs.Close(); err != nil {
 			t.Fatal(err)
@@ -1044,13 +1041,10 @@ func TestExecution_flush(t *testing.T) {
 	for range 1000 {
 		s.Next(ctx(t))
 	}
-	for {
+	poll(t, "f2's log in the store", func() bool {
 		ents, _ := e.fs.Records().ReadLog(ctx(t), kindExec, "f2", 0, 0)
-		if len(ents) >= 1000*(8+eventCost)/4096-1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return len(ents) >= 1000*(8+eventCost)/4096-1
+	})
 	e.m.open("g")
 	e.m.open("g2")
 	x.Wait(ctx(t))
@@ -1102,9 +1096,7 @@ func TestExecution_Events_evicted(t *testing.T) {
 	e := newEnv(t, Options{})
 	// 2048 bytes: 25 events of 8+32 in the head (1..25), 25 in the tail.
 	x := e.exec("lines 50\nwait g\nlines 3000\nwait h", ExecOptions{OutputLimit: 2048})
-	for x.Info().Events < 50 {
-		time.Sleep(time.Millisecond)
-	}
+	poll(t, "50 events", func() bool { return x.Info().Events >= 50 })
 	s := x.Events(0)
 	var evs []Event
 	for range 50 { // all kept: the head and the tail
@@ -1115,9 +1107,7 @@ func TestExecution_Events_evicted(t *testing.T) {
 		evs = append(evs, ev)
 	}
 	e.m.open("g")
-	for x.Info().Events < 3050 {
-		time.Sleep(time.Millisecond)
-	}
+	poll(t, "3050 events", func() bool { return x.Info().Events >= 3050 })
 	// A fresh reader from the middle of the elided stretch.
 	fresh := x.Events(1000)
 	m, err := fresh.Next(ctx(t))
@@ -1237,5 +1227,18 @@ func TestRuntime_retentionSlack(t *testing.T) {
 	e.run("echo more", ExecOptions{})
 	if n := count(); n != 20 {
 		t.Fatalf("two more: %d kept, want 20 (no prune below the limit)", n)
+	}
+}
+
+// poll waits until cond holds, checking every millisecond, and fails after
+// 30 s (a hang guard). Use it only where nothing signals the state: a log
+// the runtime flushes to the store on its own schedule, an event count read
+// without consuming the events.
+func poll(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30s for %s (hang guard)", what)
+		}
 	}
 }
