@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
@@ -137,13 +136,19 @@ func TestServer_KillRestart(t *testing.T) {
 	}
 	// Write until the server dies; remember what was acknowledged.
 	acked := map[string]string{}
+	// The kill comes while writes are in flight: once 200 are acknowledged,
+	// from another goroutine, so that the writer is mid-request when it lands.
 	killed := make(chan struct{})
+	kill := make(chan struct{})
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		<-kill
 		ch.cmd.Process.Signal(syscall.SIGKILL)
 		close(killed)
 	}()
 	for i := 0; ; i++ {
+		if i == 200 {
+			close(kill)
+		}
 		p := fmt.Sprintf("/d%d/f%d", i%7, i)
 		data := strings.Repeat(fmt.Sprint(i), 1+i%500)
 		if _, err := c.WriteFile(bg, "k", p, strings.NewReader(data), client.WriteOptions{Parents: true}); err != nil {

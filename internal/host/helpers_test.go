@@ -199,3 +199,14 @@ func baseline() int {
 	}
 	return g
 }
+
+// waitUntil waits until cond holds, checking every millisecond, and fails
+// after 30 s (a hang guard). Use it only where nothing signals the state.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30s for %s (hang guard)", what)
+		}
+	}
+}

@@ -562,9 +562,7 @@ func TestHost_AcquireWaits(t *testing.T) {
 		lease = l
 		first <- err
 	}()
-	for tr.count("slow") == 0 { // the open has begun
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the open of slow to begin", func() bool { return tr.count("slow") > 0 })
 	cctx, cancel := context.WithCancel(ctx)
 	gaveUp := make(chan error, 1)
 	go func() { _, err := h.Acquire(cctx, "slow"); gaveUp <- err }()
@@ -621,9 +619,7 @@ func TestHost_OpenFails(t *testing.T) {
 	for range 5 {
 		go func() { _, err := h.Acquire(ctx, "flaky"); errs <- err }()
 	}
-	for tr.count("flaky") == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the open of flaky to begin", func() bool { return tr.count("flaky") > 0 })
 	time.Sleep(20 * time.Millisecond) // let the others queue (not needed for correctness)
 	close(tr.block)
 	for range 5 {
