@@ -36,7 +36,9 @@
 // and UTIME_OMIT), create, mknod (regular files), open, read, write, flush,
 // fsync, release, mkdir, rmdir, unlink, rename (RENAME_NOREPLACE,
 // RENAME_EXCHANGE), link, symlink, readlink, opendir/readdir/readdirplus with
-// seekdir, fsyncdir, statfs (the store's quota, in 4 KiB blocks), xattrs
+// seekdir, fsyncdir, statfs (the store's space in 4 KiB blocks: free is the
+// smallest of the quota left, the disk's free space beyond the data
+// directory's reserve and its bound left; see vfs.StatFS), xattrs
 // (get, set, list, remove; the store's namespaces and limits), fallocate
 // (see below), lseek with SEEK_DATA and SEEK_HOLE (holes are whole chunks
 // never written or written as zeros), and mmap, shared and writable included.

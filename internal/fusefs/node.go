@@ -417,7 +417,10 @@ func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
 	return n.srv.errno("removexattr", n.srv.store.RemovexattrIno(n.srv.writeCtx(ctx), n.ref(), attr))
 }
 
-// Statfs reports the store's quota and usage in 4 KiB blocks.
+// Statfs reports the store's space in 4 KiB blocks: free is the smallest of
+// the quota left, the free space of the disk holding the store (beyond its
+// reserve) and the data directory's bound left; the size is used plus free
+// (see vfs.StatFS).
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	st, err := n.srv.store.Statfs(n.srv.ctx)
 	if err != nil {
@@ -425,8 +428,8 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	}
 	const bs = 4096
 	out.Bsize, out.Frsize = bs, bs
-	out.Blocks = uint64(st.QuotaBytes / bs)
-	out.Bfree = uint64(max(st.QuotaBytes-st.UsedBytes, 0) / bs)
+	out.Blocks = uint64((st.UsedBytes + st.FreeBytes) / bs)
+	out.Bfree = uint64(st.FreeBytes / bs)
 	out.Bavail = out.Bfree
 	out.Files = uint64(st.Files)
 	out.Ffree = uint64(st.FilesFree)

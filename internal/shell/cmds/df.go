@@ -10,8 +10,9 @@ func init() { Register("df", Df) }
 
 // Df reports the workspace's space as GNU df does, from FS.Statfs: one line
 // for the mount "/", file system "workspace" of type "desk", the size being
-// the store's quota. Flags: -h -H (powers of 1000 are shown as -h's), -k,
-// -m, -T, -i (inodes), -P, -a, -l, --total; operands must exist in the
+// the store's space (vfs.StatFS: the free space is the smallest of the quota
+// left, the disk's and the data directory's bound left, the size used plus
+// free). Flags: -h -H (powers of 1000 are shown as -h's), -k, -m, -T, -i (inodes), -P, -a, -l, --total; operands must exist in the
 // workspace and all name the same mount.
 func Df(env *Env, args []string) int {
 	opts, operands, ok := fuParseOpts(env, args, "h|human-readable", "H|si", "k", "m", "T|print-type",
@@ -70,10 +71,9 @@ func Df(env *Env, args []string) int {
 			hdr = []string{"Inodes", "IUsed", "IFree", "IUse%"}
 		}
 	} else {
-		size, used, avail = st.QuotaBytes, st.UsedBytes, st.QuotaBytes-st.UsedBytes
-		if avail < 0 {
-			avail = 0
-		}
+		// The size is used plus free; free is the smallest of the quota
+		// left, the disk's free space and the data directory's bound left.
+		size, used, avail = st.UsedBytes+st.FreeBytes, st.UsedBytes, st.FreeBytes
 		switch {
 		case human:
 			hdr = []string{"Size", "Used", "Avail", "Use%"}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // SmallDisk mounts a tmpfs of size bytes on a fresh temporary directory and
@@ -25,12 +27,7 @@ func SmallDisk(t testing.TB, size int64) string {
 	} else if out, merr := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d,mode=0700", size), "tmpfs", dir).CombinedOutput(); merr != nil {
 		err = fmt.Errorf("mount tmpfs: %v: %s", merr, out)
 	}
-	if err != nil {
-		if os.Getenv("DESK_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("DESK_REQUIRE_SANDBOX=1, but %v", err)
-		}
-		t.Skipf("skipping (DESK_REQUIRE_SANDBOX=1 makes this a failure): %v", err)
-	}
+	testenv.Need(t, testenv.Sandbox, err)
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
 			t.Errorf("umount %s: %v: %s", dir, err, out)
