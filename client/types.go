@@ -37,11 +37,32 @@ type StoreStats struct {
 	DBBytes     int64   `json:"db_bytes"`
 }
 
+// SpaceStats are a workspace's disk space, as statfs reports it: Free is the
+// smallest of the quota left, the disk's free space (beyond the data
+// directory's reserve) and the data directory's bound left; LimitedBy names
+// it ("quota", "disk" or "datadir"). Size is Used plus Free.
+type SpaceStats struct {
+	Size         int64  `json:"size"`
+	Used         int64  `json:"used"` // unique content bytes stored
+	Free         int64  `json:"free"`
+	LimitedBy    string `json:"limited_by"`
+	Quota        int64  `json:"quota"`
+	Files        int64  `json:"files"`      // the inode limit
+	FilesFree    int64  `json:"files_free"` // 0 when there is no room for another
+	DiskBytes    int64  `json:"disk_bytes"` // the filesystem holding the data directory
+	DiskFree     int64  `json:"disk_free"`  // its free space (the reserve not counted)
+	ReserveBytes int64  `json:"reserve_bytes"`
+	ReserveHeld  bool   `json:"reserve_held"`   // false after a full disk, until space comes back
+	DataDirLimit int64  `json:"data_dir_limit"` // the server-wide bound (0: none)
+	DataDirBytes int64  `json:"data_dir_bytes"` // what the data directory takes, as measured (with a bound)
+}
+
 // WorkspaceStats describe an open workspace.
 type WorkspaceStats struct {
 	Name     string     `json:"name"`
 	OpenedAt time.Time  `json:"opened_at"`
 	Store    StoreStats `json:"store"`
+	Space    SpaceStats `json:"space"`
 	Running  int        `json:"running"`  // executions running now
 	Backends []string   `json:"backends"` // backends executions may use
 }

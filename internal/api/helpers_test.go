@@ -103,6 +103,7 @@ type env struct {
 }
 
 type envOpts struct {
+	dir  string // the data directory (default: a t.TempDir)
 	api  api.Options
 	vfs  vfs.Options
 	run  run.Options
@@ -112,7 +113,10 @@ type envOpts struct {
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := o.dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	ho := o.host
 	ho.DataDir = dir
 	ho.Workspace = workspace.Options{

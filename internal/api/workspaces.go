@@ -93,8 +93,17 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
+	sp, err := ws.FS().Statfs(r.Context())
+	if err != nil {
+		return err
+	}
 	v := st.Store
 	out := client.WorkspaceStats{
+		Space: client.SpaceStats{
+			Size: sp.UsedBytes + sp.FreeBytes, Used: sp.UsedBytes, Free: sp.FreeBytes, LimitedBy: sp.LimitedBy,
+			Quota: sp.QuotaBytes, Files: sp.Files, FilesFree: sp.FilesFree, DiskBytes: sp.DiskBytes, DiskFree: sp.DiskFreeBytes,
+			ReserveBytes: sp.ReserveBytes, ReserveHeld: sp.ReserveHeld, DataDirLimit: sp.DataDirLimit, DataDirBytes: sp.DataDirBytes,
+		},
 		Name: st.Name, OpenedAt: st.OpenedAt.UTC(),
 		Store: client.StoreStats{
 			Files: v.Files, Dirs: v.Dirs, Symlinks: v.Symlinks, Bytes: v.Bytes, StoredBytes: v.StoredBytes,

@@ -118,7 +118,13 @@ func AsError(err error, p string) *Error {
 	case syscall.EFBIG:
 		return wrap(CodeTooLarge, "%s would exceed the workspace's largest file size", p)
 	case syscall.ENOSPC, syscall.EDQUOT:
-		return wrap(CodeTooLarge, "the workspace is full (its quota is reached): delete files to make room")
+		// The store's message says which bound: the workspace's quota, the
+		// disk, or the data directory's bound.
+		why := errno.Error()
+		if pe != nil {
+			why = pe.Err.Error()
+		}
+		return wrap(CodeTooLarge, "%s: %s: delete or truncate files to make room (deleting always works)", p, why)
 	case syscall.EROFS:
 		return wrap(CodeReadOnly, "the workspace is read-only")
 	case syscall.EACCES, syscall.EPERM:
