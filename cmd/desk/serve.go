@@ -79,6 +79,8 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	token := fl.String("token", "", "the admin token, at least 16 bytes (default: $"+envAdminToken+", else DATA/admin.token, generated on the first start)")
 	idle := fl.Duration("idle", host.DefaultIdleTimeout, "close (hibernate) a workspace unused this long; negative: never")
 	maxOpen := fl.Int("max-open", host.DefaultMaxOpen, "the most workspaces open at once (least recently used are closed first)")
+	maxData := fl.Int64("max-data-bytes", 0, "bound the disk space of the data directory, across all workspaces, to this many bytes (0: only the disk)")
+	reserve := fl.Int64("reserve-bytes", 0, "keep a reserve file of this many bytes in the data directory, released on a full disk so that deletes work (0: 64 MiB, at most 1/16 of the disk; negative: none)")
 	logLevel := fl.String("log-level", "info", "the least important log lines to print: debug, info, warn, error")
 	logFormat := fl.String("log-format", "text", "the log format: text or json")
 	noConfig := fl.Bool("no-config", false, "do not write the local user's config file")
@@ -102,6 +104,9 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	if *maxOpen <= 0 {
 		return sp.usageError(st, fl, usagef("--max-open must be positive"))
 	}
+	if *maxData < 0 {
+		return sp.usageError(st, fl, usagef("--max-data-bytes must not be negative (0: no bound)"))
+	}
 	if *idle == 0 {
 		return sp.usageError(st, fl, usagef("--idle must not be 0 (negative: never hibernate)"))
 	}
@@ -113,7 +118,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	}
 	log := slog.New(handler)
 	if err := serveUntil(ctx, serveConfig{
-		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen,
+		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
 		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT,
 	}); err != nil {
 		return sp.fail(st, err)
@@ -126,6 +131,7 @@ type serveConfig struct {
 	addr, data, token string
 	idle              time.Duration
 	maxOpen           int
+	maxData, reserve  int64 // --max-data-bytes, --reserve-bytes
 	writeConfig       bool
 	sandbox           string // the --sandbox flag
 	log               *slog.Logger
@@ -146,11 +152,13 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	}
 	backends := bs.backends
 	h, err := host.Open(ctx, host.Options{
-		DataDir:     cfg.data,
-		IdleTimeout: cfg.idle,
-		MaxOpen:     cfg.maxOpen,
-		Workspace:   bs.workspaceOptions(),
-		Logger:      cfg.log,
+		DataDir:      cfg.data,
+		IdleTimeout:  cfg.idle,
+		MaxOpen:      cfg.maxOpen,
+		MaxDataBytes: cfg.maxData,
+		ReserveBytes: cfg.reserve,
+		Workspace:    bs.workspaceOptions(),
+		Logger:       cfg.log,
 	})
 	if errors.Is(err, host.ErrLocked) {
 		return fmt.Errorf("%w (is another desk serve running on it?)", err)

@@ -55,6 +55,18 @@
 // users to go away (an HTTP client that holds a stream open would block it
 // indefinitely), and an idle open workspace is closed and then deleted.
 //
+// # Disk space
+//
+// Open makes one vfs.Space for the data directory (unless Options.Workspace.VFS
+// has one) and every workspace's store shares it: the reserve file
+// (vfs.ReserveFile, Options.ReserveBytes) that lets deletes and truncates run
+// on a full disk, and the bound on the data directory across every workspace
+// (Options.MaxDataBytes, default none), enforced at each write as the quota
+// is, and shown in each store's Statfs and in Stats. Open measures the data
+// directory once (an lstat per file) when a bound is set; Delete takes a
+// workspace's files off it. Each store logs through Options.Logger with a
+// "workspace" attribute. See vfs's doc.go, "Disk space".
+//
 // Create only reserves the name (an empty file and a directory sync, ~1 ms on
 // ext4); the first Acquire writes the store's schema. CreateOptions that fix
 // store parameters make Create write the store at once.
