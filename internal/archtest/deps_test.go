@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/vfs":       0,
 	"internal/policy":    0,
 	"internal/glob":      0,
+	"internal/textdiff":  0,
 	"client":             0,
 	"internal/archtest":  0,
 	"internal/run":       1,
@@ -160,8 +161,8 @@ func check(pkgs []pkg) []string {
 				if pr == sqliteRoot && !hasAnyPrefix(im.path, []string{driver + "/", "golang.org/x/sys/"}) {
 					report("%s %s %s: internal/sqlite may import only the standard library, golang.org/x/sys and the SQLite driver", rel, what, im.path)
 				}
-				if pr == "client" {
-					report("%s %s %s: client may import only the standard library", rel, what, im.path)
+				if pr == "client" || pr == "internal/textdiff" {
+					report("%s %s %s: %s may import only the standard library", rel, what, im.path, pr)
 				}
 				if pr == "internal/vfs" && !im.test && !hasAnyPrefix(im.path, vfsAllowed) {
 					report("%s %s %s: internal/vfs may import only the standard library, golang.org/x/sys and internal/sqlite", rel, what, im.path)
@@ -178,8 +179,8 @@ func check(pkgs []pkg) []string {
 				continue // own subtree
 			case ir == cmdRoot:
 				report("%s %s %s: nothing may import the command", rel, what, irel)
-			case pr == "client":
-				report("%s %s %s: client may import only the standard library", rel, what, irel)
+			case pr == "client" || pr == "internal/textdiff":
+				report("%s %s %s: %s may import only the standard library", rel, what, irel, pr)
 			case slices.Contains(backends, pr) && slices.Contains(backends, ir):
 				report("%s %s %s: backends never import each other (routing between them lives in internal/run)", rel, what, irel)
 			case layers[ir] >= layers[pr]:
@@ -280,6 +281,8 @@ func TestCheck_Violations(t *testing.T) {
 		{"vfs heavy dep", pkg{ImportPath: m("internal/vfs"), Imports: []string{"github.com/hanwen/go-fuse/v2/fs"}}, "internal/vfs may import only"},
 		{"client not stdlib", pkg{ImportPath: m("client"), Imports: []string{m("internal/vfs")}}, "client may import only the standard library"},
 		{"client third party", pkg{ImportPath: m("client"), Imports: []string{"golang.org/x/sys/unix"}}, "client may import only the standard library"},
+		{"textdiff is a leaf", pkg{ImportPath: m("internal/textdiff"), Imports: []string{m("internal/glob")}}, "internal/textdiff may import only the standard library"},
+		{"textdiff third party", pkg{ImportPath: m("internal/textdiff"), TestImports: []string{"github.com/some/diff"}}, "internal/textdiff may import only the standard library"},
 		{"imports the command", pkg{ImportPath: m("internal/api"), Imports: []string{m("cmd/desk")}}, "nothing may import the command"},
 		{"unknown package", pkg{ImportPath: m("internal/newthing")}, "internal/newthing is not in the layer table"},
 		{"unknown top level", pkg{ImportPath: m("tools/gen")}, "tools/gen is not in the layer table"},

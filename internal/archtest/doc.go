@@ -7,7 +7,7 @@
 //
 //	layer -2 internal/testenv (the DESK_REQUIRE_* logic; any test may use it)
 //	layer -1 internal/sqlite (the SQLite driver's seam)
-//	layer 0  internal/vfs, internal/policy (and client, the public Go client)
+//	layer 0  internal/vfs, internal/policy, internal/glob, internal/textdiff (and client, the public Go client)
 //	layer 1  internal/run, internal/fusefs, internal/gitws, internal/fsio
 //	layer 2  internal/shell, internal/jsvm, internal/sandbox (the backends)
 //	layer 3  internal/tools, internal/workspace
@@ -21,9 +21,10 @@
 // driver (github.com/ncruces/go-sqlite3 and its subpackages, tests included),
 // and it imports nothing else but the standard library and golang.org/x/sys;
 // internal/vfs and its subtree import only the standard library,
-// golang.org/x/sys and internal/sqlite; client imports only the standard
-// library. A package that is not in the table fails
-// the test: add it to the table (and to docs/architecture.md) with its layer.
+// golang.org/x/sys and internal/sqlite; client and internal/textdiff (a
+// leaf: the one line diff) import only the standard library. A package that
+// is not in the table fails the test: add it to the table (and to
+// docs/architecture.md) with its layer.
 //
 // The test helpers (internal/testenv, internal/sandbox/sandboxtest,
 // internal/vfs/vfstest) are imported only by tests and by each other, and
