@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/desk-dev/desk/internal/textdiff"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -362,15 +363,7 @@ func (d *differOpts) files(a, b string, header bool) int {
 		return 1
 	}
 	la, lb := splitLinesKeep(ia.data), splitLinesKeep(ib.data)
-	ids := lineIDs{}
-	sa, sb := make([]int, len(la)), make([]int, len(lb))
-	for i, l := range la {
-		sa[i] = ids.id(d.key(l))
-	}
-	for i, l := range lb {
-		sb[i] = ids.id(d.key(l))
-	}
-	changes, err := diffSeqs(d.env, sa, sb)
+	changes, err := d.compare(ia.data, ib.data, la, lb)
 	if err != nil {
 		return 2
 	}
@@ -472,13 +465,7 @@ func diffTime(t time.Time) string {
 
 // line writes one output line with its prefix and, for a last line without
 // a newline, GNU's marker.
-func (d *differOpts) line(prefix, l string) {
-	d.w.WriteString(prefix)
-	d.w.WriteString(l)
-	if !strings.HasSuffix(l, "\n") {
-		d.w.WriteString("\n\\ No newline at end of file\n")
-	}
-}
+func (d *differOpts) line(prefix, l string) { textdiff.WriteLine(d.w, prefix, l) }
 
 func diffRange(a0, a1 int) string {
 	if a1-a0 <= 1 {
@@ -490,7 +477,7 @@ func diffRange(a0, a1 int) string {
 	return strconv.Itoa(a0+1) + "," + strconv.Itoa(a1)
 }
 
-func (d *differOpts) normalOut(la, lb []string, changes []diffChange) {
+func (d *differOpts) normalOut(la, lb []string, changes []textdiff.Change) {
 	for _, c := range changes {
 		switch {
 		case c.A0 == c.A1:
@@ -512,19 +499,8 @@ func (d *differOpts) normalOut(la, lb []string, changes []diffChange) {
 	}
 }
 
-// uniRange formats a unified hunk range: "start,count", "start" for one
-// line, "before,0" for none.
-func uniRange(start, count int) string {
-	switch count {
-	case 0:
-		return strconv.Itoa(start) + ",0"
-	case 1:
-		return strconv.Itoa(start + 1)
-	}
-	return strconv.Itoa(start+1) + "," + strconv.Itoa(count)
-}
-
-func (d *differOpts) unifiedOut(ia, ib *diffInput, la, lb []string, changes []diffChange) {
+// headerLabels returns the two header labels of the unified and context formats.
+func (d *differOpts) headerLabels(ia, ib *diffInput) (string, string) {
 	la0, lb0 := ia.name+"\t"+diffTime(ia.mtime), ib.name+"\t"+diffTime(ib.mtime)
 	if len(d.labels) > 0 {
 		la0 = d.labels[0]
@@ -532,37 +508,13 @@ func (d *differOpts) unifiedOut(ia, ib *diffInput, la, lb []string, changes []di
 	if len(d.labels) > 1 {
 		lb0 = d.labels[1]
 	}
-	fmt.Fprintf(d.w, "--- %s\n+++ %s\n", la0, lb0)
-	ctx := d.ctxLines
-	for i := 0; i < len(changes); {
-		j := i
-		for j+1 < len(changes) && changes[j+1].A0-changes[j].A1 <= 2*ctx {
-			j++
-		}
-		first, last := changes[i], changes[j]
-		pre := min(ctx, first.A0)
-		post := min(ctx, len(la)-last.A1)
-		aStart, bStart := first.A0-pre, first.B0-pre
-		aEnd, bEnd := last.A1+post, last.B1+post
-		fmt.Fprintf(d.w, "@@ -%s +%s @@\n", uniRange(aStart, aEnd-aStart), uniRange(bStart, bEnd-bStart))
-		pos := aStart
-		for _, c := range changes[i : j+1] {
-			for _, l := range la[pos:c.A0] {
-				d.line(" ", l)
-			}
-			for _, l := range la[c.A0:c.A1] {
-				d.line("-", l)
-			}
-			for _, l := range lb[c.B0:c.B1] {
-				d.line("+", l)
-			}
-			pos = c.A1
-		}
-		for _, l := range la[pos:aEnd] {
-			d.line(" ", l)
-		}
-		i = j + 1
-	}
+	return la0, lb0
+}
+
+func (d *differOpts) unifiedOut(ia, ib *diffInput, la, lb []string, changes []textdiff.Change) {
+	l0, l1 := d.headerLabels(ia, ib)
+	fmt.Fprintf(d.w, "--- %s\n+++ %s\n", l0, l1)
+	textdiff.WriteUnified(d.w, la, lb, textdiff.Hunks(changes, d.ctxLines, len(la), len(lb)))
 }
 
 // ctxRange formats a context-format range as GNU's
@@ -579,73 +531,56 @@ func ctxRange(start, end int) string {
 // each with its old lines ("- " deleted, "! " changed) and then its new
 // lines ("+ " inserted, "! " changed); a side with no changes in the hunk
 // shows only its range line.
-func (d *differOpts) contextOut(ia, ib *diffInput, la, lb []string, changes []diffChange) {
-	la0, lb0 := ia.name+"\t"+diffTime(ia.mtime), ib.name+"\t"+diffTime(ib.mtime)
-	if len(d.labels) > 0 {
-		la0 = d.labels[0]
-	}
-	if len(d.labels) > 1 {
-		lb0 = d.labels[1]
-	}
-	fmt.Fprintf(d.w, "*** %s\n--- %s\n", la0, lb0)
-	ctx := d.ctxLines
-	for i := 0; i < len(changes); {
-		j := i
-		for j+1 < len(changes) && changes[j+1].A0-changes[j].A1 <= 2*ctx {
-			j++
-		}
-		group := changes[i : j+1]
-		first, last := group[0], group[len(group)-1]
-		pre := min(ctx, first.A0)
-		post := min(ctx, len(la)-last.A1)
-		aStart, bStart := first.A0-pre, first.B0-pre
-		aEnd, bEnd := last.A1+post, last.B1+post
-		dels, ins := false, false
-		for _, c := range group {
-			dels = dels || c.A1 > c.A0
-			ins = ins || c.B1 > c.B0
-		}
+func (d *differOpts) contextOut(ia, ib *diffInput, la, lb []string, changes []textdiff.Change) {
+	l0, l1 := d.headerLabels(ia, ib)
+	fmt.Fprintf(d.w, "*** %s\n--- %s\n", l0, l1)
+	for _, h := range textdiff.Hunks(changes, d.ctxLines, len(la), len(lb)) {
 		d.w.WriteString("***************\n")
-		fmt.Fprintf(d.w, "*** %s ****\n", ctxRange(aStart, aEnd))
-		if dels {
-			pos := aStart
-			for _, c := range group {
-				for _, l := range la[pos:c.A0] {
-					d.line("  ", l)
-				}
-				mark := "- "
-				if c.B1 > c.B0 {
-					mark = "! "
-				}
-				for _, l := range la[c.A0:c.A1] {
-					d.line(mark, l)
-				}
-				pos = c.A1
-			}
-			for _, l := range la[pos:aEnd] {
-				d.line("  ", l)
-			}
+		fmt.Fprintf(d.w, "*** %s ****\n", ctxRange(h.A0, h.A1))
+		d.contextSide(la, h.A0, h.A1, h.Changes, false)
+		fmt.Fprintf(d.w, "--- %s ----\n", ctxRange(h.B0, h.B1))
+		d.contextSide(lb, h.B0, h.B1, h.Changes, true)
+	}
+}
+
+// contextSide writes one side of a context hunk, lines[from:to]: the old
+// side (new false: "- " deleted, "! " changed) or the new side ("+ "
+// inserted, "! " changed). A side without changes of its own is left out.
+func (d *differOpts) contextSide(lines []string, from, to int, changes []textdiff.Change, new bool) {
+	span := func(c textdiff.Change) (int, int, bool) {
+		if new {
+			return c.B0, c.B1, c.A1 > c.A0
 		}
-		fmt.Fprintf(d.w, "--- %s ----\n", ctxRange(bStart, bEnd))
-		if ins {
-			pos := bStart
-			for _, c := range group {
-				for _, l := range lb[pos:c.B0] {
-					d.line("  ", l)
-				}
-				mark := "+ "
-				if c.A1 > c.A0 {
-					mark = "! "
-				}
-				for _, l := range lb[c.B0:c.B1] {
-					d.line(mark, l)
-				}
-				pos = c.B1
-			}
-			for _, l := range lb[pos:bEnd] {
-				d.line("  ", l)
-			}
+		return c.A0, c.A1, c.B1 > c.B0
+	}
+	own := false
+	for _, c := range changes {
+		s, e, _ := span(c)
+		own = own || e > s
+	}
+	if !own {
+		return
+	}
+	mark := "- "
+	if new {
+		mark = "+ "
+	}
+	pos := from
+	for _, c := range changes {
+		s, e, both := span(c)
+		for _, l := range lines[pos:s] {
+			d.line("  ", l)
 		}
-		i = j + 1
+		m := mark
+		if both {
+			m = "! "
+		}
+		for _, l := range lines[s:e] {
+			d.line(m, l)
+		}
+		pos = e
+	}
+	for _, l := range lines[pos:to] {
+		d.line("  ", l)
 	}
 }

@@ -4,202 +4,121 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/desk-dev/desk/internal/textdiff"
 )
 
-// The shared line-diff algorithm of diff (and the tests of patch): Myers'
-// O(ND) difference algorithm in its linear-space form (the "middle snake"
-// divide and conquer), over lines reduced to integers.
+// The comparison of diff, as GNU diff 3.8 makes it: the identical prefix
+// and suffix are left out (but for horizon lines), and the lines between
+// are compared by internal/textdiff with GNU's choices.
 
-// diffChange is one run of differences: lines a[A0:A1] were replaced by
-// b[B0:B1] (either range may be empty).
-type diffChange struct {
-	A0, A1, B0, B1 int
-}
-
-// diffSeqs compares two sequences of line ids and returns the changes in
-// order. It stops with the context's error when the command is cancelled.
-func diffSeqs(env *Env, a, b []int) ([]diffChange, error) {
-	d := &differ{env: env, a: a, b: b, delA: make([]bool, len(a)), insB: make([]bool, len(b))}
-	n, m := len(a), len(b)
-	d.vf = make([]int, n+m+5)
-	d.vb = make([]int, n+m+5)
-	if err := d.compare(0, n, 0, m); err != nil {
+// compare returns the changes between the lines la and lb of the data a and
+// b, with line numbers from the start of the files.
+func (d *differOpts) compare(a, b []byte, la, lb []string) ([]textdiff.Change, error) {
+	horizon := 0
+	if d.unified || d.context {
+		horizon = d.ctxLines
+	}
+	pre, suf := diffIdenticalEnds(a, b, horizon)
+	mid := func(lines []string) []string {
+		keys := make([]string, 0, len(lines)-pre-suf)
+		for _, l := range lines[pre : len(lines)-suf] {
+			keys = append(keys, d.key(l))
+		}
+		return keys
+	}
+	r, err := textdiff.Diff(d.env.Ctx, mid(la), mid(lb), textdiff.Options{})
+	if err != nil {
 		return nil, err
 	}
-	var out []diffChange
-	i, j := 0, 0
-	for i < n || j < m {
-		if i < n && j < m && !d.delA[i] && !d.insB[j] {
-			i++
-			j++
-			continue
-		}
-		c := diffChange{A0: i, B0: j}
-		for i < n && d.delA[i] {
-			i++
-		}
-		for j < m && d.insB[j] {
-			j++
-		}
-		c.A1, c.B1 = i, j
-		if c.A0 == c.A1 && c.B0 == c.B1 {
-			// Cannot happen with a consistent marking; avoid looping.
-			i++
-			j++
-			continue
-		}
-		out = append(out, c)
+	for i := range r.Changes {
+		c := &r.Changes[i]
+		c.A0, c.A1, c.B0, c.B1 = c.A0+pre, c.A1+pre, c.B0+pre, c.B1+pre
 	}
-	return out, nil
+	return r.Changes, nil
 }
 
-type differ struct {
-	env        *Env
-	a, b       []int
-	delA, insB []bool
-	vf, vb     []int
-}
-
-// compare marks the differences between a[aOff:aLim] and b[bOff:bLim].
-func (d *differ) compare(aOff, aLim, bOff, bLim int) error {
-	for {
-		for aOff < aLim && bOff < bLim && d.a[aOff] == d.b[bOff] {
-			aOff++
-			bOff++
+// diffIdenticalEnds returns how many lines at the start and at the end of a
+// and b diff leaves out of the comparison, as GNU diff's find_identical_ends:
+// the bytes both share at the start back to a line start, and at the end
+// forward to one, each less horizon lines; a last line without a newline is
+// in neither unless both lack it. (The lines it keeps matter: GNU sets lines
+// aside by how often they occur among them, and moves changes within them.)
+func diffIdenticalEnds(a, b []byte, horizon int) (pre, suf int) {
+	ma, mb := len(a) > 0 && a[len(a)-1] != '\n', len(b) > 0 && b[len(b)-1] != '\n'
+	// GNU completes a last line with a newline (and remembers it did).
+	at := func(buf []byte, i int) byte {
+		if i == len(buf) {
+			return '\n'
 		}
-		for aLim > aOff && bLim > bOff && d.a[aLim-1] == d.b[bLim-1] {
-			aLim--
-			bLim--
-		}
-		if aOff == aLim {
-			for j := bOff; j < bLim; j++ {
-				d.insB[j] = true
-			}
-			return nil
-		}
-		if bOff == bLim {
-			for i := aOff; i < aLim; i++ {
-				d.delA[i] = true
-			}
-			return nil
-		}
-		if err := d.env.Ctx.Err(); err != nil {
-			return err
-		}
-		x, y := d.midSnake(aOff, aLim, bOff, bLim)
-		if err := d.compare(aOff, x, bOff, y); err != nil {
-			return err
-		}
-		aOff, bOff = x, y
+		return buf[i]
 	}
-}
-
-// midSnake finds a point on an optimal edit path between a[aOff:aLim] and
-// b[bOff:bLim] (both non-empty, with no common prefix or suffix) that splits
-// the problem into two strictly smaller ones.
-func (d *differ) midSnake(aOff, aLim, bOff, bLim int) (int, int) {
-	a, b := d.a[aOff:aLim], d.b[bOff:bLim]
-	n, m := len(a), len(b)
-	delta := n - m
-	odd := delta&1 != 0
-	max := (n + m + 1) / 2
-	off := max + 1
-	vf, vb := d.vf[:2*max+3], d.vb[:2*max+3]
-	for i := range vf {
-		vf[i], vb[i] = -1, -1
+	n0, n1 := len(a), len(b)
+	if ma {
+		n0++
 	}
-	vf[off+1], vb[off+1] = 0, 0
-	// step computes the furthest reaching x on diagonal k from v, or -1.
-	step := func(v []int, k int) int {
-		if k < -m || k > n {
-			return -1
-		}
-		x := -1
-		if down := v[off+k+1]; down >= 0 && down-k <= m {
-			x = down
-		}
-		if right := v[off+k-1]; right >= 0 && right+1 <= n && right+1 > x {
-			x = right + 1
-		}
-		if x < 0 || x-k < 0 || x-k > m {
-			return -1
-		}
-		return x
+	if mb {
+		n1++
 	}
-	for D := 0; D <= max; D++ {
-		if D&255 == 255 && d.env.Ctx.Err() != nil {
-			return aOff + n/2, bOff + m/2 // abandoned: any split terminates
+	p := 0
+	for p < n0 && p < n1 && at(a, p) == at(b, p) {
+		p++
+	}
+	if (ma && p == n0) != (mb && p == n1) {
+		p--
+	}
+	for i := horizon; p > 0; p-- {
+		if at(a, p-1) == '\n' {
+			if i == 0 {
+				break
+			}
+			i--
 		}
-		for k := -D; k <= D; k += 2 {
-			x := step(vf, k)
-			vf[off+k] = x
-			if x < 0 {
-				continue
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			vf[off+k] = x
-			if odd {
-				kb := delta - k
-				if kb >= -(D-1) && kb <= D-1 && vb[off+kb] >= 0 && x+vb[off+kb] >= n {
-					return aOff + x, bOff + y
-				}
+	}
+	lines := func(buf []byte, from, to int) int {
+		n := 0
+		for i := from; i < to; i++ {
+			if at(buf, i) == '\n' {
+				n++
 			}
 		}
-		for k := -D; k <= D; k += 2 {
-			x := step(vb, k)
-			vb[off+k] = x
-			if x < 0 {
-				continue
-			}
-			y := x - k
-			for x < n && y < m && a[n-x-1] == b[m-y-1] {
-				x++
-				y++
-			}
-			vb[off+k] = x
-			if !odd {
-				kf := delta - k
-				if kf >= -D && kf <= D && vf[off+kf] >= 0 && vf[off+kf]+x >= n {
-					return aOff + n - x, bOff + m - y
-				}
+		return n
+	}
+	pre = lines(a, 0, p)
+	if ma != mb {
+		return pre, 0
+	}
+	beg := p + max(n0-n1, 0)
+	q0, q1 := n0, n1
+	for q0 != beg {
+		q0--
+		q1--
+		if at(a, q0) != at(b, q1) {
+			q0++
+			q1++
+			break
+		}
+	}
+	lineStart := func(buf []byte, q int) bool { return q == 0 || at(buf, q-1) == '\n' }
+	i := horizon
+	if !lineStart(a, q0) || !lineStart(b, q1) {
+		i++
+	}
+	for ; i > 0 && q0 != n0; i-- {
+		for q0 < n0 {
+			q0++
+			if at(a, q0-1) == '\n' {
+				break
 			}
 		}
 	}
-	return aOff + n/2, bOff + m/2
-}
-
-// lineIDs maps lines to integers, equal keys to equal ids.
-type lineIDs map[string]int
-
-func (ids lineIDs) id(key string) int {
-	if v, ok := ids[key]; ok {
-		return v
-	}
-	v := len(ids)
-	ids[key] = v
-	return v
+	return pre, lines(a, q0, n0)
 }
 
 // splitLinesKeep splits data into lines keeping each line's "\n"; the last
 // line may lack it.
 func splitLinesKeep(data []byte) []string {
-	var out []string
-	for len(data) > 0 {
-		i := 0
-		for i < len(data) && data[i] != '\n' {
-			i++
-		}
-		if i < len(data) {
-			i++
-		}
-		out = append(out, string(data[:i]))
-		data = data[i:]
-	}
-	return out
+	return textdiff.SplitLines(string(data))
 }
 
 // diffParseOpts is parseOpts for diffutils' commands, whose "Try" line
