@@ -3,83 +3,134 @@ package tools
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
 
-// applyUnified applies a unified diff made by unifiedDiff to a.
-func applyUnified(t *testing.T, a, diff string) string {
+// gnuPatch applies diff to a with the installed GNU patch and returns the
+// result. Without patch the test is skipped, or fails under
+// DESK_REQUIRE_SHELLS=1 (CI installs the GNU tools).
+func gnuPatch(t *testing.T, dir, a, diff string) string {
 	t.Helper()
-	al := splitLines(a)
-	var out []string
-	pos := 0
-	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
-	for i := 2; i < len(lines); i++ {
-		l := lines[i]
-		if !strings.HasPrefix(l, "@@ -") {
-			t.Fatalf("expected a hunk header, got %q", l)
+	if _, err := exec.LookPath("patch"); err != nil {
+		if os.Getenv("DESK_REQUIRE_SHELLS") == "1" {
+			t.Fatal("patch is not installed, and DESK_REQUIRE_SHELLS=1 requires the real tools")
 		}
-		r := strings.Fields(l)[1][1:]
-		startS, _, _ := strings.Cut(r, ",")
-		start, _ := strconv.Atoi(startS)
-		if strings.HasSuffix(r, ",0") {
-			start++ // an empty range names the line before
-		}
-		for pos < start-1 {
-			out = append(out, al[pos])
-			pos++
-		}
-		for i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "@@ ") {
-			i++
-			body := lines[i][1:]
-			switch lines[i][0] {
-			case ' ':
-				if al[pos] != body {
-					t.Fatalf("context mismatch at %d: %q vs %q", pos, al[pos], body)
-				}
-				out = append(out, body)
-				pos++
-			case '-':
-				if al[pos] != body {
-					t.Fatalf("removal mismatch at %d: %q vs %q", pos, al[pos], body)
-				}
-				pos++
-			case '+':
-				out = append(out, body)
-			}
-		}
+		t.Skip("patch not installed: the diffs are not checked against GNU patch")
 	}
-	out = append(out, al[pos:]...)
-	if len(out) == 0 {
-		return ""
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(in, []byte(a), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	return strings.Join(out, "\n") + "\n"
+	cmd := exec.Command("patch", "-s", "-f", "-F0", "-o", out, in)
+	cmd.Stdin = strings.NewReader(diff)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("patch: %v\n%s\ndiff:\n%s", err, msg, diff)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
 }
 
-func TestUnifiedDiff_random(t *testing.T) {
+// TestUnifiedDiff_patch checks edit's diffs of random texts by applying
+// them with GNU patch (no fuzz allowed): the result must be the new text,
+// newline at the end or not.
+func TestUnifiedDiff_patch(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
 	gen := func() string {
 		n := r.IntN(30)
 		var b strings.Builder
 		for i := 0; i < n; i++ {
 			fmt.Fprintf(&b, "l%d\n", r.IntN(6))
 		}
-		return b.String()
+		s := b.String()
+		if r.IntN(6) == 0 {
+			s = strings.TrimSuffix(s, "\n")
+		}
+		return s
 	}
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < 300; i++ {
 		a, b := gen(), gen()
-		d := unifiedDiff("f", a, b, r.IntN(4))
+		d, err := unifiedDiff(t.Context(), "f", a, b, r.IntN(4), DefaultMaxDiffBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if a == b {
-			if d != "" {
-				t.Fatalf("diff of equal texts: %q", d)
+			if d.text != "" {
+				t.Fatalf("diff of equal texts: %q", d.text)
 			}
 			continue
 		}
-		if got := applyUnified(t, a, d); got != b {
-			t.Fatalf("a=%q b=%q\ndiff:\n%s\napplied: %q", a, b, d, got)
+		if got := gnuPatch(t, dir, a, d.text); got != b {
+			t.Fatalf("a=%q b=%q\ndiff:\n%s\npatched: %q", a, b, d.text, got)
 		}
 	}
+}
+
+// TestUnifiedDiff_hostile diffs the worst inputs for the cost of a diff,
+// 10,000-line blocks, as one edit call can make them: memory stays linear
+// (the old diff took 251 MiB for a 2,000-line rewrite, tens of GiB for
+// these), the block past the cap comes back replaced whole, and GNU patch
+// still applies every diff.
+func TestUnifiedDiff_hostile(t *testing.T) {
+	const n = 10_000
+	var rev, fwd, x, y strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&fwd, "line %d\n", i)
+		fmt.Fprintf(&rev, "line %d\n", n-1-i)
+	}
+	fmt.Fprintf(&x, "%s", strings.Repeat("x\n", n/2)+strings.Repeat("y\n", n/2))
+	fmt.Fprintf(&y, "%s", strings.Repeat("y\n", n/2)+strings.Repeat("x\n", n/2))
+	disjointA, disjointB := rewriteBlock(n)
+	cases := []struct {
+		name  string
+		a, b  string
+		whole bool
+	}{
+		{"reversed", fwd.String(), rev.String(), true},
+		{"swapped runs", x.String(), y.String(), true},
+		{"nothing in common", disjointA, disjointB, false},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var d editDiff
+			var err error
+			got := allocated(func() { d, err = unifiedDiff(t.Context(), "f", c.a, c.b, 3, 64<<20) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The diff text itself is about 2·len(a) bytes; the search adds
+			// O(lines).
+			if bound := uint64(4*(len(c.a)+len(c.b))) + 8<<20; got > bound {
+				t.Errorf("allocated %d bytes, over %d", got, bound)
+			}
+			if d.whole != c.whole || d.added != n || d.removed != n {
+				t.Errorf("whole %v (want %v), +%d -%d", d.whole, c.whole, d.added, d.removed)
+			}
+			t.Logf("%d bytes allocated, diff %d bytes", got, len(d.text))
+			if p := gnuPatch(t, dir, c.a, d.text); p != c.b {
+				t.Errorf("GNU patch does not give the new text")
+			}
+		})
+	}
+}
+
+// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc).
+func allocated(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
 }
 
 func TestFold(t *testing.T) {

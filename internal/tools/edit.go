@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/textdiff"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -37,6 +38,9 @@ type EditOutput struct {
 	// Tolerant lists the edits (1-based) that matched only after ignoring
 	// whitespace and quote differences.
 	Tolerant []int `json:"tolerant,omitempty"`
+	// whole: Diff shows the changed block replaced whole (the diff's cost
+	// was over its cap).
+	whole bool
 }
 
 func (o *EditOutput) content() []Content {
@@ -44,6 +48,9 @@ func (o *EditOutput) content() []Content {
 	fmt.Fprintf(&b, "edited %s: +%d -%d lines, revision %d\n", o.Path, o.Added, o.Removed, o.Revision)
 	for _, i := range o.Tolerant {
 		fmt.Fprintf(&b, "note: edit #%d matched only after ignoring differences in whitespace or quotes; check the diff\n", i)
+	}
+	if o.whole {
+		fmt.Fprintf(&b, "note: the diff shows the changed block replaced whole: a finer diff would change over %d lines\n", textdiff.DefaultMaxCost)
 	}
 	b.WriteString(o.Diff)
 	return []Content{TextContent(b.String())}
@@ -206,23 +213,9 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 	if text == orig {
 		return nil, errorf(CodeInvalid, "the edits leave %s unchanged", quote.Path(p))
 	}
-	diff := unifiedDiff(quote.Path(p), orig, text, 3)
-	added, removed := 0, 0
-	for _, l := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			removed++
-		}
-	}
-	if len(diff) > s.opts.MaxDiffBytes {
-		cut := s.opts.MaxDiffBytes
-		for cut > 0 && !utf8.RuneStart(diff[cut]) {
-			cut--
-		}
-		diff = diff[:cut] + fmt.Sprintf("\n[diff cut: %d more bytes; read the file to see the result]\n", len(diff)-cut)
+	diff, err := unifiedDiff(ctx, quote.Path(p), orig, text, 3, s.opts.MaxDiffBytes)
+	if err != nil {
+		return nil, err
 	}
 	newText := text
 	if crlf {
@@ -250,7 +243,7 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 	if err != nil {
 		return nil, AsError(err, p)
 	}
-	return &EditOutput{Path: quote.Path(p), Revision: s.ownRevision(ctx, rp, attr.Ino, before), Diff: diff, Added: added, Removed: removed, Tolerant: tolerant}, nil
+	return &EditOutput{Path: quote.Path(p), Revision: s.ownRevision(ctx, rp, attr.Ino, before), Diff: diff.text, Added: diff.added, Removed: diff.removed, Tolerant: tolerant, whole: diff.whole}, nil
 }
 
 // notFoundHint adds "use write" to a not-found error.
