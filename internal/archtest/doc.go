@@ -22,7 +22,8 @@
 // and it imports nothing else but the standard library and golang.org/x/sys;
 // internal/vfs and its subtree import only the standard library,
 // golang.org/x/sys and internal/sqlite; client and internal/textdiff (a
-// leaf: the one line diff) import only the standard library. A package that
+// leaf: the one line diff) import only the standard library (their tests
+// may use internal/testenv too). A package that
 // is not in the table fails the test: add it to the table (and to
 // docs/architecture.md) with its layer.
 //

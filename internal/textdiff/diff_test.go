@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // apply applies changes to a and returns the result, failing on changes out
@@ -151,16 +152,6 @@ func reversed(n int) ([]string, []string) {
 	return a, b
 }
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
 // TestDiffHostile drives Diff with the inputs that cost the most, 10,000
 // lines each, and checks that its allocations stay linear in the input
 // (under 8 MiB here, where the old quadratic diff took gigabytes) and that
@@ -199,7 +190,7 @@ func TestDiffHostile(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var r Result
-			got := allocated(func() { r = check(t, c.a, c.b, c.opt) })
+			got := testenv.Allocated(func() { r = check(t, c.a, c.b, c.opt) })
 			if got > bound {
 				t.Errorf("allocated %d bytes, over %d", got, bound)
 			}

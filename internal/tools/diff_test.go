@@ -6,9 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // gnuPatch applies diff to a with the installed GNU patch and returns the
@@ -16,12 +17,8 @@ import (
 // DESK_REQUIRE_SHELLS=1 (CI installs the GNU tools).
 func gnuPatch(t *testing.T, dir, a, diff string) string {
 	t.Helper()
-	if _, err := exec.LookPath("patch"); err != nil {
-		if os.Getenv("DESK_REQUIRE_SHELLS") == "1" {
-			t.Fatal("patch is not installed, and DESK_REQUIRE_SHELLS=1 requires the real tools")
-		}
-		t.Skip("patch not installed: the diffs are not checked against GNU patch")
-	}
+	_, err := exec.LookPath("patch")
+	testenv.Need(t, testenv.Shells, err)
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	if err := os.WriteFile(in, []byte(a), 0o644); err != nil {
 		t.Fatal(err)
@@ -103,7 +100,7 @@ func TestUnifiedDiff_hostile(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var d editDiff
 			var err error
-			got := allocated(func() { d, err = unifiedDiff(t.Context(), "f", c.a, c.b, 3, 64<<20) })
+			got := testenv.Allocated(func() { d, err = unifiedDiff(t.Context(), "f", c.a, c.b, 3, 64<<20) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,54 +117,5 @@ func TestUnifiedDiff_hostile(t *testing.T) {
 				t.Errorf("GNU patch does not give the new text")
 			}
 		})
-	}
-}
-
-// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc).
-func allocated(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
-func TestFold(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"a  b\t\tc", "a b c"},
-		{"x   \ny", "x\ny"},
-		{"\tindent", " indent"},
-		{"\u201cq\u201d \u2018s\u2019", "\"q\" 's'"},
-		{"é  ü", "é ü"},
-	}
-	for _, tt := range tests {
-		f := fold(tt.in)
-		if f.text != tt.want {
-			t.Errorf("fold(%q) = %q, want %q", tt.in, f.text, tt.want)
-		}
-		if len(f.start) != len(f.text) || len(f.end) != len(f.text) {
-			t.Errorf("fold(%q): map lengths", tt.in)
-		}
-	}
-}
-
-func TestHeadTail(t *testing.T) {
-	tests := []struct {
-		in   string
-		max  int
-		want string
-		cut  int64
-	}{
-		{"short", 10, "short", 0},
-		{"aaaa\nbbbb\ncccc\ndddd\n", 10, "aaaa\n[... 10 bytes elided ...]\ndddd\n", 10},
-		{"0123456789abcdefghij", 10, "01234\n[... 10 bytes elided ...]\nfghij", 10},
-		{"ééééééééééé", 10, "éé\n[... 14 bytes elided ...]\néé", 14},
-	}
-	for _, tt := range tests {
-		got, cut := headTail(tt.in, tt.max)
-		if got != tt.want || cut != tt.cut {
-			t.Errorf("headTail(%q, %d) = %q, %d; want %q, %d", tt.in, tt.max, got, cut, tt.want, tt.cut)
-		}
 	}
 }

@@ -101,5 +101,20 @@
 //
 // # Limits
 //
-// Every cap is an Options field with a documented default (see Options).
+// Every cap is an Options field with a documented default (see Options),
+// except edit's, which are fixed:
+//
+//   - edit takes at most MaxEdits (100) edits per call (too_large past it);
+//     each old and each new is at most MaxEditFileBytes, and so is the text
+//     after every edit (too_large, naming the edit). A call's work is thus
+//     at most MaxEdits scans of a text under MaxEditFileBytes; an edit that
+//     only matches tolerantly also folds the text (9 bytes a byte).
+//   - edit's diff is internal/textdiff's minimal one, in O(N+M) memory, up
+//     to a cost of textdiff.DefaultMaxCost (4,096) lines deleted plus
+//     inserted (lower when (N+M)·D would pass textdiff.DefaultMaxWork,
+//     10^8); past that it shows the changed block replaced whole, and the
+//     text content says so. Lines found nowhere in the other text do not
+//     count, so a block rewritten from scratch gets its exact diff. The diff
+//     is GNU's unified format ("\ No newline at end of file" included), so
+//     GNU patch applies it; it is cut at MaxDiffBytes.
 package tools

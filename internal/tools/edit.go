@@ -67,7 +67,7 @@ var editSpec = &spec{
 
 Copy old exactly from the file (read it first), without read's line-number prefixes, and include enough surrounding lines to make it unique. If old occurs several times the edit fails and says where; if it occurs nowhere the edit fails and shows the closest lines. Only when there is no exact match, a match that ignores differences in spaces, tabs and typographic quotes is tried, and applied to the original text. Line endings (CRLF) and a byte-order mark are kept.
 
-Pass expected_revision (from read, write or a previous edit) to fail with a conflict instead of overwriting a change someone else made since. To create a file or replace all of it, use write. Files up to 8 MiB.`,
+Pass expected_revision (from read, write or a previous edit) to fail with a conflict instead of overwriting a change someone else made since. To create a file or replace all of it, use write. At most 100 edits per call. Files up to 8 MiB.`,
 		InputSchema: schema(`{
   "type": "object",
   "properties": {
@@ -75,7 +75,8 @@ Pass expected_revision (from read, write or a previous edit) to fail with a conf
     "edits": {
       "type": "array",
       "minItems": 1,
-      "description": "Replacements, applied in order; all succeed or none is applied.",
+      "maxItems": 100,
+      "description": "Replacements, applied in order; all succeed or none is applied. At most 100.",
       "items": {
         "type": "object",
         "properties": {
@@ -118,6 +119,12 @@ func (s *Set) EditFile(ctx context.Context, in EditInput) (*EditOutput, error) {
 	return out, nil
 }
 
+// MaxEdits is the most edits one edit call takes. Each edit scans the file
+// (and, when it has no exact match, a folded copy of it) and builds the next
+// text, so a call's work is bounded by MaxEdits times the file size, under
+// Options.MaxEditFileBytes at every step.
+const MaxEdits = 100
+
 const bom = "\ufeff"
 
 // testHookBeforeSwap, if set, runs between edit's read of the file and its
@@ -132,12 +139,17 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 	if len(in.Edits) == 0 {
 		return nil, errorf(CodeInvalid, "edit needs at least one {old, new} in edits")
 	}
+	if len(in.Edits) > MaxEdits {
+		return nil, errorf(CodeTooLarge, "edit takes at most %d edits per call, got %d: split them over several calls", MaxEdits, len(in.Edits))
+	}
 	for i, e := range in.Edits {
 		switch {
 		case e.Old == "":
 			return nil, errorf(CodeInvalid, "edit #%d: old is empty. To add text, put a neighbouring line in old and repeat it in new; to create a file, use write", i+1)
 		case e.Old == e.New:
 			return nil, errorf(CodeInvalid, "edit #%d: old and new are the same, so it would change nothing", i+1)
+		case int64(len(e.Old)) > s.opts.MaxEditFileBytes || int64(len(e.New)) > s.opts.MaxEditFileBytes:
+			return nil, errorf(CodeTooLarge, "edit #%d: old or new is over edit's cap of %d bytes: use write to replace a whole file", i+1, s.opts.MaxEditFileBytes)
 		}
 	}
 	ctx = s.actorCtx(ctx)
@@ -208,6 +220,12 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 		if loose {
 			tolerant = append(tolerant, i+1)
 		}
+		if int64(len(next)) > s.opts.MaxEditFileBytes {
+			return nil, errorf(CodeTooLarge, "edit #%d would make %s %d bytes, over edit's cap of %d bytes", i+1, p, len(next), s.opts.MaxEditFileBytes)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		text = next
 	}
 	if text == orig {
@@ -271,13 +289,13 @@ func replaceOnce(text, old, nw string, n int, p string, total int) (string, bool
 	if q != "" {
 		offs := findAll(f.text, q, 50)
 		if len(offs) == 1 {
-			start, end := widen(text, old, f.start[offs[0]], f.end[offs[0]+len(q)-1])
+			start, end := widen(text, old, int(f.start[offs[0]]), int(f.end[offs[0]+len(q)-1]))
 			return text[:start] + nw + text[end:], true, nil
 		}
 		if len(offs) > 1 {
 			starts := make([]int, len(offs))
 			for i, o := range offs {
-				starts[i] = f.start[o]
+				starts[i] = int(f.start[o])
 			}
 			return "", false, errorf(CodeAmbiguousMatch, "edit%s: old does not occur exactly, and ignoring whitespace and quotes it matches %s in %s (starting on lines %s): copy old exactly from the file, with more surrounding lines", which, countTimes(len(offs)), quote.Path(p), lineList(text, starts))
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 func TestEdit(t *testing.T) {
@@ -141,6 +143,9 @@ func TestEdit_errors(t *testing.T) {
 		{"directory", EditInput{Path: "/workspace", Edits: []Edit{{"a", "b"}}}, CodeIsDirectory, nil},
 		{"binary", EditInput{Path: "bin", Edits: []Edit{{"a", "b"}}}, CodeBinary, []string{"exec"}},
 		{"too large", EditInput{Path: "big", Edits: []Edit{{"x", "y"}}}, CodeTooLarge, []string{"1001 bytes", "exec"}},
+		{"too many edits", EditInput{Path: "main.go", Edits: manyEdits(MaxEdits + 1)}, CodeTooLarge, []string{"at most 100 edits", "got 101", "several calls"}},
+		{"new over the cap", EditInput{Path: "main.go", Edits: []Edit{{"package main", strings.Repeat("y", 1001)}}}, CodeTooLarge, []string{"edit #1", "over edit's cap of 1000 bytes"}},
+		{"result over the cap", EditInput{Path: "main.go", Edits: []Edit{{"package main", strings.Repeat("y", 600)}, {"func main", strings.Repeat("z", 600)}}}, CodeTooLarge, []string{"edit #2 would make", "over edit's cap of 1000 bytes"}},
 		{"revision too old", EditInput{Path: "main.go", ExpectedRevision: 1, Edits: []Edit{{"package main", "package x"}}}, CodeConflict, []string{"too old"}},
 	}
 	for _, tt := range tests {
@@ -154,4 +159,47 @@ func TestEdit_errors(t *testing.T) {
 	e.fails("edit", `{"path":"main.go","edits":[{"old":"a"}]}`, CodeInvalid, "edit: edits[0].new is required")
 	e.fails("edit", `{"edits":[{"old":"a","new":"b"}]}`, CodeInvalid, "edit: path is required")
 	e.fails("edit", `{"path":"main.go","edits":[{"old":"a","new":"b","all":true}]}`, CodeInvalid, `no input field "all"`)
+}
+
+// manyEdits returns n edits that each replace a different missing line.
+func manyEdits(n int) []Edit {
+	out := make([]Edit, n)
+	for i := range out {
+		out[i] = Edit{fmt.Sprintf("no such line %d", i), "x"}
+	}
+	return out
+}
+
+// TestEdit_hostile makes the most expensive edit call the limits admit:
+// MaxEdits edits that each match only tolerantly (so each folds the whole
+// file) on a 1 MiB file. Its allocations stay within MaxEdits times a small
+// multiple of the file (the folded copy and its offset maps, 9 bytes a
+// byte, and the next text), and the result is right.
+func TestEdit_hostile(t *testing.T) {
+	e := newEnv(t, Options{})
+	var b strings.Builder
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, "v%d  =  %d\n", i, i)
+	}
+	src := b.String()
+	e.put("/workspace/big.txt", src)
+	edits := make([]Edit, MaxEdits)
+	for i := range edits {
+		edits[i] = Edit{fmt.Sprintf("v%d = %d\n", i*100, i*100), fmt.Sprintf("w%d = %d\n", i, i)}
+	}
+	in := mustJSON(EditInput{Path: "big.txt", Edits: edits})
+	var res *Result
+	got := testenv.Allocated(func() { _, res = e.ok("edit", in) })
+	bound := uint64(MaxEdits*12*len(src)) + 32<<20
+	t.Logf("%d edits on %d bytes: %d bytes allocated (bound %d)", MaxEdits, len(src), got, bound)
+	if got > bound {
+		t.Errorf("allocated %d bytes, over %d", got, bound)
+	}
+	out := res.Structured.(*EditOutput)
+	if len(out.Tolerant) != MaxEdits || out.Added != MaxEdits || out.Removed != MaxEdits {
+		t.Errorf("tolerant %d, +%d -%d", len(out.Tolerant), out.Added, out.Removed)
+	}
+	if text := e.get("/workspace/big.txt"); !strings.Contains(text, "w99 = 99\nv9901  =  9901\n") || strings.Contains(text, "v100  =  100\n") {
+		t.Errorf("edits not applied")
+	}
 }

@@ -52,10 +52,11 @@ func lineList(s string, offs []int) string {
 // every run of spaces, tabs and carriage returns is one space, whitespace
 // at the end of a line is dropped, and typographic quotes are plain ones.
 // start[i] and end[i] give, for each byte i of text, the span of the
-// original it came from.
+// original it came from (int32: edit's files are far below 2 GiB, and the
+// map of an 8 MiB file costs 64 MiB rather than 128).
 type folded struct {
 	text       string
-	start, end []int
+	start, end []int32
 }
 
 // quoteFold maps typographic quotes to ASCII.
@@ -68,12 +69,13 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 
 // fold returns the tolerant form of s.
 func fold(s string) folded {
-	var f folded
+	f := folded{start: make([]int32, 0, len(s)), end: make([]int32, 0, len(s))}
 	var b strings.Builder
+	b.Grow(len(s))
 	add := func(c byte, from, to int) {
 		b.WriteByte(c)
-		f.start = append(f.start, from)
-		f.end = append(f.end, to)
+		f.start = append(f.start, int32(from))
+		f.end = append(f.end, int32(to))
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
