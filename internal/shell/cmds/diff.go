@@ -23,6 +23,13 @@ func init() { Register("diff", Diff) }
 // <switches> a b" headers), -N, -q, -s, -w -b -B -i, -a, --label, "-" for
 // stdin. Exit status 0 when the inputs are the same, 1 when they differ, 2
 // on trouble. Each input is read whole, bounded by Limits.MaxReadBytes.
+//
+// The comparison is internal/textdiff's in its GNU mode, so the changes are
+// GNU diff's own (the tests check that against the installed diff): memory
+// O(N+M), and each split's search bounded by GNU's TOO_EXPENSIVE limit
+// (max(4096, about √(N+M)) steps), past which, as GNU, it settles for a
+// longer script. -d (--minimal) is accepted and ignored: the script is the
+// one GNU prints without it.
 func Diff(env *Env, args []string) int {
 	opts, ops, ok := diffParseOpts(env, "diff", args[1:], optSpec{
 		shorts: "uU:cC:rNqswbBiatd",
