@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -141,5 +142,40 @@ func TestDiffMatchesGNULarge(t *testing.T) {
 		if got != want {
 			t.Errorf("case %d: output differs from GNU diff's (%d and %d bytes)", i, len(got), len(want))
 		}
+	}
+}
+
+// TestDiffHostile runs diff on the worst input for its search, 10,000
+// distinct lines against the same lines reversed, and checks that its
+// allocations stay linear in the input (the search's arrays and the lines),
+// and that the output is still a diff GNU patch applies.
+func TestDiffHostile(t *testing.T) {
+	const n = 10_000
+	var a, b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&a, "line %d\n", i)
+		fmt.Fprintf(&b, "line %d\n", n-1-i)
+	}
+	f := newStore(t, map[string]string{"a": a.String(), "b": b.String()})
+	var out string
+	got := testenv.Allocated(func() { out, _, _ = runIn(t, f, "/work", "", "diff", "-u", "a", "b") })
+	if bound := uint64(16 << 20); got > bound {
+		t.Errorf("allocated %d bytes, over %d", got, bound)
+	}
+	t.Logf("%d bytes allocated, %d bytes of output", got, len(out))
+	_, err := exec.LookPath("patch")
+	testenv.Need(t, testenv.Shells, err)
+	dir := t.TempDir()
+	pa := filepath.Join(dir, "a")
+	if err := os.WriteFile(pa, []byte(a.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("patch", "-s", "-o", filepath.Join(dir, "out"), pa)
+	cmd.Stdin = strings.NewReader(out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("patch: %v: %s", err, msg)
+	}
+	if res, _ := os.ReadFile(filepath.Join(dir, "out")); string(res) != b.String() {
+		t.Errorf("patched output is not b")
 	}
 }
