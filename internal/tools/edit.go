@@ -221,7 +221,7 @@ func (s *Set) edit(ctx context.Context, in EditInput, _ *CallOptions) (*EditOutp
 			tolerant = append(tolerant, i+1)
 		}
 		if int64(len(next)) > s.opts.MaxEditFileBytes {
-			return nil, errorf(CodeTooLarge, "edit #%d would make %s %d bytes, over edit's cap of %d bytes", i+1, p, len(next), s.opts.MaxEditFileBytes)
+			return nil, errorf(CodeTooLarge, "edit #%d would make %s %d bytes, over edit's cap of %d bytes", i+1, quote.Path(p), len(next), s.opts.MaxEditFileBytes)
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
