@@ -1,5 +1,5 @@
 package fusefs
 
-// Rereads is how many directory seeks so far read a directory again from
-// its start (see dirHandle.Seekdir).
-func Rereads() int64 { return rereads.Load() }
+// Rereads is how many directory seeks of s so far read a directory again
+// from its start (see dirHandle.Seekdir).
+func (s *Server) Rereads() int64 { return s.rereads.Load() }

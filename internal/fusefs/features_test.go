@@ -765,7 +765,7 @@ func TestReadDirInParts(t *testing.T) {
 	// listing across them, continuing at the offset where it stopped, and
 	// the server continues from the page where the previous request stopped
 	// (no reread from the start).
-	rereads := fusefs.Rereads()
+	rereads := e.srv.Rereads()
 	var got []string
 	for len(got) < n {
 		d, err := os.Open(e.path("big"))
@@ -791,7 +791,7 @@ func TestReadDirInParts(t *testing.T) {
 	if all := dirNames(t, e.path("big")); !slices.Equal(all, want) {
 		t.Fatalf("read at once: %d names, want %d", len(all), len(want))
 	}
-	if n := fusefs.Rereads() - rereads; n != 0 {
+	if n := e.srv.Rereads() - rereads; n != 0 {
 		t.Errorf("the listing was read again from its start %d times", n)
 	}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
@@ -166,10 +165,6 @@ var (
 	_ gofs.FileReleasedirer = (*dirHandle)(nil)
 )
 
-// rereads counts seeks that read a directory again from its start to reach
-// an offset (tests check that listings read in parts do not).
-var rereads atomic.Int64
-
 // dots is the number of "." and ".." entries before the stored ones.
 const dots = 2
 
@@ -242,7 +237,7 @@ func (d *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	d.page, d.base, d.after, d.done = nil, 0, "", false
 	d.pos = min(off, dots)
 	if off > dots {
-		rereads.Add(1)
+		d.n.srv.rereads.Add(1)
 	}
 	if off <= dots {
 		return 0

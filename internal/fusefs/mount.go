@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -220,6 +221,10 @@ func (m IDMap) toStore(id uint32) uint32 {
 
 // Server is a mounted workspace. It serves until Unmount.
 type Server struct {
+	// rereads counts seeks that read a directory again from its start to
+	// reach an offset (tests check that listings read in parts do not).
+	rereads atomic.Int64
+
 	store   Store
 	dir     string
 	opts    Options
