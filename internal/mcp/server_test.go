@@ -7,9 +7,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/run"
 )
@@ -228,5 +230,52 @@ func TestServer_resources(t *testing.T) {
 	fsys.WriteFile(bg, "/workspace/big", []byte(strings.Repeat("x", 101)), 0o644)
 	if _, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/big"}); err == nil || !strings.Contains(err.Error(), "over the 100-byte cap") {
 		t.Errorf("big: %v", err)
+	}
+}
+
+// TestServer_hostileNames: names made directly in the store (not UTF-8, a
+// newline, a leading quote) come back through the go-sdk client in their
+// quoted form, and that form reads, writes, lists as a resource and deletes
+// them.
+func TestServer_hostileNames(t *testing.T) {
+	fsys, rt := store(t)
+	names := []string{"a\nb", "caf\xe9", `"q"`}
+	fsys.MkdirAll(bg, "/workspace", 0o755)
+	for _, n := range names {
+		if err := fsys.WriteFile(bg, "/workspace/"+n, []byte("data\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := inMemory(t, &mcp.StoreWorkspace{WorkspaceName: "demo", FS: fsys, Runtime: rt}, mcp.Options{}, nil)
+	ls := s.okText("ls", map[string]any{})
+	if strings.Count(ls, "\n") != len(names) || strings.ContainsRune(ls, utf8.RuneError) {
+		t.Fatalf("ls:\n%s", ls)
+	}
+	lr, err := s.cs.ListResources(bg, nil)
+	if err != nil || len(lr.Resources) != len(names) {
+		t.Fatalf("resources: %+v %v", lr, err)
+	}
+	for _, r := range lr.Resources {
+		rr, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: r.URI})
+		if err != nil || rr.Contents[0].Text != "data\n" {
+			t.Errorf("read resource %s: %v", r.URI, err)
+		}
+	}
+	for _, n := range names {
+		shown := quote.Name(n)
+		if !strings.Contains(ls, shown+"\t5\n") {
+			t.Errorf("ls lacks %s:\n%s", shown, ls)
+		}
+		if got := s.okText("read", map[string]any{"path": shown}); !strings.Contains(got, "1\tdata") {
+			t.Errorf("read %s: %s", shown, got)
+		}
+		s.okText("write", map[string]any{"path": shown, "content": "new\n"})
+		if b, err := fsys.ReadFile(bg, "/workspace/"+n); err != nil || string(b) != "new\n" {
+			t.Errorf("write %s: store has %q, %v", shown, b, err)
+		}
+		s.okText("delete", map[string]any{"path": shown})
+		if got := s.errText("read", map[string]any{"path": shown}); !strings.Contains(got, quote.Path("/workspace/"+n)) || strings.Contains(got, "\n") {
+			t.Errorf("read after delete %s: %q", shown, got)
+		}
 	}
 }

@@ -21,7 +21,8 @@ type Workspace interface {
 	// Call runs a tool. Its error is a *tools.Error for a tool failure (the
 	// model sees it); any other error fails the request.
 	Call(ctx context.Context, name string, input json.RawMessage, co *tools.CallOptions) (*tools.Result, error)
-	// ReadFile returns a file's content; a file over max bytes is a
+	// ReadFile returns a file's content, the path in the shown form
+	// (quote.Path: what the tools list); a file over max bytes is a
 	// *tools.Error with code too_large.
 	ReadFile(ctx context.Context, path string, max int64) ([]byte, error)
 }
