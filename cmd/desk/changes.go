@@ -90,9 +90,9 @@ func changeLine(ch client.Change) string {
 	line := fmt.Sprintf("%d %s %-8s ", ch.Seq, ch.Time.Local().Format("2006-01-02 15:04:05.000"), ch.Op)
 	switch {
 	case ch.OldPath != "":
-		line += displayName(ch.OldPath) + " -> " + displayName(ch.Path)
+		line += ch.OldPath + " -> " + ch.Path
 	default:
-		line += displayName(ch.Path)
+		line += ch.Path
 	}
 	switch ch.Op {
 	case "write":

@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/desk-dev/desk/internal/fsio"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -79,13 +77,6 @@ func humanBytes(n int64) string {
 }
 
 // displayName quotes a file name that contains control or other unprintable
-// characters, so a listing cannot be garbled (or a terminal driven) by a name.
-func displayName(name string) string {
-	if strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) >= 0 {
-		return strconv.Quote(name)
-	}
-	return name
-}
 
 // fullTime renders a time with nanoseconds, as stat(1) does.
 func fullTime(t time.Time) string {

@@ -23,7 +23,7 @@ var fsLs = &fsVerb{
 					if i > 0 {
 						fmt.Fprintln(c.out)
 					}
-					fmt.Fprintf(c.out, "%s:\n", displayName(arg))
+					fmt.Fprintf(c.out, "%s:\n", arg)
 				}
 				if err := c.ls(wsPath(arg), *long); err != nil {
 					return err
@@ -71,7 +71,7 @@ func (c *fsCmd) ls(p string, long bool) error {
 // anything.
 func (c *fsCmd) lsEntry(fsys fileStore, full, name string, info *fileInfo, long bool) error {
 	if !long {
-		_, err := fmt.Fprintln(c.out, displayName(name))
+		_, err := fmt.Fprintln(c.out, name)
 		return err
 	}
 	var fi fileInfo
@@ -93,7 +93,7 @@ func (c *fsCmd) lsEntry(fsys fileStore, full, name string, info *fileInfo, long 
 		links = fmt.Sprintf("%3s %5s %5s", "-", "-", "-")
 	}
 	line := fmt.Sprintf("%s %s %10d %s %s", modeString(fi.Mode), links, fi.Size,
-		fi.Mtime.Local().Format("2006-01-02 15:04"), displayName(name))
+		fi.Mtime.Local().Format("2006-01-02 15:04"), name)
 	if fi.IsSymlink() {
 		target := fi.Target
 		if target == "" {
@@ -102,7 +102,7 @@ func (c *fsCmd) lsEntry(fsys fileStore, full, name string, info *fileInfo, long 
 				return err
 			}
 		}
-		line += " -> " + displayName(target)
+		line += " -> " + target
 	}
 	_, err := fmt.Fprintln(c.out, line)
 	return err

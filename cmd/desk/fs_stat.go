@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/desk-dev/desk/client/quote"
 	"strconv"
 	"unicode/utf8"
 )
@@ -28,7 +29,7 @@ var fsStat = &fsVerb{
 				if i > 0 {
 					fmt.Fprintln(c.out)
 				}
-				name := displayName(p)
+				name := p
 				if fi.IsSymlink() {
 					target := fi.Target
 					if target == "" {
@@ -36,7 +37,7 @@ var fsStat = &fsVerb{
 							return err
 						}
 					}
-					name += " -> " + displayName(target)
+					name += " -> " + target
 				}
 				fmt.Fprintf(c.out, "  File: %s\n", name)
 				fmt.Fprintf(c.out, "  Type: %s\n", typeString(fi.Mode))
@@ -62,16 +63,20 @@ var fsStat = &fsVerb{
 				if c.fsys == nil {
 					continue
 				}
-				names, err := c.fsys.Listxattr(c.ctx, p)
+				raw, err := parsePath(p)
 				if err != nil {
 					return err
 				}
+				names, err := c.fsys.Listxattr(c.ctx, raw)
+				if err != nil {
+					return shownErr(err)
+				}
 				for _, n := range names {
-					v, err := c.fsys.Getxattr(c.ctx, p, n)
+					v, err := c.fsys.Getxattr(c.ctx, raw, n)
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(c.out, " Xattr: %s=%s\n", displayName(n), xattrValue(v))
+					fmt.Fprintf(c.out, " Xattr: %s=%s\n", quote.Name(n), xattrValue(v))
 				}
 			}
 			return nil

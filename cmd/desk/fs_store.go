@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
+	"syscall"
 	"time"
+
+	"github.com/desk-dev/desk/client/quote"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -81,75 +85,148 @@ func localInfo(fi *vfs.FileInfo) fileInfo {
 	return fileInfo{Mode: a.Mode, Size: a.Size, Mtime: a.Mtime, Ino: a.Ino, Nlink: a.Nlink, attr: &a}
 }
 
+// The local store speaks the shown form of paths (quote.Path), as the API
+// does: arguments are unquoted, names and targets are quoted.
+
 func (s localStore) Stat(ctx context.Context, p string) (fileInfo, error) {
-	fi, err := s.fsys.Stat(ctx, p)
+	p, err := parsePath(p)
 	if err != nil {
 		return fileInfo{}, err
+	}
+	fi, err := s.fsys.Stat(ctx, p)
+	if err != nil {
+		return fileInfo{}, shownErr(err)
 	}
 	return localInfo(fi), nil
 }
 
 func (s localStore) Lstat(ctx context.Context, p string) (fileInfo, error) {
-	fi, err := s.fsys.Lstat(ctx, p)
+	p, err := parsePath(p)
 	if err != nil {
 		return fileInfo{}, err
+	}
+	fi, err := s.fsys.Lstat(ctx, p)
+	if err != nil {
+		return fileInfo{}, shownErr(err)
 	}
 	return localInfo(fi), nil
 }
 
 func (s localStore) ReadDirPage(ctx context.Context, dir, after string, n int) ([]dirEntry, string, error) {
-	ents, err := s.fsys.ReadDirPage(ctx, dir, after, n)
+	dir, err := parsePath(dir)
 	if err != nil {
 		return nil, "", err
 	}
+	if after, err = quote.ParseName(after); err != nil {
+		return nil, "", err
+	}
+	ents, err := s.fsys.ReadDirPage(ctx, dir, after, n)
+	if err != nil {
+		return nil, "", shownErr(err)
+	}
 	out := make([]dirEntry, len(ents))
 	for i, e := range ents {
-		out[i] = dirEntry{Name: e.Name, Mode: e.Mode}
+		out[i] = dirEntry{Name: quote.Name(e.Name), Mode: e.Mode}
 	}
 	next := ""
 	if len(ents) == n && n > 0 {
-		next = ents[n-1].Name
+		next = quote.Name(ents[n-1].Name)
 	}
 	return out, next, nil
 }
 
 func (s localStore) Readlink(ctx context.Context, p string) (string, error) {
-	return s.fsys.Readlink(ctx, p)
+	p, err := parsePath(p)
+	if err != nil {
+		return "", err
+	}
+	t, err := s.fsys.Readlink(ctx, p)
+	return quote.Path(t), shownErr(err)
 }
 
 func (s localStore) Open(ctx context.Context, p string) (io.ReadCloser, error) {
-	return s.fsys.Open(ctx, p)
+	p, err := parsePath(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.fsys.Open(ctx, p)
+	if err != nil {
+		return nil, shownErr(err)
+	}
+	return f, nil
 }
 
 func (s localStore) WriteFile(ctx context.Context, p string, r io.Reader, perm fs.FileMode) error {
-	_, err := s.fsys.WriteFileFrom(ctx, p, r, perm)
-	return err
+	p, err := parsePath(p)
+	if err != nil {
+		return err
+	}
+	_, err = s.fsys.WriteFileFrom(ctx, p, r, perm)
+	return shownErr(err)
 }
 
 func (s localStore) Chmod(ctx context.Context, p string, mode fs.FileMode) error {
-	return s.fsys.Chmod(ctx, p, mode)
+	p, err := parsePath(p)
+	if err != nil {
+		return err
+	}
+	return shownErr(s.fsys.Chmod(ctx, p, mode))
 }
 
 func (s localStore) Mkdir(ctx context.Context, p string, perm fs.FileMode, parents bool) error {
-	if parents {
-		return s.fsys.MkdirAll(ctx, p, perm)
+	p, err := parsePath(p)
+	if err != nil {
+		return err
 	}
-	return s.fsys.Mkdir(ctx, p, perm)
+	if parents {
+		return shownErr(s.fsys.MkdirAll(ctx, p, perm))
+	}
+	return shownErr(s.fsys.Mkdir(ctx, p, perm))
 }
 
 func (s localStore) Remove(ctx context.Context, p string, recursive bool) error {
-	if recursive {
-		return s.fsys.RemoveAll(ctx, p)
+	p, err := parsePath(p)
+	if err != nil {
+		return err
 	}
-	return s.fsys.Remove(ctx, p)
+	if recursive {
+		return shownErr(s.fsys.RemoveAll(ctx, p))
+	}
+	return shownErr(s.fsys.Remove(ctx, p))
 }
 
 func (s localStore) Rename(ctx context.Context, src, dst string, noReplace bool) error {
+	src, err := parsePath(src)
+	if err != nil {
+		return err
+	}
+	if dst, err = parsePath(dst); err != nil {
+		return err
+	}
 	var flags vfs.RenameFlags
 	if noReplace {
 		flags |= vfs.RenameNoReplace
 	}
-	return s.fsys.Rename(ctx, src, dst, flags)
+	return shownErr(s.fsys.Rename(ctx, src, dst, flags))
+}
+
+// shownErr gives a store error's path in the shown form, as the API's
+// errors do.
+func shownErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: quote.Path(pe.Path), Err: pe.Err}
+	}
+	return err
+}
+
+// parsePath unquotes a path argument; a bad quoted element is EINVAL.
+func parsePath(p string) (string, error) {
+	raw, err := quote.ParsePath(p)
+	if err != nil {
+		return "", &fs.PathError{Op: "parse", Path: p, Err: syscall.EINVAL}
+	}
+	return raw, nil
 }
 
 func (s localStore) Stats(ctx context.Context) (vfs.Stats, error) { return s.fsys.Stats(ctx) }

@@ -28,7 +28,7 @@ var fsTree = &fsVerb{
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(c.out, displayName(root))
+			fmt.Fprintln(c.out, root)
 			var n treeCounts
 			if fi.IsDir() {
 				if err := c.tree(fsys, root, "", &n); err != nil {
@@ -65,7 +65,7 @@ func (c *fsCmd) tree(fsys fileStore, dir, prefix string, n *treeCounts) error {
 			branch, indent = "└── ", "    "
 		}
 		full := path.Join(dir, e.Name)
-		line := prefix + branch + displayName(e.Name)
+		line := prefix + branch + e.Name
 		switch e.Mode & vfs.S_IFMT {
 		case vfs.S_IFDIR:
 			n.dirs++
@@ -80,7 +80,7 @@ func (c *fsCmd) tree(fsys fileStore, dir, prefix string, n *treeCounts) error {
 			if err != nil {
 				return err
 			}
-			line += " -> " + displayName(target)
+			line += " -> " + target
 		default:
 			n.files++
 		}
