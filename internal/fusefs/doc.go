@@ -6,10 +6,20 @@
 //	...
 //	defer srv.Unmount()
 //
-// Mount uses mount(2) on /dev/fuse directly (go-fuse's DirectMountStrict), so it
-// needs root or CAP_SYS_ADMIN; there is no fusermount fallback. The server is
+// Mount uses mount(2) on /dev/fuse directly, so it needs root or
+// CAP_SYS_ADMIN; there is no fusermount fallback. The server is
 // multi-threaded: the kernel's requests are served concurrently, and the store
 // serialises what must be serialised.
+//
+// The /dev/fuse descriptor is opened close-on-exec (O_CLOEXEC, atomically)
+// and mounted by this package, then handed to go-fuse as its "/dev/fd/N"
+// mount point; Unmount unmounts it. (go-fuse's own direct mount opens the
+// device without O_CLOEXEC: every program the process started meanwhile,
+// a sandbox's runc among them, inherited it and kept the connection alive
+// after the server died, so a process waiting on the mount never woke.)
+// AbortConnection aborts a connection by number through fusectl: what a
+// server that finds a dead mount of its predecessor uses to release the
+// processes waiting on it.
 //
 // # Identity
 //

@@ -278,14 +278,13 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 	s.nt = newNotifier(s)
 	since := store.Seq()
 	mo := fuse.MountOptions{
-		AllowOther:        opts.AllowOther,
-		Options:           []string{"default_permissions"},
-		MaxBackground:     opts.MaxBackground,
-		MaxWrite:          opts.MaxWrite,
-		MaxReadAhead:      max(opts.ReadAhead, 0),
-		FsName:            opts.Name,
-		Name:              "desk",
-		DirectMountStrict: true,
+		AllowOther:    opts.AllowOther,
+		Options:       []string{"default_permissions"},
+		MaxBackground: opts.MaxBackground,
+		MaxWrite:      opts.MaxWrite,
+		MaxReadAhead:  max(opts.ReadAhead, 0),
+		FsName:        opts.Name,
+		Name:          "desk",
 		// Pages are dropped only on request (the journal follower's, or the
 		// kernel's own truncation): with automatic invalidation the kernel
 		// would drop a file's pages whenever it sees its mtime change, which
@@ -308,8 +307,14 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 		Logger:          opts.Logger,
 	}
 	s.raw = newRawFS(gofs.NewNodeFS(s.root, fo), s)
-	srv, err := fuse.NewServer(s.raw, abs, &fo.MountOptions)
+	fd, err := mountDevice(abs, &fo.MountOptions)
 	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", abs, err)
+	}
+	srv, err := fuse.NewServer(s.raw, devicePath(fd), &fo.MountOptions)
+	if err != nil {
+		// go-fuse has closed fd; the mount has no server.
+		unix.Unmount(abs, unix.MNT_DETACH)
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
 	s.fuse = srv
@@ -321,6 +326,7 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 		s.Unmount()
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
+	primePoll(abs)
 	var st unix.Stat_t
 	if err := unix.Stat(abs, &st); err == nil {
 		s.dev = st.Dev
@@ -369,12 +375,15 @@ func (s *Server) Unmount() error {
 func (s *Server) unmount() error {
 	var errs []error
 	if s.fuse != nil {
-		if err := s.fuse.Unmount(); err != nil && s.dev != 0 && s.mounted() {
+		// go-fuse serves the descriptor mountDevice mounted and leaves the
+		// unmount to us. A clean unmount ends the connection, and with it the
+		// serve loops.
+		if err := unix.Unmount(s.dir, 0); err != nil && s.dev != 0 && s.mounted() {
 			// Busy: detach, then abort the connection so the serve loops end.
 			if derr := unix.Unmount(s.dir, unix.MNT_DETACH); derr != nil && !errors.Is(derr, syscall.EINVAL) {
 				errs = append(errs, fmt.Errorf("unmount %s: %w", s.dir, derr))
 			}
-			if aerr := abortConn(int(unix.Minor(s.dev))); aerr != nil {
+			if aerr := AbortConnection(int(unix.Minor(s.dev))); aerr != nil {
 				errs = append(errs, aerr)
 			}
 		}
@@ -411,26 +420,6 @@ func (s *Server) unmount() error {
 func (s *Server) mounted() bool {
 	var st unix.Stat_t
 	return unix.Stat(s.dir, &st) == nil && st.Dev == s.dev
-}
-
-// abortConn aborts FUSE connection id through the fusectl filesystem, mounting
-// it if needed. A connection that is already gone is not an error.
-func abortConn(id int) error {
-	const ctl = "/sys/fs/fuse/connections"
-	dir := fmt.Sprintf("%s/%d", ctl, id)
-	const fusectlMagic = 0x65735543
-	if st := (unix.Statfs_t{}); unix.Statfs(ctl, &st) != nil || st.Type != fusectlMagic {
-		if merr := unix.Mount("fusectl", ctl, "fusectl", 0, ""); merr != nil && !errors.Is(merr, syscall.EBUSY) {
-			return fmt.Errorf("abort fuse connection %d: mount fusectl: %w", id, merr)
-		}
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil // the connection ended with the detach
-	}
-	if err := os.WriteFile(dir+"/abort", []byte("1"), 0); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("abort fuse connection %d: %w", id, err)
-	}
-	return nil
 }
 
 // addHandle and dropHandle track open file handles for Unmount.
