@@ -9,6 +9,10 @@
 // not in WAL mode it is SQLite's own VFS unchanged.
 //
 // A Conn is not safe for concurrent use; callers pool or lock connections.
+//
+// Every file of a database (the database, -wal, -shm, journal) is created
+// mode 0600 whatever the umask, and one found wider is narrowed when the
+// database is opened (mode.go).
 package sqlite
 
 import (

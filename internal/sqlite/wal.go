@@ -74,7 +74,11 @@ func (w walVFS) Open(name string, flags vfs.OpenFlag) (vfs.File, vfs.OpenFlag, e
 }
 
 // OpenFilename opens a file with the default VFS and wraps write-ahead logs.
+// Files it creates are private (privateFiles).
 func (w walVFS) OpenFilename(name *vfs.Filename, flags vfs.OpenFlag) (vfs.File, vfs.OpenFlag, error) {
+	if name != nil {
+		privateFiles(name.String(), flags)
+	}
 	f, flags, err := w.VFSFilename.OpenFilename(name, flags)
 	return wrapWAL(f, flags), flags, err
 }

@@ -68,6 +68,10 @@
 // the store's own timers (a deferred commit's delay, pending deletions of
 // unlinked inodes) commit with a background context: no caller is waiting.
 //
+// The database file and its -wal, -shm and journal files are created mode
+// 0600, and narrowed to it when found wider (the driver alone makes the -wal
+// and -shm 0644): a store's files are its owner's only.
+//
 // Checkpoints (copying the WAL into the database file, with fsync) run in a
 // background goroutine on their own connection, never in a caller's commit.
 //
