@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 		// The test binary is the sandbox's init in TestServe_Sandbox.
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv(envTestRunDesk) == "1" {
+		// The test binary is a desk process of its own (startDeskProcess).
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "desk-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

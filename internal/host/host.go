@@ -220,7 +220,8 @@ type Host struct {
 }
 
 // Open starts a host on opts.DataDir, creating the data directory and its
-// workspaces directory if needed, and locking it against other processes
+// workspaces directory if needed (mode 0700; existing ones lose every group
+// and other permission bit), and locking it against other processes
 // (ErrLocked). It opens no workspace.
 func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err := ctx.Err(); err != nil {
@@ -253,6 +254,20 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}
 	if opts.MaxDataBytes < 0 {
 		return nil, fmt.Errorf("open host: MaxDataBytes %d: must not be negative (0: no bound)", opts.MaxDataBytes)
+	}
+	// Private, whatever made them: the workspaces and tokens are no other
+	// host user's business.
+	for _, d := range []string{dir, workspace.Dir(dir)} {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return nil, fmt.Errorf("open host: %w", err)
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(d, perm&^0o077); err != nil {
+				return nil, fmt.Errorf("open host: %w", err)
+			}
+			opts.Logger.Warn("host: made the data directory private", "dir", d, "was", fmt.Sprintf("%04o", perm), "now", fmt.Sprintf("%04o", perm&^0o077))
+		}
 	}
 	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
@@ -41,6 +40,8 @@ type Backend struct {
 	// stopped the sandbox: the event a test waits on instead of sleeping
 	// past IdleTimeout.
 	idleChecked func(ws string, stopped bool)
+
+	lock *os.File // flock on StateDir: one Backend per StateDir
 }
 
 var _ run.Backend = (*Backend)(nil)
@@ -54,12 +55,22 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{o.StateDir, o.RuntimeRoot} {
-		if err := os.MkdirAll(d, 0o711); err != nil {
-			return nil, fmt.Errorf("make sandbox directory: %w", err)
+	// StateDir first: the parents it makes must let the sandbox's root pass.
+	// (MountDir is made with the first mount.)
+	for _, d := range []struct {
+		dir  string
+		perm os.FileMode
+		gid  int
+	}{{o.StateDir, passDirMode, int(o.HostID)}, {o.RuntimeRoot, privateDirMode, -1}} {
+		if err := makeDir(d.dir, d.perm, d.gid); err != nil {
+			return nil, err
 		}
 	}
-	b := &Backend{opts: o, log: o.Logger, boxes: map[string]*box{}}
+	lock, err := lockDir(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{opts: o, log: o.Logger, boxes: map[string]*box{}, lock: lock}
 	if b.opts.Mount == nil {
 		b.opts.Mount = b.fuseMount
 	}
@@ -67,32 +78,21 @@ func New(opts Options) (*Backend, error) {
 	return b, nil
 }
 
-// cleanStale deletes what a previous server on the same RuntimeRoot and
-// StateDir left: containers (normally gone already: an init whose server
-// died exits, and its runtime deletes the container; not when the runtime
-// died too) and bundles.
-func (b *Backend) cleanStale() {
-	o := &b.opts
-	ctx, cancel := context.WithTimeout(context.Background(), o.StopTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "list", "-q").Output()
-	if err == nil {
-		for _, id := range strings.Fields(string(out)) {
-			if strings.HasPrefix(id, "desk-") {
-				b.log.Info("sandbox: deleting a container left by a previous server", "id", id)
-				exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "delete", "--force", id).Run()
-			}
-		}
+// lockDir takes an exclusive flock on the directory dir, held until the
+// returned file is closed (or the process dies).
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("lock sandbox state: %w", err)
 	}
-	b.cleanMounts()
-	ents, _ := os.ReadDir(o.StateDir)
-	for _, e := range ents {
-		p := filepath.Join(o.StateDir, e.Name())
-		if p == o.MountDir {
-			continue // cleanMounts emptied it; never walk into a mount
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock sandbox state %s: %w", dir, ErrInUse)
 		}
-		os.RemoveAll(p)
+		return nil, fmt.Errorf("lock sandbox state %s: %w", dir, err)
 	}
+	return f, nil
 }
 
 // Options returns the backend's options with defaults filled in.
@@ -316,13 +316,18 @@ func (b *Backend) Close() error {
 	b.wg.Wait()
 	b.skelMu.Lock()
 	defer b.skelMu.Unlock()
+	var err error
 	if b.skel != nil {
-		if err := os.RemoveAll(b.skel.dir); err != nil {
-			return fmt.Errorf("remove root skeleton: %w", err)
+		if rerr := os.RemoveAll(b.skel.dir); rerr != nil {
+			err = fmt.Errorf("remove root skeleton: %w", rerr)
 		}
 		b.skel = nil
 	}
-	return nil
+	if b.lock != nil {
+		b.lock.Close()
+		b.lock = nil
+	}
+	return err
 }
 
 // skeleton returns the shared root skeleton, making it on first use (nil

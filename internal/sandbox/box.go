@@ -203,6 +203,7 @@ func (x *box) startWith(ctx context.Context) error {
 		return err
 	}
 	x.cg = findCounters(x.initPID)
+	x.recordCgroups()
 	x.ns, _ = os.Readlink("/proc/" + strconv.Itoa(x.initPID) + "/ns/pid")
 	return nil
 }

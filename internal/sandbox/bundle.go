@@ -26,7 +26,7 @@ const initTarget = "/.desk/init"
 // shared root skeleton (nil with Options.RootDir).
 func makeBundle(o *Options, sk *skeleton, id, name string, m Mount) (*bundle, error) {
 	b := &bundle{dir: filepath.Join(o.StateDir, id), hostname: hostname(name)}
-	if err := os.Mkdir(b.dir, 0o711); err != nil {
+	if err := os.Mkdir(b.dir, privateDirMode); err != nil {
 		return nil, fmt.Errorf("make bundle: %w", err)
 	}
 	mounts := baseMounts(o, m)

@@ -46,11 +46,31 @@ func readKey(file, key string) int64 {
 // findCounters finds the cgroup files of the process pid (the sandbox's init)
 // on a cgroup v1, v2 or hybrid host.
 func findCounters(pid int) counters {
-	groups := map[string]string{} // controller ("" for v2) → path
+	dirs := cgroupDirs(pid)
+	var c counters
+	if d := dirs["memory"]; d != "" {
+		c.oomFile = filepath.Join(d, "memory.oom_control")
+	} else if d := dirs[""]; d != "" {
+		c.oomFile = filepath.Join(d, "memory.events")
+	}
+	if d := dirs["pids"]; d != "" {
+		c.pidsFile = filepath.Join(d, "pids.events")
+	} else if d := dirs[""]; d != "" {
+		c.pidsFile = filepath.Join(d, "pids.events")
+	}
+	return c
+}
+
+// cgroupDirs maps the controllers of the process pid ("" for the v2
+// hierarchy, "name=systemd" for a named one) to the directories of its
+// cgroups (none when it is gone).
+func cgroupDirs(pid int) map[string]string {
+	out := map[string]string{}
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/cgroup")
 	if err != nil {
-		return counters{}
+		return out
 	}
+	groups := map[string]string{} // controller → path
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		parts := strings.SplitN(sc.Text(), ":", 3)
@@ -67,30 +87,12 @@ func findCounters(pid int) counters {
 	}
 	f.Close()
 	mounts := cgroupMounts()
-	dir := func(controller string) string {
-		p, ok := groups[controller]
-		if !ok {
-			return ""
+	for controller, p := range groups {
+		if m, ok := mounts[controller]; ok {
+			out[controller] = filepath.Join(m.point, strings.TrimPrefix(p, m.root))
 		}
-		m, ok := mounts[controller]
-		if !ok {
-			return ""
-		}
-		rel := strings.TrimPrefix(p, m.root)
-		return filepath.Join(m.point, rel)
 	}
-	var c counters
-	if d := dir("memory"); d != "" {
-		c.oomFile = filepath.Join(d, "memory.oom_control")
-	} else if d := dir(""); d != "" {
-		c.oomFile = filepath.Join(d, "memory.events")
-	}
-	if d := dir("pids"); d != "" {
-		c.pidsFile = filepath.Join(d, "pids.events")
-	} else if d := dir(""); d != "" {
-		c.pidsFile = filepath.Join(d, "pids.events")
-	}
-	return c
+	return out
 }
 
 type cgroupMount struct{ point, root string }

@@ -31,8 +31,37 @@
 // Options.StopTimeout, it is killed and `runc delete --force` removes what
 // remains. Because the init exits when its socket ends, a sandbox never
 // outlives a desk that crashed (kill -9): runc, its parent, still cleans up.
-// New deletes containers and bundles a previous server left in RuntimeRoot
-// and StateDir (one pair per server).
+//
+// # A server killed with -9
+//
+// Every descriptor the backend (and fusefs) opens is close-on-exec, so a
+// runtime inherits only the init's socket: when the server dies, its
+// /dev/fuse descriptor closes with it, the kernel aborts the workspace
+// mount's connection, a program waiting on the mount gets ENOTCONN, and the
+// init, the runtime and the cgroups go as above. (When the descriptor did
+// leak into runc, a program waiting on the mount stayed in state D forever,
+// with a zombie init, an orphaned `runc run`, its cgroups and the connection.)
+// What is left either way, or by an older desk, New cleans up before it
+// returns, finding it only through the backend's own directories, never by
+// a process name alone (see cleanStale): it aborts the FUSE connection of
+// every mount below MountDir (fusectl) and detaches them; kills the
+// processes of the cgroups the bundles in StateDir recorded (each bundle
+// lists its sandbox's cgroup directories, those named after its container
+// id, once the init runs); deletes the runtime's containers in RuntimeRoot;
+// waits StopTimeout for runtime processes run with --root RuntimeRoot to
+// exit, then kills them; removes the recorded cgroups, the mount points and
+// the bundles. A Backend holds an exclusive flock on StateDir for its life,
+// so New fails with ErrInUse rather than clean up a live server's sandboxes.
+//
+// # Directories
+//
+// A warm sandbox's workspace mount is open to other users (allow_other), so
+// the directories above it are what keeps host users out: RuntimeRoot,
+// MountDir and everything below StateDir are 0700, root's; StateDir itself
+// (and the parents New makes for it) is 0710 with group HostID, since the
+// sandbox's root must pass through it to the root skeleton while the runtime
+// sets the sandbox up (the runtime opens bind mount sources as root). No
+// host user has group HostID, so none can reach a workspace's files by path.
 //
 // # The filesystem
 //
@@ -76,7 +105,7 @@
 // workspace mount ended") and the next execution starts a new sandbox on a
 // new mount; what the store acknowledged (every close(2) and fsync(2) that
 // returned) is kept. Releasing the mount unmounts it (detaching a dead one)
-// and removes its directory; New detaches and removes the mount points a
+// and removes its directory; New aborts, detaches and removes the mounts a
 // killed server left. The mount's own limits are those of fusefs
 // (Options.FUSE).
 //

@@ -50,7 +50,7 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 	if err := ensureDir(ctx, ws.FS, o.WorkDir); err != nil {
 		return Mount{}, err
 	}
-	if err := os.MkdirAll(o.MountDir, 0o711); err != nil {
+	if err := makeDir(o.MountDir, privateDirMode, -1); err != nil {
 		return Mount{}, fmt.Errorf("make mount directory: %w", err)
 	}
 	var r [4]byte
@@ -62,7 +62,7 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 	base := filepath.Join(o.MountDir, name+"-"+hex.EncodeToString(r[:]))
 	storeDir, workDir := filepath.Join(base, "store"), filepath.Join(base, "workspace")
 	for _, d := range []string{base, storeDir, workDir} {
-		if err := os.Mkdir(d, 0o711); err != nil {
+		if err := os.Mkdir(d, privateDirMode); err != nil {
 			removeMountDirs(base)
 			return Mount{}, fmt.Errorf("make mount point: %w", err)
 		}

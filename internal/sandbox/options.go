@@ -247,6 +247,9 @@ var ErrTooManySandboxes = errors.New("too many live sandboxes")
 // ErrClosed: the Backend is closed.
 var ErrClosed = errors.New("sandbox backend is closed")
 
+// ErrInUse: another Backend (another server) holds the StateDir.
+var ErrInUse = errors.New("sandbox state directory in use by another server")
+
 // ErrNoSandbox: the sandbox facility is missing (no runtime, no user
 // namespaces, not root).
 var ErrNoSandbox = errors.New("sandboxes are not available on this host")
