@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/fsio"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -303,6 +304,13 @@ func (c *fsCmd) store() (*vfs.FS, error) {
 	fsys, err := vfs.Open(c.ctx, c.dbPath, vfs.Options{ReadOnly: !c.verb.write})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", c.dbPath, err)
+	}
+	if c.verb.write {
+		// What imports a killed desk fs import left (the store is ours alone).
+		if _, err := fsio.CleanStaging(c.ctx, fsys); err != nil {
+			fsys.Close()
+			return nil, fmt.Errorf("open workspace %s: %w", c.dbPath, err)
+		}
 	}
 	c.fsys = fsys
 	return fsys, nil

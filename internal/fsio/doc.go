@@ -21,8 +21,8 @@
 // Imports never follow a symlink while placing an entry: every entry name is
 // checked before anything is written (an absolute name or one with a ".."
 // element is rejected with an error naming the entry), each entry is written
-// under a private staging directory created next to (or inside) the
-// destination, parents are created only as real directories, and an entry whose
+// under a private staging directory created at the workspace's root
+// (/.desk-import- and 16 hexadecimal digits, StagingPrefix), parents are created only as real directories, and an entry whose
 // parent is a symlink or a file is rejected. Hard links may only point at
 // entries imported earlier in the same run.
 //
@@ -34,7 +34,16 @@
 // conflict, detected before anything is moved). A failed import removes its
 // staging tree and restores the times of the directory that held it, so the
 // workspace is left as it was, except for the ctime of that directory and the
-// change-journal records of the attempt.
+// change-journal records of the attempt. (The root's times are restored after
+// a successful import too, when the root is not the destination's nearest
+// directory: only the staging directory came and went there.)
+//
+// A process killed during an import (kill -9) cannot remove its staging
+// tree. CleanStaging removes every one; internal/workspace calls it when it
+// opens a store and `desk fs` when it opens one for writing, before any
+// import can run (a store is open in one process at a time). It reads the
+// root's entries from StagingPrefix on only, so its work is bounded by what
+// it removes.
 //
 // Reading a host tree does not move its atimes: files and directories are
 // opened with O_NOATIME where the kernel allows it (the owner, or root). Only

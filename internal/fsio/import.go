@@ -70,9 +70,10 @@ type importer struct {
 
 	dest       string   // absolute destination, symlinks in its existing part resolved
 	destExists bool     // dest is an existing directory: merge into it
-	anchor     string   // existing directory holding the staging directory
+	anchor     string   // nearest existing directory of dest (dest itself if it exists)
 	anchorAttr vfs.Attr // anchor's attributes before the import, to restore on failure
-	staging    string   // absolute staging directory
+	rootAttr   vfs.Attr // the root's attributes before the import (it holds the staging directory)
+	staging    string   // absolute staging directory, /.desk-import-*
 
 	dirs     map[string]bool   // relative names known to be real directories in staging, queued ones included
 	dirAttrs map[string]*entry // directory entries whose attributes are applied at the end
@@ -139,8 +140,12 @@ func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOpti
 		return nil, err
 	}
 	im.anchorAttr = fi.Attr()
+	if fi, err = fsys.Lstat(ctx, "/"); err != nil {
+		return nil, err
+	}
+	im.rootAttr = fi.Attr()
 	for range 10 {
-		name := path.Join(anchor, fmt.Sprintf(".desk-import-%016x", rand.Uint64()))
+		name := "/" + fmt.Sprintf("%s%016x", StagingPrefix, rand.Uint64())
 		err = fsys.Mkdir(ctx, name, 0o755)
 		if err == nil {
 			im.staging = name
@@ -150,7 +155,7 @@ func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOpti
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("create staging directory in %s: %w", anchor, err)
+	return nil, fmt.Errorf("create staging directory in /: %w", err)
 }
 
 // end finishes the import: on success it writes what is queued, applies the
@@ -170,13 +175,17 @@ func (im *importer) end(err error) (Summary, error) {
 	}
 	if err != nil {
 		im.abort()
+	} else if im.anchor != "/" {
+		// Only the staging directory came and went in the root.
+		a := im.rootAttr
+		_ = im.fsys.Utimens(context.WithoutCancel(im.ctx), "/", a.Atime, a.Mtime, true)
 	}
 	im.sum.Elapsed = im.prog.elapsed()
 	return im.sum, err
 }
 
 // abort drops the queue, removes the staging tree and restores the times of
-// its parent.
+// the root, which held it, and of the destination's nearest directory.
 func (im *importer) abort() {
 	clear(im.queue)
 	im.queue, im.queueBytes = nil, 0
@@ -187,6 +196,10 @@ func (im *importer) abort() {
 	}
 	a := im.anchorAttr
 	_ = im.fsys.Utimens(ctx, im.anchor, a.Atime, a.Mtime, true)
+	if im.anchor != "/" {
+		a = im.rootAttr
+		_ = im.fsys.Utimens(ctx, "/", a.Atime, a.Mtime, true)
+	}
 }
 
 // enqueue adds a change for entry src to the queue.

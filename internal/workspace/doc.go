@@ -44,7 +44,8 @@
 //   - Open opens the store (vfs.Open; the first Open of a new workspace writes the
 //     schema, fixing ChunkSize and PageSize), then calls Options.Attach, if set, to
 //     build the runtime. It fails with ErrNotFound for a missing workspace and
-//     never creates one.
+//     never creates one. A store opened for writing first loses the staging
+//     directories of imports a killed process left (fsio.CleanStaging).
 //   - Close closes the runtime first (it may still write to the store, for
 //     example to close execution records), then the store, which flushes open
 //     files, checkpoints the WAL and releases every goroutine, file descriptor and

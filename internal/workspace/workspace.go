@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/desk-dev/desk/internal/fsio"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -159,6 +160,13 @@ func open(ctx context.Context, name, path string, opts Options) (*Workspace, err
 	store, err := vfs.Open(ctx, path, opts.VFS)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %q: %w", name, err)
+	}
+	if !opts.VFS.ReadOnly {
+		// What imports a killed process left (nothing else writes yet).
+		if _, err := fsio.CleanStaging(ctx, store); err != nil {
+			store.Close()
+			return nil, fmt.Errorf("open workspace %q: %w", name, err)
+		}
 	}
 	ws := &Workspace{name: name, path: store.Path(), fs: store, openedAt: time.Now()}
 	// The runtime marks executions a dead server left running as failed.
