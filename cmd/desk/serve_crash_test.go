@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -116,7 +117,7 @@ func pollUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 // workspace must work. It also checks that the runtime of a live sandbox
 // holds no /dev/fuse descriptor.
 func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	data, state := sandboxData(t)
 	stateDir, runtimeRoot := filepath.Join(state, "state"), filepath.Join(state, "runc")
 	const token = "crash-test-admin-token-0123456789"

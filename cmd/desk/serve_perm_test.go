@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -21,7 +22,7 @@ import (
 // /proc root, nor the database files. The directories above the data
 // directory are opened up for the test, so the barriers are desk's own.
 func TestServe_FilesPrivateFromHostUsers(t *testing.T) {
-	requireSandbox(t)
+	sandboxtest.Require(t)
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
 	data, state := sandboxData(t)
 	for d := filepath.Dir(data); d != "/" && d != os.TempDir(); d = filepath.Dir(d) {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/ncruces/go-sqlite3/vfs"
@@ -15,16 +16,18 @@ const fileMode = 0o600
 
 // privateFiles makes sure the files SQLite is about to open for the database
 // file name are created with fileMode, and narrows the mode of ones an older
-// version made wider. The driver opens the -shm file itself, later, with mode
-// 0666 less the umask: creating it first (as the -wal or journal) settles its
-// mode, since an existing file keeps its mode when opened with O_CREAT.
+// version made wider. The driver opens the -shm file itself, after the -wal,
+// with mode 0666 less the umask: creating it when the -wal is opened settles
+// its mode, since an existing file keeps its mode when opened with O_CREAT.
 func privateFiles(name string, flags vfs.OpenFlag) {
 	if name == "" {
 		return
 	}
 	files := []string{name}
-	if flags&vfs.OPEN_MAIN_DB != 0 {
-		files = append(files, name+"-shm")
+	if flags&vfs.OPEN_WAL != 0 && strings.HasSuffix(name, "-wal") {
+		// SQLite opens the WAL before it maps the shared-memory index; a
+		// database not in WAL mode gets no -shm.
+		files = append(files, strings.TrimSuffix(name, "-wal")+"-shm")
 	}
 	for _, p := range files {
 		create := flags&vfs.OPEN_CREATE != 0 || p != name
