@@ -100,28 +100,16 @@ type cgroupMount struct{ point, root string }
 // cgroupMounts maps controllers ("" for the v2 hierarchy) to their mount.
 func cgroupMounts() map[string]cgroupMount {
 	out := map[string]cgroupMount{}
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return out
-	}
-	for line := range strings.Lines(string(b)) {
-		// id parent major:minor root point options... - fstype source superoptions
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		m := cgroupMount{point: f[4], root: f[3]}
-		switch g[0] {
+	ms, _ := readMountinfo()
+	for _, mi := range ms {
+		m := cgroupMount{point: mi.point, root: mi.root}
+		switch mi.fstype {
 		case "cgroup2":
 			if _, seen := out[""]; !seen {
 				out[""] = m
 			}
 		case "cgroup":
-			for _, opt := range strings.Split(g[2], ",") {
+			for _, opt := range strings.Split(mi.superOpts, ",") {
 				if _, seen := out[opt]; !seen {
 					out[opt] = m
 				}

@@ -148,7 +148,7 @@ func (b *Backend) abortMounts() {
 	}
 }
 
-// mountEntry is a mount of /proc/self/mountinfo.
+// mountEntry is a mount below MountDir.
 type mountEntry struct {
 	point string
 	minor int  // the device's minor number: a FUSE mount's connection number
@@ -157,12 +157,35 @@ type mountEntry struct {
 
 // mountsBelow lists the mounts strictly below dir, deepest first.
 func mountsBelow(dir string) ([]mountEntry, error) {
+	ms, err := readMountinfo()
+	if err != nil {
+		return nil, err
+	}
+	prefix := filepath.Clean(dir) + "/"
+	var out []mountEntry
+	for _, m := range ms {
+		if strings.HasPrefix(m.point, prefix) {
+			out = append(out, mountEntry{point: m.point, minor: m.minor, fuse: m.fstype == "fuse" || strings.HasPrefix(m.fstype, "fuse.")})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b mountEntry) int { return strings.Count(b.point, "/") - strings.Count(a.point, "/") })
+	return out, nil
+}
+
+// mountInfo is a line of /proc/self/mountinfo.
+type mountInfo struct {
+	root, point       string // mount point unescaped
+	minor             int
+	fstype, superOpts string
+}
+
+// readMountinfo reads /proc/self/mountinfo.
+func readMountinfo() ([]mountInfo, error) {
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("list mounts: %w", err)
 	}
-	prefix := filepath.Clean(dir) + "/"
-	var out []mountEntry
+	var out []mountInfo
 	for line := range strings.Lines(string(data)) {
 		// id parent major:minor root point options... - fstype source superoptions
 		pre, post, ok := strings.Cut(line, " - ")
@@ -170,21 +193,13 @@ func mountsBelow(dir string) ([]mountEntry, error) {
 			continue
 		}
 		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 1 {
-			continue
-		}
-		point := unescapeMount(f[4])
-		if !strings.HasPrefix(point, prefix) {
+		if len(f) < 5 || len(g) < 3 {
 			continue
 		}
 		_, minor, _ := strings.Cut(f[2], ":")
-		n, err := strconv.Atoi(minor)
-		if err != nil {
-			continue
-		}
-		out = append(out, mountEntry{point: point, minor: n, fuse: g[0] == "fuse" || strings.HasPrefix(g[0], "fuse.")})
+		n, _ := strconv.Atoi(minor)
+		out = append(out, mountInfo{root: f[3], point: unescapeMount(f[4]), minor: n, fstype: g[0], superOpts: g[2]})
 	}
-	slices.SortStableFunc(out, func(a, b mountEntry) int { return strings.Count(b.point, "/") - strings.Count(a.point, "/") })
 	return out, nil
 }
 
