@@ -23,7 +23,9 @@
 // request's duration. An execution takes a lease of its own that it releases
 // when it ends, so its workspace is not hibernated under it. File paths come
 // after /files/ in the URL; ".." elements and NUL bytes are refused
-// (bad_path), and the store confines everything else.
+// (bad_path), and the store confines everything else. Paths in and out are
+// in the shown form of client/quote (cleanPath unquotes; responses quote
+// every name and path), so names that are not UTF-8 survive JSON.
 //
 // # Errors
 //

@@ -40,6 +40,14 @@
 // means the same file to read and to `cat src/a.go` in exec. Results give
 // absolute paths.
 //
+// Names are shown in the form of package client/quote: as they are when
+// printable UTF-8 not beginning with a double quote, Go-quoted otherwise
+// ("a\nb"), element by element. Every result — text, structured fields,
+// diff headers, error messages — shows paths so (quote.Path at the point a
+// store path becomes output; AsError quotes its path), and resolve unquotes
+// every path argument, so a listed name is always a valid input and no name
+// can forge a line.
+//
 // # Behaviours
 //
 //   - read: "N\t" line numbers; at most MaxReadLines (2000) lines and
