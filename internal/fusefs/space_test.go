@@ -47,17 +47,7 @@ func TestFullDisk(t *testing.T) {
 			t.Errorf("close store: %v", err)
 		}
 	}()
-	data := func(i int) []byte {
-		b := make([]byte, 256<<10)
-		x := uint32(i)*2654435761 + 3
-		for j := range b {
-			x ^= x << 13
-			x ^= x >> 17
-			x ^= x << 5
-			b[j] = byte(x)
-		}
-		return b
-	}
+	data := func(i int) []byte { return vfstest.Noise(i, 256<<10) }
 	var werr error
 	n := 0
 	for ; n < 100; n++ {

@@ -1,13 +1,10 @@
 package host_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -17,36 +14,7 @@ import (
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
-// syncBuf is a log destination safe for concurrent use.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// noise is n bytes that deduplicate with no other seed.
-func noise(seed, n int) []byte {
-	b := make([]byte, n)
-	x := uint32(seed)*2654435761 + 7
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
-	}
-	return b
-}
+func noise(seed, n int) []byte { return vfstest.Noise(seed, n) }
 
 // fillAll writes 256 KiB files to each workspace in turn until every one is
 // refused, and returns the refusals and the bytes written.
@@ -112,11 +80,11 @@ func checkAll(t *testing.T, h *host.Host, names []string) {
 func TestHost_DataBound(t *testing.T) {
 	const bound = 8 << 20
 	dir := t.TempDir()
-	var log syncBuf
+	var log vfstest.Log
 	h, err := host.Open(ctx, host.Options{
 		DataDir: dir, MaxDataBytes: bound, ReserveBytes: -1,
 		Workspace: workspace.Options{VFS: vfs.Options{CheckpointBytes: 1 << 20}},
-		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
+		Logger:    log.Logger(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +151,7 @@ func TestHost_FullDisk(t *testing.T) {
 	h, err := host.Open(ctx, host.Options{
 		DataDir: dir, ReserveBytes: 1 << 20,
 		Workspace: workspace.Options{VFS: vfs.Options{CheckpointBytes: 1 << 20}},
-		Logger:    slog.New(slog.NewTextHandler(&syncBuf{}, nil)),
+		Logger:    (&vfstest.Log{}).Logger(),
 	})
 	if err != nil {
 		t.Fatal(err)

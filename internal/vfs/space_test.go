@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -18,38 +16,7 @@ import (
 	"github.com/desk-dev/desk/internal/vfs/vfstest"
 )
 
-// logBuf collects log output for assertions; safe for concurrent use.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
-}
-
-func (l *logBuf) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
-
-// content is n bytes that do not deduplicate with another i.
-func content(i, n int) []byte {
-	b := make([]byte, n)
-	x := uint32(i)*2654435761 + 1
-	for j := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[j] = byte(x)
-	}
-	return b
-}
+func content(i, n int) []byte { return vfstest.Noise(i, n) }
 
 // wantNoSpace fails unless err is a *fs.PathError reading as ENOSPC whose
 // message names the bound.
@@ -64,10 +31,10 @@ func wantNoSpace(t *testing.T, err error, reason string) {
 	}
 }
 
-func openSpace(t *testing.T, dir string, opts vfs.SpaceOptions, log *logBuf) *vfs.Space {
+func openSpace(t *testing.T, dir string, opts vfs.SpaceOptions, log *vfstest.Log) *vfs.Space {
 	t.Helper()
 	opts.Dir = dir
-	opts.Logger = log.logger()
+	opts.Logger = log.Logger()
 	s, err := vfs.OpenSpace(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +62,7 @@ func checkStore(t *testing.T, f *vfs.FS, files map[string][]byte) {
 func TestFullDisk(t *testing.T) {
 	dir := vfstest.SmallDisk(t, 8<<20)
 	ctx := t.Context()
-	var log logBuf
+	var log vfstest.Log
 	sp := openSpace(t, dir, vfs.SpaceOptions{Reserve: 1 << 20}, &log)
 	if !sp.Held() {
 		t.Fatal("the reserve is not held on an empty disk")
@@ -103,7 +70,7 @@ func TestFullDisk(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, vfs.ReserveFile)); err != nil || fi.Size() != 1<<20 {
 		t.Fatalf("reserve file: %v %v", fi, err)
 	}
-	f, err := vfs.Open(ctx, filepath.Join(dir, "ws.db"), vfs.Options{Space: sp, Logger: log.logger(), CheckpointBytes: 1 << 20})
+	f, err := vfs.Open(ctx, filepath.Join(dir, "ws.db"), vfs.Options{Space: sp, Logger: log.Logger(), CheckpointBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +94,8 @@ func TestFullDisk(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		wantNoSpace(t, f.WriteFile(ctx, "/more", content(1000+i, size), 0o644), "the disk")
 	}
-	if n := log.count("workspace out of space"); n != 1 {
-		t.Fatalf("logged %d times that the workspace is out of space, want once:\n%s", n, log.b.String())
+	if n := log.Count("workspace out of space"); n != 1 {
+		t.Fatalf("logged %d times that the workspace is out of space, want once:\n%s", n, log.String())
 	}
 
 	st, err := f.Statfs(ctx)
@@ -168,8 +135,8 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("write after deletes: %v", err)
 	}
 	files["/again"] = data
-	if n := log.count("workspace has space again"); n != 1 {
-		t.Fatalf("logged %d times that the workspace has space again, want once:\n%s", n, log.b.String())
+	if n := log.Count("workspace has space again"); n != 1 {
+		t.Fatalf("logged %d times that the workspace has space again, want once:\n%s", n, log.String())
 	}
 	// A truncate works when full too.
 	for i := 0; ; i++ {
@@ -181,7 +148,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	if err := f.Truncate(ctx, "/f04", 1000); err != nil {
 		fr, _ := vfstest.DiskFree(t, dir)
-		t.Fatalf("truncate on a full disk: %#v %v\nfree %d log:\n%s", errors.Unwrap(err), err, fr, log.b.String())
+		t.Fatalf("truncate on a full disk: %#v %v\nfree %d log:\n%s", errors.Unwrap(err), err, fr, log.String())
 	}
 	files["/f04"] = files["/f04"][:1000]
 	checkStore(t, f, files)
@@ -193,10 +160,10 @@ func TestFullDisk(t *testing.T) {
 func TestFullDiskExternal(t *testing.T) {
 	dir := vfstest.SmallDisk(t, 8<<20)
 	ctx := t.Context()
-	var log logBuf
+	var log vfstest.Log
 	sp := openSpace(t, dir, vfs.SpaceOptions{Reserve: 1 << 20}, &log)
 	path := filepath.Join(dir, "ws.db")
-	opts := vfs.Options{Space: sp, Logger: log.logger(), CheckpointBytes: 1 << 20}
+	opts := vfs.Options{Space: sp, Logger: log.Logger(), CheckpointBytes: 1 << 20}
 	f, err := vfs.Open(ctx, path, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -231,8 +198,8 @@ func TestFullDiskExternal(t *testing.T) {
 		t.Fatalf("remove on a disk another program filled: %v", err)
 	}
 	delete(files, "/f0")
-	if sp.Held() || log.count("released the reserve") != 1 {
-		t.Fatalf("reserve held %v after the disk filled; log:\n%s", sp.Held(), log.b.String())
+	if sp.Held() || log.Count("released the reserve") != 1 {
+		t.Fatalf("reserve held %v after the disk filled; log:\n%s", sp.Held(), log.String())
 	}
 	if err := f.Remove(ctx, "/f1"); err != nil {
 		t.Fatalf("second remove: %v", err)
@@ -250,8 +217,8 @@ func TestFullDiskExternal(t *testing.T) {
 		t.Fatalf("write once space is back: %v", err)
 	}
 	files["/new"] = data
-	if !sp.Held() || log.count("the reserve is held again") != 1 {
-		t.Fatalf("reserve held %v after space came back; log:\n%s", sp.Held(), log.b.String())
+	if !sp.Held() || log.Count("the reserve is held again") != 1 {
+		t.Fatalf("reserve held %v after space came back; log:\n%s", sp.Held(), log.String())
 	}
 	checkStore(t, f, files)
 }
@@ -261,10 +228,10 @@ func TestFullDiskExternal(t *testing.T) {
 func TestSpaceLimit(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
-	var log logBuf
+	var log vfstest.Log
 	sp := openSpace(t, dir, vfs.SpaceOptions{Reserve: -1, Limit: 4 << 20}, &log)
 	open := func(name string) *vfs.FS {
-		f, err := vfs.Open(ctx, filepath.Join(dir, name), vfs.Options{Space: sp, Logger: log.logger(), CheckpointBytes: 1 << 20})
+		f, err := vfs.Open(ctx, filepath.Join(dir, name), vfs.Options{Space: sp, Logger: log.Logger(), CheckpointBytes: 1 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}

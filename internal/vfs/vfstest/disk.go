@@ -1,11 +1,15 @@
 package vfstest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -73,3 +77,44 @@ func DiskFree(t testing.TB, path string) (free, size int64) {
 	}
 	return int64(st.Bavail) * st.Bsize, int64(st.Blocks) * st.Bsize
 }
+
+// Noise is n bytes of pseudo-random content that deduplicates with no other
+// seed (and, chunk by chunk, not with itself), for filling a store.
+func Noise(seed, n int) []byte {
+	b := make([]byte, n)
+	x := uint32(seed)*2654435761 + 1
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// Log is a log destination for assertions on what was logged; safe for
+// concurrent use.
+type Log struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is everything logged so far.
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Count is how many times s was logged.
+func (l *Log) Count(s string) int { return strings.Count(l.String(), s) }
+
+// Logger logs to l as text.
+func (l *Log) Logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
