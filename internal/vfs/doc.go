@@ -227,7 +227,9 @@
 // the transaction's admitted requests add to the WAL and a few pages
 // (slackPages). A request that adds no content (create, mkdir, rename,
 // chmod) needs those few pages, measured once per transaction. The cost is
-// a statfs(2), a stat(2) and three PRAGMAs per request that adds content.
+// a statfs(2), a stat(2) and two PRAGMAs per request that adds content
+// (about 23 µs inside a transaction on the shared 2-core machine, where a
+// statfs or a stat alone takes about 4 µs).
 //
 // Options.Space, shared by the stores of one data directory (the host makes
 // one), keeps a reserve file (ReserveFile, DefaultReserve) whose blocks are

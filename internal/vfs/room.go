@@ -26,6 +26,8 @@ type roomState struct {
 	// retried, if the disk is full) before it returns.
 	low atomic.Bool
 	mu  sync.Mutex // guards disk
+	// pageSize is the database's page size once read (pageSize).
+	pageSize atomic.Int64
 	// disk is the store's files' size (StoreBytes) as last reported to the
 	// Space's bound.
 	disk int64
@@ -71,15 +73,19 @@ func (f *FS) room(c *sqlite.Conn) (int64, string, spaceState, error) {
 	}
 	// The store's free pages are room; the pages the WAL holds beyond the
 	// database file's end are owed: the next checkpoint grows the file by them.
-	var n [3]int64
-	for i, q := range []string{"PRAGMA freelist_count", "PRAGMA page_count", "PRAGMA page_size"} {
+	var n [2]int64
+	for i, q := range []string{"PRAGMA freelist_count", "PRAGMA page_count"} {
 		v, err := queryInt(c, q)
 		if err != nil {
 			return 0, "", st, err
 		}
 		n[i] = v
 	}
-	freePages, pages, ps := n[0], n[1], n[2]
+	ps, err := f.pageSize(c)
+	if err != nil {
+		return 0, "", st, err
+	}
+	freePages, pages := n[0], n[1]
 	var fi unix.Stat_t
 	if err := unix.Stat(f.path, &fi); err != nil {
 		return 0, "", st, fmt.Errorf("stat: %w", err)
@@ -94,7 +100,7 @@ func (f *FS) owed(c *sqlite.Conn) int64 {
 	if err != nil {
 		return 0
 	}
-	ps, err := queryInt(c, "PRAGMA page_size")
+	ps, err := f.pageSize(c)
 	if err != nil {
 		return 0
 	}
@@ -103,6 +109,18 @@ func (f *FS) owed(c *sqlite.Conn) int64 {
 		return 0
 	}
 	return max(pages*ps-fi.Size, 0)
+}
+
+// pageSize is the store's page size (fixed at creation), read once.
+func (f *FS) pageSize(c *sqlite.Conn) (int64, error) {
+	if ps := f.sp.pageSize.Load(); ps > 0 {
+		return ps, nil
+	}
+	ps, err := queryInt(c, "PRAGMA page_size")
+	if err == nil && ps > 0 {
+		f.sp.pageSize.Store(ps)
+	}
+	return ps, err
 }
 
 // why is the reason an ENOSPC gives for a bound (LimitDisk, LimitDataDir).
