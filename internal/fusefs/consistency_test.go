@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -267,10 +268,19 @@ func TestConsistency_HardLinks(t *testing.T) {
 	check("mount unlink", 2, 0o600, "d/b", "c")
 
 	// In the store directly: every name the kernel has cached follows.
-	time.Sleep(10 * time.Millisecond) // so ctime moves visibly
+	// The store's link must give the inode a new ctime, so that a name
+	// whose cached ctime is stale shows: wait until the clock has passed
+	// the current one (no sleep: the clock moving is the event).
+	before := stat(t, e.path("c")).Ctim
+	for !time.Now().After(time.Unix(before.Unix())) {
+		runtime.Gosched()
+	}
 	must(t, "store link", s.Link(ctx, "/c", "/a"))
 	e.sync(t)
 	check("store link", 3, 0o600, "a", "d/b", "c")
+	if st := stat(t, e.path("d/b")); st.Ctim == before {
+		t.Errorf("store link: ctime stayed %v", before)
+	}
 	must(t, "store chmod", s.Chmod(ctx, "/d/b", 0o640))
 	e.sync(t)
 	check("store chmod", 3, 0o640, "a", "d/b", "c")

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/desk-dev/desk/internal/fusefs"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -53,12 +52,18 @@ func TestDirCache_ListingsFollowOthers(t *testing.T) {
 		rounds = 10
 	}
 	for round := range rounds {
-		stop := make(chan struct{})
+		// Both sides run until each has done n operations (a different
+		// overlap each round), then stop.
+		n := 4 * (1 + round%5)
+		stop, wrote, listed := make(chan struct{}), make(chan struct{}), make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() { // another writer
 			defer wg.Done()
 			for i := 0; ; i++ {
+				if i == n {
+					close(wrote)
+				}
 				select {
 				case <-stop:
 					return
@@ -74,7 +79,10 @@ func TestDirCache_ListingsFollowOthers(t *testing.T) {
 		}()
 		go func() { // processes listing the directory through the mount
 			defer wg.Done()
-			for {
+			for i := 0; ; i++ {
+				if i == n {
+					close(listed)
+				}
 				select {
 				case <-stop:
 					return
@@ -83,7 +91,8 @@ func TestDirCache_ListingsFollowOthers(t *testing.T) {
 				os.ReadDir(e.path("d"))
 			}
 		}()
-		time.Sleep(time.Duration(1+round%5) * time.Millisecond)
+		<-wrote
+		<-listed
 		close(stop)
 		wg.Wait()
 		e.sync(t)
