@@ -122,10 +122,11 @@ func TestCsplitCancelAndLimits(t *testing.T) {
 		t.Errorf("xx00 left behind after the error")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	env, _, _ = limitEnv(t, ctx, nil, endless{}, 1<<20)
+	in := newReading()
+	env, _, _ = limitEnv(t, ctx, nil, in, 1<<20)
 	done := make(chan int)
 	go func() { done <- Csplit(env, []string{"csplit", "-", "/nomatch/"}) }()
-	time.Sleep(50 * time.Millisecond)
+	<-in.started
 	cancel()
 	select {
 	case code := <-done:

@@ -110,10 +110,11 @@ func TestOdFloat(t *testing.T) {
 
 func TestOdCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	env, _, _ := limitEnv(t, ctx, nil, endless{}, 1<<20)
+	in := newReading()
+	env, _, _ := limitEnv(t, ctx, nil, in, 1<<20)
 	done := make(chan int)
 	go func() { done <- Od(env, []string{"od", "-c"}) }()
-	time.Sleep(50 * time.Millisecond)
+	<-in.started
 	cancel()
 	select {
 	case code := <-done:

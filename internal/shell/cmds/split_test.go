@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -327,6 +328,21 @@ func limitEnv(t *testing.T, ctx context.Context, files map[string]string, stdin 
 }
 
 // endless is an input that never ends.
+// reading is an endless input that closes started on its first Read: the
+// event a cancellation test waits for (the command is consuming its input).
+type reading struct {
+	endless
+	once    sync.Once
+	started chan struct{}
+}
+
+func newReading() *reading { return &reading{started: make(chan struct{})} }
+
+func (r *reading) Read(p []byte) (int, error) {
+	r.once.Do(func() { close(r.started) })
+	return r.endless.Read(p)
+}
+
 type endless struct{}
 
 func (endless) Read(p []byte) (int, error) {
@@ -338,10 +354,11 @@ func (endless) Read(p []byte) (int, error) {
 
 func TestSplitCancelAndLimits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	env, _, _ := limitEnv(t, ctx, nil, endless{}, 1<<20)
+	in := newReading()
+	env, _, _ := limitEnv(t, ctx, nil, in, 1<<20)
 	done := make(chan int)
 	go func() { done <- Split(env, []string{"split", "-b", "1M"}) }()
-	time.Sleep(50 * time.Millisecond)
+	<-in.started
 	cancel()
 	select {
 	case code := <-done:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,8 +35,9 @@ func TestYes(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
-	go func() { done <- Yes(&Env{Ctx: ctx, Stdout: yesDiscard{}}, []string{"yes"}) }()
-	time.Sleep(10 * time.Millisecond)
+	out := &yesWriting{started: make(chan struct{})}
+	go func() { done <- Yes(&Env{Ctx: ctx, Stdout: out}, []string{"yes"}) }()
+	<-out.started // yes is writing
 	cancel()
 	select {
 	case <-done:
@@ -47,6 +49,17 @@ func TestYes(t *testing.T) {
 type yesDiscard struct{}
 
 func (yesDiscard) Write(p []byte) (int, error) { return len(p), nil }
+
+// yesWriting discards what is written and closes started on the first write.
+type yesWriting struct {
+	once    sync.Once
+	started chan struct{}
+}
+
+func (w *yesWriting) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.started) })
+	return len(p), nil
+}
 
 func TestWhoamiHostname(t *testing.T) {
 	runTextRows(t, []textRow{
