@@ -147,6 +147,7 @@ type Stats struct {
 	Open        int           // slots in use: stores open, or being opened, initialised or closed
 	InUse       int           // open workspaces with at least one lease
 	Leases      int           // leases held
+	Waiting     int           // callers of Acquire waiting for a workspace being opened (its opener included)
 	Opened      uint64        // workspaces opened since Open
 	Hibernated  uint64        // closed by the idle timer or HibernateIdle
 	Evicted     uint64        // closed to make room under MaxOpen
@@ -846,9 +847,12 @@ func (h *Host) Stats() Stats {
 	s := h.stats
 	s.Open = h.nOpen
 	for _, e := range h.entries {
-		if e.state == stOpen && e.refs > 0 {
+		switch {
+		case e.state == stOpen && e.refs > 0:
 			s.InUse++
 			s.Leases += e.refs
+		case e.state == stOpening:
+			s.Waiting += e.refs
 		}
 	}
 	h.mu.Unlock()

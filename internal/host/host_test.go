@@ -566,7 +566,7 @@ func TestHost_AcquireWaits(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	gaveUp := make(chan error, 1)
 	go func() { _, err := h.Acquire(cctx, "slow"); gaveUp <- err }()
-	time.Sleep(20 * time.Millisecond) // let it start waiting (the test passes either way)
+	waitUntil(t, "the second caller to wait for the open", func() bool { return h.Stats().Waiting == 2 })
 	waiter := make(chan error, 1)
 	go func() {
 		l, err := h.Acquire(ctx, "slow")
@@ -620,7 +620,7 @@ func TestHost_OpenFails(t *testing.T) {
 		go func() { _, err := h.Acquire(ctx, "flaky"); errs <- err }()
 	}
 	waitUntil(t, "the open of flaky to begin", func() bool { return tr.count("flaky") > 0 })
-	time.Sleep(20 * time.Millisecond) // let the others queue (not needed for correctness)
+	waitUntil(t, "all five callers to wait for the open", func() bool { return h.Stats().Waiting == 5 })
 	close(tr.block)
 	for range 5 {
 		if err := <-errs; !errors.Is(err, boom) {
