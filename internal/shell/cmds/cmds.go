@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -45,6 +46,17 @@ type Env struct {
 	Exec func(ctx context.Context, env *Env, args []string) int
 	// Limits bound what one command may do.
 	Limits Limits
+	// Now is the clock of date, touch, find -mtime, ls and tar (nil: the
+	// host's time.Now). The shell backend sets it from Options.Now.
+	Now func() time.Time
+}
+
+// Clock returns the current time from Now (time.Now when Now is nil).
+func (e *Env) Clock() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
 }
 
 // Limits bound a command. The shell sets them from its options.
@@ -57,6 +69,12 @@ type Limits struct {
 // ErrTooLarge is returned (and reported) when a command would hold more than
 // Limits.MaxReadBytes in memory.
 var ErrTooLarge = errors.New("input too large for the shell backend's memory limit")
+
+// gnuMessage is an error whose text is a GNU tool's own message, worded
+// and capitalized as the tool prints it ("Invalid range end").
+type gnuMessage string
+
+func (m gnuMessage) Error() string { return string(m) }
 
 // Func runs one command. args[0] is the name it was called by. It returns the
 // exit status (0 success, 1 and 2 as the GNU tool does, 127 not found, ...).

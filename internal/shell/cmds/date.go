@@ -11,10 +11,7 @@ import (
 
 func init() { Register("date", Date) }
 
-// dateNow is the clock (a variable for tests).
-var dateNow = time.Now
-
-// Date prints the date as GNU date, in UTC unless TZ (from Env.Getenv) names
+// Date prints the date (Env.Clock) as GNU date, in UTC unless TZ (from Env.Getenv) names
 // a zone: the default format `Mon Nov 30 01:02:03 UTC 2026`, +FORMAT with
 // the common % specifiers (and the -, _, 0, ^ flags), -d DATE for ISO dates
 // and times, "@epoch", now/today/yesterday/tomorrow and "N units ago"; -u,
@@ -32,7 +29,7 @@ func Date(env *Env, args []string) int {
 			loc = l
 		}
 	}
-	t := dateNow()
+	t := env.Clock()
 	format := "%a %b %e %H:%M:%S %Z %Y"
 	var dateStr *string
 	for _, o := range opts {

@@ -32,7 +32,7 @@ func init() { Register("find", Find) }
 // through Env.Exec; a command that is not found is reported by the shell,
 // not as "find: 'cmd': No such file or directory".
 func Find(env *Env, args []string) int {
-	f := &finder{env: env, maxDepth: -1, now: time.Now()}
+	f := &finder{env: env, maxDepth: -1, now: env.Clock()}
 	f.w = bufio.NewWriter(env.Stdout)
 	defer f.w.Flush()
 	rest := args[1:]
@@ -129,12 +129,10 @@ func (n *fdNode) eval(it *fdItem) bool {
 }
 
 type fdBatch struct {
-	argv   []string // the command before {}
-	dir    string   // -execdir: the directory the batch runs in ("" for -exec)
-	paths  []string
-	size   int
-	execd  bool
-	failed bool
+	argv  []string // the command before {}
+	dir   string   // -execdir: the directory the batch runs in ("" for -exec)
+	paths []string
+	size  int
 }
 
 type finder struct {
@@ -151,7 +149,6 @@ type finder struct {
 	now        time.Time
 	toks       []string
 	prev       string // the last predicate parsed (for diagnostics)
-	sawTest    bool
 	batches    []*fdBatch
 	regexType  string
 }

@@ -325,7 +325,7 @@ func (l *fuLister) print(list []lsEntry) {
 		wg, ws = max(wg, len(r.group)), max(ws, len(r.size))
 		rows[i] = r
 	}
-	now := time.Now()
+	now := l.env.Clock()
 	for i, e := range list {
 		r := rows[i]
 		if l.o.inode {

@@ -115,7 +115,7 @@ func Tar(env *Env, args []string) int {
 			s.dir = env.Abs(o.val)
 			if fi, err := env.FS.Stat(env.Ctx, s.dir); err != nil || !fi.IsDir() {
 				if err == nil {
-					err = errors.New("Not a directory")
+					err = gnuMessage("Not a directory")
 				}
 				fmt.Fprintf(env.Stderr, "tar: %s: Cannot open: %s\ntar: Error is not recoverable: exiting now\n", o.val, Strerror(err))
 				return 2
@@ -548,7 +548,7 @@ func (s *tarState) entry(tr *tar.Reader, hdr *tar.Header) {
 		if s.verbose {
 			fmt.Fprintln(env.Stderr, name)
 		}
-		if hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA {
+		if hdr.Typeflag == tar.TypeReg {
 			if _, err := io.Copy(env.Stdout, tr); err != nil && !isCanceled(env, err) {
 				s.errorf("%s: Read error: %s", name, Strerror(err))
 			}
@@ -565,7 +565,7 @@ func (s *tarState) entry(tr *tar.Reader, hdr *tar.Header) {
 	p := path.Join(s.dir, rel)
 	mtime := hdr.ModTime
 	if s.touch {
-		mtime = time.Now()
+		mtime = env.Clock()
 	}
 	mode := fuPermOf(uint32(hdr.Mode) & 0o7777)
 	// Parents are created as needed (they were maybe not in the archive).
@@ -592,7 +592,7 @@ func (s *tarState) entry(tr *tar.Reader, hdr *tar.Header) {
 			}
 		}
 		s.dirs = append(s.dirs, tarDirAttr{p, hdr.Mode & 0o7777, mtime})
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg:
 		if exists {
 			if s.keepOld {
 				s.errorf("%s: Cannot open: File exists", name)

@@ -41,14 +41,14 @@ func Touch(env *Env, args []string) int {
 		case "no-dereference":
 			noDeref = true
 		case "date":
-			t, ok := fuParseDate(o.val, time.Now())
+			t, ok := fuParseDate(o.val, env.Clock())
 			if !ok {
 				env.Errorf("touch", "invalid date format %s", quote(env, o.val))
 				return 1
 			}
 			at, mt = t, t
 		case "t":
-			t, ok := fuParseStamp(o.val, time.Now())
+			t, ok := fuParseStamp(o.val, env.Clock())
 			if !ok {
 				env.Errorf("touch", "invalid date format %s", quote(env, o.val))
 				return 1
