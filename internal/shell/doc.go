@@ -17,7 +17,13 @@
 // (/usr/local/bin:/usr/bin:/bin), HOME (/workspace), USER (user), SHELL
 // (/bin/bash) when the job does not set them, LANG (C.UTF-8) when the job
 // sets neither LANG nor LC_ALL, and PWD (the working directory); UID, EUID
-// and GID read 1000. The host's environment is never used. The locale is
+// and GID read 1000. The host's environment is never used. $$ is a number
+// from 2 to 4,194,303 derived from the execution's ID (the same in every
+// subshell, as bash keeps $$; executions differ, so names like /tmp/x.$$ do
+// not collide) and $PPID is 1: neither is a host process (the interpreter
+// would answer both from the desk process, so every $$, ${PPID...} and
+// arithmetic PPID of the script, its eval'd strings and sourced files is
+// renamed to a variable the backend answers). BASHPID is unset. The locale is
 // what commands see: as on Debian, the first non-empty of LC_ALL, LC_CTYPE
 // and LANG naming a UTF-8 locale makes their diagnostics quote values
 // ‘like this’ (gnulib's quote()), any other locale 'like this'.
@@ -104,8 +110,10 @@
 // MaxCommands (1,000,000 simple commands, counted by the call handler and
 // Env.Exec), MaxLoopIters (1,000,000 iterations of while, until and
 // for ((;;)) loops, counted by a tick statement inserted at the head of each
-// loop condition or body), MaxCallDepth (1000 nested function calls, evals
-// and sources, measured approximately on the Go stack), MaxStringBytes
+// loop condition or body), MaxCallDepth (1000 call frames alive at once:
+// function calls, eval'd strings, sourced files, subshells and command
+// substitutions, nested or side by side in pipelines and background jobs),
+// MaxStringBytes
 // (16 MiB for one argument or one variable), MaxVarBytes (64 MiB for all
 // variables), MaxArgs (100,000 arguments of one command), MaxReadBytes
 // (64 MiB one command may hold in memory; cmds.Limits.MaxReadBytes; also
@@ -114,6 +122,22 @@
 //
 // Other statuses: a script that does not parse, or uses process
 // substitution, exits ExitSyntax (2); an unknown command 127.
+//
+// MaxCallDepth is counted through the handlers, not on the Go stack: before
+// the script, an eval'd string or a sourced file runs, every function body,
+// subshell, command substitution, and the eval'd or sourced text as a
+// whole, gets the redirection 2>>/dev/desk-frame; the open handler counts
+// the frame when the interpreter opens it and the frame's Close (when the
+// statement ends, however it ends) uncounts it. TestCallDepth_frames pins
+// that interpreter behaviour for every kind of frame. Eval'd strings and
+// sourced files are instrumented as the script is (loop ticks included) and
+// printed back to source for the interpreter. Once a limit has stopped the
+// execution, nothing more is written but the limit's line.
+//
+// Commands have limits of their own (package cmds documents them): printf's
+// field width and precision (cmds.MaxPrintfField, 1 MiB); what one command
+// holds in memory (MaxReadBytes). Brace expansion is bounded by the
+// interpreter (16,384 words per word) and MaxArgs.
 //
 // Sizes are checked before each simple command and each loop iteration, so
 // a single expansion can still exceed MaxStringBytes by the factor that one
@@ -127,7 +151,9 @@
 // expansion errors and unbound variables (set -u) exit 1, not 127; cd's
 // messages are worded differently; an associative array assigned twice
 // counts wrong. Process substitution is refused. set -x traces the loop
-// tick as ":". Error messages carry no "line N:" (as bash -c on Debian).
+// tick as ":". A function body carries its call frame's redirection, so
+// exec's redirections made in a function last only until it returns, and
+// declare -f prints the redirection. Error messages carry no "line N:" (as bash -c on Debian).
 //
 // # Routing ("auto")
 //

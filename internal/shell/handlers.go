@@ -2,7 +2,9 @@ package shell
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -31,10 +33,26 @@ import (
 // open there directly, fail in the os package before any system call.
 type environ struct {
 	vars      map[string]string
+	pid, ppid expand.Variable // $$ and $PPID (pidVar, ppidVar; see execPid)
 	resetting bool
 }
 
-var idVar = expand.Variable{Set: true, ReadOnly: true, Kind: expand.String, Str: "1000"}
+// idVar is UID, EUID and GID.
+func idVar() expand.Variable {
+	return expand.Variable{Set: true, ReadOnly: true, Kind: expand.String, Str: "1000"}
+}
+
+// execPid is the execution's $$: a number from 2 to 4,194,303 (Linux's
+// largest pid_max) derived from the execution's ID, so executions in one
+// workspace (temporary names like /tmp/x.$$) get different ones while one
+// execution, with its subshells, keeps one (as bash keeps $$ in a
+// subshell). $PPID is 1, as for a shell started by init. Neither is a host
+// process.
+func execPid(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return 2 + int(h.Sum32()%(1<<22-2))
+}
 
 func (e *environ) Get(name string) expand.Variable {
 	switch name {
@@ -43,7 +61,11 @@ func (e *environ) Get(name string) expand.Variable {
 			return expand.Variable{Set: true, Kind: expand.String, Str: tempDirSentinel}
 		}
 	case "UID", "EUID", "GID":
-		return idVar
+		return idVar()
+	case pidVar:
+		return e.pid
+	case ppidVar:
+		return e.ppid
 	}
 	if v, ok := e.vars[name]; ok {
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
@@ -53,9 +75,14 @@ func (e *environ) Get(name string) expand.Variable {
 
 func (e *environ) Each(f func(name string, vr expand.Variable) bool) {
 	for _, n := range []string{"UID", "EUID", "GID"} {
-		if !f(n, idVar) {
+		if !f(n, idVar()) {
 			return
 		}
+	}
+	// A background subshell (a pipeline's parts) copies the variables it
+	// is given here: $$ and $PPID must be among them.
+	if !f(pidVar, e.pid) || !f(ppidVar, e.ppid) {
+		return
 	}
 	for n, v := range e.vars {
 		if !f(n, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}) {
@@ -85,7 +112,10 @@ func (x *execution) newRunner(stdin *os.File) (*interp.Runner, error) {
 		cwd = "/"
 	}
 	vars["PWD"] = cwd
-	env := &environ{vars: vars}
+	env := &environ{vars: vars,
+		pid:  expand.Variable{Set: true, ReadOnly: true, Kind: expand.String, Str: strconv.Itoa(execPid(x.job.ID))},
+		ppid: expand.Variable{Set: true, ReadOnly: true, Kind: expand.String, Str: "1"},
+	}
 	var in io.Reader
 	if stdin != nil {
 		in = stdin
@@ -165,6 +195,9 @@ func (readOnly) Close() error              { return nil }
 // memory.
 func (x *execution) open(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
+	if name == frameFile {
+		return x.enterFrame(hc.Stderr), nil
+	}
 	shown := name
 	source := false
 	if strings.HasPrefix(name, sourcePrefix) {
@@ -193,20 +226,11 @@ func (x *execution) open(ctx context.Context, name string, flag int, perm os.Fil
 		if err != nil {
 			return nil, bashPathError(shown, err)
 		}
-		src := string(data)
-		if f, err := syntax.NewParser().Parse(strings.NewReader(src), abs); err == nil {
-			if findProcSubst(f) != nil {
-				return nil, fmt.Errorf("source %s: %w", shown, ErrProcSubst)
-			}
-			x.addFuncs(declaredFuncs(f))
-			if fixLiteralEscapes(f) {
-				// As for eval: the interpreter parses the file itself.
-				var b strings.Builder
-				if syntax.NewPrinter().Print(&b, f) == nil {
-					src = b.String()
-				}
-			}
+		src, funcs, err := prepareText(string(data), abs)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", shown, err)
 		}
+		x.addFuncs(funcs)
 		return readOnly{strings.NewReader(src)}, nil
 	}
 	f, err := x.job.FS.OpenFile(ctx, abs, flag, perm)
@@ -427,28 +451,19 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 		i = 1
 	}
 	name := args[i]
-	if name == "eval" || name == "source" || name == "." || x.isFunc(name) {
-		if err := x.checkDepth(); err != nil {
-			return nil, err
-		}
-	}
 	switch name {
 	case "eval":
-		src := strings.Join(args[i+1:], " ")
-		if f, err := syntax.NewParser().Parse(strings.NewReader(src), ""); err == nil {
-			if ps := findProcSubst(f); ps != nil {
-				return []string{rejectCmd}, nil
-			}
-			x.addFuncs(declaredFuncs(f))
-			if fixLiteralEscapes(f) {
-				// The interpreter parses eval's text itself: hand it the
-				// text with the escapes rewritten (see fixLiteralEscapes).
-				var b strings.Builder
-				if syntax.NewPrinter().Print(&b, f) == nil {
-					args = append(slices.Clone(args[:i+1]), b.String())
-				}
-			}
+		src, funcs, err := prepareText(strings.Join(args[i+1:], " "), "")
+		if errors.Is(err, ErrProcSubst) {
+			return []string{rejectCmd}, nil
 		}
+		if err != nil {
+			return nil, err
+		}
+		x.addFuncs(funcs)
+		// The interpreter parses eval's text itself: hand it the
+		// instrumented text (see instrument).
+		args = append(slices.Clone(args[:i+1]), src)
 	case "source", ".":
 		if len(args) > i+1 {
 			args = slices.Clone(args)
@@ -562,13 +577,33 @@ func (x *execution) addFuncs(names map[string]bool) {
 	}
 }
 
-func (x *execution) checkDepth() error {
-	o := &x.b.opts
-	budget := o.MaxCallDepth * defaultFramesPerLevel
-	if d := stackDepth(x.stackBase + budget); d-x.stackBase > budget {
-		return x.limit("MaxCallDepth", int64(o.MaxCallDepth))
-	}
+// frame is one call frame (frameFile) open: a writer to the stderr it
+// replaced, whose Close leaves the frame.
+type frame struct {
+	io.Writer
+	x    *execution
+	once sync.Once
+}
+
+func (f *frame) Close() error {
+	f.once.Do(func() { f.x.frames.Add(-1) })
 	return nil
+}
+
+// Read fails: the frame's redirection is an output one.
+func (f *frame) Read([]byte) (int, error) { return 0, syscall.EBADF }
+
+// enterFrame opens a call frame over stderr. Past MaxCallDepth frames it
+// stops the execution (the interpreter stops before the next command) and
+// still returns the frame, so the interpreter prints no error of its own.
+func (x *execution) enterFrame(stderr io.Writer) *frame {
+	if n := x.frames.Add(1); n > int64(x.b.opts.MaxCallDepth) {
+		x.limit("MaxCallDepth", int64(x.b.opts.MaxCallDepth))
+	}
+	if f, ok := stderr.(*frame); ok {
+		stderr = f.Writer // writes do not go through every level
+	}
+	return &frame{Writer: stderr, x: x}
 }
 
 // checkVars checks MaxStringBytes per variable and MaxVarBytes in total.
@@ -743,6 +778,7 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 			return out
 		},
 		Limits: cmds.Limits{MaxReadBytes: x.b.opts.MaxReadBytes},
+		Now:    x.b.opts.Now,
 	}
 	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
 		if len(args) == 0 {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -45,9 +46,8 @@ const (
 	DefaultMaxReadBytes     = 64 << 20  // what one command may hold in memory (cmds.Limits)
 	DefaultMaxGlobEntries   = 100_000   // directory entries read by globbing for one command
 	DefaultMaxArgs          = 100_000   // arguments of one command
-	defaultFramesPerLevel   = 40        // Go stack frames one shell call level costs, generously
 	internalPrefix          = "\x00desk-"
-	loopTick                = internalPrefix + "loop"
+	loopTick                = "__desk_loop" // printable: eval'd text holding it is printed back to source
 	typeCmd                 = internalPrefix + "type"
 	builtinPrefix           = internalPrefix + "builtin-" // + a name in ownBuiltins
 	statusCmd               = internalPrefix + "status"   // exits with its argument
@@ -74,8 +74,10 @@ type Options struct {
 	// MaxLoopIters bounds the iterations of while, until and for ((;;))
 	// loops of the script, all together (default 1,000,000).
 	MaxLoopIters int64
-	// MaxCallDepth bounds the nesting of shell functions, eval and source
-	// (default 1000). It is measured on the Go stack, so it is approximate.
+	// MaxCallDepth bounds the call frames alive at once: function calls,
+	// eval'd strings, sourced files, subshells and command substitutions,
+	// nested or running side by side in pipelines and background jobs
+	// (default 1000).
 	MaxCallDepth int
 	// MaxStringBytes bounds one argument of a command and one variable
 	// (default 16 MiB).
@@ -90,6 +92,9 @@ type Options struct {
 	MaxGlobEntries int
 	// MaxArgs bounds the number of arguments of one command (default 100,000).
 	MaxArgs int
+	// Now is the clock of the commands (date, touch, ls, find, tar); nil:
+	// time.Now.
+	Now func() time.Time
 	// Commands are extra commands, looked up before package cmds (the place
 	// for git, which comes from another package). Nil: none.
 	Commands map[string]cmds.Func
@@ -180,7 +185,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		fmt.Fprintf(x.stderr, "bash: line %d: %v\n", ps.Pos().Line(), ErrProcSubst)
 		return run.Outcome{ExitCode: ExitSyntax}, nil
 	}
-	x.funcNames = instrument(file)
+	x.funcNames = instrument(file, false)
 	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
 		// A fresh workspace has no /workspace yet: the default directory
 		// is made on first use (it shows in the change set).
@@ -204,7 +209,6 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	if err != nil {
 		return run.Outcome{}, fmt.Errorf("shell: start interpreter: %w", err)
 	}
-	x.stackBase = stackDepth(0)
 	err = r.Run(ctx, file)
 	x.closeAll()
 	return x.outcome(parent, err)
@@ -290,7 +294,7 @@ type execution struct {
 	commands       atomic.Int64
 	loops          atomic.Int64
 	globEntries    atomic.Int64
-	stackBase      int
+	frames         atomic.Int64    // call frames open (MaxCallDepth)
 	fnmu           sync.Mutex      // guards funcNames
 	funcNames      map[string]bool // functions the script declares (type, command -v)
 
@@ -308,6 +312,12 @@ func (x *execution) limit(name string, value int64) error {
 	return err
 }
 
+// limited reports whether a limit has stopped the execution.
+func (x *execution) limited() bool {
+	var le *LimitError
+	return x.ctx.Err() != nil && errors.As(context.Cause(x.ctx), &le)
+}
+
 // limitWriter counts output against MaxOutputBytes.
 type limitWriter struct {
 	w io.Writer
@@ -315,6 +325,12 @@ type limitWriter struct {
 }
 
 func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.x.limited() {
+		// Stopped by a limit: what the interpreter prints while it
+		// unwinds ("context canceled") is dropped; the limit's line
+		// (force) says why.
+		return len(p), nil
+	}
 	limit := l.x.b.opts.MaxOutputBytes
 	n := l.x.outBytes.Add(int64(len(p)))
 	if n > limit {
