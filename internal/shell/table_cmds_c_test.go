@@ -2,6 +2,22 @@ package shell
 
 // tableCmdsC holds rows for od, split and csplit.
 var tableCmdsC = []row{
+	// $$, $PPID and BASHPID (the values are the execution's: TestPid)
+	{name: "pid same in subshells", script: `[ "$$" = "$(echo $$)" ] && [ "$$" = "$( (echo $$) )" ] && echo $$ | { read -r p; [ "$p" = "$$" ] && echo same; }`, out: "same\n"},
+	{name: "pid and ppid are numbers", script: `for p in "$$" "$PPID" "$((PPID))"; do case $p in ''|*[!0-9]*) echo bad;; *) echo num;; esac; done`, out: "num\nnum\nnum\n"},
+	{name: "bashpid", script: `[ "$BASHPID" = "$$" ] && echo top; [ "$(echo $BASHPID)" != "$$" ] && echo sub-differs`, out: "sub-differs\n",
+		diverge: "mvdan/sh v3.14.1 has no BASHPID: it is empty (bash: $$ in the main shell, a new pid in each subshell: top, sub-differs)"},
+	// call frames (MaxCallDepth)
+	{name: "exec redirection in a function", script: `f() { exec 2>/dev/null; }; f; echo err >&2; echo done`, out: "done\n", errSub: "err",
+		diverge: "a function body is a call frame (a redirection, see MaxCallDepth), so exec's redirections made in a function last until it returns (bash: for the rest of the script, err is hidden)"},
+	// seq formats infinities as C's printf does (width, flags, case)
+	{name: "seq format inf", script: `seq -f '[%5g]' 1 inf inf | head -n 3; seq -f '[%-+6.1F]' 1 inf inf | head -n 2; seq -w 1 inf inf | head -n 2; seq -f '[%05.0e]' -1 -inf -inf | head -n 2`,
+		out: "[    1]\n[  inf]\n[  inf]\n[+1.0  ]\n[+INF  ]\n1\ninf\n[-1e+00]\n[ -inf]\n", needs: []string{"seq", "head"}},
+	// printf's field width and precision are bounded (MaxPrintfField)
+	{name: "printf width at the limit", script: `printf '%1048576d' 1 | wc -c; printf '%.1048576d' 1 | wc -c`, out: "1048576\n1048576\n", needs: []string{"wc"}},
+	{name: "printf width past the limit", script: `printf '%1048577d' 1 | wc -c; printf '%.*f' 1048577 1 | wc -c; /usr/bin/printf '%1048577s' x; echo " $?"`, out: "0\n0\n 1\n",
+		errSub: "printf: %1048577d: Numerical result out of range: field width or precision over 1048576", needs: []string{"wc", "printf"},
+		diverge: "a field wider than MaxPrintfField (1 MiB) is refused (bash and GNU printf build it: 1048577)"},
 	// od
 	{name: "od default", script: `od lines.txt`, out: "0000000 067157 005145 073564 005157 064164 062562 005145\n0000016\n", needs: []string{"od"}},
 	{name: "od -c stdin", script: `printf 'hi\n' | od -c`, out: "0000000   h   i  \\n\n0000003\n", needs: []string{"od"}},

@@ -399,7 +399,7 @@ func csCompile(pat string) (*regexp.Regexp, error) {
 			// glibc: a bracket expression cut off right after its '[' (or
 			// "[^") is REG_BADPAT, a longer one REG_EBRACK.
 			if i := strings.LastIndexByte(pat, '['); i >= 0 && (pat[i+1:] == "" || pat[i+1:] == "^") {
-				return nil, errors.New("Invalid regular expression")
+				return nil, gnuMessage("Invalid regular expression")
 			}
 		}
 		return nil, err
@@ -413,7 +413,7 @@ func csCompile(pat string) (*regexp.Regexp, error) {
 	if err != nil {
 		if errors.As(err, &se) {
 			if se.Code == syntax.ErrInvalidRepeatSize {
-				return nil, errors.New(`Invalid content of \{\}`)
+				return nil, gnuMessage(`Invalid content of \{\}`)
 			}
 			return nil, errors.New(string(se.Code))
 		}

@@ -108,7 +108,7 @@ func EnvCmd(env *Env, args []string) int {
 		abs := env.Abs(dir)
 		fi, err := env.FS.Stat(env.Ctx, abs)
 		if err == nil && !fi.IsDir() {
-			err = fmt.Errorf("Not a directory")
+			err = gnuMessage("Not a directory")
 		}
 		if err != nil {
 			env.Errorf("env", "cannot change directory to %s: %s", quote(env, dir), Strerror(err))

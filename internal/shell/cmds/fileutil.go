@@ -23,11 +23,10 @@ type fuOptVal struct {
 
 // fuOptDef describes one option for fuParseOpts.
 type fuOptDef struct {
-	short  byte
-	long   string
-	arg    int // 0 none, 1 required, 2 optional (long form only: --opt=val)
-	key    string
-	letter string
+	short byte
+	long  string
+	arg   int // 0 none, 1 required, 2 optional (long form only: --opt=val)
+	key   string
 }
 
 // fuParseDefs turns specs such as "n|number", "m|mode=", "|color?" or "x" into

@@ -31,7 +31,7 @@ func grepTranslate(p string, ere bool, warn func(string)) (string, error) {
 		switch {
 		case c == '\\':
 			if i+1 >= len(p) {
-				return "", errors.New("Trailing backslash")
+				return "", gnuMessage("Trailing backslash")
 			}
 			d := p[i+1]
 			i += 2
@@ -46,7 +46,7 @@ func grepTranslate(p string, ere bool, warn func(string)) (string, error) {
 					continue
 				case ')':
 					if depth == 0 {
-						return "", errors.New("Unmatched ) or \\)")
+						return "", gnuMessage("Unmatched ) or \\)")
 					}
 					depth--
 					b.WriteString(")")
@@ -65,7 +65,7 @@ func grepTranslate(p string, ere bool, warn func(string)) (string, error) {
 					}
 					end := strings.Index(p[i:], `\}`)
 					if end < 0 {
-						return "", errors.New("Unmatched \\{")
+						return "", gnuMessage("Unmatched \\{")
 					}
 					iv, err := grepInterval(p[i : i+end])
 					if err != nil {
@@ -91,7 +91,7 @@ func grepTranslate(p string, ere bool, warn func(string)) (string, error) {
 			switch {
 			case d >= '1' && d <= '9':
 				if int(d-'0') > groups {
-					return "", errors.New("Invalid back reference")
+					return "", gnuMessage("Invalid back reference")
 				}
 				return "", errGrepBackref
 			case d == '<' || d == '>' || d == 'b':
@@ -218,7 +218,7 @@ func grepTranslate(p string, ere bool, warn func(string)) (string, error) {
 		}
 	}
 	if depth > 0 {
-		return "", errors.New("Unmatched ( or \\(")
+		return "", gnuMessage("Unmatched ( or \\(")
 	}
 	return b.String(), nil
 }
@@ -238,7 +238,7 @@ func grepInterval(s string) (string, error) {
 		return true
 	}
 	if !num(lo) || !num(hi) || !comma && lo == "" {
-		return "", errors.New("Invalid content of \\{\\}")
+		return "", gnuMessage("Invalid content of \\{\\}")
 	}
 	if lo == "" {
 		lo = "0"
@@ -271,7 +271,7 @@ func grepBracket(p string) (string, int, error) {
 			kind := p[i+1]
 			end := strings.Index(p[i+2:], string(kind)+"]")
 			if end < 0 {
-				return "", 0, errors.New("Unmatched [, [^, [:, [., or [=")
+				return "", 0, gnuMessage("Unmatched [, [^, [:, [., or [=")
 			}
 			name := p[i+2 : i+2+end]
 			i += 2 + end + 2
@@ -280,7 +280,7 @@ func grepBracket(p string) (string, int, error) {
 				case "alpha", "digit", "alnum", "upper", "lower", "space", "blank", "punct", "print", "graph", "cntrl", "xdigit":
 					b.WriteString("[:" + name + ":]")
 				default:
-					return "", 0, errors.New("Invalid character class name")
+					return "", 0, gnuMessage("Invalid character class name")
 				}
 				continue
 			}
@@ -292,7 +292,7 @@ func grepBracket(p string) (string, int, error) {
 		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
 			hi, hn := utf8.DecodeRuneInString(p[i+1:])
 			if hi < r {
-				return "", 0, errors.New("Invalid range end")
+				return "", 0, gnuMessage("Invalid range end")
 			}
 			b.WriteString(grepClassChar(r) + "-" + grepClassChar(hi))
 			i += 1 + hn
@@ -300,7 +300,7 @@ func grepBracket(p string) (string, int, error) {
 		}
 		b.WriteString(grepClassChar(r))
 	}
-	return "", 0, errors.New("Unmatched [, [^, [:, [., or [=")
+	return "", 0, gnuMessage("Unmatched [, [^, [:, [., or [=")
 }
 
 func grepClassChar(r rune) string {

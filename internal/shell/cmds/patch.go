@@ -95,7 +95,7 @@ func Patch(env *Env, args []string) int {
 		fi, err := env.FS.Stat(env.Ctx, env.Abs(p.dir))
 		if err != nil || !fi.IsDir() {
 			if err == nil {
-				err = errors.New("Not a directory")
+				err = gnuMessage("Not a directory")
 			}
 			env.Errorf("patch", "Can't change to directory %s : %s", p.dir, Strerror(err))
 			return 2

@@ -32,7 +32,7 @@ func TestPatch(t *testing.T) {
 		// a reversed (already applied) patch
 		{args: []string{"patch"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
 			out:  "patching file a\nReversed (or previously applied) patch detected!  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n1 out of 1 hunk ignored -- saving rejects to file a.rej\n",
-			skip: "GNU patch asks on /dev/tty when there is one (this is its answer without one, checked with setsid)"},
+			host: "GNU patch asks on /dev/tty when there is one (this is its answer without one, checked with setsid)"},
 		{args: []string{"patch", "-N"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
 			out: "patching file a\nReversed (or previously applied) patch detected!  Skipping patch.\n1 out of 1 hunk ignored -- saving rejects to file a.rej\n"},
 		{args: []string{"patch", "--dry-run", "-N"}, files: map[string]string{"a": patchB}, stdin: patchP1, code: 1,
@@ -51,7 +51,7 @@ func TestPatch(t *testing.T) {
 			out: "can't find file to patch at input line 3\nPerhaps you should have used the -p or --strip option?\nThe text leading up to this was:\n--------------------------\n|--- gone.txt\n|+++ gone.txt\n--------------------------\nNo file to patch.  Skipping patch.\n1 out of 1 hunk ignored\n"},
 		{args: []string{"patch", "-p0"}, stdin: "--- gone.txt\n+++ gone.txt\n@@ -1 +1 @@\n-a\n+b\n", code: 1,
 			out:  "can't find file to patch at input line 3\nPerhaps you used the wrong -p or --strip option?\nThe text leading up to this was:\n--------------------------\n|--- gone.txt\n|+++ gone.txt\n--------------------------\nFile to patch: \nSkip this patch? [y] \nSkipping patch.\n1 out of 1 hunk ignored\n",
-			skip: "GNU patch asks on /dev/tty when there is one (this is its answer without one, checked with setsid)"},
+			host: "GNU patch asks on /dev/tty when there is one (this is its answer without one, checked with setsid)"},
 		{args: []string{"patch", "-s", "-t", "-p1"}, files: map[string]string{"x.txt": "a\n"}, code: 1,
 			stdin: "diff -u x.txt x.txt\n--- x.txt\n+++ x.txt\n@@ -1 +1 @@\n-a\n+b\ndiff -u a/gone.txt b/gone.txt\nindex 123..456\n--- a/gone.txt\n+++ b/gone.txt\n@@ -1 +1,2 @@\n-a\n+b\n+c\n@@ -5 +6 @@\n-q\n+r\n",
 			out: "The text leading up to this was:\n--------------------------\n|diff -u x.txt x.txt\n|--- x.txt\n|+++ x.txt\n--------------------------\nNo file to patch.  Skipping patch.\n1 out of 1 hunk ignored\n" +

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -149,7 +150,7 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 				s.minus = true
 				v = -v
 			}
-			s.width = int(min(v, 1<<20))
+			s.width = int(min(v, MaxPrintfField+1))
 			i++
 		} else {
 			j := i
@@ -157,7 +158,7 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 				i++
 			}
 			if i > j {
-				s.width, _ = strconv.Atoi(f[j:i])
+				s.width = fieldNumber(f[j:i])
 			}
 		}
 		if i < len(f) && f[i] == '.' {
@@ -167,7 +168,7 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 				v := p.intArg(a)
 				s.prec = -1
 				if v >= 0 {
-					s.prec = int(min(v, 1<<20))
+					s.prec = int(min(v, MaxPrintfField+1))
 				}
 				i++
 			} else {
@@ -175,8 +176,14 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 				for i < len(f) && f[i] >= '0' && f[i] <= '9' {
 					i++
 				}
-				s.prec, _ = strconv.Atoi(f[j:i])
+				s.prec = fieldNumber(f[j:i])
 			}
+		}
+		if s.width > MaxPrintfField || s.prec > MaxPrintfField {
+			end := min(i+1, len(f))
+			p.env.Errorf("printf", "%s: %s: field width or precision over %d", f[start:end], Strerror(syscall.ERANGE), MaxPrintfField)
+			p.status = 1
+			return used, true
 		}
 		for i < len(f) && strings.IndexByte("hlLjztq", f[i]) >= 0 {
 			i++
@@ -201,6 +208,24 @@ func (p *printer) invalid(conv string) bool {
 	p.env.Errorf("printf", "%s: invalid conversion specification", conv)
 	p.status = 1
 	return true
+}
+
+// MaxPrintfField is the largest field width and precision printf and the
+// printf builtin take (1 MiB): a larger one (%999999999d, or * with a large
+// argument) fails with ERANGE before anything is padded, where bash and GNU
+// would build the field in memory.
+const MaxPrintfField = 1 << 20
+
+// fieldNumber reads a width or precision, saturating past MaxPrintfField.
+func fieldNumber(digits string) int {
+	if digits == "" {
+		return 0 // "%.d": precision 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > MaxPrintfField {
+		return MaxPrintfField + 1
+	}
+	return n
 }
 
 // spec is a parsed conversion's flags, width and precision (-1: none).

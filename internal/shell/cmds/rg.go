@@ -453,9 +453,7 @@ func (s *rgState) loadRules(dir string, rules []rgIgnoreRule) []rgIgnoreRule {
 				r.dirOnly = true
 				l = strings.TrimRight(l, "/")
 			}
-			if strings.HasPrefix(l, "**/") {
-				l = l[3:]
-			}
+			l = strings.TrimPrefix(l, "**/")
 			if strings.Contains(l, "/") {
 				r.anchored = true
 				l = strings.TrimPrefix(l, "/")

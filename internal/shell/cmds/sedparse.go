@@ -59,7 +59,6 @@ type sedCmd struct {
 	jump  int           // b t T target (index; len(cmds) = end of script); { its }
 	num   int           // q Q exit status, l line length (-1: default)
 	ymap  map[rune]rune // y
-	where string        // for errors found after parsing (labels)
 }
 
 type sedProg struct {

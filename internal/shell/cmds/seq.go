@@ -139,7 +139,11 @@ func Seq(env *Env, args []string) int {
 			if i&1023 == 0 && (env.Canceled() || w.Flush() != nil) {
 				return 1
 			}
-			x := first.f + float64(i)*step.f
+			x := first.f
+			if i > 0 {
+				// Not for the first: 0*inf is NaN (GNU prints first first).
+				x += float64(i) * step.f
+			}
 			if up && x > last.f || !up && x < last.f || math.IsNaN(x) {
 				break
 			}
@@ -325,19 +329,41 @@ func cFormatFloat(spec string, x float64) string {
 	if (verb == 'g' || verb == 'G') && !strings.Contains(body, ".") {
 		body += ".6"
 	}
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return cFormatNonFinite(body, verb, x)
+	}
 	if verb == 'F' {
 		verb = 'f'
 	}
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		s := "inf"
-		if math.IsNaN(x) {
-			s = "nan"
-		} else if x < 0 {
-			s = "-inf"
-		}
-		return fmt.Sprintf("%"+strings.Trim(body, "0123456789.#0")+"s", s)
-	}
 	return fmt.Sprintf("%"+body+string(verb), x)
+}
+
+// cFormatNonFinite renders an infinity or a NaN as C's printf does: the
+// sign ("-", or "+" or " " as the flags ask), "inf" or "nan" (upper case for
+// %E, %F, %G and %A), padded with spaces to the width (the 0 flag and the
+// precision do not apply), on the left unless the - flag is given.
+func cFormatNonFinite(body string, verb byte, x float64) string {
+	flags := body[:len(body)-len(strings.TrimLeft(body, "-+ #0"))]
+	width, _ := strconv.Atoi(strings.SplitN(body[len(flags):], ".", 2)[0])
+	s := "inf"
+	if math.IsNaN(x) {
+		s = "nan"
+	}
+	if verb >= 'A' && verb <= 'Z' {
+		s = strings.ToUpper(s)
+	}
+	switch {
+	case x < 0:
+		s = "-" + s
+	case strings.Contains(flags, "+"):
+		s = "+" + s
+	case strings.Contains(flags, " "):
+		s = " " + s
+	}
+	if strings.Contains(flags, "-") {
+		return fmt.Sprintf("%-*s", width, s)
+	}
+	return fmt.Sprintf("%*s", width, s)
 }
 
 // cFormatG renders x as C's %.{prec}g.

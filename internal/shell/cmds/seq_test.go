@@ -21,6 +21,8 @@ func TestSeq(t *testing.T) {
 		{args: []string{"seq", "-s", "", "3"}, out: "123\n"},
 		{args: []string{"seq", "-w", "8", "10"}, out: "08\n09\n10\n"},
 		{args: []string{"seq", "-w", "-1", "1"}, out: "-1\n00\n01\n"},
+		// Option parsing ends at the first negative number, as GNU's.
+		{args: []string{"seq", "-1", "-w", "1"}, code: 1, errOut: "seq: invalid floating point argument: ‘-w’\n" + th},
 		{args: []string{"seq", "-w", "1", "0.5", "3"}, out: "1.0\n1.5\n2.0\n2.5\n3.0\n"},
 		{args: []string{"seq", "-w", "-.5", "0.5", "1"}, out: "-0.5\n00.0\n00.5\n01.0\n"},
 		{args: []string{"seq", "0", "0.1", "0.5"}, out: "0.0\n0.1\n0.2\n0.3\n0.4\n0.5\n"},

@@ -33,7 +33,9 @@ type optSpec struct {
 	// stop ends option parsing at the first operand (POSIX order: xargs,
 	// env, timeout); otherwise options and operands may be mixed, as GNU does.
 	stop bool
-	// negNumbers treats "-5" and "-.5" as operands (seq).
+	// negNumbers treats "-5" and "-.5" as operands, and ends option
+	// parsing there: what follows is all operands (seq, as GNU seq leaves
+	// getopt at the first negative number: seq -1 -inf -inf).
 	negNumbers bool
 }
 
@@ -52,7 +54,11 @@ func parseOpts(env *Env, cmd string, args []string, spec optSpec) (opts []opt, o
 			operands = append(operands, args[i+1:]...)
 			break
 		}
-		if len(a) < 2 || a[0] != '-' || (spec.negNumbers && isNegNumber(a)) {
+		if spec.negNumbers && len(a) >= 2 && isNegNumber(a) {
+			operands = append(operands, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
 			operands = append(operands, a)
 			if spec.stop {
 				operands = append(operands, args[i+1:]...)
