@@ -18,6 +18,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
@@ -94,6 +95,9 @@ type Options struct {
 	Heartbeat time.Duration
 	// MaxToolBodyBytes bounds a tool call's input (413 too_large). Default 8 MiB.
 	MaxToolBodyBytes int64
+	// MaxJSONDepth bounds the nesting of every JSON request body, tool
+	// inputs included (400 bad_json). Default 64 (jsonlimit.DefaultMaxDepth).
+	MaxJSONDepth int
 	// Tools configure the agent tools (caps; see tools.Options), served at
 	// /v1/workspaces/{ws}/tools and over MCP.
 	Tools tools.Options
@@ -113,7 +117,7 @@ type Options struct {
 func (o *Options) setDefaults() error {
 	for _, v := range []int64{o.MaxBodyBytes, o.MaxUploadBytes, int64(o.MaxHeaderBytes), int64(o.ReadHeaderTimeout),
 		int64(o.IdleTimeout), int64(o.BodyReadTimeout), o.BodyMinBytes, int64(o.MaxUploads), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
-		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes} {
+		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes, int64(o.MaxJSONDepth)} {
 		if v < 0 {
 			return errors.New("new api server: negative option")
 		}
@@ -150,6 +154,7 @@ func (o *Options) setDefaults() error {
 	defi(&o.MaxPatternBytes, DefaultMaxPatternBytes)
 	defd(&o.Heartbeat, DefaultHeartbeat)
 	def(&o.MaxToolBodyBytes, DefaultMaxToolBodyBytes)
+	defi(&o.MaxJSONDepth, jsonlimit.DefaultMaxDepth)
 	if o.DefaultLimit > o.MaxLimit {
 		o.DefaultLimit = o.MaxLimit
 	}
@@ -202,6 +207,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	}
 	if mo.Logger == nil {
 		mo.Logger = opts.Logger
+	}
+	if mo.MaxJSONDepth == 0 {
+		mo.MaxJSONDepth = opts.MaxJSONDepth
 	}
 	if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
 		return nil, fmt.Errorf("new api server: %w", err)
@@ -418,6 +426,9 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, allowEm
 	if err != nil {
 		return fmt.Errorf("read body: %w", err)
 	}
+	if err := s.checkDepth(b); err != nil {
+		return err
+	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		if allowEmpty {
 			return nil
@@ -431,6 +442,14 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, allowEm
 	}
 	if dec.More() {
 		return errorf(http.StatusBadRequest, CodeBadJSON, "invalid JSON body: data after the JSON value")
+	}
+	return nil
+}
+
+// checkDepth refuses a JSON body nested deeper than MaxJSONDepth.
+func (s *Server) checkDepth(b []byte) error {
+	if err := jsonlimit.CheckDepth(b, s.opts.MaxJSONDepth); err != nil {
+		return errorf(http.StatusBadRequest, CodeBadJSON, "invalid JSON body: %v (MaxJSONDepth)", err)
 	}
 	return nil
 }

@@ -80,6 +80,9 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 	if err != nil {
 		return err
 	}
+	if err := s.checkDepth(input); err != nil {
+		return err
+	}
 	if err := mcp.AllowTool(c.p, c.ws, tool, json.RawMessage(input)); err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/vfs":       0,
 	"internal/policy":    0,
 	"internal/glob":      0,
+	"internal/jsonlimit": 0,
 	"internal/textdiff":  0,
 	"client":             0,
 	"internal/archtest":  0,

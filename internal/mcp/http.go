@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
@@ -37,8 +40,11 @@ type HandlerOptions struct {
 	Tools tools.Options
 	// SessionTimeout closes sessions idle this long. Default 30 minutes.
 	SessionTimeout time.Duration
-	// MaxBodyBytes bounds a request body. Default 8 MiB.
+	// MaxBodyBytes bounds a request body (413 too_large). Default 8 MiB.
 	MaxBodyBytes int64
+	// MaxJSONDepth bounds the nesting of a request body's JSON (400
+	// bad_json). Default 64 (jsonlimit.DefaultMaxDepth).
+	MaxJSONDepth int
 	// MaxServers bounds the servers kept (one per token and workspace; a
 	// server is cheap to rebuild). Default 1024.
 	MaxServers int
@@ -75,7 +81,7 @@ func NewHandler(h *host.Host, a *auth.Store, opts HandlerOptions) (*Handler, err
 	if h == nil || a == nil {
 		return nil, errors.New("new mcp handler: nil host or token store")
 	}
-	if opts.SessionTimeout < 0 || opts.MaxBodyBytes < 0 || opts.MaxServers < 0 {
+	if opts.SessionTimeout < 0 || opts.MaxBodyBytes < 0 || opts.MaxServers < 0 || opts.MaxJSONDepth < 0 {
 		return nil, errors.New("new mcp handler: negative option")
 	}
 	if opts.SessionTimeout == 0 {
@@ -86,6 +92,9 @@ func NewHandler(h *host.Host, a *auth.Store, opts HandlerOptions) (*Handler, err
 	}
 	if opts.MaxServers == 0 {
 		opts.MaxServers = DefaultMaxServers
+	}
+	if opts.MaxJSONDepth == 0 {
+		opts.MaxJSONDepth = jsonlimit.DefaultMaxDepth
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -133,6 +142,9 @@ func (hd *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.Method == http.MethodPost && !hd.boundBody(w, r) {
+		return
+	}
 	user := p.ID() + "@" + ws
 	if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodDelete && id != "" {
 		// The SDK closes a session only once its calls have returned: end
@@ -145,6 +157,28 @@ func (hd *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return &sdkauth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour), Extra: map[string]any{principalKey: p}}, nil
 	}
 	sdkauth.RequireBearerToken(verify, nil)(hd.sh).ServeHTTP(w, r)
+}
+
+// boundBody reads a POST's body under MaxBodyBytes and MaxJSONDepth and
+// puts it back for the SDK; it answers 413 too_large or 400 bad_json and
+// returns false when the body breaks a bound.
+func (hd *Handler) boundBody(w http.ResponseWriter, r *http.Request) bool {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, hd.opts.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body over the limit of %d bytes", mbe.Limit))
+		return false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_json", fmt.Sprintf("read body: %v", err))
+		return false
+	}
+	if err := jsonlimit.CheckDepth(b, hd.opts.MaxJSONDepth); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_json", err.Error())
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return true
 }
 
 // authenticate checks the bearer token: valid, and for workspace ws with at
