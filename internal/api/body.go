@@ -70,17 +70,13 @@ func (s *Server) bodyTimeoutError() *Error {
 }
 
 // finish prepares the connection for what net/http does with a body the
-// handler left unread: it reads up to 256 KiB of it to keep the connection.
-// After a failed request (failed true) the connection is closed at once
-// instead; otherwise that read too has BodyReadTimeout. Without this, a
-// client that holds the body of a refused request would hold its
-// connection for good.
-func (b *progressBody) finish(failed bool) {
-	if b.ended {
-		return
-	}
-	if failed || b.timedOut {
-		b.rc.SetReadDeadline(time.Now())
+// handler left unread: it reads up to 256 KiB of it to keep the connection,
+// or to let the client read the answer before the connection is closed
+// (closing with unread data would reset it). That read has the progress
+// rule's window too: without it, a client that holds the body of a refused
+// request would hold its connection for good.
+func (b *progressBody) finish() {
+	if b.ended || b.timedOut {
 		return
 	}
 	b.rc.SetReadDeadline(time.Now().Add(b.timeout))

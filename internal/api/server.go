@@ -331,7 +331,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			if body.timedOut {
 				err = s.bodyTimeoutError()
 			}
-			body.finish(err != nil)
+			body.finish()
 		}
 		if err != nil {
 			e := classify(err)
