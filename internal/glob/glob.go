@@ -1,53 +1,124 @@
-// Package glob matches slash-separated relative paths against patterns
-// agents write: within a segment * ? [..] as path.Match, {a,b} alternatives
-// (nested allowed, at most MaxAlternatives after expansion), and a segment
-// "**" matching any number of segments, none included. The API's search
-// endpoint and the find and grep tools share it.
 package glob
 
 import (
 	"errors"
+	"fmt"
 	"path"
-	"strconv"
+	"regexp"
 	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
 )
 
 // MaxAlternatives bounds the patterns a glob's {a,b} groups expand to.
 const MaxAlternatives = 256
 
-// Pattern is a compiled glob.
+// MaxExpansionBytes bounds the bytes of all the alternatives a glob's {a,b}
+// groups expand to, together: what the compiled matcher grows with.
+const MaxExpansionBytes = 16 << 10
+
+// MaxGlobStars bounds the "**" segments of one alternative, after runs of
+// them are merged ("**/**" is "**"): each one costs the matcher a step per
+// byte of the path.
+const MaxGlobStars = 8
+
+// ErrLimit is wrapped by the error of a pattern that expands past
+// MaxAlternatives or MaxExpansionBytes.
+var ErrLimit = errors.New("glob too large")
+
+// Pattern is a compiled path glob.
 type Pattern struct {
-	alts     [][]string
+	re       *regexp.Regexp
 	nameOnly bool
 }
 
-// Compile compiles pattern. With nameOnly, a pattern without a slash is
+// Compile compiles a path glob. With nameOnly, a pattern without a slash is
 // matched against the last segment only (a name at any depth, as find
 // -name). The error says what is wrong with the pattern, for a message that
 // names it.
-func Compile(pattern string, nameOnly bool) (*Pattern, error) {
-	if pattern == "" {
+func Compile(pat string, nameOnly bool) (*Pattern, error) {
+	if pat == "" {
 		return nil, errors.New("it is empty")
 	}
-	alts, err := expandBraces(pattern)
+	alts, err := expandBraces(pat)
 	if err != nil {
 		return nil, err
 	}
-	g := &Pattern{nameOnly: nameOnly && !strings.Contains(pattern, "/")}
-	for _, a := range alts {
-		segs := strings.Split(strings.Trim(a, "/"), "/")
-		for _, s := range segs {
-			if _, err := path.Match(s, ""); err != nil {
-				return nil, errors.New("malformed segment " + strconv.Quote(s))
-			}
+	var b strings.Builder
+	b.WriteString("^(?:")
+	for i, a := range alts {
+		if i > 0 {
+			b.WriteByte('|')
 		}
-		g.alts = append(g.alts, segs)
+		a, err = mergeStars(strings.Trim(a, "/"))
+		if err != nil {
+			return nil, err
+		}
+		// A trailing "/**" also matches the directory itself, as a
+		// "**" segment matches no segment at all.
+		all := false
+		if a == "**" {
+			a, all = "", true
+		} else if strings.HasSuffix(a, "/**") {
+			a, all = strings.TrimSuffix(a, "/**"), true
+		}
+		re, err := pattern.Regexp(a, pattern.Filenames|pattern.GlobLeadingDot)
+		if err != nil {
+			return nil, fmt.Errorf("malformed pattern %q: %v", a, err)
+		}
+		b.WriteString("(?s:" + re + ")")
+		if all && a == "" {
+			b.WriteString(".*")
+		} else if all {
+			b.WriteString("(?s:/.*)?")
+		}
 	}
-	return g, nil
+	b.WriteString(")$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, fmt.Errorf("malformed pattern: %v", err)
+	}
+	return &Pattern{re: re, nameOnly: nameOnly && !strings.Contains(pat, "/")}, nil
 }
 
-// expandBraces expands {a,b} groups (outside [..] classes and escapes).
+// mergeStars merges runs of "**" segments and checks MaxGlobStars.
+func mergeStars(a string) (string, error) {
+	if !strings.Contains(a, "**") {
+		return a, nil
+	}
+	segs := strings.Split(a, "/")
+	out, stars := segs[:0], 0
+	for _, s := range segs {
+		if s == "**" {
+			if len(out) > 0 && out[len(out)-1] == "**" {
+				continue
+			}
+			if stars++; stars > MaxGlobStars {
+				return "", fmt.Errorf("%w: more than %d ** segments", ErrLimit, MaxGlobStars)
+			}
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "/"), nil
+}
+
+// expandBraces expands {a,b} groups (outside [..] classes and escapes),
+// at most MaxAlternatives of at most MaxExpansionBytes together.
 func expandBraces(p string) ([]string, error) {
+	e := &expansion{}
+	if err := e.expand(p); err != nil {
+		return nil, err
+	}
+	return e.out, nil
+}
+
+// expansion collects the alternatives of a pattern and their total size.
+type expansion struct {
+	out  []string
+	size int
+}
+
+func (e *expansion) expand(p string) error {
 	depth, open, inClass := 0, -1, false
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
@@ -87,24 +158,25 @@ func expandBraces(p string) ([]string, error) {
 				}
 			}
 			parts = append(parts, p[last:i])
-			var out []string
 			for _, part := range parts {
-				sub, err := expandBraces(p[:open] + part + p[i+1:])
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, sub...)
-				if len(out) > MaxAlternatives {
-					return nil, errors.New("too many {a,b} alternatives (at most " + strconv.Itoa(MaxAlternatives) + ")")
+				if err := e.expand(p[:open] + part + p[i+1:]); err != nil {
+					return err
 				}
 			}
-			return out, nil
+			return nil
 		}
 	}
 	if depth > 0 {
-		return nil, errors.New("unclosed {")
+		return errors.New("unclosed {")
 	}
-	return []string{p}, nil
+	if len(e.out) == MaxAlternatives {
+		return fmt.Errorf("%w: more than %d {a,b} alternatives", ErrLimit, MaxAlternatives)
+	}
+	if e.size += len(p); e.size > MaxExpansionBytes {
+		return fmt.Errorf("%w: its {a,b} alternatives come to more than %d bytes", ErrLimit, MaxExpansionBytes)
+	}
+	e.out = append(e.out, p)
+	return nil
 }
 
 // Match reports whether the relative path rel matches.
@@ -112,35 +184,5 @@ func (g *Pattern) Match(rel string) bool {
 	if g.nameOnly {
 		rel = path.Base(rel)
 	}
-	segs := strings.Split(rel, "/")
-	for _, a := range g.alts {
-		if matchSegs(a, segs) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchSegs(p, s []string) bool {
-	for len(p) > 0 {
-		if p[0] == "**" {
-			for len(p) > 1 && p[1] == "**" {
-				p = p[1:]
-			}
-			for i := 0; i <= len(s); i++ {
-				if matchSegs(p[1:], s[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(s) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(p[0], s[0]); !ok {
-			return false
-		}
-		p, s = p[1:], s[1:]
-	}
-	return len(s) == 0
+	return g.re.MatchString(rel)
 }
