@@ -33,14 +33,16 @@ const (
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultBodyReadTimeout   = 30 * time.Second // a request body must bring DefaultBodyMinBytes this often
 	DefaultBodyMinBytes      = 16 << 10
-	DefaultMaxUploads        = 32       // PUT bodies being received at once, server-wide
-	DefaultPageLimit         = 100      // page size when a request gives no limit
-	DefaultMaxPageLimit      = 1000     // the largest page a request may ask for
-	DefaultMaxWalk           = 100_000  // entries find, grep and copy visit per request
-	DefaultMaxGrepFileBytes  = 8 << 20  // larger files are skipped by grep
-	DefaultMaxGrepBytes      = 64 << 20 // bytes grep reads per request before it returns a page
-	DefaultMaxLineBytes      = 4096     // grep match text is cut here
-	DefaultMaxPatternBytes   = 1024     // find globs and grep queries
+	DefaultMaxUploads        = 32               // PUT bodies being received at once, server-wide
+	DefaultPageLimit         = 100              // page size when a request gives no limit
+	DefaultMaxPageLimit      = 1000             // the largest page a request may ask for
+	DefaultMaxWalk           = 100_000          // entries find, grep and copy visit per request
+	DefaultMaxGrepFileBytes  = 8 << 20          // larger files are skipped by grep
+	DefaultMaxGrepBytes      = 64 << 20         // bytes grep reads per request before it returns a page
+	DefaultMaxLineBytes      = 4096             // grep match text is cut here
+	DefaultMaxPatternBytes   = 1024             // find globs and grep queries
+	DefaultMaxRegexpInsts    = 2000             // compiled program of a grep query
+	DefaultMaxSearchTime     = 30 * time.Second // one find or grep request
 	DefaultHeartbeat         = 15 * time.Second
 	DefaultMaxToolBodyBytes  = 8 << 20 // tool call inputs (write's 2 MiB content, JSON-escaped)
 )
@@ -77,9 +79,9 @@ type Options struct {
 	// 100); MaxLimit the largest a request may ask for (default 1000).
 	DefaultLimit int
 	MaxLimit     int
-	// MaxWalk bounds the entries find, grep and copy visit in one request
-	// (find: the result is marked truncated; grep: a page ends early; copy:
-	// 413 too_large). Default 100,000.
+	// MaxWalk bounds the directory entries find, grep and copy visit in one
+	// request (find: the result is marked truncated; grep: a page ends early
+	// with a cursor; copy: 413 too_large). Default 100,000.
 	MaxWalk int
 	// MaxGrepFileBytes: grep skips larger files (counted as skipped). Default 8 MiB.
 	MaxGrepFileBytes int64
@@ -90,6 +92,12 @@ type Options struct {
 	MaxLineBytes int
 	// MaxPatternBytes bounds find globs and grep queries. Default 1024.
 	MaxPatternBytes int
+	// MaxRegexpInsts bounds the compiled program of a grep query (RE2
+	// instructions): a larger query is a 400. Default 2000.
+	MaxRegexpInsts int
+	// MaxSearchTime bounds one find or grep request: past it find's result
+	// is marked truncated, and grep's page ends with a cursor. Default 30s.
+	MaxSearchTime time.Duration
 	// Heartbeat is how often an idle event stream gets a keep-alive (an SSE
 	// comment, or an empty NDJSON line). Default 15s.
 	Heartbeat time.Duration
@@ -117,7 +125,8 @@ type Options struct {
 func (o *Options) setDefaults() error {
 	for _, v := range []int64{o.MaxBodyBytes, o.MaxUploadBytes, int64(o.MaxHeaderBytes), int64(o.ReadHeaderTimeout),
 		int64(o.IdleTimeout), int64(o.BodyReadTimeout), o.BodyMinBytes, int64(o.MaxUploads), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
-		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes, int64(o.MaxJSONDepth)} {
+		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes, int64(o.MaxJSONDepth),
+		int64(o.MaxRegexpInsts), int64(o.MaxSearchTime)} {
 		if v < 0 {
 			return errors.New("new api server: negative option")
 		}
@@ -152,6 +161,8 @@ func (o *Options) setDefaults() error {
 	def(&o.MaxGrepBytes, DefaultMaxGrepBytes)
 	defi(&o.MaxLineBytes, DefaultMaxLineBytes)
 	defi(&o.MaxPatternBytes, DefaultMaxPatternBytes)
+	defi(&o.MaxRegexpInsts, DefaultMaxRegexpInsts)
+	defd(&o.MaxSearchTime, DefaultMaxSearchTime)
 	defd(&o.Heartbeat, DefaultHeartbeat)
 	def(&o.MaxToolBodyBytes, DefaultMaxToolBodyBytes)
 	defi(&o.MaxJSONDepth, jsonlimit.DefaultMaxDepth)

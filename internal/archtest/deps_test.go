@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/fusefs":    1,
 	"internal/gitws":     1,
 	"internal/fsio":      1,
+	"internal/search":    1,
 	"internal/shell":     2,
 	"internal/jsvm":      2,
 	"internal/sandbox":   2,
@@ -68,6 +69,14 @@ const (
 	sqliteRoot = "internal/sqlite"
 	driver     = "github.com/ncruces/go-sqlite3"
 )
+
+// leafAllowed are the only non-standard imports of the pattern and search
+// packages, which every surface shares (glob, glob/gitignore, search): they
+// stay small, with no heavy dependency behind them.
+var leafAllowed = map[string][]string{
+	"internal/glob":   {"mvdan.cc/sh/v3/pattern"},
+	"internal/search": {"mvdan.cc/sh/v3/pattern"},
+}
 
 // pkg is the part of `go list -json` output the checks use.
 type pkg struct {
@@ -167,6 +176,9 @@ func check(pkgs []pkg) []string {
 				}
 				if pr == "internal/vfs" && !im.test && !hasAnyPrefix(im.path, vfsAllowed) {
 					report("%s %s %s: internal/vfs may import only the standard library, golang.org/x/sys and internal/sqlite", rel, what, im.path)
+				}
+				if allowed, ok := leafAllowed[pr]; ok && !slices.Contains(allowed, im.path) {
+					report("%s %s %s: %s may import only the standard library and %v", rel, what, im.path, pr, allowed)
 				}
 				continue
 			case pr == cmdRoot:
@@ -286,6 +298,10 @@ func TestCheck_Violations(t *testing.T) {
 		{"textdiff's tests use testenv", pkg{ImportPath: m("internal/textdiff"), TestImports: []string{m("internal/testenv")}}, ""},
 		{"textdiff third party", pkg{ImportPath: m("internal/textdiff"), TestImports: []string{"github.com/some/diff"}}, "internal/textdiff may import only the standard library"},
 		{"imports the command", pkg{ImportPath: m("internal/api"), Imports: []string{m("cmd/desk")}}, "nothing may import the command"},
+		{"glob allowed deps", pkg{ImportPath: m("internal/glob/gitignore"), Imports: []string{"mvdan.cc/sh/v3/pattern", "regexp"}}, ""},
+		{"glob heavy dep", pkg{ImportPath: m("internal/glob/gitignore"), Imports: []string{"github.com/go-git/go-git/v5/plumbing/format/gitignore"}}, "internal/glob may import only"},
+		{"search imports vfs and glob", pkg{ImportPath: m("internal/search"), Imports: []string{m("internal/vfs"), m("internal/glob")}}, ""},
+		{"search above the shell", pkg{ImportPath: m("internal/search"), Imports: []string{m("internal/shell/cmds")}}, "only lower layers"},
 		{"unknown package", pkg{ImportPath: m("internal/newthing")}, "internal/newthing is not in the layer table"},
 		{"unknown top level", pkg{ImportPath: m("tools/gen")}, "tools/gen is not in the layer table"},
 		{"test helper in a test", pkg{ImportPath: m("internal/api"), XTestImports: []string{m("internal/testenv"), m("internal/sandbox/sandboxtest")}}, ""},

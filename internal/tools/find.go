@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/search"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -27,10 +28,11 @@ type FindOutput struct {
 	// Truncated: more matches follow; call again with NextOffset.
 	Truncated  bool `json:"truncated"`
 	NextOffset int  `json:"next_offset,omitempty"`
-	// Incomplete: the walk stopped at the entry cap before the end of the tree.
+	// Incomplete: the search stopped at a limit (MaxWalk, MaxSearchTime)
+	// before the end of the tree.
 	Incomplete bool `json:"incomplete,omitempty"`
 
-	maxWalk int
+	stop string // why the search was incomplete
 }
 
 func (o *FindOutput) content() []Content {
@@ -49,7 +51,7 @@ func (o *FindOutput) content() []Content {
 		fmt.Fprintf(&b, "[more matches follow: call find with offset=%d]\n", o.NextOffset)
 	}
 	if o.Incomplete {
-		fmt.Fprintf(&b, "[the search stopped after visiting %d entries: narrow it with a deeper path]\n", o.maxWalk)
+		fmt.Fprintf(&b, "[the search stopped %s: narrow it with a deeper path]\n", o.stop)
 	}
 	return []Content{TextContent(b.String())}
 }
@@ -96,7 +98,7 @@ Paged: 500 matches by default (limit up to 5000), with the offset to continue fr
     }},
     "truncated": {"type": "boolean", "description": "More matches follow: call again with next_offset."},
     "next_offset": {"type": "integer"},
-    "incomplete": {"type": "boolean", "description": "The walk stopped at the entry cap before the end of the tree."}
+    "incomplete": {"type": "boolean", "description": "The search stopped at a limit (entries visited, time) before the end of the tree."}
   },
   "required": ["path", "pattern", "matches", "truncated"]
 }`),
@@ -135,7 +137,7 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 	if err != nil {
 		return nil, err
 	}
-	out := &FindOutput{Path: quote.Path(base), Pattern: in.Pattern, Matches: []Entry{}, maxWalk: s.opts.MaxWalk}
+	out := &FindOutput{Path: quote.Path(base), Pattern: in.Pattern, Matches: []Entry{}}
 	fi, err := s.fs.Stat(ctx, base)
 	if err != nil {
 		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
@@ -147,27 +149,24 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 		return nil, errorf(CodeNotDirectory, "%s is not a directory: find searches a directory tree", quote.Path(base))
 	}
 	seen := 0
-	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, visit: func(p string, f *vfs.DirFile) (bool, error) {
-		if !g.Match(rel(base, p)) {
-			return true, nil
-		}
+	err = search.Find(ctx, s.fs, base, g, s.searchLimits(), func(p string, f *vfs.DirFile) bool {
 		if seen++; seen <= offset {
-			return true, nil
+			return true
 		}
 		if len(out.Matches) == limit {
 			out.Truncated, out.NextOffset = true, offset+limit
-			return false, nil
+			return false
 		}
-		e := Entry{Path: quote.Path(p), Type: typeName(f.Attr.Mode)}
+		e := Entry{Path: quote.Path(p), Type: search.Type(f.Attr.Mode)}
 		if e.Type == "file" {
 			e.Size = f.Attr.Size
 		}
 		out.Matches = append(out.Matches, e)
-		return true, nil
-	}}
-	if _, err := w.walk(base); err != nil {
+		return true
+	})
+	if out.stop, err = incomplete(err); err != nil {
 		return nil, AsError(err, base)
 	}
-	out.Incomplete = w.exhausted
+	out.Incomplete = out.stop != ""
 	return out, nil
 }

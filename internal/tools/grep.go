@@ -1,19 +1,17 @@
 package tools
 
 import (
-	"github.com/desk-dev/desk/client/quote"
-	"github.com/desk-dev/desk/internal/glob"
-
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/glob"
+	"github.com/desk-dev/desk/internal/search"
 )
 
 // GrepInput is the input of grep.
@@ -53,11 +51,12 @@ type GrepOutput struct {
 	// Truncated: more matches follow; call again with NextOffset.
 	Truncated  bool `json:"truncated"`
 	NextOffset int  `json:"next_offset,omitempty"`
-	// Incomplete: the walk stopped at the entry cap before the end of the tree.
+	// Incomplete: the search stopped at a limit (MaxWalk, MaxGrepBytes,
+	// MaxSearchTime) before the end of the tree.
 	Incomplete bool `json:"incomplete,omitempty"`
 
-	query   string
-	maxWalk int
+	query string
+	stop  string // why the search was incomplete
 }
 
 func (o *GrepOutput) content() []Content {
@@ -98,7 +97,7 @@ func (o *GrepOutput) content() []Content {
 		fmt.Fprintf(&b, "[%s skipped: binary or too large]\n", plural(int64(o.Skipped), "file"))
 	}
 	if o.Incomplete {
-		fmt.Fprintf(&b, "[the search stopped after visiting %d entries: narrow it with path or include]\n", o.maxWalk)
+		fmt.Fprintf(&b, "[the search stopped %s: narrow it with path or include]\n", o.stop)
 	}
 	return []Content{TextContent(b.String())}
 }
@@ -154,7 +153,7 @@ Paged: 100 matches by default (limit up to 1000), with the offset to continue fr
     "skipped": {"type": "integer", "description": "Files skipped: binary or over the size cap."},
     "truncated": {"type": "boolean", "description": "More matches follow: call again with next_offset."},
     "next_offset": {"type": "integer"},
-    "incomplete": {"type": "boolean", "description": "The walk stopped at the entry cap before the end of the tree."}
+    "incomplete": {"type": "boolean", "description": "The search stopped at a limit (entries visited, bytes read, time) before the end of the tree."}
   },
   "required": ["matches", "files", "skipped", "truncated"]
 }`),
@@ -188,27 +187,15 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 	if in.Context < 0 || in.Context > s.opts.MaxGrepContext {
 		return nil, errorf(CodeInvalid, "context must be between 0 and %d lines", s.opts.MaxGrepContext)
 	}
-	expr := in.Query
-	if !in.Regex {
-		expr = regexp.QuoteMeta(expr)
-	}
-	if in.IgnoreCase {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
+	re, err := search.Compile(in.Query, !in.Regex, in.IgnoreCase, s.searchLimits())
+	if errors.Is(err, search.ErrRegexpTooLarge) {
+		return nil, errorf(CodeInvalid, "the query %q is too large (%s): simplify it", in.Query, strings.TrimPrefix(err.Error(), search.ErrLimit.Error()+": "))
+	} else if err != nil {
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[:i]
 		}
 		return nil, errorf(CodeInvalid, "the query %q is not a valid RE2 regular expression (%s); set regex to false to search for the text as it is", in.Query, strings.TrimPrefix(msg, "error parsing regexp: "))
-	}
-	// pre filters whole files before they are split into lines; it accepts
-	// every file with a matching line (line anchors hold at every line).
-	// Expressions whose meaning changes on a whole file go without it.
-	var pre *regexp.Regexp
-	if !strings.Contains(expr, "$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) {
-		pre = regexp.MustCompile("(?m)" + expr)
 	}
 	var inc *glob.Pattern
 	if in.Include != "" {
@@ -220,88 +207,39 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 	if err != nil {
 		return nil, err
 	}
-	out := &GrepOutput{Matches: []GrepMatch{}, query: in.Query, maxWalk: s.opts.MaxWalk}
-	seen := 0
-	// search searches one file's content; false: the page is full.
-	search := func(p string, data []byte) bool {
-		if bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0 {
-			out.Skipped++
-			return true
-		}
-		out.Files++
-		if pre != nil && !pre.Match(data) {
-			return true
-		}
-		lines := splitLinesBytes(data)
-		for i, l := range lines {
-			if !re.Match(bytes.TrimSuffix(l, []byte("\r"))) {
-				continue
-			}
-			if seen++; seen <= offset {
-				continue
-			}
-			if len(out.Matches) == limit {
-				out.Truncated, out.NextOffset = true, offset+limit
-				return false
-			}
-			m := GrepMatch{Path: quote.Path(p), Line: i + 1, Text: s.capLine(l)}
-			for j := max(i-in.Context, 0); j < i; j++ {
-				m.Before = append(m.Before, GrepLine{j + 1, s.capLine(lines[j])})
-			}
-			for j := i + 1; j <= i+in.Context && j < len(lines); j++ {
-				m.After = append(m.After, GrepLine{j + 1, s.capLine(lines[j])})
-			}
-			out.Matches = append(out.Matches, m)
-		}
-		return true
-	}
-	// load returns a file's content, or nil if it is skipped.
-	load := func(p string, f *vfs.DirFile) ([]byte, error) {
-		if f.Attr.Size > s.opts.MaxGrepFileBytes {
-			out.Skipped++
-			return nil, nil
-		}
-		if f.Loaded {
-			return f.Data, nil
-		}
-		data, err := s.fs.ReadFile(ctx, p)
-		if errors.Is(err, syscall.ENOENT) {
-			return nil, nil // removed meanwhile
-		}
-		return data, err
-	}
-	fi, err := s.fs.Stat(ctx, base)
-	if err != nil {
+	out := &GrepOutput{Matches: []GrepMatch{}, query: in.Query}
+	if _, err := s.fs.Stat(ctx, base); err != nil {
 		if in.Path == "" && errors.Is(err, syscall.ENOENT) {
 			return out, nil
 		}
 		return nil, AsError(err, base)
 	}
-	if !fi.IsDir() {
-		data, err := load(base, &vfs.DirFile{Attr: fi.Attr()})
-		if err != nil {
-			return nil, AsError(err, base)
-		}
-		if data != nil {
-			search(base, data)
-		}
-		return out, nil
-	}
-	w := &walker{ctx: ctx, fs: s.fs, budget: s.opts.MaxWalk, loadBytes: s.opts.MaxGrepFileBytes,
-		visit: func(p string, f *vfs.DirFile) (bool, error) {
-			if !f.Attr.IsRegular() || inc != nil && !inc.Match(rel(base, p)) {
-				return true, nil
+	seen := 0
+	g := &search.Grep{FS: s.fs, Limits: s.searchLimits(), Re: re, Include: inc, Context: in.Context,
+		Hit: func(h *search.Hit) bool {
+			if seen++; seen <= offset {
+				return true
 			}
-			data, err := load(p, f)
-			if err != nil || data == nil {
-				return err == nil, err
+			if len(out.Matches) == limit {
+				out.Truncated, out.NextOffset = true, offset+limit
+				return false
 			}
-			return search(p, data), nil
+			m := GrepMatch{Path: quote.Path(h.Path), Line: h.N, Text: s.capLine(h.Text)}
+			for _, l := range h.Before {
+				m.Before = append(m.Before, GrepLine{l.N, s.capLine(l.Text)})
+			}
+			for _, l := range h.After {
+				m.After = append(m.After, GrepLine{l.N, s.capLine(l.Text)})
+			}
+			out.Matches = append(out.Matches, m)
+			return true
 		}}
-	if _, err := w.walk(base); err != nil {
+	err = g.Run(ctx, base)
+	out.Files, out.Skipped = g.Files, g.Skipped
+	if out.stop, err = incomplete(err); err != nil {
 		return nil, AsError(err, base)
 	}
-	out.Incomplete = w.exhausted
+	out.Incomplete = out.stop != ""
 	return out, nil
 }
 
@@ -325,13 +263,4 @@ func (s *Set) capLine(l []byte) string {
 		t += fmt.Sprintf(" … [+%d bytes]", extra)
 	}
 	return t
-}
-
-// splitLinesBytes splits data into lines without their newlines; a final
-// newline does not start another line.
-func splitLinesBytes(data []byte) [][]byte {
-	if len(data) == 0 {
-		return nil
-	}
-	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 }

@@ -9,7 +9,14 @@ import (
 	"syscall"
 
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/search"
 )
+
+// listPage is the directory page size of ls.
+const listPage = 1000
+
+// typeName names an entry's type (see search.Type).
+func typeName(mode uint32) string { return search.Type(mode) }
 
 // LsInput is the input of ls.
 type LsInput struct {
@@ -161,7 +168,10 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 	}
 	after, skipped := "", 0
 	for {
-		ents, err := s.fs.ReadDirFiles(ctx, p, after, walkPage, 0)
+		if err := ctx.Err(); err != nil {
+			return nil, AsError(err, p)
+		}
+		ents, err := s.fs.ReadDirFiles(ctx, p, after, listPage, 0)
 		if err != nil {
 			return nil, AsError(err, p)
 		}
@@ -185,7 +195,7 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 			}
 			out.Entries = append(out.Entries, e)
 		}
-		if len(ents) < walkPage {
+		if len(ents) < listPage {
 			break
 		}
 		after = ents[len(ents)-1].Name

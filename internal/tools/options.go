@@ -9,23 +9,26 @@ import (
 // Defaults for Options. A zero field takes its default.
 const (
 	DefaultRoot             = "/workspace"
-	DefaultMaxReadLines     = 2000      // lines one read returns
-	DefaultMaxReadBytes     = 256 << 10 // text bytes one read returns
-	DefaultMaxLineBytes     = 2000      // a longer line is cut, with a marker
-	DefaultMaxImageBytes    = 5 << 20   // images returned as image content
-	DefaultMaxWriteBytes    = 2 << 20   // content one write takes
-	DefaultMaxEditFileBytes = 8 << 20   // files edit works on
-	DefaultMaxDiffBytes     = 64 << 10  // edit's diff is cut here
-	DefaultListLimit        = 500       // ls, find: entries per page without limit
-	DefaultMaxListLimit     = 5000      // ls, find: the largest page
-	DefaultGrepLimit        = 100       // grep: matches per page without limit
-	DefaultMaxGrepLimit     = 1000      // grep: the largest page
-	DefaultMaxGrepContext   = 10        // grep: context lines on each side
-	DefaultMaxWalk          = 100_000   // entries one find or grep visits
-	DefaultMaxGrepFileBytes = 8 << 20   // grep skips larger files
-	DefaultMaxGrepLineBytes = 500       // grep cuts longer lines
-	DefaultMaxPatternBytes  = 1024      // globs and grep queries
-	DefaultMaxExecOutput    = 30_000    // exec output shown to the model: head + tail
+	DefaultMaxReadLines     = 2000             // lines one read returns
+	DefaultMaxReadBytes     = 256 << 10        // text bytes one read returns
+	DefaultMaxLineBytes     = 2000             // a longer line is cut, with a marker
+	DefaultMaxImageBytes    = 5 << 20          // images returned as image content
+	DefaultMaxWriteBytes    = 2 << 20          // content one write takes
+	DefaultMaxEditFileBytes = 8 << 20          // files edit works on
+	DefaultMaxDiffBytes     = 64 << 10         // edit's diff is cut here
+	DefaultListLimit        = 500              // ls, find: entries per page without limit
+	DefaultMaxListLimit     = 5000             // ls, find: the largest page
+	DefaultGrepLimit        = 100              // grep: matches per page without limit
+	DefaultMaxGrepLimit     = 1000             // grep: the largest page
+	DefaultMaxGrepContext   = 10               // grep: context lines on each side
+	DefaultMaxWalk          = 100_000          // entries one find or grep visits
+	DefaultMaxGrepFileBytes = 8 << 20          // grep skips larger files
+	DefaultMaxGrepLineBytes = 500              // grep cuts longer lines
+	DefaultMaxPatternBytes  = 1024             // globs and grep queries
+	DefaultMaxGrepBytes     = 64 << 20         // grep: file bytes read per call
+	DefaultMaxRegexpInsts   = 2000             // grep: compiled program of a query
+	DefaultMaxSearchTime    = 30 * time.Second // find, grep: one call
+	DefaultMaxExecOutput    = 30_000           // exec output shown to the model: head + tail
 	DefaultProgressInterval = 200 * time.Millisecond
 	DefaultMaxRevisionScan  = 100_000 // journal entries an expected_revision check reads
 	DefaultLineIndexFiles   = 256     // files whose continuation offsets are remembered
@@ -68,8 +71,8 @@ type Options struct {
 	MaxGrepLimit     int
 	// MaxGrepContext bounds grep's context lines on each side. Default 10.
 	MaxGrepContext int
-	// MaxWalk bounds the entries one find or grep call visits; past it the
-	// result says the search was cut short. Default 100,000.
+	// MaxWalk bounds the directory entries one find or grep call visits;
+	// past it the result says the search was cut short. Default 100,000.
 	MaxWalk int
 	// MaxGrepFileBytes: grep skips larger files (counted). Default 8 MiB.
 	MaxGrepFileBytes int64
@@ -77,6 +80,16 @@ type Options struct {
 	MaxGrepLineBytes int
 	// MaxPatternBytes bounds find patterns and grep queries. Default 1024.
 	MaxPatternBytes int
+	// MaxGrepBytes bounds the file bytes one grep call reads; past it the
+	// result says the search was cut short. Default 64 MiB.
+	MaxGrepBytes int64
+	// MaxRegexpInsts bounds the compiled program of a grep query (RE2
+	// instructions; matching costs up to one step per instruction per
+	// byte): a larger query is refused. Default 2000.
+	MaxRegexpInsts int
+	// MaxSearchTime bounds one find or grep call; past it the result says
+	// the search was cut short. Default 30s.
+	MaxSearchTime time.Duration
 	// MaxExecOutput bounds the output exec shows the model, per stream: the
 	// first and the last half are kept with the elided byte count between
 	// them. The execution record keeps the output under the runtime's own
@@ -141,6 +154,11 @@ func (o *Options) setDefaults() error {
 	def64(&o.MaxGrepFileBytes, DefaultMaxGrepFileBytes)
 	defi(&o.MaxGrepLineBytes, DefaultMaxGrepLineBytes)
 	defi(&o.MaxPatternBytes, DefaultMaxPatternBytes)
+	def64(&o.MaxGrepBytes, DefaultMaxGrepBytes)
+	defi(&o.MaxRegexpInsts, DefaultMaxRegexpInsts)
+	if o.MaxSearchTime == 0 {
+		o.MaxSearchTime = DefaultMaxSearchTime
+	}
 	defi(&o.MaxExecOutput, DefaultMaxExecOutput)
 	if o.ProgressInterval == 0 {
 		o.ProgressInterval = DefaultProgressInterval
