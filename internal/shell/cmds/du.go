@@ -94,7 +94,7 @@ func Du(env *Env, args []string) int {
 	if len(operands) == 0 {
 		operands = []string{"."}
 	}
-	d := &duRun{env: env, o: o, w: bufio.NewWriter(env.Stdout), seen: map[uint64]bool{}}
+	d := &duRun{env: env, o: o, w: bufio.NewWriter(env.Stdout), seen: map[uint64]bool{}, fn: fnCache{}}
 	defer d.w.Flush()
 	var total int64
 	for _, op := range operands {
@@ -153,6 +153,7 @@ func duBlockSize(s string) (int64, bool) {
 }
 
 type duRun struct {
+	fn     fnCache
 	env    *Env
 	o      duOpts
 	w      *bufio.Writer
@@ -251,7 +252,7 @@ func (d *duRun) walk(disp, abs string, a vfs.Attr, depth int) int64 {
 
 func (d *duRun) excluded(name string) bool {
 	for _, p := range d.o.exclude {
-		if fuFnmatch(p, name, false) {
+		if d.fn.match(p, name, false) {
 			return true
 		}
 	}

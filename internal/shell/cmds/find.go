@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/desk-dev/desk/internal/glob"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -394,26 +395,29 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 			return nil, false
 		}
 		fold := p == "-iname"
-		return fdTest(func(it *fdItem) bool { return fuFnmatch(pat, it.name, fold) })
+		m, _ := glob.CompileShell(pat, fold)
+		return fdTest(func(it *fdItem) bool { return m.Match(it.name) })
 	case "-path", "-ipath", "-wholename", "-iwholename":
 		pat, ok := f.arg(p)
 		if !ok {
 			return nil, false
 		}
 		fold := p[1] == 'i'
-		return fdTest(func(it *fdItem) bool { return fuFnmatch(pat, it.path, fold) })
+		m, _ := glob.CompileShell(pat, fold)
+		return fdTest(func(it *fdItem) bool { return m.Match(it.path) })
 	case "-lname", "-ilname":
 		pat, ok := f.arg(p)
 		if !ok {
 			return nil, false
 		}
 		fold := p == "-ilname"
+		m, _ := glob.CompileShell(pat, fold)
 		return fdTest(func(it *fdItem) bool {
 			if !it.lattr.IsSymlink() {
 				return false
 			}
 			t, err := f.env.FS.Readlink(f.env.Ctx, it.abs)
-			return err == nil && fuFnmatch(pat, t, fold)
+			return err == nil && m.Match(t)
 		})
 	case "-regex", "-iregex":
 		pat, ok := f.arg(p)

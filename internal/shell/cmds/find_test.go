@@ -181,7 +181,7 @@ func TestFuFnmatch(t *testing.T) {
 		{"*a*b*c*", "xaybzc", false, true},
 		{"*a*b*c*", "xaybz", false, false},
 	} {
-		if got := fuFnmatch(c.p, c.s, c.fold); got != c.want {
+		if got := (fnCache{}).match(c.p, c.s, c.fold); got != c.want {
 			t.Errorf("fnmatch(%q, %q) = %v", c.p, c.s, got)
 		}
 	}

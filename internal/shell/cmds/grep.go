@@ -23,6 +23,7 @@ func init() {
 
 // grepState is one grep invocation: its options and running results.
 type grepState struct {
+	fn   fnCache
 	br   *bufio.Reader // reused for every file
 	env  *Env
 	cmd  string
@@ -52,7 +53,7 @@ type grepState struct {
 // --include/--exclude, binary-file detection. Input is streamed line by line.
 func Grep(env *Env, args []string) int {
 	cmd := "grep"
-	g := &grepState{env: env, cmd: cmd, withName: -1, maxCount: -1, binMode: "binary", label: "(standard input)"}
+	g := &grepState{env: env, cmd: cmd, withName: -1, maxCount: -1, binMode: "binary", label: "(standard input)", fn: fnCache{}}
 	sep := "--"
 	g.groupSep = &sep
 	switch args[0] {
@@ -338,6 +339,9 @@ func grepCompile(env *Env, patterns []string, mode byte, fold, word, line bool) 
 	if fold {
 		prefix = "(?i)"
 	}
+	if err := checkRegexp(prefix + all); err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile(prefix + all)
 	if err != nil {
 		var re2 *syntax.Error
@@ -369,12 +373,12 @@ func (g *grepState) errorf(format string, a ...any) {
 // a '/', names found by recursion on their base name.
 func (g *grepState) excluded(name string, isDir, cmdline bool) bool {
 	match := func(pat string) bool {
-		if fuFnmatch(pat, name, false) {
+		if g.fn.match(pat, name, false) {
 			return true
 		}
 		if cmdline {
 			for i := 0; i < len(name); i++ {
-				if name[i] == '/' && i+1 < len(name) && name[i+1] != '/' && fuFnmatch(pat, name[i+1:], false) {
+				if name[i] == '/' && i+1 < len(name) && name[i+1] != '/' && g.fn.match(pat, name[i+1:], false) {
 					return true
 				}
 			}

@@ -5,11 +5,13 @@ package cmds
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/desk-dev/desk/internal/search"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -385,6 +387,25 @@ const (
 	walkPage   = 128
 	walkInline = 64 << 10
 )
+
+// The bounds of grep's and rg's expressions (after translation to RE2,
+// all -e and -f patterns together): wider than the tools' (a pattern file
+// of a few thousand words is ordinary here), but a program is never built
+// past them, where Go's own bound is about 128 MiB of instructions.
+const (
+	maxRegexpBytes = 1 << 20
+	maxRegexpInsts = 500_000
+)
+
+// checkRegexp refuses an expression over maxRegexpBytes or maxRegexpInsts
+// (search.CheckRegexp); a syntax error is left to regexp.Compile, whose
+// message the commands reword.
+func checkRegexp(expr string) error {
+	if err := search.CheckRegexp(expr, maxRegexpBytes, maxRegexpInsts); errors.Is(err, search.ErrRegexpTooLarge) {
+		return fmt.Errorf("regular expression too large (more than %d bytes or %d instructions)", maxRegexpBytes, maxRegexpInsts)
+	}
+	return nil
+}
 
 // walkDirFiles calls fn for each entry of directory abs in name order (a
 // loaded regular file carries its content) until fn returns false.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/desk-dev/desk/internal/glob/gitignore"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -39,17 +40,9 @@ var rgTypes = map[string][]string{
 	"sql":      {"*.sql", "*.psql"},
 }
 
-// rgIgnoreRule is one line of a .gitignore, .ignore or .rgignore.
-type rgIgnoreRule struct {
-	base     string // absolute directory of the ignore file
-	pat      string
-	neg      bool
-	dirOnly  bool
-	anchored bool
-}
-
 // rgState is one rg invocation.
 type rgState struct {
+	fn  fnCache
 	env *Env
 	w   *bufio.Writer
 	m   *grepMatcher
@@ -81,7 +74,7 @@ type rgState struct {
 // Files are visited in name order (ripgrep's order is unspecified). Exit 0
 // on a match, 1 on none, 2 on an error.
 func Rg(env *Env, args []string) int {
-	s := &rgState{env: env, withName: -1, maxCount: -1, requireGit: true}
+	s := &rgState{env: env, withName: -1, maxCount: -1, requireGit: true, fn: fnCache{}}
 	opts, operands, ok := parseOpts(env, "rg", args[1:], optSpec{
 		shorts: "A:B:C:e:f:g:t:T:m:nNiSswvclFoqHIxuLj:M:0.z",
 		longs: []string{"after-context=", "before-context=", "context=", "regexp=", "file=", "glob=", "iglob=", "type=",
@@ -311,6 +304,9 @@ func rgCompile(patterns []string, caseMode rune, fixed, word, line bool) (*grepM
 	if fold {
 		prefix = "(?mi)"
 	}
+	if err := checkRegexp(prefix + all); err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile(prefix + all)
 	if err != nil {
 		msg := err.Error()
@@ -404,7 +400,7 @@ func (s *rgState) gitRoot(abs string) (string, bool) {
 }
 
 // ancestorRules loads the ignore files of the directories above abs.
-func (s *rgState) ancestorRules(abs string) []rgIgnoreRule {
+func (s *rgState) ancestorRules(abs string) gitignore.Rules {
 	if s.noIgnore || abs == "/" {
 		return nil
 	}
@@ -415,15 +411,19 @@ func (s *rgState) ancestorRules(abs string) []rgIgnoreRule {
 			break
 		}
 	}
-	var rules []rgIgnoreRule
+	var rules gitignore.Rules
 	for _, d := range dirs {
 		rules = s.loadRules(d, rules)
 	}
 	return rules
 }
 
-// loadRules appends the rules of dir's ignore files.
-func (s *rgState) loadRules(dir string, rules []rgIgnoreRule) []rgIgnoreRule {
+// rgMaxIgnoreBytes bounds what is read of one ignore file.
+const rgMaxIgnoreBytes = 1 << 20
+
+// loadRules appends the rules of dir's ignore files (package gitignore:
+// git's semantics).
+func (s *rgState) loadRules(dir string, rules gitignore.Rules) gitignore.Rules {
 	if s.noIgnore {
 		return rules
 	}
@@ -432,82 +432,41 @@ func (s *rgState) loadRules(dir string, rules []rgIgnoreRule) []rgIgnoreRule {
 		files = append([]string{".gitignore"}, files...)
 	}
 	for _, f := range files {
-		data, err := s.env.FS.ReadFile(s.env.Ctx, vfs.Clean(dir+"/"+f))
+		p := vfs.Clean(dir + "/" + f)
+		fi, err := s.env.FS.Stat(s.env.Ctx, p)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if fi.Size() > rgMaxIgnoreBytes {
+			s.errorf("%s: ignore file larger than %d bytes left out", p, rgMaxIgnoreBytes)
+			continue
+		}
+		data, err := s.env.FS.ReadFile(s.env.Ctx, p)
 		if err != nil {
 			continue
 		}
-		for _, l := range strings.Split(string(data), "\n") {
-			l = strings.TrimSuffix(l, "\r")
-			if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-				continue
-			}
-			l = strings.TrimRight(l, " ")
-			r := rgIgnoreRule{base: dir}
-			if strings.HasPrefix(l, "!") {
-				r.neg = true
-				l = l[1:]
-			} else if strings.HasPrefix(l, `\`) {
-				l = l[1:]
-			}
-			if strings.HasSuffix(l, "/") {
-				r.dirOnly = true
-				l = strings.TrimRight(l, "/")
-			}
-			l = strings.TrimPrefix(l, "**/")
-			if strings.Contains(l, "/") {
-				r.anchored = true
-				l = strings.TrimPrefix(l, "/")
-			}
-			if l == "" {
-				continue
-			}
-			r.pat = l
-			rules = append(rules, r)
+		if rules, err = rules.Add(data, dir); err != nil {
+			s.errorf("%s: %v", p, err)
 		}
 	}
 	return rules
 }
 
-// ignored applies the ignore rules to an entry (last match wins).
-func rgIgnored(rules []rgIgnoreRule, abs string, isDir bool) bool {
-	ign := false
-	base := path.Base(abs)
-	for _, r := range rules {
-		if r.dirOnly && !isDir {
-			continue
-		}
-		if !strings.HasPrefix(abs, strings.TrimSuffix(r.base, "/")+"/") {
-			continue
-		}
-		var ok bool
-		if r.anchored {
-			rel := strings.TrimPrefix(abs, strings.TrimSuffix(r.base, "/")+"/")
-			ok = fuFnmatch(r.pat, rel, false) || strings.HasSuffix(r.pat, "/**") && strings.HasPrefix(rel, strings.TrimSuffix(r.pat, "**"))
-		} else {
-			ok = fuFnmatch(r.pat, base, false)
-		}
-		if ok {
-			ign = !r.neg
-		}
-	}
-	return ign
-}
-
 // globMatch matches a -g glob against a path relative to the search root:
 // globs without '/' match the base name.
-func rgGlobMatch(g, rel string) bool {
+func (s *rgState) globMatch(g, rel string) bool {
 	g = strings.TrimPrefix(g, "**/")
 	if strings.Contains(strings.TrimSuffix(g, "/"), "/") {
-		return fuFnmatch(strings.TrimPrefix(g, "/"), rel, false)
+		return s.fn.match(strings.TrimPrefix(g, "/"), rel, false)
 	}
-	return fuFnmatch(strings.TrimSuffix(g, "/"), path.Base(rel), false)
+	return s.fn.match(strings.TrimSuffix(g, "/"), path.Base(rel), false)
 }
 
 // filtered applies -g, -t and -T to an entry found by recursion.
 func (s *rgState) filtered(rel string, isDir bool) bool {
 	if isDir {
 		for _, g := range s.globs {
-			if strings.HasPrefix(g, "!") && rgGlobMatch(g[1:], rel) {
+			if strings.HasPrefix(g, "!") && s.globMatch(g[1:], rel) {
 				return true
 			}
 		}
@@ -517,13 +476,13 @@ func (s *rgState) filtered(rel string, isDir bool) bool {
 	posMatch := false
 	for _, g := range s.globs {
 		if strings.HasPrefix(g, "!") {
-			if rgGlobMatch(g[1:], rel) {
+			if s.globMatch(g[1:], rel) {
 				return true
 			}
 			continue
 		}
 		pos = true
-		if rgGlobMatch(g, rel) {
+		if s.globMatch(g, rel) {
 			posMatch = true
 		}
 	}
@@ -535,7 +494,7 @@ func (s *rgState) filtered(rel string, isDir bool) bool {
 		if t == "all" {
 			for k := range rgTypes {
 				for _, p := range rgTypes[k] {
-					if fuFnmatch(p, base, false) {
+					if s.fn.match(p, base, false) {
 						return true
 					}
 				}
@@ -543,7 +502,7 @@ func (s *rgState) filtered(rel string, isDir bool) bool {
 			return false
 		}
 		for _, p := range rgTypes[t] {
-			if fuFnmatch(p, base, false) {
+			if s.fn.match(p, base, false) {
 				return true
 			}
 		}
@@ -566,7 +525,7 @@ func (s *rgState) filtered(rel string, isDir bool) bool {
 }
 
 // walk searches a directory recursively, in name order.
-func (s *rgState) walk(disp, abs string, rules []rgIgnoreRule, seen map[string]bool) {
+func (s *rgState) walk(disp, abs string, rules gitignore.Rules, seen map[string]bool) {
 	env := s.env
 	if seen[abs] {
 		return
@@ -587,7 +546,7 @@ func (s *rgState) walk(disp, abs string, rules []rgIgnoreRule, seen map[string]b
 }
 
 // walkEntry searches one entry of a directory being walked.
-func (s *rgState) walkEntry(disp, abs string, rules []rgIgnoreRule, seen map[string]bool, e vfs.DirFile) {
+func (s *rgState) walkEntry(disp, abs string, rules gitignore.Rules, seen map[string]bool, e vfs.DirFile) {
 	env := s.env
 	child := e.Name
 	if disp != "" {
@@ -616,7 +575,7 @@ func (s *rgState) walkEntry(disp, abs string, rules []rgIgnoreRule, seen map[str
 		mode = fi.Attr().Mode
 	}
 	isDir := fuIsDirMode(mode)
-	if !s.noIgnore && rgIgnored(rules, cabs, isDir) {
+	if !s.noIgnore && rules.Ignored(cabs, isDir) {
 		return
 	}
 	rel := strings.TrimPrefix(cabs, strings.TrimSuffix(s.root, "/")+"/")

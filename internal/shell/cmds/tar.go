@@ -23,6 +23,7 @@ const tarHint = "Try 'tar --help' or 'tar --usage' for more information."
 
 // tarState is one run of tar.
 type tarState struct {
+	fn                 fnCache
 	env                *Env
 	mode               byte // 'c', 'x' or 't'
 	file               string
@@ -96,7 +97,7 @@ func Tar(env *Env, args []string) int {
 	if !ok {
 		return 2
 	}
-	s := &tarState{env: env, dir: env.Dir, ugsWidth: 19, links: map[uint64]string{}}
+	s := &tarState{env: env, dir: env.Dir, ugsWidth: 19, links: map[uint64]string{}, fn: fnCache{}}
 	modes := 0
 	for _, o := range opts {
 		switch o.name {
@@ -208,11 +209,11 @@ func (s *tarState) excluded(name string) bool {
 				continue
 			}
 			head := name[:end]
-			if fuFnmatch(pat, head, false) {
+			if s.fn.match(pat, head, false) {
 				return true
 			}
 			for i := 0; i < len(head); i++ {
-				if head[i] == '/' && fuFnmatch(pat, head[i+1:], false) {
+				if head[i] == '/' && s.fn.match(pat, head[i+1:], false) {
 					return true
 				}
 			}

@@ -157,7 +157,7 @@ func Tree(env *Env, args []string) int {
 	if !utf8Locale(env) {
 		o.ascii = true
 	}
-	t := &treeRun{env: env, o: o, w: bufio.NewWriter(env.Stdout)}
+	t := &treeRun{env: env, o: o, w: bufio.NewWriter(env.Stdout), fn: fnCache{}}
 	defer t.w.Flush()
 	status := 0
 	for _, r := range roots {
@@ -196,6 +196,7 @@ func treePlural(n int, one, many string) string {
 }
 
 type treeRun struct {
+	fn          fnCache
 	env         *Env
 	o           treeOpts
 	w           *bufio.Writer
@@ -318,7 +319,7 @@ func (t *treeRun) read(n *treeNode, depth int, anc []uint64) []*treeNode {
 
 func (t *treeRun) match(pats []string, name string) bool {
 	for _, p := range pats {
-		if p != "" && fuFnmatch(p, name, t.o.ignoreCase) {
+		if p != "" && t.fn.match(p, name, t.o.ignoreCase) {
 			return true
 		}
 	}
