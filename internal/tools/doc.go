@@ -72,12 +72,17 @@
 //     size, mtime, ctime), so a concurrent writer outside the tools (an
 //     execution) makes the edit fail with a conflict instead of being lost.
 //   - ls, find, grep: deterministic (depth first, byte order of names), paged
-//     by offset and limit, bounded by MaxWalk entries; walks read each
-//     directory page with its attributes and small files' content in one
-//     statement (vfs.ReadDirFiles). find and grep's include take globs (star,
-//     ?, [...], {a,b}, and a double star for any depth; a pattern without "/"
-//     matches names at any depth). grep is RE2, skips binary files and files over
-//     MaxGrepFileBytes (counted), cuts lines at MaxGrepLineBytes.
+//     by offset and limit. find and grep are package search's engine (the
+//     API's too): a walk of at most MaxWalk entries that holds one directory
+//     page at a time, grep reading at most MaxGrepBytes, both within
+//     MaxSearchTime; past any of them the result is Incomplete and says
+//     which. find and grep's include take package glob's globs (star, ?,
+//     [...], {a,b}, and a double star for any depth; a pattern without "/"
+//     matches names at any depth). grep is RE2, a query of at most
+//     MaxPatternBytes compiling to at most MaxRegexpInsts instructions; it
+//     skips binary files and files over MaxGrepFileBytes (counted), cuts
+//     lines at MaxGrepLineBytes. ls reads a directory a page at a time and
+//     checks ctx between pages.
 //   - delete: files, symlinks, empty directories; recursive for the rest;
 //     never "/".
 //   - exec: through run.Runtime (backend, cwd, env, timeout in seconds,
