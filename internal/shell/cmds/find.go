@@ -791,6 +791,9 @@ func fdRegexp(pat, typ string, fold bool) (*regexp.Regexp, error) {
 	if fold {
 		re = "(?i)" + re
 	}
+	if err := checkRegexp("^(?s:" + re + ")$"); err != nil {
+		return nil, err
+	}
 	return regexp.Compile("^(?s:" + re + ")$")
 }
 

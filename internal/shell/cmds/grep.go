@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -123,14 +124,7 @@ func Grep(env *Env, args []string) int {
 			if !ok {
 				return 2
 			}
-			switch o.name {
-			case "A", "after-context":
-				g.after = n
-			case "B", "before-context":
-				g.before = n
-			default:
-				g.after, g.before = n, n
-			}
+			setContext(o.name, n, &g.after, &g.before)
 		case "E", "extended-regexp":
 			g.mode = 'E'
 		case "F", "fixed-strings":
@@ -329,32 +323,19 @@ func grepCompile(env *Env, patterns []string, mode byte, fold, word, line bool) 
 				return nil, err
 			}
 		}
-		parts = append(parts, "(?:"+s+")")
+		parts = append(parts, s)
 	}
-	all := strings.Join(parts, "|")
-	if line {
-		all = "^(?:" + all + ")$"
-	}
-	prefix := ""
+	flags := ""
 	if fold {
-		prefix = "(?i)"
+		flags = "i"
 	}
-	if err := checkRegexp(prefix + all); err != nil {
-		return nil, err
-	}
-	re, err := regexp.Compile(prefix + all)
+	m, err := buildMatcher(parts, flags, word, line, true)
 	if err != nil {
 		var re2 *syntax.Error
 		if errors.As(err, &re2) {
 			return nil, fmt.Errorf("%s", re2.Code)
 		}
 		return nil, err
-	}
-	re.Longest()
-	m := &grepMatcher{re: re, word: word}
-	if word {
-		m.anch = regexp.MustCompile(prefix + "^(?:" + all + ")$")
-		m.anch.Longest()
 	}
 	return m, nil
 }
@@ -386,27 +367,9 @@ func (g *grepState) excluded(name string, isDir, cmdline bool) bool {
 		return false
 	}
 	if isDir {
-		for _, p := range g.excludeDirs {
-			if match(p) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(g.excludeDirs, match)
 	}
-	for _, p := range g.excludes {
-		if match(p) {
-			return true
-		}
-	}
-	if len(g.includes) > 0 {
-		for _, p := range g.includes {
-			if match(p) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return leftOut(g.excludes, g.includes, match)
 }
 
 // operand searches one command-line operand.

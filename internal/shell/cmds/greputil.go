@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -405,6 +406,65 @@ func checkRegexp(expr string) error {
 		return fmt.Errorf("regular expression too large (more than %d bytes or %d instructions)", maxRegexpBytes, maxRegexpInsts)
 	}
 	return nil
+}
+
+// buildMatcher compiles grep's and rg's patterns (RE2, one per element
+// of parts) as alternatives, anchored to the whole line with line, under
+// the flags ("i", "m", ...), checked by checkRegexp first; with word it adds
+// the anchored copy -w needs, and longest selects leftmost-longest (POSIX)
+// matching. A syntax error is regexp.Compile's, for the caller to reword.
+func buildMatcher(parts []string, flags string, word, line, longest bool) (*grepMatcher, error) {
+	for i, p := range parts {
+		parts[i] = "(?:" + p + ")"
+	}
+	all := strings.Join(parts, "|")
+	if line {
+		all = "^(?:" + all + ")$"
+	}
+	prefix := ""
+	if flags != "" {
+		prefix = "(?" + flags + ")"
+	}
+	if err := checkRegexp(prefix + all); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(prefix + all)
+	if err != nil {
+		return nil, err
+	}
+	m := &grepMatcher{re: re, word: word}
+	if word {
+		m.anch = regexp.MustCompile(prefix + "^(?:" + all + ")$")
+	}
+	if longest {
+		re.Longest()
+		if m.anch != nil {
+			m.anch.Longest()
+		}
+	}
+	return m, nil
+}
+
+// setContext applies grep's and rg's -A, -B and -C (long names too).
+func setContext(opt string, n int, after, before *int) {
+	switch opt {
+	case "A", "after-context":
+		*after = n
+	case "B", "before-context":
+		*before = n
+	default:
+		*after, *before = n, n
+	}
+}
+
+// leftOut reports whether an entry is left out by an exclude and an
+// include list (grep's --exclude/--include, rg's -T/-t): when an exclude
+// matches, or when there are includes and none matches.
+func leftOut[T any](excludes, includes []T, match func(T) bool) bool {
+	if slices.ContainsFunc(excludes, match) {
+		return true
+	}
+	return len(includes) > 0 && !slices.ContainsFunc(includes, match)
 }
 
 // walkDirFiles calls fn for each entry of directory abs in name order (a

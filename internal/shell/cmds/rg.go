@@ -108,14 +108,7 @@ func Rg(env *Env, args []string) int {
 			if !ok {
 				return 2
 			}
-			switch o.name {
-			case "A", "after-context":
-				s.after = n
-			case "B", "before-context":
-				s.before = n
-			default:
-				s.after, s.before = n, n
-			}
+			setContext(o.name, n, &s.after, &s.before)
 		case "e", "regexp":
 			patterns = append(patterns, o.val)
 			havePat = true
@@ -294,20 +287,13 @@ func rgCompile(patterns []string, caseMode rune, fixed, word, line bool) (*grepM
 		if fixed {
 			p = regexp.QuoteMeta(p)
 		}
-		parts = append(parts, "(?:"+p+")")
+		parts = append(parts, p)
 	}
-	all := strings.Join(parts, "|")
-	if line {
-		all = "^(?:" + all + ")$"
-	}
-	prefix := "(?m)"
+	flags := "m"
 	if fold {
-		prefix = "(?mi)"
+		flags = "mi"
 	}
-	if err := checkRegexp(prefix + all); err != nil {
-		return nil, err
-	}
-	re, err := regexp.Compile(prefix + all)
+	m, err := buildMatcher(parts, flags, word, line, false)
 	if err != nil {
 		msg := err.Error()
 		msg = strings.TrimPrefix(msg, "error parsing regexp: ")
@@ -315,10 +301,6 @@ func rgCompile(patterns []string, caseMode rune, fixed, word, line bool) (*grepM
 			msg = msg[:i]
 		}
 		return nil, fmt.Errorf("%s", msg)
-	}
-	m := &grepMatcher{re: re, word: word}
-	if word {
-		m.anch = regexp.MustCompile(prefix + "^(?:" + all + ")$")
 	}
 	return m, nil
 }
@@ -508,20 +490,7 @@ func (s *rgState) filtered(rel string, isDir bool) bool {
 		}
 		return false
 	}
-	for _, t := range s.notTypes {
-		if typeMatch(t) {
-			return true
-		}
-	}
-	if len(s.types) > 0 {
-		for _, t := range s.types {
-			if typeMatch(t) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return leftOut(s.notTypes, s.types, typeMatch)
 }
 
 // walk searches a directory recursively, in name order.
