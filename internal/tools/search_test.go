@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree fills a small project.
@@ -198,4 +199,25 @@ func TestDelete(t *testing.T) {
 	e.fails("delete", `{"path":"/"}`, CodeInvalid, "refusing")
 	e.fails("delete", `{"path":"/","recursive":true}`, CodeInvalid, "refusing")
 	e.fails("delete", `{}`, CodeInvalid, "path is required")
+}
+
+// TestSearchLimits: the search limits reach the tools as the definitions
+// say: a query over MaxRegexpInsts is invalid, MaxGrepBytes and
+// MaxSearchTime make the result incomplete with what was found.
+func TestSearchLimits(t *testing.T) {
+	e := newEnv(t, Options{MaxGrepBytes: 100})
+	for i := range 5 {
+		e.put(fmt.Sprintf("/workspace/f%d.txt", i), strings.Repeat("needle\n", 10))
+	}
+	e.fails("grep", `{"query":"[a-y]{0,1000}z","regex":true}`, CodeInvalid, "too large")
+	got, res := e.ok("grep", `{"query":"needle"}`)
+	out := res.Structured.(*GrepOutput)
+	if !out.Incomplete || len(out.Matches) != 10 || !strings.Contains(got, "stopped after reading 100 bytes") {
+		t.Errorf("MaxGrepBytes: %d matches, incomplete %v:\n%s", len(out.Matches), out.Incomplete, got)
+	}
+	slow := newEnv(t, Options{MaxSearchTime: time.Nanosecond})
+	slow.put("/workspace/a/b", "x")
+	if got, _ := slow.ok("find", `{"pattern":"*"}`); !strings.Contains(got, "stopped at its time limit") {
+		t.Errorf("MaxSearchTime: %q", got)
+	}
 }
