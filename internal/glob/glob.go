@@ -45,7 +45,7 @@ func Compile(pat string, nameOnly bool) (*Pattern, error) {
 		return nil, err
 	}
 	var b strings.Builder
-	b.WriteString("^(?:")
+	b.WriteString("^(?s:") // names may hold newlines
 	for i, a := range alts {
 		if i > 0 {
 			b.WriteByte('|')
