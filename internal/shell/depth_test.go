@@ -104,7 +104,9 @@ func TestCallDepth_hostile(t *testing.T) {
 				t.Fatalf("exit %d stderr %q err %v; want %d and %q", got.exit, tail(got.stderr), got.err, ExitLimit, want)
 			}
 			const bound = 256 << 20
-			if d := after.TotalAlloc - before.TotalAlloc; d > bound {
+			d := after.TotalAlloc - before.TotalAlloc
+			t.Logf("allocated %.1f MiB", float64(d)/(1<<20))
+			if d > bound {
 				t.Errorf("allocated %d MiB, want at most %d MiB", d>>20, bound>>20)
 			}
 		})

@@ -135,8 +135,11 @@
 // execution, nothing more is written but the limit's line.
 //
 // Commands have limits of their own (package cmds documents them): printf's
-// field width and precision (cmds.MaxPrintfField, 1 MiB); what one command
-// holds in memory (MaxReadBytes). Brace expansion is bounded by the
+// field width and precision (cmds.MaxPrintfField, 1 MiB); the text of a
+// regular expression grep, sed, csplit, nl, tac, find and rg compile
+// (1 MiB and 500,000 instructions, checked before compiling); the nesting of a jq filter and of a value jq
+// prints (cmds.MaxJqDepth, 10,000); what one command holds in memory
+// (MaxReadBytes). Brace expansion is bounded by the
 // interpreter (16,384 words per word) and MaxArgs.
 //
 // Sizes are checked before each simple command and each loop iteration, so

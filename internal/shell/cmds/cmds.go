@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -69,6 +70,15 @@ type Limits struct {
 // ErrTooLarge is returned (and reported) when a command would hold more than
 // Limits.MaxReadBytes in memory.
 var ErrTooLarge = errors.New("input too large for the shell backend's memory limit")
+
+// compileRegexp is regexp.Compile within grep's bounds (checkRegexp):
+// sed, csplit, nl, tac and find compile through it.
+func compileRegexp(expr string) (*regexp.Regexp, error) {
+	if err := checkRegexp(expr); err != nil {
+		return nil, err
+	}
+	return regexp.Compile(expr)
+}
 
 // gnuMessage is an error whose text is a GNU tool's own message, worded
 // and capitalized as the tool prints it ("Invalid range end").

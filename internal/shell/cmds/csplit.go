@@ -404,11 +404,11 @@ func csCompile(pat string) (*regexp.Regexp, error) {
 		}
 		return nil, err
 	}
-	re, err := regexp.Compile(g)
+	re, err := compileRegexp(g)
 	var se *syntax.Error
 	if errors.As(err, &se) && se.Code == syntax.ErrInvalidRepeatOp {
 		// POSIX reads "a**" or "a*\{2\}" as a repeat of a repeat.
-		re, err = regexp.Compile(csNestRepeats(g))
+		re, err = compileRegexp(csNestRepeats(g))
 	}
 	if err != nil {
 		if errors.As(err, &se) {

@@ -226,6 +226,10 @@ func Jq(env *Env, args []string) int {
 	varNames = append(varNames, "$ARGS")
 	varValues = append(varValues, map[string]any{"positional": positional, "named": named})
 
+	if d := jqFilterDepth(filter); d > MaxJqDepth {
+		fmt.Fprintf(env.Stderr, "jq: error: filter nested deeper than %d\njq: 1 compile error\n", MaxJqDepth)
+		return 3
+	}
 	query, err := gojq.Parse(filter)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %s\njq: 1 compile error\n", err)
@@ -295,6 +299,12 @@ func Jq(env *Env, args []string) int {
 					sep = " "
 				}
 				fmt.Fprintf(env.Stderr, "jq: error (at %s)%s%s\n", in.position(o.null), sep, msg)
+				status = 5
+				continue
+			}
+			if !jqDepthWithin(out, MaxJqDepth) {
+				w.Flush()
+				fmt.Fprintf(env.Stderr, "jq: error (at %s): value nested deeper than %d\n", in.position(o.null), MaxJqDepth)
 				status = 5
 				continue
 			}
@@ -1004,4 +1014,65 @@ func jqFormatNumber(f float64) string {
 		b.WriteString(digits[decpt:])
 	}
 	return b.String()
+}
+
+// MaxJqDepth bounds the nesting of a jq filter (brackets, braces and
+// parentheses: gojq parses it recursively) and of a value jq prints (its
+// encoder recurses): past it the filter fails to compile (exit 3) or the
+// value is an error (exit 5), where a deeper one could exhaust the Go stack
+// of the server. A JSON input is bounded by MaxReadBytes, and as deep an
+// input value fails the same way when printed.
+const MaxJqDepth = 10_000
+
+// jqFilterDepth is the deepest nesting of (, [ and { in filter, outside
+// string literals.
+func jqFilterDepth(filter string) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(filter); i++ {
+		c := filter[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// jqDepthWithin reports whether v nests at most limit arrays and objects,
+// walking it without recursion.
+func jqDepthWithin(v any, limit int) bool {
+	type item struct {
+		v     any
+		depth int
+	}
+	stack := []item{{v, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := it.v.(type) {
+		case []any:
+			if it.depth >= limit {
+				return false
+			}
+			for _, e := range x {
+				stack = append(stack, item{e, it.depth + 1})
+			}
+		case map[string]any:
+			if it.depth >= limit {
+				return false
+			}
+			for _, e := range x {
+				stack = append(stack, item{e, it.depth + 1})
+			}
+		}
+	}
+	return true
 }

@@ -52,7 +52,7 @@ func Nl(env *Env, args []string) int {
 			case o.val == "a" || o.val == "t" || o.val == "n":
 				st.kind = o.val[0]
 			case strings.HasPrefix(o.val, "p"):
-				re, err := regexp.Compile(o.val[1:])
+				re, err := compileRegexp(o.val[1:])
 				if err != nil {
 					env.Errorf("nl", "%s", err)
 					return 1

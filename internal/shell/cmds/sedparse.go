@@ -391,7 +391,7 @@ func sedCompileRE(raw string, ere, icase, multi bool) (*regexp.Regexp, error) {
 		}
 		b.WriteByte(g[i])
 	}
-	return regexp.Compile(b.String())
+	return compileRegexp(b.String())
 }
 
 // endCmd checks that nothing but blanks follow a command.

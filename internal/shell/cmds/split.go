@@ -23,10 +23,10 @@ func init() { Register("split", Split) }
 // --hex-suffixes[=FROM], --additional-suffix, -e, -t SEP, --verbose, -u.
 // Default suffixes widen as GNU's do (xyz is followed by xzaaa); past the
 // last fixed-length suffix it fails with "output file suffixes exhausted",
-// keeping the files written. Input is streamed, except that -n on stdin
-// holds the input (bounded by Limits.MaxReadBytes) to learn its size, where
-// coreutils 9.1 refuses a pipe ("cannot determine file size"). --filter is
-// not supported (it would run a shell per piece).
+// keeping the files written. Input is streamed; -n N, K/N and l/N refuse
+// input that is not a regular file ("cannot determine file size"), as
+// coreutils 9.1 does. --filter is not supported (it would run a shell per
+// piece).
 func Split(env *Env, args []string) (status int) {
 	s := &splitter{env: env, alphabet: "abcdefghijklmnopqrstuvwxyz", eol: -1}
 	s.out = bufio.NewWriterSize(env.Stdout, 32<<10)
@@ -197,11 +197,8 @@ func Split(env *Env, args []string) (status int) {
 	}
 	if mode == spChunkBytes || mode == spChunkLines {
 		if size < 0 {
-			data, err := readAllLimited(env, in)
-			if err != nil {
-				s.fatalf("%s: cannot determine file size: %s", quotef(s.env, infile), Strerror(err))
-			}
-			in, size = bytes.NewReader(data), int64(len(data))
+			// A pipe has no size: refused, as coreutils 9.1 does.
+			s.fatalf("%s: cannot determine file size", quotef(s.env, infile))
 		}
 		// As coreutils 9.1: a file smaller than N still makes N chunks.
 		size = max(size, nUnits)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"regexp"
+	"slices"
 )
 
 func init() { Register("tac", Tac) }
@@ -31,15 +32,17 @@ func Tac(env *Env, args []string) int {
 			sep = o.val
 		}
 	}
-	var re *regexp.Regexp
+	var re, anchored *regexp.Regexp
 	if isRegex {
 		var err error
-		re, err = regexp.Compile(sep)
+		re, err = compileRegexp(sep)
 		if err != nil {
 			env.Errorf("tac", "%s", err)
 			return 1
 		}
 		re.Longest()
+		anchored = regexp.MustCompile(`^(?:` + sep + `)`)
+		anchored.Longest()
 	}
 	if len(files) == 0 {
 		files = []string{"-"}
@@ -68,7 +71,20 @@ func Tac(env *Env, args []string) int {
 		// Separator positions [start, end).
 		var seps [][]int
 		if re != nil {
-			seps = re.FindAllIndex(data, -1)
+			// As GNU tac, backward: each separator is the match that
+			// starts last before the previous one.
+			for pos := len(data); pos > 0; {
+				if env.Canceled() {
+					return 1
+				}
+				s, e, ok := tacLastMatch(re, anchored, data, pos)
+				if !ok {
+					break
+				}
+				seps = append(seps, []int{s, e})
+				pos = s
+			}
+			slices.Reverse(seps)
 		} else if sep != "" {
 			for off := 0; ; {
 				i := bytes.Index(data[off:], []byte(sep))
@@ -107,4 +123,35 @@ func Tac(env *Env, args []string) int {
 		}
 	}
 	return status
+}
+
+// tacLastMatch finds the separator before pos: the largest start s of a
+// non-empty match within data[:pos], and its longest match. It searches
+// windows ending at pos, doubling them until one holds a match, so the work
+// is about the distance to that separator: a match found in a window starts
+// no earlier than the last one a forward scan finds there, and no later than
+// that match's end (the scan found none after it).
+func tacLastMatch(re, anchored *regexp.Regexp, data []byte, pos int) (int, int, bool) {
+	for w := 256; ; w *= 2 {
+		lo := max(0, pos-w)
+		ms := re.FindAllIndex(data[lo:pos], -1)
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := ms[i]
+			// A match at a window's left edge may owe its start to the
+			// edge (^, \b): widen the window instead.
+			if m[1] == m[0] || lo > 0 && m[0] == 0 {
+				continue
+			}
+			a, b := lo+m[0], lo+m[1]
+			for s := b - 1; s > a; s-- {
+				if loc := anchored.FindIndex(data[s:pos]); loc != nil && loc[1] > 0 {
+					return s, s + loc[1], true
+				}
+			}
+			return a, b, true
+		}
+		if lo == 0 {
+			return 0, 0, false
+		}
+	}
 }

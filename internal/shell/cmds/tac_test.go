@@ -13,8 +13,9 @@ func TestTac(t *testing.T) {
 		{args: []string{"tac", "-s", "--"}, stdin: "x--y--z", out: "zy--x--"},
 		{args: []string{"tac", "-b", "-s", ","}, stdin: ",a,b", out: ",b,a"},
 		{args: []string{"tac", "-r", "-s", "[0-9]"}, stdin: "a1b2c", out: "cb2a1"},
-		{args: []string{"tac", "-r", "-s", "[0-9]+"}, stdin: "a1b22c", out: "cb22a1",
-			skip: "GNU tac searches the regex backward (prints c2b2a1); matched forward here"},
+		{args: []string{"tac", "-r", "-s", "[0-9]+"}, stdin: "a1b22c", out: "c2b2a1"},
+		{args: []string{"tac", "-b", "-r", "-s", "[0-9]+"}, stdin: "a1b22c", out: "2c21ba"},
+		{args: []string{"tac", "-r", "-s", "x[0-9]*y"}, stdin: "ax12ybx3yc", out: "cbx3yax12y"},
 		{args: []string{"tac", "nosuch"}, code: 1, errOut: "tac: failed to open 'nosuch' for reading: No such file or directory\n"},
 		{args: []string{"tac", "-s", ""}, stdin: "a\nbc", out: "a\nbc"},
 	})

@@ -46,10 +46,6 @@ func TestYes(t *testing.T) {
 	}
 }
 
-type yesDiscard struct{}
-
-func (yesDiscard) Write(p []byte) (int, error) { return len(p), nil }
-
 // yesWriting discards what is written and closes started on the first write.
 type yesWriting struct {
 	once    sync.Once
