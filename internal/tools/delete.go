@@ -60,11 +60,7 @@ var deleteSpec = &spec{
 
 // Delete deletes a path: see the delete tool's description.
 func (s *Set) Delete(ctx context.Context, in DeleteInput) (*DeleteOutput, error) {
-	out, err := s.delete(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).delete)
 }
 
 func (s *Set) delete(ctx context.Context, in DeleteInput, _ *CallOptions) (*DeleteOutput, error) {

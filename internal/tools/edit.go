@@ -112,11 +112,7 @@ Pass expected_revision (from read, write or a previous edit) to fail with a conf
 
 // EditFile applies edits to a file: see the edit tool's description.
 func (s *Set) EditFile(ctx context.Context, in EditInput) (*EditOutput, error) {
-	out, err := s.edit(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).edit)
 }
 
 // MaxEdits is the most edits one edit call takes. Each edit scans the file

@@ -111,11 +111,7 @@ Paged: 500 matches by default (limit up to 5000), with the offset to continue fr
 
 // Find finds paths by glob: see the find tool's description.
 func (s *Set) Find(ctx context.Context, in FindInput) (*FindOutput, error) {
-	out, err := s.find(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).find)
 }
 
 func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutput, error) {

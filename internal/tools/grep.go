@@ -166,11 +166,7 @@ Paged: 100 matches by default (limit up to 1000), with the offset to continue fr
 
 // Grep searches file contents: see the grep tool's description.
 func (s *Set) Grep(ctx context.Context, in GrepInput) (*GrepOutput, error) {
-	out, err := s.grep(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).grep)
 }
 
 func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutput, error) {

@@ -127,11 +127,7 @@ Paged: at most 500 entries by default (limit up to 5000); when more follow, the 
 
 // Ls lists a directory: see the ls tool's description.
 func (s *Set) Ls(ctx context.Context, in LsInput) (*LsOutput, error) {
-	out, err := s.ls(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).ls)
 }
 
 func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, error) {

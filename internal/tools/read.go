@@ -127,11 +127,7 @@ The result includes the file's revision; pass it to edit as expected_revision to
 
 // Read reads a file: see the read tool's description.
 func (s *Set) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
-	out, err := s.read(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).read)
 }
 
 // sniffBytes is how much of a file decides whether it is text.

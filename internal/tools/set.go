@@ -129,6 +129,17 @@ func (s *Set) Call(ctx context.Context, name string, input json.RawMessage, co *
 	return res, nil
 }
 
+// goCall runs a tool's implementation f for a Go caller (the typed methods:
+// Read, Write, ...): no call options, and an error made an *Error about
+// path.
+func goCall[I, O any](s *Set, ctx context.Context, in I, path string, f func(*Set, context.Context, I, *CallOptions) (*O, error)) (*O, error) {
+	out, err := f(s, ctx, in, nil)
+	if err != nil {
+		return nil, AsError(err, path)
+	}
+	return out, nil
+}
+
 // spec is a tool's definition and implementation.
 type spec struct {
 	Tool

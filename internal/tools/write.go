@@ -71,11 +71,7 @@ Use it for new files and for complete rewrites of small ones. To change part of 
 
 // Write writes a whole file: see the write tool's description.
 func (s *Set) Write(ctx context.Context, in WriteInput) (*WriteOutput, error) {
-	out, err := s.write(ctx, in, nil)
-	if err != nil {
-		return nil, AsError(err, in.Path)
-	}
-	return out, nil
+	return goCall(s, ctx, in, in.Path, (*Set).write)
 }
 
 func (s *Set) write(ctx context.Context, in WriteInput, _ *CallOptions) (*WriteOutput, error) {
