@@ -200,19 +200,30 @@ func (f *finder) parseList() (*fdNode, bool) {
 	}
 	for f.peek() == "," {
 		f.toks = f.toks[1:]
-		if l == nil {
-			return f.fail("invalid expression; you have used a binary operator ',' with nothing before it.")
-		}
-		r, ok := f.parseOr()
+		r, ok := f.rightOperand(",", l, f.parseOr)
 		if !ok {
 			return nil, false
-		}
-		if r == nil {
-			return f.fail("expected an expression after ','")
 		}
 		l = &fdNode{op: ',', l: l, r: r}
 	}
 	return l, true
+}
+
+// rightOperand parses the right operand of the binary operator op (already
+// taken) whose left operand is l, refusing, as GNU find does, an operator
+// with nothing before it or after it.
+func (f *finder) rightOperand(op string, l *fdNode, parse func() (*fdNode, bool)) (*fdNode, bool) {
+	if l == nil {
+		return f.fail("invalid expression; you have used a binary operator '%s' with nothing before it.", op)
+	}
+	r, ok := parse()
+	if !ok {
+		return nil, false
+	}
+	if r == nil {
+		return f.fail("expected an expression after '%s'", op)
+	}
+	return r, true
 }
 
 func (f *finder) parseOr() (*fdNode, bool) {
@@ -223,15 +234,9 @@ func (f *finder) parseOr() (*fdNode, bool) {
 	for f.peek() == "-o" || f.peek() == "-or" {
 		op := f.peek()
 		f.toks = f.toks[1:]
-		if l == nil {
-			return f.fail("invalid expression; you have used a binary operator '%s' with nothing before it.", op)
-		}
-		r, ok := f.parseAnd()
+		r, ok := f.rightOperand(op, l, f.parseAnd)
 		if !ok {
 			return nil, false
-		}
-		if r == nil {
-			return f.fail("expected an expression after '%s'", op)
 		}
 		l = &fdNode{op: 'o', l: l, r: r}
 	}
@@ -250,15 +255,9 @@ func (f *finder) parseAnd() (*fdNode, bool) {
 		}
 		if t == "-a" || t == "-and" {
 			f.toks = f.toks[1:]
-			if l == nil {
-				return f.fail("invalid expression; you have used a binary operator '%s' with nothing before it.", t)
-			}
-			r, ok := f.parseNot()
+			r, ok := f.rightOperand(t, l, f.parseNot)
 			if !ok {
 				return nil, false
-			}
-			if r == nil {
-				return f.fail("expected an expression after '%s'", t)
 			}
 			l = &fdNode{op: 'a', l: l, r: r}
 			continue
@@ -344,6 +343,17 @@ func (f *finder) arg(pred string) (string, bool) {
 	return a, true
 }
 
+// patternArg takes the shell pattern argument of -name, -path, -lname and
+// their -i forms (which match case-insensitively).
+func (f *finder) patternArg(pred string) (*glob.Shell, bool) {
+	pat, ok := f.arg(pred)
+	if !ok {
+		return nil, false
+	}
+	m, _ := glob.CompileShell(pat, pred[1] == 'i')
+	return m, true
+}
+
 func fdTest(fn func(*fdItem) bool) (*fdNode, bool) { return &fdNode{op: 't', test: fn}, true }
 
 func fdTrue(*fdItem) bool { return true }
@@ -390,28 +400,22 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 	case "-false":
 		return fdTest(func(*fdItem) bool { return false })
 	case "-name", "-iname":
-		pat, ok := f.arg(p)
+		m, ok := f.patternArg(p)
 		if !ok {
 			return nil, false
 		}
-		fold := p == "-iname"
-		m, _ := glob.CompileShell(pat, fold)
 		return fdTest(func(it *fdItem) bool { return m.Match(it.name) })
 	case "-path", "-ipath", "-wholename", "-iwholename":
-		pat, ok := f.arg(p)
+		m, ok := f.patternArg(p)
 		if !ok {
 			return nil, false
 		}
-		fold := p[1] == 'i'
-		m, _ := glob.CompileShell(pat, fold)
 		return fdTest(func(it *fdItem) bool { return m.Match(it.path) })
 	case "-lname", "-ilname":
-		pat, ok := f.arg(p)
+		m, ok := f.patternArg(p)
 		if !ok {
 			return nil, false
 		}
-		fold := p == "-ilname"
-		m, _ := glob.CompileShell(pat, fold)
 		return fdTest(func(it *fdItem) bool {
 			if !it.lattr.IsSymlink() {
 				return false
@@ -530,53 +534,25 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		}
 		which := p[1]
 		return fdTest(func(it *fdItem) bool {
-			t := it.attr.Mtime
-			switch which {
-			case 'a':
-				t = it.attr.Atime
-			case 'c':
-				t = it.attr.Ctime
-			}
-			d := f.now.Sub(t).Seconds() / unit
+			d := f.now.Sub(fdTimeOf(it, which)).Seconds() / unit
 			if unit == 86400 {
 				d = math.Floor(d)
-				return fdCompareF(cmp, d, n)
+				return fdCompare(cmp, d, n)
 			}
 			// -mmin: GNU compares the age in minutes, rounded up.
-			return fdCompareF(cmp, math.Ceil(d), n)
+			return fdCompare(cmp, math.Ceil(d), n)
 		})
 	case "-newer", "-anewer", "-cnewer", "-newermm":
-		a, ok := f.arg(p)
+		fi, ok := f.refArg(p)
 		if !ok {
-			return nil, false
-		}
-		fi, err := f.statArg(a)
-		if err != nil {
-			f.w.Flush()
-			f.env.Errorf("find", "%s: %s", quote(f.env, a), Strerror(err))
 			return nil, false
 		}
 		ref := fi.Attr().Mtime
 		which := p[1]
-		return fdTest(func(it *fdItem) bool {
-			t := it.attr.Mtime
-			switch which {
-			case 'a':
-				t = it.attr.Atime
-			case 'c':
-				t = it.attr.Ctime
-			}
-			return t.After(ref)
-		})
+		return fdTest(func(it *fdItem) bool { return fdTimeOf(it, which).After(ref) })
 	case "-samefile":
-		a, ok := f.arg(p)
+		fi, ok := f.refArg(p)
 		if !ok {
-			return nil, false
-		}
-		fi, err := f.statArg(a)
-		if err != nil {
-			f.w.Flush()
-			f.env.Errorf("find", "%s: %s", quote(f.env, a), Strerror(err))
 			return nil, false
 		}
 		ino := fi.Attr().Ino
@@ -701,6 +677,22 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 	return f.fail("unknown predicate `%s'", p)
 }
 
+// refArg takes the argument of a predicate that names a reference file
+// (-newer, -samefile) and stats it, reporting a failure.
+func (f *finder) refArg(pred string) (*vfs.FileInfo, bool) {
+	a, ok := f.arg(pred)
+	if !ok {
+		return nil, false
+	}
+	fi, err := f.statArg(a)
+	if err != nil {
+		f.w.Flush()
+		f.env.Errorf("find", "%s: %s", quote(f.env, a), Strerror(err))
+		return nil, false
+	}
+	return fi, true
+}
+
 // statArg stats a file named on the command line (following a symlink with
 // -L or -H).
 func (f *finder) statArg(a string) (*vfs.FileInfo, error) {
@@ -738,17 +730,9 @@ func fdSign(a string) (byte, string) {
 	return '=', a
 }
 
-func fdCompare(cmp byte, v, n int64) bool {
-	switch cmp {
-	case '+':
-		return v > n
-	case '-':
-		return v < n
-	}
-	return v == n
-}
-
-func fdCompareF(cmp byte, v, n float64) bool {
+// fdCompare compares v with n as a numeric argument whose sign fdSign
+// split off: '+' is more than, '-' less than, '=' exactly.
+func fdCompare[T int64 | float64](cmp byte, v, n T) bool {
 	switch cmp {
 	case '+':
 		return v > n
