@@ -24,6 +24,53 @@ type sortFlags struct {
 	b, eb, d, f, g, h, i, n, r, V, M bool
 }
 
+// sortLongOrders are the long options of the ordering letters.
+var sortLongOrders = map[string]byte{
+	"ignore-leading-blanks": 'b', "dictionary-order": 'd', "ignore-case": 'f', "general-numeric-sort": 'g',
+	"human-numeric-sort": 'h', "ignore-nonprinting": 'i', "month-sort": 'M', "numeric-sort": 'n',
+	"reverse": 'r', "version-sort": 'V',
+}
+
+// sortWordOrders are the words of --sort=WORD.
+var sortWordOrders = map[string]byte{
+	"numeric": 'n', "human-numeric": 'h', "general-numeric": 'g', "version": 'V', "month": 'M',
+}
+
+// set turns on the ordering option of the letter c, as in sort's short
+// options and a key's OPTS; 'b' at a key's end (end) skips the blanks
+// before the end position. It reports whether c is such a letter.
+func (f *sortFlags) set(c byte, end bool) bool {
+	switch c {
+	case 'b':
+		if end {
+			f.eb = true
+		} else {
+			f.b = true
+		}
+	case 'd':
+		f.d = true
+	case 'f':
+		f.f = true
+	case 'g':
+		f.g = true
+	case 'h':
+		f.h = true
+	case 'i':
+		f.i = true
+	case 'M':
+		f.M = true
+	case 'n':
+		f.n = true
+	case 'r':
+		f.r = true
+	case 'V':
+		f.V = true
+	default:
+		return false
+	}
+	return true
+}
+
 func (f sortFlags) any() bool {
 	return f.b || f.d || f.f || f.g || f.h || f.i || f.n || f.r || f.V || f.M || f.eb
 }
@@ -52,38 +99,17 @@ func Sort(env *Env, args []string) int {
 	hasOutput := false
 	for _, o := range opts {
 		switch o.name {
-		case "b", "ignore-leading-blanks":
-			g.b, g.eb = true, true
-		case "d", "dictionary-order":
-			g.d = true
-		case "f", "ignore-case":
-			g.f = true
-		case "g", "general-numeric-sort":
-			g.g = true
-		case "h", "human-numeric-sort":
-			g.h = true
-		case "i", "ignore-nonprinting":
-			g.i = true
-		case "M", "month-sort":
-			g.M = true
-		case "n", "numeric-sort":
-			g.n = true
-		case "r", "reverse":
-			g.r = true
-		case "V", "version-sort":
-			g.V = true
+		case "b", "d", "f", "g", "h", "i", "M", "n", "r", "V":
+			// A global option orders by both ends of every key.
+			g.set(o.name[0], false)
+			g.set(o.name[0], true)
+		case "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort",
+			"human-numeric-sort", "ignore-nonprinting", "month-sort", "numeric-sort", "reverse", "version-sort":
+			g.set(sortLongOrders[o.name], false)
+			g.set(sortLongOrders[o.name], true)
 		case "sort":
-			switch o.val {
-			case "numeric":
-				g.n = true
-			case "human-numeric":
-				g.h = true
-			case "general-numeric":
-				g.g = true
-			case "version":
-				g.V = true
-			case "month":
-				g.M = true
+			if c, ok := sortWordOrders[o.val]; ok {
+				g.set(c, false)
 			}
 		case "k", "key":
 			k, msg := parseSortKey(env, o.val)
@@ -273,32 +299,7 @@ func parseSortKey(env *Env, spec string) (sortKey, string) {
 	}
 	flags := func(end bool) string {
 		for len(s) > 0 && s[0] != ',' {
-			switch s[0] {
-			case 'b':
-				if end {
-					k.flags.eb = true
-				} else {
-					k.flags.b = true
-				}
-			case 'd':
-				k.flags.d = true
-			case 'f':
-				k.flags.f = true
-			case 'g':
-				k.flags.g = true
-			case 'h':
-				k.flags.h = true
-			case 'i':
-				k.flags.i = true
-			case 'M':
-				k.flags.M = true
-			case 'n':
-				k.flags.n = true
-			case 'r':
-				k.flags.r = true
-			case 'V':
-				k.flags.V = true
-			default:
+			if !k.flags.set(s[0], end) {
 				return fmt.Sprintf("stray character in field spec: invalid field specification %s", quote(env, spec))
 			}
 			s = s[1:]
