@@ -470,13 +470,6 @@ func (g *grepState) openFile(disp, abs string, showName bool) {
 	g.file(ctxReader{g.env, f}, disp, showName)
 }
 
-// grepLine is a line held for before-context.
-type grepLine struct {
-	text []byte
-	num  int64
-	off  int64
-}
-
 // file searches one input.
 func (g *grepState) file(r io.Reader, name string, showName bool) {
 	env := g.env
@@ -509,26 +502,19 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 	var num, off int64
 	var lastOut int64 // line number of the last line printed (0 none)
 	afterLeft := 0
-	var ring []grepLine
+	ring := beforeContext{max: g.before}
 	encErr := false
 	ctxOn := !g.only && (g.after > 0 || g.before > 0)
 
 	prefix := func(n, o int64, sep byte) {
 		if showName {
-			g.w.WriteString(name)
-			if g.nullName {
-				g.w.WriteByte(0)
-			} else {
-				g.w.WriteByte(sep)
-			}
+			writeName(g.w, name, g.nullName, sep)
 		}
 		if g.lineNum {
-			g.w.WriteString(strconv.FormatInt(n, 10))
-			g.w.WriteByte(sep)
+			writeField(g.w, n, sep)
 		}
 		if g.byteOff {
-			g.w.WriteString(strconv.FormatInt(o, 10))
-			g.w.WriteByte(sep)
+			writeField(g.w, o, sep)
 		}
 	}
 	sepBefore := func(n int64) {
@@ -538,7 +524,7 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 		}
 	}
 	valid := func(b []byte) bool { return g.binMode == "text" || utf8.Valid(b) }
-	printCtx := func(l grepLine) {
+	printCtx := func(l heldLine) {
 		body := bytes.TrimSuffix(l.text, []byte{eol})
 		if !valid(body) {
 			encErr = true
@@ -605,7 +591,7 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 		if g.maxCount > 0 && nlines >= g.maxCount {
 			// Trailing context after the last allowed match.
 			if afterLeft > 0 {
-				printCtx(grepLine{line, num, lineOff})
+				printCtx(heldLine{line, num, lineOff})
 				afterLeft--
 				continue
 			}
@@ -616,16 +602,11 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 				continue
 			}
 			if afterLeft > 0 {
-				printCtx(grepLine{line, num, lineOff})
+				printCtx(heldLine{line, num, lineOff})
 				afterLeft--
 				continue
 			}
-			if g.before > 0 {
-				ring = append(ring, grepLine{append([]byte(nil), line...), num, lineOff})
-				if len(ring) > g.before {
-					ring = ring[1:]
-				}
-			}
+			ring.hold(line, num, lineOff)
 			continue
 		}
 		nlines++
@@ -643,10 +624,9 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 			}
 			continue
 		}
-		for _, l := range ring {
+		for _, l := range ring.take() {
 			printCtx(l)
 		}
-		ring = ring[:0]
 		afterLeft = g.after
 		if g.only {
 			if g.invert {
@@ -685,22 +665,12 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 done:
 	if g.count {
 		if showName {
-			g.w.WriteString(name)
-			if g.nullName {
-				g.w.WriteByte(0)
-			} else {
-				g.w.WriteByte(':')
-			}
+			writeName(g.w, name, g.nullName, ':')
 		}
 		fmt.Fprintf(g.w, "%d\n", nlines)
 	}
 	if g.listMatch && nlines > 0 || g.listNon && nlines == 0 {
-		g.w.WriteString(name)
-		if g.nullName {
-			g.w.WriteByte(0)
-		} else {
-			g.w.WriteByte('\n')
-		}
+		writeName(g.w, name, g.nullName, '\n')
 	}
 	if !outQuiet && nlines > 0 && (binary || encErr) && g.binMode == "binary" {
 		g.w.Flush()

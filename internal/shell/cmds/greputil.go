@@ -4,10 +4,12 @@ package cmds
 // RE2 syntax, and the matcher grep runs over each line.
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -489,4 +491,57 @@ func walkDirFiles(env *Env, abs string, fn func(vfs.DirFile) bool) error {
 		}
 		after = ents[len(ents)-1].Name
 	}
+}
+
+// writeName writes a file name in grep's and rg's output, ended by sep (':'
+// before a selected line or a count, '-' before a context line, '\n' in a
+// list of files), or by a NUL under -Z/--null (nul).
+func writeName(w *bufio.Writer, name string, nul bool, sep byte) {
+	w.WriteString(name)
+	if nul {
+		sep = 0
+	}
+	w.WriteByte(sep)
+}
+
+// writeField writes one number of a line's prefix (its line number, grep's
+// byte offset, rg's column), ended by sep.
+func writeField(w *bufio.Writer, n int64, sep byte) {
+	w.WriteString(strconv.FormatInt(n, 10))
+	w.WriteByte(sep)
+}
+
+// heldLine is a line held for before-context (-B): a copy of its text, its
+// number and its byte offset in the input.
+type heldLine struct {
+	text []byte
+	num  int64
+	off  int64
+}
+
+// beforeContext holds the last max lines that were not selected, for the
+// before-context of the next selected line.
+type beforeContext struct {
+	max   int
+	lines []heldLine
+}
+
+// hold keeps a copy of a line that was not selected, forgetting the oldest
+// past max.
+func (b *beforeContext) hold(text []byte, num, off int64) {
+	if b.max <= 0 {
+		return
+	}
+	b.lines = append(b.lines, heldLine{append([]byte(nil), text...), num, off})
+	if len(b.lines) > b.max {
+		b.lines = b.lines[1:]
+	}
+}
+
+// take returns the held lines, oldest first, and forgets them; the slice is
+// valid until the next hold.
+func (b *beforeContext) take() []heldLine {
+	l := b.lines
+	b.lines = b.lines[:0]
+	return l
 }

@@ -609,27 +609,16 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 	}
 	var n, nmatches, num, lastOut int64
 	afterLeft := 0
-	type held struct {
-		text []byte
-		num  int64
-	}
-	var ring []held
+	ring := beforeContext{max: s.before}
 	prefix := func(ln int64, col int, sep byte) {
 		if showName {
-			s.w.WriteString(name)
-			if s.nullSep {
-				s.w.WriteByte(0)
-			} else {
-				s.w.WriteByte(sep)
-			}
+			writeName(s.w, name, s.nullSep, sep)
 		}
 		if s.lineNum {
-			s.w.WriteString(strconv.FormatInt(ln, 10))
-			s.w.WriteByte(sep)
+			writeField(s.w, ln, sep)
 		}
 		if s.column && col > 0 {
-			s.w.WriteString(strconv.Itoa(col))
-			s.w.WriteByte(sep)
+			writeField(s.w, int64(col), sep)
 		}
 	}
 	group := func(ln int64) {
@@ -699,12 +688,7 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 				afterLeft--
 				continue
 			}
-			if s.before > 0 {
-				ring = append(ring, held{append([]byte(nil), body...), num})
-				if len(ring) > s.before {
-					ring = ring[1:]
-				}
-			}
+			ring.hold(body, num, 0)
 			continue
 		}
 		n++
@@ -726,10 +710,9 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 		if s.count {
 			continue
 		}
-		for _, h := range ring {
+		for _, h := range ring.take() {
 			emitCtx(h.text, h.num)
 		}
-		ring = ring[:0]
 		afterLeft = s.after
 		col := 0
 		if len(ms) > 0 {
@@ -771,12 +754,7 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 	}
 	if s.count && n > 0 {
 		if showName {
-			s.w.WriteString(name)
-			if s.nullSep {
-				s.w.WriteByte(0)
-			} else {
-				s.w.WriteByte(':')
-			}
+			writeName(s.w, name, s.nullSep, ':')
 		}
 		fmt.Fprintf(s.w, "%d\n", nmatches)
 	}
