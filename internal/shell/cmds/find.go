@@ -1043,13 +1043,7 @@ func (f *finder) printf(format string, it *fdItem) string {
 			continue
 		}
 		// Flags and width.
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0", format[j]) >= 0 {
-			j++
-		}
-		for j < len(format) && (format[j] >= '0' && format[j] <= '9' || format[j] == '.') {
-			j++
-		}
+		j := fmtSpecEnd(format, i+1, "-+ #0")
 		if j >= len(format) {
 			b.WriteString(format[i:])
 			break

@@ -121,13 +121,7 @@ func (s *stFile) render(format string, printf bool) string {
 			b.WriteByte('%')
 			break
 		}
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0'", format[j]) >= 0 {
-			j++
-		}
-		for j < len(format) && (format[j] >= '0' && format[j] <= '9' || format[j] == '.') {
-			j++
-		}
+		j := fmtSpecEnd(format, i+1, "-+ #0'")
 		if j >= len(format) {
 			b.WriteString(format[i:])
 			break
@@ -336,4 +330,18 @@ func (s *stFile) directive(d byte, spec string) (string, bool) {
 		return stSeconds(a.Btime, spec), false
 	}
 	return "?", false
+}
+
+// fmtSpecEnd returns where the conversion character of a printf-style
+// directive of find -printf or stat --format stands (len(format) when
+// there is none): past the flag characters (those of flags), the width and
+// the precision that begin at format[j].
+func fmtSpecEnd(format string, j int, flags string) int {
+	for j < len(format) && strings.IndexByte(flags, format[j]) >= 0 {
+		j++
+	}
+	for j < len(format) && (format[j] >= '0' && format[j] <= '9' || format[j] == '.') {
+		j++
+	}
+	return j
 }
