@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 func init() { Register("csplit", Csplit) }
@@ -32,24 +30,13 @@ func init() { Register("csplit", Csplit) }
 func Csplit(env *Env, args []string) (status int) {
 	c := &csplitter{env: env, prefix: "xx", digits: 2}
 	c.out = bufio.NewWriterSize(env.Stdout, 32<<10)
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(spExit)
-			if !ok {
-				panic(r)
-			}
-			status = int(e)
-		}
-		if c.h != nil { // "input disappeared" leaves the piece as it is
-			c.w.Flush()
-			c.h.Close()
-			c.h = nil
-		}
+	defer spFinish(&status, func() {
+		c.abandon() // "input disappeared" leaves the piece as it is
 		if c.in != nil {
 			c.in.Close()
 		}
 		c.out.Flush()
-	}()
+	})
 	opts, operands, ok := parseOpts(env, "csplit", args[1:], optSpec{shorts: "f:b:kn:sqz",
 		longs: []string{"digits=", "quiet", "silent", "keep-files", "elide-empty-files",
 			"prefix=", "suffix-format=", "suppress-matched"}})
@@ -152,8 +139,7 @@ type csplitter struct {
 	created int
 	written int64
 	name    string
-	h       *vfs.File
-	w       *bufio.Writer
+	spPiece
 }
 
 // die reports an error and exits with status 1, leaving the files alone.
@@ -268,13 +254,7 @@ func (c *csplitter) closeOut() {
 	if c.h == nil {
 		return
 	}
-	h, w := c.h, c.w
-	c.h, c.w = nil, nil
-	err := w.Flush()
-	if cerr := h.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := c.close(); err != nil {
 		c.fatalf("%s: %s", quotef(c.env, c.name), Strerror(err))
 	}
 	if c.written == 0 && c.elide {

@@ -30,21 +30,10 @@ func init() { Register("split", Split) }
 func Split(env *Env, args []string) (status int) {
 	s := &splitter{env: env, alphabet: "abcdefghijklmnopqrstuvwxyz", eol: -1}
 	s.out = bufio.NewWriterSize(env.Stdout, 32<<10)
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(spExit)
-			if !ok {
-				panic(r)
-			}
-			status = int(e)
-		}
-		if s.h != nil { // after a fatal error: keep what was written
-			s.w.Flush()
-			s.h.Close()
-			s.h = nil
-		}
+	defer spFinish(&status, func() {
+		s.abandon() // after a fatal error: keep what was written
 		s.out.Flush()
-	}()
+	})
 	longs := []string{"bytes=", "lines=", "line-bytes=", "number=", "elide-empty-files",
 		"unbuffered", "suffix-length=", "additional-suffix=", "numeric-suffixes=?",
 		"hex-suffixes=?", "filter=", "verbose", "separator="}
@@ -238,8 +227,22 @@ const (
 	spRoundRobin
 )
 
-// spExit unwinds split on a fatal error, carrying the exit status.
+// spExit unwinds split or csplit on a fatal error, carrying the exit status.
 type spExit int
+
+// spFinish, deferred by split and csplit, ends the unwinding of a fatal
+// error (an spExit panic; any other goes on) with the status it carries,
+// then runs cleanup.
+func spFinish(status *int, cleanup func()) {
+	if r := recover(); r != nil {
+		e, ok := r.(spExit)
+		if !ok {
+			panic(r)
+		}
+		*status = int(e)
+	}
+	cleanup()
+}
 
 // splitter is one run of split.
 type splitter struct {
@@ -261,8 +264,7 @@ type splitter struct {
 	eol        int
 	// the current output file
 	name string
-	h    *vfs.File
-	w    *bufio.Writer
+	spPiece
 }
 
 // fatalf reports an error and ends split with status 1.
@@ -371,17 +373,8 @@ func (s *splitter) create(name string) (*vfs.File, *bufio.Writer) {
 
 // closeOut closes the current output file.
 func (s *splitter) closeOut() {
-	if s.h == nil {
-		return
-	}
-	h, w, name := s.h, s.w, s.name
-	s.h, s.w = nil, nil
-	err := w.Flush()
-	if cerr := h.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		s.fatalf("%s: %s", quotef(s.env, name), Strerror(err))
+	if err := s.close(); err != nil {
+		s.fatalf("%s: %s", quotef(s.env, s.name), Strerror(err))
 	}
 }
 
@@ -679,11 +672,31 @@ func (s *splitter) linesChunkSplit(k, n, size int64) {
 	}
 }
 
-// rrFile is one output of -n r/N.
-type rrFile struct {
+// spPiece is an output file of split or csplit being written: its handle
+// and its buffer (none when h is nil).
+type spPiece struct {
 	h *vfs.File
 	w *bufio.Writer
 }
+
+// close flushes and closes the piece, returning the first error; a piece
+// that is not open is left as it is.
+func (p *spPiece) close() error {
+	if p.h == nil {
+		return nil
+	}
+	h, w := p.h, p.w
+	p.h, p.w = nil, nil
+	err := w.Flush()
+	if cerr := h.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// abandon closes the piece after a fatal error, keeping what was written
+// and ignoring any further error.
+func (p *spPiece) abandon() { _ = p.close() }
 
 // linesRoundRobin is -n r/N and r/K/N: lines dealt to N files in turn.
 func (s *splitter) linesRoundRobin(k, n int64) {
@@ -715,19 +728,18 @@ func (s *splitter) linesRoundRobin(k, n int64) {
 		}
 	}
 	name := s.rrNames(n)
-	files := map[int64]*rrFile{}
+	files := map[int64]*spPiece{}
 	defer func() { // after a fatal error: keep what was written
 		for _, f := range files {
-			f.w.Flush()
-			f.h.Close()
+			f.abandon()
 		}
 	}()
-	open := func(i int64) *rrFile {
+	open := func(i int64) *spPiece {
 		if f, ok := files[i]; ok {
 			return f
 		}
 		h, w := s.create(name(i))
-		f := &rrFile{h, w}
+		f := &spPiece{h, w}
 		files[i] = f
 		return f
 	}
@@ -768,10 +780,7 @@ func (s *splitter) linesRoundRobin(k, n int64) {
 			open(j)
 		}
 		if f, ok := files[j]; ok {
-			err := f.w.Flush()
-			if cerr := f.h.Close(); err == nil {
-				err = cerr
-			}
+			err := f.close()
 			delete(files, j)
 			if err != nil {
 				s.fatalf("%s: %s", quotef(s.env, name(j)), Strerror(err))
