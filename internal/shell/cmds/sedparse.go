@@ -563,19 +563,30 @@ func (p *sedParser) fileName() (string, error) {
 	return b.String(), nil
 }
 
-func (p *sedParser) subst(cmd *sedCmd) error {
-	unterminated := func() error { return p.errf("unterminated `s' command") }
+// operands reads the two operands of an s or y command (name): a
+// delimiter, then two parts each ended by it (the first read as a regex
+// when regex is set, the second always as text).
+func (p *sedParser) operands(name byte, regex bool) (string, string, error) {
+	unterminated := func() error { return p.errf("unterminated `%c' command", name) }
 	delim := p.next()
 	if delim == sedEOF || delim == '\n' || delim == '\\' {
-		return unterminated()
+		return "", "", unterminated()
 	}
-	raw, ok := p.slash(byte(delim), true)
+	first, ok := p.slash(byte(delim), regex)
 	if !ok {
-		return unterminated()
+		return "", "", unterminated()
 	}
-	rhs, ok := p.slash(byte(delim), false)
+	second, ok := p.slash(byte(delim), false)
 	if !ok {
-		return unterminated()
+		return "", "", unterminated()
+	}
+	return first, second, nil
+}
+
+func (p *sedParser) subst(cmd *sedCmd) error {
+	raw, rhs, err := p.operands('s', true)
+	if err != nil {
+		return err
 	}
 	icase, multi := false, false
 	for done := false; !done; {
@@ -692,18 +703,9 @@ func sedParseRepl(s string) ([]sedReplPart, int) {
 }
 
 func (p *sedParser) ycmd(cmd *sedCmd) error {
-	unterminated := func() error { return p.errf("unterminated `y' command") }
-	delim := p.next()
-	if delim == sedEOF || delim == '\n' || delim == '\\' {
-		return unterminated()
-	}
-	src, ok := p.slash(byte(delim), false)
-	if !ok {
-		return unterminated()
-	}
-	dst, ok := p.slash(byte(delim), false)
-	if !ok {
-		return unterminated()
+	src, dst, err := p.operands('y', false)
+	if err != nil {
+		return err
 	}
 	unesc := func(s string) []rune {
 		var out []rune
