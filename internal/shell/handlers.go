@@ -402,20 +402,37 @@ func (d dirEntry) Info() (fs.FileInfo, error) {
 	return d.x.job.FS.Lstat(d.ctx, path.Join(d.dir, d.e.Name))
 }
 
+// readDirPage is the number of entries readDir asks the store for at once.
+const readDirPage = 4096
+
+// readDir is the interpreter's ReadDirHandler2 (globbing). It reads the
+// directory a page at a time, counting every entry against MaxGlobEntries
+// for the command being expanded, and stops at the limit: a huge directory
+// is never held in memory whole.
 func (x *execution) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
 	abs := resolve(interp.HandlerCtx(ctx).Dir, name)
-	ents, err := x.job.FS.ReadDir(ctx, abs)
-	if err != nil {
-		return nil, err
+	limit := int64(x.b.opts.MaxGlobEntries)
+	var out []fs.DirEntry
+	after := ""
+	for {
+		// Ask for one entry past what the limit leaves, so reaching
+		// the limit exactly is not an error.
+		n := int(min(readDirPage, limit-x.globEntries.Load()+1))
+		page, err := x.job.FS.ReadDirPage(ctx, abs, after, max(n, 1))
+		if err != nil {
+			return nil, err
+		}
+		if x.globEntries.Add(int64(len(page))) > limit {
+			return nil, x.limit("MaxGlobEntries", limit)
+		}
+		for _, e := range page {
+			out = append(out, dirEntry{e: e, dir: abs, x: x, ctx: ctx})
+		}
+		if len(page) < n {
+			return out, nil
+		}
+		after = page[len(page)-1].Name
 	}
-	if n := x.globEntries.Add(int64(len(ents))); n > int64(x.b.opts.MaxGlobEntries) {
-		return nil, x.limit("MaxGlobEntries", int64(x.b.opts.MaxGlobEntries))
-	}
-	out := make([]fs.DirEntry, len(ents))
-	for i, e := range ents {
-		out[i] = dirEntry{e: e, dir: abs, x: x, ctx: ctx}
-	}
-	return out, nil
 }
 
 // ---- call: limits and rewrites ----
