@@ -117,8 +117,29 @@
 // (16 MiB for one argument or one variable), MaxVarBytes (64 MiB for all
 // variables), MaxArgs (100,000 arguments of one command), MaxReadBytes
 // (64 MiB one command may hold in memory; cmds.Limits.MaxReadBytes; also
-// bounds a sourced file) and MaxGlobEntries (100,000 directory entries read
-// by globbing while expanding one command).
+// bounds a sourced file), MaxGlobEntries (100,000 directory entries read
+// by globbing while expanding one command) and MaxBraceWords (100,000 words
+// made by the brace expansions of one command).
+//
+// Brace expansion is counted before anything is expanded: instrument
+// computes, for every simple command, declaration and for loop, the words
+// its brace expansions make (a product over the groups of a word, a sum
+// over the alternatives of a group and over the words of the command; a
+// sequence {x..y..n} counts its elements) and the bytes of their literal
+// text (each sequence element as wide as its widest endpoint; a parameter
+// or command substitution counts nothing, its size being known only when it
+// runs). A command over MaxBraceWords words, or over MaxStringBytes bytes,
+// is replaced by one that stops the execution with that limit when it is
+// reached (a command never run costs nothing), in the script, eval'd
+// strings and sourced files alike. Under these, the interpreter still
+// refuses a single word of more than 16,384 words ("brace expansion would
+// exceed 16384 elements"), as MaxArgs refuses a command's whole
+// argument list.
+//
+// Globbing reads a directory a page (4,096 entries) at a time and stops at
+// MaxGlobEntries, so a huge directory is never listed whole. The
+// interpreter reads each literal directory of a pattern once more to check
+// that it is one (big/* reads big twice): both reads count.
 //
 // Other statuses: a script that does not parse, or uses process
 // substitution, exits ExitSyntax (2); an unknown command 127.
@@ -139,8 +160,7 @@
 // regular expression grep, sed, csplit, nl, tac, find and rg compile
 // (1 MiB and 500,000 instructions, checked before compiling); the nesting of a jq filter and of a value jq
 // prints (cmds.MaxJqDepth, 10,000); what one command holds in memory
-// (MaxReadBytes). Brace expansion is bounded by the
-// interpreter (16,384 words per word) and MaxArgs.
+// (MaxReadBytes).
 //
 // Sizes are checked before each simple command and each loop iteration, so
 // a single expansion can still exceed MaxStringBytes by the factor that one

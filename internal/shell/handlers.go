@@ -226,7 +226,7 @@ func (x *execution) open(ctx context.Context, name string, flag int, perm os.Fil
 		if err != nil {
 			return nil, bashPathError(shown, err)
 		}
-		src, funcs, err := prepareText(string(data), abs)
+		src, funcs, err := prepareText(string(data), abs, x.braceLimits())
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", shown, err)
 		}
@@ -448,6 +448,13 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return []string{":"}, x.checkVars(ctx)
 	}
+	if args[0] == braceCmd && len(args) == 2 {
+		// A command instrument found over a brace expansion limit.
+		if args[1] == "MaxStringBytes" {
+			return nil, x.limit(args[1], int64(o.MaxStringBytes))
+		}
+		return nil, x.limit("MaxBraceWords", int64(o.MaxBraceWords))
+	}
 	if n := x.commands.Add(1); n > o.MaxCommands {
 		return nil, x.limit("MaxCommands", o.MaxCommands)
 	}
@@ -470,7 +477,7 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 	name := args[i]
 	switch name {
 	case "eval":
-		src, funcs, err := prepareText(strings.Join(args[i+1:], " "), "")
+		src, funcs, err := prepareText(strings.Join(args[i+1:], " "), "", x.braceLimits())
 		if errors.Is(err, ErrProcSubst) {
 			return []string{rejectCmd}, nil
 		}
@@ -507,6 +514,11 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 }
 
 const rejectCmd = internalPrefix + "reject"
+
+// braceLimits are the limits instrument holds brace expansion to.
+func (x *execution) braceLimits() braceLimits {
+	return braceLimits{words: int64(x.b.opts.MaxBraceWords), bytes: int64(x.b.opts.MaxStringBytes)}
+}
 
 // ownBuiltins are the builtins the shell runs from package cmds instead of
 // the interpreter's: mvdan/sh's echo takes no combined flags (-en) nor \c;

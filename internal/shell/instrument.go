@@ -2,6 +2,8 @@ package shell
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -34,11 +36,14 @@ func findProcSubst(node syntax.Node) *syntax.ProcSubst {
 //     frame (see frameFile) for its whole run;
 //   - $$ and $PPID read the execution's own values (see pidVar);
 //   - escaped characters in words the interpreter expands as one string
-//     are quoted (see fixLiteralEscapes).
+//     are quoted (see fixLiteralEscapes);
+//   - a command whose brace expansion would exceed lim is replaced by the
+//     internal command braceCmd, which stops the execution with the limit
+//     when (and only if) it is reached (see limitBraces).
 //
 // An eval'd string or a sourced file (whole is set) is itself one frame: its
 // statements are wrapped in a group holding one.
-func instrument(file *syntax.File, whole bool) map[string]bool {
+func instrument(file *syntax.File, whole bool, lim braceLimits) map[string]bool {
 	var whiles []*syntax.WhileClause
 	var cfors []*syntax.ForClause
 	var framed []*syntax.Stmt
@@ -63,6 +68,9 @@ func instrument(file *syntax.File, whole bool) map[string]bool {
 			if _, ok := n.Cmd.(*syntax.Subshell); ok {
 				framed = append(framed, n)
 			}
+			// Before Walk descends: a replaced command's words are
+			// never visited.
+			limitBraces(n, lim)
 		case *syntax.CmdSubst:
 			// $(<file) is read by the interpreter itself: it must stay
 			// a lone redirection.
@@ -174,7 +182,7 @@ func renameArithmPid(e syntax.ArithmExpr) {
 // declares. Text that does not parse is returned as it is (the interpreter
 // reports the error itself); text with process substitution fails with
 // ErrProcSubst.
-func prepareText(src, name string) (string, map[string]bool, error) {
+func prepareText(src, name string, lim braceLimits) (string, map[string]bool, error) {
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), name)
 	if err != nil {
 		return src, nil, nil
@@ -182,7 +190,7 @@ func prepareText(src, name string) (string, map[string]bool, error) {
 	if findProcSubst(f) != nil {
 		return "", nil, ErrProcSubst
 	}
-	funcs := instrument(f, true)
+	funcs := instrument(f, true, lim)
 	var b strings.Builder
 	if err := syntax.NewPrinter().Print(&b, f); err != nil {
 		return "", nil, fmt.Errorf("print %s: %w", name, err)
@@ -267,4 +275,158 @@ func tickStmt() *syntax.Stmt {
 	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{{
 		Parts: []syntax.WordPart{&syntax.Lit{Value: loopTick}},
 	}}}}
+}
+
+// braceCmd is the internal command that replaces a command whose brace
+// expansion is over a limit; its argument names the limit (MaxBraceWords or
+// MaxStringBytes). Printable: eval'd text holding it is printed back to
+// source.
+const braceCmd = "__desk_brace_limit"
+
+// braceLimits bound the brace expansion of one command: the words it makes
+// and the literal bytes they hold.
+type braceLimits struct{ words, bytes int64 }
+
+// limitBraces replaces st's command by braceCmd when the brace expansion of
+// its words (arguments, array elements of its assignments, the words of a
+// for or select loop) would make more than lim.words words or lim.bytes
+// bytes of literal text. The interpreter expands braces before anything
+// checks MaxArgs or MaxStringBytes, and bounds only each word (16,384
+// words), so without this one command of many such words could take
+// gigabytes. Only words holding a brace expansion count.
+func limitBraces(st *syntax.Stmt, lim braceLimits) {
+	var words []*syntax.Word
+	assigns := func(as []*syntax.Assign) {
+		for _, a := range as {
+			if a.Array != nil {
+				for _, e := range a.Array.Elems {
+					if e.Value != nil {
+						words = append(words, e.Value)
+					}
+				}
+			}
+		}
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		assigns(c.Assigns)
+		words = append(words, c.Args...)
+	case *syntax.DeclClause:
+		assigns(c.Args)
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			words = append(words, wi.Items...)
+		}
+	default:
+		return
+	}
+	var total braceSize
+	for _, w := range words {
+		cp := *w // SplitBraces replaces the Parts, as the interpreter's copy
+		if !syntax.SplitBraces(&cp) {
+			continue
+		}
+		sz := wordSize(&cp)
+		total = braceSize{satAdd(total.words, sz.words), satAdd(total.bytes, sz.bytes)}
+	}
+	name := ""
+	switch {
+	case total.words > lim.words:
+		name = "MaxBraceWords"
+	case total.bytes > lim.bytes:
+		name = "MaxStringBytes"
+	default:
+		return
+	}
+	st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{
+		{Parts: []syntax.WordPart{&syntax.Lit{Value: braceCmd}}},
+		{Parts: []syntax.WordPart{&syntax.Lit{Value: name}}},
+	}}
+	st.Redirs = nil
+}
+
+// braceSize is what a brace expansion makes: words, and the bytes of their
+// literal text (a parameter, command substitution or other expansion counts
+// 0: its size is known only when it runs).
+type braceSize struct{ words, bytes int64 }
+
+// maxBraceSize saturates the arithmetic: far above any limit.
+const maxBraceSize = math.MaxInt64 / 4
+
+func satAdd(a, b int64) int64 { return min(a+b, maxBraceSize) }
+
+func satMul(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > maxBraceSize/b {
+		return maxBraceSize
+	}
+	return a * b
+}
+
+// wordSize is the size of the expansion of a word whose braces
+// syntax.SplitBraces has parsed: the product of its parts' word counts, each
+// part's bytes repeated once per combination of the others.
+func wordSize(w *syntax.Word) braceSize {
+	acc := braceSize{words: 1}
+	for _, p := range w.Parts {
+		var ps braceSize
+		switch p := p.(type) {
+		case *syntax.Lit:
+			ps = braceSize{1, int64(len(p.Value))}
+		case *syntax.SglQuoted:
+			ps = braceSize{1, int64(len(p.Value))}
+		case *syntax.BraceExp:
+			ps = braceExpSize(p)
+		default:
+			ps = braceSize{words: 1}
+		}
+		acc = braceSize{satMul(acc.words, ps.words),
+			satAdd(satMul(acc.bytes, ps.words), satMul(ps.bytes, acc.words))}
+	}
+	return acc
+}
+
+// braceExpSize is the size of one brace expansion: the sum over the
+// alternatives of {a,b,...}, or the length of a sequence {x..y[..incr]}
+// with every element counted as wide as its widest endpoint.
+func braceExpSize(br *syntax.BraceExp) braceSize {
+	if !br.Sequence {
+		var s braceSize
+		for _, e := range br.Elems {
+			es := wordSize(e)
+			s = braceSize{satAdd(s.words, es.words), satAdd(s.bytes, es.bytes)}
+		}
+		return s
+	}
+	// As expand.Braces reads it.
+	fromLit, toLit := br.Elems[0].Lit(), br.Elems[1].Lit()
+	from, err1 := strconv.ParseInt(fromLit, 10, 64)
+	to, err2 := strconv.ParseInt(toLit, 10, 64)
+	width := int64(max(len(fromLit), len(toLit)))
+	if err1 != nil || err2 != nil {
+		if fromLit == "" || toLit == "" {
+			return braceSize{1, 0}
+		}
+		from, to, width = int64(fromLit[0]), int64(toLit[0]), 1
+	}
+	incr := int64(1)
+	if len(br.Elems) > 2 {
+		n, _ := strconv.ParseInt(br.Elems[2].Lit(), 10, 64)
+		if n < 0 {
+			n = -n
+		}
+		if n != 0 {
+			incr = n
+		}
+	}
+	var span uint64
+	if from <= to {
+		span = uint64(to) - uint64(from)
+	} else {
+		span = uint64(from) - uint64(to)
+	}
+	n := int64(min(span/uint64(incr)+1, uint64(maxBraceSize)))
+	return braceSize{n, satMul(n, width)}
 }

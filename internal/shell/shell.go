@@ -46,6 +46,7 @@ const (
 	DefaultMaxReadBytes     = 64 << 20  // what one command may hold in memory (cmds.Limits)
 	DefaultMaxGlobEntries   = 100_000   // directory entries read by globbing for one command
 	DefaultMaxArgs          = 100_000   // arguments of one command
+	DefaultMaxBraceWords    = 100_000   // words brace expansion makes for one command
 	internalPrefix          = "\x00desk-"
 	loopTick                = "__desk_loop" // printable: eval'd text holding it is printed back to source
 	typeCmd                 = internalPrefix + "type"
@@ -92,6 +93,11 @@ type Options struct {
 	MaxGlobEntries int
 	// MaxArgs bounds the number of arguments of one command (default 100,000).
 	MaxArgs int
+	// MaxBraceWords bounds the words brace expansion may make for one
+	// command, over all its words (default 100,000); the literal text they
+	// hold is bounded by MaxStringBytes. Both are checked on the parsed
+	// text, before anything is expanded.
+	MaxBraceWords int
 	// Now is the clock of the commands (date, touch, ls, find, tar); nil:
 	// time.Now.
 	Now func() time.Time
@@ -120,6 +126,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxReadBytes, DefaultMaxReadBytes)
 	defi(&o.MaxGlobEntries, DefaultMaxGlobEntries)
 	defi(&o.MaxArgs, DefaultMaxArgs)
+	defi(&o.MaxBraceWords, DefaultMaxBraceWords)
 	return o
 }
 
@@ -185,7 +192,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		fmt.Fprintf(x.stderr, "bash: line %d: %v\n", ps.Pos().Line(), ErrProcSubst)
 		return run.Outcome{ExitCode: ExitSyntax}, nil
 	}
-	x.funcNames = instrument(file, false)
+	x.funcNames = instrument(file, false, x.braceLimits())
 	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
 		// A fresh workspace has no /workspace yet: the default directory
 		// is made on first use (it shows in the change set).

@@ -321,6 +321,8 @@ var tableLang = []row{
 	{name: "lang brace zero pad", script: `echo {01..10..3} {008..010}`, out: "01 04 07 10 008 009 010\n"},
 	{name: "lang brace negative", script: `echo {-2..2} {3..-3..3}`, out: "-2 -1 0 1 2 3 0 -3\n"},
 	{name: "lang brace not expanded", script: `echo {a} {a..} {1..a} '{a,b}' "{a,b}" {a,b\ c}`, out: "{a} {a..} {1..a} {a,b} {a,b} a b c\n"},
+	{name: "lang brace in arrays and loops", script: `a=({1..3}{x,y}); echo ${#a[@]} ${a[5]}; for i in {a,b}{1..2}; do printf %s $i; done; echo; declare -a b=({1..4}); echo ${b[3]}; x={1,2}; echo $x`, out: "6 3y\na1a2b1b2\n4\n{1,2}\n"},
+	{name: "lang brace many words", script: `set -- {1..1000} {a..z}{a..z}{0..9}; echo $#; shift 7759; echo $1`, out: "7760\nzz9\n"},
 	{name: "lang brace var not expanded", script: `n=3; echo {1..$n}`, out: "{1..3}\n"},
 	{name: "lang brace mkdir paths", script: `mkdir -p tree/{a,b}/{x,y}; echo tree/*/*`, out: "tree/a/x tree/a/y tree/b/x tree/b/y\n", needs: []string{"mkdir"}},
 	{name: "lang tilde home", script: `[ ~ = "$HOME" ] && echo home; [ ~/x = "$HOME/x" ] && echo slash`, out: "home\nslash\n"},
