@@ -3,7 +3,6 @@ package cmds
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -119,19 +118,7 @@ func Cut(env *Env, args []string) int {
 			continue
 		}
 		lr := newLineReader(env, r, eol)
-		for {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				w.Flush()
-				if !isCanceled(env, err) {
-					env.PathError("cut", quotef(env, f), err)
-				}
-				status = 1
-				break
-			}
+		for line := range lr.lines() {
 			line = bytes.TrimSuffix(line, []byte{eol})
 			if mode == 'b' {
 				prevSel := false
@@ -169,6 +156,13 @@ func Cut(env *Env, args []string) int {
 				}
 			}
 			w.WriteByte(eol)
+		}
+		if err := lr.err; err != nil {
+			w.Flush()
+			if !isCanceled(env, err) {
+				env.PathError("cut", quotef(env, f), err)
+			}
+			status = 1
 		}
 		r.Close()
 	}

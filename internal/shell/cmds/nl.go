@@ -3,7 +3,6 @@ package cmds
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -136,19 +135,7 @@ func Nl(env *Env, args []string) int {
 			continue
 		}
 		lr := newLineReader(env, r, '\n')
-		for {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				w.Flush()
-				if !isCanceled(env, err) {
-					env.PathError("nl", quotef(env, name), err)
-				}
-				status = 1
-				break
-			}
+		for line := range lr.lines() {
 			text := strings.TrimSuffix(string(line), "\n")
 			if delim != "" {
 				sec := -1
@@ -195,6 +182,13 @@ func Nl(env *Env, args []string) int {
 			}
 			w.WriteString(text)
 			w.WriteByte('\n')
+		}
+		if err := lr.err; err != nil {
+			w.Flush()
+			if !isCanceled(env, err) {
+				env.PathError("nl", quotef(env, name), err)
+			}
+			status = 1
 		}
 		r.Close()
 	}

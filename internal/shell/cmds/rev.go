@@ -42,19 +42,7 @@ func Rev(env *Env, args []string) int {
 			continue
 		}
 		lr := newLineReader(env, r, '\n')
-		for {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				w.Flush()
-				if !isCanceled(env, err) {
-					env.Errorf("rev", "%s: %s", name, Strerror(err))
-				}
-				status = 1
-				break
-			}
+		for line := range lr.lines() {
 			nl := len(line) > 0 && line[len(line)-1] == '\n'
 			if nl {
 				line = line[:len(line)-1]
@@ -63,6 +51,13 @@ func Rev(env *Env, args []string) int {
 			if nl {
 				w.WriteByte('\n')
 			}
+		}
+		if err := lr.err; err != nil {
+			w.Flush()
+			if !isCanceled(env, err) {
+				env.Errorf("rev", "%s: %s", name, Strerror(err))
+			}
+			status = 1
 		}
 		r.Close()
 	}

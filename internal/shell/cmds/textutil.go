@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -240,6 +241,26 @@ type lineReader struct {
 	br    *bufio.Reader
 	delim byte
 	max   int64
+	err   error // the read error that ended lines (nil at the end of input)
+}
+
+// lines yields each line with its delimiter until the input ends or a read
+// fails; l.err then holds the failure (ErrTooLarge past max).
+func (l *lineReader) lines() iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for {
+			line, err := l.next()
+			if err != nil {
+				if err != io.EOF {
+					l.err = err
+				}
+				return
+			}
+			if !yield(line) {
+				return
+			}
+		}
+	}
 }
 
 func newLineReader(env *Env, r io.Reader, delim byte) *lineReader {

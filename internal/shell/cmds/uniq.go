@@ -136,19 +136,7 @@ func Uniq(env *Env, args []string) int {
 	}
 	lr := newLineReader(env, r, delim)
 	status := 0
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			w.Flush()
-			if !isCanceled(env, err) {
-				env.Errorf("uniq", "error reading %s", quoteaf(env, in))
-			}
-			status = 1
-			break
-		}
+	for line := range lr.lines() {
 		if prev != nil && equal(key(prev), key(line)) {
 			n++
 			if all {
@@ -163,6 +151,13 @@ func Uniq(env *Env, args []string) int {
 		}
 		emit()
 		prev, n = line, 1
+	}
+	if err := lr.err; err != nil {
+		w.Flush()
+		if !isCanceled(env, err) {
+			env.Errorf("uniq", "error reading %s", quoteaf(env, in))
+		}
+		status = 1
 	}
 	if status == 0 {
 		emit()
