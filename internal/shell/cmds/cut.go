@@ -3,6 +3,7 @@ package cmds
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -103,20 +104,9 @@ func Cut(env *Env, args []string) int {
 	if outDelim != nil {
 		od = *outDelim
 	}
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	w := bufio.NewWriterSize(env.Stdout, 32<<10)
 	defer w.Flush()
-	status := 0
-	for _, f := range files {
-		r, err := openArg(env, f)
-		if err != nil {
-			w.Flush()
-			env.PathError("cut", quotef(env, f), err)
-			status = 1
-			continue
-		}
+	return eachInput(env, "cut", w, files, func(r io.Reader) error {
 		lr := newLineReader(env, r, eol)
 		for line := range lr.lines() {
 			line = bytes.TrimSuffix(line, []byte{eol})
@@ -157,16 +147,8 @@ func Cut(env *Env, args []string) int {
 			}
 			w.WriteByte(eol)
 		}
-		if err := lr.err; err != nil {
-			w.Flush()
-			if !isCanceled(env, err) {
-				env.PathError("cut", quotef(env, f), err)
-			}
-			status = 1
-		}
-		r.Close()
-	}
-	return status
+		return lr.err
+	})
 }
 
 // parseCutList parses a cut LIST into sorted, merged ranges; msg is GNU's

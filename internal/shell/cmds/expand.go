@@ -127,33 +127,18 @@ func Expand(env *Env, args []string) int {
 	if !ok {
 		return 1
 	}
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	w := bufio.NewWriterSize(env.Stdout, 32<<10)
 	defer w.Flush()
-	status := 0
-	for _, name := range files {
-		r, err := openArg(env, name)
-		if err != nil {
-			w.Flush()
-			env.PathError("expand", quotef(env, name), err)
-			status = 1
-			continue
-		}
+	return eachInput(env, "expand", w, files, func(r io.Reader) error {
 		br := bufio.NewReaderSize(r, 32<<10)
 		col, leading := 0, true
 		for {
 			c, err := br.ReadByte()
+			if err == io.EOF {
+				return nil
+			}
 			if err != nil {
-				if err != io.EOF {
-					w.Flush()
-					if !isCanceled(env, err) {
-						env.PathError("expand", quotef(env, name), err)
-					}
-					status = 1
-				}
-				break
+				return err
 			}
 			switch {
 			case c == '\t' && (leading || !initial):
@@ -179,7 +164,5 @@ func Expand(env *Env, args []string) int {
 			}
 			w.WriteByte(c)
 		}
-		r.Close()
-	}
-	return status
+	})
 }

@@ -52,9 +52,6 @@ func Fold(env *Env, args []string) int {
 			width = int(min(n, 1<<40))
 		}
 	}
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	adjust := func(col int, c byte) int {
 		if countBytes {
 			return col + 1
@@ -74,27 +71,16 @@ func Fold(env *Env, args []string) int {
 	}
 	w := bufio.NewWriterSize(env.Stdout, 32<<10)
 	defer w.Flush()
-	status := 0
-	for _, name := range files {
-		r, err := openArg(env, name)
-		if err != nil {
-			w.Flush()
-			env.PathError("fold", quotef(env, name), err)
-			status = 1
-			continue
-		}
+	return eachInput(env, "fold", w, files, func(r io.Reader) error {
 		br := bufio.NewReaderSize(r, 32<<10)
 		var line []byte
 		col := 0
+		var rerr error
 		for n := 0; ; n++ {
 			c, err := br.ReadByte()
 			if err != nil {
 				if err != io.EOF {
-					w.Flush()
-					if !isCanceled(env, err) {
-						env.PathError("fold", quotef(env, name), err)
-					}
-					status = 1
+					rerr = err
 				}
 				break
 			}
@@ -138,7 +124,6 @@ func Fold(env *Env, args []string) int {
 			line = append(line, c)
 		}
 		w.Write(line)
-		r.Close()
-	}
-	return status
+		return rerr
+	})
 }

@@ -3,6 +3,7 @@ package cmds
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -115,9 +116,6 @@ func Nl(env *Env, args []string) int {
 			width = int(n)
 		}
 	}
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	numFmt := map[string]string{"ln": "%-*d", "rn": "%*d", "rz": "%0*d"}[format]
 	noNum := strings.Repeat(" ", width+len(sepStr))
 	w := bufio.NewWriterSize(env.Stdout, 32<<10)
@@ -125,15 +123,7 @@ func Nl(env *Env, args []string) int {
 	lineNo := start
 	cur := 1
 	blankRun := int64(0)
-	status := 0
-	for _, name := range files {
-		r, err := openArg(env, name)
-		if err != nil {
-			w.Flush()
-			env.PathError("nl", quotef(env, name), err)
-			status = 1
-			continue
-		}
+	return eachInput(env, "nl", w, files, func(r io.Reader) error {
 		lr := newLineReader(env, r, '\n')
 		for line := range lr.lines() {
 			text := strings.TrimSuffix(string(line), "\n")
@@ -183,14 +173,6 @@ func Nl(env *Env, args []string) int {
 			w.WriteString(text)
 			w.WriteByte('\n')
 		}
-		if err := lr.err; err != nil {
-			w.Flush()
-			if !isCanceled(env, err) {
-				env.PathError("nl", quotef(env, name), err)
-			}
-			status = 1
-		}
-		r.Close()
-	}
-	return status
+		return lr.err
+	})
 }

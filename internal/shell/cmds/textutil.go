@@ -203,6 +203,38 @@ func openArg(env *Env, name string) (io.ReadCloser, error) {
 	}{ctxReader{env, f}, f}, nil
 }
 
+// eachInput calls fn with each input of a filter of coreutils' kind: the
+// files named ("-" for stdin), or stdin alone when there are none; each is
+// closed after. An input that cannot be opened, or whose read fails (fn
+// returns the error), is reported as coreutils does, "cmd: NAME: error"
+// after w is flushed (a read cut short by cancellation is not), and makes
+// the result 1; otherwise it is 0.
+func eachInput(env *Env, cmd string, w *bufio.Writer, files []string, fn func(r io.Reader) error) int {
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	status := 0
+	for _, name := range files {
+		r, err := openArg(env, name)
+		if err != nil {
+			w.Flush()
+			env.PathError(cmd, quotef(env, name), err)
+			status = 1
+			continue
+		}
+		err = fn(r)
+		r.Close()
+		if err != nil {
+			w.Flush()
+			if !isCanceled(env, err) {
+				env.PathError(cmd, quotef(env, name), err)
+			}
+			status = 1
+		}
+	}
+	return status
+}
+
 // readAllLimited reads r whole, failing with ErrTooLarge past
 // Env.Limits.MaxReadBytes (when set).
 func readAllLimited(env *Env, r io.Reader) ([]byte, error) {
