@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,20 +70,14 @@ func Nl(env *Env, args []string) int {
 				delim += ":"
 			}
 		case "i", "line-increment":
-			n, err := strconv.ParseInt(o.val, 10, 64)
-			if err != nil {
-				env.Errorf("nl", "invalid line number increment: %s", quote(env, o.val))
+			n, ok := nlArg(env, "line number increment", o.val, math.MinInt64, math.MaxInt64)
+			if !ok {
 				return 1
 			}
 			incr = n
 		case "l", "join-blank-lines":
-			n, err := strconv.ParseInt(o.val, 10, 64)
-			if err != nil {
-				env.Errorf("nl", "invalid line number of blank lines: %s", quote(env, o.val))
-				return 1
-			}
-			if n < 1 {
-				env.Errorf("nl", "invalid line number of blank lines: %s: Numerical result out of range", quote(env, o.val))
+			n, ok := nlArg(env, "line number of blank lines", o.val, 1, math.MaxInt64)
+			if !ok {
 				return 1
 			}
 			blanks = n
@@ -97,20 +92,14 @@ func Nl(env *Env, args []string) int {
 		case "s", "number-separator":
 			sepStr = o.val
 		case "v", "starting-line-number":
-			n, err := strconv.ParseInt(o.val, 10, 64)
-			if err != nil {
-				env.Errorf("nl", "invalid starting line number: %s", quote(env, o.val))
+			n, ok := nlArg(env, "starting line number", o.val, math.MinInt64, math.MaxInt64)
+			if !ok {
 				return 1
 			}
 			start = n
 		case "w", "number-width":
-			n, err := strconv.ParseInt(o.val, 10, 64)
-			if err != nil {
-				env.Errorf("nl", "invalid line number field width: %s", quote(env, o.val))
-				return 1
-			}
-			if n < 1 || n > 1<<20 {
-				env.Errorf("nl", "invalid line number field width: %s: Numerical result out of range", quote(env, o.val))
+			n, ok := nlArg(env, "line number field width", o.val, 1, 1<<20)
+			if !ok {
 				return 1
 			}
 			width = int(n)
@@ -175,4 +164,19 @@ func Nl(env *Env, args []string) int {
 		}
 		return lr.err
 	})
+}
+
+// nlArg parses the number of an nl option (what names it in GNU's
+// message), refusing one below lo or above hi as out of range.
+func nlArg(env *Env, what, val string, lo, hi int64) (int64, bool) {
+	n, err := strconv.ParseInt(val, 10, 64)
+	if err != nil {
+		env.Errorf("nl", "invalid %s: %s", what, quote(env, val))
+		return 0, false
+	}
+	if n < lo || n > hi {
+		env.Errorf("nl", "invalid %s: %s: Numerical result out of range", what, quote(env, val))
+		return 0, false
+	}
+	return n, true
 }
