@@ -68,27 +68,15 @@ func echoEscapes(s string) (out []byte, stop bool) {
 			continue
 		}
 		i++
+		if b, ok := cEscape(s[i]); ok {
+			out = append(out, b)
+			continue
+		}
 		switch e := s[i]; e {
-		case 'a':
-			out = append(out, '\a')
-		case 'b':
-			out = append(out, '\b')
 		case 'c':
 			return out, true
 		case 'e':
 			out = append(out, 0x1b)
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'v':
-			out = append(out, '\v')
-		case '\\':
-			out = append(out, '\\')
 		case 'x':
 			if i+1 < len(s) && escIsHex(s[i+1]) {
 				v := escHexVal(s[i+1])
@@ -119,6 +107,32 @@ func echoEscapes(s string) (out []byte, stop bool) {
 		}
 	}
 	return out, false
+}
+
+// cEscape returns the byte that the letter of a C backslash escape stands
+// for (\a \b \f \n \r \t \v and \\), false for any other letter: the
+// escapes that echo -e, printf, find -printf and stat --printf share; each
+// adds its own (\c, \e, \", octal and hex).
+func cEscape(c byte) (byte, bool) {
+	switch c {
+	case 'a':
+		return '\a', true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'v':
+		return '\v', true
+	case '\\':
+		return '\\', true
+	}
+	return 0, false
 }
 
 func escIsHex(c byte) bool {

@@ -1011,25 +1011,13 @@ func (f *finder) printf(format string, it *fdItem) string {
 		c := format[i]
 		if c == '\\' && i+1 < len(format) {
 			i++
+			if e, ok := cEscape(format[i]); ok {
+				b.WriteByte(e)
+				continue
+			}
 			switch format[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
 			case '0':
 				b.WriteByte(0)
-			case '\\':
-				b.WriteByte('\\')
-			case 'a':
-				b.WriteByte('\a')
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'r':
-				b.WriteByte('\r')
-			case 'v':
-				b.WriteByte('\v')
 			case 'c':
 				return b.String()
 			default:

@@ -683,6 +683,10 @@ func (p *printer) escape(s string, octal0 bool) (n int, stop, ok bool) {
 		return 0, false, true
 	}
 	c := s[0]
+	if e, ok := cEscape(c); ok {
+		p.w.WriteByte(e)
+		return 1, false, true
+	}
 	switch {
 	case c == 'x':
 		i := 1
@@ -708,12 +712,13 @@ func (p *printer) escape(s string, octal0 bool) (n int, stop, ok bool) {
 		}
 		p.w.WriteByte(byte(v))
 		return i, false, true
-	case strings.IndexByte("\"\\abcefnrtv", c) >= 0:
-		if c == 'c' {
-			return 1, true, true
-		}
-		p.w.WriteByte(map[byte]byte{'"': '"', '\\': '\\', 'a': '\a', 'b': '\b', 'e': 0x1b,
-			'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}[c])
+	case c == 'c':
+		return 1, true, true
+	case c == '"':
+		p.w.WriteByte('"')
+		return 1, false, true
+	case c == 'e':
+		p.w.WriteByte(0x1b)
 		return 1, false, true
 	case c == 'u' || c == 'U':
 		want := 4

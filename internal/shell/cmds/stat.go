@@ -176,23 +176,11 @@ func stKeepWidth(spec string) string {
 // stEscape writes the backslash escape at the start of s (after the '\')
 // and returns how many bytes it used.
 func stEscape(b *strings.Builder, s string) int {
+	if e, ok := cEscape(s[0]); ok {
+		b.WriteByte(e)
+		return 1
+	}
 	switch s[0] {
-	case 'n':
-		b.WriteByte('\n')
-	case 't':
-		b.WriteByte('\t')
-	case '\\':
-		b.WriteByte('\\')
-	case 'a':
-		b.WriteByte('\a')
-	case 'b':
-		b.WriteByte('\b')
-	case 'f':
-		b.WriteByte('\f')
-	case 'r':
-		b.WriteByte('\r')
-	case 'v':
-		b.WriteByte('\v')
 	case '"':
 		b.WriteByte('"')
 	case '0', '1', '2', '3', '4', '5', '6', '7':
