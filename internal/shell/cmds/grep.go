@@ -538,19 +538,9 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 		g.printed = true
 		lastOut = l.num
 	}
-	for {
+	for line := range lr.lines() {
 		if env.Canceled() {
 			return
-		}
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !isCanceled(env, err) {
-				g.errorf("%s: %s", name, Strerror(err))
-			}
-			break
 		}
 		num++
 		lineOff := off
@@ -661,6 +651,12 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 		g.w.WriteByte(eol)
 		g.printed = true
 		lastOut = num
+	}
+	if env.Canceled() {
+		return
+	}
+	if lr.err != nil {
+		g.errorf("%s: %s", name, Strerror(lr.err))
 	}
 done:
 	if g.count {

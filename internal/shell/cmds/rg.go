@@ -644,19 +644,9 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 		s.printed = true
 		lastOut = ln
 	}
-	for {
+	for line := range lr.lines() {
 		if env.Canceled() {
 			return
-		}
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !isCanceled(env, err) {
-				s.ioError(name, err)
-			}
-			break
 		}
 		num++
 		body := bytes.TrimSuffix(line, []byte{'\n'})
@@ -740,6 +730,12 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 		s.w.WriteByte('\n')
 		s.printed = true
 		lastOut = num
+	}
+	if env.Canceled() {
+		return
+	}
+	if lr.err != nil {
+		s.ioError(name, lr.err)
 	}
 	if s.list && n > 0 {
 		s.w.WriteString(name)
