@@ -3,12 +3,10 @@ package cmds
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -105,39 +103,11 @@ func storeOutputs(t *testing.T, f *vfs.FS, fixtures map[string]string) map[strin
 // confirmFileRow runs one row through the host's GNU tool in a temp dir.
 func confirmFileRow(t *testing.T, r fileRow) {
 	t.Helper()
-	bin, err := exec.LookPath(r.args[0])
-	if err != nil {
-		requireTool(t, r.args[0])
+	h, ok := runHost(t, r.args, r.files, nil, r.stdin)
+	if !ok {
+		return
 	}
-	dir := t.TempDir()
-	for n, v := range r.files {
-		p := filepath.Join(dir, n)
-		if strings.HasSuffix(n, "/") {
-			os.MkdirAll(p, 0o755)
-			continue
-		}
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, r.args[1:]...)
-	cmd.Args[0] = r.args[0]
-	cmd.Dir = dir
-	cmd.Env = []string{"LANG=C.UTF-8", "TZ=UTC", "HOME=/work", "USER=user", "PATH=" + os.Getenv("PATH")}
-	cmd.Stdin = strings.NewReader(r.stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%q: %v", r.args, err)
-	}
+	out, errOut, code, dir := h.out, h.errOut, h.code, h.dir
 	got := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -150,7 +120,7 @@ func confirmFileRow(t *testing.T, r fileRow) {
 		}
 		return nil
 	})
-	same := out.String() == r.out && errb.String() == r.errOut && code == r.code && sameFiles(got, r.want)
+	same := out == r.out && errOut == r.errOut && code == r.code && sameFiles(got, r.want)
 	if r.skip != "" {
 		if same {
 			t.Errorf("GNU %q agrees with a row marked as a divergence (%s)", r.args, r.skip)
@@ -159,7 +129,7 @@ func confirmFileRow(t *testing.T, r fileRow) {
 	}
 	if !same {
 		t.Errorf("GNU %q:\n gnu out=%q err=%q code=%d files=%q\nwant out=%q err=%q code=%d files=%q",
-			r.args, out.String(), errb.String(), code, got, r.out, r.errOut, r.code, r.want)
+			r.args, out, errOut, code, got, r.out, r.errOut, r.code, r.want)
 	}
 }
 

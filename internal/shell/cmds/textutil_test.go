@@ -66,51 +66,12 @@ func runTextRows(t *testing.T, rows []textRow) {
 // (skip), must not.
 func confirmRow(t *testing.T, r textRow) {
 	t.Helper()
-	bin, err := exec.LookPath(r.args[0])
-	if err != nil {
-		requireTool(t, r.args[0])
+	h, ok := runHost(t, r.args, r.files, r.env, r.stdin)
+	if !ok {
+		return
 	}
-	dir := t.TempDir()
-	for n, v := range r.files {
-		if strings.HasPrefix(n, "/") {
-			return
-		}
-		p := filepath.Join(dir, n)
-		if strings.HasSuffix(n, "/") {
-			os.MkdirAll(p, 0o755)
-			continue
-		}
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if strings.HasPrefix(v, "->") {
-			os.Symlink(strings.TrimPrefix(v, "->"), p)
-			continue
-		}
-		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, r.args[1:]...)
-	cmd.Args[0] = r.args[0]
-	cmd.Dir = dir
-	// The harness's locale (harnessEnv: LANG=C.UTF-8), and r.env over it.
-	cmd.Env = []string{"LANG=C.UTF-8", "TZ=UTC", "HOME=/work", "USER=user", "PATH=" + os.Getenv("PATH")}
-	for k, v := range r.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Stdin = strings.NewReader(r.stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%q: %v", r.args, err)
-	}
-	same := out.String() == r.out && errb.String() == r.errOut && code == r.code
+	out, errOut, code := h.out, h.errOut, h.code
+	same := out == r.out && errOut == r.errOut && code == r.code
 	if r.skip != "" {
 		if same {
 			t.Errorf("GNU %q agrees with a row marked as a divergence (%s)", r.args, r.skip)
@@ -119,7 +80,7 @@ func confirmRow(t *testing.T, r textRow) {
 	}
 	if !same {
 		t.Errorf("GNU %q:\n gnu out=%q err=%q code=%d\nwant out=%q err=%q code=%d",
-			r.args, out.String(), errb.String(), code, r.out, r.errOut, r.code)
+			r.args, out, errOut, code, r.out, r.errOut, r.code)
 	}
 }
 
@@ -185,4 +146,65 @@ func testExec(ctx context.Context, e *Env, a []string) int {
 	ce := *e
 	ce.Ctx = ctx
 	return fn(&ce, a)
+}
+
+// hostRun is a run of a host tool for a table row: its output, error
+// output and exit status, and the temp dir it ran in.
+type hostRun struct {
+	out, errOut string
+	code        int
+	dir         string
+}
+
+// runHost runs args through the host's tool in a new temp dir holding
+// files (a name ending in "/" is a directory, a value "->T" a symlink to
+// T), with the harness's environment (harnessEnv: LANG=C.UTF-8) and env
+// over it, and stdin as its input. It is false for a row the host cannot
+// run (a file at an absolute path).
+func runHost(t *testing.T, args []string, files, env map[string]string, stdin string) (hostRun, bool) {
+	t.Helper()
+	bin, err := exec.LookPath(args[0])
+	if err != nil {
+		requireTool(t, args[0])
+	}
+	dir := t.TempDir()
+	for n, v := range files {
+		if strings.HasPrefix(n, "/") {
+			return hostRun{}, false
+		}
+		p := filepath.Join(dir, n)
+		if strings.HasSuffix(n, "/") {
+			os.MkdirAll(p, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if strings.HasPrefix(v, "->") {
+			os.Symlink(strings.TrimPrefix(v, "->"), p)
+			continue
+		}
+		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args[1:]...)
+	cmd.Args[0] = args[0]
+	cmd.Dir = dir
+	cmd.Env = []string{"LANG=C.UTF-8", "TZ=UTC", "HOME=/work", "USER=user", "PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	return hostRun{out.String(), errb.String(), code, dir}, true
 }
