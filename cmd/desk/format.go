@@ -9,44 +9,6 @@ import (
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// modeString renders a Unix mode the way ls -l does: "drwxr-sr-x", "-rwsr-xr-x",
-// "drwxrwxrwt".
-func modeString(m uint32) string {
-	var b [10]byte
-	switch m & vfs.S_IFMT {
-	case vfs.S_IFDIR:
-		b[0] = 'd'
-	case vfs.S_IFLNK:
-		b[0] = 'l'
-	case vfs.S_IFREG:
-		b[0] = '-'
-	default:
-		b[0] = '?'
-	}
-	const rwx = "rwxrwxrwx"
-	for i := range 9 {
-		if m&(1<<(8-i)) != 0 {
-			b[1+i] = rwx[i]
-		} else {
-			b[1+i] = '-'
-		}
-	}
-	special := func(pos int, bit uint32, set, unset byte) {
-		if m&bit == 0 {
-			return
-		}
-		if b[pos] == '-' {
-			b[pos] = unset
-		} else {
-			b[pos] = set
-		}
-	}
-	special(3, vfs.S_ISUID, 's', 'S')
-	special(6, vfs.S_ISGID, 's', 'S')
-	special(9, vfs.S_ISVTX, 't', 'T')
-	return string(b[:])
-}
-
 // typeString names the file type for stat.
 func typeString(m uint32) string {
 	switch m & vfs.S_IFMT {

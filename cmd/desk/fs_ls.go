@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"path"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 var fsLs = &fsVerb{
@@ -92,7 +94,7 @@ func (c *fsCmd) lsEntry(fsys fileStore, full, name string, info *fileInfo, long 
 	default:
 		links = fmt.Sprintf("%3s %5s %5s", "-", "-", "-")
 	}
-	line := fmt.Sprintf("%s %s %10d %s %s", modeString(fi.Mode), links, fi.Size,
+	line := fmt.Sprintf("%s %s %10d %s %s", vfs.ModeString(fi.Mode), links, fi.Size,
 		fi.Mtime.Local().Format("2006-01-02 15:04"), name)
 	if fi.IsSymlink() {
 		target := fi.Target

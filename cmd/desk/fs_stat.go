@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/vfs"
 	"strconv"
 	"unicode/utf8"
 )
@@ -45,14 +46,14 @@ var fsStat = &fsVerb{
 				if a == nil {
 					// Over the API: what it reports.
 					fmt.Fprintf(c.out, " Inode: %d\n", fi.Ino)
-					fmt.Fprintf(c.out, "  Mode: %04o (%s)\n", fi.Mode&0o7777, modeString(fi.Mode))
+					fmt.Fprintf(c.out, "  Mode: %04o (%s)\n", fi.Mode&0o7777, vfs.ModeString(fi.Mode))
 					fmt.Fprintf(c.out, " Links: %d\n", fi.Nlink)
 					fmt.Fprintf(c.out, "  Size: %d\n", fi.Size)
 					fmt.Fprintf(c.out, "Modify: %s\n", fullTime(fi.Mtime))
 					continue
 				}
 				fmt.Fprintf(c.out, " Inode: %-12d Generation: %d\n", a.Ino, a.Gen)
-				fmt.Fprintf(c.out, "  Mode: %04o (%s)\n", a.Mode&0o7777, modeString(a.Mode))
+				fmt.Fprintf(c.out, "  Mode: %04o (%s)\n", a.Mode&0o7777, vfs.ModeString(a.Mode))
 				fmt.Fprintf(c.out, " Links: %d\n", a.Nlink)
 				fmt.Fprintf(c.out, "   Uid: %-12d Gid: %d\n", a.Uid, a.Gid)
 				fmt.Fprintf(c.out, "  Size: %-12d Blocks: %d\n", a.Size, a.Blocks)

@@ -405,23 +405,6 @@ func TestFS_Help(t *testing.T) {
 	}
 }
 
-func TestModeString(t *testing.T) {
-	for mode, want := range map[uint32]string{
-		0o100644: "-rw-r--r--",
-		0o104755: "-rwsr-xr-x",
-		0o104644: "-rwSr--r--",
-		0o102755: "-rwxr-sr-x",
-		0o041777: "drwxrwxrwt",
-		0o041776: "drwxrwxrwT",
-		0o120777: "lrwxrwxrwx",
-		0o100000: "----------",
-	} {
-		if got := modeString(mode); got != want {
-			t.Errorf("modeString(%#o) = %q, want %q", mode, got, want)
-		}
-	}
-}
-
 // TestFS_RealTreeRoundTrip imports a real source tree (a copy of the Go
 // distribution's net/http: ~130 files, 2.5 MiB, testdata included) and checks
 // that the export reproduces it byte for byte, with modes and times. The tree is

@@ -3,6 +3,8 @@ package cmds
 import (
 	"fmt"
 	"strings"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 func init() { Register("chmod", Chmod) }
@@ -122,9 +124,9 @@ func (c *chmodder) apply(name, p string, top bool) bool {
 	if c.verbose || (c.changes && nm != old) {
 		if nm != old {
 			fuPrintf(env, "mode of %s changed from %04o (%s) to %04o (%s)\n", quoteaf(env, name), old,
-				fuModeString(a.Mode)[1:], nm, fuModeString(nm)[1:])
+				vfs.ModeString(a.Mode)[1:], nm, vfs.ModeString(nm)[1:])
 		} else {
-			fuPrintf(env, "mode of %s retained as %04o (%s)\n", quoteaf(env, name), old, fuModeString(a.Mode)[1:])
+			fuPrintf(env, "mode of %s retained as %04o (%s)\n", quoteaf(env, name), old, vfs.ModeString(a.Mode)[1:])
 		}
 	}
 	if c.recursive && a.IsDir() {

@@ -174,37 +174,6 @@ func fuErrnoOf(err error) syscall.Errno {
 // fuIsNotExist reports whether err is ENOENT.
 func fuIsNotExist(err error) bool { return fuErrnoOf(err) == syscall.ENOENT }
 
-// fuModeString renders a Unix mode as ls -l does ("drwxr-xr-x").
-func fuModeString(m uint32) string {
-	b := []byte("?rwxrwxrwx")
-	switch m & vfs.S_IFMT {
-	case vfs.S_IFDIR:
-		b[0] = 'd'
-	case vfs.S_IFLNK:
-		b[0] = 'l'
-	case vfs.S_IFREG:
-		b[0] = '-'
-	}
-	for i := 0; i < 9; i++ {
-		if m&(1<<(8-i)) == 0 {
-			b[i+1] = '-'
-		}
-	}
-	special := func(pos int, bit uint32, set, unset byte) {
-		if m&bit != 0 {
-			if b[pos] == '-' {
-				b[pos] = unset
-			} else {
-				b[pos] = set
-			}
-		}
-	}
-	special(3, vfs.S_ISUID, 's', 'S')
-	special(6, vfs.S_ISGID, 's', 'S')
-	special(9, vfs.S_ISVTX, 't', 'T')
-	return string(b)
-}
-
 // fuUserName maps a uid to a name: root for 0, else the number (the workspace
 // has no password database).
 func fuUserName(uid uint32) string {

@@ -1077,7 +1077,7 @@ func (f *finder) printf(format string, it *fdItem) string {
 		case 'm':
 			s = strconv.FormatUint(uint64(it.attr.Mode&0o7777), 8)
 		case 'M':
-			s = fuModeString(it.attr.Mode)
+			s = vfs.ModeString(it.attr.Mode)
 		case 'y', 'Y':
 			m := it.lattr.Mode
 			if d == 'Y' || f.follow == 'L' {
@@ -1241,7 +1241,7 @@ func fdTimeFormat(t time.Time, k byte) string {
 func (f *finder) ls(it *fdItem) string {
 	a := it.attr
 	tm := fuLsTime(a.Mtime.UTC(), f.now.UTC())
-	s := fmt.Sprintf("%9d %6d %s %3d %-8s %-8s %8d %s %s", a.Ino, (fuBlocks(a)+1)/2, fuModeString(a.Mode), a.Nlink,
+	s := fmt.Sprintf("%9d %6d %s %3d %-8s %-8s %8d %s %s", a.Ino, (fuBlocks(a)+1)/2, vfs.ModeString(a.Mode), a.Nlink,
 		fuUserName(a.Uid), fuGroupName(a.Gid), a.Size, tm, it.path)
 	if a.IsSymlink() {
 		t, _ := f.env.FS.Readlink(f.env.Ctx, it.abs)

@@ -331,7 +331,7 @@ func (l *fuLister) print(list []lsEntry) {
 		if l.o.inode {
 			fmt.Fprintf(l.w, "%*s ", wi, r.ino)
 		}
-		fmt.Fprintf(l.w, "%s %*s %-*s %-*s %*s %s %s", fuModeString(e.attr.Mode), wl, r.links, wo, r.owner,
+		fmt.Fprintf(l.w, "%s %*s %-*s %-*s %*s %s %s", vfs.ModeString(e.attr.Mode), wl, r.links, wo, r.owner,
 			wg, r.group, ws, r.size, l.time(e.attr.Mtime, now), l.quoted(e.name))
 		if e.attr.IsSymlink() {
 			fmt.Fprintf(l.w, " -> %s", l.quoted(e.target))

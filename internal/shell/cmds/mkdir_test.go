@@ -3,6 +3,8 @@ package cmds
 import (
 	"context"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 var mkdirCases = []fuFileCase{
@@ -47,7 +49,7 @@ func TestMkdirModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fuModeString(fi.Attr().Mode); got != c.want {
+		if got := vfs.ModeString(fi.Attr().Mode); got != c.want {
 			t.Errorf("%q: mode %s, want %s", c.args, got, c.want)
 		}
 	}

@@ -271,7 +271,7 @@ func (s *stFile) directive(d byte, spec string) (string, bool) {
 		}
 		return v, !strings.Contains(spec, "#")
 	case 'A':
-		return fuModeString(a.Mode), false
+		return vfs.ModeString(a.Mode), false
 	case 'f':
 		return strconv.FormatUint(uint64(a.Mode), 16), false
 	case 'F':

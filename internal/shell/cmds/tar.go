@@ -712,7 +712,7 @@ func (s *tarState) listLong(hdr *tar.Header, name string) {
 	case tar.TypeSymlink:
 		typ = vfs.S_IFLNK
 	}
-	modes := []byte(fuModeString(typ | m))
+	modes := []byte(vfs.ModeString(typ | m))
 	if hdr.Typeflag == tar.TypeLink {
 		modes[0] = 'h'
 	}

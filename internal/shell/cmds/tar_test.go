@@ -70,12 +70,12 @@ func tarTree(t *testing.T, f *vfs.FS, root string) map[string]string {
 			t.Fatal(err)
 		}
 		a := fi.Attr()
-		d := fuModeString(a.Mode) + " " + a.Mtime.UTC().Truncate(time.Second).Format(time.RFC3339)
+		d := vfs.ModeString(a.Mode) + " " + a.Mtime.UTC().Truncate(time.Second).Format(time.RFC3339)
 		switch {
 		case a.IsSymlink():
 			tg, _ := f.Readlink(ctx, p)
 			d += " -> " + tg
-			d = fuModeString(a.Mode) + " -> " + tg // symlink mtimes are not compared
+			d = vfs.ModeString(a.Mode) + " -> " + tg // symlink mtimes are not compared
 		case a.IsRegular():
 			d += " " + readFile(t, f, p)
 			if a.Nlink > 1 {

@@ -388,7 +388,7 @@ func (t *treeRun) print(kids []*treeNode, prefix, dir string) {
 func (t *treeRun) meta(c *treeNode) string {
 	var parts []string
 	if t.o.perms {
-		parts = append(parts, fuModeString(c.attr.Mode))
+		parts = append(parts, vfs.ModeString(c.attr.Mode))
 	}
 	if t.o.size {
 		if t.o.human {
