@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,26 +180,38 @@ func countFDs(t testing.TB) int {
 	return len(ents)
 }
 
-// settle waits (up to a generous deadline, never asserting on time) until the
-// goroutine count is at most g0.
-func settle(g0 int) int {
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > g0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+// deskGoroutines counts the goroutines running desk's own (non-test) code:
+// the stores', runtimes' and host's. The runtime's, the SQLite driver's and
+// the test framework's goroutines do not count, so a count taken right after
+// work is not thrown off by goroutines of other packages still winding down.
+func deskGoroutines() int {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, line := range strings.Split(g, "\n") {
+			if strings.Contains(line, "github.com/desk-dev/desk/internal/") && !strings.Contains(line, "_test.") {
+				n++
+				break
+			}
+		}
 	}
-	return runtime.NumGoroutine()
+	return n
 }
 
-// baseline is the goroutine count once the process is quiet: the lowest of a
-// few samples over 100ms (timer and close goroutines from earlier work exit).
-func baseline() int {
-	g := runtime.NumGoroutine()
-	for range 10 {
-		time.Sleep(10 * time.Millisecond)
-		g = min(g, runtime.NumGoroutine())
+// settle waits (up to a generous deadline, never asserting on time) until
+// at most g0 goroutines run desk's code. Nothing signals that a goroutine
+// has exited, so this polls.
+func settle(g0 int) int {
+	deadline := time.Now().Add(30 * time.Second)
+	for deskGoroutines() > g0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling: no event exists
 	}
-	return g
+	return deskGoroutines()
 }
+
+// baseline is the number of goroutines running desk's code now.
+func baseline() int { return deskGoroutines() }
 
 // waitUntil waits until cond holds, checking every millisecond, and fails
 // after 30 s (a hang guard). Use it only where nothing signals the state.
