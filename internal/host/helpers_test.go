@@ -134,10 +134,13 @@ type tracker struct {
 	live    atomic.Int64
 	maxLive atomic.Int64
 	block   chan struct{} // if not nil, Attach waits for it to be closed
+	arrived chan string   // each Attach that will wait on block sends its workspace's name
 	fail    error         // if not nil, Attach fails with it
 }
 
-func newTracker() *tracker { return &tracker{opens: make(map[string]int)} }
+func newTracker() *tracker {
+	return &tracker{opens: make(map[string]int), arrived: make(chan string, 64)}
+}
 
 func (tr *tracker) attach(ctx context.Context, ws *workspace.Workspace) (io.Closer, error) {
 	tr.mu.Lock()
@@ -145,6 +148,10 @@ func (tr *tracker) attach(ctx context.Context, ws *workspace.Workspace) (io.Clos
 	block, fail := tr.block, tr.fail
 	tr.mu.Unlock()
 	if block != nil {
+		select {
+		case tr.arrived <- ws.Name():
+		default: // nobody is counting that many
+		}
 		<-block
 	}
 	if fail != nil {
@@ -214,7 +221,8 @@ func settle(g0 int) int {
 func baseline() int { return deskGoroutines() }
 
 // waitUntil waits until cond holds, checking every millisecond, and fails
-// after 30 s (a hang guard). Use it only where nothing signals the state.
+// after 30 s (a hang guard). Use it only where nothing signals the state
+// (the host's count of callers waiting for an open).
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {

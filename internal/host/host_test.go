@@ -562,7 +562,9 @@ func TestHost_AcquireWaits(t *testing.T) {
 		lease = l
 		first <- err
 	}()
-	waitUntil(t, "the open of slow to begin", func() bool { return tr.count("slow") > 0 })
+	if name := <-tr.arrived; name != "slow" {
+		t.Fatalf("the open of %q began, want slow", name)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	gaveUp := make(chan error, 1)
 	go func() { _, err := h.Acquire(cctx, "slow"); gaveUp <- err }()
@@ -619,7 +621,9 @@ func TestHost_OpenFails(t *testing.T) {
 	for range 5 {
 		go func() { _, err := h.Acquire(ctx, "flaky"); errs <- err }()
 	}
-	waitUntil(t, "the open of flaky to begin", func() bool { return tr.count("flaky") > 0 })
+	if name := <-tr.arrived; name != "flaky" {
+		t.Fatalf("the open of %q began, want flaky", name)
+	}
 	waitUntil(t, "all five callers to wait for the open", func() bool { return h.Stats().Waiting == 5 })
 	close(tr.block)
 	for range 5 {

@@ -18,7 +18,8 @@ import (
 //
 //	say TEXT      TEXT and a newline to stdout (before the start, if first)
 //	start         report the start (implied after the last line otherwise)
-//	gate NAME     block until the test opens gate NAME of mini, or ctx ends
+//	gate NAME     open gate "at:NAME" (the test can wait for it), then block
+//	              until the test opens gate NAME of mini, or ctx ends
 //	serve         write "tick" lines until ctx ends
 //	exit N        end with exit code N
 //	fail MESSAGE  return an error (before the start: the program did not start)
@@ -45,6 +46,7 @@ func (s service) RunDetached(ctx context.Context, job *Job, started func()) (Out
 		case "start":
 			start()
 		case "gate":
+			s.open("at:" + arg)
 			select {
 			case <-s.gate(arg):
 			case <-ctx.Done():
@@ -194,13 +196,8 @@ func TestExec_Detached(t *testing.T) {
 		e := newServiceEnv(t, Options{})
 		c, cancel := context.WithCancel(ctx(t))
 		go func() {
-			// Cancel once the execution is waiting at the gate (nothing
-			// signals its registration: poll, with a hang guard).
-			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				if _, ok := e.r.Lookup("slow"); ok {
-					break
-				}
-			}
+			// Cancel once the execution is waiting at the gate.
+			<-e.m.gate("at:never")
 			cancel()
 		}()
 		_, err := e.r.Exec(c, "gate never\nserve", ExecOptions{ID: "slow", Backend: "svc", Detached: true})
