@@ -510,6 +510,11 @@ func (s *tarState) read() int {
 			if isCanceled(env, err) {
 				return 2
 			}
+			if errors.Is(err, tar.ErrFieldTooLong) {
+				// A PAX or GNU long-name record over archive/tar's 1 MiB:
+				// refused before it is read whole (GNU tar would read it).
+				return s.fatal("a header record is longer than 1 MiB, the limit of this tar")
+			}
 			if first {
 				s.errorf("This does not look like a tar archive")
 				break
