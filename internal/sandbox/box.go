@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
@@ -202,10 +204,48 @@ func (x *box) startWith(ctx context.Context) error {
 	if x.initPID, err = x.readPID(ctx); err != nil {
 		return err
 	}
+	x.watchInit()
 	x.cg = findCounters(x.initPID)
 	x.recordCgroups()
 	x.ns, _ = os.Readlink("/proc/" + strconv.Itoa(x.initPID) + "/ns/pid")
 	return nil
+}
+
+// watchInit stops the sandbox as soon as its init exits, whether or not the
+// runtime (which holds a copy of the init's connection until it exits
+// itself) is quick to notice: an execution under a killed init ends at once
+// instead of waiting on the runtime's cleanup.
+func (x *box) watchInit() {
+	fd, err := unix.PidfdOpen(x.initPID, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			x.die(errors.New("the init exited"))
+		}
+		return // an old kernel: the runtime's exit and the connection tell
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return
+	}
+	go func() {
+		<-x.dead
+		f.Close() // ends the wait below
+	}()
+	go func() {
+		waited := false
+		err := rc.Read(func(uintptr) bool {
+			// The first call only arms the wait; the poller calls again
+			// once the pidfd is readable, which it is when the init exits.
+			done := waited
+			waited = true
+			return done
+		})
+		if err == nil {
+			x.die(errors.New("the init exited"))
+		}
+	}()
 }
 
 // readPID reads the init's host pid from the file the runtime writes (atomically,

@@ -103,6 +103,36 @@ func TestBackend_InitKilledDuringExecution(t *testing.T) {
 	e.ok("true")
 }
 
+// The runtime holds a copy of the init's connection until it exits itself;
+// with the runtime stopped (as under heavy load, or a runtime stuck in its
+// cleanup), the init's exit alone must end the execution.
+func TestBackend_InitKilledWhileRuntimeStalls(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.ok("true")
+	x := e.box()
+	ex, err := e.r.Exec(ctx(t), "sleep 100", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "sleep", func() bool { return countProcs(t, x, "sleep") == 1 })
+	if err := x.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer x.cmd.Process.Signal(syscall.SIGCONT)
+	syscall.Kill(x.initPID, syscall.SIGKILL)
+	res, err := ex.Wait(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != run.StatusFailed || !strings.Contains(res.Error, "the init exited") {
+		t.Errorf("status %s error %q", res.Status, res.Error)
+	}
+	x.cmd.Process.Signal(syscall.SIGCONT)
+	<-x.gone
+	e.ok("true")
+}
+
 func TestBackend_MountEndsStopsSandbox(t *testing.T) {
 	t.Parallel()
 	var mounts, releases atomic.Int32
