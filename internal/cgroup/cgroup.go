@@ -1,0 +1,250 @@
+package cgroup
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Root is where the cgroup hierarchies are mounted.
+const Root = "/sys/fs/cgroup"
+
+// ErrUnsupported: a limit was asked for a controller the host does not have.
+var ErrUnsupported = errors.New("cgroup controller not available")
+
+// Limits are a group's bounds; a zero field leaves the controller's default.
+type Limits struct {
+	MemoryBytes int64 // the group's memory, page cache included
+	CPUWeight   int   // 1 to 10000; 100 is everyone's default share
+	Pids        int64 // tasks at once
+}
+
+// Group is a control group made by New.
+type Group struct {
+	v2   bool
+	dirs []string // v1: one per controller; v2: one
+	oom  string   // the file whose oom_kill line counts OOM kills ("" unknown)
+}
+
+// controllers are the v1 hierarchies a Group uses.
+var controllers = []string{"memory", "cpu", "pids"}
+
+// New makes the group name under the calling process's cgroup (see the
+// package documentation) with limits l.
+func New(name string, l Limits) (*Group, error) {
+	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+		return nil, fmt.Errorf("make cgroup %q: %w", name, syscall.EINVAL)
+	}
+	if l.MemoryBytes < 0 || l.Pids < 0 || l.CPUWeight < 0 || l.CPUWeight > 10000 {
+		return nil, fmt.Errorf("make cgroup %s: limits out of range: %w", name, syscall.EINVAL)
+	}
+	own, err := ownPaths()
+	if err != nil {
+		return nil, fmt.Errorf("make cgroup %s: %w", name, err)
+	}
+	if unified() {
+		return newV2(name, own[""], l)
+	}
+	return newV1(name, own, l)
+}
+
+// unified reports whether Root is the cgroup v2 hierarchy itself.
+func unified() bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs(Root, &st) == nil && st.Type == 0x63677270 // CGROUP2_SUPER_MAGIC
+}
+
+// ownPaths reads /proc/self/cgroup: controller → path ("" for v2).
+func ownPaths() (map[string]string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			m[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			m[c] = parts[2]
+		}
+	}
+	return m, nil
+}
+
+func newV1(name string, own map[string]string, l Limits) (*Group, error) {
+	g := &Group{}
+	want := map[string]bool{"memory": l.MemoryBytes > 0, "cpu": l.CPUWeight > 0, "pids": l.Pids > 0}
+	for _, c := range controllers {
+		base := filepath.Join(Root, c)
+		p, ok := own[c]
+		if !ok || !isDir(base) {
+			if want[c] {
+				return nil, fmt.Errorf("make cgroup %s: %s: %w", name, c, ErrUnsupported)
+			}
+			continue
+		}
+		dir := filepath.Join(base, p, name)
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			g.Remove()
+			return nil, fmt.Errorf("make cgroup %s: %w", name, err)
+		}
+		g.dirs = append(g.dirs, dir)
+		var err error
+		switch c {
+		case "memory":
+			g.oom = filepath.Join(dir, "memory.oom_control")
+			if l.MemoryBytes > 0 {
+				err = write(dir, "memory.limit_in_bytes", l.MemoryBytes)
+				if err == nil && exists(filepath.Join(dir, "memory.memsw.limit_in_bytes")) {
+					err = write(dir, "memory.memsw.limit_in_bytes", l.MemoryBytes)
+				}
+			}
+		case "cpu":
+			if l.CPUWeight > 0 {
+				err = write(dir, "cpu.shares", max(2, int64(l.CPUWeight)*1024/100))
+			}
+		case "pids":
+			if l.Pids > 0 {
+				err = write(dir, "pids.max", l.Pids)
+			}
+		}
+		if err != nil {
+			g.Remove()
+			return nil, fmt.Errorf("make cgroup %s: %w", name, err)
+		}
+	}
+	return g, nil
+}
+
+func newV2(name, own string, l Limits) (*Group, error) {
+	parent := filepath.Join(Root, own)
+	if err := enableV2(parent); err != nil {
+		return nil, fmt.Errorf("make cgroup %s: %w", name, err)
+	}
+	dir := filepath.Join(parent, name)
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("make cgroup %s: %w", name, err)
+	}
+	g := &Group{v2: true, dirs: []string{dir}, oom: filepath.Join(dir, "memory.events")}
+	var err error
+	if l.MemoryBytes > 0 {
+		err = write(dir, "memory.max", l.MemoryBytes)
+		if err == nil && exists(filepath.Join(dir, "memory.swap.max")) {
+			err = write(dir, "memory.swap.max", 0)
+		}
+	}
+	if err == nil && l.CPUWeight > 0 {
+		err = write(dir, "cpu.weight", int64(l.CPUWeight))
+	}
+	if err == nil && l.Pids > 0 {
+		err = write(dir, "pids.max", l.Pids)
+	}
+	if err != nil {
+		g.Remove()
+		return nil, fmt.Errorf("make cgroup %s: %w", name, err)
+	}
+	return g, nil
+}
+
+// enableV2 turns on memory, cpu and pids for parent's children, first
+// moving this process into a leaf "desk-self" if parent holds processes.
+func enableV2(parent string) error {
+	ctl := filepath.Join(parent, "cgroup.subtree_control")
+	have, _ := os.ReadFile(ctl)
+	missing := ""
+	for _, c := range controllers {
+		if !bytes.Contains(have, []byte(c)) {
+			missing += " +" + c
+		}
+	}
+	if missing == "" {
+		return nil
+	}
+	err := os.WriteFile(ctl, []byte(strings.TrimSpace(missing)), 0)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, syscall.EBUSY) {
+		return err
+	}
+	leaf := filepath.Join(parent, "desk-self")
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if err := write(leaf, "cgroup.procs", int64(os.Getpid())); err != nil {
+		return err
+	}
+	return os.WriteFile(ctl, []byte(strings.TrimSpace(missing)), 0)
+}
+
+// Add moves process pid, with all its threads, into the group.
+func (g *Group) Add(pid int) error {
+	for _, d := range g.dirs {
+		if err := write(d, "cgroup.procs", int64(pid)); err != nil {
+			return fmt.Errorf("add process %d to cgroup: %w", pid, err)
+		}
+	}
+	return nil
+}
+
+// OOMKills is the number of processes of the group the OOM killer has
+// killed (0 where the kernel does not count them).
+func (g *Group) OOMKills() int64 {
+	if g.oom == "" {
+		return 0
+	}
+	b, err := os.ReadFile(g.oom)
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		k, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte(" "))
+		if ok && string(k) == "oom_kill" {
+			n, _ := strconv.ParseInt(string(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// Dirs are the group's directories (one per v1 controller, one on v2).
+func (g *Group) Dirs() []string { return g.dirs }
+
+// Remove deletes the group's directories. It fails with EBUSY while a
+// process is still in the group.
+func (g *Group) Remove() error {
+	var errs []error
+	for _, d := range g.dirs {
+		if err := os.Remove(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove cgroup: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func write(dir, file string, v int64) error {
+	return os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(v, 10)), 0)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
