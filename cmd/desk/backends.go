@@ -31,6 +31,12 @@ func (bs *backendSet) workspaceOptions() workspace.Options {
 // sandbox otherwise. With the sandbox, --backend auto sends it what the shell
 // lacks.
 func newBackends(runtime, dataDir string, log *slog.Logger) (*backendSet, error) {
+	return newBackendsAt(runtime, dataDir, nil, log)
+}
+
+// newBackendsAt is newBackends with the sandbox's state directory moved by
+// sub (nil: sandboxDir itself).
+func newBackendsAt(runtime, dataDir string, sub func(string) string, log *slog.Logger) (*backendSet, error) {
 	backends := map[string]deskrun.Backend{
 		"shell": shell.New(shell.Options{}),
 	}
@@ -40,7 +46,7 @@ func newBackends(runtime, dataDir string, log *slog.Logger) (*backendSet, error)
 	}
 	backends[jsvm.ID] = js
 	bs := &backendSet{backends: backends, run: runOptions(backends), close: func() {}}
-	sb, err := newSandbox(runtime, dataDir, log)
+	sb, err := newSandbox(runtime, dataDir, sub, log)
 	if err != nil {
 		log.Info("no sandbox backend", "why", err)
 	} else {

@@ -80,6 +80,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Hidden: the sandbox's init handles its signals itself.
 		return runSandboxInit(args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == workerCommand {
+		// Hidden: desk serve's worker; it stops when its parent says so.
+		return runWorker(args[1:], stdin, stdout, stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st := streams{in: stdin, out: stdout, err: stderr}

@@ -30,8 +30,9 @@ import (
 // TestMain keeps the tests away from the user's configuration: the config
 // file is a temporary one and the client variables are unset.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
-		// The test binary is the sandbox's init in TestServe_Sandbox.
+	if len(os.Args) > 1 && (os.Args[1] == sandbox.InitCommand || os.Args[1] == workerCommand) {
+		// The test binary is the sandbox's init in TestServe_Sandbox, or
+		// desk serve's worker in the tests that serve with workers.
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if os.Getenv(envTestRunDesk) == "1" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
 )
@@ -85,6 +87,10 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	logFormat := fl.String("log-format", "text", "the log format: text or json")
 	noConfig := fl.Bool("no-config", false, "do not write the local user's config file")
 	sandboxRT := fl.String("sandbox", "runc", "the OCI runtime of the sandbox backend (a name in PATH or a path; off: no sandbox backend)")
+	workers := fl.Bool("workers", true, "serve each active workspace in a worker process of its own (false: every workspace in this process)")
+	workerMem := fl.Int64("worker-memory", defaultWorkerMemory, "each worker's memory limit in bytes, its sandbox included (a cgroup; 0: none)")
+	workerCPU := fl.Int("worker-cpu-weight", 100, "each worker's CPU weight, 1 to 10000: CPU shared in proportion among busy workspaces (0: the kernel's default)")
+	workerPids := fl.Int64("worker-pids", defaultWorkerPids, "the most processes and threads of each worker, its sandbox included (0: no limit)")
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
 	}
@@ -116,10 +122,18 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	if *token != "" && len(*token) < 16 {
 		return sp.usageError(st, fl, usagef("the admin token must be at least 16 bytes"))
 	}
+	if *workerMem < 0 || *workerPids < 0 || *workerCPU < 0 || *workerCPU > 10000 {
+		return sp.usageError(st, fl, usagef("--worker-memory and --worker-pids must not be negative, --worker-cpu-weight must be 0 to 10000"))
+	}
 	log := slog.New(handler)
+	var wc *workerConfig
+	if *workers && hooks.backends == nil {
+		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
+			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}}
+	}
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
-		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT,
+		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -133,7 +147,8 @@ type serveConfig struct {
 	maxOpen           int
 	maxData, reserve  int64 // --max-data-bytes, --reserve-bytes
 	writeConfig       bool
-	sandbox           string // the --sandbox flag
+	sandbox           string        // the --sandbox flag
+	workers           *workerConfig // nil: every workspace in this process
 	log               *slog.Logger
 	st                streams
 	hooks             serveHooks
@@ -143,12 +158,21 @@ type serveConfig struct {
 // ends, then shuts down gracefully.
 func serveUntil(ctx context.Context, cfg serveConfig) error {
 	bs := &backendSet{backends: cfg.hooks.backends, run: runOptions(cfg.hooks.backends)}
-	if bs.backends == nil {
+	var names []string // the backends offered
+	switch {
+	case cfg.workers != nil:
+		// The workers run the backends; this process only needs their names.
+		names = workerBackends(cfg.sandbox, cfg.log)
+		bs = &backendSet{}
+	case bs.backends == nil:
 		var err error
 		if bs, err = newBackends(cfg.sandbox, cfg.data, cfg.log); err != nil {
 			return err
 		}
 		defer bs.close()
+		fallthrough
+	default:
+		names = slices.Sorted(maps.Keys(bs.backends))
 	}
 	backends := bs.backends
 	h, err := host.Open(ctx, host.Options{
@@ -171,8 +195,19 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		h.Close()
 		return err
 	}
-	srv, err := api.New(h, a, api.Options{Logger: cfg.log, Shell: shellConfig(backends)})
+	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names}
+	if cfg.workers != nil {
+		if ao.Workers, err = cfg.workers.pool(h.DataDir(), cfg.maxOpen, cfg.log); err != nil {
+			a.Close()
+			h.Close()
+			return err
+		}
+	}
+	srv, err := api.New(h, a, ao)
 	if err != nil {
+		if ao.Workers != nil {
+			ao.Workers.Close(ctx)
+		}
 		a.Close()
 		h.Close()
 		return err
@@ -209,20 +244,19 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 			cfgPath = p
 		}
 	}
-	names := "none yet (desk exec needs one)"
-	if len(backends) > 0 {
-		keys := make([]string, 0, len(backends))
-		for k := range backends {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		names = strings.Join(keys, ",")
+	shown := "none yet (desk exec needs one)"
+	if len(names) > 0 {
+		shown = strings.Join(names, ",")
 	}
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 		cfg.log.Warn("listening beyond loopback over plain HTTP: tokens travel in clear text", "addr", ln.Addr().String())
 	}
-	cfg.log.Info("desk serve listening", "url", url, "data", h.DataDir(), "backends", names,
-		"idle", cfg.idle.String(), "max_open", cfg.maxOpen, "config", cfgPath, "pid", os.Getpid())
+	mode := "in this process"
+	if cfg.workers != nil {
+		mode = "a worker process per workspace"
+	}
+	cfg.log.Info("desk serve listening", "url", url, "data", h.DataDir(), "backends", shown,
+		"idle", cfg.idle.String(), "max_open", cfg.maxOpen, "workspaces", mode, "config", cfgPath, "pid", os.Getpid())
 	if cfg.hooks.ready != nil {
 		cfg.hooks.ready(url)
 	}

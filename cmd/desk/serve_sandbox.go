@@ -20,19 +20,19 @@ import (
 // sandbox's /workspace is the backend's own FUSE mount of the workspace's
 // store (its /workspace directory), so every backend sees the same files at
 // the same paths.
-func newSandbox(runtime, dataDir string, log *slog.Logger) (*sandbox.Backend, error) {
-	if runtime == "off" {
-		return nil, errors.New("turned off (--sandbox off)")
-	}
-	if err := sandbox.Available(runtime); err != nil {
-		return nil, err
-	}
-	if err := sandbox.MountAvailable(); err != nil {
+//
+// sub, if set, moves the sandbox's directories below sandboxDir (a worker's
+// own, per workspace).
+func newSandbox(runtime, dataDir string, sub func(string) string, log *slog.Logger) (*sandbox.Backend, error) {
+	if err := sandboxUsable(runtime); err != nil {
 		return nil, err
 	}
 	dir, err := sandboxDir(dataDir)
 	if err != nil {
 		return nil, err
+	}
+	if sub != nil {
+		dir = sub(dir)
 	}
 	return sandbox.New(sandbox.Options{
 		Runtime:     runtime,
@@ -40,6 +40,18 @@ func newSandbox(runtime, dataDir string, log *slog.Logger) (*sandbox.Backend, er
 		StateDir:    filepath.Join(dir, "state"),
 		Logger:      log,
 	})
+}
+
+// sandboxUsable says why this host cannot run the sandbox backend with
+// runtime (the --sandbox flag), or nil.
+func sandboxUsable(runtime string) error {
+	if runtime == "off" {
+		return errors.New("turned off (--sandbox off)")
+	}
+	if err := sandbox.Available(runtime); err != nil {
+		return err
+	}
+	return sandbox.MountAvailable()
 }
 
 // sandboxDir is the server's directory for sandbox state, one per data

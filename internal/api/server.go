@@ -21,6 +21,7 @@ import (
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/tools"
+	"github.com/desk-dev/desk/internal/worker"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -115,6 +116,22 @@ type Options struct {
 	// Shell serves interactive shells at /v1/workspaces/{ws}/shell (see
 	// ShellConfig; without an Opener the route answers 501).
 	Shell ShellConfig
+	// Workers, if set, makes this server the front of worker processes: it
+	// never opens a workspace itself; every request that uses an open
+	// workspace (the routes that lease it, and MCP's tool calls and file
+	// reads) is forwarded, with the principal it authenticated, to the
+	// workspace's worker (package worker), which serves it with a server
+	// made with WorkerKey. See docs/decisions.md, "A worker process per
+	// workspace".
+	Workers *worker.Pool
+	// WorkerKey, if set, makes this server a workspace worker's: it takes no
+	// bearer token but the principal the front authenticated, on requests
+	// that carry this key (worker.HeaderKey); others get 401.
+	WorkerKey string
+	// Backends are the execution backends offered, for checking the
+	// backends a minted token names. Default: the host's
+	// (host.Backends).
+	Backends []string
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.
@@ -196,10 +213,14 @@ type Server struct {
 }
 
 // New returns the API server over h and the token store a. Neither is owned
-// until Shutdown, which closes both.
+// until Shutdown, which closes both. A worker's server (Options.WorkerKey)
+// has no token store: a is nil.
 func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
-	if h == nil || a == nil {
-		return nil, errors.New("new api server: nil host or token store")
+	if h == nil || (a == nil) != (opts.WorkerKey != "") {
+		return nil, errors.New("new api server: nil host, or a token store with a worker key or neither")
+	}
+	if opts.Workers != nil && opts.WorkerKey != "" {
+		return nil, errors.New("new api server: a front (Workers) cannot be a worker (WorkerKey)")
 	}
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
@@ -222,8 +243,13 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	if mo.MaxJSONDepth == 0 {
 		mo.MaxJSONDepth = opts.MaxJSONDepth
 	}
-	if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
-		return nil, fmt.Errorf("new api server: %w", err)
+	if opts.Workers != nil {
+		mo.Workspace = s.remoteWorkspace
+	}
+	if a != nil {
+		if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
+			return nil, fmt.Errorf("new api server: %w", err)
+		}
 	}
 	for _, rt := range routes() {
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
@@ -252,7 +278,8 @@ func (s *Server) NewHTTPServer(addr string) *http.Server {
 // Shutdown stops the API gracefully: it ends event streams and waiting
 // requests, stops srv from accepting and waits (bounded by ctx) for the
 // requests in flight (srv may be nil when the caller serves the handler
-// itself), then closes the host — which stops running executions and records
+// itself), then stops the workers (Options.Workers, which it owns too) and
+// closes the host — which stops running executions and records
 // them as stopped — and the token store. Later calls return the first result.
 func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
 	s.shutdownOnce.Do(func() {
@@ -263,11 +290,18 @@ func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
 				errs = append(errs, fmt.Errorf("shut down http server: %w", err))
 			}
 		}
+		if s.opts.Workers != nil {
+			if err := s.opts.Workers.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("stop workers: %w", err))
+			}
+		}
 		if err := s.host.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close host: %w", err))
 		}
-		if err := s.auth.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close token store: %w", err))
+		if s.auth != nil {
+			if err := s.auth.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close token store: %w", err))
+			}
 		}
 		s.shutdownErr = errors.Join(errs...)
 	})
@@ -378,7 +412,13 @@ func (s *Server) wrap(rt route) http.Handler {
 }
 
 func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call) error {
-	if rt.access != accPublic {
+	if s.opts.WorkerKey != "" {
+		p, err := s.trusted(rt, r)
+		if err != nil {
+			return err
+		}
+		c.p = p
+	} else if rt.access != accPublic {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		p, err := s.auth.Authenticate(strings.TrimSpace(tok))
 		if err != nil {
@@ -402,6 +442,9 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 			}
 		} else if !c.p.Admin && (c.p.Token == nil || c.p.Token.Workspace != c.ws) {
 			return fmt.Errorf("%w: this token is not for workspace %q", auth.ErrForbidden, c.ws)
+		}
+		if rt.lease && s.opts.Workers != nil {
+			return s.forward(w, r, c)
 		}
 		if rt.lease {
 			l, err := s.host.Acquire(r.Context(), c.ws)

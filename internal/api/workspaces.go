@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/worker"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -76,6 +78,16 @@ func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c
 	c.ws = r.PathValue("ws")
 	if err := workspace.ValidateName(c.ws); err != nil {
 		return err
+	}
+	if s.opts.Workers != nil {
+		// The worker holds the store open: it must go first (it refuses
+		// while requests are in flight, as Delete refuses leases).
+		if err := s.opts.Workers.Stop(r.Context(), c.ws); err != nil {
+			if errors.Is(err, worker.ErrInUse) {
+				return fmt.Errorf("delete workspace %s: %w", c.ws, host.ErrInUse)
+			}
+			return err
+		}
 	}
 	if err := s.host.Delete(r.Context(), c.ws); err != nil {
 		return err
@@ -160,7 +172,10 @@ func (s *Server) mintOptions(req client.TokenRequest) (auth.MintOptions, error) 
 	if len(req.Backends) == 0 {
 		return o, nil
 	}
-	known := s.host.Backends()
+	known := s.opts.Backends
+	if known == nil {
+		known = s.host.Backends()
+	}
 	if !hasExec {
 		return o, errorf(http.StatusBadRequest, CodeInvalid, "backends %s restrict the exec scope, which the token lacks: add exec to its scopes or drop the backends", strings.Join(req.Backends, ", "))
 	}

@@ -29,6 +29,8 @@ var layers = map[string]int{
 	"internal/glob":      0,
 	"internal/jsonlimit": 0,
 	"internal/textdiff":  0,
+	"internal/cgroup":    0,
+	"internal/worker":    1,
 	"client":             0,
 	"internal/archtest":  0,
 	"internal/run":       1,

@@ -223,16 +223,34 @@ func (g *Group) OOMKills() int64 {
 // Dirs are the group's directories (one per v1 controller, one on v2).
 func (g *Group) Dirs() []string { return g.dirs }
 
-// Remove deletes the group's directories. It fails with EBUSY while a
-// process is still in the group.
+// Remove deletes the group's directories, and the groups its processes
+// made below it (a runtime's parent directory, say), deepest first. It
+// fails with EBUSY while a process is still in one of them.
 func (g *Group) Remove() error {
 	var errs []error
 	for _, d := range g.dirs {
-		if err := os.Remove(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := removeTree(d); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove cgroup: %w", err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeTree removes the cgroup dir and its child groups. Only directories
+// are removed: a cgroup's files go with it.
+func removeTree(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			if err := removeTree(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Remove(dir)
 }
 
 func write(dir, file string, v int64) error {

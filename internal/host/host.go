@@ -117,6 +117,15 @@ type Options struct {
 	// vfs.Space). 0 means vfs.DefaultReserve (64 MiB, at most a sixteenth of
 	// the disk); negative, none.
 	ReserveBytes int64
+	// NoLock makes Open skip the flock on LockFile: the caller guarantees
+	// no other host serves the data directory (a workspace worker of desk
+	// serve, whose parent holds the lock). Each store's own flock still
+	// keeps a second opener of one workspace out.
+	NoLock bool
+	// OnHibernate, if set, is called (on a goroutine of the host's, without
+	// locks held) after the idle timer has closed a workspace. A worker
+	// uses it to offer to exit.
+	OnHibernate func(name string)
 }
 
 // CreateOptions are per-workspace choices fixed at creation. Zero fields take
@@ -270,26 +279,19 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 			opts.Logger.Warn("host: made the data directory private", "dir", d, "was", fmt.Sprintf("%04o", perm), "now", fmt.Sprintf("%04o", perm&^0o077))
 		}
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open host: %w", err)
-	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lf.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("open host %s: %w", dir, ErrLocked)
+	var lf *os.File
+	if !opts.NoLock {
+		if lf, err = lockDataDir(dir); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("open host %s: lock: %w", dir, err)
-	}
-	// The pid is for people wondering who holds the lock; errors do not matter.
-	if lf.Truncate(0) == nil {
-		lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	space := opts.Workspace.VFS.Space
 	if space == nil {
 		space, err = vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: dir, Reserve: opts.ReserveBytes, Limit: opts.MaxDataBytes, Logger: opts.Logger})
 		if err != nil {
-			lf.Close()
+			if lf != nil {
+				lf.Close()
+			}
 			return nil, fmt.Errorf("open host: %w", err)
 		}
 		opts.Workspace.VFS.Space = space
@@ -307,6 +309,26 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.stats.MaxOpen = opts.MaxOpen
 	h.stats.IdleTimeout = opts.IdleTimeout
 	return h, nil
+}
+
+// lockDataDir takes the flock on dir's LockFile and writes the pid in it.
+func lockDataDir(dir string) (*os.File, error) {
+	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open host: %w", err)
+	}
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lf.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("open host %s: %w", dir, ErrLocked)
+		}
+		return nil, fmt.Errorf("open host %s: lock: %w", dir, err)
+	}
+	// The pid is for people wondering who holds the lock; errors do not matter.
+	if lf.Truncate(0) == nil {
+		lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return lf, nil
 }
 
 // DataDir is the host's absolute data directory.
@@ -534,6 +556,9 @@ func (h *Host) expire(e *entry, gen uint64) {
 	h.stats.Hibernated++
 	h.mu.Unlock()
 	h.closeEntry(e)
+	if h.opts.OnHibernate != nil {
+		h.opts.OnHibernate(e.name)
+	}
 }
 
 // busyLocked moves an open entry to stBusy. It keeps its slot until finish,
@@ -910,8 +935,10 @@ func (h *Host) Close() error {
 		h.finish(e)
 	}
 	h.ops.Wait()
-	if err := h.lock.Close(); err != nil {
-		errs = append(errs, err)
+	if h.lock != nil {
+		if err := h.lock.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close host: %w", err)

@@ -50,6 +50,11 @@ type HandlerOptions struct {
 	MaxServers int
 	// Logger receives the SDK's and the handler's errors. Default: none.
 	Logger *slog.Logger
+	// Workspace, if set, makes the Workspace a session of principal p on
+	// workspace ws serves, in place of a HostWorkspace over the handler's
+	// host: desk serve's front gives a RemoteWorkspace that reaches the
+	// workspace's worker process.
+	Workspace func(p auth.Principal, ws string) Workspace
 }
 
 // Handler serves MCP over streamable HTTP at /mcp/{ws} for the workspaces
@@ -213,8 +218,11 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 	if srv != nil {
 		return srv
 	}
-	hw := &HostWorkspace{Host: hd.h, Workspace: ws, Options: hd.opts.Tools,
+	var hw Workspace = &HostWorkspace{Host: hd.h, Workspace: ws, Options: hd.opts.Tools,
 		Allow: func(t tools.Tool) bool { return AllowTool(p, ws, t, nil) == nil }}
+	if hd.opts.Workspace != nil {
+		hw = hd.opts.Workspace(p, ws)
+	}
 	opts := hd.opts.Server
 	opts.track = hd.track
 	opts.Authorize = func(ctx context.Context, req sdk.Request, t tools.Tool, input json.RawMessage) error {

@@ -49,6 +49,11 @@ func DefaultEnv() map[string]string {
 // Options configure a Runtime. The zero value gives the documented defaults;
 // negative values are an error.
 type Options struct {
+	// Recovered is the error recorded on the executions a previous process
+	// left running, which Open finishes as failed. Default ErrStopped's
+	// text; a workspace worker restarted after a crash says why the last
+	// one died ("the workspace's worker was killed: out of memory").
+	Recovered string
 	// MaxRunning bounds concurrently running executions; Exec past it fails
 	// with ErrBusy. Default DefaultMaxRunning (16).
 	MaxRunning int

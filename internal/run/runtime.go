@@ -46,8 +46,8 @@ type Runtime struct {
 // Open returns a Runtime over fsys routing to backends by id (ids: 1-64 of
 // [A-Za-z0-9._-]). It finishes the records of executions that were running
 // when a previous process stopped: each becomes StatusFailed with the error
-// ErrStopped's text, an exit event, and as end time the time of its last
-// stored event. Close the Runtime before closing fsys.
+// Options.Recovered (default ErrStopped's text), an exit event, and as end
+// time the time of its last stored event. Close the Runtime before closing fsys.
 func Open(ctx context.Context, fsys *vfs.FS, backends map[string]Backend, opts Options) (*Runtime, error) {
 	if fsys == nil {
 		return nil, fmt.Errorf("open runtime: nil store: %w", ErrInvalid)
@@ -119,7 +119,11 @@ func (r *Runtime) recoverOne(ctx context.Context, id string) error {
 		}
 	}
 	exit.Seq++
-	info.Status, info.ExitCode, info.Error = StatusFailed, ExitFailed, ErrStopped.Error()
+	why := r.opts.Recovered
+	if why == "" {
+		why = ErrStopped.Error()
+	}
+	info.Status, info.ExitCode, info.Error = StatusFailed, ExitFailed, why
 	info.Ended, info.Events = exit.Time, exit.Seq
 	info.StdoutBytes, info.StderrBytes = exit.StdoutOffset, exit.StderrOffset
 	info.Changes = &Changes{Created: []string{}, Modified: []string{}, Deleted: []string{}, Truncated: true}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/cgroup"
+	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/jsvm"
+	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/worker"
+)
+
+// workerCommand is the hidden subcommand that serves one workspace for desk
+// serve (package worker): desk serve runs this binary with it, one process
+// per active workspace, and talks to it over a Unix socket. Run by hand it
+// fails: it needs its parent's key on standard input.
+const workerCommand = "worker"
+
+// Defaults of desk serve's worker flags.
+const (
+	defaultWorkerMemory = 2 << 30 // a worker and its sandbox (whose own default is 1 GiB)
+	defaultWorkerPids   = 4096    // a worker's threads and its sandbox's processes (512 by default)
+	workerOOMScoreAdj   = 300     // the kernel's OOM killer takes a worker before desk serve
+)
+
+// workerConfig is what desk serve passes its workers.
+type workerConfig struct {
+	data     string
+	idle     time.Duration
+	maxData  int64
+	sandbox  string
+	logLevel slog.Level
+	logJSON  bool
+	limits   cgroup.Limits
+}
+
+// pool makes desk serve's worker pool: at most maxWorkers at once, each in a
+// cgroup of its own with the configured limits when this process may make
+// cgroups (else without, and the log says so).
+func (wc workerConfig) pool(dataDir string, maxWorkers int, log *slog.Logger) (*worker.Pool, error) {
+	cmd, err := wc.command()
+	if err != nil {
+		return nil, err
+	}
+	sockDir, err := workerSocketDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	useCgroups := wc.limits != (cgroup.Limits{})
+	if useCgroups {
+		probe, err := cgroup.New("desk-probe-"+strconv.Itoa(os.Getpid()), wc.limits)
+		if err != nil {
+			log.Warn("workers run without cgroups: no memory, CPU or pids limit per workspace", "why", err)
+			useCgroups = false
+		} else {
+			probe.Remove()
+		}
+	}
+	return worker.New(worker.Options{
+		Command: cmd, SocketDir: sockDir, Cgroups: useCgroups, Limits: wc.limits,
+		OOMScoreAdj: workerOOMScoreAdj, MaxWorkers: maxWorkers, Logger: log,
+	})
+}
+
+// workerSocketDir is where the workers' sockets go: beside the sandbox
+// state (/run/desk/HASH/workers) for root, else in the temporary directory,
+// private to the user and the data directory either way.
+func workerSocketDir(dataDir string) (string, error) {
+	dir, err := sandboxDir(dataDir)
+	if err != nil {
+		return "", err
+	}
+	if os.Geteuid() == 0 {
+		return filepath.Join(dir, "workers"), nil
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("desk-%d-%s", os.Geteuid(), filepath.Base(dir))), nil
+}
+
+// workerBackends are the backends the workers offer: shell and js always,
+// the sandbox when this host can run it (the log says why not otherwise).
+func workerBackends(runtime string, log *slog.Logger) []string {
+	names := []string{jsvm.ID, "shell"}
+	if err := sandboxUsable(runtime); err != nil {
+		log.Info("no sandbox backend", "why", err)
+	} else {
+		names = append(names, sandbox.ID)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// args is the worker's command line for workspace ws (the pool appends its
+// own flags).
+func (wc workerConfig) args(ws string) []string {
+	a := []string{workerCommand, "--data", wc.data, "--workspace", ws, "--idle", wc.idle.String(),
+		"--sandbox", wc.sandbox, "--log-level", wc.logLevel.String()}
+	if wc.maxData > 0 {
+		a = append(a, "--max-data-bytes", strconv.FormatInt(wc.maxData, 10))
+	}
+	if wc.logJSON {
+		a = append(a, "--log-format", "json")
+	}
+	return a
+}
+
+// command returns the worker pool's Options.Command: this executable.
+func (wc workerConfig) command() (func(ws string, extra ...string) *exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find this executable for the workers: %w", err)
+	}
+	return func(ws string, extra ...string) *exec.Cmd {
+		return exec.Command(exe, append(wc.args(ws), extra...)...)
+	}, nil
+}
+
+// runWorker is `desk worker`: it serves one workspace on a Unix socket for
+// its parent desk serve until told to exit, the workspace hibernates and the
+// parent agrees, or the parent goes away (its standard input ends).
+func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("desk worker", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	data := fl.String("data", "", "the data directory")
+	ws := fl.String("workspace", "", "the workspace")
+	sock := fl.String("socket", "", "the Unix socket to serve on")
+	idle := fl.Duration("idle", host.DefaultIdleTimeout, "hibernate after this long unused")
+	maxData := fl.Int64("max-data-bytes", 0, "the data directory's bound")
+	sandboxRT := fl.String("sandbox", "runc", "the sandbox runtime, or off")
+	recovered := fl.String("recovered", "", "why the previous worker died (recorded on the executions it left running)")
+	logLevel := fl.String("log-level", "info", "log level")
+	logFormat := fl.String("log-format", "text", "text or json")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	var level slog.Level
+	level.UnmarshalText([]byte(*logLevel))
+	var handler slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	if *logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
+	}
+	log := slog.New(handler).With("worker", os.Getpid())
+	if *data == "" || *ws == "" || *sock == "" {
+		fmt.Fprintln(stderr, "desk worker: a hidden command of desk serve; it needs --data, --workspace and --socket, and its parent's key on stdin")
+		return exitUsage
+	}
+	hello, ctl, err := worker.ReadHello(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "desk worker: %v\n", err)
+		return exitError
+	}
+	ctx := context.Background()
+	if err := serveWorker(ctx, workerRun{data: *data, ws: *ws, sock: *sock, idle: *idle, maxData: *maxData,
+		sandbox: *sandboxRT, recovered: *recovered, log: log, key: hello.Key, ctl: ctl, report: stdout}); err != nil {
+		log.Error("desk worker", "err", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// workerRun is a parsed worker command line.
+type workerRun struct {
+	data, ws, sock, sandbox, recovered string
+	idle                               time.Duration
+	maxData                            int64
+	log                                *slog.Logger
+	key                                string
+	ctl                                *worker.Control
+	report                             io.Writer
+}
+
+func serveWorker(ctx context.Context, wr workerRun) error {
+	bs, err := newWorkerBackends(wr.sandbox, wr.data, wr.ws, wr.log)
+	if err != nil {
+		return err
+	}
+	defer bs.close()
+	// The data directory's lock and reserve file are the parent's; the
+	// bound, if any, is checked against the size measured now.
+	space, err := vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: wr.data, Reserve: -1, Limit: wr.maxData, Logger: wr.log})
+	if err != nil {
+		return err
+	}
+	wo := bs.workspaceOptions()
+	wo.VFS.Space = space
+	wo.Run.Recovered = wr.recovered
+	var srv *worker.Server
+	h, err := host.Open(ctx, host.Options{
+		DataDir: wr.data, IdleTimeout: wr.idle, MaxOpen: 1, NoLock: true, Workspace: wo, Logger: wr.log,
+		OnHibernate: func(string) { srv.Hibernated() },
+	})
+	if err != nil {
+		return err
+	}
+	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: shellConfig(bs.backends), WorkerKey: wr.key})
+	if err != nil {
+		h.Close()
+		return err
+	}
+	srv = worker.NewServer(worker.ServeOptions{
+		Socket:  wr.sock,
+		Server:  a.NewHTTPServer(""),
+		Control: wr.ctl,
+		Report:  wr.report,
+		Idle:    func() bool { return h.Stats().Open == 0 },
+		Close: func() error {
+			return a.Shutdown(context.Background(), nil)
+		},
+		Logger: wr.log,
+	})
+	return srv.Run(ctx)
+}
+
+// newWorkerBackends is newBackends with the sandbox's state kept apart per
+// workspace, so that one worker's start-up cleanup never touches another's
+// sandboxes.
+func newWorkerBackends(runtime, dataDir, ws string, log *slog.Logger) (*backendSet, error) {
+	return newBackendsAt(runtime, dataDir, func(dir string) string { return filepath.Join(dir, "ws", ws) }, log)
+}

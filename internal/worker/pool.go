@@ -1,0 +1,514 @@
+package worker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/desk-dev/desk/internal/cgroup"
+)
+
+// Defaults for Options.
+const (
+	DefaultStartTimeout = 30 * time.Second
+	DefaultStopTimeout  = 30 * time.Second
+	DefaultMaxWorkers   = 64
+)
+
+// Sentinel errors.
+var (
+	// ErrClosed: the pool is closed.
+	ErrClosed = errors.New("worker pool closed")
+	// ErrInUse: Stop of a workspace whose worker has requests in flight.
+	ErrInUse = errors.New("workspace worker in use")
+	// ErrTooMany: every worker slot is in use (Options.MaxWorkers).
+	ErrTooMany = errors.New("too many workspace workers")
+	// ErrExited: the worker exited while starting or serving a request.
+	ErrExited = errors.New("workspace worker exited")
+)
+
+// Options configure a Pool.
+type Options struct {
+	// Command returns the command that runs the worker of workspace ws; the
+	// pool appends args (its socket and why the last worker died), and owns
+	// Stdin and Stdout (the control channel). Required.
+	Command func(ws string, args ...string) *exec.Cmd
+	// SocketDir holds the workers' sockets; made with mode 0700. Required.
+	SocketDir string
+	// Cgroups puts each worker in a control group of its own (package
+	// cgroup) with Limits; it needs the right to manage cgroups (root).
+	Cgroups bool
+	Limits  cgroup.Limits
+	// OOMScoreAdj is each worker's /proc/PID/oom_score_adj (default 0):
+	// positive makes the kernel's OOM killer take a worker before the
+	// server when the whole machine runs out.
+	OOMScoreAdj int
+	// MaxWorkers bounds the workers alive at once; past it a request that
+	// needs another fails with ErrTooMany. Default DefaultMaxWorkers.
+	MaxWorkers int
+	// StartTimeout bounds a worker's start, to its "ready". StopTimeout
+	// bounds a graceful stop (executions recorded, store closed) before the
+	// worker is killed. Defaults 30s each.
+	StartTimeout, StopTimeout time.Duration
+	// Logger receives the workers' starts, exits and crashes.
+	Logger *slog.Logger
+}
+
+// Pool runs one worker process per active workspace and sends requests to
+// it. See the package documentation.
+type Pool struct {
+	opts Options
+
+	mu      sync.Mutex
+	procs   map[string]*proc
+	crashed map[string]string // why the last worker of a workspace died, for the next one
+	closed  bool
+	stats   Stats
+	wg      sync.WaitGroup // a goroutine per live process
+}
+
+// Stats are the pool's counters.
+type Stats struct {
+	Live     int    // workers alive now
+	Starts   uint64 // workers started
+	Exits    uint64 // exits the pool asked for (idle, Stop, Close)
+	Crashes  uint64 // exits it did not ask for (killed, crashed, OOM)
+	OOMKills uint64 // of those, kills by the OOM killer in the worker's cgroup
+}
+
+// proc is one worker process.
+type proc struct {
+	ws   string
+	cmd  *exec.Cmd
+	ctl  io.WriteCloser // the worker's stdin
+	sock string
+	key  string // sent with every request (HeaderKey)
+	tr   *http.Transport
+	cg   *cgroup.Group
+
+	ready chan struct{} // closed when started (err says how)
+	err   error
+	done  chan struct{} // closed when the process has exited and is cleaned up
+
+	// Guarded by Pool.mu.
+	inflight int
+	stopping bool          // an exit was asked for: new requests wait
+	asked    string        // the exit reason sent
+	offered  bool          // the worker said idle and nothing came since
+	wake     chan struct{} // closed (and replaced) when stopping turns false
+}
+
+// New returns a pool; it starts no process.
+func New(opts Options) (*Pool, error) {
+	if opts.Command == nil || opts.SocketDir == "" {
+		return nil, errors.New("new worker pool: Command and SocketDir are required")
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.StopTimeout == 0 {
+		opts.StopTimeout = DefaultStopTimeout
+	}
+	if opts.MaxWorkers == 0 {
+		opts.MaxWorkers = DefaultMaxWorkers
+	}
+	if opts.MaxWorkers < 0 || opts.StartTimeout < 0 || opts.StopTimeout < 0 {
+		return nil, errors.New("new worker pool: negative option")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	// Parents as anyone's (others, such as the sandboxes' unprivileged
+	// root, may need to pass through them); the directory itself private.
+	if err := os.MkdirAll(filepath.Dir(opts.SocketDir), 0o755); err != nil {
+		return nil, fmt.Errorf("new worker pool: %w", err)
+	}
+	if err := os.Mkdir(opts.SocketDir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("new worker pool: %w", err)
+	}
+	if err := os.Chmod(opts.SocketDir, 0o700); err != nil {
+		return nil, fmt.Errorf("new worker pool: %w", err)
+	}
+	return &Pool{opts: opts, procs: map[string]*proc{}, crashed: map[string]string{}}, nil
+}
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Live = len(p.procs)
+	return s
+}
+
+// acquire returns ws's worker, started if need be, counted busy until
+// release.
+func (p *Pool) acquire(ctx context.Context, ws string) (*proc, error) {
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, ErrClosed
+		}
+		e := p.procs[ws]
+		if e == nil {
+			if len(p.procs) >= p.opts.MaxWorkers {
+				p.mu.Unlock()
+				return nil, fmt.Errorf("%w: %d alive (MaxWorkers %d)", ErrTooMany, len(p.procs), p.opts.MaxWorkers)
+			}
+			e = &proc{ws: ws, ready: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{})}
+			p.procs[ws] = e
+			p.stats.Starts++
+			why := p.crashed[ws]
+			delete(p.crashed, ws)
+			p.wg.Add(1)
+			go p.start(e, why)
+		}
+		if e.stopping {
+			wake := e.wake
+			p.mu.Unlock()
+			select {
+			case <-wake:
+			case <-e.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		p.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		p.mu.Lock()
+		if e.stopping || p.procs[ws] != e {
+			p.mu.Unlock()
+			continue
+		}
+		e.inflight++
+		e.offered = false
+		p.mu.Unlock()
+		return e, nil
+	}
+}
+
+// release ends a request on e. The last one out of a worker that offered to
+// exit asks it again.
+func (p *Pool) release(e *proc) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e.inflight--
+	if e.inflight == 0 && e.offered && !e.stopping {
+		p.askLocked(e, exitIdle)
+	}
+}
+
+// askLocked asks e to exit.
+func (p *Pool) askLocked(e *proc, why string) {
+	if e.stopping && e.asked == exitStop {
+		return
+	}
+	e.stopping, e.asked = true, why
+	if err := send(e.ctl, message{Exit: why}); err != nil {
+		// The worker is gone or going: its exit ends the entry.
+		p.opts.Logger.Debug("worker: cannot ask to exit", "workspace", e.ws, "err", err)
+	}
+}
+
+// start starts e's process and follows it until it exits.
+func (p *Pool) start(e *proc, recovered string) {
+	defer p.wg.Done()
+	ctlOut, err := p.launch(e, recovered)
+	if err != nil {
+		e.err = fmt.Errorf("start worker of %s: %w", e.ws, err)
+		p.opts.Logger.Error("worker: start failed", "workspace", e.ws, "err", err)
+		p.mu.Lock()
+		if p.procs[e.ws] == e {
+			delete(p.procs, e.ws)
+		}
+		p.mu.Unlock()
+		close(e.ready)
+		close(e.done)
+		return
+	}
+	p.opts.Logger.Debug("worker: started", "workspace", e.ws, "pid", e.cmd.Process.Pid)
+	p.follow(e, ctlOut)
+}
+
+// launch runs the process and waits for its "ready"; it returns the control
+// reader for follow. On error the process is gone.
+func (p *Pool) launch(e *proc, recovered string) (*controlReader, error) {
+	e.sock = filepath.Join(p.opts.SocketDir, e.ws+".sock")
+	os.Remove(e.sock) // a dead worker's
+	var key [32]byte
+	rand.Read(key[:])
+	args := []string{"--socket", e.sock}
+	if recovered != "" {
+		args = append(args, "--recovered", recovered)
+	}
+	cmd := p.opts.Command(e.ws, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true // a terminal's ^C is the server's to handle
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	e.cmd, e.ctl = cmd, in
+	kill := func(err error) (*controlReader, error) {
+		cmd.Process.Kill()
+		in.Close()
+		cmd.Wait()
+		if e.cg != nil {
+			e.cg.Remove()
+		}
+		return nil, err
+	}
+	// The worker waits for its key before doing anything, so it is in its
+	// group before it allocates.
+	if p.opts.Cgroups {
+		g, err := cgroup.New("desk-worker-"+e.ws+"-"+strconv.Itoa(cmd.Process.Pid), p.opts.Limits)
+		if err != nil {
+			return kill(err)
+		}
+		e.cg = g
+		if err := g.Add(cmd.Process.Pid); err != nil {
+			return kill(err)
+		}
+	}
+	if p.opts.OOMScoreAdj != 0 {
+		os.WriteFile("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/oom_score_adj", []byte(strconv.Itoa(p.opts.OOMScoreAdj)), 0)
+	}
+	e.tr = newTransport(e.sock)
+	e.key = hex.EncodeToString(key[:])
+	if err := send(in, message{Key: e.key}); err != nil {
+		return kill(err)
+	}
+	cr := newControlReader(out)
+	got := make(chan error, 1)
+	go func() {
+		m, err := cr.next()
+		if err == nil && !m.Ready {
+			err = fmt.Errorf("unexpected control message %+v", m)
+		}
+		got <- err
+	}()
+	t := time.NewTimer(p.opts.StartTimeout)
+	defer t.Stop()
+	select {
+	case err := <-got:
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%w before it was ready", ErrExited)
+			}
+			return kill(err)
+		}
+	case <-t.C:
+		return kill(fmt.Errorf("not ready within %v", p.opts.StartTimeout))
+	}
+	close(e.ready)
+	return cr, nil
+}
+
+// follow reads e's control messages until the process exits, then cleans up.
+func (p *Pool) follow(e *proc, cr *controlReader) {
+	for {
+		m, err := cr.next()
+		if err != nil {
+			break
+		}
+		switch {
+		case m.Idle:
+			p.mu.Lock()
+			if e.inflight == 0 && !e.stopping {
+				p.askLocked(e, exitIdle)
+			} else {
+				e.offered = true
+			}
+			p.mu.Unlock()
+		case m.Busy:
+			p.mu.Lock()
+			if e.asked == exitIdle {
+				e.stopping, e.asked, e.offered = false, "", false
+				close(e.wake)
+				e.wake = make(chan struct{})
+			}
+			p.mu.Unlock()
+		}
+	}
+	// The worker closed its end: it is exiting. Wait for it (bounded).
+	exited := make(chan error, 1)
+	go func() { exited <- e.cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-time.After(p.opts.StopTimeout):
+		e.cmd.Process.Kill()
+		werr = <-exited
+	}
+	e.ctl.Close()
+	e.tr.CloseIdleConnections()
+	os.Remove(e.sock)
+	var ooms int64
+	if e.cg != nil {
+		ooms = e.cg.OOMKills()
+		if err := e.cg.Remove(); err != nil {
+			p.opts.Logger.Warn("worker: cannot remove its cgroup", "workspace", e.ws, "err", err)
+		}
+	}
+	p.mu.Lock()
+	asked := e.stopping && e.asked != ""
+	if p.procs[e.ws] == e {
+		delete(p.procs, e.ws)
+	}
+	if asked && werr == nil {
+		p.stats.Exits++
+		p.opts.Logger.Debug("worker: exited", "workspace", e.ws, "why", e.asked)
+	} else {
+		p.stats.Crashes++
+		why := describeExit(werr, ooms > 0, p.opts.Limits.MemoryBytes)
+		p.crashed[e.ws] = why
+		if ooms > 0 {
+			p.stats.OOMKills++
+		}
+		p.opts.Logger.Error("worker: died", "workspace", e.ws, "why", why)
+	}
+	e.stopping = true
+	p.mu.Unlock()
+	close(e.done)
+}
+
+// describeExit says why a worker died, for logs and the records of the
+// executions it was running.
+func describeExit(err error, oom bool, limit int64) string {
+	s := "the workspace's worker exited"
+	if err != nil {
+		s = "the workspace's worker died (" + err.Error() + ")"
+	}
+	if oom {
+		s = "the workspace's worker was killed by the OOM killer"
+		if limit > 0 {
+			s += fmt.Sprintf(" (memory limit %d MiB)", limit>>20)
+		}
+	}
+	return s
+}
+
+// newTransport is the HTTP transport to a worker's socket.
+func newTransport(sock string) *http.Transport {
+	return &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+}
+
+// Stop stops ws's worker, if one runs, and waits for it to exit: its
+// running executions are stopped and recorded, its store closed. It fails
+// with ErrInUse while requests are in flight.
+func (p *Pool) Stop(ctx context.Context, ws string) error {
+	p.mu.Lock()
+	e := p.procs[ws]
+	if e == nil {
+		p.mu.Unlock()
+		return nil
+	}
+	if e.inflight > 0 {
+		p.mu.Unlock()
+		return fmt.Errorf("stop worker of %s: %w", ws, ErrInUse)
+	}
+	select {
+	case <-e.ready:
+		p.askLocked(e, exitStop)
+	default:
+		e.stopping = true // starting: asked once ready (below)
+	}
+	p.mu.Unlock()
+	return p.waitStopped(ctx, e)
+}
+
+// waitStopped waits for e to exit, asking it to once it is ready, and kills
+// it past ctx.
+func (p *Pool) waitStopped(ctx context.Context, e *proc) error {
+	select {
+	case <-e.ready:
+		if e.err == nil {
+			p.mu.Lock()
+			p.askLocked(e, exitStop)
+			p.mu.Unlock()
+		}
+	case <-ctx.Done():
+	}
+	select {
+	case <-e.done:
+		return nil
+	case <-ctx.Done():
+		if e.cmd != nil && e.cmd.Process != nil {
+			e.cmd.Process.Kill()
+		}
+		<-e.done
+		return fmt.Errorf("stop worker of %s: %w", e.ws, ctx.Err())
+	}
+}
+
+// Close stops every worker (gracefully, within ctx; then by force) and
+// refuses new requests.
+func (p *Pool) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.closed = true
+	all := make([]*proc, 0, len(p.procs))
+	for _, e := range p.procs {
+		all = append(all, e)
+	}
+	p.mu.Unlock()
+	var errs []error
+	var wg sync.WaitGroup
+	var emu sync.Mutex
+	for _, e := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.waitStopped(ctx, e); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	p.wg.Wait()
+	return errors.Join(errs...)
+}

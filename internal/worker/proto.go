@@ -1,0 +1,70 @@
+package worker
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// message is one line of the control channel, in either direction. Only
+// the fields of one kind are set.
+type message struct {
+	// Parent to worker.
+	Key  string `json:"key,omitempty"`  // the first line: the request key
+	Exit string `json:"exit,omitempty"` // "idle": exit if still idle; "stop": exit now
+
+	// Worker to parent.
+	Ready bool `json:"ready,omitempty"` // serving on its socket
+	Idle  bool `json:"idle,omitempty"`  // the workspace hibernated: nothing open, nothing running
+	Busy  bool `json:"busy,omitempty"`  // the answer to exit "idle" when it is in use again
+}
+
+// Exit reasons the parent sends.
+const (
+	exitIdle = "idle"
+	exitStop = "stop"
+)
+
+// maxLine bounds one control line (a line is tens of bytes).
+const maxLine = 4 << 10
+
+// controlReader reads control lines.
+type controlReader struct{ sc *bufio.Scanner }
+
+func newControlReader(r io.Reader) *controlReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256), maxLine)
+	return &controlReader{sc: sc}
+}
+
+// next returns the next message; io.EOF when the other side closed.
+func (c *controlReader) next() (message, error) {
+	if !c.sc.Scan() {
+		if err := c.sc.Err(); err != nil {
+			return message{}, fmt.Errorf("read control line: %w", err)
+		}
+		return message{}, io.EOF
+	}
+	var m message
+	if err := json.Unmarshal(c.sc.Bytes(), &m); err != nil {
+		return message{}, fmt.Errorf("read control line: %w", err)
+	}
+	return m, nil
+}
+
+// send writes one control line.
+func send(w io.Writer, m message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write control line: %w", err)
+	}
+	return nil
+}
+
+// ErrBadHello: the first control line did not carry a key.
+var ErrBadHello = errors.New("worker: the first control line carries no key")
