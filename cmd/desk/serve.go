@@ -129,7 +129,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	var wc *workerConfig
 	if *workers && hooks.backends == nil {
 		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
-			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}}
+			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err}
 	}
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,

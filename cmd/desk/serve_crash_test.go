@@ -2,7 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +123,7 @@ func pollUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 	sandboxtest.Require(t)
 	data, state := sandboxData(t)
-	stateDir, runtimeRoot := filepath.Join(state, "state"), filepath.Join(state, "runc")
+	stateDir, runtimeRoot := filepath.Join(workerState(state, "demo"), "state"), filepath.Join(workerState(state, "demo"), "runc")
 	const token = "crash-test-admin-token-0123456789"
 	srv := startDeskProcess(t, data, token)
 	t.Setenv(envURL, srv.url)
@@ -134,10 +138,23 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 	// (which the test opens while the server is stopped), then writes and
 	// closes: the close's FLUSH waits for the server.
 	src := `exec 3>>big; mkfifo /tmp/go; read x </tmp/go; echo more >&3; exec 3>&-; echo closed`
+	// A bare request, not desk exec: the CLI's follow-up requests after the
+	// failure would start the next worker (which cleans up) before the test
+	// has seen what the killed one left.
 	execDone := make(chan string, 1)
 	go func() {
-		out, errs, code := desk(t, nil, "exec", "demo", "--backend", "sandbox", "--", src)
-		execDone <- fmt.Sprintf("exit %d, stdout %q, stderr %q", code, out, errs)
+		body, _ := json.Marshal(map[string]string{"source": src, "backend": "sandbox"})
+		req, _ := http.NewRequest("POST", srv.url+"/v1/workspaces/demo/executions?wait=1", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			execDone <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		execDone <- fmt.Sprintf("%s: %s", res.Status, b)
 	}()
 	var id string
 	var initPID int
@@ -156,7 +173,9 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 		return err == nil
 	})
 	conn := fuseConnection(t, filepath.Join(stateDir, "mnt"))
-	srvPID := srv.cmd.Process.Pid
+	// The workspace's worker serves its store and its mount: it is the
+	// server process that dies here.
+	srvPID := workerOf(t, srv.cmd.Process.Pid, "demo")
 	runcPID := childNamed(t, srvPID, "runc")
 	if fds := fuseFDs(runcPID); len(fds) != 0 {
 		t.Errorf("the runtime (pid %d) holds /dev/fuse descriptors %v: it inherited the server's", runcPID, fds)
@@ -183,10 +202,17 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 	procs = slices.Compact(procs)
 	t.Logf("blocked: connection %d waiting %d; processes %v (states %v); cgroups %v", conn, connWaiting(conn), procs, procStates(procs), cgroups)
 
-	srv.kill()
+	if err := syscall.Kill(srvPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("first exec: %s", <-execDone)
+	pollUntil(t, time.Minute, "the killed worker to be reaped", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", srvPID))
+		return err != nil
+	})
 	// Left behind, as the issue saw it: the connection lives on (held), its
 	// request unanswered, and so the sandbox's processes.
+	t.Logf("after the kill: alive %v (states %v), waiting %d", living(procs), procStates(procs), connWaiting(conn))
 	if n := connWaiting(conn); n == 0 {
 		t.Fatalf("after the kill no request waits on connection %d: the test reproduced nothing", conn)
 	}
@@ -194,10 +220,10 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 		t.Fatalf("after the kill no process of the sandbox is left: the test reproduced nothing")
 	}
 
-	srv2 := startDeskProcess(t, data, token)
-	t.Setenv(envURL, srv2.url)
+	// The next request starts a new worker, which cleans up.
+	mustDesk(t, nil, "exec", "demo", "--backend", "shell", "--", "true")
 	if alive := living(procs); len(alive) != 0 {
-		t.Errorf("processes of the killed server's sandbox still run: %v (states %v)\nlog:\n%s", alive, procStates(alive), srv2.log.String())
+		t.Errorf("processes of the killed worker's sandbox still run: %v (states %v)\nlog:\n%s", alive, procStates(alive), srv.log.String())
 	}
 	for _, d := range cgroups {
 		if _, err := os.Stat(d); err == nil {
@@ -219,6 +245,39 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 	if got := mustDesk(t, nil, "exec", "demo", "--backend", "sandbox", "--", "wc -c < big"); got != want {
 		t.Errorf("after the restart the sandbox reads %q bytes of big, want %q", got, want)
 	}
+}
+
+// workerState is the sandbox state directory of workspace ws's worker,
+// below the server's (sandboxDir).
+func workerState(state, ws string) string { return filepath.Join(state, "ws", ws) }
+
+// workerOf is the pid of workspace ws's worker, a child of the server parent.
+func workerOf(t *testing.T, parent int, ws string) int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if len(args) < 2 || args[1] != workerCommand || !slices.Contains(args, ws) {
+			continue
+		}
+		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		s := string(st)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(parent) {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no worker of %s below pid %d", ws, parent)
+	return 0
 }
 
 // fuseConnection is the connection number (the device's minor number) of

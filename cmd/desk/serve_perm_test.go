@@ -35,7 +35,7 @@ func TestServe_FilesPrivateFromHostUsers(t *testing.T) {
 	if got := mustDesk(t, nil, "exec", "demo", "--backend", "sandbox", "--", "echo secret > s; chmod 644 s; cat s"); got != "secret\n" {
 		t.Fatalf("exec = %q", got)
 	}
-	stateDir := filepath.Join(state, "state")
+	stateDir := filepath.Join(workerState(state, "demo"), "state")
 	mountDir := filepath.Join(stateDir, "mnt")
 	var secret []string
 	var base string // MountDir/ID
@@ -90,7 +90,7 @@ func TestServe_FilesPrivateFromHostUsers(t *testing.T) {
 		{data, 0o700, 0}, {workspace.Dir(data), 0o700, 0},
 		{db, 0o600, 0}, {db + "-wal", 0o600, 0}, {db + "-shm", 0o600, 0},
 		{state, 0o710, sandbox.DefaultHostID}, {stateDir, 0o710, sandbox.DefaultHostID},
-		{filepath.Join(state, "runc"), 0o700, 0}, {mountDir, 0o700, 0},
+		{filepath.Join(workerState(state, "demo"), "runc"), 0o700, 0}, {mountDir, 0o700, 0},
 		{base, 0o700, 0},
 	}
 	for _, m := range modes {

@@ -106,13 +106,13 @@ func TestServe_Sandbox(t *testing.T) {
 	mustDesk(t, nil, "fs", "-db", dbs[0], "check")
 	// Stopping the server stopped the sandbox and unmounted its workspace:
 	// no bundle and no mount point is left.
-	ents, _ := os.ReadDir(filepath.Join(state, "state"))
+	ents, _ := os.ReadDir(filepath.Join(workerState(state, "demo"), "state"))
 	for _, e := range ents {
 		if e.Name() != "mnt" {
 			t.Errorf("left in the sandbox state directory: %s", e.Name())
 		}
 	}
-	if ents, _ := os.ReadDir(filepath.Join(state, "state", "mnt")); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(workerState(state, "demo"), "state", "mnt")); len(ents) != 0 {
 		t.Errorf("mount points left: %v", ents)
 	}
 }

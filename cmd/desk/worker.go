@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/worker"
+	"github.com/desk-dev/desk/internal/workspace"
 )
 
 // workerCommand is the hidden subcommand that serves one workspace for desk
@@ -44,6 +45,7 @@ type workerConfig struct {
 	logLevel slog.Level
 	logJSON  bool
 	limits   cgroup.Limits
+	stderr   io.Writer // the workers' logs go where the server's go
 }
 
 // pool makes desk serve's worker pool: at most maxWorkers at once, each in a
@@ -74,18 +76,24 @@ func (wc workerConfig) pool(dataDir string, maxWorkers int, log *slog.Logger) (*
 	})
 }
 
-// workerSocketDir is where the workers' sockets go: beside the sandbox
-// state (/run/desk/HASH/workers) for root, else in the temporary directory,
-// private to the user and the data directory either way.
+// workerSocketDir is where the workers' sockets go: DATA/workers, private
+// like the data directory, unless a socket's path would not fit a Unix
+// socket address (108 bytes), then a directory of the user's in the
+// temporary directory named after the data directory.
 func workerSocketDir(dataDir string) (string, error) {
-	dir, err := sandboxDir(dataDir)
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("find worker socket directory: %w", err)
+	}
+	dir := filepath.Join(abs, "workers")
+	if len(dir)+len("/.sock")+workspace.MaxNameLen < 108 {
+		return dir, nil
+	}
+	sd, err := sandboxDir(dataDir)
 	if err != nil {
 		return "", err
 	}
-	if os.Geteuid() == 0 {
-		return filepath.Join(dir, "workers"), nil
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("desk-%d-%s", os.Geteuid(), filepath.Base(dir))), nil
+	return filepath.Join(os.TempDir(), fmt.Sprintf("desk-%d-%s", os.Geteuid(), filepath.Base(sd))), nil
 }
 
 // workerBackends are the backends the workers offer: shell and js always,
@@ -122,7 +130,9 @@ func (wc workerConfig) command() (func(ws string, extra ...string) *exec.Cmd, er
 		return nil, fmt.Errorf("find this executable for the workers: %w", err)
 	}
 	return func(ws string, extra ...string) *exec.Cmd {
-		return exec.Command(exe, append(wc.args(ws), extra...)...)
+		cmd := exec.Command(exe, append(wc.args(ws), extra...)...)
+		cmd.Stderr = wc.stderr
+		return cmd
 	}, nil
 }
 

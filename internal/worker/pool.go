@@ -74,7 +74,8 @@ type Pool struct {
 
 	mu      sync.Mutex
 	procs   map[string]*proc
-	crashed map[string]string // why the last worker of a workspace died, for the next one
+	crashed map[string]string        // why the last worker of a workspace died, for the next one
+	left    map[string]*cgroup.Group // a dead worker's cgroup its sandbox still held; the next worker's start-up frees it
 	closed  bool
 	stats   Stats
 	wg      sync.WaitGroup // a goroutine per live process
@@ -142,7 +143,7 @@ func New(opts Options) (*Pool, error) {
 	if err := os.Chmod(opts.SocketDir, 0o700); err != nil {
 		return nil, fmt.Errorf("new worker pool: %w", err)
 	}
-	return &Pool{opts: opts, procs: map[string]*proc{}, crashed: map[string]string{}}, nil
+	return &Pool{opts: opts, procs: map[string]*proc{}, crashed: map[string]string{}, left: map[string]*cgroup.Group{}}, nil
 }
 
 // Stats returns the pool's counters.
@@ -249,6 +250,17 @@ func (p *Pool) start(e *proc, recovered string) {
 		return
 	}
 	p.opts.Logger.Debug("worker: started", "workspace", e.ws, "pid", e.cmd.Process.Pid)
+	// A ready worker has cleaned up what its dead predecessor's sandbox left
+	// (package sandbox does at start-up), so that one's cgroup can go now.
+	p.mu.Lock()
+	old := p.left[e.ws]
+	delete(p.left, e.ws)
+	p.mu.Unlock()
+	if old != nil {
+		if err := old.Remove(); err != nil {
+			p.opts.Logger.Warn("worker: cannot remove a dead worker's cgroup", "workspace", e.ws, "err", err)
+		}
+	}
 	p.follow(e, ctlOut)
 }
 
@@ -378,13 +390,17 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 	e.tr.CloseIdleConnections()
 	os.Remove(e.sock)
 	var ooms int64
+	var busy *cgroup.Group
 	if e.cg != nil {
 		ooms = e.cg.OOMKills()
 		if err := e.cg.Remove(); err != nil {
-			p.opts.Logger.Warn("worker: cannot remove its cgroup", "workspace", e.ws, "err", err)
+			busy = e.cg // its sandbox outlived it: the next worker cleans that up
 		}
 	}
 	p.mu.Lock()
+	if busy != nil {
+		p.left[e.ws] = busy
+	}
 	asked := e.stopping && e.asked != ""
 	if p.procs[e.ws] == e {
 		delete(p.procs, e.ws)
