@@ -65,6 +65,10 @@ type Options struct {
 	StartTimeout, StopTimeout time.Duration
 	// Logger receives the workers' starts, exits and crashes.
 	Logger *slog.Logger
+	// OnExit, if set, is called after a worker of ws has exited and been
+	// cleaned up: crashed reports an exit the pool did not ask for, why says
+	// what happened.
+	OnExit func(ws string, crashed bool, why string)
 }
 
 // Pool runs one worker process per active workspace and sends requests to
@@ -405,12 +409,14 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 	if p.procs[e.ws] == e {
 		delete(p.procs, e.ws)
 	}
-	if asked && werr == nil {
+	crashed := !asked || werr != nil
+	why := e.asked
+	if !crashed {
 		p.stats.Exits++
-		p.opts.Logger.Debug("worker: exited", "workspace", e.ws, "why", e.asked)
+		p.opts.Logger.Debug("worker: exited", "workspace", e.ws, "why", why)
 	} else {
 		p.stats.Crashes++
-		why := describeExit(werr, ooms > 0, p.opts.Limits.MemoryBytes)
+		why = describeExit(werr, ooms > 0, p.opts.Limits.MemoryBytes)
 		p.crashed[e.ws] = why
 		if ooms > 0 {
 			p.stats.OOMKills++
@@ -420,6 +426,9 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 	e.stopping = true
 	p.mu.Unlock()
 	close(e.done)
+	if p.opts.OnExit != nil {
+		p.opts.OnExit(e.ws, crashed, why)
+	}
 }
 
 // describeExit says why a worker died, for logs and the records of the
