@@ -38,14 +38,14 @@ var listeningURL = regexp.MustCompile(`msg="desk serve listening" url=(http://\S
 
 // startDeskProcess starts desk serve on data with the admin token token and
 // waits until it listens. Cleanup stops it (SIGTERM) if it still runs.
-func startDeskProcess(t *testing.T, data, token string) *deskProcess {
+func startDeskProcess(t testing.TB, data, token string, extra ...string) *deskProcess {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &deskProcess{log: &syncBuffer{}, eof: make(chan struct{})}
-	p.cmd = exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--data", data, "--no-config", "--log-level", "info")
+	p.cmd = exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--no-config", "--log-level", "info"}, extra...)...)
 	p.cmd.Env = append(os.Environ(), envTestRunDesk+"=1", envAdminToken+"="+token)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
@@ -254,6 +254,15 @@ func workerState(state, ws string) string { return filepath.Join(state, "ws", ws
 // workerOf is the pid of workspace ws's worker, a child of the server parent.
 func workerOf(t *testing.T, parent int, ws string) int {
 	t.Helper()
+	pid := findWorker(parent, ws)
+	if pid == 0 {
+		t.Fatalf("no worker of %s below pid %d", ws, parent)
+	}
+	return pid
+}
+
+// findWorker is workerOf without the test: 0 when there is none.
+func findWorker(parent int, ws string) int {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -276,7 +285,6 @@ func workerOf(t *testing.T, parent int, ws string) int {
 			}
 		}
 	}
-	t.Fatalf("no worker of %s below pid %d", ws, parent)
 	return 0
 }
 

@@ -63,10 +63,25 @@
 // workspaces and the host's counters; executions started, running and ended
 // by backend and status (those started through this API); open streams.
 //
+// # Front and workers
+//
+// With Options.Workers the server is desk serve's front: it authenticates
+// and authorises every request as above, answers the routes that need no
+// open workspace itself, and forwards every route marked lease (and MCP's
+// tool calls and file reads) to the workspace's worker process (package
+// worker) with the principal in a header, after checking that the
+// workspace exists. A worker that cannot be reached or died answers 502
+// or 503 unavailable with the reason. A worker's own server is made with
+// Options.WorkerKey: it has no token store, serves only requests that
+// carry its key, takes the principal from the front, checks the route's
+// scope again and logs requests at debug level (the front logs them).
+// Deleting a workspace stops its worker first (409 in_use while requests
+// are in flight).
+//
 // # Shutdown
 //
 // Shutdown cancels the server's context (ending streams and waits), shuts
-// the http.Server down (no new connections, requests in flight finish), then
-// closes the host, which stops running executions and records them as
-// stopped, and the token store.
+// the http.Server down (no new connections, requests in flight finish),
+// stops the workers (Options.Workers), then closes the host, which stops
+// running executions and records them as stopped, and the token store.
 package api

@@ -407,7 +407,11 @@ func (s *Server) wrap(rt route) http.Handler {
 		if err != nil {
 			attrs = append(attrs, slog.String("error", err.Error()))
 		}
-		s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		level := slog.LevelInfo
+		if s.opts.WorkerKey != "" {
+			level = slog.LevelDebug // the front logs the request already
+		}
+		s.opts.Logger.LogAttrs(r.Context(), level, "request", attrs...)
 	})
 }
 

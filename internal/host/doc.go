@@ -71,6 +71,13 @@
 // ext4); the first Acquire writes the store's schema. CreateOptions that fix
 // store parameters make Create write the store at once.
 //
+// # In a worker
+//
+// desk serve's worker processes (package worker) each run a host of their
+// own over the same data directory for one workspace: Options.NoLock (the
+// front holds the data directory's lock) and Options.OnHibernate (the
+// worker offers to exit when its workspace hibernates).
+//
 // # Lock order
 //
 // Host.mu is the host's only lock and guards the entry table, the idle list,

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// hogged keeps what POST /hog allocates.
+var hogged [][]byte
+
 // testWorker is a worker whose handler does what the tests ask:
 //
 //	GET /pid         its pid
@@ -74,13 +77,12 @@ func testWorker() int {
 		p.Kill()
 	})
 	mux.HandleFunc("POST /hog", func(w http.ResponseWriter, r *http.Request) {
-		var keep [][]byte
 		for {
 			b := make([]byte, 1<<20)
 			for i := range b {
 				b[i] = 1
 			}
-			keep = append(keep, b)
+			hogged = append(hogged, b)
 		}
 	})
 	mux.HandleFunc("GET /upgrade", func(w http.ResponseWriter, r *http.Request) {
@@ -446,4 +448,36 @@ func TestPool_OOMKillInTheWorkersCgroup(t *testing.T) {
 	// The other workspaces, and the next worker of this one, are fine.
 	must(t, p, "b", "GET", "/pid")
 	must(t, p, "a", "GET", "/pid")
+}
+
+// BenchmarkPool_RoundTrip is one request to a live worker through the pool
+// (the hop's own cost, without the API on either side).
+func BenchmarkPool_RoundTrip(b *testing.B) {
+	self, _ := os.Executable()
+	p, err := New(Options{
+		Command: func(ws string, args ...string) *exec.Cmd {
+			cmd := exec.Command(self, args...)
+			cmd.Env = append(os.Environ(), envWorker+"=1")
+			return cmd
+		},
+		SocketDir: b.TempDir(), Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	rt := p.Transport("a")
+	get := func() {
+		req, _ := http.NewRequest("GET", "/pid", nil)
+		res, err := rt.RoundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	get()
+	for b.Loop() {
+		get()
+	}
 }

@@ -1,0 +1,470 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/internal/cgroup"
+	"github.com/desk-dev/desk/internal/testenv"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// tenantServer is a real desk serve (a process of its own) with small
+// worker limits, in a memory cgroup of the test's as a backstop, so that an
+// attack that escaped the workers' limits would still not take the machine.
+type tenantServer struct {
+	*deskProcess
+	token, data string
+}
+
+func startTenantServer(t *testing.T, extra ...string) *tenantServer {
+	t.Helper()
+	testenv.NeedRoot(t)
+	data := filepath.Join(t.TempDir(), "data")
+	const token = "tenant-test-admin-token-0123456789"
+	args := append([]string{"--worker-memory", strconv.Itoa(512 << 20), "--sandbox", "off"}, extra...)
+	p := startDeskProcess(t, data, token, args...)
+	g, err := cgroup.New("desk-tenant-test-"+strconv.Itoa(p.cmd.Process.Pid), cgroup.Limits{MemoryBytes: 6 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server makes its workers' groups below its own: move it first,
+	// before any workspace is used.
+	if err := g.Add(p.cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.stop(); g.Remove() })
+	return &tenantServer{deskProcess: p, token: token, data: data}
+}
+
+// api sends one request and returns the status and body.
+func (s *tenantServer) api(t *testing.T, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// exec runs src in ws and waits for its record.
+func (s *tenantServer) exec(t *testing.T, ws, src string, timeout string) execRecord {
+	t.Helper()
+	req := map[string]any{"source": src}
+	if timeout != "" {
+		req["timeout"] = timeout
+	}
+	code, b := s.api(t, "POST", "/v1/workspaces/"+ws+"/executions?wait=1", req)
+	var r execRecord
+	if code/100 == 2 {
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("exec record: %v: %s", err, b)
+		}
+		return r
+	}
+	r.Status, r.Error = "http "+strconv.Itoa(code), string(b)
+	return r
+}
+
+type execRecord struct {
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+	Error    string `json:"error"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+}
+
+// medianLatency is the median time of n stat requests on ws's file.
+func (s *tenantServer) medianLatency(t *testing.T, ws string, n int) time.Duration {
+	t.Helper()
+	d := make([]time.Duration, n)
+	for i := range d {
+		t0 := time.Now()
+		if code, b := s.api(t, "GET", "/v1/workspaces/"+ws+"/files/workspace/probe?stat=1", nil); code != 200 {
+			t.Fatalf("stat probe: %d %s", code, b)
+		}
+		d[i] = time.Since(t0)
+	}
+	slices.Sort(d)
+	return d[n/2]
+}
+
+// endedByLimit reports whether an attacked execution ended by a limit: the
+// shell's own (exit 122 and its message) or its worker's memory limit (the
+// OOM killer took the worker; the record says so).
+func endedByLimit(r execRecord) bool {
+	return (r.ExitCode == 122 && strings.Contains(r.Stderr, "limit exceeded")) ||
+		strings.Contains(r.Error, "OOM killer")
+}
+
+// TestTenant_AttacksStayInTheirWorkspace runs each attack of issue 22 that
+// takes memory in workspace "a" of a real server: the attacked execution
+// ends by a limit, the server and workspace "b" stay up, and b's request
+// latency during the attack stays within a generous ratio of just before.
+func TestTenant_AttacksStayInTheirWorkspace(t *testing.T) {
+	s := startTenantServer(t)
+	for _, ws := range []string{"a", "b"} {
+		mustDeskAt(t, s, "ws", "create", ws)
+		if r := s.exec(t, ws, "echo x > probe", ""); r.ExitCode != 0 {
+			t.Fatalf("setup: %+v", r)
+		}
+	}
+	attacks := []struct {
+		name, src string
+		limited   func(execRecord) bool
+	}{
+		{"replace", `x=$(printf "%065536d" 0); y=${x//0/$x}; echo survived`, endedByLimit},
+		{"doubling", `x=a; for i in 1 2 3 4 5 6 7 8 9 10; do x=$x$x$x$x$x$x$x$x; done; echo survived`, endedByLimit},
+		// desk's printf refuses a width past its bound, as an error of the
+		// command (the script goes on, as after any failed command).
+		{"printf -v", `printf -v v "%0900000000d" 0 || exit 3`, func(r execRecord) bool {
+			return endedByLimit(r) || (r.ExitCode == 3 && strings.Contains(r.Stderr, "field width or precision over"))
+		}},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			before := s.medianLatency(t, "b", 31)
+			var during time.Duration
+			done := make(chan execRecord, 1)
+			go func() { done <- s.exec(t, "a", a.src, "20s") }()
+			during = s.medianLatency(t, "b", 31)
+			r := <-done
+			if !a.limited(r) {
+				t.Errorf("the attack ended %s exit %d: %q %q, want a limit", r.Status, r.ExitCode, r.Error, r.Stderr)
+			}
+			if got := s.exec(t, "b", "cat probe", ""); got.Stdout != "x\n" {
+				t.Errorf("workspace b after the attack: %+v", got)
+			}
+			if got := s.exec(t, "a", "cat probe", ""); got.Stdout != "x\n" {
+				t.Errorf("workspace a after the attack: %+v", got)
+			}
+			t.Logf("b's stat median: %v before, %v during", before, during)
+			if during > 50*before+50*time.Millisecond {
+				t.Errorf("b's stat median went from %v to %v during the attack on a", before, during)
+			}
+		})
+	}
+}
+
+// TestTenant_ConcurrentSortsStayInTheirWorkspace: six concurrent sorts of a
+// 60 MB file, each within its own limits, no longer add up to the server's
+// death: the workspace's worker has a memory limit of its own.
+func TestTenant_ConcurrentSortsStayInTheirWorkspace(t *testing.T) {
+	s := startTenantServer(t)
+	mustDeskAt(t, s, "ws", "create", "a")
+	mustDeskAt(t, s, "ws", "create", "b")
+	// 60 MB, under the shell's 64 MiB MaxReadBytes: each sort may hold it.
+	if r := s.exec(t, "a", "seq 1 7500000 > big; wc -c < big", "2m"); r.ExitCode != 0 || r.Stdout != "58888896\n" {
+		t.Fatalf("setup: %+v", r)
+	}
+	if r := s.exec(t, "b", "echo x > probe", ""); r.ExitCode != 0 {
+		t.Fatalf("setup: %+v", r)
+	}
+	var wg sync.WaitGroup
+	recs := make([]execRecord, 6)
+	for i := range recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			recs[i] = s.exec(t, "a", "sort big | uniq -c | wc -l", "2m")
+		}()
+	}
+	wg.Wait()
+	for i, r := range recs {
+		t.Logf("sort %d: %s exit %d %q %q %q", i, r.Status, r.ExitCode, r.Stdout, r.Error, r.Stderr)
+		if r.ExitCode != 0 && !endedByLimit(r) {
+			t.Errorf("sort %d ended %s exit %d: %q %q: neither done nor stopped by a limit", i, r.Status, r.ExitCode, r.Error, r.Stderr)
+		}
+	}
+	if got := s.exec(t, "b", "cat probe", ""); got.Stdout != "x\n" {
+		t.Errorf("workspace b after the sorts: %+v", got)
+	}
+}
+
+// TestTenant_NoisyNeighbour: CPU-bound loops filling workspace a's js slots
+// leave b's request latency within a generous ratio (CPU is shared by weight
+// between workers). (The shell's loops stop at MaxLoopIters within moments;
+// js loops run to their timeout.)
+func TestTenant_NoisyNeighbour(t *testing.T) {
+	s := startTenantServer(t)
+	for _, ws := range []string{"a", "b"} {
+		mustDeskAt(t, s, "ws", "create", ws)
+		if r := s.exec(t, ws, "echo x > probe", ""); r.ExitCode != 0 {
+			t.Fatalf("setup: %+v", r)
+		}
+	}
+	before := s.medianLatency(t, "b", 31)
+	var ids []string
+	for range 8 {
+		code, b := s.api(t, "POST", "/v1/workspaces/a/executions", map[string]any{"source": "for (;;) {}", "backend": "js", "timeout": "2m"})
+		if code != 201 {
+			t.Fatalf("start a loop: %d %s", code, b)
+		}
+		var r execRecord
+		json.Unmarshal(b, &r)
+		ids = append(ids, r.ID)
+	}
+	during := s.medianLatency(t, "b", 31)
+	for _, id := range ids {
+		s.api(t, "POST", "/v1/workspaces/a/executions/"+id+"/kill", map[string]any{"signal": "KILL"})
+	}
+	t.Logf("b's stat median: %v before, %v with 8 js loops in a", before, during)
+	if during > 50*before+50*time.Millisecond {
+		t.Errorf("b's stat median went from %v to %v with 8 js loops in a", before, during)
+	}
+}
+
+// TestTenant_WorkerKilledMidWrite kills a workspace's worker with SIGKILL
+// while writes stream in: every acknowledged write is there afterwards, the
+// store checks clean, and the workspace serves again.
+func TestTenant_WorkerKilledMidWrite(t *testing.T) {
+	s := startTenantServer(t)
+	mustDeskAt(t, s, "ws", "create", "a")
+	put := func(i int) (int, error) {
+		body := strings.Repeat(fmt.Sprintf("file %d\n", i), 100+i%50)
+		req, _ := http.NewRequest("PUT", fmt.Sprintf("%s/v1/workspaces/a/files/workspace/f%04d?parents=1", s.url, i), strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		res.Body.Close()
+		return res.StatusCode, nil
+	}
+	// Start the worker, find it.
+	if code, err := put(0); err != nil || code/100 != 2 {
+		t.Fatalf("first put: %d %v", code, err)
+	}
+	wpid := workerOf(t, s.cmd.Process.Pid, "a")
+	var mu sync.Mutex
+	var acked []int
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1 + g; i < 4000; i += 4 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				code, err := put(i)
+				if err == nil && code/100 == 2 {
+					mu.Lock()
+					acked = append(acked, i)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	// Kill once a good number of writes went through.
+	pollUntil(t, time.Minute, "200 acknowledged writes", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked) >= 200
+	})
+	if err := syscall.Kill(wpid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	wg.Wait()
+	reaped := func(pid int) func() bool {
+		return func() bool {
+			_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+			return err != nil
+		}
+	}
+	pollUntil(t, time.Minute, "the killed worker to be reaped", reaped(wpid))
+	// A write sent after the kill started the next worker: kill that one
+	// too (another crash), so that the store is closed for the offline check.
+	if next := findWorker(s.cmd.Process.Pid, "a"); next != 0 {
+		syscall.Kill(next, syscall.SIGKILL)
+		pollUntil(t, time.Minute, "the next worker to be reaped", reaped(next))
+	}
+	db := filepath.Join(workspace.Dir(s.data), "a"+workspace.FileExt)
+	if out, errs, code := desk(t, nil, "fs", "-db", db, "check"); code != 0 {
+		t.Fatalf("check after the kill: exit %d: %s %s", code, out, errs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, i := range acked {
+		want := strings.Repeat(fmt.Sprintf("file %d\n", i), 100+i%50)
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/workspaces/a/files/workspace/f%04d", s.url, i), nil)
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(b) != want {
+			t.Fatalf("acknowledged write f%04d: got %d bytes (status %d), want %d", i, len(b), res.StatusCode, len(want))
+		}
+	}
+	t.Logf("%d acknowledged writes all there after the kill", len(acked))
+}
+
+// mustDeskAt runs the CLI against s.
+func mustDeskAt(t *testing.T, s *tenantServer, args ...string) string {
+	t.Helper()
+	t.Setenv(envURL, s.url)
+	t.Setenv(envToken, s.token)
+	return mustDesk(t, nil, args...)
+}
+
+// TestTenant_ServerKilledWorkersExit kills desk serve with SIGKILL: its
+// workers see their control channel end and exit by themselves (recording
+// their executions as stopped), so a new server on the data directory
+// starts and serves the workspace.
+func TestTenant_ServerKilledWorkersExit(t *testing.T) {
+	s := startTenantServer(t)
+	mustDeskAt(t, s, "ws", "create", "a")
+	code, b := s.api(t, "POST", "/v1/workspaces/a/executions", map[string]any{"source": "sleep 100", "timeout": "2m"})
+	if code != 201 {
+		t.Fatalf("start: %d %s", code, b)
+	}
+	var r execRecord
+	json.Unmarshal(b, &r)
+	wpid := workerOf(t, s.cmd.Process.Pid, "a")
+	s.kill()
+	pollUntil(t, time.Minute, "the orphaned worker to exit", func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", wpid))
+		// Gone, or a zombie waiting for its new parent to reap it.
+		return err != nil || strings.Contains(string(b), ") Z ")
+	})
+	s2 := startDeskProcess(t, s.data, s.token, "--sandbox", "off")
+	s.deskProcess = s2
+	code, b = s.api(t, "GET", "/v1/workspaces/a/executions/"+r.ID, nil)
+	var got execRecord
+	json.Unmarshal(b, &got)
+	if code != 200 || got.Status != "failed" || !strings.Contains(got.Error, "stopped") {
+		t.Errorf("the execution the killed server's worker ran: %d %+v", code, got)
+	}
+}
+
+// BenchmarkWorkerHop measures what the worker boundary costs, on real
+// servers (processes of their own) in the same run: a stat request's
+// latency with every workspace in the server's process and through a
+// worker (ns/op each, and their difference as hop-ns), the resident memory
+// of an idle open worker (worker-rss-KiB), and the cold start of a
+// workspace without a worker to its first answered request
+// (cold-start-ms).
+func BenchmarkWorkerHop(b *testing.B) {
+	testenv.NeedRoot(b)
+	const token = "bench-admin-token-0123456789abcdef"
+	// stat stats path, "WS/files/PATH", on the server at url.
+	stat := func(b *testing.B, url, path string) {
+		req, _ := http.NewRequest("GET", url+"/v1/workspaces/"+path+"?stat=1", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("stat: %d", res.StatusCode)
+		}
+	}
+	setup := func(b *testing.B, extra ...string) *deskProcess {
+		p := startDeskProcess(b, filepath.Join(b.TempDir(), "data"), token, append([]string{"--sandbox", "off"}, extra...)...)
+		for _, ws := range []string{"a"} {
+			req, _ := http.NewRequest("POST", p.url+"/v1/workspaces", strings.NewReader(`{"name":"`+ws+`"}`))
+			req.Header.Set("Authorization", "Bearer "+token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil || res.StatusCode != 201 {
+				b.Fatalf("create: %v %v", res, err)
+			}
+			res.Body.Close()
+			req, _ = http.NewRequest("PUT", p.url+"/v1/workspaces/"+ws+"/files/workspace/probe?parents=1", strings.NewReader("x"))
+			req.Header.Set("Authorization", "Bearer "+token)
+			res, err = http.DefaultClient.Do(req)
+			if err != nil || res.StatusCode/100 != 2 {
+				b.Fatalf("put: %v %v", res, err)
+			}
+			res.Body.Close()
+		}
+		return p
+	}
+	var inProc, viaWorker float64
+	b.Run("in-process", func(b *testing.B) {
+		p := setup(b, "--workers=false")
+		stat(b, p.url, "a/files/workspace/probe")
+		b.ResetTimer()
+		for b.Loop() {
+			stat(b, p.url, "a/files/workspace/probe")
+		}
+		inProc = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("worker", func(b *testing.B) {
+		p := setup(b)
+		stat(b, p.url, "a/files/workspace/probe")
+		b.ResetTimer()
+		for b.Loop() {
+			stat(b, p.url, "a/files/workspace/probe")
+		}
+		b.StopTimer()
+		viaWorker = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		if inProc > 0 {
+			b.ReportMetric(viaWorker-inProc, "hop-ns")
+		}
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", findWorker(p.cmd.Process.Pid, "a"))); err == nil {
+			for line := range strings.Lines(string(st)) {
+				if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+					kib, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+					b.ReportMetric(float64(kib), "worker-rss-KiB")
+				}
+			}
+		}
+		// Cold start: the first request on a hibernated workspace (a store
+		// on disk, no worker), to its answer: the worker's start, the store's
+		// open, the request. The workspaces are made and used on this server,
+		// then served by a new one, which has no worker yet.
+		const n = 10
+		for i := range n {
+			name := fmt.Sprintf("c%d", i)
+			req, _ := http.NewRequest("POST", p.url+"/v1/workspaces", strings.NewReader(`{"name":"`+name+`"}`))
+			req.Header.Set("Authorization", "Bearer "+token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil || res.StatusCode != 201 {
+				b.Fatalf("create: %v %v", res, err)
+			}
+			res.Body.Close()
+			stat(b, p.url, name+"/files/") // initialises the store
+		}
+		p.stop()
+		q := startDeskProcess(b, p.cmd.Args[5], token, "--sandbox", "off")
+		var cold time.Duration
+		for i := range n {
+			t0 := time.Now()
+			stat(b, q.url, fmt.Sprintf("c%d/files/", i))
+			cold += time.Since(t0)
+		}
+		b.ReportMetric(float64(cold.Microseconds())/1000/n, "cold-start-ms")
+	})
+}
