@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,7 +72,7 @@ func (wc workerConfig) pool(dataDir string, maxWorkers int, log *slog.Logger) (*
 		}
 	}
 	return worker.New(worker.Options{
-		Command: cmd, SocketDir: sockDir, Cgroups: useCgroups, Limits: wc.limits,
+		Command: cmd, SocketDir: sockDir, Cgroups: useCgroups, Limits: wc.limits, Spare: true,
 		OOMScoreAdj: workerOOMScoreAdj, MaxWorkers: maxWorkers, Logger: log,
 	})
 }
@@ -109,10 +110,10 @@ func workerBackends(runtime string, log *slog.Logger) []string {
 	return names
 }
 
-// args is the worker's command line for workspace ws (the pool appends its
-// own flags).
-func (wc workerConfig) args(ws string) []string {
-	a := []string{workerCommand, "--data", wc.data, "--workspace", ws, "--idle", wc.idle.String(),
+// args is a worker's command line (the workspace comes over its control
+// channel).
+func (wc workerConfig) args() []string {
+	a := []string{workerCommand, "--data", wc.data, "--idle", wc.idle.String(),
 		"--sandbox", wc.sandbox, "--log-level", wc.logLevel.String()}
 	if wc.maxData > 0 {
 		a = append(a, "--max-data-bytes", strconv.FormatInt(wc.maxData, 10))
@@ -124,31 +125,29 @@ func (wc workerConfig) args(ws string) []string {
 }
 
 // command returns the worker pool's Options.Command: this executable.
-func (wc workerConfig) command() (func(ws string, extra ...string) *exec.Cmd, error) {
+func (wc workerConfig) command() (func() *exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find this executable for the workers: %w", err)
 	}
-	return func(ws string, extra ...string) *exec.Cmd {
-		cmd := exec.Command(exe, append(wc.args(ws), extra...)...)
+	return func() *exec.Cmd {
+		cmd := exec.Command(exe, wc.args()...)
 		cmd.Stderr = wc.stderr
 		return cmd
 	}, nil
 }
 
-// runWorker is `desk worker`: it serves one workspace on a Unix socket for
-// its parent desk serve until told to exit, the workspace hibernates and the
-// parent agrees, or the parent goes away (its standard input ends).
+// runWorker is `desk worker`: it waits for its parent desk serve to assign
+// it a workspace (a spare waits here), then serves that workspace on a Unix
+// socket until told to exit, the workspace hibernates and the parent
+// agrees, or the parent goes away (its standard input ends).
 func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("desk worker", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	data := fl.String("data", "", "the data directory")
-	ws := fl.String("workspace", "", "the workspace")
-	sock := fl.String("socket", "", "the Unix socket to serve on")
 	idle := fl.Duration("idle", host.DefaultIdleTimeout, "hibernate after this long unused")
 	maxData := fl.Int64("max-data-bytes", 0, "the data directory's bound")
 	sandboxRT := fl.String("sandbox", "runc", "the sandbox runtime, or off")
-	recovered := fl.String("recovered", "", "why the previous worker died (recorded on the executions it left running)")
 	logLevel := fl.String("log-level", "info", "log level")
 	logFormat := fl.String("log-format", "text", "text or json")
 	if err := fl.Parse(args); err != nil {
@@ -161,8 +160,8 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		handler = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
 	}
 	log := slog.New(handler).With("worker", os.Getpid())
-	if *data == "" || *ws == "" || *sock == "" {
-		fmt.Fprintln(stderr, "desk worker: a hidden command of desk serve; it needs --data, --workspace and --socket, and its parent's key on stdin")
+	if *data == "" {
+		fmt.Fprintln(stderr, "desk worker: a hidden command of desk serve; it needs --data, and its parent's key and assignment on stdin")
 		return exitUsage
 	}
 	hello, ctl, err := worker.ReadHello(stdin)
@@ -170,9 +169,17 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "desk worker: %v\n", err)
 		return exitError
 	}
+	as, err := ctl.Assignment()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return exitOK // a spare the server no longer needs
+		}
+		fmt.Fprintf(stderr, "desk worker: %v\n", err)
+		return exitError
+	}
 	ctx := context.Background()
-	if err := serveWorker(ctx, workerRun{data: *data, ws: *ws, sock: *sock, idle: *idle, maxData: *maxData,
-		sandbox: *sandboxRT, recovered: *recovered, log: log, key: hello.Key, ctl: ctl, report: stdout}); err != nil {
+	if err := serveWorker(ctx, workerRun{data: *data, ws: as.Workspace, sock: as.Socket, idle: *idle, maxData: *maxData,
+		sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout}); err != nil {
 		log.Error("desk worker", "err", err)
 		return exitError
 	}

@@ -42,10 +42,14 @@ var (
 
 // Options configure a Pool.
 type Options struct {
-	// Command returns the command that runs the worker of workspace ws; the
-	// pool appends args (its socket and why the last worker died), and owns
-	// Stdin and Stdout (the control channel). Required.
-	Command func(ws string, args ...string) *exec.Cmd
+	// Command returns the command that runs a worker; the pool owns its
+	// Stdin and Stdout (the control channel, which also says which workspace
+	// to serve). Required.
+	Command func() *exec.Cmd
+	// Spare keeps one worker started ahead of need, its process start and
+	// the runtime's initialisation paid, so that a workspace's first request
+	// waits only for its store to open.
+	Spare bool
 	// SocketDir holds the workers' sockets; made with mode 0700. Required.
 	SocketDir string
 	// Cgroups puts each worker in a control group of its own (package
@@ -69,6 +73,8 @@ type Options struct {
 	// cleaned up: crashed reports an exit the pool did not ask for, why says
 	// what happened.
 	OnExit func(ws string, crashed bool, why string)
+
+	onSpare func(pid int) // tests: a spare is ready
 }
 
 // Pool runs one worker process per active workspace and sends requests to
@@ -76,13 +82,15 @@ type Options struct {
 type Pool struct {
 	opts Options
 
-	mu      sync.Mutex
-	procs   map[string]*proc
-	crashed map[string]string        // why the last worker of a workspace died, for the next one
-	left    map[string]*cgroup.Group // a dead worker's cgroup its sandbox still held; the next worker's start-up frees it
-	closed  bool
-	stats   Stats
-	wg      sync.WaitGroup // a goroutine per live process
+	mu       sync.Mutex
+	procs    map[string]*proc
+	crashed  map[string]string        // why the last worker of a workspace died, for the next one
+	left     map[string]*cgroup.Group // a dead worker's cgroup its sandbox still held; the next worker's start-up frees it
+	spare    *process                 // started, not yet assigned (Options.Spare)
+	spawning bool                     // a spare is being started
+	closed   bool
+	stats    Stats
+	wg       sync.WaitGroup // a goroutine per live process
 }
 
 // Stats are the pool's counters.
@@ -147,7 +155,9 @@ func New(opts Options) (*Pool, error) {
 	if err := os.Chmod(opts.SocketDir, 0o700); err != nil {
 		return nil, fmt.Errorf("new worker pool: %w", err)
 	}
-	return &Pool{opts: opts, procs: map[string]*proc{}, crashed: map[string]string{}, left: map[string]*cgroup.Group{}}, nil
+	p := &Pool{opts: opts, procs: map[string]*proc{}, crashed: map[string]string{}, left: map[string]*cgroup.Group{}}
+	p.refill()
+	return p, nil
 }
 
 // Stats returns the pool's counters.
@@ -268,18 +278,33 @@ func (p *Pool) start(e *proc, recovered string) {
 	p.follow(e, ctlOut)
 }
 
-// launch runs the process and waits for its "ready"; it returns the control
-// reader for follow. On error the process is gone.
-func (p *Pool) launch(e *proc, recovered string) (*controlReader, error) {
-	e.sock = filepath.Join(p.opts.SocketDir, e.ws+".sock")
-	os.Remove(e.sock) // a dead worker's
+// process is a started worker process: a spare until assigned.
+type process struct {
+	cmd *exec.Cmd
+	ctl io.WriteCloser // its stdin
+	cr  *controlReader // its stdout
+	cg  *cgroup.Group
+	key string
+}
+
+// kill ends a process that never served (or failed to start serving).
+func (pr *process) kill() {
+	pr.cmd.Process.Kill()
+	pr.ctl.Close()
+	pr.cmd.Wait()
+	if pr.cg != nil {
+		pr.cg.Remove()
+	}
+}
+
+// spawn starts a worker process, puts it in its cgroup and gives it its
+// key. The worker waits for the key before doing anything, so it is in its
+// group before it allocates; then it prepares what needs no workspace and
+// waits for its assignment.
+func (p *Pool) spawn() (*process, error) {
 	var key [32]byte
 	rand.Read(key[:])
-	args := []string{"--socket", e.sock}
-	if recovered != "" {
-		args = append(args, "--recovered", recovered)
-	}
-	cmd := p.opts.Command(e.ws, args...)
+	cmd := p.opts.Command()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -298,40 +323,107 @@ func (p *Pool) launch(e *proc, recovered string) (*controlReader, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	e.cmd, e.ctl = cmd, in
-	kill := func(err error) (*controlReader, error) {
-		cmd.Process.Kill()
-		in.Close()
-		cmd.Wait()
-		if e.cg != nil {
-			e.cg.Remove()
-		}
-		return nil, err
-	}
-	// The worker waits for its key before doing anything, so it is in its
-	// group before it allocates.
+	pr := &process{cmd: cmd, ctl: in, cr: newControlReader(out), key: hex.EncodeToString(key[:])}
 	if p.opts.Cgroups {
-		g, err := cgroup.New("desk-worker-"+e.ws+"-"+strconv.Itoa(cmd.Process.Pid), p.opts.Limits)
+		g, err := cgroup.New("desk-worker-"+strconv.Itoa(cmd.Process.Pid), p.opts.Limits)
 		if err != nil {
-			return kill(err)
+			pr.kill()
+			return nil, err
 		}
-		e.cg = g
+		pr.cg = g
 		if err := g.Add(cmd.Process.Pid); err != nil {
-			return kill(err)
+			pr.kill()
+			return nil, err
 		}
 	}
 	if p.opts.OOMScoreAdj != 0 {
 		os.WriteFile("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/oom_score_adj", []byte(strconv.Itoa(p.opts.OOMScoreAdj)), 0)
 	}
-	e.tr = newTransport(e.sock)
-	e.key = hex.EncodeToString(key[:])
-	if err := send(in, message{Key: e.key}); err != nil {
-		return kill(err)
+	if err := send(in, message{Key: pr.key}); err != nil {
+		pr.kill()
+		return nil, err
 	}
-	cr := newControlReader(out)
+	return pr, nil
+}
+
+// takeSpare returns the spare process, if one is ready, and starts the
+// next.
+func (p *Pool) takeSpare() *process {
+	p.mu.Lock()
+	pr := p.spare
+	p.spare = nil
+	p.mu.Unlock()
+	p.refill()
+	return pr
+}
+
+// refill starts a spare process if the pool keeps one and has none.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.opts.Spare || p.closed || p.spare != nil || p.spawning {
+		return
+	}
+	p.spawning = true
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		pr, err := p.spawn()
+		p.mu.Lock()
+		p.spawning = false
+		keep := err == nil && !p.closed
+		if keep {
+			p.spare = pr
+		}
+		p.mu.Unlock()
+		if keep && p.opts.onSpare != nil {
+			p.opts.onSpare(pr.cmd.Process.Pid)
+		}
+		if err != nil {
+			p.opts.Logger.Warn("worker: cannot start a spare", "err", err)
+		} else if !keep {
+			pr.kill()
+		}
+	}()
+}
+
+// launch gives e a process (the spare, else a new one), assigns it the
+// workspace and waits for its "ready"; it returns the control reader for
+// follow. On error the process is gone.
+func (p *Pool) launch(e *proc, recovered string) (*controlReader, error) {
+	e.sock = filepath.Join(p.opts.SocketDir, e.ws+".sock")
+	os.Remove(e.sock) // a dead worker's
+	pr := p.takeSpare()
+	if pr != nil {
+		cr, err := p.assign(e, pr, recovered)
+		if err == nil {
+			return cr, nil
+		}
+		// The spare died while waiting (killed, say): start afresh.
+		p.opts.Logger.Debug("worker: the spare failed", "err", err)
+	}
+	pr, err := p.spawn()
+	if err != nil {
+		return nil, err
+	}
+	return p.assign(e, pr, recovered)
+}
+
+// assign makes pr e's worker.
+func (p *Pool) assign(e *proc, pr *process, recovered string) (*controlReader, error) {
+	e.cmd, e.ctl, e.cg, e.key = pr.cmd, pr.ctl, pr.cg, pr.key
+	e.tr = newTransport(e.sock)
+	fail := func(err error) (*controlReader, error) {
+		pr.kill()
+		e.cg = nil
+		return nil, err
+	}
+	if err := send(pr.ctl, message{Assign: &Assign{Workspace: e.ws, Socket: e.sock, Recovered: recovered}}); err != nil {
+		return fail(err)
+	}
 	got := make(chan error, 1)
 	go func() {
-		m, err := cr.next()
+		m, err := pr.cr.next()
 		if err == nil && !m.Ready {
 			err = fmt.Errorf("unexpected control message %+v", m)
 		}
@@ -345,13 +437,13 @@ func (p *Pool) launch(e *proc, recovered string) (*controlReader, error) {
 			if errors.Is(err, io.EOF) {
 				err = fmt.Errorf("%w before it was ready", ErrExited)
 			}
-			return kill(err)
+			return fail(err)
 		}
 	case <-t.C:
-		return kill(fmt.Errorf("not ready within %v", p.opts.StartTimeout))
+		return fail(fmt.Errorf("not ready within %v", p.opts.StartTimeout))
 	}
 	close(e.ready)
-	return cr, nil
+	return pr.cr, nil
 }
 
 // follow reads e's control messages until the process exits, then cleans up.
@@ -514,11 +606,16 @@ func (p *Pool) waitStopped(ctx context.Context, e *proc) error {
 func (p *Pool) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.closed = true
+	spare := p.spare
+	p.spare = nil
 	all := make([]*proc, 0, len(p.procs))
 	for _, e := range p.procs {
 		all = append(all, e)
 	}
 	p.mu.Unlock()
+	if spare != nil {
+		spare.kill() // it waits for its assignment: nothing to stop
+	}
 	var errs []error
 	var wg sync.WaitGroup
 	var emu sync.Mutex

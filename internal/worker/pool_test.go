@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,17 +49,17 @@ var hogged [][]byte
 //	POST /hog        allocates without end
 //	GET /upgrade     switches protocols and echoes lines
 func testWorker() int {
-	fl := flag.NewFlagSet("worker", flag.ContinueOnError)
-	sock := fl.String("socket", "", "")
-	recovered := fl.String("recovered", "", "")
-	if err := fl.Parse(os.Args[1:]); err != nil {
-		return 2
-	}
 	hello, ctl, err := ReadHello(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	as, err := ctl.Assignment()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	sock, recovered := &as.Socket, &as.Recovered
 	var busy atomic.Bool
 	var srv *Server
 	mux := http.NewServeMux()
@@ -141,8 +141,8 @@ func newPool(t *testing.T, mod func(*Options)) (*Pool, exits) {
 	}
 	x := exits{ch: make(chan string, 16)}
 	o := Options{
-		Command: func(ws string, args ...string) *exec.Cmd {
-			cmd := exec.Command(self, args...)
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(self)
 			cmd.Env = append(os.Environ(), envWorker+"=1")
 			return cmd
 		},
@@ -350,7 +350,7 @@ func TestPool_CloseStopsEveryWorker(t *testing.T) {
 func TestServe_ExitsWhenTheParentGoes(t *testing.T) {
 	self, _ := os.Executable()
 	sock := t.TempDir() + "/w.sock"
-	cmd := exec.Command(self, "--socket", sock)
+	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), envWorker+"=1")
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -358,6 +358,7 @@ func TestServe_ExitsWhenTheParentGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	send(in, message{Key: "k"})
+	send(in, message{Assign: &Assign{Workspace: "a", Socket: sock}})
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "ready") {
 		t.Fatalf("no ready: %q %v", line, err)
 	}
@@ -455,8 +456,8 @@ func TestPool_OOMKillInTheWorkersCgroup(t *testing.T) {
 func BenchmarkPool_RoundTrip(b *testing.B) {
 	self, _ := os.Executable()
 	p, err := New(Options{
-		Command: func(ws string, args ...string) *exec.Cmd {
-			cmd := exec.Command(self, args...)
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(self)
 			cmd.Env = append(os.Environ(), envWorker+"=1")
 			return cmd
 		},
@@ -479,5 +480,33 @@ func BenchmarkPool_RoundTrip(b *testing.B) {
 	get()
 	for b.Loop() {
 		get()
+	}
+}
+
+func TestPool_SpareServesTheNextWorkspace(t *testing.T) {
+	spares := make(chan int, 4)
+	p, _ := newPool(t, func(o *Options) {
+		o.Spare = true
+		o.onSpare = func(pid int) { spares <- pid }
+	})
+	next := func() int {
+		select {
+		case pid := <-spares:
+			return pid
+		case <-time.After(30 * time.Second):
+			t.Fatal("no spare within the hang guard")
+			return 0
+		}
+	}
+	first := next()
+	if got := must(t, p, "a", "GET", "/pid"); got != strconv.Itoa(first) {
+		t.Fatalf("a is served by %s, not the spare %d", got, first)
+	}
+	// A spare that died waiting is replaced by a fresh start.
+	second := next()
+	syscall.Kill(second, syscall.SIGKILL)
+	got := must(t, p, "b", "GET", "/pid")
+	if got == strconv.Itoa(second) || got == strconv.Itoa(first) {
+		t.Fatalf("b is served by %s (spares %d, %d)", got, first, second)
 	}
 }

@@ -12,13 +12,22 @@ import (
 // the fields of one kind are set.
 type message struct {
 	// Parent to worker.
-	Key  string `json:"key,omitempty"`  // the first line: the request key
-	Exit string `json:"exit,omitempty"` // "idle": exit if still idle; "stop": exit now
+	Key    string  `json:"key,omitempty"`    // the first line: the request key
+	Assign *Assign `json:"assign,omitempty"` // the second: the workspace to serve
+	Exit   string  `json:"exit,omitempty"`   // "idle": exit if still idle; "stop": exit now
 
 	// Worker to parent.
 	Ready bool `json:"ready,omitempty"` // serving on its socket
 	Idle  bool `json:"idle,omitempty"`  // the workspace hibernated: nothing open, nothing running
 	Busy  bool `json:"busy,omitempty"`  // the answer to exit "idle" when it is in use again
+}
+
+// Assign is what the parent gives a worker to serve, after the key: a
+// worker may be started ahead of need (a spare) and assigned later.
+type Assign struct {
+	Workspace string `json:"workspace"`
+	Socket    string `json:"socket"`              // the Unix socket to listen on
+	Recovered string `json:"recovered,omitempty"` // why the workspace's previous worker died
 }
 
 // Exit reasons the parent sends.

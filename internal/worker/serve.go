@@ -36,6 +36,19 @@ func ReadHello(r io.Reader) (Hello, *Control, error) {
 // Control is the worker's side of the control channel after the hello.
 type Control struct{ cr *controlReader }
 
+// Assignment waits for the parent to say which workspace to serve (a spare
+// worker waits here, its start-up paid, until a workspace needs it).
+func (c *Control) Assignment() (Assign, error) {
+	m, err := c.cr.next()
+	if err != nil {
+		return Assign{}, fmt.Errorf("read assignment: %w", err)
+	}
+	if m.Assign == nil || m.Assign.Workspace == "" || m.Assign.Socket == "" {
+		return Assign{}, fmt.Errorf("read assignment: %w", ErrBadHello)
+	}
+	return *m.Assign, nil
+}
+
 // CheckKey reports whether r carries key (HeaderKey), in constant time.
 func CheckKey(r *http.Request, key string) bool {
 	got := r.Header.Get(HeaderKey)
