@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/workspace"
 	"golang.org/x/sys/unix"
 )
 
@@ -261,7 +262,8 @@ func workerOf(t *testing.T, parent int, ws string) int {
 	return pid
 }
 
-// findWorker is workerOf without the test: 0 when there is none.
+// findWorker is workerOf without the test: 0 when there is none. A worker
+// is a child running `desk worker` that holds the workspace's store open.
 func findWorker(parent int, ws string) int {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -273,14 +275,18 @@ func findWorker(parent int, ws string) int {
 		if err != nil {
 			continue
 		}
-		args := strings.Split(string(b), "\x00")
-		if len(args) < 2 || args[1] != workerCommand || !slices.Contains(args, ws) {
+		if args := strings.Split(string(b), "\x00"); len(args) < 2 || args[1] != workerCommand {
 			continue
 		}
 		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
 		s := string(st)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(parent) {
+		i := strings.LastIndexByte(s, ')')
+		if f := strings.Fields(s[i+1:]); i < 0 || len(f) < 2 || f[1] != strconv.Itoa(parent) {
+			continue
+		}
+		fds, _ := os.ReadDir("/proc/" + e.Name() + "/fd")
+		for _, fd := range fds {
+			if l, err := os.Readlink("/proc/" + e.Name() + "/fd/" + fd.Name()); err == nil && strings.HasSuffix(l, "/workspaces/"+ws+workspace.FileExt) {
 				return pid
 			}
 		}
