@@ -468,3 +468,83 @@ func BenchmarkWorkerHop(b *testing.B) {
 		b.ReportMetric(float64(cold.Microseconds())/1000/n, "cold-start-ms")
 	})
 }
+
+// BenchmarkSoak is 200 clients over 50 workspaces against a real server,
+// with every workspace in the server's process and with a worker per
+// workspace, in the same run: each operation is a file write, a stat or a
+// shell execution (in turn), and the benchmark reports the latency's p50
+// and p99 and the operations per second.
+func BenchmarkSoak(b *testing.B) {
+	testenv.NeedRoot(b)
+	const token = "soak-admin-token-0123456789abcdef"
+	const clients, workspaces = 200, 50
+	req := func(hc *http.Client, method, url, body string) error {
+		r, _ := http.NewRequest(method, url, strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+token)
+		r.Header.Set("Content-Type", "application/json")
+		res, err := hc.Do(r)
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode/100 != 2 {
+			return fmt.Errorf("%s %s: %d", method, url, res.StatusCode)
+		}
+		return nil
+	}
+	for _, mode := range []struct{ name, flag string }{{"in-process", "--workers=false"}, {"workers", "--workers=true"}} {
+		b.Run(mode.name, func(b *testing.B) {
+			p := startDeskProcess(b, filepath.Join(b.TempDir(), "data"), token, "--sandbox", "off", "--log-level", "info", mode.flag)
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+			for i := range workspaces {
+				if err := req(hc, "POST", p.url+"/v1/workspaces", fmt.Sprintf(`{"name":"w%d"}`, i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var mu sync.Mutex
+			var lat []time.Duration
+			var failed int
+			ops := make(chan int, clients)
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for c := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ws := fmt.Sprintf("%s/v1/workspaces/w%d", p.url, c%workspaces)
+					for i := range ops {
+						t0 := time.Now()
+						var err error
+						switch i % 3 {
+						case 0:
+							err = req(hc, "PUT", fmt.Sprintf("%s/files/workspace/c%d?parents=1", ws, c), strings.Repeat("x", 1000))
+						case 1:
+							err = req(hc, "GET", fmt.Sprintf("%s/files/?stat=1", ws), "")
+						case 2:
+							err = req(hc, "POST", ws+"/executions?wait=1", `{"source":"echo hi"}`)
+						}
+						d := time.Since(t0)
+						mu.Lock()
+						lat = append(lat, d)
+						if err != nil {
+							failed++
+						}
+						mu.Unlock()
+					}
+				}()
+			}
+			for i := range b.N {
+				ops <- i
+			}
+			close(ops)
+			wg.Wait()
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+			b.ReportMetric(float64(failed), "failed")
+		})
+	}
+}
