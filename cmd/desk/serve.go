@@ -128,7 +128,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	log := slog.New(handler)
 	var wc *workerConfig
 	if *workers && hooks.backends == nil {
-		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
+		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, reserve: *reserve, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
 			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err}
 	}
 	if err := serveUntil(ctx, serveConfig{

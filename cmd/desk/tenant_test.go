@@ -18,6 +18,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/testenv"
+	"github.com/desk-dev/desk/internal/vfs/vfstest"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -546,5 +547,56 @@ func BenchmarkSoak(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 			b.ReportMetric(float64(failed), "failed")
 		})
+	}
+}
+
+// TestTenant_FullDiskWorkers fills a small real filesystem holding the data
+// directory through a worker: writes get 507, deletes still work (the
+// worker empties the reserve file it shares with the server), and writes
+// work again.
+func TestTenant_FullDiskWorkers(t *testing.T) {
+	testenv.NeedRoot(t)
+	dir := vfstest.SmallDisk(t, 16<<20)
+	data := filepath.Join(dir, "data")
+	const token = "full-disk-admin-token-0123456789"
+	p := startDeskProcess(t, data, token, "--sandbox", "off", "--reserve-bytes", strconv.Itoa(1<<20))
+	s := &tenantServer{deskProcess: p, token: token, data: data}
+	mustDeskAt(t, s, "ws", "create", "a")
+	body := func(i int) string { // text that deduplicates with nothing
+		var b strings.Builder
+		for j := 0; b.Len() < 256<<10; j++ {
+			fmt.Fprintf(&b, "%d %d %x\n", i, j, uint32(i*7919+j)*2654435761)
+		}
+		return b.String()[:256<<10]
+	}
+	put := func(name, content string) int {
+		req, _ := http.NewRequest("PUT", s.url+"/v1/workspaces/a/files/"+name, strings.NewReader(content))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	n := 0
+	for ; n < 200; n++ {
+		if code := put(fmt.Sprintf("f%03d", n), body(n)); code != http.StatusCreated {
+			if code != http.StatusInsufficientStorage {
+				t.Fatalf("put %d: %d, want 201 or 507", n, code)
+			}
+			break
+		}
+	}
+	if n == 200 || n < 10 {
+		t.Fatalf("%d files of 256 KiB written on a 16 MiB disk", n)
+	}
+	for i := range 3 {
+		if code, b := s.api(t, "DELETE", fmt.Sprintf("/v1/workspaces/a/files/f%03d", i), nil); code != http.StatusNoContent {
+			t.Fatalf("delete on a full disk: %d %s", code, b)
+		}
+	}
+	if code := put("again", body(1000)); code != http.StatusCreated {
+		t.Fatalf("put after deletes: %d", code)
 	}
 }

@@ -42,6 +42,7 @@ type workerConfig struct {
 	data     string
 	idle     time.Duration
 	maxData  int64
+	reserve  int64 // --reserve-bytes: the workers share the data directory's reserve file
 	sandbox  string
 	logLevel slog.Level
 	logJSON  bool
@@ -118,6 +119,9 @@ func (wc workerConfig) args() []string {
 	if wc.maxData > 0 {
 		a = append(a, "--max-data-bytes", strconv.FormatInt(wc.maxData, 10))
 	}
+	if wc.reserve != 0 {
+		a = append(a, "--reserve-bytes", strconv.FormatInt(wc.reserve, 10))
+	}
 	if wc.logJSON {
 		a = append(a, "--log-format", "json")
 	}
@@ -147,6 +151,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	data := fl.String("data", "", "the data directory")
 	idle := fl.Duration("idle", host.DefaultIdleTimeout, "hibernate after this long unused")
 	maxData := fl.Int64("max-data-bytes", 0, "the data directory's bound")
+	reserve := fl.Int64("reserve-bytes", 0, "the data directory's reserve file (shared with the server)")
 	sandboxRT := fl.String("sandbox", "runc", "the sandbox runtime, or off")
 	logLevel := fl.String("log-level", "info", "log level")
 	logFormat := fl.String("log-format", "text", "text or json")
@@ -179,7 +184,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if err := serveWorker(ctx, workerRun{data: *data, ws: as.Workspace, sock: as.Socket, idle: *idle, maxData: *maxData,
-		sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout}); err != nil {
+		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout}); err != nil {
 		log.Error("desk worker", "err", err)
 		return exitError
 	}
@@ -190,7 +195,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type workerRun struct {
 	data, ws, sock, sandbox, recovered string
 	idle                               time.Duration
-	maxData                            int64
+	maxData, reserve                   int64
 	log                                *slog.Logger
 	key                                string
 	ctl                                *worker.Control
@@ -203,9 +208,12 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer bs.close()
-	// The data directory's lock and reserve file are the parent's; the
-	// bound, if any, is checked against the size measured now.
-	space, err := vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: wr.data, Reserve: -1, Limit: wr.maxData, Logger: wr.log})
+	// The data directory's lock is the parent's. The reserve file is
+	// shared: any process that finds the disk full empties it (its other
+	// users then count free space conservatively) and any takes it back once
+	// there is room, both idempotent. The bound, if any, is checked against
+	// the size measured now.
+	space, err := vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: wr.data, Reserve: wr.reserve, Limit: wr.maxData, Logger: wr.log})
 	if err != nil {
 		return err
 	}
