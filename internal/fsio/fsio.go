@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -19,6 +20,27 @@ const (
 	DefaultBatchEntries  = 512      // ImportOptions.BatchEntries
 	DefaultBatchBytes    = 16 << 20 // ImportOptions.BatchBytes: 16 MiB
 	DefaultBatchFileSize = 1 << 20  // ImportOptions.BatchFileSize: 1 MiB
+)
+
+// Defaults of the limits of ImportOptions. They bound what one archive (or
+// host directory) may make an import or an extraction do, whatever the
+// archive says about itself.
+const (
+	DefaultMaxEntries   = 1_000_000 // ImportOptions.MaxEntries
+	DefaultMaxBytes     = 64 << 30  // ImportOptions.MaxBytes: 64 GiB of file content
+	DefaultMaxMetaBytes = 64 << 20  // ImportOptions.MaxMetaBytes: 64 MiB
+)
+
+// Fixed limits on entry names, as the store's defaults (vfs.DefaultMaxNameLen,
+// vfs.DefaultMaxPathLen) and Linux's: an entry over them is refused with
+// ENAMETOOLONG before anything is written.
+const (
+	MaxNameLen   = 255  // bytes in one element of an entry name
+	MaxPathLen   = 4096 // bytes in an entry name joined to its destination, and in a symlink target
+	MaxHeaderLen = 1 << 20
+	// MaxHeaderLen is the largest tar header record (a PAX record set, a GNU
+	// long name or link name) read: archive/tar's own bound
+	// (tar.ErrFieldTooLong past it), reported as ErrLimit.
 )
 
 // Progress is a snapshot of a running import or export.
@@ -81,14 +103,75 @@ type ImportOptions struct {
 	// store in transactions of their own (their attributes still go in a
 	// batch). Default DefaultBatchFileSize.
 	BatchFileSize int64
+
+	// Limits. Past one, the import fails with an error wrapping ErrLimit and
+	// changes nothing. Zero or negative means the default.
+
+	// MaxEntries bounds the entries of the source (of every kind, skipped
+	// ones included). Default DefaultMaxEntries.
+	MaxEntries int64
+	// MaxBytes bounds the file content written, counted as it is
+	// decompressed (a zip's declared sizes are checked before anything is
+	// written). Default DefaultMaxBytes.
+	MaxBytes int64
+	// MaxMetaBytes bounds the memory an import holds for the names and
+	// attributes it must keep to the end: the directories it created and
+	// their deferred attributes, a zip's central directory, the moves of a
+	// merge. Default DefaultMaxMetaBytes.
+	MaxMetaBytes int64
+
+	// SkipSpecial skips the device files and FIFOs of an archive with a
+	// warning. By default an archive holding one is refused (ErrSpecialFile):
+	// a workspace cannot store them. (ImportDir always skips the special
+	// files of a host directory, sockets included, with a warning.)
+	SkipSpecial bool
+	// Format, if set, is what the archive must be (FormatTar: tar, plain or
+	// gzip-compressed; FormatZip: zip); by default it is recognised from its
+	// first bytes. A mismatch is ErrNotArchive.
+	Format Format
+	// TempDir is the host directory where a zip read from a stream (not a
+	// seekable file) is spooled, since a zip is read from its end. Default
+	// os.TempDir(). The spool file is removed before the import returns.
+	TempDir string
+	// KeepDestAttrs keeps an existing destination directory's own mode,
+	// owner, xattrs and times: the attributes of the archive's "." entry are
+	// then not applied to it. (A destination the import creates always gets
+	// them.)
+	KeepDestAttrs bool
 }
 
-// ExportOptions configure ExportTar. The zero value is usable.
+// withDefaults returns the options with every limit set.
+func (o ImportOptions) withDefaults() ImportOptions {
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxMetaBytes <= 0 {
+		o.MaxMetaBytes = DefaultMaxMetaBytes
+	}
+	return o
+}
+
+// ExportOptions configure ExportTar, ExportArchive and ArchiveHost. The zero
+// value is usable.
 type ExportOptions struct {
 	// Progress, if set, is called about once a ProgressInterval.
 	Progress func(Progress)
 	// ProgressInterval defaults to DefaultProgressInterval.
 	ProgressInterval time.Duration
+	// OmitRoot leaves out the "./" entry of a directory, which carries the
+	// directory's own attributes: an import of the archive into an existing
+	// directory then leaves that directory's attributes alone.
+	OmitRoot bool
+	// Name, for a source that is not a directory, names its one entry
+	// (default: the source's base name).
+	Name string
+	// Warn, if set, receives a message for every entry or attribute the
+	// archive cannot carry (ArchiveHost: a host FIFO, socket or device; a
+	// zip: extended attributes).
+	Warn func(msg string)
 }
 
 // xattrPrefix is the only extended-attribute namespace fsio copies: the others
@@ -133,10 +216,12 @@ func (p *progress) tick() {
 func (p *progress) elapsed() time.Duration { return time.Since(p.start) }
 
 // countingReader counts the bytes read through it into a progress and a summary.
+// With max set, a read that brings sum.Bytes past max fails with ErrLimit.
 type countingReader struct {
 	r   io.Reader
 	p   *progress
 	sum *Summary
+	max int64 // 0: no limit
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
@@ -145,9 +230,25 @@ func (c *countingReader) Read(b []byte) (int, error) {
 		c.p.p.Bytes += int64(n)
 		c.sum.Bytes += int64(n)
 		c.p.tick()
+		if c.max > 0 && c.sum.Bytes > c.max {
+			return n, limitErr("MaxBytes", c.max, "bytes of file content")
+		}
 	}
 	return n, err
 }
+
+// ErrLimit is wrapped by the error of an import that went past one of its
+// limits (ImportOptions.MaxEntries, MaxBytes, MaxMetaBytes, MaxHeaderLen).
+var ErrLimit = errors.New("over a limit")
+
+// limitErr reports that the limit named name (value max) was passed.
+func limitErr(name string, max int64, what string) error {
+	return fmt.Errorf("%w: the archive holds more than %d %s (%s)", ErrLimit, max, what, name)
+}
+
+// ErrSpecialFile is wrapped by the error for a device file or FIFO in an
+// archive, unless ImportOptions.SkipSpecial is set.
+var ErrSpecialFile = errors.New("special file")
 
 // ErrUnsafePath is wrapped by the error for an entry whose name is absolute or
 // contains a ".." element.
@@ -167,7 +268,9 @@ func (e *EntryError) Unwrap() error { return e.Err }
 
 // cleanEntryName validates a relative entry name from an archive and returns it
 // cleaned, with "" for the root of the archive ("." or "./"). Absolute names and
-// names with a ".." element are rejected, even when they would stay inside.
+// names with a ".." element are rejected, even when they would stay inside, and
+// so are names with an element longer than MaxNameLen or longer than
+// MaxPathLen as a whole (ENAMETOOLONG).
 func cleanEntryName(name string) (string, error) {
 	switch {
 	case name == "":
@@ -177,9 +280,15 @@ func cleanEntryName(name string) (string, error) {
 	case strings.IndexByte(name, 0) >= 0:
 		return "", &EntryError{name, fmt.Errorf("%w: NUL byte in name", ErrUnsafePath)}
 	}
-	for _, elem := range strings.Split(name, "/") {
+	if len(name) > MaxPathLen+1 { // one more for a directory's trailing slash
+		return "", &EntryError{shortName(name), fmt.Errorf("name of %d bytes, over %d: %w", len(name), MaxPathLen, syscall.ENAMETOOLONG)}
+	}
+	for elem := range strings.SplitSeq(name, "/") {
 		if elem == ".." {
 			return "", &EntryError{name, fmt.Errorf("%w: \"..\" leads outside the destination", ErrUnsafePath)}
+		}
+		if len(elem) > MaxNameLen {
+			return "", &EntryError{shortName(name), fmt.Errorf("an element of %d bytes, over %d: %w", len(elem), MaxNameLen, syscall.ENAMETOOLONG)}
 		}
 	}
 	c := path.Clean(name)
@@ -187,6 +296,14 @@ func cleanEntryName(name string) (string, error) {
 		return "", nil
 	}
 	return c, nil
+}
+
+// shortName cuts a long entry name for a message.
+func shortName(name string) string {
+	if len(name) <= 200 {
+		return name
+	}
+	return name[:200] + "..."
 }
 
 // depth is the number of elements of a cleaned relative name ("" has 0).
@@ -224,4 +341,16 @@ func entryErr(entry string, err error) error {
 		entry = "."
 	}
 	return &EntryError{Entry: entry, Err: err}
+}
+
+// checkTarget refuses a symlink target longer than MaxPathLen
+// (ENAMETOOLONG) or holding a NUL byte.
+func checkTarget(name, target string) error {
+	if len(target) > MaxPathLen {
+		return &EntryError{shortName(name), fmt.Errorf("symlink target of %d bytes, over %d: %w", len(target), MaxPathLen, syscall.ENAMETOOLONG)}
+	}
+	if strings.IndexByte(target, 0) >= 0 {
+		return &EntryError{name, fmt.Errorf("%w: NUL byte in the symlink target", ErrUnsafePath)}
+	}
+	return nil
 }

@@ -12,42 +12,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
-
-// kind is the type of an entry to import.
-type kind int
-
-const (
-	kindDir kind = iota
-	kindFile
-	kindSymlink
-	kindHardlink
-)
-
-// xattr is one extended attribute of an entry.
-type xattr struct {
-	name  string
-	value []byte
-}
-
-// entry is one item of a source tree, whatever it came from.
-type entry struct {
-	src    string // the name as the source spells it, for messages
-	rel    string // cleaned relative name; "" is the root of the tree
-	kind   kind
-	perm   uint32 // the 12 permission bits
-	uid    int
-	gid    int
-	atime  time.Time // zero: not given
-	mtime  time.Time // zero: not given
-	target string    // symlink target (verbatim) or hard link name (cleaned relative)
-	xattrs []xattr
-	body   io.Reader // file content
-	size   int64     // expected size of body; negative if unknown
-}
 
 // step is one change to the staging tree, queued to be written in a batch.
 type step struct {
@@ -85,10 +52,13 @@ type importer struct {
 	maxEntries  int   // bounds of a batch, from the options
 	maxBytes    int64 //
 	maxFileSize int64 // largest file read into memory
+
+	g guard // the import's limits
 }
 
 // beginImport resolves dest and creates the staging directory.
 func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOptions) (*importer, error) {
+	opts = opts.withDefaults()
 	im := &importer{
 		ctx:         ctx,
 		fsys:        fsys,
@@ -110,6 +80,7 @@ func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOpti
 	if im.maxFileSize <= 0 {
 		im.maxFileSize = DefaultBatchFileSize
 	}
+	im.g.opts = &im.opts
 	dest = cleanAbs(dest)
 	// Find the nearest existing ancestor of dest (dest itself if it exists).
 	p := dest
@@ -175,10 +146,6 @@ func (im *importer) end(err error) (Summary, error) {
 	}
 	if err != nil {
 		im.abort()
-	} else if im.anchor != "/" {
-		// Only the staging directory came and went in the root.
-		a := im.rootAttr
-		_ = im.fsys.Utimens(context.WithoutCancel(im.ctx), "/", a.Atime, a.Mtime, true)
 	}
 	im.sum.Elapsed = im.prog.elapsed()
 	return im.sum, err
@@ -282,15 +249,30 @@ func (im *importer) add(e *entry) error {
 	if err := im.ctx.Err(); err != nil {
 		return err
 	}
+	if err := im.g.entry(); err != nil {
+		return err
+	}
 	im.prog.p.Entries++
 	defer im.prog.tick()
+	if err := checkXattrs(e); err != nil {
+		return err
+	}
 	if e.rel == "" {
 		if e.kind != kindDir {
 			return &EntryError{e.src, errors.New("the root of the source must be a directory")}
 		}
+		if im.dirAttrs[""] != nil {
+			return duplicate(e)
+		}
+		if err := im.g.keep(keptEntry(e)); err != nil {
+			return err
+		}
 		im.dirAttrs[""] = e
 		im.sum.Dirs++
 		return nil
+	}
+	if n := len(im.dest) + 1 + len(e.rel); n > MaxPathLen {
+		return &EntryError{shortName(e.src), fmt.Errorf("the path in the destination would have %d bytes, over %d: %w", n, MaxPathLen, syscall.ENAMETOOLONG)}
 	}
 	if err := im.ensureDir(e.src, path.Dir(e.rel)); err != nil {
 		return err
@@ -298,17 +280,23 @@ func (im *importer) add(e *entry) error {
 	full := join(im.staging, e.rel)
 	switch e.kind {
 	case kindDir:
+		if im.dirAttrs[e.rel] != nil {
+			return duplicate(e)
+		}
 		if !im.dirs[e.rel] {
-			if err := im.clearFor(e, true); err != nil {
+			if err := im.checkFree(e); err != nil {
 				return err
 			}
 			im.enqueue(e.src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
 			im.dirs[e.rel] = true
 		}
+		if err := im.g.keep(keptEntry(e)); err != nil {
+			return err
+		}
 		im.dirAttrs[e.rel] = e
 		im.sum.Dirs++
 	case kindFile:
-		if err := im.clearFor(e, false); err != nil {
+		if err := im.checkFree(e); err != nil {
 			return err
 		}
 		im.prog.p.Files++
@@ -317,7 +305,7 @@ func (im *importer) add(e *entry) error {
 		}
 		im.sum.Files++
 	case kindSymlink:
-		if err := im.clearFor(e, false); err != nil {
+		if err := im.checkFree(e); err != nil {
 			return err
 		}
 		im.countXattrs(e)
@@ -328,6 +316,7 @@ func (im *importer) add(e *entry) error {
 			return im.setAttrs(b, full, e)
 		})
 		im.queued[e.rel] = kindSymlink
+		im.queueBytes += int64(keptEntry(e))
 		im.sum.Symlinks++
 	case kindHardlink:
 		if e.target == e.rel {
@@ -336,7 +325,7 @@ func (im *importer) add(e *entry) error {
 		if err := im.checkLinkTarget(e); err != nil {
 			return err
 		}
-		if err := im.clearFor(e, false); err != nil {
+		if err := im.checkFree(e); err != nil {
 			return err
 		}
 		target := join(im.staging, e.target)
@@ -352,15 +341,19 @@ func (im *importer) add(e *entry) error {
 // to be written in a batch; a large one is streamed to the store right away,
 // after the queue is written, and only its attributes are queued.
 func (im *importer) addFile(full string, e *entry) error {
-	body := e.body
-	e.body = nil // the queue keeps e; not the source
-	if body == nil {
-		body = strings.NewReader("")
+	body, release, err := e.content()
+	if err != nil {
+		return entryErr(e.src, err)
 	}
-	cr := &countingReader{r: body, p: im.prog, sum: &im.sum}
+	defer release()
+	e.body, e.open = nil, nil // the queue keeps e; not the source
+	cr := &countingReader{r: body, p: im.prog, sum: &im.sum, max: im.opts.MaxBytes}
 	perm := vfs.UnixToFileMode(e.perm & 0o7777)
 	im.countXattrs(e)
 	data, small, err := readSmall(cr, e.size, im.maxFileSize)
+	if errors.Is(err, ErrLimit) {
+		return err
+	}
 	if err != nil {
 		return entryErr(e.src, fmt.Errorf("read: %w", err))
 	}
@@ -373,7 +366,7 @@ func (im *importer) addFile(full string, e *entry) error {
 			return im.setAttrs(b, full, e)
 		})
 		im.queued[e.rel] = kindFile
-		im.queueBytes += int64(len(data))
+		im.queueBytes += int64(len(data) + keptEntry(e))
 		return nil
 	}
 	// The file's parents and the removal of an earlier entry of its name may
@@ -386,6 +379,9 @@ func (im *importer) addFile(full string, e *entry) error {
 		r = io.MultiReader(bytes.NewReader(data), cr)
 	}
 	if _, err := im.fsys.WriteFileFrom(im.ctx, full, r, perm); err != nil {
+		if errors.Is(err, ErrLimit) {
+			return err
+		}
 		return entryErr(e.src, err)
 	}
 	im.enqueue(e.src, func(b *vfs.Batch) error { return im.setAttrs(b, full, e) })
@@ -478,33 +474,38 @@ func (im *importer) ensureDir(src, rel string) error {
 		if k == kindSymlink {
 			what = "a symlink"
 		}
-		return &EntryError{src, fmt.Errorf("%w: parent %q is %s, not a directory", ErrUnsafePath, rel, what)}
+		return &EntryError{src, fmt.Errorf("%w: parent %q is %s, not a directory (%w)", ErrUnsafePath, rel, what, syscall.ENOTDIR)}
 	case !ok:
 		full := join(im.staging, rel)
 		im.enqueue(src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
+	}
+	if err := im.g.keep(64 + len(rel)); err != nil {
+		return err
 	}
 	im.dirs[rel] = true
 	return nil
 }
 
-// clearFor makes room for entry e in the staging tree. A later entry of the same
-// name replaces an earlier non-directory; replacing a directory, or a file by a
-// directory, is a conflict.
-func (im *importer) clearFor(e *entry, isDir bool) error {
+// checkFree verifies that nothing has e's name in the staging tree: every
+// name may appear once in a source (an archive with duplicate entries is
+// refused, since tools disagree on which one wins).
+func (im *importer) checkFree(e *entry) error {
 	if im.dirs[e.rel] {
-		return &EntryError{e.src, errors.New("an earlier entry of this name is a directory")}
+		return duplicate(e)
 	}
-	k, ok, err := im.lookup(e.src, e.rel)
-	if err != nil || !ok {
+	_, ok, err := im.lookup(e.src, e.rel)
+	if err != nil {
 		return err
 	}
-	if isDir || k == kindDir {
-		return &EntryError{e.src, errors.New("an earlier entry of this name is not a directory")}
+	if ok {
+		return duplicate(e)
 	}
-	full := join(im.staging, e.rel)
-	im.enqueue(e.src, func(b *vfs.Batch) error { return b.Remove(full) })
-	delete(im.queued, e.rel)
 	return nil
+}
+
+// duplicate is the error for a second entry of the same name.
+func duplicate(e *entry) error {
+	return &EntryError{e.src, fmt.Errorf("%w: an earlier entry of the archive has the same name (%w)", ErrUnsafePath, syscall.EEXIST)}
 }
 
 // checkLinkTarget verifies that a hard link points at a non-directory entry
@@ -571,12 +572,6 @@ func (im *importer) setAttrs(b *vfs.Batch, full string, e *entry) error {
 	return b.Utimens(full, atime, mtime, true)
 }
 
-// applyAttrs applies e's attributes to full (outside the staging tree) in a
-// batch of its own.
-func (im *importer) applyAttrs(ctx context.Context, full string, e *entry) error {
-	return im.runOne(ctx, e.src, func(b *vfs.Batch) error { return im.setAttrs(b, full, e) })
-}
-
 func (im *importer) warn(format string, args ...any) {
 	if im.opts.Warn != nil {
 		im.opts.Warn(fmt.Sprintf(format, args...))
@@ -616,115 +611,146 @@ func (im *importer) finish() error {
 	return im.flush()
 }
 
-// commit moves the staged tree to the destination.
+// mergeOp is one step of moving the staged tree into an existing
+// destination directory.
+type mergeOp struct {
+	rel string // the entry, relative to the staging directory and to dest
+	how mergeHow
+}
+
+type mergeHow int
+
+const (
+	mergeMove    mergeHow = iota // rename the staged entry over whatever non-directory is there
+	mergeReplace                 // a staged directory replaces a file or symlink: remove it, then move
+	mergeDone                    // a staged directory merged into an existing one: remove it, apply its attributes
+)
+
+// commit moves the staged tree to the destination, in one transaction: by a
+// rename when the destination does not exist, else by the moves a plan
+// lists (read before the transaction; a destination changed meanwhile makes
+// the transaction fail, and the import with it).
 func (im *importer) commit(ctx context.Context) error {
-	if !im.destExists {
-		if err := im.fsys.MkdirAll(ctx, path.Dir(im.dest), 0o755); err != nil {
+	var ops []mergeOp
+	if im.destExists {
+		if err := im.plan(ctx, "", &ops); err != nil {
 			return err
 		}
-		return im.move(ctx, im.staging, im.dest)
 	}
-	if err := im.checkMerge(ctx, ""); err != nil {
-		return err
-	}
-	if err := im.merge(ctx, ""); err != nil {
-		return err
-	}
-	if err := im.fsys.Remove(ctx, im.staging); err != nil {
-		return err
-	}
-	if e := im.dirAttrs[""]; e != nil {
-		return im.applyAttrs(ctx, im.dest, e)
-	}
-	return nil
-}
-
-// move renames from to to and restores from's times if the rename changed them.
-func (im *importer) move(ctx context.Context, from, to string) error {
-	before, err := im.fsys.Lstat(ctx, from)
-	if err != nil {
-		return err
-	}
-	if err := im.fsys.Rename(ctx, from, to, 0); err != nil {
-		return err
-	}
-	after, err := im.fsys.Lstat(ctx, to)
-	if err != nil {
-		return err
-	}
-	b, a := before.Attr(), after.Attr()
-	if !a.Mtime.Equal(b.Mtime) || !a.Atime.Equal(b.Atime) {
-		return im.fsys.Utimens(ctx, to, b.Atime, b.Mtime, true)
-	}
-	return nil
-}
-
-// checkMerge reports, before anything is moved, an entry of the staged
-// directory rel that would have to replace a directory of the destination.
-func (im *importer) checkMerge(ctx context.Context, rel string) error {
-	ents, err := im.fsys.ReadDir(ctx, join(im.staging, rel))
-	if err != nil {
-		return err
-	}
-	for _, de := range ents {
-		childRel := path.Join(rel, de.Name)
-		fi, err := im.fsys.Lstat(ctx, join(im.dest, childRel))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		stagedDir := de.Mode&vfs.S_IFMT == vfs.S_IFDIR
-		switch {
-		case stagedDir && fi.IsDir():
-			if err := im.checkMerge(ctx, childRel); err != nil {
+	return im.fsys.Batch(ctx, func(b *vfs.Batch) error {
+		if !im.destExists {
+			if err := b.MkdirAll(path.Dir(im.dest), 0o755); err != nil {
 				return err
 			}
-		case fi.IsDir():
-			return &EntryError{childRel, fmt.Errorf("is a directory in %s but not in the source; not replaced", im.dest)}
-		}
-	}
-	return nil
-}
-
-// merge moves the contents of the staged directory rel into the destination.
-func (im *importer) merge(ctx context.Context, rel string) error {
-	ents, err := im.fsys.ReadDir(ctx, join(im.staging, rel))
-	if err != nil {
-		return err
-	}
-	for _, de := range ents {
-		childRel := path.Join(rel, de.Name)
-		from, to := join(im.staging, childRel), join(im.dest, childRel)
-		stagedDir := de.Mode&vfs.S_IFMT == vfs.S_IFDIR
-		fi, err := im.fsys.Lstat(ctx, to)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return err
-		case stagedDir && fi.IsDir():
-			if err := im.merge(ctx, childRel); err != nil {
+			if err := moveIn(b, im.staging, im.dest); err != nil {
 				return err
 			}
-			if err := im.fsys.Remove(ctx, from); err != nil {
+		} else {
+			for _, op := range ops {
+				from, to := join(im.staging, op.rel), join(im.dest, op.rel)
+				switch op.how {
+				case mergeReplace:
+					if err := b.Remove(to); err != nil {
+						return err
+					}
+					fallthrough
+				case mergeMove:
+					if err := moveIn(b, from, to); err != nil {
+						return err
+					}
+				case mergeDone:
+					if err := b.Remove(from); err != nil {
+						return err
+					}
+					if e := im.dirAttrs[op.rel]; e != nil {
+						if err := im.setAttrs(b, to, e); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			if err := b.Remove(im.staging); err != nil {
 				return err
 			}
-			if e := im.dirAttrs[childRel]; e != nil {
-				if err := im.applyAttrs(ctx, to, e); err != nil {
+			if e := im.dirAttrs[""]; e != nil && !im.opts.KeepDestAttrs {
+				if err := im.setAttrs(b, im.dest, e); err != nil {
 					return err
 				}
 			}
-			continue
-		case stagedDir:
-			// A directory replaces a file or symlink, as tar does.
-			if err := im.fsys.Remove(ctx, to); err != nil {
-				return err
-			}
 		}
-		if err := im.move(ctx, from, to); err != nil {
-			return err
+		if im.anchor != "/" {
+			// Only the staging directory came and went in the root.
+			a := im.rootAttr
+			return b.Utimens("/", a.Atime, a.Mtime, true)
 		}
+		return nil
+	})
+}
+
+// moveIn renames from to to and restores from's times if the rename changed
+// them.
+func moveIn(b *vfs.Batch, from, to string) error {
+	before, err := b.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if err := b.Rename(from, to, 0); err != nil {
+		return err
+	}
+	after, err := b.Lstat(to)
+	if err != nil {
+		return err
+	}
+	bt, at := before.Attr(), after.Attr()
+	if !at.Mtime.Equal(bt.Mtime) || !at.Atime.Equal(bt.Atime) {
+		return b.Utimens(to, bt.Atime, bt.Mtime, true)
 	}
 	return nil
+}
+
+// planPage is how many staged entries plan lists at a time.
+const planPage = 1000
+
+// plan lists the moves that merge the staged directory rel into the
+// destination, children before the directories that held them. An entry
+// that would replace a directory of the destination is a conflict, found
+// before anything is moved.
+func (im *importer) plan(ctx context.Context, rel string, ops *[]mergeOp) error {
+	after := ""
+	for {
+		ents, err := im.fsys.ReadDirPage(ctx, join(im.staging, rel), after, planPage)
+		if err != nil {
+			return err
+		}
+		for _, de := range ents {
+			childRel := path.Join(rel, de.Name)
+			if err := im.g.keep(48 + len(childRel)); err != nil {
+				return err
+			}
+			stagedDir := de.Mode&vfs.S_IFMT == vfs.S_IFDIR
+			fi, err := im.fsys.Lstat(ctx, join(im.dest, childRel))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				*ops = append(*ops, mergeOp{childRel, mergeMove})
+			case err != nil:
+				return err
+			case stagedDir && fi.IsDir():
+				if err := im.plan(ctx, childRel, ops); err != nil {
+					return err
+				}
+				*ops = append(*ops, mergeOp{childRel, mergeDone})
+			case fi.IsDir():
+				return &EntryError{childRel, fmt.Errorf("is a directory in %s but not in the source; not replaced (%w)", im.dest, syscall.EISDIR)}
+			case stagedDir:
+				// A directory replaces a file or symlink, as tar does.
+				*ops = append(*ops, mergeOp{childRel, mergeReplace})
+			default:
+				*ops = append(*ops, mergeOp{childRel, mergeMove})
+			}
+		}
+		if len(ents) < planPage {
+			return nil
+		}
+		after = ents[len(ents)-1].Name
+	}
 }

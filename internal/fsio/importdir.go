@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -35,16 +36,18 @@ func ImportDir(ctx context.Context, fsys *vfs.FS, hostDir, dest string, opts Imp
 	if err != nil {
 		return Summary{}, err
 	}
-	w := &hostWalker{im: im, links: map[devIno]string{}}
+	w := &hostWalker{ctx: ctx, s: im, exclude: opts.Exclude, links: map[devIno]string{}}
 	return im.end(w.walk(hostDir, "", fi))
 }
 
 type devIno struct{ dev, ino uint64 }
 
-// hostWalker feeds a host directory tree to an importer, in name order.
+// hostWalker feeds a host directory tree to a sink, in name order.
 type hostWalker struct {
-	im    *importer
-	links map[devIno]string // first relative name of each multiply-linked file
+	ctx     context.Context
+	s       sink
+	exclude func(hostPath string, info fs.FileInfo) bool
+	links   map[devIno]string // first relative name of each multiply-linked file
 }
 
 func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
@@ -75,7 +78,8 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 			key := devIno{uint64(st.Dev), st.Ino}
 			if first, ok := w.links[key]; ok {
 				e.kind, e.target = kindHardlink, first
-				return w.im.add(e)
+				e.open = func() (io.ReadCloser, error) { return openNoatime(hostPath, syscall.O_NOFOLLOW) }
+				return w.s.add(e)
 			}
 			w.links[key] = rel
 		}
@@ -85,9 +89,9 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 			return err
 		}
 		e.kind, e.target = kindSymlink, target
-		return w.im.add(e)
+		return w.s.add(e)
 	default:
-		w.im.skip(src, "a "+typeName(fi.Mode())+" cannot be stored in a workspace")
+		w.s.skip(src, "a "+typeName(fi.Mode())+" cannot be stored")
 		return nil
 	}
 	xs, err := hostXattrs(hostPath)
@@ -96,15 +100,10 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 	}
 	e.xattrs = xs
 	if e.kind == kindFile {
-		f, err := openNoatime(hostPath, syscall.O_NOFOLLOW)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		e.body = f
-		return w.im.add(e)
+		e.open = func() (io.ReadCloser, error) { return openNoatime(hostPath, syscall.O_NOFOLLOW) }
+		return w.s.add(e)
 	}
-	if err := w.im.add(e); err != nil {
+	if err := w.s.add(e); err != nil {
 		return err
 	}
 	ents, err := readHostDir(hostPath)
@@ -112,7 +111,7 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 		return err
 	}
 	for _, de := range ents {
-		if err := w.im.ctx.Err(); err != nil {
+		if err := w.ctx.Err(); err != nil {
 			return err
 		}
 		childPath := filepath.Join(hostPath, de.Name())
@@ -123,7 +122,7 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 		if err != nil {
 			return err
 		}
-		if w.im.opts.Exclude != nil && w.im.opts.Exclude(childPath, info) {
+		if w.exclude != nil && w.exclude(childPath, info) {
 			continue
 		}
 		if err := w.walk(childPath, path.Join(rel, de.Name()), info); err != nil {

@@ -2,96 +2,55 @@ package fsio
 
 import (
 	"archive/tar"
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// ErrNotTar is wrapped by the error ImportTar returns for input that is not a
-// tar archive.
-var ErrNotTar = errors.New("not a tar archive")
+// maxTarTrailer is how much data readTar reads after a tar's end-of-archive
+// marker (the padding of the last record, and the end of a gzip stream,
+// whose checksum is then verified); more is refused.
+const maxTarTrailer = 1 << 20
 
-// ImportTar reads a tar archive (plain or gzip-compressed, detected from its
-// first bytes) from r and writes its entries to the workspace directory dest,
-// creating dest and its parents as needed; an existing dest is merged into.
-// Entry names are relative to dest; an entry named "." or "./" carries dest's
-// own attributes. Absolute names and names with a ".." element are rejected,
-// and so is a hard link to anything but an earlier entry. The import is all or
-// nothing: see the package documentation.
-func ImportTar(ctx context.Context, fsys *vfs.FS, r io.Reader, dest string, opts ImportOptions) (Summary, error) {
-	src, closeSrc, err := decompress(r)
-	if err != nil {
-		return Summary{}, err
-	}
-	defer closeSrc()
-	tr := tar.NewReader(src)
-	// Read the first header before touching the workspace, so that input which
-	// is not a tar archive at all changes nothing.
-	first, err := tr.Next()
-	if errors.Is(err, tar.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return Summary{}, fmt.Errorf("%w (%v)", ErrNotTar, err)
-	}
-	if err != nil && err != io.EOF {
-		return Summary{}, fmt.Errorf("read tar: %w", err)
-	}
-	im, err := beginImport(ctx, fsys, dest, opts)
-	if err != nil {
-		return Summary{}, err
-	}
+// readTar gives the entries of a tar stream, whose first header has been
+// read (nil: the archive is empty), to s.
+func readTar(ctx context.Context, tr *tar.Reader, first *tar.Header, src io.Reader, s sink, opts *ImportOptions) error {
 	hdr := first
 	for hdr != nil {
-		if err := im.addTarEntry(hdr, tr); err != nil {
-			return im.end(err)
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		if err := addTarEntry(s, hdr, tr, opts); err != nil {
+			return err
+		}
+		var err error
 		hdr, err = tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return im.end(fmt.Errorf("read tar: %w", err))
+		switch {
+		case err == io.EOF:
+			hdr = nil
+		case errors.Is(err, tar.ErrFieldTooLong):
+			return tarLimit()
+		case err != nil:
+			return fmt.Errorf("read tar: %w", err)
 		}
 	}
-	return im.end(nil)
-}
-
-// decompress returns r, or a decompressing reader if r starts with the gzip
-// magic number. Other compressions are recognised and refused clearly.
-func decompress(r io.Reader) (io.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, err := br.Peek(6)
-	if len(magic) == 0 {
-		if err == nil || err == io.EOF {
-			return nil, nil, fmt.Errorf("%w: the input is empty", ErrNotTar)
-		}
-		return nil, nil, fmt.Errorf("read tar: %w", err)
-	}
+	// Read what follows the end-of-archive marker, so that a gzip stream's
+	// checksum is verified.
+	n, err := io.Copy(io.Discard, io.LimitReader(src, maxTarTrailer+1))
 	switch {
-	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read gzip: %w", err)
-		}
-		return gz, func() { gz.Close() }, nil
-	case bytes.HasPrefix(magic, []byte("\xfd7zXZ\x00")):
-		return nil, nil, fmt.Errorf("%w: the input is xz-compressed; decompress it first (xz -dc FILE | desk fs import -)", ErrNotTar)
-	case bytes.HasPrefix(magic, []byte("BZh")):
-		return nil, nil, fmt.Errorf("%w: the input is bzip2-compressed; decompress it first (bzip2 -dc FILE | desk fs import -)", ErrNotTar)
-	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		return nil, nil, fmt.Errorf("%w: the input is zstd-compressed; decompress it first (zstd -dc FILE | desk fs import -)", ErrNotTar)
+	case err != nil:
+		return fmt.Errorf("read tar: after the end of the archive: %w", err)
+	case n > maxTarTrailer:
+		return fmt.Errorf("%w: more than %d bytes after the end of the tar archive", ErrNotArchive, maxTarTrailer)
 	}
-	return br, func() {}, nil
+	return nil
 }
 
-// addTarEntry converts a tar header to an entry and imports it.
-func (im *importer) addTarEntry(hdr *tar.Header, body io.Reader) error {
+// addTarEntry converts a tar header to an entry and gives it to s.
+func addTarEntry(s sink, hdr *tar.Header, body io.Reader, opts *ImportOptions) error {
 	switch hdr.Typeflag {
 	case tar.TypeXGlobalHeader:
 		return nil // PAX global defaults: nothing to create
@@ -100,8 +59,8 @@ func (im *importer) addTarEntry(hdr *tar.Header, body io.Reader) error {
 		if _, err := cleanEntryName(hdr.Name); err != nil {
 			return err
 		}
-		im.skip(hdr.Name, "device files and FIFOs cannot be stored in a workspace")
-		return nil
+		what := map[byte]string{tar.TypeChar: "character device", tar.TypeBlock: "block device", tar.TypeFifo: "FIFO"}[hdr.Typeflag]
+		return special(s, hdr.Name, what, opts.SkipSpecial)
 	}
 	rel, err := cleanEntryName(hdr.Name)
 	if err != nil {
@@ -127,6 +86,9 @@ func (im *importer) addTarEntry(hdr *tar.Header, body io.Reader) error {
 		if hdr.Linkname == "" {
 			return &EntryError{hdr.Name, errors.New("symlink with an empty target")}
 		}
+		if err := checkTarget(hdr.Name, hdr.Linkname); err != nil {
+			return err
+		}
 		e.kind, e.target = kindSymlink, hdr.Linkname
 	case tar.TypeLink:
 		target, err := cleanEntryName(hdr.Linkname)
@@ -135,7 +97,7 @@ func (im *importer) addTarEntry(hdr *tar.Header, body io.Reader) error {
 		}
 		e.kind, e.target = kindHardlink, target
 	default:
-		im.skip(hdr.Name, fmt.Sprintf("unsupported tar entry type %q", hdr.Typeflag))
+		s.skip(hdr.Name, fmt.Sprintf("unsupported tar entry type %q", hdr.Typeflag))
 		return nil
 	}
 	if e.rel == "" && e.kind != kindDir {
@@ -151,5 +113,5 @@ func (im *importer) addTarEntry(hdr *tar.Header, body io.Reader) error {
 	for _, name := range names {
 		e.xattrs = append(e.xattrs, xattr{name: name, value: []byte(hdr.PAXRecords[paxXattr+name])})
 	}
-	return im.add(e)
+	return s.add(e)
 }
