@@ -22,7 +22,7 @@ var schemaTypes = map[string]any{
 	"Result": client.Result{}, "ExecutionList": client.ExecutionList{}, "KillRequest": client.KillRequest{},
 	"TokenRequest": client.TokenRequest{}, "Token": client.Token{}, "MintedToken": client.MintedToken{},
 	"TokenList": client.TokenList{}, "FileOpRequest": fileOpRequest{}, "Error": client.ErrorBody{},
-	"ToolList": client.ToolList{}, "ToolResult": client.ToolResult{},
+	"ToolList": client.ToolList{}, "ToolResult": client.ToolResult{}, "TreeSummary": client.TreeSummary{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`
@@ -123,6 +123,9 @@ func content(schema string) map[string]any {
 	switch {
 	case schema == "binary":
 		return map[string]any{"application/octet-stream": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}}
+	case schema == "archive":
+		bin := map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}
+		return map[string]any{"application/x-tar": bin, "application/gzip": bin, "application/zip": bin}
 	case schema == "text":
 		return map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
 	case schema == "object":
@@ -176,6 +179,8 @@ func openAPI() map[string]any {
 			responses["101"] = map[string]any{"description": "WebSocket (GET with Upgrade: websocket): binary messages are terminal bytes both ways; " +
 				"text messages are JSON control messages: resize {type, rows, cols} and eof {type} from the client, " +
 				"exit {type, code} and error {type, message} from the server. The " + ShellIDHeader + " header names the session."}
+		case "putTree":
+			responses["201"] = map[string]any{"description": "the archive was unpacked into a new directory", "content": content("TreeSummary")}
 		case "fileOp":
 			responses["201"] = map[string]any{"description": "mkdir or copy created an entry", "content": content("FileInfo")}
 		case "changes":
@@ -193,7 +198,7 @@ func openAPI() map[string]any {
 			op["security"] = []any{}
 		}
 		if rt.body != "" {
-			op["requestBody"] = map[string]any{"required": rt.body == "binary" || rt.body == "ExecRequest" || rt.body == "TokenRequest" || rt.body == "WorkspaceRequest", "content": content(rt.body)}
+			op["requestBody"] = map[string]any{"required": rt.body == "binary" || rt.body == "archive" || rt.body == "ExecRequest" || rt.body == "TokenRequest" || rt.body == "WorkspaceRequest", "content": content(rt.body)}
 		}
 		paths[p][strings.ToLower(rt.method)] = op
 	}

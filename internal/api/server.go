@@ -107,6 +107,8 @@ type Options struct {
 	// MaxJSONDepth bounds the nesting of every JSON request body, tool
 	// inputs included (400 bad_json). Default 64 (jsonlimit.DefaultMaxDepth).
 	MaxJSONDepth int
+	// Tree bounds tree uploads (PUT /v1/workspaces/{ws}/tree/...; tree.go).
+	Tree TreeOptions
 	// Tools configure the agent tools (caps; see tools.Options), served at
 	// /v1/workspaces/{ws}/tools and over MCP.
 	Tools tools.Options

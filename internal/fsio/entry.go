@@ -82,7 +82,7 @@ func special(s sink, name, what string, skipOK bool) error {
 		s.skip(name, "a "+what+" cannot be stored")
 		return nil
 	}
-	return &EntryError{name, fmt.Errorf("%w: a %s cannot be stored (%w); skip such entries with ImportOptions.SkipSpecial (the API's skip_special=1)", ErrSpecialFile, what, syscall.EPERM)}
+	return &EntryError{name, fmt.Errorf("%w: a %s cannot be stored (%w); skip such entries with ImportOptions.SkipSpecial (the API's skip_special=1)", ErrSpecialFile, what, errno(syscall.EPERM))}
 }
 
 // guard counts the entries a sink receives against the limits of the
@@ -126,10 +126,10 @@ func checkXattrs(e *entry) error {
 	total := 0
 	for _, x := range e.xattrs {
 		if len(x.value) > 64<<10 {
-			return &EntryError{e.src, fmt.Errorf("extended attribute %s of %d bytes, over 64 KiB: %w", x.name, len(x.value), syscall.E2BIG)}
+			return &EntryError{e.src, fmt.Errorf("extended attribute %s of %d bytes, over 64 KiB: %w", x.name, len(x.value), errno(syscall.E2BIG))}
 		}
 		if total += len(x.name) + len(x.value); total > 1<<20 {
-			return &EntryError{e.src, fmt.Errorf("extended attributes of more than 1 MiB together: %w", syscall.ENOSPC)}
+			return &EntryError{e.src, fmt.Errorf("extended attributes of more than 1 MiB together: %w", errno(syscall.ENOSPC))}
 		}
 	}
 	return nil

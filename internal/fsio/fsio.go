@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // DefaultProgressInterval is how often progress is reported when the options
@@ -281,14 +283,14 @@ func cleanEntryName(name string) (string, error) {
 		return "", &EntryError{name, fmt.Errorf("%w: NUL byte in name", ErrUnsafePath)}
 	}
 	if len(name) > MaxPathLen+1 { // one more for a directory's trailing slash
-		return "", &EntryError{shortName(name), fmt.Errorf("name of %d bytes, over %d: %w", len(name), MaxPathLen, syscall.ENAMETOOLONG)}
+		return "", &EntryError{shortName(name), fmt.Errorf("name of %d bytes, over %d: %w", len(name), MaxPathLen, errno(syscall.ENAMETOOLONG))}
 	}
 	for elem := range strings.SplitSeq(name, "/") {
 		if elem == ".." {
 			return "", &EntryError{name, fmt.Errorf("%w: \"..\" leads outside the destination", ErrUnsafePath)}
 		}
 		if len(elem) > MaxNameLen {
-			return "", &EntryError{shortName(name), fmt.Errorf("an element of %d bytes, over %d: %w", len(elem), MaxNameLen, syscall.ENAMETOOLONG)}
+			return "", &EntryError{shortName(name), fmt.Errorf("an element of %d bytes, over %d: %w", len(elem), MaxNameLen, errno(syscall.ENAMETOOLONG))}
 		}
 	}
 	c := path.Clean(name)
@@ -347,10 +349,22 @@ func entryErr(entry string, err error) error {
 // (ENAMETOOLONG) or holding a NUL byte.
 func checkTarget(name, target string) error {
 	if len(target) > MaxPathLen {
-		return &EntryError{shortName(name), fmt.Errorf("symlink target of %d bytes, over %d: %w", len(target), MaxPathLen, syscall.ENAMETOOLONG)}
+		return &EntryError{shortName(name), fmt.Errorf("symlink target of %d bytes, over %d: %w", len(target), MaxPathLen, errno(syscall.ENAMETOOLONG))}
 	}
 	if strings.IndexByte(target, 0) >= 0 {
 		return &EntryError{name, fmt.Errorf("%w: NUL byte in the symlink target", ErrUnsafePath)}
 	}
 	return nil
 }
+
+// errnoError is an errno that reads with its name: "file exists (EEXIST)".
+type errnoError struct{ errno syscall.Errno }
+
+func (e errnoError) Error() string {
+	return e.errno.Error() + " (" + unix.ErrnoName(e.errno) + ")"
+}
+
+func (e errnoError) Unwrap() error { return e.errno }
+
+// errno returns e as an error whose message names it.
+func errno(e syscall.Errno) error { return errnoError{e} }

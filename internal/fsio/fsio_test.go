@@ -560,7 +560,7 @@ type tarEntry struct {
 	pax              map[string]string
 }
 
-func makeTar(t *testing.T, entries ...tarEntry) []byte {
+func makeTar(t testing.TB, entries ...tarEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

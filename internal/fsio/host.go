@@ -329,7 +329,7 @@ func (x *extractor) ensureDir(src, rel string) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			what = "a symlink"
 		}
-		return &EntryError{src, fmt.Errorf("%w: parent %q is %s, not a directory (%w)", ErrUnsafePath, rel, what, syscall.ENOTDIR)}
+		return &EntryError{src, fmt.Errorf("%w: parent %q is %s (%w)", ErrUnsafePath, rel, what, errno(syscall.ENOTDIR))}
 	}
 	if err := x.g.keep(64 + len(rel)); err != nil {
 		return err
@@ -544,7 +544,7 @@ func (x *extractor) plan(rel string, ops *[]mergeOp) error {
 			}
 			*ops = append(*ops, mergeOp{childRel, mergeDone})
 		case fi.IsDir():
-			return &EntryError{childRel, fmt.Errorf("is a directory in %s but not in the source; not replaced (%w)", x.dest, syscall.EISDIR)}
+			return &EntryError{childRel, fmt.Errorf("is a directory in %s but not in the source; not replaced (%w)", x.dest, errno(syscall.EISDIR))}
 		case stagedDir:
 			*ops = append(*ops, mergeOp{childRel, mergeReplace})
 		default:

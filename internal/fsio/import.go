@@ -272,7 +272,7 @@ func (im *importer) add(e *entry) error {
 		return nil
 	}
 	if n := len(im.dest) + 1 + len(e.rel); n > MaxPathLen {
-		return &EntryError{shortName(e.src), fmt.Errorf("the path in the destination would have %d bytes, over %d: %w", n, MaxPathLen, syscall.ENAMETOOLONG)}
+		return &EntryError{shortName(e.src), fmt.Errorf("the path in the destination would have %d bytes, over %d: %w", n, MaxPathLen, errno(syscall.ENAMETOOLONG))}
 	}
 	if err := im.ensureDir(e.src, path.Dir(e.rel)); err != nil {
 		return err
@@ -374,18 +374,38 @@ func (im *importer) addFile(full string, e *entry) error {
 	if err := im.flush(); err != nil {
 		return err
 	}
-	r := io.Reader(cr)
+	er := &errReader{r: cr}
+	r := io.Reader(er)
 	if len(data) > 0 {
-		r = io.MultiReader(bytes.NewReader(data), cr)
+		r = io.MultiReader(bytes.NewReader(data), er)
 	}
 	if _, err := im.fsys.WriteFileFrom(im.ctx, full, r, perm); err != nil {
-		if errors.Is(err, ErrLimit) {
-			return err
+		switch {
+		case errors.Is(er.err, ErrLimit):
+			return &EntryError{e.src, er.err}
+		case er.err != nil:
+			// The source failed (cut short, the client gone): its error, not
+			// the store's wrapping of it.
+			return &EntryError{e.src, fmt.Errorf("read: %w", er.err)}
 		}
 		return entryErr(e.src, err)
 	}
 	im.enqueue(e.src, func(b *vfs.Batch) error { return im.setAttrs(b, full, e) })
 	return nil
+}
+
+// errReader remembers the first error other than EOF its reader returned.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // readSmall reads r to its end if it holds at most limit bytes, and returns
@@ -474,7 +494,7 @@ func (im *importer) ensureDir(src, rel string) error {
 		if k == kindSymlink {
 			what = "a symlink"
 		}
-		return &EntryError{src, fmt.Errorf("%w: parent %q is %s, not a directory (%w)", ErrUnsafePath, rel, what, syscall.ENOTDIR)}
+		return &EntryError{src, fmt.Errorf("%w: parent %q is %s (%w)", ErrUnsafePath, rel, what, errno(syscall.ENOTDIR))}
 	case !ok:
 		full := join(im.staging, rel)
 		im.enqueue(src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
@@ -505,7 +525,7 @@ func (im *importer) checkFree(e *entry) error {
 
 // duplicate is the error for a second entry of the same name.
 func duplicate(e *entry) error {
-	return &EntryError{e.src, fmt.Errorf("%w: an earlier entry of the archive has the same name (%w)", ErrUnsafePath, syscall.EEXIST)}
+	return &EntryError{e.src, fmt.Errorf("%w: an earlier entry of the archive has the same name (%w)", ErrUnsafePath, errno(syscall.EEXIST))}
 }
 
 // checkLinkTarget verifies that a hard link points at a non-directory entry
@@ -740,7 +760,7 @@ func (im *importer) plan(ctx context.Context, rel string, ops *[]mergeOp) error 
 				}
 				*ops = append(*ops, mergeOp{childRel, mergeDone})
 			case fi.IsDir():
-				return &EntryError{childRel, fmt.Errorf("is a directory in %s but not in the source; not replaced (%w)", im.dest, syscall.EISDIR)}
+				return &EntryError{childRel, fmt.Errorf("is a directory in %s but not in the source; not replaced (%w)", im.dest, errno(syscall.EISDIR))}
 			case stagedDir:
 				// A directory replaces a file or symlink, as tar does.
 				*ops = append(*ops, mergeOp{childRel, mergeReplace})

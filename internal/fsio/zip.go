@@ -387,7 +387,7 @@ func (z *zipSink) add(e *entry) error {
 	fh.Extra = append(fh.Extra, ux...)
 	if e.kind == kindHardlink {
 		if len(e.target) > 0xffff-4-len(fh.Extra)-64 {
-			return &EntryError{e.rel, fmt.Errorf("hard link target too long for a zip extra field: %w", syscall.ENAMETOOLONG)}
+			return &EntryError{e.rel, fmt.Errorf("hard link target too long for a zip extra field: %w", errno(syscall.ENAMETOOLONG))}
 		}
 		l := make([]byte, 4, 4+len(e.target))
 		binary.LittleEndian.PutUint16(l, zipDeskLink)
