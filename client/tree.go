@@ -1,14 +1,13 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-
-	"context"
 )
 
 // TreeSummary is the answer to a tree upload: what the archive held and
@@ -101,16 +100,39 @@ func (t *Tree) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Summary is what the archive held, as the server counted it: known once
+// the archive has been read to its end (zero before, or from an older
+// server).
+func (t *Tree) Summary() TreeSummary {
+	var s TreeSummary
+	if v := t.resp.Trailer.Get("X-Desk-Summary"); v != "" {
+		json.Unmarshal([]byte(v), &s)
+	}
+	return s
+}
+
 // Close ends the download.
 func (t *Tree) Close() error { return t.body.Close() }
 
-// GetTree downloads the workspace path src (followed if a symlink) as an
-// archive of format (FormatTar, FormatTgz or FormatZip; empty: tar),
-// streamed.
-func (c *Client) GetTree(ctx context.Context, ws, src, format string) (*Tree, error) {
+// GetTreeOptions configure GetTree.
+type GetTreeOptions struct {
+	// Format is FormatTar (the default), FormatTgz or FormatZip.
+	Format string
+	// NoFollow archives a symlink at the path itself (one entry), instead
+	// of what it points to.
+	NoFollow bool
+}
+
+// GetTree downloads the workspace path src (a symlink followed, unless
+// NoFollow) as an archive, streamed: a directory's tree, or one entry for
+// anything else.
+func (c *Client) GetTree(ctx context.Context, ws, src string, o GetTreeOptions) (*Tree, error) {
 	q := url.Values{}
-	if format != "" {
-		q.Set("format", format)
+	if o.Format != "" {
+		q.Set("format", o.Format)
+	}
+	if o.NoFollow {
+		q.Set("nofollow", "1")
 	}
 	resp, err := c.do(ctx, request{method: "GET", path: treePath(ws, src), query: q})
 	if err != nil {

@@ -53,15 +53,6 @@ func rate(n int64, d time.Duration) string {
 	return humanBytes(int64(float64(n)/d.Seconds())) + "/s"
 }
 
-// progressPrinter returns a progress callback printing one line per call on
-// the command's standard error.
-func (c *fsCmd) progressPrinter() func(fsio.Progress) {
-	return func(p fsio.Progress) {
-		fmt.Fprintf(c.errw, "desk fs %s: %d files, %d entries, %s, %s\n",
-			c.verb.name, p.Files, p.Entries, humanBytes(p.Bytes), rate(p.Bytes, p.Elapsed))
-	}
-}
-
 // summaryLine describes a finished import or export.
 func summaryLine(s fsio.Summary) string {
 	var b strings.Builder

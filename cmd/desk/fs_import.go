@@ -4,49 +4,46 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fsio"
 )
 
 var fsImport = &fsVerb{
 	name:     "import",
-	synopsis: "[-C DEST] [-q] SRC",
-	summary:  "copy a host directory, or a tar archive (a .tar/.tar.gz file, or - for standard input), into DEST",
+	synopsis: "[-C DEST] [-q|--progress] [--skip-special] SRC",
+	summary:  "copy a host directory, or an archive (a tar, .tar.gz or .zip file, or - for standard input), into DEST",
 	write:    true,
-	local:    true,
 	minArgs:  1,
 	maxArgs:  1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		dest := fl.String("C", "/", "workspace `DEST`ination directory; created if missing, merged into if it exists")
 		quiet := fl.Bool("q", false, "no progress or summary on standard error")
+		always := fl.Bool("progress", false, "report progress once a second even when standard error is not a terminal")
+		skipSpecial := fl.Bool("skip-special", false, "skip an archive's device files and FIFOs (with a warning) instead of refusing it")
 		return func(c *fsCmd, args []string) error {
 			src := args[0]
+			pr := newProgress(c.errw, "desk fs import", progressModeOf(*quiet, *always))
+			defer pr.done()
 			opts := fsio.ImportOptions{
-				Owners: os.Geteuid() == 0,
-				Warn:   func(msg string) { fmt.Fprintf(c.errw, "desk fs import: warning: %s\n", msg) },
+				Owners:      os.Geteuid() == 0,
+				SkipSpecial: *skipSpecial,
+				Warn:        func(msg string) { pr.done(); fmt.Fprintf(c.errw, "desk fs import: warning: %s\n", msg) },
+				Progress:    pr.fn(),
 			}
-			if !*quiet {
-				opts.Progress = c.progressPrinter()
-			}
-			var (
-				sum fsio.Summary
-				err error
-			)
+			var in io.Reader
+			isDir := false
 			switch {
 			case src == "-":
 				if isTerminal(c.in) {
-					return errors.New("standard input is a terminal; pipe a tar archive in (tar -cf - DIR | desk fs ... import -)")
+					return errors.New("standard input is a terminal; pipe an archive in (tar -cf - DIR | desk fs ... import -)")
 				}
-				fsys, err := c.store()
-				if err != nil {
-					return err
-				}
-				sum, err = fsio.ImportTar(c.ctx, fsys, c.in, wsPath(*dest), opts)
-				if err != nil {
-					return fmt.Errorf("standard input: %w", err)
-				}
+				in = c.in
 			default:
 				fi, serr := os.Stat(src)
 				if errors.Is(serr, fs.ErrNotExist) {
@@ -56,13 +53,45 @@ var fsImport = &fsVerb{
 					return serr
 				}
 				if fi.IsDir() {
-					sum, err = c.importDir(src, wsPath(*dest), opts)
+					isDir = true
 				} else {
-					sum, err = c.importTarFile(src, wsPath(*dest), opts)
+					f, err := os.Open(src)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					in = f
 				}
-				if err != nil {
-					return err
+			}
+			start := time.Now()
+			var (
+				sum fsio.Summary
+				err error
+			)
+			switch {
+			case c.ws != "":
+				sum, err = c.importRemote(src, isDir, in, wsPath(*dest), opts, pr)
+			case isDir:
+				sum, err = c.importDir(src, wsPath(*dest), opts)
+			default:
+				var fsys = c.fsys
+				if fsys, err = c.store(); err == nil {
+					sum, err = fsio.ImportArchive(c.ctx, fsys, in, wsPath(*dest), opts)
 				}
+			}
+			pr.done()
+			if err != nil {
+				if !isDir {
+					name := src
+					if src == "-" {
+						name = "standard input"
+					}
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				return err
+			}
+			if sum.Elapsed == 0 {
+				sum.Elapsed = time.Since(start)
 			}
 			if !*quiet {
 				fmt.Fprintf(c.errw, "desk fs import: %s into %s\n", summaryLine(sum), wsPath(*dest))
@@ -70,6 +99,48 @@ var fsImport = &fsVerb{
 			return nil
 		}
 	},
+}
+
+// progressModeOf turns -q and --progress into a mode.
+func progressModeOf(quiet, always bool) progressMode {
+	switch {
+	case quiet:
+		return progressNever
+	case always:
+		return progressAlways
+	}
+	return progressAuto
+}
+
+// importRemote streams an archive to the server's tree endpoint: the host
+// directory src archived on the fly (ArchiveHost), or the archive in.
+func (c *fsCmd) importRemote(src string, isDir bool, in io.Reader, dest string, opts fsio.ImportOptions, pr *progressReporter) (fsio.Summary, error) {
+	cl, srv, err := c.server.client()
+	if err != nil {
+		return fsio.Summary{}, err
+	}
+	c.srv = srv
+	to := client.TreeOptions{Owners: opts.Owners, SkipSpecial: opts.SkipSpecial}
+	var ts client.TreeSummary
+	if isDir {
+		root, err := filepath.EvalSymlinks(src) // a symlink to a directory is followed, as -db does
+		if err != nil {
+			return fsio.Summary{}, err
+		}
+		ts, err = uploadHost(c.ctx, cl, c.ws, root, dest, fsio.ExportOptions{Progress: opts.Progress, Warn: opts.Warn}, to)
+		if err != nil {
+			return fsio.Summary{}, err
+		}
+	} else {
+		ts, err = cl.PutTree(c.ctx, c.ws, dest, &countingIO{r: in, p: pr}, to)
+		if err != nil {
+			return fsio.Summary{}, err
+		}
+	}
+	for _, w := range ts.Warnings {
+		opts.Warn(w)
+	}
+	return fsio.Summary{Files: ts.Files, Dirs: ts.Dirs, Symlinks: ts.Symlinks, Hardlinks: ts.Hardlinks, Bytes: ts.Bytes, Xattrs: ts.Xattrs, Skipped: ts.Skipped}, nil
 }
 
 // importDir imports a host directory, leaving out the workspace's own database
@@ -95,22 +166,4 @@ func (c *fsCmd) importDir(src, dest string, opts fsio.ImportOptions) (fsio.Summa
 		return false
 	}
 	return fsio.ImportDir(c.ctx, fsys, src, dest, opts)
-}
-
-// importTarFile imports a tar archive from a host file.
-func (c *fsCmd) importTarFile(src, dest string, opts fsio.ImportOptions) (fsio.Summary, error) {
-	f, err := os.Open(src)
-	if err != nil {
-		return fsio.Summary{}, err
-	}
-	defer f.Close()
-	fsys, err := c.store()
-	if err != nil {
-		return fsio.Summary{}, err
-	}
-	sum, err := fsio.ImportTar(c.ctx, fsys, f, dest, opts)
-	if err != nil {
-		return sum, fmt.Errorf("%s: %w", src, err)
-	}
-	return sum, nil
 }

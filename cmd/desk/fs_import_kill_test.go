@@ -34,7 +34,7 @@ func TestFSImport_KilledLeavesNoStaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "fs", "-db", db, "import", "-C", "/big", "-")
+	cmd := exec.Command(exe, "fs", "-db", db, "import", "--progress", "-C", "/big", "-")
 	cmd.Env = append(os.Environ(), envTestRunDesk+"=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

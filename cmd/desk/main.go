@@ -44,6 +44,7 @@ func init() {
 		{"serve", "run the desk server: the HTTP API over the workspaces of a data directory", runServe},
 		{"ws", "create, list, describe and delete workspaces: ws create|ls|stats|rm", wsGroup.run},
 		{"fs", "files of a workspace: ls, cat, put, get, mkdir, rm, mv, stat, tree, ... (-w WS or -db FILE)", runFS},
+		{"cp", "copy files or trees between the host and a workspace: desk cp ./src WS:/workspace/, desk cp WS:out.pdf .", runCp},
 		{"exec", "run a command in a workspace, streaming its output; exit with its exit code", runExec},
 		{"attach", "follow an execution's output again and exit with its exit code", runAttach},
 		{"shell", "an interactive bash on a terminal in a workspace's sandbox, over the API", runShell},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -60,6 +61,7 @@ func (o TreeOptions) withDefaults() TreeOptions {
 
 var (
 	pFormat      = param{"format", "string", "archive format: tar (default), tgz or zip"}
+	pNoFollow    = param{"nofollow", "boolean", "a symlink at the path is archived itself (one entry), not what it points to"}
 	pSkipSpecial = param{"skip_special", "boolean", "skip device files and FIFOs (with a warning) instead of refusing the archive"}
 	pOwners      = param{"owners", "boolean", "apply the archive's uid and gid (default: the store's default owner)"}
 	pKeepDest    = param{"keep_dest_attrs", "boolean", "an existing destination directory keeps its own mode and times (the archive's \".\" entry is not applied to it)"}
@@ -194,9 +196,17 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, c *call) 
 			return errorf(http.StatusBadRequest, CodeInvalid, "format=%q: want tar, tgz or zip", v)
 		}
 	}
+	nofollow, err := qbool(r, "nofollow")
+	if err != nil {
+		return err
+	}
 	fsys := c.lease.Workspace().FS()
 	ctx := r.Context()
-	fi, err := fsys.Stat(ctx, p)
+	stat := fsys.Stat
+	if nofollow {
+		stat = fsys.Lstat
+	}
+	fi, err := stat(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -212,18 +222,29 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, c *call) 
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Desk-Type", fileType(fi.Attr().Mode))
-	h.Set("Trailer", TreeErrorTrailer)
+	h.Set("Trailer", TreeErrorTrailer+", "+TreeSummaryTrailer)
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return nil
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	_, err = fsio.ExportArchive(ctx, fsys, p, bw, format, fsio.ExportOptions{})
+	sum, err := fsio.ExportArchive(ctx, fsys, p, bw, format, fsio.ExportOptions{NoFollow: nofollow})
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
 		h.Set(TreeErrorTrailer, printable(classify(err).Message))
+		return err
 	}
-	return err
+	b, err := json.Marshal(client.TreeSummary{Path: quote.Path(p), Files: sum.Files, Dirs: sum.Dirs, Symlinks: sum.Symlinks,
+		Hardlinks: sum.Hardlinks, Bytes: sum.Bytes, Xattrs: sum.Xattrs, Skipped: sum.Skipped})
+	if err != nil {
+		return err
+	}
+	h.Set(TreeSummaryTrailer, string(b))
+	return nil
 }
+
+// TreeSummaryTrailer is the HTTP trailer of a tree download that ended
+// well: what it held, as a TreeSummary in JSON.
+const TreeSummaryTrailer = "X-Desk-Summary"

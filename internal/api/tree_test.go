@@ -202,7 +202,7 @@ func writable(root string) {
 // download reads a whole tree download.
 func download(t *testing.T, c *client.Client, ws, p, format string) []byte {
 	t.Helper()
-	tr, err := c.GetTree(bg, ws, p, format)
+	tr, err := c.GetTree(bg, ws, p, client.GetTreeOptions{Format: format})
 	if err != nil {
 		t.Fatalf("GetTree(%s, %s): %v", p, format, err)
 	}
@@ -476,9 +476,9 @@ func TestTree_Errors(t *testing.T) {
 	if _, err := e.c.WriteFile(bg, "w", "/f", strings.NewReader("x"), client.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.c.GetTree(bg, "w", "/missing", "")
+	_, err := e.c.GetTree(bg, "w", "/missing", client.GetTreeOptions{})
 	wantCode(t, "GET missing", err, 404, "ENOENT")
-	_, err = e.c.GetTree(bg, "w", "/", "rar")
+	_, err = e.c.GetTree(bg, "w", "/", client.GetTreeOptions{Format: "rar"})
 	wantCode(t, "GET format=rar", err, 400, api.CodeInvalid)
 	_, err = e.c.PutTree(bg, "w", "/f", bytes.NewReader(tarOf(t, reg("a", "1"))), client.TreeOptions{})
 	wantCode(t, "PUT onto a file", err, 400, "ENOTDIR")
@@ -491,7 +491,7 @@ func TestTree_Errors(t *testing.T) {
 	if b := download(t, rc, "w", "/", ""); len(b) == 0 {
 		t.Errorf("GET with a read token: empty")
 	}
-	_, err = e.c.GetTree(bg, "w", "/../x", "")
+	_, err = e.c.GetTree(bg, "w", "/../x", client.GetTreeOptions{})
 	if err == nil {
 		t.Errorf("GET with ..: no error")
 	}

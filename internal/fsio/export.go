@@ -70,12 +70,22 @@ type linkInfo struct {
 
 func newWSWalker(ctx context.Context, fsys *vfs.FS, src string, opts ExportOptions) (*wsWalker, error) {
 	src = cleanAbs(src)
-	fi, err := fsys.Stat(ctx, src)
+	stat := fsys.Stat
+	if opts.NoFollow {
+		stat = fsys.Lstat
+	}
+	fi, err := stat(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	root, err := fsys.Realpath(ctx, src)
-	if err != nil {
+	root := src
+	if a := fi.Attr(); !a.IsSymlink() {
+		if root, err = fsys.Realpath(ctx, src); err != nil {
+			return nil, err
+		}
+	} else if dir, err := fsys.Realpath(ctx, path.Dir(src)); err == nil {
+		root = path.Join(dir, path.Base(src))
+	} else {
 		return nil, err
 	}
 	w := &wsWalker{

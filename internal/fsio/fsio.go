@@ -170,6 +170,9 @@ type ExportOptions struct {
 	// Name, for a source that is not a directory, names its one entry
 	// (default: the source's base name).
 	Name string
+	// NoFollow, for ExportTar and ExportArchive, archives a symlink at src
+	// itself (one entry) instead of what it points to.
+	NoFollow bool
 	// Warn, if set, receives a message for every entry or attribute the
 	// archive cannot carry (ArchiveHost: a host FIFO, socket or device; a
 	// zip: extended attributes).
