@@ -16,6 +16,7 @@
 //	desk changes WS [--follow]      the change journal (changes.go)
 //	desk fs -w WS VERB [ARGS]       files of a workspace on the server
 //	desk fs -db PATH VERB [ARGS]    files of a workspace database, directly
+//	desk cp SRC DEST                host <-> workspace copies, docker cp's rules (cp.go)
 //	desk bench fs [flags]           the sandbox's /workspace against tmpfs and the disk (bench.go)
 //	desk help [COMMAND]             usage
 //
@@ -32,9 +33,23 @@
 //
 // The fs verbs are written once against fileStore (fs_store.go), which a
 // local database (localStore, over *vfs.FS) and a remote workspace
-// (remoteStore, over the client, fs_remote.go) implement. import, export and
-// check need the database itself and refuse -w; ls -l and stat print what
-// the API reports (no owner, blocks, atime/ctime/btime or xattrs).
+// (remoteStore, over the client, fs_remote.go) implement. import and export
+// use internal/fsio directly on a database (-db) and the API's tree
+// endpoints over -w (a host directory archived on the fly by
+// fsio.ArchiveHost and streamed through a pipe); check needs the database
+// itself and refuses -w; ls -l and stat print what the API reports (no
+// owner, blocks, atime/ctime/btime or xattrs). Progress (progress.go) shows
+// on standard error when it is a terminal, one line rewritten in place;
+// --progress forces a line a second.
+//
+// # desk cp
+//
+// cp.go resolves docker cp's rules from a stat of each side (remoteStore's
+// Stat follows symlinks as the kernel would), then makes one tree upload
+// (ArchiveHost → PUT tree) or one tree download unpacked by
+// fsio.ExtractHost through a staging directory; a single file is
+// downloaded as a one-entry archive into a staging directory beside its
+// target and renamed onto it.
 //
 // # Errors and exit status
 //

@@ -36,6 +36,17 @@
 // is {"error": {"code", "message"}}. Anything unrecognised is 500 internal
 // and logged.
 //
+// # Trees
+//
+// tree.go serves PUT and GET /v1/workspaces/{ws}/tree/{path...} with
+// internal/fsio: an upload (tar, tgz or zip, by Content-Type or first bytes)
+// is imported all or nothing under Options.Tree's limits, taking one of the
+// MaxUploads slots; an error of fsio is mapped by treeError (a limit is
+// too_large, an unsafe or damaged archive bad_archive, an errno its name). A
+// download streams ExportArchive through a 64 KiB buffer; an error after the
+// headers goes in the X-Desk-Error trailer, the counts of a good one in
+// X-Desk-Summary.
+//
 // # Streams
 //
 // Execution events and the followed change feed are streams: SSE when the
@@ -51,7 +62,8 @@
 // upload size, uploads at once, header size and header and idle timeouts
 // (NewHTTPServer), the progress rule of request bodies (progressBody: each
 // BodyReadTimeout must bring BodyMinBytes, else 408 and the connection is
-// closed), page sizes, entries walked per
+// closed), tree uploads (Options.Tree: content bytes, entries, kept
+// memory), page sizes, entries walked per
 // find/grep/copy, grep file and byte budgets, line and pattern lengths. The
 // workspace's own limits (vfs, run, host) apply beneath.
 //

@@ -416,6 +416,13 @@ func TestTree_Hostile(t *testing.T) {
 		io.WriteString(w, "x")
 	}
 	zw.Close()
+	long := tarOf(t, reg("a", strings.Repeat("a", 5000)), reg("b", "b"))
+	var badSum bytes.Buffer
+	gw = gzip.NewWriter(&badSum)
+	gw.Write(tarOf(t, reg("a", "1")))
+	gw.Close()
+	badSumBytes := badSum.Bytes()
+	badSumBytes[len(badSumBytes)-6] ^= 0xff // the trailer's CRC-32
 	many := make([]*tar.Header, 1100)
 	for i := range many {
 		many[i] = &tar.Header{Name: fmt.Sprintf("d%d/", i), Typeflag: tar.TypeDir, Mode: 0o755}
@@ -442,6 +449,8 @@ func TestTree_Hostile(t *testing.T) {
 		{"gzip bomb", gzBomb.Bytes(), "application/gzip", 413, api.CodeTooLarge, "MaxBytes"},
 		{"too many entries", tarOf(t, many...), "", 413, api.CodeTooLarge, "MaxEntries"},
 		{"not an archive", []byte(strings.Repeat("hello\n", 200)), "", 400, api.CodeBadArchive, "not an archive"},
+		{"cut short", long[:2048], "", 400, api.CodeBadArchive, "cut short"},
+		{"bad gzip checksum", badSumBytes, "", 400, api.CodeBadArchive, "checksum"},
 		{"tar sent as zip", tarOf(t, reg("a", "1")), "application/zip", 400, api.CodeBadArchive, "not a zip"},
 		{"unknown type", []byte("x"), "text/plain", 415, api.CodeInvalid, "Content-Type"},
 	}

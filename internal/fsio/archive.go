@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -197,7 +198,7 @@ func openArchive(r io.Reader, opts *ImportOptions) (*archiveReader, error) {
 		return nil, fmt.Errorf("%w (%v)", ErrNotArchive, err)
 	case err != nil && err != io.EOF:
 		a.close()
-		return nil, fmt.Errorf("read tar: %w", err)
+		return nil, fmt.Errorf("read tar: %w", archiveErr(err))
 	}
 	a.first = first
 	return a, nil
@@ -267,4 +268,20 @@ func ExportArchive(ctx context.Context, fsys *vfs.FS, src string, w io.Writer, f
 		return ws.sum, err
 	}
 	return Summary{}, fmt.Errorf("export: unknown archive format %q", f)
+}
+
+// archiveErr marks an error of the archive's format (damaged, cut short, a
+// bad checksum) as ErrNotArchive, leaving the others (the source's own: a
+// connection lost, a body over its limit) as they are.
+func archiveErr(err error) error {
+	var ce flate.CorruptInputError
+	switch {
+	case errors.Is(err, ErrNotArchive), errors.Is(err, ErrLimit):
+		return err
+	case errors.Is(err, tar.ErrHeader), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, gzip.ErrChecksum),
+		errors.Is(err, gzip.ErrHeader), errors.Is(err, zip.ErrFormat), errors.Is(err, zip.ErrChecksum),
+		errors.Is(err, zip.ErrAlgorithm), errors.As(err, &ce):
+		return fmt.Errorf("%w: damaged or cut short: %w", ErrNotArchive, err)
+	}
+	return err
 }

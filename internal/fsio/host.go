@@ -350,14 +350,17 @@ func (x *extractor) writeFile(full string, e *entry) error {
 		return entryErr(e.src, err)
 	}
 	cr := &countingReader{r: body, p: x.prog, sum: &x.sum, max: x.opts.MaxBytes}
-	_, err = io.Copy(f, cr)
+	er := &errReader{r: cr}
+	_, err = io.Copy(f, er)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if errors.Is(err, ErrLimit) {
-		return err
-	}
-	if err != nil {
+	switch {
+	case errors.Is(er.err, ErrLimit):
+		return &EntryError{e.src, er.err}
+	case er.err != nil:
+		return &EntryError{e.src, fmt.Errorf("read: %w", archiveErr(er.err))}
+	case err != nil:
 		return entryErr(e.src, err)
 	}
 	return x.setAttrs(full, e)

@@ -355,7 +355,7 @@ func (im *importer) addFile(full string, e *entry) error {
 		return err
 	}
 	if err != nil {
-		return entryErr(e.src, fmt.Errorf("read: %w", err))
+		return entryErr(e.src, fmt.Errorf("read: %w", archiveErr(err)))
 	}
 	if small {
 		// Created with its final mode, the file usually needs no Chmod.
@@ -386,7 +386,7 @@ func (im *importer) addFile(full string, e *entry) error {
 		case er.err != nil:
 			// The source failed (cut short, the client gone): its error, not
 			// the store's wrapping of it.
-			return &EntryError{e.src, fmt.Errorf("read: %w", er.err)}
+			return &EntryError{e.src, fmt.Errorf("read: %w", archiveErr(er.err))}
 		}
 		return entryErr(e.src, err)
 	}

@@ -34,7 +34,7 @@ func readTar(ctx context.Context, tr *tar.Reader, first *tar.Header, src io.Read
 		case errors.Is(err, tar.ErrFieldTooLong):
 			return tarLimit()
 		case err != nil:
-			return fmt.Errorf("read tar: %w", err)
+			return fmt.Errorf("read tar: %w", archiveErr(err))
 		}
 	}
 	// Read what follows the end-of-archive marker, so that a gzip stream's
@@ -42,7 +42,7 @@ func readTar(ctx context.Context, tr *tar.Reader, first *tar.Header, src io.Read
 	n, err := io.Copy(io.Discard, io.LimitReader(src, maxTarTrailer+1))
 	switch {
 	case err != nil:
-		return fmt.Errorf("read tar: after the end of the archive: %w", err)
+		return fmt.Errorf("read tar: after the end of the archive: %w", archiveErr(err))
 	case n > maxTarTrailer:
 		return fmt.Errorf("%w: more than %d bytes after the end of the tar archive", ErrNotArchive, maxTarTrailer)
 	}

@@ -288,12 +288,12 @@ func addZipEntry(s sink, f *zip.File, opts *ImportOptions) error {
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return &EntryError{f.Name, fmt.Errorf("read zip: %w", err)}
+			return &EntryError{f.Name, fmt.Errorf("read zip: %w", archiveErr(err))}
 		}
 		b, err := io.ReadAll(io.LimitReader(rc, MaxPathLen+1))
 		rc.Close()
 		if err != nil {
-			return &EntryError{f.Name, fmt.Errorf("read zip: %w", err)}
+			return &EntryError{f.Name, fmt.Errorf("read zip: %w", archiveErr(err))}
 		}
 		if err := checkTarget(f.Name, string(b)); err != nil {
 			return err
