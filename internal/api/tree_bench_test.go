@@ -6,13 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // BenchmarkTree_GoSrc uploads and downloads the Go distribution's src tree
@@ -28,7 +28,7 @@ import (
 //
 //	go test -run '^$' -bench TreeGoSrc -benchtime 3x ./internal/api/
 func BenchmarkTreeGoSrc(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(testenv.GOROOT(b), "src")
 	if _, err := os.Stat(src); err != nil {
 		b.Fatalf("no Go source tree at %s: %v", src, err)
 	}
