@@ -39,8 +39,9 @@ DEST receives it under its own name, or, with SRC ending in /., its
 contents (merged: files replaced, directories merged); a file DEST is an
 error; a directory the copy would replace with a file is an error too,
 while a file it has as a directory is replaced. Modes (setuid, setgid,
-sticky included), times, symlinks and hard links within the copy are kept; extended attributes (user.*) where both
-sides have them; owners with -a only. A symlink SRC is copied as a symlink
+sticky included), times, symlinks and hard links within the copy are
+kept; extended attributes (user.*) where both sides have them; owners
+with -a only. A symlink SRC is copied as a symlink
 unless -L, or unless SRC ends with /. Each copy is all or nothing: the
 workspace side is written through one tree upload, the host side through a
 staging directory renamed into place. Progress is shown on standard error

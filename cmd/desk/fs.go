@@ -252,6 +252,10 @@ func fsUsage(w io.Writer) {
 		if v.local {
 			note = " (-db only)"
 		}
+		if len(v.synopsis) > 32 {
+			fmt.Fprintf(w, "  %-7s %s\n  %-7s %-32s %s%s\n", v.name, v.synopsis, "", "", v.summary, note)
+			continue
+		}
 		fmt.Fprintf(w, "  %-7s %-32s %s%s\n", v.name, v.synopsis, v.summary, note)
 	}
 	fmt.Fprint(w, "\nOver the API, ls -l and stat show what the API reports: no owner, blocks,\n")
