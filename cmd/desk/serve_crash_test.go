@@ -159,6 +159,7 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 	}()
 	var id string
 	var initPID int
+	var fifo *os.File
 	pollUntil(t, time.Minute, "the sandbox's program to wait on its FIFO", func() bool {
 		ents, _ := filepath.Glob(filepath.Join(stateDir, "desk-demo-*", "init.pid"))
 		if len(ents) != 1 {
@@ -170,7 +171,10 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 		}
 		initPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		id = filepath.Base(filepath.Dir(ents[0]))
-		_, err = os.Stat(fmt.Sprintf("/proc/%d/root/tmp/go", initPID))
+		// Opened for writing without blocking, the FIFO says whether the
+		// program has opened it for reading (ENXIO until then); the test
+		// holds it open, so the program's read waits for its close.
+		fifo, err = os.OpenFile(fmt.Sprintf("/proc/%d/root/tmp/go", initPID), os.O_WRONLY|syscall.O_NONBLOCK, 0)
 		return err == nil
 	})
 	conn := fuseConnection(t, filepath.Join(stateDir, "mnt"))
@@ -188,11 +192,7 @@ func TestServe_KilledWhileSandboxWaitsOnFUSE(t *testing.T) {
 	if err := syscall.Kill(srvPID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/root/tmp/go", initPID), os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	fifo.Close() // the program's read ends: it goes on to write and close on the mount
 	pollUntil(t, time.Minute, "the program's request to wait on the stopped server", func() bool { return connWaiting(conn) > 0 })
 	cgroups := sandboxCgroups(t, initPID, id)
 	procs := []int{runcPID, initPID}
