@@ -600,3 +600,33 @@ func TestTenant_FullDiskWorkers(t *testing.T) {
 		t.Fatalf("put after deletes: %d", code)
 	}
 }
+
+// TestTenant_WorkersShown: the workspace's record says whether a worker
+// serves it, and /metrics counts the workers and their crashes.
+func TestTenant_WorkersShown(t *testing.T) {
+	s := startTenantServer(t)
+	mustDeskAt(t, s, "ws", "create", "a")
+	open := func() bool {
+		code, b := s.api(t, "GET", "/v1/workspaces/a", nil)
+		var w struct{ Open bool }
+		if code != 200 || json.Unmarshal(b, &w) != nil {
+			t.Fatalf("describe: %d %s", code, b)
+		}
+		return w.Open
+	}
+	if open() {
+		t.Error("a workspace nobody used is open")
+	}
+	s.exec(t, "a", "true", "")
+	if !open() {
+		t.Error("a workspace with a worker is not shown open")
+	}
+	syscall.Kill(workerOf(t, s.cmd.Process.Pid, "a"), syscall.SIGKILL)
+	pollUntil(t, time.Minute, "the front to see the worker die", func() bool { return !open() })
+	_, b := s.api(t, "GET", "/metrics", nil)
+	for _, want := range []string{"desk_workers_started_total 1", "desk_workers_crashed_total 1", "desk_workers_live 0"} {
+		if !strings.Contains(string(b), want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}

@@ -235,6 +235,11 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("new api server: %w", err)
 	}
 	s.m = m
+	if opts.Workers != nil {
+		if err := registerWorkerMetrics(m.reg, opts.Workers); err != nil {
+			return nil, fmt.Errorf("new api server: %w", err)
+		}
+	}
 	mo := opts.MCP
 	if mo.Tools == (tools.Options{}) {
 		mo.Tools = opts.Tools

@@ -7,11 +7,38 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/worker"
 )
+
+// registerWorkerMetrics adds the worker pool's counters to reg (a front's
+// /metrics; the executions themselves are counted by the workers).
+func registerWorkerMetrics(reg *prometheus.Registry, p *worker.Pool) error {
+	stat := func(f func(worker.Stats) float64) func() float64 {
+		return func() float64 { return f(p.Stats()) }
+	}
+	for _, c := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workers_live", Help: "Workspace worker processes alive now."},
+			stat(func(s worker.Stats) float64 { return float64(s.Live) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workers_started_total", Help: "Workspace workers started."},
+			stat(func(s worker.Stats) float64 { return float64(s.Starts) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workers_exited_total", Help: "Workspace workers that exited when asked (idle, stop)."},
+			stat(func(s worker.Stats) float64 { return float64(s.Exits) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workers_crashed_total", Help: "Workspace workers that died unasked (killed, crashed, OOM)."},
+			stat(func(s worker.Stats) float64 { return float64(s.Crashes) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workers_oom_kills_total", Help: "Workspace workers killed by the OOM killer in their cgroup."},
+			stat(func(s worker.Stats) float64 { return float64(s.OOMKills) })),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // headerPrincipal carries the principal the front authenticated to the
 // worker: base64url of its JSON.

@@ -20,6 +20,15 @@ func wireWorkspace(i host.Info) client.Workspace {
 	return client.Workspace{Name: i.Name, Bytes: i.Bytes, Modified: i.Modified.UTC(), Open: i.Open, Leases: i.Leases}
 }
 
+// workspaceInfo is i as the API shows it: on a front, open means a worker
+// serves the workspace, and its leases are the requests in flight there.
+func (s *Server) workspaceInfo(i host.Info) client.Workspace {
+	if s.opts.Workers != nil {
+		i.Open, i.Leases = s.opts.Workers.State(i.Name)
+	}
+	return wireWorkspace(i)
+}
+
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request, _ *call) error {
 	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "time": time.Now().UTC()})
 }
@@ -48,7 +57,7 @@ func (s *Server) handleListWorkspaces(w http.ResponseWriter, r *http.Request, c 
 		// A workspace token sees its own workspace only.
 		if name := c.p.Token.Workspace; name > after {
 			if info, err := s.host.Info(r.Context(), name); err == nil {
-				out.Workspaces = append(out.Workspaces, wireWorkspace(info))
+				out.Workspaces = append(out.Workspaces, s.workspaceInfo(info))
 			}
 		}
 		return writeJSON(w, http.StatusOK, out)
@@ -58,7 +67,7 @@ func (s *Server) handleListWorkspaces(w http.ResponseWriter, r *http.Request, c 
 		return err
 	}
 	for _, i := range infos {
-		out.Workspaces = append(out.Workspaces, wireWorkspace(i))
+		out.Workspaces = append(out.Workspaces, s.workspaceInfo(i))
 	}
 	if len(infos) == limit {
 		out.Next = infos[len(infos)-1].Name
@@ -71,7 +80,7 @@ func (s *Server) handleGetWorkspace(w http.ResponseWriter, r *http.Request, c *c
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, wireWorkspace(info))
+	return writeJSON(w, http.StatusOK, s.workspaceInfo(info))
 }
 
 func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c *call) error {

@@ -169,6 +169,18 @@ func (p *Pool) Stats() Stats {
 	return s
 }
 
+// State reports whether ws has a worker alive now and how many requests it
+// has in flight.
+func (p *Pool) State(ws string) (alive bool, inflight int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.procs[ws]
+	if e == nil {
+		return false, 0
+	}
+	return true, e.inflight
+}
+
 // acquire returns ws's worker, started if need be, counted busy until
 // release.
 func (p *Pool) acquire(ctx context.Context, ws string) (*proc, error) {
