@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/desk-dev/desk/internal/gitws"
 	"github.com/desk-dev/desk/internal/shell/cmds"
 )
 
@@ -39,12 +40,15 @@ func (b *Backend) Route(source string, backends []string) (backend, reason strin
 			defined[n.Name.Value] = true
 		case *syntax.CallExpr:
 			names = append(names, commandNames(n.Args)...)
+			if sub, ok := gitSubcommand(n.Args); ok && !gitws.Supported(sub) {
+				names = append(names, "git "+sub)
+			}
 		}
 		return true
 	})
 	var missing []string
 	for _, name := range names {
-		if defined[name] || b.has(name) || slices.Contains(missing, name) {
+		if defined[name] || (!strings.HasPrefix(name, "git ") && b.has(name)) || slices.Contains(missing, name) {
 			continue
 		}
 		missing = append(missing, name)
@@ -156,4 +160,36 @@ func literal(w *syntax.Word) (string, bool) {
 		return b.String(), b.Len() > 0
 	}
 	return s, s != ""
+}
+
+// gitSubcommand returns the subcommand of a literal "git" command (after
+// its global options -C, -c and --flags), so that a script using one the
+// in-process git does not have (rebase, bisect, ...) goes to the sandbox,
+// where the real git runs.
+func gitSubcommand(args []*syntax.Word) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	if name, ok := literal(args[0]); !ok || path.Base(name) != "git" {
+		return "", false
+	}
+	rest := args[1:]
+	for len(rest) > 0 {
+		w, ok := literal(rest[0])
+		if !ok {
+			return "", false
+		}
+		switch {
+		case w == "-C" || w == "-c":
+			if len(rest) < 2 {
+				return "", false
+			}
+			rest = rest[2:]
+		case strings.HasPrefix(w, "-"):
+			rest = rest[1:]
+		default:
+			return w, true
+		}
+	}
+	return "", false
 }

@@ -25,7 +25,11 @@ func TestBackend_Route(t *testing.T) {
 		{"a computed name cannot be known", `cmd=ls; $cmd -la`, nil, "shell", ""},
 		{"absolute path of a known command", "/usr/bin/ls -la", nil, "shell", ""},
 		{"absolute path elsewhere", "/opt/tool/run", []string{"shell", "sandbox"}, "sandbox", ""},
-		{"command substitution", "x=$(git status)", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"command substitution", "x=$(make -v)", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"git runs in the shell", "git add -A && git commit -am msg && x=$(git status --porcelain)", []string{"shell", "sandbox"}, "shell", ""},
+		{"git with global options", "git -C sub -c user.name=x log --oneline", []string{"shell", "sandbox"}, "shell", ""},
+		{"a git subcommand the shell lacks goes to the sandbox", "git status && git rebase -i HEAD~2", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"no sandbox: the git subcommand is named", "git bisect start", []string{"shell"}, "", "git bisect: not a command of the shell backend"},
 		{"syntax error goes to the shell", "if then fi (", nil, "shell", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
