@@ -213,10 +213,10 @@ type billyFile struct {
 	lock *sync.Mutex // held while Locked
 }
 
-func (f *billyFile) Name() string                           { return f.name }
-func (f *billyFile) Read(p []byte) (int, error)             { return f.f.Read(p) }
+func (f *billyFile) Name() string                            { return f.name }
+func (f *billyFile) Read(p []byte) (int, error)              { return f.f.Read(p) }
 func (f *billyFile) ReadAt(p []byte, off int64) (int, error) { return f.f.ReadAt(p, off) }
-func (f *billyFile) Write(p []byte) (int, error)            { return f.f.Write(p) }
+func (f *billyFile) Write(p []byte) (int, error)             { return f.f.Write(p) }
 func (f *billyFile) Seek(off int64, whence int) (int64, error) {
 	return f.f.Seek(off, whence)
 }

@@ -1,7 +1,6 @@
 package gitws
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -346,6 +345,10 @@ func (c *cmd) parse(args []string, sp spec) *opts {
 					c.errorf("unknown switch `%c'", a[j])
 					c.exit(ExitUsage)
 				}
+				if kind[name] == '?' {
+					o.set[name] = append(o.set[name], a[j+1:])
+					break
+				}
 				if kind[name] == '=' {
 					v := a[j+1:]
 					if v == "" {
@@ -497,5 +500,3 @@ func globNoPathname(pat, s string) bool {
 	}
 	return s != "" && pat[0] == s[0] && globNoPathname(pat[1:], s[1:])
 }
-
-var errUsage = errors.New("usage")

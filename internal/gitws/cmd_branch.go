@@ -448,7 +448,7 @@ func cmdBranch(c *cmd, args []string) int {
 	// create
 	name := o.args[0]
 	if !validBranchName(name) {
-		c.die("'%s' is not a valid branch name.", name)
+		c.die("'%s' is not a valid branch name", name)
 	}
 	start := headHash
 	startName := "HEAD"
@@ -478,7 +478,9 @@ func cmdBranch(c *cmd, args []string) int {
 	return 0
 }
 
-func (c *cmd) setUpstream(r *Repo, branch, full string) {
+func (c *cmd) setUpstream(r *Repo, branch, full string) { c.setUpstreamQuiet(r, branch, full, false) }
+
+func (c *cmd) setUpstreamQuiet(r *Repo, branch, full string, quiet bool) {
 	remote, merge := ".", full
 	if rest, ok := strings.CutPrefix(full, "refs/remotes/"); ok {
 		rm, b, _ := strings.Cut(rest, "/")
@@ -494,6 +496,9 @@ func (c *cmd) setUpstream(r *Repo, branch, full string) {
 		c.dieErr(err)
 	}
 	r.cfg, _ = loadConfig(c.env, r.GitDir)
+	if quiet {
+		return
+	}
 	fmt.Fprintf(c.out, "branch '%s' set up to track '%s'.\n", branch, strings.TrimPrefix(strings.TrimPrefix(full, "refs/remotes/"), "refs/heads/"))
 }
 
@@ -513,7 +518,11 @@ func (c *cmd) listBranches(r *Repo, o *opts, target string, headHash plumbing.Ha
 	if err != nil {
 		c.dieErr(err)
 	}
-	type line struct{ name, show string; h plumbing.Hash; cur bool }
+	type line struct {
+		name, show string
+		h          plumbing.Hash
+		cur        bool
+	}
 	var lines []line
 	if target == "" {
 		lines = append(lines, line{name: "", show: fmt.Sprintf("(HEAD detached at %s)", headHash.String()[:7]), h: headHash, cur: true})
@@ -588,6 +597,7 @@ func (c *cmd) switchTo(r *Repo, ref string, to plumbing.Hash, force bool, create
 			c.dieErr(err)
 		}
 	}
+	r.logRef("HEAD", cur, to, "checkout: moving to "+to.String())
 	// local changes carried over
 	if !quiet {
 		st, err := r.status(false)
@@ -773,7 +783,7 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 	}
 	if nb := o.val("b") + o.val("B"); nb != "" {
 		if !validBranchName(nb) {
-			c.die("'%s' is not a valid branch name.", nb)
+			c.die("'%s' is not a valid branch name", nb)
 		}
 		ref := "refs/heads/" + nb
 		if _, err := r.st.Reference(plumbing.ReferenceName(ref)); err == nil && !o.has("B") {

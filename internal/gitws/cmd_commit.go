@@ -15,7 +15,7 @@ import (
 )
 
 // errNoIdentity is the identity failure; its text is git's first line.
-var errNoIdentity = errors.New("Author identity unknown")
+var errNoIdentity = errors.New("identity unknown")
 
 // identity returns the author or committer ("AUTHOR"/"COMMITTER") from the
 // environment and the configuration, as git does.
@@ -170,11 +170,7 @@ func cmdCommit(c *cmd, args []string) int {
 	var msg string
 	haveMsg := false
 	if o.has("message") {
-		var parts []string
-		for _, m := range o.set["message"] {
-			parts = append(parts, m)
-		}
-		msg = strings.Join(parts, "\n\n")
+		msg = strings.Join(o.set["message"], "\n\n")
 		haveMsg = true
 	}
 	if o.has("file") {
@@ -270,10 +266,6 @@ func cmdCommit(c *cmd, args []string) int {
 			}
 		}
 	}
-	treeHash, err := r.writeTree(indexFiles(idx))
-	if err != nil {
-		c.dieErr(err)
-	}
 	var parentTree plumbing.Hash
 	if !headHash.IsZero() {
 		base := headHash
@@ -295,7 +287,14 @@ func cmdCommit(c *cmd, args []string) int {
 	if parentTree.IsZero() {
 		parentTree = emptyTreeHash
 	}
-	if treeHash == parentTree && !o.has("allow-empty") && !o.has("amend") && len(parents) < 2 {
+	parentFiles := map[string]treeEntry{}
+	if parentTree != emptyTreeHash {
+		if parentFiles, err = r.flatTree(parentTree); err != nil {
+			c.dieErr(err)
+		}
+	}
+	newFiles := indexFiles(idx)
+	if sameFlat(newFiles, parentFiles) && !o.has("allow-empty") && !o.has("amend") && len(parents) < 2 {
 		st, err := r.status(false)
 		if err != nil {
 			c.dieErr(err)
@@ -309,15 +308,15 @@ func cmdCommit(c *cmd, args []string) int {
 		fmt.Fprintln(c.err, "Aborting commit due to empty commit message.")
 		return 1
 	}
-	committer, err := c.identity(r, "COMMITTER")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Committer")
-	} else if err != nil {
-		c.dieErr(err)
-	}
 	author, err := c.identity(r, "AUTHOR")
 	if errors.Is(err, errNoIdentity) {
 		c.dieNoIdentity("Author")
+	} else if err != nil {
+		c.dieErr(err)
+	}
+	committer, err := c.identity(r, "COMMITTER")
+	if errors.Is(err, errNoIdentity) {
+		c.dieNoIdentity("Committer")
 	} else if err != nil {
 		c.dieErr(err)
 	}
@@ -339,6 +338,10 @@ func cmdCommit(c *cmd, args []string) int {
 			c.die("invalid date format: %s", o.val("date"))
 		}
 		author.When = t
+	}
+	treeHash, err := r.writeTree(newFiles)
+	if err != nil {
+		c.dieErr(err)
 	}
 	cm := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: treeHash, ParentHashes: parents}
 	eo := r.st.NewEncodedObject()
@@ -371,8 +374,11 @@ func cmdCommit(c *cmd, args []string) int {
 	subject := strings.SplitN(strings.TrimRight(msg, "\n"), "\n\n", 2)[0]
 	subject = strings.ReplaceAll(subject, "\n", " ")
 	fmt.Fprintf(c.out, "[%s %s] %s\n", where, h.String()[:7], subject)
-	if amended != nil {
-		fmt.Fprintf(c.out, " Date: %s\n", author.When.Format("Mon Jan 2 15:04:05 2006 -0700"))
+	if author.Name != committer.Name || author.Email != committer.Email {
+		fmt.Fprintf(c.out, " Author: %s <%s>\n", author.Name, author.Email)
+	}
+	if amended != nil || !author.When.Equal(committer.When) || author.When.Format("-0700") != committer.When.Format("-0700") {
+		fmt.Fprintf(c.out, " Date: %s\n", gitDate(author.When))
 	}
 	c.commitSummary(r, parentTree, treeHash)
 	return 0
@@ -404,6 +410,9 @@ func (c *cmd) commitSummary(r *Repo, from, to plumbing.Hash) {
 		}
 		ins += st.add
 		del += st.del
+	}
+	if len(pairs) == 0 {
+		return
 	}
 	fmt.Fprintln(c.out, summaryLine(len(pairs), ins, del))
 	var lines []string
@@ -483,3 +492,16 @@ func detectRenames(pairs []filePair) []filePair {
 }
 
 var _ = bytes.NewReader
+
+// sameFlat reports whether two flat trees hold the same files.
+func sameFlat(a, b map[string]treeEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, e := range a {
+		if b[p] != e {
+			return false
+		}
+	}
+	return true
+}

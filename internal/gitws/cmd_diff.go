@@ -109,7 +109,7 @@ func (r *Repo) worktreeFlat() (map[string]treeEntry, map[string][]byte, error) {
 }
 
 func cmdDiff(c *cmd, args []string) int {
-	o := c.parse(args, spec{long: diffSpec(), short: map[byte]string{'U': "unified=", 'p': "patch", 'u': "patch", 's': "no-patch", 'M': "find-renames"}})
+	o := c.parse(args, spec{long: diffSpec(), short: map[byte]string{'U': "unified", 'p': "patch", 'u': "patch", 's': "no-patch", 'M': "find-renames"}})
 	r := c.needRepo()
 	d := readDiffOpts(o, true)
 	revs, paths := c.splitRevsPaths(r, o)
@@ -179,6 +179,9 @@ func cmdDiff(c *cmd, args []string) int {
 		if err != nil {
 			c.dieErr(err)
 		}
+	}
+	if !o.has("no-renames") {
+		pairs = detectRenames(pairs)
 	}
 	changed := c.writeDiff(c.out, r, pairs, d)
 	if d.exitCode && changed {

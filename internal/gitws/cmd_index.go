@@ -122,7 +122,7 @@ func (r *Repo) addFile(idx *index.Index, rel string, a vfs.Attr) error {
 		return fmt.Errorf("write blob %s: %w", rel, err)
 	}
 	e, err := idx.Entry(rel)
-	if err != nil {
+	if err != nil || e.Stage != 0 {
 		// replace any conflict stages of the path
 		removeEntry(idx, rel)
 		e = idx.Add(rel)
@@ -906,7 +906,7 @@ func cmdSymbolicRef(c *cmd, args []string) int {
 }
 
 func cmdUpdateRef(c *cmd, args []string) int {
-	o := c.parse(args, spec{long: []string{"delete"}, short: map[byte]string{'d': "delete", 'm': "m="}})
+	o := c.parse(args, spec{long: []string{"delete"}, short: map[byte]string{'d': "delete", 'm': "m"}})
 	r := c.needRepo()
 	if o.has("delete") && len(o.args) >= 1 {
 		if err := r.st.RemoveReference(plumbing.ReferenceName(o.args[0])); err != nil {
@@ -1030,7 +1030,7 @@ func cmdClean(c *cmd, args []string) int {
 		list = collapseUntracked(list, tracked)
 	} else {
 		var files []string
-		for _, p := range list {
+		for _, p := range collapseUntracked(list, tracked) {
 			if !strings.HasSuffix(p, "/") {
 				files = append(files, p)
 			}

@@ -304,6 +304,7 @@ type logFormat struct {
 	builtin string // "medium", "oneline", "short", "full", "fuller", "raw"
 	custom  string
 	tformat bool // terminator semantics (a newline after each)
+	abbrev  bool // --oneline, --abbrev-commit: short ids
 }
 
 func parseFormat(s string) (logFormat, bool) {
@@ -339,7 +340,11 @@ func (c *cmd) writeCommit(w io.Writer, r *Repo, cm *object.Commit, lf logFormat,
 	subj, _ := subjectBody(cm.Message)
 	switch lf.builtin {
 	case "oneline":
-		fmt.Fprintf(w, "%s%s %s\n", cm.Hash.String()[:7], dec, subj)
+		h := cm.Hash.String()
+		if lf.abbrev {
+			h = h[:7]
+		}
+		fmt.Fprintf(w, "%s%s %s\n", h, dec, subj)
 		return
 	case "raw":
 		fmt.Fprintf(w, "commit %s\ntree %s\n", cm.Hash, cm.TreeHash)
@@ -381,8 +386,8 @@ func (c *cmd) writeCommit(w io.Writer, r *Repo, cm *object.Commit, lf logFormat,
 
 func logSpec() spec {
 	return spec{
-		long: append(diffSpec(), "oneline", "format=", "pretty?", "max-count=", "reverse", "all", "first-parent", "decorate?", "no-decorate", "graph", "author=", "grep=", "skip=", "since=", "until=", "no-merges", "merges", "follow", "abbrev-commit", "date=", "source"),
-		short: map[byte]string{'n': "max-count", 'p': "patch", 'u': "patch", 'U': "unified=", 's': "no-patch"},
+		long:  append(diffSpec(), "oneline", "format=", "pretty?", "max-count=", "reverse", "all", "first-parent", "decorate?", "no-decorate", "graph", "author=", "grep=", "skip=", "since=", "until=", "no-merges", "merges", "follow", "abbrev-commit", "date=", "source"),
+		short: map[byte]string{'n': "max-count", 'p': "patch", 'u': "patch", 'U': "unified", 's': "no-patch"},
 	}
 }
 
@@ -391,7 +396,7 @@ func cmdLog(c *cmd, args []string) int {
 	r := c.needRepo()
 	lf := logFormat{builtin: "medium"}
 	if o.has("oneline") {
-		lf = logFormat{builtin: "oneline"}
+		lf = logFormat{builtin: "oneline", abbrev: true}
 	}
 	for _, k := range []string{"pretty", "format"} {
 		if o.has(k) {
@@ -533,7 +538,7 @@ func cmdLog(c *cmd, args []string) int {
 // commitDiff writes the diff of a commit against its first parent (nothing
 // for a merge, as log does by default).
 func (c *cmd) commitDiff(r *Repo, cm *object.Commit, d diffOpts, ps pathspec, lf logFormat) {
-	if len(cm.ParentHashes) > 1 {
+	if len(cm.ParentHashes) > 1 || !(d.patch || d.stat || d.nameOnly || d.nameStatus || d.numstat || d.shortstat) {
 		return
 	}
 	old := map[string]treeEntry{}
@@ -554,14 +559,7 @@ func (c *cmd) commitDiff(r *Repo, cm *object.Commit, d diffOpts, ps pathspec, lf
 	if len(pairs) == 0 {
 		return
 	}
-	if lf.builtin == "oneline" || (lf.custom != "" && !d.patch) {
-		if lf.custom != "" && !lf.tformat {
-			fmt.Fprintln(c.out)
-		}
-	} else if lf.custom == "" {
-		fmt.Fprintln(c.out)
-	}
-	if d.patch && lf.custom != "" {
+	if lf.builtin != "oneline" {
 		fmt.Fprintln(c.out)
 	}
 	d2 := d
@@ -582,7 +580,7 @@ func cmdShow(c *cmd, args []string) int {
 	r := c.needRepo()
 	lf := logFormat{builtin: "medium"}
 	if o.has("oneline") {
-		lf = logFormat{builtin: "oneline"}
+		lf = logFormat{builtin: "oneline", abbrev: true}
 	}
 	for _, k := range []string{"pretty", "format"} {
 		if o.has(k) {

@@ -232,8 +232,7 @@ var unmergedLabel = map[string]string{
 }
 
 func isUnmerged(ch change) bool {
-	s := string([]byte{ch.X, ch.Y})
-	_, ok := unmergedLabel[s]
+	_, ok := unmergedLabel[string([]byte{ch.X, ch.Y})]
 	return ok
 }
 

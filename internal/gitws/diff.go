@@ -72,9 +72,9 @@ func diffFlat(old, new map[string]treeEntry, ps pathspec) []filePair {
 // diffOpts are the output options of diff, show and log -p.
 type diffOpts struct {
 	patch, stat, shortstat, numstat, nameOnly, nameStatus bool
-	context                                                int
-	quiet, exitCode                                        bool
-	noPrefix                                               bool
+	context                                               int
+	quiet, exitCode                                       bool
+	noPrefix                                              bool
 }
 
 // parseDiffOpts reads the output options shared by diff, show and log.
@@ -313,7 +313,13 @@ func (c *cmd) writePatch(w io.Writer, p *filePair, a, b []string, ch []textdiff.
 		_, _ = io.WriteString(w, sb.String())
 		return
 	}
-	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", la, lb)
+	tab := func(n string) string {
+		if strings.Contains(n, " ") {
+			return n + "\t"
+		}
+		return n
+	}
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", tab(la), tab(lb))
 	for _, h := range textdiff.Hunks(ch, d.context, len(a), len(b)) {
 		fl := funcLine(a, h.A0)
 		hdr := "@@ -" + textdiff.UnifiedRange(h.A0, h.A1-h.A0) + " +" + textdiff.UnifiedRange(h.B0, h.B1-h.B0) + " @@"
@@ -415,7 +421,6 @@ func writeStat(w io.Writer, pairs []filePair, stats []lineStats, name func(strin
 	}
 	writeSummary(w, pairs, stats)
 }
-
 
 func scaleLinear(it, width, maxChange int) int {
 	if it == 0 {

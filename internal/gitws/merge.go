@@ -16,6 +16,7 @@ import (
 // mergeOpts choose how merge combines.
 type mergeOpts struct {
 	ffOnly, noFF bool
+	quiet        bool
 	message      string
 	name         string // what the message names ("branch 'x'")
 }
@@ -166,18 +167,24 @@ func cmdMerge(c *cmd, args []string) int {
 	if len(o.args) != 1 {
 		c.die("No remote for the current branch.")
 	}
-	return c.merge(r, o.args[0], mergeOpts{ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), message: strings.Join(o.set["message"], "\n\n"), name: o.args[0]})
+	return c.merge(r, o.args[0], mergeOpts{quiet: o.has("quiet"), ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), message: strings.Join(o.set["message"], "\n\n"), name: o.args[0]})
 }
 
 // merge merges rev into HEAD.
 func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
+	loud := c.out
+	if mo.quiet {
+		c.out = discard{}
+		defer func() { c.out = loud }()
+	}
 	if _, err := c.env.FS.Stat(c.env.Ctx, r.GitDir+"/MERGE_HEAD"); err == nil {
 		fmt.Fprint(c.err, "error: Merging is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\n")
 		c.die("Exiting because of an unresolved conflict.")
 	}
 	theirs, err := c.resolveCommitish(r, rev)
 	if err != nil {
-		c.die("%s - not something we can merge", rev)
+		fmt.Fprintf(c.err, "merge: %s - not something we can merge\n", rev)
+		return 1
 	}
 	target, ours, err := r.head()
 	if err != nil {
@@ -387,10 +394,10 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	if err := r.writeIndex(idx); err != nil {
 		c.dieErr(err)
 	}
-	for _, m := range msgs {
-		fmt.Fprintln(c.out, m)
-	}
 	if len(conflicts) > 0 {
+		for _, m := range msgs {
+			fmt.Fprintln(loud, m)
+		}
 		_ = c.env.FS.WriteFile(c.env.Ctx, r.GitDir+"/MERGE_HEAD", []byte(theirs.String()+"\n"), 0o644)
 		_ = c.env.FS.WriteFile(c.env.Ctx, r.GitDir+"/MERGE_MODE", []byte("no-ff"), 0o644)
 		cm := msg + "\n\n# Conflicts:\n"
@@ -398,8 +405,11 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 			cm += "#\t" + p + "\n"
 		}
 		_ = c.env.FS.WriteFile(c.env.Ctx, r.GitDir+"/MERGE_MSG", []byte(cm), 0o644)
-		fmt.Fprintln(c.out, "Automatic merge failed; fix conflicts and then commit the result.")
+		fmt.Fprintln(loud, "Automatic merge failed; fix conflicts and then commit the result.")
 		return 1
+	}
+	for _, m := range msgs {
+		fmt.Fprintln(c.out, m)
 	}
 	treeHash, err := r.writeTree(indexFiles(idx))
 	if err != nil {
@@ -488,3 +498,7 @@ func (c *cmd) statSince(r *Repo, from map[string]treeEntry, h plumbing.Hash) {
 		}
 	}
 }
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -460,7 +460,7 @@ func cmdPull(c *cmd, args []string) int {
 		}
 		merge = up
 	}
-	mopts := mergeOpts{ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), name: merge}
+	mopts := mergeOpts{quiet: o.has("quiet"), ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), name: merge}
 	if v, ok := r.cfg.get("pull.ff"); ok && v == "only" && !o.has("ff") && !o.has("no-ff") {
 		mopts.ffOnly = true
 	}
@@ -594,6 +594,12 @@ func cmdPush(c *cmd, args []string) int {
 	}
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		fmt.Fprintln(c.err, "Everything up-to-date")
+		if o.has("set-upstream") && target != "" && known {
+			if h, _, ok := r.lookupRef(target); ok {
+				_ = r.setRef("refs/remotes/"+name+"/"+shortBranch(target), h)
+			}
+			c.setUpstreamQuiet(r, shortBranch(target), "refs/remotes/"+name+"/"+shortBranch(target), o.has("quiet"))
+		}
 		return 0
 	}
 	for _, s := range specs {
@@ -633,7 +639,7 @@ func cmdPush(c *cmd, args []string) int {
 		}
 	}
 	if o.has("set-upstream") && target != "" && known {
-		c.setUpstream(r, shortBranch(target), "refs/remotes/"+name+"/"+shortBranch(target))
+		c.setUpstreamQuiet(r, shortBranch(target), "refs/remotes/"+name+"/"+shortBranch(target), o.has("quiet"))
 	}
 	_ = shown
 	return 0

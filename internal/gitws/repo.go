@@ -442,9 +442,52 @@ func (r *Repo) headTree() (plumbing.Hash, error) {
 	return c.TreeHash, nil
 }
 
-// setRef points name at h.
+// setRef points name at h, logging the change in its reflog.
 func (r *Repo) setRef(name string, h plumbing.Hash) error {
-	return r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), h))
+	var old plumbing.Hash
+	if ref, err := r.st.Reference(plumbing.ReferenceName(name)); err == nil && ref.Type() == plumbing.HashReference {
+		old = ref.Hash()
+	}
+	if err := r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), h)); err != nil {
+		return err
+	}
+	r.logRef(name, old, h, "update by gitws")
+	return nil
+}
+
+// maxReflogBytes bounds a reflog: past it the oldest half is dropped.
+const maxReflogBytes = 1 << 20
+
+// logRef appends a line to the reflog of name (as core.logAllRefUpdates
+// does for branches and HEAD), so that commits left behind by reset,
+// amend or a deleted branch stay reachable for git fsck and gc.
+func (r *Repo) logRef(name string, old, nw plumbing.Hash, msg string) {
+	if !(name == "HEAD" || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/")) || old == nw {
+		return
+	}
+	who := "gitws <gitws@desk>"
+	if n, ok := r.cfg.get("user.name"); ok {
+		if e, ok := r.cfg.get("user.email"); ok {
+			who = n + " <" + e + ">"
+		}
+	}
+	if n := r.env.getenv("GIT_COMMITTER_NAME"); n != "" {
+		who = n + " <" + r.env.getenv("GIT_COMMITTER_EMAIL") + ">"
+	}
+	now := r.env.now()
+	line := fmt.Sprintf("%s %s %s %d %s\t%s\n", old, nw, who, now.Unix(), now.Format("-0700"), msg)
+	p := r.GitDir + "/logs/" + name
+	if err := r.env.FS.MkdirAll(r.env.Ctx, path.Dir(p), 0o755); err != nil {
+		return
+	}
+	data, _ := r.env.FS.ReadFile(r.env.Ctx, p)
+	if len(data) > maxReflogBytes {
+		data = data[len(data)/2:]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	_ = r.env.FS.WriteFile(r.env.Ctx, p, append(data, line...), 0o644)
 }
 
 // updateHead moves what HEAD names (the branch, or HEAD itself when
@@ -454,10 +497,20 @@ func (r *Repo) updateHead(h plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
+	var old plumbing.Hash
+	if _, oh, err := r.head(); err == nil {
+		old = oh
+	}
 	if target == "" {
 		target = "HEAD"
 	}
-	return r.setRef(target, h)
+	if err := r.setRef(target, h); err != nil {
+		return err
+	}
+	if target != "HEAD" {
+		r.logRef("HEAD", old, h, "update by gitws")
+	}
+	return nil
 }
 
 // shortBranch is a ref's name without refs/heads/.

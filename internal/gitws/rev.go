@@ -310,8 +310,6 @@ func (c *cmd) badRevision(rev string) {
 	c.die("ambiguous argument '%s': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'", rev)
 }
 
-func (r *Repo) abbrev(h plumbing.Hash) string { return h.String()[:7] }
-
 func cmdRevParse(c *cmd, args []string) int {
 	r := (*Repo)(nil)
 	short, verify, quiet, abbrevRef := 0, false, false, false

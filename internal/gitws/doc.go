@@ -1,0 +1,88 @@
+// Package gitws is git over the workspace store: the git command of the
+// shell backend (and, later, of the js backend and the tools), run
+// in-process on the store with github.com/go-git/go-git/v5 for the object
+// database, pack files, the index format, configuration parsing and the
+// smart protocol, and this package's own porcelain for the command lines,
+// their output and exit statuses.
+//
+// # The store as a billy filesystem
+//
+// Billy is a go-billy v5 filesystem over a directory of the vfs store:
+// every call goes straight to the store with the command's context, so
+// go-git reads and writes .git in the store (nothing is copied to the host,
+// no temporary directory is used). File locks (go-git locks packed-refs)
+// are in-process mutexes per store and inode, which is enough because a
+// store is open in one process at a time. The index and configuration
+// files are written with vfs.WriteFile, which replaces content atomically.
+//
+// # Commands
+//
+// Main(env, argv) runs one command line: the global options -C, -c,
+// --git-dir, then init, clone, status (long, -s, --porcelain v1 and v2, -b,
+// -u, --ignored), add (-A, -u, -f, -n, -N, paths and globs), rm, mv, commit
+// (-m, -F, -a, --amend, --author, --date, --allow-empty, paths), log
+// (--oneline, -n, --format/--pretty with the common placeholders, --stat,
+// -p, --name-only, --name-status, ranges, paths, --all, --reverse), diff
+// (work tree, --cached, a revision, two revisions, A..B, A...B, --stat,
+// --numstat, --shortstat, --name-only, --name-status, -U, --exit-code,
+// --quiet), show, branch, checkout, switch, reset (--soft, --mixed, --hard,
+// paths), restore, tag (lightweight, annotated), rev-parse, ls-files,
+// cat-file, hash-object, write-tree, symbolic-ref, update-ref, config
+// (local, the per-workspace global file $HOME/.gitconfig, -c), clean, merge
+// (fast-forward, three-way with git's conflict markers, --no-ff,
+// --ff-only, --abort), fetch, pull (fast-forward and merge), push (--force,
+// --delete, -u, tags, new branches), remote (add, remove, -v, get-url,
+// set-url). Supported says which subcommands exist; the shell's router
+// sends a script using any other (rebase, stash, bisect, ...) to the
+// sandbox, where the real git runs on the same .git.
+//
+// Output, exit statuses and the first line of errors follow git 2.39; the
+// differential table in internal/shell (git_table_test.go) runs every row
+// through this package and through the real git and compares stdout, the
+// exit status and the repository left behind as the real git reads it (git
+// fsck --strict, every ref, every commit and tree, status, the index).
+// Commits made here have the ids the real git gives the same content,
+// identity and dates.
+//
+// # Status without reading files
+//
+// The index keeps each file's stat data (mtime, ctime, size, inode, uid,
+// gid) from the store's attributes. Status, diff and add compare the work
+// tree's attributes (one ReadDirFiles query per directory) with it and read
+// a file only when they differ or when the file changed at or after the
+// index was written (git's racy rule); a file found unchanged gets its stat
+// data refreshed, as git status does.
+//
+// # Remotes and the network
+//
+// clone, fetch, pull and push reach a repository elsewhere in the same
+// store (a path or file:// URL) through go-git's in-process server over
+// billy, and http(s) smart-HTTP remotes through Env.HTTPClient only: that
+// client is where the workspace's egress policy plugs in (issue 14), and
+// when it is nil http(s) remotes are refused with a clear error. go-git's
+// transports are chosen from one global table by URL scheme; each
+// operation registers its own transport under a one-time token behind a
+// single "deskws" scheme, so no operation uses go-git's defaults (which run
+// host binaries for file:// and reach any host for http). ssh:// and git://
+// are refused. Credentials are not handled yet (they will come from the
+// workspace's secrets, never from the command line or the store).
+//
+// # Known differences from git
+//
+// Rename detection is exact only (same blob): git's similarity-based
+// renames are not detected. The index is written without extensions (no
+// cache tree, no untracked cache), version 2 (3 with intent-to-add). The
+// diff is a shortest edit script (internal/textdiff, minimal mode) without
+// git's indent heuristic, so an ambiguous hunk can be placed differently;
+// hunk headers use git's default function-name rule. A failed merge stores
+// no tree object (git's ort leaves one dangling). Not implemented: stash,
+// apply, format-patch, rebase, cherry-pick, revert, bisect, submodules,
+// hooks, sparse checkout, shallow fetch beyond --depth on clone, the
+// editor (commit and tag need -m or -F), pull --rebase.
+//
+// # Limits
+//
+// A blob read into memory (diff, merge, show) is bounded by
+// Env.MaxObjectBytes (the shell's MaxReadBytes, 64 MiB by default); a
+// configuration or ignore file by 1 MiB; a reflog keeps its newest 1 MiB.
+package gitws
