@@ -345,12 +345,16 @@ func cmdClone(c *cmd, args []string) int {
 	if o.has("bare") {
 		return 0
 	}
-	if err := r.st.SetReference(plumbing.NewSymbolicReference(plumbing.ReferenceName("refs/remotes/"+remoteName+"/HEAD"), plumbing.ReferenceName("refs/remotes/"+remoteName+"/"+shortBranch(branch)))); err != nil {
-		c.dieErr(err)
-	}
 	rb, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + shortBranch(branch)))
 	if err != nil {
-		c.dieErr(fmt.Errorf("clone: remote HEAD %s was not fetched", branch))
+		// The remote's HEAD names a branch it does not have (a bare
+		// repository whose default branch was never pushed): git leaves
+		// HEAD unborn and checks nothing out.
+		fmt.Fprintln(c.err, "warning: remote HEAD refers to nonexistent ref, unable to checkout")
+		return 0
+	}
+	if err := r.st.SetReference(plumbing.NewSymbolicReference(plumbing.ReferenceName("refs/remotes/"+remoteName+"/HEAD"), plumbing.ReferenceName("refs/remotes/"+remoteName+"/"+shortBranch(branch)))); err != nil {
+		c.dieErr(err)
 	}
 	if err := r.setRef(branch, rb.Hash()); err != nil {
 		c.dieErr(err)
