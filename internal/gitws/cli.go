@@ -61,6 +61,8 @@ type cmd struct {
 	repo *Repo  // opened by needRepo
 	out  io.Writer
 	err  io.Writer
+
+	authSent bool // the last remote operation sent credentials
 }
 
 // Main runs one git command line (args[0] is "git") and returns its exit

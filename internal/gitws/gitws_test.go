@@ -28,6 +28,7 @@ type store struct {
 	t    testing.TB
 	fs   *vfs.FS
 	http *http.Client
+	cred func(context.Context, string) (Credential, bool, error)
 	vars map[string]string
 }
 
@@ -55,7 +56,7 @@ func (s *store) git(dir string, args ...string) (string, string, int) {
 		Ctx: context.Background(), FS: s.fs, Dir: dir,
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv:     func(k string) string { return s.vars[k] },
-		HTTPClient: s.http,
+		HTTPClient: s.http, Credentials: s.cred,
 	}, append([]string{"git"}, args...))
 	return out.String(), errb.String(), st
 }

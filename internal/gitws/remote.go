@@ -39,8 +39,9 @@ var (
 // remoteOp is the transport of one operation: the real endpoint and the
 // transport that reaches it.
 type remoteOp struct {
-	ep *transport.Endpoint
-	t  transport.Transport
+	ep   *transport.Endpoint
+	t    transport.Transport
+	auth transport.AuthMethod // from Env.Credentials (nil: none)
 }
 
 type dispatcher struct{}
@@ -60,7 +61,7 @@ func (d dispatcher) NewUploadPackSession(ep *transport.Endpoint, auth transport.
 	if err != nil {
 		return nil, err
 	}
-	return op.t.NewUploadPackSession(op.ep, auth)
+	return op.t.NewUploadPackSession(op.ep, op.auth)
 }
 
 func (d dispatcher) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
@@ -68,7 +69,7 @@ func (d dispatcher) NewReceivePackSession(ep *transport.Endpoint, auth transport
 	if err != nil {
 		return nil, err
 	}
-	return op.t.NewReceivePackSession(op.ep, auth)
+	return op.t.NewReceivePackSession(op.ep, op.auth)
 }
 
 // storeLoader serves repositories of the store to go-git's in-process
@@ -100,11 +101,24 @@ func (c *cmd) openTransport(rawURL string) (string, func(), error) {
 		if c.env.HTTPClient == nil {
 			return "", nil, errNoNetwork
 		}
+		if u, err := url.Parse(rawURL); err == nil && u.User != nil {
+			return "", nil, fmt.Errorf("credentials in a remote URL are not accepted ('%s'): they come from the workspace's secrets", redactURL(u))
+		}
 		ep, err := transport.NewEndpoint(rawURL)
 		if err != nil {
 			return "", nil, err
 		}
 		op = remoteOp{ep: ep, t: githttp.NewClient(c.env.HTTPClient)}
+		if c.env.Credentials != nil {
+			cred, ok, err := c.env.Credentials(c.env.Ctx, rawURL)
+			if err != nil {
+				return "", nil, fmt.Errorf("get credentials for '%s': %w", rawURL, err)
+			}
+			if ok {
+				op.auth = &githttp.BasicAuth{Username: cred.Username, Password: cred.Password}
+			}
+		}
+		c.authSent = op.auth != nil
 	case strings.HasPrefix(rawURL, "file://") || strings.HasPrefix(rawURL, "/") || !strings.Contains(rawURL, "://") && !strings.Contains(rawURL, ":"):
 		p := strings.TrimPrefix(rawURL, "file://")
 		op = remoteOp{ep: &transport.Endpoint{Protocol: "file", Path: c.env.abs(p)}, t: server.NewServer(storeLoader{c.env})}
@@ -127,6 +141,33 @@ func (c *cmd) openTransport(rawURL string) (string, func(), error) {
 		delete(opsByToken, tok)
 		opsMu.Unlock()
 	}, nil
+}
+
+// redactURL is u with its password replaced, for error messages.
+func redactURL(u *url.URL) string {
+	v := *u
+	if _, ok := v.User.Password(); ok {
+		v.User = url.UserPassword(v.User.Username(), "REDACTED")
+	}
+	return v.String()
+}
+
+// gitMessage is an error whose text is git's own message (capitalized as
+// git prints it).
+type gitMessage string
+
+func (m gitMessage) Error() string { return string(m) }
+
+// netErr turns go-git's authentication errors into git's message naming
+// the remote; other errors are returned as they are.
+func (c *cmd) netErr(rawURL string, err error) error {
+	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) {
+		if !c.authSent {
+			return gitMessage(fmt.Sprintf("Authentication failed for '%s': the remote asks for credentials and the workspace's secrets hold none for it", rawURL))
+		}
+		return gitMessage(fmt.Sprintf("Authentication failed for '%s'", rawURL))
+	}
+	return err
 }
 
 // remoteURL returns the URL of a remote name (or the argument itself when
@@ -162,7 +203,7 @@ func (c *cmd) fetchRemote(r *Repo, name, rawURL string, specs []gitconfig.RefSpe
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return nil
 		}
-		return err
+		return c.netErr(rawURL, err)
 	}
 	refs, _ = r.allRefs()
 	var lines []string
@@ -268,6 +309,9 @@ func cmdClone(c *cmd, args []string) int {
 		_ = c.env.FS.RemoveAll(c.env.Ctx, dir)
 		if errors.Is(err, transport.ErrRepositoryNotFound) {
 			c.die("repository '%s' not found", src)
+		}
+		if ne := c.netErr(src, err); ne != err {
+			c.dieErr(ne)
 		}
 		c.dieErr(fmt.Errorf("clone %s: %w", src, err))
 	}
@@ -428,7 +472,7 @@ func lookupAll(r *Repo, key string) []string {
 
 func cmdPull(c *cmd, args []string) int {
 	o := c.parse(args, spec{
-		long:  []string{"ff-only", "no-ff", "ff", "rebase?", "no-rebase", "quiet", "verbose"},
+		long:  []string{"ff-only", "no-ff", "ff", "rebase?", "no-rebase", "quiet", "verbose", "no-edit"},
 		short: map[byte]string{'q': "quiet", 'v': "verbose", 'r': "rebase"},
 	})
 	r := c.needWork()
@@ -566,15 +610,20 @@ func cmdPush(c *cmd, args []string) int {
 	defer done()
 	rem := git.NewRemote(r.st, &gitconfig.RemoteConfig{Name: name, URLs: []string{tu}})
 	before := map[string]plumbing.Hash{}
-	if refs, err := rem.ListContext(c.env.Ctx, &git.ListOptions{}); err == nil {
-		for _, ref := range refs {
-			before[ref.Name().String()] = ref.Hash()
-		}
+	refs, err := rem.ListContext(c.env.Ctx, &git.ListOptions{})
+	if ne := c.netErr(u, err); err != nil && ne != err {
+		c.dieErr(ne)
+	}
+	for _, ref := range refs {
+		before[ref.Name().String()] = ref.Hash()
 	}
 	if o.has("dry-run") {
 		return 0
 	}
 	err = rem.PushContext(c.env.Ctx, &git.PushOptions{RemoteName: name, RefSpecs: specs, Force: o.has("force")})
+	if ne := c.netErr(u, err); err != nil && ne != err {
+		c.dieErr(ne)
+	}
 	fmt.Fprintf(c.err, "To %s\n", displayURL(u))
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		msg := err.Error()

@@ -45,11 +45,25 @@ type Env struct {
 	// Transport decides which hosts are reached). Nil: http(s) remotes are
 	// refused with an error saying that no network is configured.
 	HTTPClient *http.Client
+	// Credentials returns the username and password (a token goes in
+	// Password) sent with HTTP basic authentication to an http(s) remote;
+	// it is asked once per operation with the remote's URL. This is the
+	// seam for the workspace's secrets: the secret broker of issue 14
+	// supplies it, so credentials never come from the command line, the
+	// remote URL or the store. Nil, or ok false: nothing is sent, and a
+	// remote that asks for authentication is an error saying so.
+	Credentials func(ctx context.Context, remoteURL string) (cred Credential, ok bool, err error)
 	// MaxObjectBytes bounds one blob read into memory for diff, merge and
 	// show (0: DefaultMaxObjectBytes).
 	MaxObjectBytes int64
 
 	configParams []string // -c key=value of the command line
+}
+
+// Credential is what Env.Credentials returns for a remote.
+type Credential struct {
+	Username string
+	Password string
 }
 
 // DefaultMaxObjectBytes is Env.MaxObjectBytes when it is 0: larger blobs are
