@@ -42,7 +42,11 @@
 // exit status and the repository left behind as the real git reads it (git
 // fsck --strict, every ref, every commit and tree, status, the index).
 // Commits made here have the ids the real git gives the same content,
-// identity and dates.
+// identity and dates. internal/api's TestGit_interchange works on one
+// repository with this package (the shell backend) and the real git in the
+// sandbox on the FUSE mount: each reads the other's commits, index and
+// conflicts (a merge conflict left by one is resolved by the other), and
+// the real git's fsck --strict stays clean.
 //
 // # Status without reading files
 //

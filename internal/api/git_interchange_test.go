@@ -1,0 +1,144 @@
+package api_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/testenv"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// interchangeEnv is the identity of both gits; fixed dates make the ids
+// the same whichever git commits.
+var interchangeEnv = map[string]string{
+	"GIT_AUTHOR_NAME": "A U Thor", "GIT_AUTHOR_EMAIL": "author@example.com",
+	"GIT_COMMITTER_NAME": "C O Mitter", "GIT_COMMITTER_EMAIL": "committer@example.com",
+	"GIT_AUTHOR_DATE": "@1700000000 +0100", "GIT_COMMITTER_DATE": "@1700000000 +0100",
+	"LANG": "C", "HOME": "/tmp",
+}
+
+// TestGit_interchange works on one repository in the workspace with the
+// shell backend's git (package gitws on the store) and the real git in
+// the sandbox (on the FUSE mount): each sees the other's commits at once,
+// the real git's fsck finds nothing wrong, and a merge conflict left by
+// one is resolved by the other.
+func TestGit_interchange(t *testing.T) {
+	sandboxtest.Require(t)
+	ctx := context.Background()
+	dir := testenv.TraversableDir(t)
+	sb, err := sandbox.New(sandbox.Options{
+		InitPath:     sandboxtest.InitPath(t),
+		RuntimeRoot:  filepath.Join(dir, "runc"),
+		StateDir:     filepath.Join(dir, "state"),
+		CgroupParent: "desk-api-git-test",
+		Logger:       slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := shell.New(shell.Options{})
+	h, err := host.Open(ctx, host.Options{DataDir: filepath.Join(dir, "data"), Workspace: workspace.Options{
+		Backends: map[string]run.Backend{"shell": sh, sandbox.ID: sb},
+		Run:      run.Options{DefaultBackend: "shell", Router: sh.Route},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.Open(ctx, filepath.Join(dir, "data"), auth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		if err := srv.Shutdown(ctx, nil); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		ts.Close()
+		sb.Close()
+	})
+	c, err := client.New(ts.URL, a.AdminToken(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateWorkspace(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+
+	// run runs script on backend in /workspace/r and returns its stdout;
+	// the exit status must be want.
+	run := func(backend string, want int, script string) string {
+		t.Helper()
+		res, err := c.Run(ctx, "g", client.ExecRequest{Source: script, Backend: backend, Cwd: "/workspace/r", Env: interchangeEnv})
+		if err != nil {
+			t.Fatalf("%s: %s: %v", backend, script, err)
+		}
+		if res.Backend != backend {
+			t.Fatalf("%s: ran on %s", script, res.Backend)
+		}
+		if res.ExitCode != want {
+			t.Fatalf("%s: %s: exit %d, want %d\nstdout: %s\nstderr: %s", backend, script, res.ExitCode, want, res.Stdout, res.Stderr)
+		}
+		return res.Stdout
+	}
+	eq := func(what, got, want string) {
+		t.Helper()
+		if got != want {
+			t.Fatalf("%s:\n got %q\nwant %q", what, got, want)
+		}
+	}
+	if _, err := c.Run(ctx, "g", client.ExecRequest{Source: "mkdir -p /workspace/r", Backend: "shell"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Committed in the shell, read by the real git in the sandbox.
+	run("shell", 0, "git init -q -b main && printf 'one\\ntwo\\nthree\\n' > a.txt && mkdir d && echo x > d/x.txt && git add -A && git commit -qm 'from shell'")
+	shellLog := run("shell", 0, "git log --format='%H %T %s'")
+	eq("sandbox log", run(sandbox.ID, 0, "git log --format='%H %T %s'"), shellLog)
+	run(sandbox.ID, 0, "git fsck --strict --no-progress")
+	eq("sandbox status", run(sandbox.ID, 0, "git status --porcelain"), "")
+
+	// Committed by the real git in the sandbox, read in the shell.
+	run(sandbox.ID, 0, "echo four >> a.txt && echo y > d/y.txt && git add -A && git commit -qm 'from sandbox'")
+	eq("shell log", run("shell", 0, "git log --format='%H %T %s'"), run(sandbox.ID, 0, "git log --format='%H %T %s'"))
+	eq("shell log subjects", run("shell", 0, "git log --format=%s"), "from sandbox\nfrom shell\n")
+	eq("shell status", run("shell", 0, "git status --porcelain"), "")
+	eq("shell diff", run("shell", 0, "git diff HEAD~1 --stat"), " a.txt   | 1 +\n d/y.txt | 1 +\n 2 files changed, 2 insertions(+)\n")
+
+	// A conflict made in the shell, resolved in the sandbox.
+	run("shell", 0, "git switch -q -c topic && sed -i 's/two/TWO topic/' a.txt && git commit -qam topic && git switch -q main && sed -i 's/two/TWO main/' a.txt && git commit -qam main")
+	out := run("shell", 1, "git merge topic")
+	if !strings.Contains(out, "CONFLICT (content): Merge conflict in a.txt") {
+		t.Fatalf("shell merge: %q", out)
+	}
+	eq("sandbox sees the conflict", run(sandbox.ID, 0, "git status --porcelain"), "UU a.txt\n")
+	eq("sandbox sees the markers", run(sandbox.ID, 0, "grep -c '^<<<<<<< HEAD$' a.txt"), "1\n")
+	run(sandbox.ID, 0, "sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' -e '/TWO topic/d' a.txt && git add a.txt && git commit -q --no-edit")
+	eq("merge parents", run("shell", 0, "git log -n1 --format=%P | wc -w"), "2\n")
+	eq("shell after the sandbox's resolution", run("shell", 0, "git status --porcelain && cat a.txt"), "one\nTWO main\nthree\nfour\n")
+	run(sandbox.ID, 0, "git fsck --strict --no-progress")
+
+	// A conflict made in the sandbox, resolved in the shell.
+	run(sandbox.ID, 0, "git switch -q -c other && echo 'other x' > d/x.txt && git commit -qam other && git switch -q main && echo 'main x' > d/x.txt && git commit -qam 'main x'")
+	run(sandbox.ID, 1, "git merge other")
+	eq("shell sees the conflict", run("shell", 0, "git status --porcelain"), "UU d/x.txt\n")
+	run("shell", 0, "echo 'both x' > d/x.txt && git add d/x.txt && git commit -qm 'merge other'")
+	eq("sandbox after the shell's resolution", run(sandbox.ID, 0, "git status --porcelain && git log -n1 --format='%s %P' | wc -w && cat d/x.txt"), "4\nboth x\n")
+	run(sandbox.ID, 0, "git fsck --strict --no-progress")
+	eq("both logs", run("shell", 0, "git log --format='%H %T %s'"), run(sandbox.ID, 0, "git log --format='%H %T %s'"))
+}
