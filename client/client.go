@@ -72,17 +72,23 @@ func ErrorCode(err error) string {
 	return ""
 }
 
-// escapePath escapes each element of a workspace path for a URL.
+// escapePath escapes each element of a workspace path for the URL of
+// …/files/PATH. A relative path stays relative (the server takes it from
+// /workspace); an absolute one keeps its leading slash, escaped ("%2F"), so
+// that no proxy merging slashes can make it relative.
 func escapePath(p string) string {
-	p = strings.TrimPrefix(p, "/")
+	lead := ""
+	if strings.HasPrefix(p, "/") {
+		lead, p = "%2F", strings.TrimLeft(p, "/")
+	}
 	if p == "" {
-		return ""
+		return lead
 	}
 	parts := strings.Split(p, "/")
 	for i, s := range parts {
 		parts[i] = url.PathEscape(s)
 	}
-	return strings.Join(parts, "/")
+	return lead + strings.Join(parts, "/")
 }
 
 func wsPath(ws string, rest ...string) string {
@@ -281,7 +287,7 @@ func (c *Client) OpenRange(ctx context.Context, ws, p string, off, n int64) (io.
 	if err != nil {
 		return nil, err
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/octet-stream" {
+	if resp.Header.Get("X-Desk-Type") == TypeDir {
 		resp.Body.Close()
 		return nil, &Error{Status: http.StatusBadRequest, Code: "EISDIR", Message: "open " + p + ": is a directory"}
 	}
@@ -398,7 +404,7 @@ func (c *Client) Remove(ctx context.Context, ws, p string, recursive bool) error
 // FindOptions configure Find.
 type FindOptions struct {
 	Pattern string // glob relative to Path: * ? [..] {a,b} and ** for any depth
-	Path    string // directory to search ("": /)
+	Path    string // directory to search ("": /workspace; relative: from /workspace)
 	Limit   int    // most matches (0: the server's default)
 }
 
@@ -419,7 +425,7 @@ type GrepOptions struct {
 	Query      string // text, or with Regex an RE2 expression
 	Regex      bool
 	IgnoreCase bool
-	Path       string // directory or file to search ("": /)
+	Path       string // directory or file to search ("": /workspace; relative: from /workspace)
 	Glob       string // only files matching this glob (relative to Path)
 	Limit      int    // most matches per page (0: the server's default)
 	// After and AfterLine resume a search: NextPath and NextLine of the

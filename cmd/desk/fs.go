@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fsio"
 	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/workspace"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 // fsVerb is one `desk fs` verb.
@@ -246,7 +247,7 @@ func fsUsage(w io.Writer) {
 	fmt.Fprint(w, "server has open); verbs that write create it if it is missing. With -w (or\n")
 	fmt.Fprint(w, "--workspace), works on a workspace of the desk server, found as for every\n")
 	fmt.Fprint(w, "client command (--url/--token, $DESK_URL/$DESK_TOKEN, the config file).\n")
-	fmt.Fprint(w, "Workspace paths are slash paths; a relative one is taken from the workspace root.\n\nverbs:\n")
+	fmt.Fprint(w, "Workspace paths are slash paths; a relative one is taken from /workspace.\n\nverbs:\n")
 	for _, v := range fsVerbs {
 		note := ""
 		if v.local {
@@ -315,14 +316,21 @@ func (c *fsCmd) store() (*vfs.FS, error) {
 			fsys.Close()
 			return nil, fmt.Errorf("open workspace %s: %w", c.dbPath, err)
 		}
+		// Every workspace has /workspace, as a server's does from its first
+		// open: relative paths are taken from it.
+		if err := wspath.Ensure(vfs.WithActor(c.ctx, workspace.Actor), fsys); err != nil {
+			fsys.Close()
+			return nil, fmt.Errorf("open workspace %s: %w", c.dbPath, err)
+		}
 	}
 	c.fsys = fsys
 	return fsys, nil
 }
 
-// wsPath turns a path argument into an absolute, clean workspace path.
+// wsPath turns a path argument into an absolute, clean workspace path: a
+// relative one is taken from /workspace, as on every surface (wspath).
 func wsPath(p string) string {
-	return path.Clean("/" + p)
+	return wspath.Resolve(p)
 }
 
 // errText renders an error for the terminal, adding the POSIX errno name

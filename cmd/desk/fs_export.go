@@ -12,16 +12,17 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 var fsExport = &fsVerb{
 	name:     "export",
 	synopsis: "[-C SRC] [-o FILE] [--format tar|tgz|zip] [-q|--progress]",
-	summary:  "write the workspace directory SRC (default /) as an archive (PAX tar by default) to standard output or FILE; a file SRC gives an archive of one entry",
+	summary:  "write the workspace directory SRC (default /workspace) as an archive (PAX tar by default) to standard output or FILE; a file SRC gives an archive of one entry",
 	minArgs:  0,
 	maxArgs:  0,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
-		src := fl.String("C", "/", "workspace `SRC` directory to export")
+		src := fl.String("C", wspath.Dir, "workspace `SRC` directory to export (a relative one: from /workspace)")
 		out := fl.String("o", "", "write the archive to the host `FILE` (its format from its name: .tgz or .tar.gz, .zip, else tar) instead of standard output")
 		format := fl.String("format", "", "the archive `format`: tar, tgz or zip (default: from -o's name, else tar)")
 		quiet := fl.Bool("q", false, "no progress or summary on standard error")

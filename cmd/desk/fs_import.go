@@ -12,6 +12,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 var fsImport = &fsVerb{
@@ -22,7 +23,7 @@ var fsImport = &fsVerb{
 	minArgs:  1,
 	maxArgs:  1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
-		dest := fl.String("C", "/", "workspace `DEST`ination directory; created if missing, merged into if it exists")
+		dest := fl.String("C", wspath.Dir, "workspace `DEST`ination directory (a relative one: from /workspace); created if missing, merged into if it exists")
 		quiet := fl.Bool("q", false, "no progress or summary on standard error")
 		always := fl.Bool("progress", false, "report progress once a second even when standard error is not a terminal")
 		skipSpecial := fl.Bool("skip-special", false, "skip an archive's device files and FIFOs (with a warning) instead of refusing it")

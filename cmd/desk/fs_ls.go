@@ -11,14 +11,14 @@ import (
 var fsLs = &fsVerb{
 	name:     "ls",
 	synopsis: "[-l] [PATH...]",
-	summary:  "list directories (default /) in name order",
+	summary:  "list directories (default /workspace) in name order",
 	minArgs:  0,
 	maxArgs:  -1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		long := fl.Bool("l", false, "long format: mode, links, owner, size, mtime, symlink target (over the API: no links or owner, shown as -)")
 		return func(c *fsCmd, args []string) error {
 			if len(args) == 0 {
-				args = []string{"/"}
+				args = []string{""}
 			}
 			for i, arg := range args {
 				if len(args) > 1 {

@@ -6,17 +6,18 @@ import (
 	"path"
 
 	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 var fsTree = &fsVerb{
 	name:     "tree",
 	synopsis: "[PATH]",
-	summary:  "draw the directory tree under PATH (default /); symlinks are shown, not followed",
+	summary:  "draw the directory tree under PATH (default /workspace); symlinks are shown, not followed",
 	minArgs:  0,
 	maxArgs:  1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		return func(c *fsCmd, args []string) error {
-			root := "/"
+			root := wspath.Dir
 			if len(args) == 1 {
 				root = wsPath(args[0])
 			}

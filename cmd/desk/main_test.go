@@ -243,9 +243,10 @@ func TestFS_Verbs(t *testing.T) {
 		t.Helper()
 		return mustDesk(t, stdin, append([]string{"fs", "-db", db}, args...)...)
 	}
-	fs(nil, "mkdir", "-p", "/a/b/c")
-	fs(nil, "mkdir", "/d")
-	fs([]byte("hello\n"), "put", "/a/hello.txt")
+	// Relative paths are taken from /workspace, which a new database has.
+	fs(nil, "mkdir", "-p", "a/b/c")
+	fs(nil, "mkdir", "/workspace/d")
+	fs([]byte("hello\n"), "put", "a/hello.txt")
 	host := filepath.Join(dir, "host.sh")
 	if err := os.WriteFile(host, []byte("#!/bin/sh\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -253,19 +254,22 @@ func TestFS_Verbs(t *testing.T) {
 	if err := os.Chmod(host, 0o4750|os.ModeSetuid); err != nil {
 		t.Fatal(err)
 	}
-	fs(nil, "put", "/d/", host) // into a directory, keeping the host mode
+	fs(nil, "put", "d/", host) // into a directory, keeping the host mode
 
-	if got := fs(nil, "cat", "a/hello.txt", "/d/host.sh"); got != "hello\n#!/bin/sh\n" {
+	if got := fs(nil, "cat", "a/hello.txt", "/workspace/d/host.sh"); got != "hello\n#!/bin/sh\n" {
 		t.Errorf("cat = %q", got)
 	}
 	if got := fs(nil, "ls"); got != "a\nd\n" {
 		t.Errorf("ls = %q", got)
 	}
-	if got := fs(nil, "ls", "-l", "/d"); !regexp.MustCompile(`^-rwsr-x--- +1 +\d+ +\d+ +10 \d{4}-\d\d-\d\d \d\d:\d\d host.sh\n$`).MatchString(got) {
+	if got := fs(nil, "ls", "/"); got != "workspace\n" {
+		t.Errorf("ls / = %q", got)
+	}
+	if got := fs(nil, "ls", "-l", "d"); !regexp.MustCompile(`^-rwsr-x--- +1 +\d+ +\d+ +10 \d{4}-\d\d-\d\d \d\d:\d\d host.sh\n$`).MatchString(got) {
 		t.Errorf("ls -l = %q", got)
 	}
-	stat := fs(nil, "stat", "/d/host.sh")
-	for _, want := range []string{"File: /d/host.sh", "Type: regular file", "Mode: 4750 (-rwsr-x---)", "Links: 1", "Size: 10", "Inode: ", "Uid: ", "Gid: ", "Blocks: "} {
+	stat := fs(nil, "stat", "d/host.sh")
+	for _, want := range []string{"File: /workspace/d/host.sh", "Type: regular file", "Mode: 4750 (-rwsr-x---)", "Links: 1", "Size: 10", "Inode: ", "Uid: ", "Gid: ", "Blocks: "} {
 		if !strings.Contains(stat, want) {
 			t.Errorf("stat output lacks %q:\n%s", want, stat)
 		}
@@ -273,32 +277,48 @@ func TestFS_Verbs(t *testing.T) {
 	if !regexp.MustCompile(`Modify: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}`).MatchString(stat) {
 		t.Errorf("stat has no nanosecond mtime:\n%s", stat)
 	}
+	// /workspace is a directory 0755 of 0:0 (root in the sandbox).
+	if st := fs(nil, "stat", "/workspace"); !strings.Contains(st, "Mode: 0755 (drwxr-xr-x)") || !strings.Contains(st, "Uid: 0") || !strings.Contains(st, "Gid: 0") {
+		t.Errorf("stat /workspace:\n%s", st)
+	}
 
 	out := filepath.Join(dir, "out.txt")
-	fs(nil, "get", "/a/hello.txt", out)
+	fs(nil, "get", "a/hello.txt", out)
 	if data, err := os.ReadFile(out); err != nil || string(data) != "hello\n" {
 		t.Errorf("get to a host file: %q, %v", data, err)
 	}
-	if got := fs(nil, "get", "/a/hello.txt"); got != "hello\n" {
+	if got := fs(nil, "get", "/workspace/a/hello.txt"); got != "hello\n" {
 		t.Errorf("get to stdout = %q", got)
 	}
 
-	fs(nil, "mv", "/a/hello.txt", "/d") // into a directory
-	fs(nil, "mv", "/d/host.sh", "/d/renamed.sh")
-	if got := fs(nil, "ls", "/d"); got != "hello.txt\nrenamed.sh\n" {
+	// put -p makes the missing parents; without it they are ENOENT.
+	_, errs, code := desk(t, []byte("x"), "fs", "-db", db, "put", "p/q/r.txt")
+	if code != 1 || !strings.Contains(errs, "(ENOENT)") {
+		t.Errorf("put without -p into a missing directory: exit %d, %s", code, errs)
+	}
+	fs([]byte("deep\n"), "put", "-p", "p/q/r.txt")
+	fs(nil, "put", "-p", "/outside/s/", host)
+	if got := fs(nil, "cat", "/workspace/p/q/r.txt", "/outside/s/host.sh"); got != "deep\n#!/bin/sh\n" {
+		t.Errorf("put -p: %q", got)
+	}
+	fs(nil, "rm", "-r", "p", "/outside")
+
+	fs(nil, "mv", "a/hello.txt", "d") // into a directory
+	fs(nil, "mv", "/workspace/d/host.sh", "d/renamed.sh")
+	if got := fs(nil, "ls", "d"); got != "hello.txt\nrenamed.sh\n" {
 		t.Errorf("ls after mv = %q", got)
 	}
-	wantTree := "/\n├── a\n│   └── b\n│       └── c\n└── d\n    ├── hello.txt\n    └── renamed.sh\n\n4 directories, 2 files, 0 symlinks\n"
+	wantTree := "/workspace\n├── a\n│   └── b\n│       └── c\n└── d\n    ├── hello.txt\n    └── renamed.sh\n\n4 directories, 2 files, 0 symlinks\n"
 	if got := fs(nil, "tree"); got != wantTree {
 		t.Errorf("tree =\n%s\nwant\n%s", got, wantTree)
 	}
-	fs(nil, "rm", "/d/renamed.sh")
-	fs(nil, "rm", "-r", "/a")
+	fs(nil, "rm", "d/renamed.sh")
+	fs(nil, "rm", "-r", "a")
 	if got := fs(nil, "ls"); got != "d\n" {
 		t.Errorf("ls after rm = %q", got)
 	}
 	stats := fs(nil, "stats")
-	for _, want := range []string{"files         1\n", "dirs          2\n", "bytes         6 (6 B)\n", "dedup ratio"} {
+	for _, want := range []string{"files         1\n", "dirs          3\n", "bytes         6 (6 B)\n", "dedup ratio"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("stats lacks %q:\n%s", want, stats)
 		}
@@ -383,7 +403,7 @@ func TestFS_BadInput(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("%s was created: %v", missing, err)
 	}
-	if got := mustDesk(t, nil, "fs", "-db", db, "tree"); got != "/\n├── dir\n└── keep.txt\n\n1 directories, 1 files, 0 symlinks\n" {
+	if got := mustDesk(t, nil, "fs", "-db", db, "tree", "/"); got != "/\n├── dir\n├── keep.txt\n└── workspace\n\n2 directories, 1 files, 0 symlinks\n" {
 		t.Errorf("workspace changed by bad input:\n%s", got)
 	}
 	if got := mustDesk(t, nil, "fs", "-db", db, "check"); got != db+": ok\n" {

@@ -117,7 +117,7 @@ func TestMCP_stdioRemote(t *testing.T) {
 	if got, _ := callText(t, cs, "exec", map[string]any{"command": "echo via server", "backend": "lines"}); !strings.HasPrefix(got, "via server\n") {
 		t.Errorf("exec: %q", got)
 	}
-	rr, err := cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/r.txt"})
+	rr, err := cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/r.txt"})
 	if err != nil || rr.Contents[0].Text != "remote\n" {
 		t.Errorf("resource: %v", err)
 	}

@@ -181,7 +181,7 @@ func TestWS(t *testing.T) {
 		t.Errorf("ws ls =\n%s", got)
 	}
 	stats := mustDesk(t, nil, "ws", "stats", "demo")
-	for _, want := range []string{"workspace     demo\n", "files         0\n", "dirs          1\n", "backends      lines\n", "running       0\n"} {
+	for _, want := range []string{"workspace     demo\n", "files         0\n", "dirs          2\n", "backends      lines\n", "running       0\n"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("ws stats lacks %q:\n%s", want, stats)
 		}
@@ -190,7 +190,7 @@ func TestWS(t *testing.T) {
 		Name  string
 		Store struct{ Dirs int }
 	}
-	if err := json.Unmarshal([]byte(mustDesk(t, nil, "ws", "stats", "--json", "demo")), &js); err != nil || js.Name != "demo" || js.Store.Dirs != 1 {
+	if err := json.Unmarshal([]byte(mustDesk(t, nil, "ws", "stats", "--json", "demo")), &js); err != nil || js.Name != "demo" || js.Store.Dirs != 2 {
 		t.Errorf("ws stats --json: %+v, %v", js, err)
 	}
 	if got := mustDesk(t, nil, "ws", "rm", "other"); got != "deleted workspace other\n" {
@@ -402,10 +402,11 @@ func TestChanges(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	ts := `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}`
 	want := []string{
-		`^1 ` + ts + ` create +/hello\.txt$`,
-		`^2 ` + ts + ` write +/hello\.txt \[0, 3\)$`,
-		`^3 ` + ts + ` rename +/hello\.txt -> /hi\.txt$`,
-		`^4 ` + ts + ` create +/x\.txt by \S+$`,
+		`^1 ` + ts + ` mkdir +/workspace by workspace$`, // a new workspace's first open
+		`^2 ` + ts + ` create +/hello\.txt$`,
+		`^3 ` + ts + ` write +/hello\.txt \[0, 3\)$`,
+		`^4 ` + ts + ` rename +/hello\.txt -> /hi\.txt$`,
+		`^5 ` + ts + ` create +/x\.txt by \S+$`,
 	}
 	if len(lines) < len(want) {
 		t.Fatalf("changes =\n%s", out)
@@ -419,16 +420,16 @@ func TestChanges(t *testing.T) {
 	if got := mustDesk(t, nil, "changes", "demo", "--since", strconv.Itoa(last)); got != "" {
 		t.Errorf("changes --since last = %q", got)
 	}
-	if got := mustDesk(t, nil, "changes", "demo", "--since", "2"); !strings.HasPrefix(got, "3 ") {
-		t.Errorf("changes --since 2 =\n%s", got)
+	if got := mustDesk(t, nil, "changes", "demo", "--since", "3"); !strings.HasPrefix(got, "4 ") {
+		t.Errorf("changes --since 3 =\n%s", got)
 	}
 	var ch struct {
 		Seq  int
 		Op   string
 		Path string
 	}
-	first, _, _ := strings.Cut(mustDesk(t, nil, "changes", "demo", "--json"), "\n")
-	if err := json.Unmarshal([]byte(first), &ch); err != nil || ch.Seq != 1 || ch.Op != "create" || ch.Path != "/hello.txt" {
+	first, _, _ := strings.Cut(mustDesk(t, nil, "changes", "demo", "--json", "--since", "1"), "\n")
+	if err := json.Unmarshal([]byte(first), &ch); err != nil || ch.Seq != 2 || ch.Op != "create" || ch.Path != "/hello.txt" {
 		t.Errorf("changes --json: %s (%v)", first, err)
 	}
 
@@ -476,9 +477,9 @@ func TestFS_Remote(t *testing.T) {
 		}
 		return r
 	}
-	same(nil, "mkdir", "-p", "/a/b/c")
-	same(nil, "mkdir", "/d")
-	same([]byte("hello\n"), "put", "/a/hello.txt")
+	same(nil, "mkdir", "-p", "a/b/c")
+	same(nil, "mkdir", "d")
+	same([]byte("hello\n"), "put", "a/hello.txt")
 	hostFile := filepath.Join(dir, "host.sh")
 	if err := os.WriteFile(hostFile, []byte("#!/bin/sh\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -486,23 +487,23 @@ func TestFS_Remote(t *testing.T) {
 	if err := os.Chmod(hostFile, 0o4750|os.ModeSetuid); err != nil {
 		t.Fatal(err)
 	}
-	same(nil, "put", "/d/", hostFile)
-	if got := same(nil, "cat", "a/hello.txt", "/d/host.sh"); got != "hello\n#!/bin/sh\n" {
+	same(nil, "put", "d/", hostFile)
+	if got := same(nil, "cat", "a/hello.txt", "d/host.sh"); got != "hello\n#!/bin/sh\n" {
 		t.Errorf("cat = %q", got)
 	}
 	if got := same(nil, "ls"); got != "a\nd\n" {
 		t.Errorf("ls = %q", got)
 	}
-	r, _ := both(nil, "ls", "-l", "/d")
+	r, _ := both(nil, "ls", "-l", "d")
 	if !regexp.MustCompile(`^-rwsr-x--- +- +- +- +10 \d{4}-\d\d-\d\d \d\d:\d\d host.sh\n$`).MatchString(r) {
 		t.Errorf("remote ls -l = %q", r)
 	}
-	r, _ = both(nil, "ls", "-l", "/d/host.sh") // a file: its own stat, with links
+	r, _ = both(nil, "ls", "-l", "d/host.sh") // a file: its own stat, with links
 	if !regexp.MustCompile(`^-rwsr-x--- +1 +- +- +10 .* host.sh\n$`).MatchString(r) {
 		t.Errorf("remote ls -l FILE = %q", r)
 	}
-	r, _ = both(nil, "stat", "/d/host.sh")
-	for _, want := range []string{"  File: /d/host.sh\n", "  Type: regular file\n", "  Mode: 4750 (-rwsr-x---)\n", " Links: 1\n", "  Size: 10\n", " Inode: "} {
+	r, _ = both(nil, "stat", "d/host.sh")
+	for _, want := range []string{"  File: /workspace/d/host.sh\n", "  Type: regular file\n", "  Mode: 4750 (-rwsr-x---)\n", " Links: 1\n", "  Size: 10\n", " Inode: "} {
 		if !strings.Contains(r, want) {
 			t.Errorf("remote stat lacks %q:\n%s", want, r)
 		}
@@ -510,29 +511,29 @@ func TestFS_Remote(t *testing.T) {
 	if !regexp.MustCompile(`Modify: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}`).MatchString(r) {
 		t.Errorf("remote stat has no nanosecond mtime:\n%s", r)
 	}
-	if got := same(nil, "get", "/a/hello.txt"); got != "hello\n" {
+	if got := same(nil, "get", "a/hello.txt"); got != "hello\n" {
 		t.Errorf("get = %q", got)
 	}
 	out := filepath.Join(dir, "out.txt")
-	mustDesk(t, nil, "fs", "-w", "demo", "get", "/d/host.sh", out)
+	mustDesk(t, nil, "fs", "-w", "demo", "get", "d/host.sh", out)
 	if data, err := os.ReadFile(out); err != nil || string(data) != "#!/bin/sh\n" {
 		t.Errorf("get to a host file: %q, %v", data, err)
 	} else if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o750 {
 		t.Errorf("get to a host file: mode %v", fi.Mode())
 	}
-	same(nil, "mv", "/a/hello.txt", "/d")
-	same(nil, "mv", "/d/host.sh", "/d/renamed.sh")
-	wantTree := "/\n├── a\n│   └── b\n│       └── c\n└── d\n    ├── hello.txt\n    └── renamed.sh\n\n4 directories, 2 files, 0 symlinks\n"
+	same(nil, "mv", "a/hello.txt", "d")
+	same(nil, "mv", "d/host.sh", "d/renamed.sh")
+	wantTree := "/workspace\n├── a\n│   └── b\n│       └── c\n└── d\n    ├── hello.txt\n    └── renamed.sh\n\n4 directories, 2 files, 0 symlinks\n"
 	if got := same(nil, "tree"); got != wantTree {
 		t.Errorf("tree =\n%s\nwant\n%s", got, wantTree)
 	}
-	same(nil, "rm", "/d/renamed.sh")
-	same(nil, "rm", "-r", "/a")
-	if got := same(nil, "ls", "/", "/d"); got != "/:\nd\n\n/d:\nhello.txt\n" {
+	same(nil, "rm", "d/renamed.sh")
+	same(nil, "rm", "-r", "a")
+	if got := same(nil, "ls", ".", "d", "/"); got != ".:\nd\n\nd:\nhello.txt\n\n/:\nworkspace\n" {
 		t.Errorf("ls after rm = %q", got)
 	}
 	stats := mustDesk(t, nil, "fs", "-w", "demo", "stats")
-	for _, want := range []string{"files         1\n", "dirs          2\n", "bytes         6 (6 B)\n"} {
+	for _, want := range []string{"files         1\n", "dirs          3\n", "bytes         6 (6 B)\n"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("remote stats lacks %q:\n%s", want, stats)
 		}
@@ -560,19 +561,19 @@ func TestFS_Remote(t *testing.T) {
 		fs := func(args ...string) []string { return append([]string{"fs", "-w", "demo"}, args...) }
 		wantFail(t, 1, "desk fs cat: ", fs("cat", "/nope")...)
 		wantFail(t, 1, "(ENOENT)", fs("cat", "/nope")...)
-		wantFail(t, 1, "(EISDIR)", fs("cat", "/d")...)
-		wantFail(t, 1, "(EISDIR)", fs("get", "/d")...)
-		wantFail(t, 1, "use -r", fs("rm", "/d")...)
+		wantFail(t, 1, "(EISDIR)", fs("cat", "d")...)
+		wantFail(t, 1, "(EISDIR)", fs("get", "d")...)
+		wantFail(t, 1, "use -r", fs("rm", "d")...)
 		wantFail(t, 1, "refusing to remove", fs("rm", "-r", "/")...)
-		wantFail(t, 1, "(EEXIST)", fs("mkdir", "/d")...)
-		wantFail(t, 1, "(EEXIST)", fs("mv", "-n", "/d/hello.txt", "/d/hello.txt")...)
-		wantFail(t, 1, "(ENOTDIR)", fs("mkdir", "/d/hello.txt/x")...)
+		wantFail(t, 1, "(EEXIST)", fs("mkdir", "d")...)
+		wantFail(t, 1, "(EEXIST)", fs("mv", "-n", "d/hello.txt", "d/hello.txt")...)
+		wantFail(t, 1, "(ENOTDIR)", fs("mkdir", "d/hello.txt/x")...)
 		wantFail(t, 1, "(not_found)", "fs", "-w", "nope", "ls")
 		wantFail(t, 1, "(bad_name)", "fs", "-w", "Bad..Name", "ls")
 		wantFail(t, 1, "the input is empty (bad_archive)", fs("import", "-")...)
 		wantFail(t, 2, "works on a workspace database file only", fs("check")...)
 		wantFail(t, 2, "not both", "fs", "-w", "demo", "-db", db, "ls")
-		if got := mustDesk(t, nil, fs("tree", "/d")...); got != "/d\n└── hello.txt\n\n0 directories, 1 files, 0 symlinks\n" {
+		if got := mustDesk(t, nil, fs("tree", "d")...); got != "/workspace/d\n└── hello.txt\n\n0 directories, 1 files, 0 symlinks\n" {
 			t.Errorf("workspace changed by bad input:\n%s", got)
 		}
 	})

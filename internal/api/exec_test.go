@@ -139,7 +139,7 @@ func TestAPI_Executions(t *testing.T) {
 			{client.ExecRequest{Source: "echo", Timeout: "soon"}, 400, api.CodeInvalid},
 			{client.ExecRequest{Source: "echo", Timeout: "100h"}, 400, api.CodeInvalid},
 			{client.ExecRequest{Source: "echo", ID: "../x"}, 400, api.CodeInvalid},
-			{client.ExecRequest{Source: "echo", Cwd: "relative"}, 400, api.CodeInvalid},
+			{client.ExecRequest{Source: "echo", Cwd: "nul\x00"}, 400, api.CodeInvalid},
 			{client.ExecRequest{Source: "echo", Input: json.RawMessage(`{"a":1}`), OutputLimit: 1 << 40}, 413, api.CodeTooLarge},
 		} {
 			_, err := c.Exec(bg, "w", tc.req)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -14,14 +15,19 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/mediatype"
 	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 // cleanPath turns a path from a URL or a body into a clean absolute
-// workspace path. Quoted elements (the form every response shows names in,
-// quote.Path) are unquoted. A ".." element or a NUL byte is refused
-// (bad_path): the store would confine such a path anyway, but a client
-// sending one has a bug worth reporting.
+// workspace path: a relative one is taken from /workspace, an absolute one
+// stays (wspath.Resolve, as on every surface; the URL's path after /files/
+// is relative unless it keeps its slash: files//etc/x, files/%2Fetc/x).
+// Quoted elements (the form every response shows names in, quote.Path) are
+// unquoted. A ".." element or a NUL byte is refused (bad_path): the store
+// would confine such a path anyway, but a client sending one has a bug
+// worth reporting.
 func cleanPath(p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", errorf(http.StatusBadRequest, CodeBadPath, "path %q contains a NUL byte", p)
@@ -32,10 +38,34 @@ func cleanPath(p string) (string, error) {
 	}
 	for el := range strings.SplitSeq(p, "/") {
 		if el == ".." {
-			return "", errorf(http.StatusBadRequest, CodeBadPath, "path %q has a \"..\" element: workspace paths are absolute from the workspace root and may not go up", p)
+			return "", errorf(http.StatusBadRequest, CodeBadPath, "path %q has a \"..\" element: a workspace path is relative to /workspace or absolute, and may not go up", p)
 		}
 	}
-	return path.Clean("/" + p), nil
+	return wspath.Resolve(p), nil
+}
+
+// absoluteFilePath lets a file URL keep an absolute path's slash: the router
+// cleans "…/files//etc/x" to "…/files/etc/x" (a redirect to another file,
+// /workspace/etc/x), so the doubled slash after /files/ is rewritten to its
+// escaped form, "…/files/%2Fetc/x", which the router leaves alone, before
+// routing. Other paths pass unchanged.
+func absoluteFilePath(r *http.Request) *http.Request {
+	ep := r.URL.EscapedPath()
+	i := strings.Index(ep, "/files//")
+	if i < 0 || !strings.HasPrefix(ep, "/v1/workspaces/") || strings.Count(ep[:i], "/") != 3 {
+		return r
+	}
+	raw := ep[:i] + "/files/%2F" + strings.TrimLeft(ep[i+len("/files//"):], "/")
+	p, err := url.PathUnescape(raw)
+	if err != nil {
+		return r
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = p, raw
+	r2.URL = &u
+	return r2
 }
 
 func fileType(mode uint32) string {
@@ -119,9 +149,17 @@ func (s *Server) handleGetFile(w http.ResponseWriter, r *http.Request, c *call) 
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", size))
 		return err
 	}
+	ctype, err := contentType(f, p)
+	if err != nil {
+		return err
+	}
 	h := w.Header()
-	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
+	// Content from a workspace is not a page of the API's origin: a browser
+	// shown HTML or SVG from here runs no script and reaches nothing.
+	h.Set("Content-Security-Policy", "sandbox")
+	h.Set("X-Desk-Type", client.TypeFile)
 	h.Set("Accept-Ranges", "bytes")
 	h.Set("Last-Modified", fi.ModTime().UTC().Format(http.TimeFormat))
 	h.Set("X-Desk-Mode", octal(fi.Attr().Mode))
@@ -140,6 +178,24 @@ func (s *Server) handleGetFile(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	_, err = io.CopyN(w, f, n)
 	return err
+}
+
+// contentType returns the media type of the open file f at p: by the name's
+// extension, else by its first mediatype.SniffLen bytes (package mediatype,
+// shared with MCP resources). It leaves f's offset at 0.
+func contentType(f io.ReadSeeker, p string) (string, error) {
+	if t := mediatype.ByName(p); t != "" {
+		return t, nil
+	}
+	head := make([]byte, mediatype.SniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	return mediatype.Sniff(head[:n]), nil
 }
 
 // parseRange parses a Range header against size: one range of "bytes=a-b",
@@ -217,6 +273,7 @@ func (s *Server) listDir(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, p
 	if len(ents) == limit {
 		out.Next = quote.Name(ents[len(ents)-1].Name)
 	}
+	w.Header().Set("X-Desk-Type", client.TypeDir)
 	return writeJSON(w, http.StatusOK, out)
 }
 

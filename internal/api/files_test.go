@@ -77,7 +77,7 @@ func TestAPI_Files(t *testing.T) {
 	if err != nil || fi.Size != int64(len(content)) || fi.Mode != "0600" || fi.Type != client.TypeFile {
 		t.Fatalf("write = %+v, %v", fi, err)
 	}
-	if got, err := c.ReadFile(bg, "w", "src/main.go"); err != nil || !bytes.Equal(got, content) {
+	if got, err := c.ReadFile(bg, "w", "/src/main.go"); err != nil || !bytes.Equal(got, content) {
 		t.Fatalf("read = %q, %v", got, err)
 	}
 	t.Run("range", func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestAPI_Files(t *testing.T) {
 			{"chars=0-1", 416, ""},
 			{"bytes=x-", 416, ""},
 		} {
-			st, b, code := e.raw("GET", "/v1/workspaces/w/files/src/main.go", e.admin, nil, "Range", tc.rng)
+			st, b, code := e.raw("GET", "/v1/workspaces/w/files//src/main.go", e.admin, nil, "Range", tc.rng)
 			if st != tc.status || (st < 400 && string(b) != tc.body) || (st == 416 && code != api.CodeBadRange) {
 				t.Errorf("Range %s = %d %q %s, want %d %q", tc.rng, st, b, code, tc.status, tc.body)
 			}

@@ -31,7 +31,7 @@ func TestAPI_hostileNames(t *testing.T) {
 		}
 	}
 	l.Release()
-	st, body, _ := e.raw("GET", "/v1/workspaces/w/files/d", e.admin, nil)
+	st, body, _ := e.raw("GET", "/v1/workspaces/w/files//d", e.admin, nil)
 	if st != 200 || !utf8.Valid(body) || strings.ContainsRune(string(body), utf8.RuneError) {
 		t.Fatalf("listing: %d %q", st, body)
 	}
@@ -86,7 +86,7 @@ func TestAPI_hostileNames(t *testing.T) {
 	if !strings.Contains(string(b), mustQuoteJSON(quote.Path("/d/a\nb\tmoved"))) || strings.ContainsRune(string(b), utf8.RuneError) {
 		t.Errorf("changes lack the quoted rename: %s", b)
 	}
-	st, _, code := e.raw("GET", "/v1/workspaces/w/files/d/%22unterminated", e.admin, nil)
+	st, _, code := e.raw("GET", "/v1/workspaces/w/files//d/%22unterminated", e.admin, nil)
 	if st != 400 || code != "bad_path" {
 		t.Errorf("a bad quoted element: %d %s", st, code)
 	}

@@ -266,7 +266,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 }
 
 // ServeHTTP serves the API.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, absoluteFilePath(r))
+}
 
 // NewHTTPServer returns an http.Server for the API on addr with the bounded
 // header size and timeouts of the options. It sets no write timeout: event

@@ -176,7 +176,7 @@ func TestAPI_MCP(t *testing.T) {
 	if err != nil || !r.IsError || !strings.HasPrefix(r.Content[0].(*sdk.TextContent).Text, "not_found: ") {
 		t.Errorf("remote read error: %v %+v", err, r)
 	}
-	rr, err := rc.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/m.txt"})
+	rr, err := rc.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/m.txt"})
 	if err != nil || rr.Contents[0].Text != "via mcp\n" {
 		t.Errorf("remote resource: %v", err)
 	}

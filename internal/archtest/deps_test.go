@@ -28,6 +28,8 @@ var layers = map[string]int{
 	"internal/policy":    0,
 	"internal/glob":      0,
 	"internal/jsonlimit": 0,
+	"internal/wspath":    0,
+	"internal/mediatype": 0,
 	"internal/textdiff":  0,
 	"internal/cgroup":    0,
 	"internal/worker":    1,
@@ -78,6 +80,9 @@ const (
 var leafAllowed = map[string][]string{
 	"internal/glob":   {"mvdan.cc/sh/v3/pattern"},
 	"internal/search": {"mvdan.cc/sh/v3/pattern"},
+	// The path model and the content types: standard library only.
+	"internal/wspath":    nil,
+	"internal/mediatype": nil,
 }
 
 // pkg is the part of `go list -json` output the checks use.

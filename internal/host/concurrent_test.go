@@ -35,7 +35,7 @@ func TestHost_ConcurrentAcquire(t *testing.T) {
 					errs <- err
 					return
 				}
-				err = l.Workspace().FS().WriteFile(ctx, fmt.Sprintf("/g%d-%d", g, i), []byte(name), 0o644)
+				err = l.Workspace().FS().WriteFile(ctx, fmt.Sprintf("/workspace/g%d-%d", g, i), []byte(name), 0o644)
 				l.Release()
 				if err != nil {
 					errs <- err
@@ -56,7 +56,7 @@ func TestHost_ConcurrentAcquire(t *testing.T) {
 			t.Errorf("%s opened %d times, want 1", n, c)
 		}
 		err := h.Do(ctx, n, func(ws *workspace.Workspace) error {
-			ents, err := ws.FS().ReadDir(ctx, "/")
+			ents, err := ws.FS().ReadDir(ctx, "/workspace")
 			total += len(ents)
 			return err
 		})
@@ -110,7 +110,7 @@ func TestHost_Churn(t *testing.T) {
 						errs <- err
 						return
 					}
-					p := fmt.Sprintf("/g%d-%d", g, i)
+					p := fmt.Sprintf("/workspace/g%d-%d", g, i)
 					err = l.Workspace().FS().WriteFile(ctx, p, nil, 0o644)
 					l.Release()
 					if err != nil {

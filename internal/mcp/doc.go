@@ -34,14 +34,18 @@
 //
 // # Resources
 //
-// Files are resources with URIs desk://WORKSPACE/PATH (PATH is the
-// workspace path without its leading slash). resources/list lists the files
+// Files are resources with URIs desk://WORKSPACE/PATH, PATH being a
+// workspace path as every surface takes one (package wspath): relative to
+// /workspace (desk://demo/src/main.go is /workspace/src/main.go) or absolute
+// with its slash (desk://demo//etc/hosts); listed resources use the short
+// form. resources/list lists the files
 // under /workspace, depth first in name order, Options.ResourcePage (500) at
 // a time, the cursor being the count listed before; resources/read reads any
 // file through the template desk://WORKSPACE/{+path}: text as text, other
 // content as a base64 blob, at most Options.MaxResourceBytes (8 MiB; larger:
-// use the read tool). MIME types come from a fixed extension table (never the
-// machine's mime.types), else content sniffing when read. Resources need the
+// use the read tool). MIME types are package mediatype's, as the HTTP
+// API's file reads: a fixed extension table (never the machine's
+// mime.types), else content sniffing when read. Resources need the
 // read tool's permission.
 //
 // # HTTP and authentication

@@ -117,7 +117,7 @@ func TestHTTP_session(t *testing.T) {
 	if got := s.okText("exec", map[string]any{"command": "cat hello.txt"}); !strings.HasPrefix(got, "hi\n") {
 		t.Errorf("exec: %q", got)
 	}
-	rr, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/hello.txt"})
+	rr, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/hello.txt"})
 	if err != nil || rr.Contents[0].Text != "hi\n" {
 		t.Errorf("resource: %v", err)
 	}
@@ -155,7 +155,7 @@ func TestHTTP_scopes(t *testing.T) {
 	if lr, err := wo.cs.ListResources(bg, nil); err == nil && len(lr.Resources) > 0 {
 		t.Error("write-only token listed resources")
 	}
-	if _, err := wo.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/x"}); err == nil {
+	if _, err := wo.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/x"}); err == nil {
 		t.Error("write-only token read a resource")
 	}
 	ex, err := e.connect("demo", "execjs")

@@ -4,27 +4,37 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/desk-dev/desk/internal/mediatype"
 	"github.com/desk-dev/desk/internal/tools"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 // URIScheme is the scheme of the resource URIs of workspace files:
-// desk://WORKSPACE/PATH, PATH being the file's workspace path without its
-// leading slash (desk://demo/workspace/src/main.go).
+// desk://WORKSPACE/PATH, PATH being a workspace path as every surface takes
+// one (package wspath): relative to /workspace (desk://demo/src/main.go is
+// /workspace/src/main.go) or absolute, with its slash (desk://demo//etc/x is
+// /etc/x).
 const URIScheme = "desk"
 
-// ResourceURI returns the resource URI of a file of workspace ws.
+// ResourceURI returns the resource URI of the file p (a clean absolute store
+// path) of workspace ws, in its shortest form: relative for a file under
+// /workspace.
 func ResourceURI(ws, p string) string {
-	u := url.URL{Scheme: URIScheme, Host: ws, Path: p}
+	u := url.URL{Scheme: URIScheme, Host: ws, Path: "/" + wspath.Rel(p)}
 	return u.String()
+}
+
+// resourcePath returns the clean absolute store path a resource URI's path
+// names: the path after desk://WORKSPACE/, resolved by wspath.Resolve.
+func resourcePath(uriPath string) string {
+	return wspath.Resolve(strings.TrimPrefix(uriPath, "/"))
 }
 
 // addResources exposes ws's files as resources: a template for reading
@@ -48,7 +58,7 @@ func addResources(srv *sdk.Server, ws Workspace, defs []tools.Tool, opts *Option
 	tmpl := URIScheme + "://" + ws.Name() + "/{+path}"
 	srv.AddResourceTemplate(&sdk.ResourceTemplate{
 		Name: "file", Title: "Workspace file", URITemplate: tmpl,
-		Description: "A file of the workspace " + ws.Name() + " by its path (desk://" + ws.Name() + "/workspace/src/main.go). Text files are returned as text, others as base64 blobs; at most " + strconv.FormatInt(opts.MaxResourceBytes>>20, 10) + " MiB.",
+		Description: "A file of the workspace " + ws.Name() + " by its path (desk://" + ws.Name() + "/src/main.go is /workspace/src/main.go; desk://" + ws.Name() + "//etc/hosts an absolute path). Text files are returned as text, others as base64 blobs; at most " + strconv.FormatInt(opts.MaxResourceBytes>>20, 10) + " MiB.",
 	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		if opts.Authorize != nil {
 			if err := opts.Authorize(ctx, req, *readTool, nil); err != nil {
@@ -59,7 +69,7 @@ func addResources(srv *sdk.Server, ws Workspace, defs []tools.Tool, opts *Option
 		if err != nil || u.Scheme != URIScheme || u.Host != ws.Name() {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
 		}
-		p := path.Clean("/" + u.Path)
+		p := resourcePath(u.Path)
 		data, err := ws.ReadFile(ctx, p, opts.MaxResourceBytes)
 		if err != nil {
 			if te, ok := err.(*tools.Error); ok && te.Code == tools.CodeNotFound {
@@ -67,7 +77,7 @@ func addResources(srv *sdk.Server, ws Workspace, defs []tools.Tool, opts *Option
 			}
 			return nil, err
 		}
-		c := &sdk.ResourceContents{URI: req.Params.URI, MIMEType: mimeType(p, data)}
+		c := &sdk.ResourceContents{URI: req.Params.URI, MIMEType: mediatype.Of(p, data)}
 		if utf8.Valid(data) && !strings.ContainsRune(string(data[:min(len(data), 8000)]), 0) {
 			c.Text = string(data)
 		} else {
@@ -123,39 +133,12 @@ func listResources(ctx context.Context, ws Workspace, req *sdk.ListResourcesRequ
 			continue
 		}
 		lr.Resources = append(lr.Resources, &sdk.Resource{
-			URI: ResourceURI(ws.Name(), m.Path), Name: strings.TrimPrefix(m.Path, "/"),
-			MIMEType: mimeType(m.Path, nil), Size: m.Size,
+			URI: ResourceURI(ws.Name(), m.Path), Name: wspath.Rel(m.Path),
+			MIMEType: mediatype.ByName(m.Path), Size: m.Size,
 		})
 	}
 	if out.Truncated {
 		lr.NextCursor = strconv.Itoa(out.NextOffset)
 	}
 	return lr, nil
-}
-
-// mimeTypes are the types of common extensions. A fixed table, not the
-// system's mime.types, so answers do not depend on the machine.
-var mimeTypes = map[string]string{
-	".txt": "text/plain; charset=utf-8", ".md": "text/markdown; charset=utf-8", ".html": "text/html; charset=utf-8",
-	".css": "text/css; charset=utf-8", ".csv": "text/csv; charset=utf-8", ".xml": "text/xml; charset=utf-8",
-	".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8", ".ts": "text/x-typescript; charset=utf-8",
-	".json": "application/json", ".yaml": "application/yaml", ".yml": "application/yaml", ".toml": "application/toml",
-	".go": "text/x-go; charset=utf-8", ".py": "text/x-python; charset=utf-8", ".rs": "text/x-rust; charset=utf-8",
-	".c": "text/x-c; charset=utf-8", ".h": "text/x-c; charset=utf-8", ".java": "text/x-java; charset=utf-8",
-	".sh":  "text/x-shellscript; charset=utf-8",
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
-	".svg": "image/svg+xml", ".pdf": "application/pdf", ".zip": "application/zip", ".gz": "application/gzip",
-	".tar": "application/x-tar", ".wasm": "application/wasm",
-}
-
-// mimeType returns a file's type by its extension, else by its content
-// (when given), else "" (unknown).
-func mimeType(p string, data []byte) string {
-	if t := mimeTypes[strings.ToLower(path.Ext(p))]; t != "" {
-		return t
-	}
-	if data != nil {
-		return http.DetectContentType(data)
-	}
-	return ""
 }

@@ -206,29 +206,36 @@ func TestServer_resources(t *testing.T) {
 			t.Fatal("endless paging")
 		}
 	}
-	want := "desk://demo/workspace/a.txt text/plain; charset=utf-8,desk://demo/workspace/b/c.go text/x-go; charset=utf-8,desk://demo/workspace/b/d.bin ,desk://demo/workspace/e.md text/markdown; charset=utf-8"
+	want := "desk://demo/a.txt text/plain; charset=utf-8,desk://demo/b/c.go text/x-go; charset=utf-8,desk://demo/b/d.bin ,desk://demo/e.md text/markdown; charset=utf-8"
 	if got := strings.Join(uris, ","); got != want {
 		t.Errorf("resources:\n%s\nwant\n%s", got, want)
 	}
-	rr, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/a.txt"})
+	rr, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/a.txt"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "alpha\n" {
 		t.Fatalf("read text: %v %+v", err, rr)
 	}
-	rr, err = s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/b/d.bin"})
+	rr, err = s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/b/d.bin"})
 	if err != nil || string(rr.Contents[0].Blob) != "\x00\x01\x02" {
 		t.Fatalf("read blob: %v %+v (%s)", err, rr, base64.StdEncoding.EncodeToString(rr.Contents[0].Blob))
 	}
-	// Any path can be read, not only listed ones.
-	if rr, err = s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/elsewhere.txt"}); err != nil || rr.Contents[0].Text != "not listed\n" {
+	// Any path can be read, not only listed ones: an absolute one keeps its
+	// slash; the long form of a listed one reads the same file.
+	if rr, err = s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo//elsewhere.txt"}); err != nil || rr.Contents[0].Text != "not listed\n" {
 		t.Errorf("read outside /workspace: %v", err)
 	}
-	for _, bad := range []string{"desk://demo/workspace/nope", "desk://other/workspace/a.txt"} {
+	if rr, err = s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo//workspace/a.txt"}); err != nil || rr.Contents[0].Text != "alpha\n" {
+		t.Errorf("read by the absolute path: %v", err)
+	}
+	if _, err = s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/elsewhere.txt"}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("desk://demo/elsewhere.txt is /workspace/elsewhere.txt, which does not exist: %v", err)
+	}
+	for _, bad := range []string{"desk://demo/nope", "desk://other/a.txt"} {
 		if _, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: bad}); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
 	fsys.WriteFile(bg, "/workspace/big", []byte(strings.Repeat("x", 101)), 0o644)
-	if _, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/workspace/big"}); err == nil || !strings.Contains(err.Error(), "over the 100-byte cap") {
+	if _, err := s.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/big"}); err == nil || !strings.Contains(err.Error(), "over the 100-byte cap") {
 		t.Errorf("big: %v", err)
 	}
 }

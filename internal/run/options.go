@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path"
 	"strings"
 	"time"
+
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 // Defaults for Options and ExecOptions. A zero field takes its default.
 const (
-	DefaultCwd             = "/workspace"
+	DefaultCwd             = wspath.Dir // "/workspace"
 	DefaultMaxRunning      = 16
 	DefaultMaxDetached     = 8 // running detached executions, besides MaxRunning
 	DefaultTimeout         = 5 * time.Minute
@@ -201,7 +202,8 @@ type ExecOptions struct {
 	// Backend selects the backend by id (empty: Options.DefaultBackend; for
 	// a detached execution, AutoBackend).
 	Backend string
-	// Cwd is the absolute working directory (default DefaultCwd); it is
+	// Cwd is the working directory (default DefaultCwd). A relative one is
+	// taken from /workspace, as on every surface (wspath.Resolve); it is
 	// cleaned, not checked for existence (the backend does that).
 	Cwd string
 	// Env is laid over the base environment for this execution only.
@@ -292,13 +294,10 @@ func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked
 	if len(source) > r.opts.MaxSourceBytes {
 		return c, fmt.Errorf("check source: %d bytes, over the limit of %d: %w", len(source), r.opts.MaxSourceBytes, ErrTooLarge)
 	}
-	if c.Cwd == "" {
-		c.Cwd = DefaultCwd
+	if strings.IndexByte(c.Cwd, 0) >= 0 {
+		return c, fmt.Errorf("check cwd %q: contains a NUL byte: %w", c.Cwd, ErrInvalid)
 	}
-	if !strings.HasPrefix(c.Cwd, "/") || strings.IndexByte(c.Cwd, 0) >= 0 {
-		return c, fmt.Errorf("check cwd %q: not an absolute path: %w", c.Cwd, ErrInvalid)
-	}
-	c.Cwd = path.Clean(c.Cwd)
+	c.Cwd = wspath.Resolve(c.Cwd)
 	defTimeout, maxTimeout := r.opts.Timeout, r.opts.MaxTimeout
 	if c.Detached {
 		defTimeout, maxTimeout = r.opts.DetachedTimeout, r.opts.DetachedTimeout

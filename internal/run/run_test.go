@@ -198,7 +198,7 @@ func TestRuntime_Exec_invalid(t *testing.T) {
 		{"id charset", "", ExecOptions{ID: "a/b"}, ErrInvalid},
 		{"id leading dot", "", ExecOptions{ID: ".a"}, ErrInvalid},
 		{"id too long", "", ExecOptions{ID: strings.Repeat("a", 65)}, ErrInvalid},
-		{"relative cwd", "", ExecOptions{Cwd: "work"}, ErrInvalid},
+		{"cwd with NUL", "", ExecOptions{Cwd: "work\x00"}, ErrInvalid},
 		{"negative timeout", "", ExecOptions{Timeout: -1}, ErrInvalid},
 		{"timeout over max", "", ExecOptions{Timeout: time.Hour}, ErrTimeoutTooLong},
 		{"source too large", strings.Repeat("x", 101), ExecOptions{}, ErrTooLarge},
@@ -986,6 +986,7 @@ func TestExecution_stdinInputCwd(t *testing.T) {
 		{"input", "input", ExecOptions{Input: json.RawMessage(`{"k": 1}`)}, StatusCompleted, `{"k": 1}`},
 		{"cwd", "cwd", ExecOptions{Cwd: "/a/../b//c/"}, StatusCompleted, "/b/c\n"},
 		{"default cwd", "cwd", ExecOptions{}, StatusCompleted, "/workspace\n"},
+		{"relative cwd", "cwd", ExecOptions{Cwd: "src/./lib/"}, StatusCompleted, "/workspace/src/lib\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := e.run(tc.src, tc.o)

@@ -35,10 +35,11 @@
 // # Paths
 //
 // Paths are workspace (store) paths, as the shell and js backends see them;
-// a relative path is taken from Options.Root, /workspace, which is the
-// working directory of executions and what the sandbox mounts, so "src/a.go"
-// means the same file to read and to `cat src/a.go` in exec. Results give
-// absolute paths.
+// a relative path is taken from /workspace (package wspath, the one path
+// model of every surface), which is the working directory of executions and
+// what the sandbox mounts, so "src/a.go" means the same file to read, to
+// `cat src/a.go` in exec, to `desk fs cat src/a.go` and to GET
+// …/files/src/a.go. Results give absolute paths.
 //
 // Names are shown in the form of package client/quote: as they are when
 // printable UTF-8 not beginning with a double quote, Go-quoted otherwise

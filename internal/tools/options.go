@@ -2,13 +2,12 @@ package tools
 
 import (
 	"errors"
-	"path"
+
 	"time"
 )
 
 // Defaults for Options. A zero field takes its default.
 const (
-	DefaultRoot             = "/workspace"
 	DefaultMaxReadLines     = 2000             // lines one read returns
 	DefaultMaxReadBytes     = 256 << 10        // text bytes one read returns
 	DefaultMaxLineBytes     = 2000             // a longer line is cut, with a marker
@@ -38,10 +37,6 @@ const (
 // Options configure a Set. Every cap is a field with a documented default;
 // the zero value gives the defaults, negative values are an error.
 type Options struct {
-	// Root is the directory relative paths are resolved against: the default
-	// working directory of executions, so a path means the same in a tool
-	// call and in a command. Default "/workspace".
-	Root string
 	// ReadOnly limits the set to read, ls, find and grep; the other tools
 	// fail with CodeForbidden. For read-only tokens.
 	ReadOnly bool
@@ -131,13 +126,6 @@ func (o *Options) setDefaults() error {
 			*p = d
 		}
 	}
-	if o.Root == "" {
-		o.Root = DefaultRoot
-	}
-	if !path.IsAbs(o.Root) {
-		return errors.New("new tool set: Root must be absolute")
-	}
-	o.Root = path.Clean(o.Root)
 	defi(&o.MaxReadLines, DefaultMaxReadLines)
 	defi(&o.MaxReadBytes, DefaultMaxReadBytes)
 	defi(&o.MaxLineBytes, DefaultMaxLineBytes)

@@ -17,7 +17,7 @@ import (
 
 // ReadInput is the input of read.
 type ReadInput struct {
-	// Path is the file to read (relative paths are taken from Options.Root).
+	// Path is the file to read (relative paths are taken from /workspace).
 	Path string `json:"path"`
 	// Offset is the first line to return, 1-based (0: 1).
 	Offset int `json:"offset,omitempty"`

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+
 	"regexp"
 	"sort"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 // Set is the tool set of one workspace: its store and, for exec, its
@@ -276,12 +277,12 @@ func schemaFields(schema json.RawMessage) []string {
 
 // resolve turns a tool's path argument into a clean absolute store path:
 // quoted elements are unquoted (quote.ParsePath), relative paths are taken
-// from Options.Root. "" is Root when allowEmpty. Tools show paths back with
-// quote.Path.
+// from /workspace (wspath.Resolve, as on every surface). "" is /workspace
+// when allowEmpty. Tools show paths back with quote.Path.
 func (s *Set) resolve(name, p string, allowEmpty bool) (string, error) {
 	if p == "" {
 		if allowEmpty {
-			return s.opts.Root, nil
+			return wspath.Dir, nil
 		}
 		return "", errorf(CodeInvalid, "%s needs a path", name)
 	}
@@ -292,10 +293,7 @@ func (s *Set) resolve(name, p string, allowEmpty bool) (string, error) {
 	if err != nil {
 		return "", &Error{Code: CodeInvalid, Message: err.Error() + ` (names are shown quoted when they are not printable UTF-8 or begin with "; give them back as shown)`}
 	}
-	if !path.IsAbs(p) {
-		p = path.Join(s.opts.Root, p)
-	}
-	return path.Clean(p), nil
+	return wspath.Resolve(p), nil
 }
 
 // ctx returns ctx with the set's journal actor.

@@ -46,6 +46,11 @@
 //     build the runtime. It fails with ErrNotFound for a missing workspace and
 //     never creates one. A store opened for writing first loses the staging
 //     directories of imports a killed process left (fsio.CleanStaging).
+//     It also makes /workspace when it is missing (wspath.Ensure: mode 0755,
+//     owned by 0:0, root inside a sandbox; the journal's actor is Actor), so
+//     every workspace has it from its first Open, and one made before this
+//     rule gets it on its next: relative paths on every surface are taken
+//     from it, and it is what a sandbox mounts.
 //   - Close closes the runtime first (it may still write to the store, for
 //     example to close execution records), then the store, which flushes open
 //     files, checkpoints the WAL and releases every goroutine, file descriptor and

@@ -15,7 +15,12 @@ import (
 	"github.com/desk-dev/desk/internal/fsio"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/wspath"
 )
+
+// Actor is the change journal's actor of what Open itself writes (the
+// /workspace directory of a workspace that lacks it).
+const Actor = "workspace"
 
 // Sentinels for named conditions. Errors wrap them; test with errors.Is.
 var (
@@ -164,6 +169,12 @@ func open(ctx context.Context, name, path string, opts Options) (*Workspace, err
 	if !opts.VFS.ReadOnly {
 		// What imports a killed process left (nothing else writes yet).
 		if _, err := fsio.CleanStaging(ctx, store); err != nil {
+			store.Close()
+			return nil, fmt.Errorf("open workspace %q: %w", name, err)
+		}
+		// Every workspace has /workspace, a new one from its first open
+		// (relative paths on every surface are taken from it).
+		if err := wspath.Ensure(vfs.WithActor(ctx, Actor), store); err != nil {
 			store.Close()
 			return nil, fmt.Errorf("open workspace %q: %w", name, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
+	"github.com/desk-dev/desk/internal/wspath"
 )
 
 var ctx = context.Background()
@@ -93,6 +95,72 @@ func TestCreate_Open(t *testing.T) {
 	defer ws.Close()
 	if b, err := ws.FS().ReadFile(ctx, "/hello"); err != nil || string(b) != "hi" {
 		t.Fatalf("after reopen: %q, %v", b, err)
+	}
+}
+
+// TestOpen_WorkspaceDir: a new workspace has /workspace from its first
+// Open (0755, 0:0, which the sandbox shows as root's, journalled as
+// workspace.Actor's), one that lost it (made before the rule) gets it back on
+// its next Open, a second Open changes nothing, a file in its place is left
+// alone, and a read-only Open writes nothing.
+func TestOpen_WorkspaceDir(t *testing.T) {
+	data := t.TempDir()
+	ws := create(t, data, "w", workspace.Options{})
+	fi, err := ws.FS().Lstat(ctx, wspath.Dir)
+	if err != nil {
+		t.Fatalf("a new workspace has no %s: %v", wspath.Dir, err)
+	}
+	if a := fi.Attr(); !fi.IsDir() || a.Mode&0o7777 != 0o755 || a.Uid != 0 || a.Gid != 0 {
+		t.Errorf("%s: mode %o, owner %d:%d; want a directory 0755 0:0", wspath.Dir, a.Mode, a.Uid, a.Gid)
+	}
+	chs, err := ws.FS().Changes(ctx, 0, 10)
+	if err != nil || len(chs) != 1 || chs[0].Path != wspath.Dir || chs[0].Actor != workspace.Actor {
+		t.Errorf("journal of a new workspace: %+v, %v; want the one mkdir of %s by %q", chs, err, wspath.Dir, workspace.Actor)
+	}
+	seq := ws.FS().Seq()
+	if err := ws.FS().Remove(ctx, wspath.Dir); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+
+	// Read-only: nothing is made.
+	ro, err := workspace.Open(ctx, data, "w", workspace.Options{VFS: vfs.Options{ReadOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.FS().Lstat(ctx, wspath.Dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a read-only Open made %s: %v", wspath.Dir, err)
+	}
+	ro.Close()
+
+	ws, err = workspace.Open(ctx, data, "w", workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := ws.FS().Lstat(ctx, wspath.Dir); err != nil || !fi.IsDir() {
+		t.Fatalf("reopened: %s is %v, %v", wspath.Dir, fi, err)
+	}
+	if ws.FS().Seq() <= seq+1 {
+		t.Errorf("journal at %d after remove (%d+1) and remake: the remake is not journalled", ws.FS().Seq(), seq)
+	}
+	if err := ws.FS().Remove(ctx, wspath.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.FS().WriteFile(ctx, wspath.Dir, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	seq = ws.FS().Seq()
+	ws.Close()
+	ws, err = workspace.Open(ctx, data, "w", workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if b, err := ws.FS().ReadFile(ctx, wspath.Dir); err != nil || string(b) != "mine" {
+		t.Errorf("the file in %s's place: %q, %v", wspath.Dir, b, err)
+	}
+	if ws.FS().Seq() != seq {
+		t.Errorf("an Open with %s present changed the store (journal %d -> %d)", wspath.Dir, seq, ws.FS().Seq())
 	}
 }
 

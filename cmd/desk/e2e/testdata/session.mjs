@@ -92,8 +92,8 @@ async function main() {
 
   // 7. Files are resources too.
   const { resources } = await client.listResources();
-  check(resources.some((r) => r.uri === `desk://${DESK_WS}/workspace/${src}`), "resources/list", resources.map((r) => r.uri));
-  const rr = await client.readResource({ uri: `desk://${DESK_WS}/workspace/${src}` });
+  check(resources.some((r) => r.uri === `desk://${DESK_WS}/${src}`), "resources/list", resources.map((r) => r.uri));
+  const rr = await client.readResource({ uri: `desk://${DESK_WS}/${src}` });
   check(rr.contents[0].text.includes("+"), "resources/read", rr);
 
   // 8. Cancelling a call kills its execution.
