@@ -472,6 +472,27 @@ func (c *Client) Run(ctx context.Context, ws string, req ExecRequest) (Result, e
 	return r, err
 }
 
+// WriteStdin streams r, to its end, as the standard input of execution id,
+// started with ExecRequest.StdinStream: the program reads it as it arrives,
+// whatever its size, and the call returns once r's end has reached it (or
+// the execution ended first: an *Error with code "not_running"). Closing r
+// early, or cancelling ctx, ends the program's stdin with an error.
+func (c *Client) WriteStdin(ctx context.Context, ws, id string, r io.Reader) (StdinResult, error) {
+	if r == nil {
+		r = strings.NewReader("")
+	}
+	resp, err := c.do(ctx, request{method: "PUT", path: wsPath(ws, "/executions/", url.PathEscape(id), "/stdin"), body: r, ctype: "application/octet-stream"})
+	if err != nil {
+		return StdinResult{}, err
+	}
+	defer resp.Body.Close()
+	var out StdinResult
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return StdinResult{}, fmt.Errorf("decode stdin response: %w", err)
+	}
+	return out, nil
+}
+
 // GetExecution returns an execution's record and kept output.
 func (c *Client) GetExecution(ctx context.Context, ws, id string) (Result, error) {
 	var r Result

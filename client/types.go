@@ -173,6 +173,18 @@ type ExecRequest struct {
 	// it). The request returns once the program has started; not with
 	// wait=1, and without stdin.
 	Detached bool `json:"detached,omitempty"`
+	// StdinStream says standard input comes as a stream of any size,
+	// PUT …/executions/{id}/stdin (Client.WriteStdin), instead of Stdin.
+	StdinStream bool `json:"stdin_stream,omitempty"`
+	// Foreground ties the execution to its client: when no request follows
+	// it (its events, its stdin stream, a wait=1 request) for the server's
+	// grace period (10 s by default), it is killed with SIGHUP.
+	Foreground bool `json:"foreground,omitempty"`
+}
+
+// StdinResult is the answer to a stdin stream: the bytes the program took.
+type StdinResult struct {
+	Bytes int64 `json:"bytes"`
 }
 
 // Execution statuses.
@@ -228,6 +240,9 @@ type Execution struct {
 	Usage *ExecUsage `json:"usage,omitempty"`
 	// Detached is set for a detached execution (ExecRequest.Detached).
 	Detached bool `json:"detached,omitempty"`
+	// Foreground and StdinStream are as requested (ExecRequest).
+	Foreground  bool `json:"foreground,omitempty"`
+	StdinStream bool `json:"stdin_stream,omitempty"`
 }
 
 // Result is an execution's record with its kept output (the head and tail

@@ -8,16 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/desk-dev/desk/client"
 )
 
 var execSpec = &cmdSpec{
 	name:     "exec",
-	synopsis: "WS [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin] [--input JSON] [--detach | --service] (-- COMMAND... | --file PATH)",
+	synopsis: "(WS | -w WS) [--backend ID] [--cwd DIR] [--env K=V]... [--timeout D] [--stdin[=false]] [--input JSON] [--detach | --service] (-- COMMAND... | --file PATH)",
 	summary:  "run a command in a workspace, streaming its output, and exit with its exit code",
 	help: `The backend decides the language of COMMAND (the shell backend: bash). A single
 COMMAND argument is sent as it is ('echo hi | wc -c'); several are joined with
@@ -28,6 +28,17 @@ everything from the first argument after WS (or after --) is the command.
 COMMAND (for the js backend: an ES module). --input JSON gives the execution
 a JSON input (the js backend passes it to the module's default export).
 
+The workspace is the first argument, or -w WS (--workspace WS) before the
+command. --cwd is the working directory, a relative one taken from
+/workspace (the default), as every desk path.
+
+Standard input is streamed to the command, of any size and at the pace the
+command reads it (tar c . | desk exec WS -- tar x), when it is not a
+terminal; --stdin sends a terminal's too (what is typed, until Ctrl-D),
+--stdin=false never sends it (the command reads an empty input). Like ssh,
+desk exec reads its standard input even when the command does not: in a
+'while read' loop, give it --stdin=false or </dev/null.
+
 Standard output and error are streamed live to this process's. When the
 execution returns a value (the js backend: the default export's result), it
 is printed as JSON on a line of its own after the output. The exit status
@@ -35,10 +46,17 @@ is the command's; a timed-out execution exits 124, one killed by a signal 128+N,
 one the backend could not run 125 (with a message). An execution that cannot
 start (unknown workspace or backend, a token without the exec scope) exits 1.
 Interrupting desk exec (Ctrl-C) sends SIGINT to the execution and waits briefly
-for it to end; 'desk attach WS ID' follows an execution again.
+for it to end; 'desk attach WS ID' follows an execution again. The execution
+belongs to this desk exec (a foreground one): if desk exec goes away without
+ending it (killed, its connection lost for good), the server kills it with
+SIGHUP once nobody has followed it for its grace period (10 s by default); a
+lost connection is re-attached within that time, and 'desk attach' within it
+keeps the execution alive too.
 
 --detach only stops desk exec from following: it prints the execution id and
-returns; the execution is an ordinary one. --service starts a detached
+returns; the execution is an ordinary one, which outlives desk exec. With
+--detach, standard input is sent only with --stdin (desk exec returns once
+all of it has reached the command). --service starts a detached
 execution, a long-running service (python3 -m http.server, a database): its
 processes outlive its main process and it runs until none is left, it is
 killed ('desk kill WS ID') or it reaches its timeout (the server's detached
@@ -49,9 +67,23 @@ lists what runs.`,
 	minArgs: 2, maxArgs: -1,
 }
 
-// stdinLimit bounds what --stdin sends: it travels in the JSON request,
-// whose size the server bounds (1 MiB by default).
-const stdinLimit = 512 << 10
+// stdinFlag is --stdin: unset (send standard input unless it is a
+// terminal), or set true or false.
+type stdinFlag struct{ set, on bool }
+
+func (f *stdinFlag) String() string { return "" }
+
+// IsBoolFlag lets --stdin stand alone.
+func (f *stdinFlag) IsBoolFlag() bool { return true }
+
+func (f *stdinFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", s)
+	}
+	f.set, f.on = true, v
+	return nil
+}
 
 // interruptGrace is how long desk exec waits for an execution it killed on
 // an interrupt to report its end.
@@ -76,11 +108,15 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	fl := sp.flags()
 	sf := addServerFlags(fl)
 	backend := fl.String("backend", "", "the backend to run COMMAND (default: the server's default backend)")
-	cwd := fl.String("cwd", "", "the working directory inside the workspace (default /workspace)")
+	cwd := fl.String("cwd", "", "the working directory inside the workspace; a relative one is taken from /workspace (the default)")
 	env := envFlag{}
 	fl.Var(env, "env", "set an environment variable `K=V` for this execution (repeatable)")
 	timeout := fl.String("timeout", "", "bound the execution's run time, a Go duration: 30s, 5m (default: the server's)")
-	useStdin := fl.Bool("stdin", false, "send standard input (text, up to 512 KiB) to the command")
+	var useStdin stdinFlag
+	fl.Var(&useStdin, "stdin", "send standard input to the command, a terminal's too (default: unless it is a terminal; --stdin=false: never)")
+	var wsFlag string
+	fl.StringVar(&wsFlag, "w", "", "the workspace `WS` (instead of the first argument)")
+	fl.StringVar(&wsFlag, "workspace", "", "the workspace `WS` (instead of the first argument)")
 	detach := fl.Bool("detach", false, "start the execution, print its id and return at once")
 	service := fl.Bool("service", false, "start a detached execution (a long-running service: its processes outlive its main one), print its id once it has started and return")
 	id := fl.String("id", "", "choose the execution id (1-64 of A-Z a-z 0-9 . _ -; default: generated)")
@@ -93,12 +129,19 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	var cmd []string
 	if err == nil {
 		rest := fl.Args()
-		if len(rest) > 0 {
+		dashed := len(args) > len(rest) && args[len(args)-len(rest)-1] == "--"
+		switch {
+		case wsFlag != "":
+			ws, cmd = wsFlag, rest // desk exec -w WS [flags] [--] COMMAND...
+		case len(rest) > 0:
 			ws = rest[0]
-			if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			if dashed {
 				cmd = rest[1:] // desk exec [flags] -- WS COMMAND...
 			} else if err = fl.Parse(rest[1:]); err == nil {
 				cmd = fl.Args()
+				if wsFlag != "" {
+					err = usagef("give the workspace as WS or -w WS, not both")
+				}
 			}
 		}
 	}
@@ -117,8 +160,10 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		err = usagef("missing command (or --file)")
 	case *input != "" && !json.Valid([]byte(*input)):
 		err = usagef("--input %q: not valid JSON", *input)
-	case *service && *useStdin:
+	case *service && useStdin.on:
 		err = usagef("--service takes no --stdin: a detached execution reads no input")
+	case *service && *detach:
+		err = usagef("give --detach or --service, not both")
 	}
 	if err == nil && *timeout != "" {
 		if _, perr := time.ParseDuration(*timeout); perr != nil {
@@ -136,31 +181,25 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		}
 		source = string(b)
 	}
+	// Standard input goes as a stream: unless it is a terminal (or --stdin
+	// says), and never to a service or, without --stdin, with --detach.
+	sendStdin := useStdin.on || !useStdin.set && !isTerminal(st.in) && !*detach && !*service
 	req := client.ExecRequest{
-		Source:   source,
-		Backend:  *backend,
-		Cwd:      *cwd,
-		Timeout:  *timeout,
-		ID:       *id,
-		Detached: *service,
+		Source:      source,
+		Backend:     *backend,
+		Cwd:         *cwd,
+		Timeout:     *timeout,
+		ID:          *id,
+		Detached:    *service,
+		StdinStream: sendStdin,
+		// Followed by this process: the server ends it when it is gone.
+		Foreground: !*detach && !*service,
 	}
 	if len(env) > 0 {
 		req.Env = env
 	}
 	if *input != "" {
 		req.Input = json.RawMessage(*input)
-	}
-	if *useStdin {
-		b, err := io.ReadAll(io.LimitReader(st.in, stdinLimit+1))
-		switch {
-		case err != nil:
-			return sp.fail(st, fmt.Errorf("read standard input: %w", err))
-		case len(b) > stdinLimit:
-			return sp.fail(st, fmt.Errorf("standard input is over %d KiB; put it in a file with 'desk fs -w %s put' and redirect from it", stdinLimit>>10, ws))
-		case !utf8.Valid(b):
-			return sp.fail(st, fmt.Errorf("standard input is not UTF-8 text; put it in a file with 'desk fs -w %s put' and redirect from it", ws))
-		}
-		req.Stdin = string(b)
 	}
 
 	c, srv, err := sf.client()
@@ -174,6 +213,12 @@ func runExec(ctx context.Context, args []string, st streams) int {
 			err = fmt.Errorf("%w; %s", err, backendsHint(ctx, c, ws))
 		}
 		return sp.fail(st, err)
+	}
+	if *detach && sendStdin {
+		// desk exec --detach --stdin: return once the command has it all.
+		if _, err := c.WriteStdin(ctx, ws, e.ID, st.in); err != nil && client.ErrorCode(err) != "not_running" {
+			return sp.fail(st, reachable(fmt.Errorf("execution %s: send standard input: %w", e.ID, err), srv))
+		}
 	}
 	if *detach || *service {
 		fmt.Fprintln(st.out, e.ID)
@@ -205,6 +250,9 @@ func runExec(ctx context.Context, args []string, st streams) int {
 			<-killed
 		}
 	}()
+	if sendStdin {
+		go sendStdinStream(sctx, c, ws, e.ID, st)
+	}
 	out := &lastByteWriter{w: st.out}
 	exit, err := streamEvents(sctx, c, ws, e.ID, 0, streams{in: st.in, out: out, err: st.err})
 	if err != nil {
@@ -220,6 +268,19 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		}
 	}
 	return exitCode(sp, st, e.ID, exit)
+}
+
+// sendStdinStream streams standard input to execution id. A failure while
+// the execution still runs is said on standard error (the command's input
+// ended there); once it has ended, nothing is (its end closed the stream).
+func sendStdinStream(ctx context.Context, c *client.Client, ws, id string, st streams) {
+	_, err := c.WriteStdin(ctx, ws, id, st.in)
+	if err == nil || client.ErrorCode(err) == "not_running" || ctx.Err() != nil {
+		return
+	}
+	if res, gerr := c.GetExecution(ctx, ws, id); gerr == nil && res.Status == client.StatusRunning {
+		fmt.Fprintf(st.err, "desk exec: standard input: %s (the command's input ended there)\n", errText(err))
+	}
 }
 
 // backendsHint names the backends the workspace offers, for an execution

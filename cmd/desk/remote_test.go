@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,6 +61,7 @@ func TestMain(m *testing.M) {
 //	env NAME         the variable's value and a newline
 //	pwd              the working directory and a newline
 //	cat              copy stdin to stdout
+//	sum              read stdin to its end; print its length and SHA-256
 //	write PATH DATA  write a file
 //	block            wait until cancelled
 //	exit N           end with exit code N
@@ -83,6 +85,12 @@ func (lines) Run(ctx context.Context, job *deskrun.Job) (deskrun.Outcome, error)
 			_, err = io.WriteString(job.Stdout, job.Cwd+"\n")
 		case "cat":
 			_, err = io.Copy(job.Stdout, job.Stdin)
+		case "sum":
+			h := sha256.New()
+			var n int64
+			if n, err = io.Copy(h, job.Stdin); err == nil {
+				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
+			}
 		case "write":
 			p, data, _ := strings.Cut(arg, " ")
 			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
@@ -107,17 +115,23 @@ func (lines) Run(ctx context.Context, job *deskrun.Job) (deskrun.Outcome, error)
 // lines backend, served by httptest on a loopback port.
 type testServer struct {
 	url, admin string
+	h          *host.Host
 }
 
-func newTestServer(t *testing.T) *testServer {
+func newTestServer(t *testing.T) *testServer { return newTestServerRun(t, deskrun.Options{}) }
+
+// newTestServerRun is newTestServer with these runtime options (the
+// default backend is lines).
+func newTestServerRun(t *testing.T, ro deskrun.Options) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
+	ro.DefaultBackend = "lines"
 	h, err := host.Open(ctx, host.Options{
 		DataDir: dir,
 		Workspace: workspace.Options{
 			Backends: map[string]deskrun.Backend{"lines": lines{}},
-			Run:      deskrun.Options{DefaultBackend: "lines"},
+			Run:      ro,
 		},
 		Logger: slog.New(slog.DiscardHandler),
 	})
@@ -139,7 +153,7 @@ func newTestServer(t *testing.T) *testServer {
 		}
 		ts.Close()
 	})
-	return &testServer{url: ts.URL, admin: a.AdminToken()}
+	return &testServer{url: ts.URL, admin: a.AdminToken(), h: h}
 }
 
 // use makes the client commands find s through the environment.
@@ -298,6 +312,12 @@ func TestExec(t *testing.T) {
 		{"stderr and exit code", nil, []string{"demo", "--", "echo out\nerr oops\nexit 3"}, "out\n", "oops\n", 3, ""},
 		{"env and cwd", nil, []string{"demo", "--env", "A=1", "--env", "B=x=y", "--cwd", "/tmp", "--", "env A\nenv B\npwd"}, "1\nx=y\n/tmp\n", "", 0, ""},
 		{"stdin", []byte("piped\n"), []string{"demo", "--stdin", "--", "cat"}, "piped\n", "", 0, ""},
+		{"stdin piped by default", []byte("piped\n"), []string{"demo", "--", "cat"}, "piped\n", "", 0, ""},
+		{"stdin=false", []byte("not sent\n"), []string{"demo", "--stdin=false", "--", "cat"}, "", "", 0, ""},
+		{"binary stdin", []byte("\x00\xff\xfe"), []string{"demo", "--", "sum"}, fmt.Sprintf("3 %x\n", sha256.Sum256([]byte("\x00\xff\xfe"))), "", 0, ""},
+		{"-w WS", nil, []string{"-w", "demo", "--", "echo hello"}, "hello\n", "", 0, ""},
+		{"--workspace WS", nil, []string{"--workspace", "demo", "--cwd", "src", "pwd"}, "/workspace/src\n", "", 0, ""},
+		{"relative cwd", nil, []string{"demo", "--cwd", "a/../b", "--", "pwd"}, "/workspace/b\n", "", 0, ""},
 		{"flags after WS", nil, []string{"demo", "--backend", "lines", "echo", "-n"}, "-n\n", "", 0, ""},
 		{"unknown command", nil, []string{"demo", "--", "frob"}, "", "frob: unknown command\n", 127, ""},
 		{"timeout", nil, []string{"demo", "--timeout", "1ms", "--", "block"}, "", "", 124, "timed out"},
@@ -320,6 +340,9 @@ func TestExec(t *testing.T) {
 		wantFail(t, 2, "missing workspace", "exec")
 		wantFail(t, 2, "--timeout", "exec", "--timeout", "soon", "demo", "echo")
 		wantFail(t, 2, "want K=V", "exec", "--env", "X", "demo", "echo")
+		wantFail(t, 2, "not both", "exec", "demo", "-w", "demo", "--", "echo")
+		wantFail(t, 2, "not both", "exec", "--detach", "--service", "demo", "--", "echo")
+		wantFail(t, 2, "want true or false", "exec", "--stdin=maybe", "demo", "--", "echo")
 	})
 
 	t.Run("interrupt", func(t *testing.T) {

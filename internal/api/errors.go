@@ -38,6 +38,7 @@ const (
 	CodeInUse            = "in_use"            // 409: workspace has users / is open elsewhere
 	CodeRunning          = "running"           // 409: dispose of a running execution
 	CodeNotRunning       = "not_running"       // 409: kill of an ended execution
+	CodeStdinTaken       = "stdin_taken"       // 409: a second stdin stream for an execution
 	CodeTooMany          = "too_many"          // 409: token limit
 	CodeJournalTruncated = "journal_truncated" // 410: a change cursor older than the journal keeps
 	CodeTooLarge         = "too_large"         // 413
@@ -106,6 +107,7 @@ func classify(err error) *Error {
 		{run.ErrExists, http.StatusConflict, CodeExists},
 		{run.ErrRunning, http.StatusConflict, CodeRunning},
 		{run.ErrNotRunning, http.StatusConflict, CodeNotRunning},
+		{run.ErrStdinTaken, http.StatusConflict, CodeStdinTaken},
 		{run.ErrClosed, http.StatusServiceUnavailable, CodeUnavailable},
 		{vfs.ErrClosed, http.StatusServiceUnavailable, CodeUnavailable},
 		{context.Canceled, 499, "cancelled"},

@@ -18,7 +18,7 @@ func wireInfo(i run.Info) client.Execution {
 		ID: i.ID, Backend: i.Backend, Requested: i.Requested, Route: i.Route, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
 		Source: i.Source, Cwd: quote.Path(i.Cwd), TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
 		Started: i.Started.UTC(), Events: i.Events, StdoutBytes: i.StdoutBytes, StderrBytes: i.StderrBytes, Value: i.Value,
-		Detached: i.Detached,
+		Detached: i.Detached, Foreground: i.Foreground, StdinStream: i.StdinStream,
 	}
 	if !i.Ended.IsZero() {
 		e.Ended = i.Ended.UTC()
@@ -76,8 +76,12 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 			return errorf(http.StatusBadRequest, CodeBadPath, "cwd: %v", err)
 		}
 	}
-	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit, Detached: req.Detached}
+	o := run.ExecOptions{ID: req.ID, Backend: req.Backend, Cwd: cwd, Env: req.Env, Input: req.Input, OutputLimit: req.OutputLimit,
+		Detached: req.Detached, StdinStream: req.StdinStream, Foreground: req.Foreground}
 	if req.Stdin != "" {
+		if req.StdinStream {
+			return errorf(http.StatusBadRequest, CodeInvalid, "stdin and stdin_stream exclude each other: a stream's bytes come from PUT …/executions/{id}/stdin")
+		}
 		o.Stdin = strings.NewReader(req.Stdin)
 	}
 	if req.Timeout != "" {
@@ -113,11 +117,34 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	}
 	ctx, stop := s.longCtx(r)
 	defer stop()
+	defer e.Hold()() // this request follows it (a foreground one)
 	res, err := e.Wait(ctx)
 	if res == nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, wireResult(res))
+}
+
+// handleStdin streams the request body into the stdin of an execution
+// started with stdin_stream, as the program reads it: the body's pace is the
+// program's, so the body progress rule does not apply. It answers once the
+// body's end reached the program (200 {bytes}), or when the execution ended
+// first (409 not_running).
+func (s *Server) handleStdin(w http.ResponseWriter, r *http.Request, c *call) error {
+	rt := c.lease.Workspace().Runtime()
+	id := r.PathValue("id")
+	e, ok := rt.Lookup(id)
+	if !ok {
+		if _, err := rt.Get(r.Context(), id); err != nil {
+			return err
+		}
+		return errorf(http.StatusConflict, CodeNotRunning, "execution %s has ended: it reads no more stdin", id)
+	}
+	n, err := e.CopyStdin(r.Context(), streamBody(w, r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, client.StdinResult{Bytes: n})
 }
 
 func (s *Server) handleListExecutions(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -194,9 +221,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c *call) e
 	}
 	ctx, stop := s.longCtx(r)
 	defer stop()
-	stream, err := c.lease.Workspace().Runtime().Attach(ctx, r.PathValue("id"), from)
+	rt := c.lease.Workspace().Runtime()
+	stream, err := rt.Attach(ctx, r.PathValue("id"), from)
 	if err != nil {
 		return err
+	}
+	if e, ok := rt.Lookup(r.PathValue("id")); ok {
+		defer e.Hold()() // a foreground execution is followed while this stream is open
 	}
 	type next struct {
 		ev  run.Event

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ import (
 //	block            wait until cancelled
 //	write PATH DATA  write a file with the job's ctx
 //	cat              copy stdin to stdout
+//	sum              read stdin to its end; print its length and SHA-256
 //	exit N           end with exit code N
 //	usage U S RSS    end with exit code 0 and that run.Usage (Go durations, bytes)
 type lines struct{}
@@ -70,6 +72,12 @@ func (lines) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
 		case "cat":
 			_, err = io.Copy(job.Stdout, job.Stdin)
+		case "sum":
+			h := sha256.New()
+			var n int64
+			if n, err = io.Copy(h, job.Stdin); err == nil {
+				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
+			}
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			return run.Outcome{ExitCode: n}, nil

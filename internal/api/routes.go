@@ -57,7 +57,7 @@ var (
 	pOp       = param{"op", "string", "mkdir, move, copy or chmod"}
 	pStatus   = param{"status", "string", "only executions with this status"}
 	pPattern  = param{"pattern", "string", "glob relative to path: * ? [..] {a,b} within a segment, ** for any number of segments"}
-	pBase     = param{"path", "string", "directory (or, for grep, file) to search (default /)"}
+	pBase     = param{"path", "string", "directory (or, for grep, file) to search (default /workspace; a relative path is taken from /workspace)"}
 	pQuery    = param{"query", "string", "text to find (a RE2 regular expression with regex=1)"}
 	pRegex    = param{"regex", "boolean", "query is a regular expression (RE2 syntax)"}
 	pICase    = param{"ignore_case", "boolean", "match case-insensitively"}
@@ -91,6 +91,7 @@ func routes() []route {
 		{method: "POST", path: ws + "/executions", op: "exec", summary: "Start an execution (201 with its record; wait=1: its result)", access: accScope, scope: auth.ScopeExec, lease: true, query: []param{pWait}, body: "ExecRequest", status: 201, resp: "Result", h: (*Server).handleExec},
 		{method: "GET", path: ws + "/executions", op: "listExecutions", summary: "List execution records", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pAfter, pLimit, pStatus}, status: 200, resp: "ExecutionList", h: (*Server).handleListExecutions},
 		{method: "GET", path: ws + "/executions/{id}", op: "getExecution", summary: "An execution's record and kept output", access: accScope, scope: auth.ScopeRead, lease: true, status: 200, resp: "Result", h: (*Server).handleGetExecution},
+		{method: "PUT", path: ws + "/executions/{id}/stdin", op: "executionStdin", summary: "Stream the body into the stdin of an execution started with stdin_stream, at the program's pace (200 {bytes} once its end reached the program)", access: accScope, scope: auth.ScopeExec, lease: true, body: "binary", status: 200, resp: "StdinResult", h: (*Server).handleStdin},
 		{method: "GET", path: ws + "/executions/{id}/events", op: "executionEvents", summary: "Stream an execution's events (SSE or NDJSON by Accept), from an event number", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pFrom}, status: 200, resp: "stream:Event", h: (*Server).handleEvents},
 		{method: "POST", path: ws + "/executions/{id}/kill", op: "killExecution", summary: "Kill a running execution", access: accScope, scope: auth.ScopeExec, lease: true, body: "KillRequest", status: 202, resp: "Execution", h: (*Server).handleKill},
 		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},

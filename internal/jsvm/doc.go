@@ -132,9 +132,6 @@
 //   - Non-ASCII host names in URLs are refused (no IDNA), file: URLs have no
 //     drive letters; util.inspect does not show proxies, colors or
 //     getters' values.
-//   - A blocking read of stdin cannot be interrupted by Kill (run gives
-//     stdin as a reader; over the API it is in memory, so this does not
-//     block).
 //   - Only 64-bit Linux is tested (package qjs also has the 32-bit value
 //     form, vetted for 386, never run).
 package jsvm

@@ -35,6 +35,11 @@ type Info struct {
 	OutputLimit int64         `json:"output_limit"`
 	// Detached is set for a detached execution (ExecOptions.Detached).
 	Detached bool      `json:"detached,omitempty"`
+	// Foreground: killed when nobody holds it for Options.ForegroundGrace
+	// (ExecOptions.Foreground).
+	Foreground bool `json:"foreground,omitempty"`
+	// StdinStream: its stdin arrives through CopyStdin.
+	StdinStream bool `json:"stdin_stream,omitempty"`
 	Started  time.Time `json:"started"`
 	Ended    time.Time `json:"ended,omitzero"`
 	// Events is the number of the newest event (the exit event once ended).
@@ -102,6 +107,9 @@ type Execution struct {
 	detached  bool
 	started   chan struct{}
 	startOnce sync.Once
+	// stdinW feeds the stdin of an execution started with StdinStream (nil
+	// otherwise); its reader is closed when the execution's ctx ends.
+	stdinW *io.PipeWriter
 
 	mu          sync.Mutex
 	info        Info
@@ -121,6 +129,10 @@ type Execution struct {
 	closed      bool   // output refused (the backend returned or was abandoned)
 	finished    bool   // the exit event is in tail; info is final
 	killSig     Signal
+	stdinTaken  bool        // CopyStdin was called
+	holds       int         // Hold calls not yet released
+	fgTimer     *time.Timer // a foreground execution's hang-up, while nobody holds it
+	fgGen       uint64      // which arming of fgTimer is current
 	wake        chan struct{} // closed when an event is added
 	waiting     bool          // someone holds wake
 	storeErr    error         // the last failure to write to the store (at the end: of the end)
@@ -198,6 +210,123 @@ func (e *Execution) Kill(sig Signal) error {
 	}
 	return nil
 }
+
+// kill is Kill by the runtime itself, for reason.
+func (e *Execution) kill(sig Signal, reason string) {
+	e.mu.Lock()
+	first := e.killSig == 0 && !e.closed
+	if first {
+		e.killSig = sig
+	}
+	e.mu.Unlock()
+	if first {
+		e.cancel(&KillError{Signal: sig, Reason: reason})
+	}
+}
+
+// Hold marks the execution as followed by a client until release is called
+// (once; later calls do nothing). A foreground execution
+// (ExecOptions.Foreground) that nobody holds for Options.ForegroundGrace is
+// killed with SIGHUP; holding one that has ended, or one that is not
+// foreground, does nothing. Adapters hold an execution while they stream its
+// events, feed its stdin or wait for it on a client's behalf.
+func (e *Execution) Hold() (release func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.info.Foreground || e.closed {
+		return func() {}
+	}
+	e.holds++
+	if e.fgTimer != nil {
+		e.fgTimer.Stop()
+		e.fgTimer = nil
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.holds--; e.holds == 0 && !e.closed {
+				e.armHangupLocked()
+			}
+		})
+	}
+}
+
+// armHangupLocked starts the foreground grace period: the execution is
+// killed when it passes with nobody holding it.
+func (e *Execution) armHangupLocked() {
+	e.fgGen++
+	gen := e.fgGen
+	e.fgTimer = time.AfterFunc(e.r.opts.ForegroundGrace, func() {
+		e.mu.Lock()
+		current := gen == e.fgGen && e.holds == 0 && !e.closed
+		e.mu.Unlock()
+		if current {
+			e.kill(SIGHUP, fmt.Sprintf("a foreground execution nobody followed for %v (its client went away)", e.r.opts.ForegroundGrace))
+		}
+	})
+}
+
+// stopHangupLocked ends the foreground grace period for good.
+func (e *Execution) stopHangupLocked() {
+	e.fgGen++
+	if e.fgTimer != nil {
+		e.fgTimer.Stop()
+		e.fgTimer = nil
+	}
+}
+
+// CopyStdin sends r, to its end, as the standard input of an execution
+// started with ExecOptions.StdinStream: the backend reads it as it arrives
+// (each Read of r waits for the backend to take the previous one: nothing is
+// buffered beyond one copy buffer, whatever the size). It returns the bytes
+// the backend took and nil once r's EOF was passed on (the program's next
+// read sees the end); the execution is held (Hold) meanwhile. When r fails,
+// or ctx ends, the program's stdin ends at once with that error (CopyStdin
+// itself returns when r's Read in progress does). Errors: ErrInvalid
+// (not started with StdinStream), ErrStdinTaken (a second call), and
+// ErrNotRunning when the execution ended before taking all of r.
+func (e *Execution) CopyStdin(ctx context.Context, r io.Reader) (int64, error) {
+	e.mu.Lock()
+	switch {
+	case e.stdinW == nil:
+		e.mu.Unlock()
+		return 0, fmt.Errorf("copy stdin of execution %s: it was not started with a stdin stream: %w", e.id, ErrInvalid)
+	case e.stdinTaken:
+		e.mu.Unlock()
+		return 0, fmt.Errorf("copy stdin of execution %s: %w", e.id, ErrStdinTaken)
+	case e.closed:
+		e.mu.Unlock()
+		return 0, fmt.Errorf("copy stdin of execution %s: %w", e.id, ErrNotRunning)
+	}
+	e.stdinTaken = true
+	e.mu.Unlock()
+	release := e.Hold()
+	defer release()
+	w := e.stdinW
+	stop := context.AfterFunc(ctx, func() {
+		w.CloseWithError(fmt.Errorf("the stdin stream ended early: %w", context.Cause(ctx)))
+	})
+	defer stop()
+	n, err := io.Copy(w, r)
+	switch {
+	case err == nil:
+		w.Close()
+		return n, nil
+	case errors.Is(err, errStdinEnded):
+		return n, fmt.Errorf("copy stdin of execution %s: it ended after reading %d bytes: %w", e.id, n, ErrNotRunning)
+	case ctx.Err() != nil:
+		return n, fmt.Errorf("copy stdin of execution %s: %w", e.id, context.Cause(ctx))
+	}
+	// r failed: the program's stdin ends with its error.
+	w.CloseWithError(fmt.Errorf("the stdin stream failed: %w", err))
+	return n, fmt.Errorf("copy stdin of execution %s: %w", e.id, err)
+}
+
+// errStdinEnded is what a stdin stream's writer gets once the execution has
+// ended (or was killed) and reads no more.
+var errStdinEnded = errors.New("the execution reads no more stdin")
 
 // Events returns a Stream of the execution's events from number from on (0
 // or 1: from the first).
@@ -502,6 +631,7 @@ func (e *Execution) finish(rr runResult) {
 	r := e.r
 	e.mu.Lock()
 	e.closed = true
+	e.stopHangupLocked()
 	info := e.info
 	e.mu.Unlock()
 	cause := context.Cause(e.ctx)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,8 @@ import (
 //	mv OLD NEW       vfs Rename
 //	env              the environment, sorted, one K=V per line
 //	cat              copy stdin to stdout
+//	sum              read stdin to its end; print its length and SHA-256
+//	gulp N           read N bytes of stdin, then print "read N"
 //	input            the JSON input to stdout
 //	cwd | backend | id   print the job's field
 type mini struct {
@@ -146,6 +149,17 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 			}
 		case "cat":
 			_, err = io.Copy(job.Stdout, job.Stdin)
+		case "sum":
+			h := sha256.New()
+			var n int64
+			if n, err = io.Copy(h, job.Stdin); err == nil {
+				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
+			}
+		case "gulp":
+			n, _ := strconv.Atoi(arg)
+			if _, err = io.ReadFull(job.Stdin, make([]byte, n)); err == nil {
+				_, err = fmt.Fprintf(job.Stdout, "read %d\n", n)
+			}
 		case "input":
 			_, err = job.Stdout.Write(job.Input)
 		case "cwd":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ const (
 	DefaultMaxSourceBytes  = 1 << 20
 	DefaultMaxInputBytes   = 1 << 20
 	DefaultMaxValueBytes   = 1 << 20
-	DefaultMaxStdinBytes   = 64 << 20
+	DefaultMaxStdinBytes   = math.MaxInt64 // no bound: stdin is streamed, never held whole
 	DefaultMaxEnvBytes     = 128 << 10
 	DefaultMaxChanges      = 10_000 // paths reported per execution (created + modified + deleted)
 	DefaultMaxRecords      = 1000   // finished executions kept
@@ -33,6 +34,7 @@ const (
 	DefaultFlushInterval   = 50 * time.Millisecond
 	DefaultFlushBytes      = 64 << 10
 	DefaultKillGrace       = 10 * time.Second
+	DefaultForegroundGrace = 10 * time.Second
 )
 
 // DefaultEnv returns the environment every execution starts from unless
@@ -89,7 +91,10 @@ type Options struct {
 	// Default 1 MiB.
 	MaxValueBytes int
 	// MaxStdinBytes bounds what a backend may read from stdin; the read past it
-	// fails with ErrTooLarge. Default 64 MiB.
+	// fails with ErrTooLarge. Default: no bound (math.MaxInt64): stdin flows
+	// from its reader to the backend as the backend reads it, never held
+	// whole, so its size costs the execution's time only (bounded by its
+	// timeout).
 	MaxStdinBytes int64
 	// MaxEnvBytes bounds the given environment (keys + values) (ErrTooLarge).
 	// Default 128 KiB.
@@ -113,6 +118,12 @@ type Options struct {
 	// (kill, timeout, Close) before the execution is recorded as ended without
 	// it. Default 10s.
 	KillGrace time.Duration
+	// ForegroundGrace is how long a foreground execution
+	// (ExecOptions.Foreground) may go without anyone holding it
+	// (Execution.Hold: following its events, sending its stdin, waiting for
+	// it) before it is killed with SIGHUP, as a terminal's hang-up kills its
+	// job. Default 10s.
+	ForegroundGrace time.Duration
 	// Env replaces DefaultEnv as the base environment (nil: DefaultEnv()).
 	Env map[string]string
 	// Router chooses the backend for executions that ask for AutoBackend
@@ -134,7 +145,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxRunning < 0 || o.Timeout < 0 || o.MaxTimeout < 0 || o.MaxDetached < 0 || o.DetachedTimeout < 0 || o.OutputLimit < 0 || o.MaxOutputLimit < 0 ||
 		o.MaxSourceBytes < 0 || o.MaxInputBytes < 0 || o.MaxValueBytes < 0 || o.MaxStdinBytes < 0 ||
 		o.MaxEnvBytes < 0 || o.MaxChanges < 0 || o.MaxRecords < 0 || o.MaxAge < 0 || o.FlushInterval < 0 ||
-		o.FlushBytes < 0 || o.KillGrace < 0 {
+		o.FlushBytes < 0 || o.KillGrace < 0 || o.ForegroundGrace < 0 {
 		return o, fmt.Errorf("check options: negative limit: %w", ErrInvalid)
 	}
 	def := func(v *int, d int) {
@@ -170,6 +181,7 @@ func (o Options) withDefaults() (Options, error) {
 	defD(&o.FlushInterval, DefaultFlushInterval)
 	def(&o.FlushBytes, DefaultFlushBytes)
 	defD(&o.KillGrace, DefaultKillGrace)
+	defD(&o.ForegroundGrace, DefaultForegroundGrace)
 	if o.Env == nil {
 		o.Env = DefaultEnv()
 	} else {
@@ -211,6 +223,14 @@ type ExecOptions struct {
 	// Stdin is standard input, read by the backend while it runs (use
 	// bytes.NewReader for bytes). The runtime never closes it. Nil: empty.
 	Stdin io.Reader
+	// StdinStream says standard input arrives after the start, through
+	// Execution.CopyStdin (one stream, of any size, flowing as the backend
+	// reads it). Until it starts, the backend's reads wait. Not with Stdin.
+	StdinStream bool
+	// Foreground ties the execution to a client that follows it: when nobody
+	// holds it (Execution.Hold) for Options.ForegroundGrace, from its start
+	// on, it is killed with SIGHUP (its error says why). Not with Detached.
+	Foreground bool
 	// Timeout bounds the execution's run time (0: Options.Timeout; more than
 	// Options.MaxTimeout: ErrTimeoutTooLong). For a detached execution: 0 is
 	// Options.DetachedTimeout, and more than that is ErrTimeoutTooLong.
@@ -261,9 +281,15 @@ func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked
 	if err := allowBackend(allowed, c.Backend); err != nil {
 		return c, err
 	}
+	if c.Stdin != nil && c.StdinStream {
+		return c, fmt.Errorf("check stdin: give Stdin or StdinStream, not both: %w", ErrInvalid)
+	}
 	if c.Detached {
-		if c.Stdin != nil {
+		if c.Stdin != nil || c.StdinStream {
 			return c, fmt.Errorf("check stdin: a detached execution reads no standard input: %w", ErrInvalid)
+		}
+		if c.Foreground {
+			return c, fmt.Errorf("check options: a detached execution (a service) outlives its client; it cannot be a foreground one: %w", ErrInvalid)
 		}
 		if c.Backend == AutoBackend {
 			b, err := r.detacher(routable(r.Backends(), allowed))

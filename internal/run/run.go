@@ -214,6 +214,9 @@ var (
 	ErrRunning = errors.New("execution is running")
 	// ErrNotRunning: the execution has ended (Kill, output writes) (409, ESRCH).
 	ErrNotRunning = errors.New("execution is not running")
+	// ErrStdinTaken: CopyStdin was called for an execution whose stdin
+	// stream is already being (or was) sent (409, EBUSY).
+	ErrStdinTaken = errors.New("the execution's stdin stream is taken")
 	// ErrClosed: the Runtime is closed (503, ESHUTDOWN).
 	ErrClosed = errors.New("runtime is closed")
 	// ErrTimedOut is the context cause a backend sees when the timeout elapsed.
@@ -223,7 +226,17 @@ var (
 )
 
 // KillError is the context cause a backend sees when the execution was killed.
-type KillError struct{ Signal Signal }
+type KillError struct {
+	Signal Signal
+	// Reason says why, when the runtime itself killed it (a foreground
+	// execution nobody followed); "" for Kill.
+	Reason string
+}
 
-// Error says which signal killed the execution.
-func (e *KillError) Error() string { return "execution killed by " + e.Signal.String() }
+// Error says which signal killed the execution, and why when known.
+func (e *KillError) Error() string {
+	if e.Reason != "" {
+		return "execution killed by " + e.Signal.String() + ": " + e.Reason
+	}
+	return "execution killed by " + e.Signal.String()
+}

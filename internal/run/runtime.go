@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -217,7 +218,8 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
 	info := Info{ID: id, Backend: c.Backend, Requested: c.requested, Route: c.route, Status: StatusRunning, Source: source, Cwd: c.Cwd,
-		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Detached: c.Detached, Started: r.opts.Now(), JournalStart: r.fs.Seq()}
+		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Detached: c.Detached, Foreground: c.Foreground, StdinStream: c.StdinStream,
+		Started: r.opts.Now(), JournalStart: r.fs.Seq()}
 	rec, _ := json.Marshal(info)
 	err = r.rec.Batch(ctx, func(b *vfs.RecordBatch) error {
 		if err := b.Put(kindExec, id, rec); err != nil {
@@ -241,6 +243,13 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	env := c.env
 	env["DESK_EXEC_ID"] = id
 	in := c.Stdin
+	if c.StdinStream {
+		pr, pw := io.Pipe()
+		in, e.stdinW = pr, pw
+		// A backend blocked reading stdin returns once the execution is
+		// killed, times out or ends; CopyStdin's writes fail then.
+		context.AfterFunc(e.ctx, func() { pr.CloseWithError(errStdinEnded) })
+	}
 	if in == nil {
 		in = bytes.NewReader(nil)
 	}
@@ -254,6 +263,11 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	closed := r.closed
 	r.mu.Unlock()
 	started = true
+	if c.Foreground {
+		e.mu.Lock()
+		e.armHangupLocked() // until a client holds it
+		e.mu.Unlock()
+	}
 	go e.supervise()
 	if closed {
 		e.cancel(ErrStopped)

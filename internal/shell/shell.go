@@ -264,8 +264,11 @@ func syntaxMessage(err error) string {
 }
 
 // stdinFile gives the interpreter an *os.File for stdin (it wants one): nil
-// for a known-empty reader, else a pipe fed by a goroutine, closed (and the
-// goroutine released) by the returned function.
+// for a known-empty reader, else a pipe fed by a goroutine, closed by the
+// returned function. The function does not wait for the goroutine: it may be
+// blocked reading r, a stream whose client has more to send (run ends such a
+// read when the execution ends, just after Run returns); a goroutine blocked
+// writing to the pipe fails at once with EPIPE.
 func stdinFile(r io.Reader) (*os.File, func(), error) {
 	if r == nil {
 		return nil, func() {}, nil
@@ -277,15 +280,12 @@ func stdinFile(r io.Reader) (*os.File, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
 		io.Copy(pw, r)
 		pw.Close()
 	}()
 	return pr, func() {
-		pr.Close() // a blocked copy fails with EPIPE
-		<-done
+		pr.Close() // a blocked write fails with EPIPE
 	}, nil
 }
 
