@@ -1,26 +1,50 @@
 # desk — make targets for a fresh Debian machine.
 #
-#   make setup   install the system packages the build and tests need, check Go
-#   make build   build ./bin/desk
-#   make run     build desk and run `desk serve` in the foreground (data in ./desk-data)
-#   make demo    build desk and run the store demo: import this tree, check, export, compare
-#   make test    vet, staticcheck, then every test: go test ./..., most of it under
-#                the race detector (CI runs exactly this, via .ci/run)
+#   make run         check Go, install what running needs (runc, for the
+#                    sandbox backend), build desk and run `desk serve` in the
+#                    foreground (data in ./desk-data)
+#   make test        install what the tests need too (test-setup), then vet,
+#                    staticcheck and every test: go test ./..., most of it
+#                    under the race detector (CI runs exactly this, via .ci/run)
+#   make setup       the run set-up alone: check Go, install runc
+#   make test-setup  setup, plus the tests' reference tools, the programs the
+#                    sandbox workloads run and the MCP end-to-end test's npm
+#                    packages
+#   make build       build ./bin/desk
+#   make install     build desk and install it on PATH ($(PREFIX)/bin/desk)
+#   make demo        build desk and run the store demo: import this tree, check, export, compare
 
-# Debian packages the tests need beyond Go: the real tools the shell backend's
-# compatibility tests compare against, runc (the OCI runtime of the sandbox
-# backend), and Node.js, which the js backend's differential tests compare
-# against (they need Node 20 or newer: where Debian's is older, install
-# NodeSource's nodejs package first). `make setup` installs whichever are
+# Debian packages running desk needs beyond Go: runc, the OCI runtime of the
+# sandbox backend (desk serve offers the sandbox when it runs as root with
+# runc, user namespaces and /dev/fuse; without it the shell and js backends
+# still run). `make setup` installs whichever are missing.
+RUN_APT_PACKAGES := runc
+
+# Debian packages only the tests need: the real tools the shell backend's
+# compatibility tests compare against, Node.js, which the js backend's
+# differential tests compare against (Node 20 or newer: where Debian's is
+# older, install NodeSource's nodejs package first), and libc's headers for
+# the sandbox's C workloads. `make test-setup` installs whichever are
 # missing.
-APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed runc ripgrep nodejs libc6-dev
+TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev
 
 # Programs the sandbox's workload tests and `desk bench fs` run inside the
 # sandbox, which sees the host's /usr read-only (so a python3 under ~/.pyenv
 # or a node under ~/.nvm does not count): COMMAND:PACKAGE, the package
-# installed when /usr/bin/COMMAND is missing. (NodeSource's nodejs brings its
-# own npm; Debian's nodejs needs the npm package.)
+# `make test-setup` installs when /usr/bin/COMMAND is missing. (NodeSource's
+# nodejs brings its own npm; Debian's nodejs needs the npm package.)
 SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 node:nodejs npm:npm
+
+# The MCP end-to-end test drives desk with the official TypeScript client,
+# pinned by this directory's package-lock.json (npm registry only);
+# test-setup runs npm ci when the lock file is newer than the install (npm
+# writes node_modules/.package-lock.json).
+E2E_NPM := cmd/desk/e2e/testdata
+E2E_NPM_STAMP := $(E2E_NPM)/node_modules/.package-lock.json
+
+# Where `make install` puts desk: $(PREFIX)/bin (with sudo when it is not
+# writable); make install PREFIX=$$HOME/.local for a per-user install.
+PREFIX ?= /usr/local
 
 # The oldest Go toolchain that builds the module (go.mod says go 1.26.8).
 GO_MIN := 1.26
@@ -29,23 +53,31 @@ BIN  := bin/desk
 DATA := desk-data
 DEMO_DB := $(DATA)/demo.db
 
-.PHONY: setup build run demo test clean
+.PHONY: setup test-setup test-packages build run install demo test clean
 
-setup:
+# apt_install installs the Debian packages $(1) and, for each COMMAND:PACKAGE
+# of $(2) whose /usr/bin/COMMAND is missing, PACKAGE, when not installed yet
+# (with sudo unless root).
+define apt_install
 	@missing=""; \
-	for p in $(APT_PACKAGES); do \
+	for p in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
-	for t in $(SANDBOX_TOOLS); do \
+	for t in $(2); do \
 		[ -x "/usr/bin/$${t%%:*}" ] || missing="$$missing $${t#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
-		echo "setup: installing$$missing"; \
+		echo "$@: installing$$missing"; \
 		$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
 	else \
-		echo "setup: system packages present ($(APT_PACKAGES)), and the sandbox's tools ($(foreach t,$(SANDBOX_TOOLS),$(firstword $(subst :, ,$(t)))))"; \
+		echo "$@: present: $(strip $(1) $(foreach t,$(2),$(firstword $(subst :, ,$(t)))))"; \
 	fi
+endef
+
+# setup: what building and running desk needs.
+setup:
+	$(call apt_install,$(RUN_APT_PACKAGES),)
 	@if ! command -v go >/dev/null 2>&1; then \
 		echo "setup: Go is not on PATH. desk needs Go $(GO_MIN) or newer:"; \
 		if [ -x /usr/local/go/bin/go ]; then echo "  it is installed in /usr/local/go: export PATH=/usr/local/go/bin:\$$PATH"; \
@@ -61,9 +93,15 @@ setup:
 		exit 1; \
 	fi; \
 	echo "setup: go $$v ok"
-	@# The MCP end-to-end test drives desk with the official TypeScript client,
-	@# pinned by cmd/desk/e2e/testdata/package-lock.json (npm registry only).
-	npm ci --prefix cmd/desk/e2e/testdata --no-audit --no-fund --loglevel=error
+
+# test-setup: setup, plus what only the tests need.
+test-setup: setup test-packages $(E2E_NPM_STAMP)
+
+test-packages:
+	$(call apt_install,$(TEST_APT_PACKAGES),$(SANDBOX_TOOLS))
+
+$(E2E_NPM_STAMP): $(E2E_NPM)/package-lock.json | test-packages
+	npm ci --prefix $(E2E_NPM) --no-audit --no-fund --loglevel=error
 
 build:
 	go build -o $(BIN) ./cmd/desk
@@ -73,8 +111,17 @@ build:
 # start and written with the URL to the user's desk config file, so that
 # ./bin/desk ws/fs/exec/changes in another terminal reach it. Ctrl-C stops it
 # gracefully. Extra flags: make run ARGS='--addr 127.0.0.1:9000'.
-run: build
+run: setup build
 	./$(BIN) serve --data $(DATA) $(ARGS)
+
+# install puts desk on PATH: $(PREFIX)/bin/desk (the MCP snippets of the
+# README run `desk`), with sudo when that directory is not writable.
+install: build
+	@dir="$(DESTDIR)$(PREFIX)/bin"; sudo=""; \
+	mkdir -p "$$dir" 2>/dev/null || true; \
+	[ -w "$$dir" ] || { [ "$$(id -u)" -eq 0 ] || sudo="sudo"; }; \
+	$$sudo install -D -m 0755 $(BIN) "$$dir/desk" && echo "install: $$dir/desk"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "install: $$dir is not on PATH; add it: export PATH=$$dir:\$$PATH";; esac
 
 # demo shows the store on its own: the repository's own source tree goes into
 # a fresh workspace database through a PAX tar stream, the store checks
@@ -105,7 +152,7 @@ demo: build
 # paths kept off the race detector; a new package is raced by default.
 RACE_EXCLUDE := /internal/shell(/|$$)
 
-test:
+test: test-setup
 	go vet ./...
 	go tool staticcheck ./...
 	go test -count=1 -race $$(go list ./... | grep -Ev '$(RACE_EXCLUDE)')

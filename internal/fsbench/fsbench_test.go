@@ -24,7 +24,7 @@ func TestRun_Small(t *testing.T) {
 	sandboxtest.Require(t)
 	for _, tool := range []string{"git", "npm", "node"} {
 		if _, err := os.Stat("/usr/bin/" + tool); err != nil {
-			testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/%s for the sandbox (make setup installs it): %w", tool, err))
+			testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/%s for the sandbox (make test-setup installs it): %w", tool, err))
 		}
 	}
 	exe := sandboxtest.InitPath(t)

@@ -221,7 +221,7 @@ func tool(t *testing.T, name string) {
 			return
 		}
 	}
-	testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/%s for the sandbox (make setup installs it)", name))
+	testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/%s for the sandbox (make test-setup installs it)", name))
 }
 
 func TestFUSE_Workloads(t *testing.T) {

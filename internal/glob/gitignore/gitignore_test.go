@@ -16,7 +16,7 @@ import (
 )
 
 // requireGit returns git's path; git is part of the test environment
-// (make setup), so its absence fails the test.
+// (make test-setup), so its absence fails the test.
 func requireGit(t *testing.T) string {
 	t.Helper()
 	g, err := exec.LookPath("git")
