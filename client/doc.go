@@ -4,15 +4,24 @@
 //
 //	c, err := client.New("http://127.0.0.1:7878", token, client.Options{})
 //	_, err = c.CreateWorkspace(ctx, "notes")
-//	_, err = c.WriteFile(ctx, "notes", "/todo.txt", strings.NewReader("milk\n"), client.WriteOptions{})
-//	res, err := c.Run(ctx, "notes", client.ExecRequest{Backend: "shell", Source: "cat /todo.txt"})
+//	_, err = c.WriteFile(ctx, "notes", "todo.txt", strings.NewReader("milk\n"), client.WriteOptions{})
+//	res, err := c.Run(ctx, "notes", client.ExecRequest{Backend: "shell", Source: "cat todo.txt"})
+//
+// # Paths
+//
+// A relative workspace path is taken from /workspace by the server, as on
+// every desk surface ("todo.txt" is /workspace/todo.txt, the execution's
+// default working directory); an absolute one stays absolute. File methods
+// send an absolute path with its leading slash escaped (…/files/%2Fetc/x),
+// a relative one as it is.
 //
 // # Coverage
 //
 // Workspaces (CreateWorkspace, ListWorkspaces, GetWorkspace, DeleteWorkspace,
 // WorkspaceStats), files (Stat, ReadDir, Open, OpenRange, ReadFile,
 // WriteFile streaming from an io.Reader, Mkdir, Move, Copy, Chmod, Remove,
-// Find, Grep), executions (Exec, Run = start and wait, GetExecution,
+// Find, Grep), executions (Exec, Run = start and wait, WriteStdin streaming
+// an io.Reader as the stdin of one started with StdinStream, GetExecution,
 // ListExecutions, Events, Kill, Dispose), the change feed (Changes,
 // FollowChanges), tokens (MintToken, ListTokens, RevokeToken) and Health,
 // OpenAPI and Metrics.

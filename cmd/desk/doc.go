@@ -8,7 +8,7 @@
 //	desk serve                      run the server (serve.go): host + tokens + HTTP API
 //	desk ws create|ls|stats|rm      workspaces on the server (ws.go)
 //	desk token mint|ls|revoke       workspace tokens (token.go)
-//	desk exec WS [flags] -- CMD...  run a command (or --file PATH), streaming it, printing its value (exec.go)
+//	desk exec WS [flags] -- CMD...  run a command (or --file PATH; -w WS too), streaming it, printing its value (exec.go)
 //	desk attach WS EXEC_ID          follow an execution again (attach.go)
 //	desk ps WS [--all]              running executions, services marked (ps.go)
 //	desk kill WS EXEC_ID [--signal] signal an execution (kill.go)
@@ -38,7 +38,11 @@
 // endpoints over -w (a host directory archived on the fly by
 // fsio.ArchiveHost and streamed through a pipe); check needs the database
 // itself and refuses -w; ls -l and stat print what the API reports (no
-// owner, blocks, atime/ctime/btime or xattrs). Progress (progress.go) shows
+// owner, blocks, atime/ctime/btime or xattrs). Path arguments go through
+// wsPath, which is wspath.Resolve: a relative path is taken from
+// /workspace, as on every surface; opening a database file for writing
+// makes /workspace when it is missing (wspath.Ensure), as a server's
+// workspace has it from its first open. Progress (progress.go) shows
 // on standard error when it is a terminal, one line rewritten in place;
 // --progress forces a line a second.
 //
@@ -50,6 +54,16 @@
 // fsio.ExtractHost through a staging directory; a single file is
 // downloaded as a one-entry archive into a staging directory beside its
 // target and renamed onto it.
+//
+// # desk exec
+//
+// desk exec starts a foreground execution (not with --detach or --service):
+// the server kills it once nobody has followed it for its grace period, so a
+// desk exec that is killed leaves nothing running. Its standard input, unless
+// it is a terminal (or --stdin/--stdin=false say otherwise), is streamed with
+// stdin_stream: a goroutine copies it to PUT …/stdin (Client.WriteStdin) while
+// the main one follows the events; a failure of that copy is reported only
+// while the execution still runs.
 //
 // # Errors and exit status
 //

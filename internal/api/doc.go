@@ -23,9 +23,27 @@
 // request's duration. An execution takes a lease of its own that it releases
 // when it ends, so its workspace is not hibernated under it. File paths come
 // after /files/ in the URL; ".." elements and NUL bytes are refused
-// (bad_path), and the store confines everything else. Paths in and out are
-// in the shown form of client/quote (cleanPath unquotes; responses quote
-// every name and path), so names that are not UTF-8 survive JSON.
+// (bad_path), and the store confines everything else. A relative path (the
+// URL's, to, cwd, path=) is taken from /workspace (cleanPath calls
+// wspath.Resolve, the one rule of every surface); an absolute one keeps its
+// slash, files//etc/x or files/%2Fetc/x: ServeHTTP rewrites the doubled form
+// to the escaped one before routing (absoluteFilePath), since the mux would
+// clean it into a redirect to another file. Paths in and out are in the shown
+// form of client/quote (cleanPath unquotes; responses quote every name and
+// path), so names that are not UTF-8 survive JSON. A file GET carries its
+// media type (package mediatype: the extension, else the first 512 bytes,
+// read before the range is sought), nosniff, a sandbox CSP and X-Desk-Type.
+//
+// # Executions: stdin streams and foreground
+//
+// An execution started with stdin_stream takes its stdin from PUT
+// …/executions/{id}/stdin: handleStdin hands the request body, without the
+// progress rule (streamBody: its pace is the program's), to
+// run.Execution.CopyStdin, which writes it into a pipe the backend reads, so
+// the body is read only as fast as the program takes it. A foreground
+// execution is killed by run when nobody holds it for
+// run.Options.ForegroundGrace; the event stream handler and the wait=1 start
+// request hold it while they run (CopyStdin holds it too).
 //
 // # Errors
 //

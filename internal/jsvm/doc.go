@@ -96,7 +96,10 @@
 // through the fs functions (paths are resolved inside the store, whose root
 // is the workspace's; ".." stops there), its stdin, stdout and stderr, the
 // environment run gives it (never the host's), the clock, randomness, and
-// the modules described above. There is no network, no host filesystem, no
+// the modules described above. process.stdin reads the job's stdin on the
+// engine's goroutine, blocking it until bytes arrive; a stdin stream
+// (run.ExecOptions.StdinStream) is closed by run when the execution is killed
+// or times out, so such a read returns then. There is no network, no host filesystem, no
 // process, no require, no engine module (std, os), and the engine's own
 // globals are not exposed. The engine runs in-process: its memory is bounded
 // (MaxMemory: a failed allocation ends the execution even if the script

@@ -68,7 +68,34 @@
 //   - Its timeout is Options.DetachedTimeout (default 24h) when it asks for
 //     none, and at most that; MaxTimeout and TimeoutBounds do not apply.
 //   - It counts against Options.MaxDetached (default 8), not MaxRunning.
-//   - It takes no stdin (ErrInvalid).
+//   - It takes no stdin and is not foreground (ErrInvalid).
+//
+// # Standard input, and foreground executions
+//
+// ExecOptions.Stdin is a reader the backend reads while it runs (Job.Stdin,
+// bounded by Options.MaxStdinBytes, which has no bound by default). With
+// ExecOptions.StdinStream the stdin arrives after the start instead:
+// Execution.CopyStdin copies one reader, of any size, into an io.Pipe whose
+// other end is the job's stdin, so each write returns when the backend has
+// read it: the source is read at the backend's pace, with at most one copy
+// buffer in flight, whatever the size. Its end (EOF) is the program's end of
+// input; a source that fails, or a CopyStdin whose ctx ends, ends the
+// program's stdin with that error. When the execution's ctx ends (it ended,
+// was killed, timed out, the Runtime closed) the pipe's reader is closed:
+// a backend blocked reading stdin returns, and CopyStdin returns
+// ErrNotRunning with what was taken. One CopyStdin per execution
+// (ErrStdinTaken).
+//
+// ExecOptions.Foreground ties an execution to a client: Execution.Hold marks
+// it as followed until the returned release is called (holds nest); when
+// nobody holds it for Options.ForegroundGrace (default 10 s), from its start
+// or from the last release, it is killed with SIGHUP, its KillError (and so
+// its record's error) saying why. Adapters hold it while they stream its
+// events, feed its stdin or wait for it on the client's behalf, so a client
+// that goes away — killed, or its connection lost for good — leaves nothing
+// running, while one that reconnects within the grace period keeps it. The
+// timer is re-armed per release with a generation number, so a stale one
+// does nothing. Neither is allowed with Detached (ErrInvalid).
 //
 // # Environment
 //

@@ -34,14 +34,14 @@ type Info struct {
 	Timeout     time.Duration `json:"timeout_ns"`
 	OutputLimit int64         `json:"output_limit"`
 	// Detached is set for a detached execution (ExecOptions.Detached).
-	Detached bool      `json:"detached,omitempty"`
+	Detached bool `json:"detached,omitempty"`
 	// Foreground: killed when nobody holds it for Options.ForegroundGrace
 	// (ExecOptions.Foreground).
 	Foreground bool `json:"foreground,omitempty"`
 	// StdinStream: its stdin arrives through CopyStdin.
-	StdinStream bool `json:"stdin_stream,omitempty"`
-	Started  time.Time `json:"started"`
-	Ended    time.Time `json:"ended,omitzero"`
+	StdinStream bool      `json:"stdin_stream,omitempty"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended,omitzero"`
 	// Events is the number of the newest event (the exit event once ended).
 	Events uint64 `json:"events"`
 	// StdoutBytes and StderrBytes count all output produced, kept or elided.
@@ -129,10 +129,10 @@ type Execution struct {
 	closed      bool   // output refused (the backend returned or was abandoned)
 	finished    bool   // the exit event is in tail; info is final
 	killSig     Signal
-	stdinTaken  bool        // CopyStdin was called
-	holds       int         // Hold calls not yet released
-	fgTimer     *time.Timer // a foreground execution's hang-up, while nobody holds it
-	fgGen       uint64      // which arming of fgTimer is current
+	stdinTaken  bool          // CopyStdin was called
+	holds       int           // Hold calls not yet released
+	fgTimer     *time.Timer   // a foreground execution's hang-up, while nobody holds it
+	fgGen       uint64        // which arming of fgTimer is current
 	wake        chan struct{} // closed when an event is added
 	waiting     bool          // someone holds wake
 	storeErr    error         // the last failure to write to the store (at the end: of the end)

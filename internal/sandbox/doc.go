@@ -82,7 +82,9 @@
 // By default (Options.Mount nil) each sandbox gets a mount of its own:
 // the workspace's store served by package fusefs on a directory under
 // Options.MountDir (StateDir/mnt/ID/store), and the store's Options.WorkDir
-// (run.DefaultCwd, /workspace, made when missing) bound at /workspace. The
+// (run.DefaultCwd, /workspace; package workspace makes it on open, and the
+// backend makes it, 0755 and owned by store uid 0, when a store lacks it)
+// bound at /workspace. The
 // backend binds WorkDir itself (on StateDir/mnt/ID/workspace, which the
 // runtime then binds) from a descriptor reached without following symbolic
 // links: a WorkDir that is a symbolic link in the store refuses the start
