@@ -81,7 +81,10 @@ func TestAPI_StdinStream(t *testing.T) {
 		t.Fatalf("output %q, %v", ev.Data, err)
 	}
 
-	// Misuses.
+	// Misuses. (Once the exit event is out, the execution takes no stdin.)
+	if ev, err := s.Next(); err != nil || ev.Type != client.EventExit {
+		t.Fatalf("exit event %+v, %v", ev, err)
+	}
 	_, err = c.WriteStdin(bg, "w", x.ID, strings.NewReader("again"))
 	wantCode(t, "stdin of an ended execution", err, 409, api.CodeNotRunning)
 	_, err = c.WriteStdin(bg, "w", "nope", strings.NewReader("x"))

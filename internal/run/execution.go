@@ -293,12 +293,12 @@ func (e *Execution) CopyStdin(ctx context.Context, r io.Reader) (int64, error) {
 	case e.stdinW == nil:
 		e.mu.Unlock()
 		return 0, fmt.Errorf("copy stdin of execution %s: it was not started with a stdin stream: %w", e.id, ErrInvalid)
-	case e.stdinTaken:
-		e.mu.Unlock()
-		return 0, fmt.Errorf("copy stdin of execution %s: %w", e.id, ErrStdinTaken)
 	case e.closed:
 		e.mu.Unlock()
 		return 0, fmt.Errorf("copy stdin of execution %s: %w", e.id, ErrNotRunning)
+	case e.stdinTaken:
+		e.mu.Unlock()
+		return 0, fmt.Errorf("copy stdin of execution %s: %w", e.id, ErrStdinTaken)
 	}
 	e.stdinTaken = true
 	e.mu.Unlock()
