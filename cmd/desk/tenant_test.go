@@ -104,7 +104,7 @@ func (s *tenantServer) medianLatency(t *testing.T, ws string, n int) time.Durati
 	d := make([]time.Duration, n)
 	for i := range d {
 		t0 := time.Now()
-		if code, b := s.api(t, "GET", "/v1/workspaces/"+ws+"/files/workspace/probe?stat=1", nil); code != 200 {
+		if code, b := s.api(t, "GET", "/v1/workspaces/"+ws+"/files/probe?stat=1", nil); code != 200 {
 			t.Fatalf("stat probe: %d %s", code, b)
 		}
 		d[i] = time.Since(t0)
@@ -246,7 +246,7 @@ func TestTenant_WorkerKilledMidWrite(t *testing.T) {
 	mustDeskAt(t, s, "ws", "create", "a")
 	put := func(i int) (int, error) {
 		body := strings.Repeat(fmt.Sprintf("file %d\n", i), 100+i%50)
-		req, _ := http.NewRequest("PUT", fmt.Sprintf("%s/v1/workspaces/a/files/workspace/f%04d?parents=1", s.url, i), strings.NewReader(body))
+		req, _ := http.NewRequest("PUT", fmt.Sprintf("%s/v1/workspaces/a/files/f%04d?parents=1", s.url, i), strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+s.token)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -315,7 +315,7 @@ func TestTenant_WorkerKilledMidWrite(t *testing.T) {
 	defer mu.Unlock()
 	for _, i := range acked {
 		want := strings.Repeat(fmt.Sprintf("file %d\n", i), 100+i%50)
-		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/workspaces/a/files/workspace/f%04d", s.url, i), nil)
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/workspaces/a/files/f%04d", s.url, i), nil)
 		req.Header.Set("Authorization", "Bearer "+s.token)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -402,7 +402,7 @@ func BenchmarkWorkerHop(b *testing.B) {
 				b.Fatalf("create: %v %v", res, err)
 			}
 			res.Body.Close()
-			req, _ = http.NewRequest("PUT", p.url+"/v1/workspaces/"+ws+"/files/workspace/probe?parents=1", strings.NewReader("x"))
+			req, _ = http.NewRequest("PUT", p.url+"/v1/workspaces/"+ws+"/files/probe?parents=1", strings.NewReader("x"))
 			req.Header.Set("Authorization", "Bearer "+token)
 			res, err = http.DefaultClient.Do(req)
 			if err != nil || res.StatusCode/100 != 2 {
@@ -415,19 +415,19 @@ func BenchmarkWorkerHop(b *testing.B) {
 	var inProc, viaWorker float64
 	b.Run("in-process", func(b *testing.B) {
 		p := setup(b, "--workers=false")
-		stat(b, p.url, "a/files/workspace/probe")
+		stat(b, p.url, "a/files/probe")
 		b.ResetTimer()
 		for b.Loop() {
-			stat(b, p.url, "a/files/workspace/probe")
+			stat(b, p.url, "a/files/probe")
 		}
 		inProc = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	b.Run("worker", func(b *testing.B) {
 		p := setup(b)
-		stat(b, p.url, "a/files/workspace/probe")
+		stat(b, p.url, "a/files/probe")
 		b.ResetTimer()
 		for b.Loop() {
-			stat(b, p.url, "a/files/workspace/probe")
+			stat(b, p.url, "a/files/probe")
 		}
 		b.StopTimer()
 		viaWorker = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
@@ -519,7 +519,7 @@ func BenchmarkSoak(b *testing.B) {
 						var err error
 						switch i % 3 {
 						case 0:
-							err = req(hc, "PUT", fmt.Sprintf("%s/files/workspace/c%d?parents=1", ws, c), strings.Repeat("x", 1000))
+							err = req(hc, "PUT", fmt.Sprintf("%s/files/c%d?parents=1", ws, c), strings.Repeat("x", 1000))
 						case 1:
 							err = req(hc, "GET", fmt.Sprintf("%s/files/?stat=1", ws), "")
 						case 2:

@@ -34,7 +34,7 @@ func BenchmarkAPI(b *testing.B) {
 	}
 	small := strings.Repeat("x", 1024)
 	for i := 0; i < 100; i++ {
-		if _, err := c.WriteFile(bg, "bench", fmt.Sprintf("/f%d", i), strings.NewReader(small), client.WriteOptions{}); err != nil {
+		if _, err := c.WriteFile(bg, "bench", fmt.Sprintf("f%d", i), strings.NewReader(small), client.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

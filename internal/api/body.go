@@ -81,16 +81,3 @@ func (b *progressBody) finish() {
 	}
 	b.rc.SetReadDeadline(time.Now().Add(b.timeout))
 }
-
-// streamBody returns the request body without the progress rule, for a body
-// whose pace is its consumer's (an execution's stdin: the program may read
-// slowly, or wait, and a person typing into it may pause): the deadline the
-// rule set is cleared, and the body may take as long as the execution runs.
-// A client that goes away still ends it (the connection's read fails).
-func streamBody(w http.ResponseWriter, r *http.Request) io.Reader {
-	if b, ok := r.Body.(*progressBody); ok {
-		b.rc.SetReadDeadline(time.Time{})
-		return b.ReadCloser
-	}
-	return r.Body
-}

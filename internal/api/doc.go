@@ -38,7 +38,7 @@
 //
 // An execution started with stdin_stream takes its stdin from PUT
 // …/executions/{id}/stdin: handleStdin hands the request body, without the
-// progress rule (streamBody: its pace is the program's), to
+// progress rule (the route is paced: its pace is the program's), to
 // run.Execution.CopyStdin, which writes it into a pipe the backend reads, so
 // the body is read only as fast as the program takes it. A foreground
 // execution is killed by run when nobody holds it for

@@ -127,7 +127,8 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 
 // handleStdin streams the request body into the stdin of an execution
 // started with stdin_stream, as the program reads it: the body's pace is the
-// program's, so the body progress rule does not apply. It answers once the
+// program's, so the body progress rule does not apply (the route is paced,
+// on a front that forwards it too). It answers once the
 // body's end reached the program (200 {bytes}), or when the execution ended
 // first (409 not_running).
 func (s *Server) handleStdin(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -140,7 +141,7 @@ func (s *Server) handleStdin(w http.ResponseWriter, r *http.Request, c *call) er
 		}
 		return errorf(http.StatusConflict, CodeNotRunning, "execution %s has ended: it reads no more stdin", id)
 	}
-	n, err := e.CopyStdin(r.Context(), streamBody(w, r))
+	n, err := e.CopyStdin(r.Context(), r.Body)
 	if err != nil {
 		return err
 	}

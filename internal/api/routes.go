@@ -34,9 +34,12 @@ type route struct {
 	lease   bool // the handler uses the open workspace
 	query   []param
 	body    string // request body schema ("" none; "binary" for a raw body)
-	status  int    // success status
-	resp    string // response schema ("" none; "binary", "stream", "text")
-	h       func(*Server, http.ResponseWriter, *http.Request, *call) error
+	// paced: the body arrives at its consumer's pace (an execution's
+	// stdin), so the body progress rule does not apply to it.
+	paced  bool
+	status int    // success status
+	resp   string // response schema ("" none; "binary", "stream", "text")
+	h      func(*Server, http.ResponseWriter, *http.Request, *call) error
 }
 
 var notFoundRoute = route{op: "not_found", access: accAuth, h: func(_ *Server, _ http.ResponseWriter, r *http.Request, _ *call) error {
@@ -91,7 +94,7 @@ func routes() []route {
 		{method: "POST", path: ws + "/executions", op: "exec", summary: "Start an execution (201 with its record; wait=1: its result)", access: accScope, scope: auth.ScopeExec, lease: true, query: []param{pWait}, body: "ExecRequest", status: 201, resp: "Result", h: (*Server).handleExec},
 		{method: "GET", path: ws + "/executions", op: "listExecutions", summary: "List execution records", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pAfter, pLimit, pStatus}, status: 200, resp: "ExecutionList", h: (*Server).handleListExecutions},
 		{method: "GET", path: ws + "/executions/{id}", op: "getExecution", summary: "An execution's record and kept output", access: accScope, scope: auth.ScopeRead, lease: true, status: 200, resp: "Result", h: (*Server).handleGetExecution},
-		{method: "PUT", path: ws + "/executions/{id}/stdin", op: "executionStdin", summary: "Stream the body into the stdin of an execution started with stdin_stream, at the program's pace (200 {bytes} once its end reached the program)", access: accScope, scope: auth.ScopeExec, lease: true, body: "binary", status: 200, resp: "StdinResult", h: (*Server).handleStdin},
+		{method: "PUT", path: ws + "/executions/{id}/stdin", op: "executionStdin", summary: "Stream the body into the stdin of an execution started with stdin_stream, at the program's pace (200 {bytes} once its end reached the program)", access: accScope, scope: auth.ScopeExec, lease: true, body: "binary", paced: true, status: 200, resp: "StdinResult", h: (*Server).handleStdin},
 		{method: "GET", path: ws + "/executions/{id}/events", op: "executionEvents", summary: "Stream an execution's events (SSE or NDJSON by Accept), from an event number", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pFrom}, status: 200, resp: "stream:Event", h: (*Server).handleEvents},
 		{method: "POST", path: ws + "/executions/{id}/kill", op: "killExecution", summary: "Kill a running execution", access: accScope, scope: auth.ScopeExec, lease: true, body: "KillRequest", status: 202, resp: "Execution", h: (*Server).handleKill},
 		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},

@@ -376,7 +376,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		w := &respWriter{ResponseWriter: w0}
 		c := &call{}
 		var body *progressBody
-		if r.Body != nil && r.Body != http.NoBody {
+		if r.Body != nil && r.Body != http.NoBody && !rt.paced {
 			body = newProgressBody(w, r, &s.opts)
 			r.Body = body
 		}
