@@ -44,18 +44,28 @@ func cleanPath(p string) (string, error) {
 	return wspath.Resolve(p), nil
 }
 
-// absoluteFilePath lets a file URL keep an absolute path's slash: the router
-// cleans "…/files//etc/x" to "…/files/etc/x" (a redirect to another file,
-// /workspace/etc/x), so the doubled slash after /files/ is rewritten to its
+// absoluteFilePath lets a path in a URL keep an absolute path's slash: the
+// router cleans "…/files//etc/x" to "…/files/etc/x" (a redirect to another
+// file, /workspace/etc/x), so a doubled slash right after a workspace
+// route's segment (/v1/workspaces/WS/files/, …/tree/) is rewritten to its
 // escaped form, "…/files/%2Fetc/x", which the router leaves alone, before
 // routing. Other paths pass unchanged.
 func absoluteFilePath(r *http.Request) *http.Request {
 	ep := r.URL.EscapedPath()
-	i := strings.Index(ep, "/files//")
-	if i < 0 || !strings.HasPrefix(ep, "/v1/workspaces/") || strings.Count(ep[:i], "/") != 3 {
+	rest, ok := strings.CutPrefix(ep, "/v1/workspaces/")
+	if !ok {
 		return r
 	}
-	raw := ep[:i] + "/files/%2F" + strings.TrimLeft(ep[i+len("/files//"):], "/")
+	_, rest, ok = strings.Cut(rest, "/") // the workspace
+	if !ok {
+		return r
+	}
+	seg, path, ok := strings.Cut(rest, "/") // files, tree
+	if !ok || seg == "" || !strings.HasPrefix(path, "/") {
+		return r
+	}
+	head := ep[:len(ep)-len(path)]
+	raw := head + "%2F" + strings.TrimLeft(path, "/")
 	p, err := url.PathUnescape(raw)
 	if err != nil {
 		return r

@@ -98,6 +98,18 @@ func TestAPI_PathModel(t *testing.T) {
 	if x, err := c.Exec(bg, "w", client.ExecRequest{Source: "echo", Cwd: "sub/deeper"}); err != nil || x.Cwd != "/workspace/sub/deeper" {
 		t.Errorf("exec with a relative cwd: %+v, %v", x, err)
 	}
+	// Trees too: tree/unpacked is /workspace/unpacked, tree//abs is /abs.
+	if _, err := c.PutTree(bg, "w", "unpacked", bytes.NewReader(tarOf(t, reg("a", "1"))), client.TreeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, b, _ := e.raw("PUT", "/v1/workspaces/w/tree//abs", e.admin, bytes.NewReader(tarOf(t, reg("b", "2")))); st != http.StatusCreated {
+		t.Fatalf("PUT tree//abs = %d %s", st, b)
+	}
+	for p, want := range map[string]string{"/workspace/unpacked/a": "1", "/abs/b": "2"} {
+		if b, err := c.ReadFile(bg, "w", p); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v", p, b, err)
+		}
+	}
 }
 
 // TestAPI_ContentType: a file's GET carries its media type, by extension

@@ -462,7 +462,7 @@ func TestTree_Hostile(t *testing.T) {
 			if c.ctype != "" {
 				hdr = append(hdr, "Content-Type", c.ctype)
 			}
-			status, body, code := e.raw("PUT", "/v1/workspaces/w/tree/dst", e.admin, bytes.NewReader(c.body), hdr...)
+			status, body, code := e.raw("PUT", "/v1/workspaces/w/tree//dst", e.admin, bytes.NewReader(c.body), hdr...)
 			if status != c.status || code != c.code || !strings.Contains(string(body), c.msg) {
 				t.Errorf("got %d %s %s; want %d %s mentioning %q", status, code, body, c.status, c.code, c.msg)
 			}
@@ -506,7 +506,7 @@ func TestTree_Errors(t *testing.T) {
 	}
 
 	// 201 for a new directory, 200 for a merge; skip_special skips a device.
-	status, body, _ := e.raw("PUT", "/v1/workspaces/w/tree/new", e.admin, bytes.NewReader(tarOf(t, reg("a", "1"))))
+	status, body, _ := e.raw("PUT", "/v1/workspaces/w/tree//new", e.admin, bytes.NewReader(tarOf(t, reg("a", "1"))))
 	if status != http.StatusCreated {
 		t.Errorf("PUT into a new directory: %d %s", status, body)
 	}

@@ -9,8 +9,9 @@
 // wherever it is given:
 //
 //   - desk fs verbs (over the API and on a database file), desk exec --cwd;
-//   - the HTTP API: the path after …/files/ in the URL (an absolute one
-//     keeps its leading slash: …/files//etc/hosts, or …/files/%2Fetc/hosts),
+//   - the HTTP API: the path after …/files/ and …/tree/ in the URL (an
+//     absolute one keeps its leading slash: …/files//etc/hosts, or
+//     …/files/%2Fetc/hosts),
 //     the move and copy targets, the find and grep base (path=), an
 //     execution's cwd;
 //   - the agent tools' path and cwd arguments, and MCP resource URIs
