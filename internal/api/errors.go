@@ -41,6 +41,7 @@ const (
 	CodeStdinTaken       = "stdin_taken"       // 409: a second stdin stream for an execution
 	CodeTooMany          = "too_many"          // 409: token limit
 	CodeJournalTruncated = "journal_truncated" // 410: a change cursor older than the journal keeps
+	CodeGone             = "gone"              // 410: a share link that expired or was revoked
 	CodeTooLarge         = "too_large"         // 413
 	CodeTimeout          = "timeout"           // 408: a request body that stopped arriving; 504: a deadline passed
 	CodeBusy             = "busy"              // 429: too many running executions
@@ -67,6 +68,9 @@ func classify(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if e := shareError(err); e != nil {
+		return e
 	}
 	msg := err.Error()
 	var pe0 *fs.PathError

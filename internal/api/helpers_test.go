@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -116,6 +118,9 @@ type envOpts struct {
 	vfs  vfs.Options
 	run  run.Options
 	host host.Options
+	// shares, if set, gives the server a share store in DIR/shares with
+	// these options (Dir and BaseURL filled in: the test server's URL).
+	shares *share.Options
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -146,11 +151,23 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.api.Logger == nil {
 		o.api.Logger = slog.New(slog.DiscardHandler)
 	}
+	ts := httptest.NewUnstartedServer(nil)
+	if o.shares != nil {
+		so := *o.shares
+		so.Dir, so.BaseURL = filepath.Join(dir, "shares"), "http://"+ts.Listener.Addr().String()
+		st, err := share.Open(ctx, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		o.api.Shares = st
+	}
 	srv, err := api.New(h, a, o.api)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
+	ts.Config.Handler = srv
+	ts.Start()
 	e := &env{t: t, dir: dir, url: ts.URL, admin: a.AdminToken(), srv: srv, ts: ts, h: h}
 	e.c = e.client(e.admin)
 	t.Cleanup(func() {

@@ -23,7 +23,8 @@ var schemaTypes = map[string]any{
 	"TokenRequest": client.TokenRequest{}, "Token": client.Token{}, "MintedToken": client.MintedToken{},
 	"TokenList": client.TokenList{}, "FileOpRequest": fileOpRequest{}, "Error": client.ErrorBody{},
 	"ToolList": client.ToolList{}, "ToolResult": client.ToolResult{}, "TreeSummary": client.TreeSummary{},
-	"StdinResult": client.StdinResult{},
+	"StdinResult":  client.StdinResult{},
+	"ShareRequest": client.ShareRequest{}, "Share": client.Share{}, "ShareList": client.ShareList{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`
@@ -112,10 +113,11 @@ var pathParam = regexp.MustCompile(`\{([a-z]+)(\.\.\.)?\}`)
 func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}") }
 
 var pathParamDesc = map[string]string{
-	"ws":   "workspace name: " + "1-63 of a-z 0-9 . _ -, starting with a letter or digit",
-	"path": "workspace path (may contain slashes; no \"..\" elements): relative to /workspace, or absolute with its slash kept (files//etc/hosts, or escaped: files/%2Fetc/hosts); empty for /workspace",
-	"id":   "execution or token id",
-	"name": "tool name: read, write, edit, ls, find, grep, delete or exec",
+	"ws":    "workspace name: " + "1-63 of a-z 0-9 . _ -, starting with a letter or digit",
+	"path":  "workspace path (may contain slashes; no \"..\" elements): relative to /workspace, or absolute with its slash kept (files//etc/hosts, or escaped: files/%2Fetc/hosts); empty for /workspace",
+	"id":    "execution, token or share id",
+	"name":  "tool name: read, write, edit, ls, find, grep, delete, exec or publish",
+	"token": "a share link's token (its last path element)",
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }

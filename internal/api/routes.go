@@ -105,6 +105,11 @@ func routes() []route {
 		{method: "GET", path: ws + "/tools", op: "listTools", summary: "The agent tools this token may use, with their JSON Schemas (docs/mcp.md)", access: accWorkspace, lease: true, status: 200, resp: "ToolList", h: (*Server).handleListTools},
 		{method: "POST", path: ws + "/tools/{name}", op: "callTool", summary: "Call an agent tool with its JSON input; a tool failure is a 200 with is_error (Accept: application/x-ndjson streams progress lines first)", access: accWorkspace, lease: true, body: "object", status: 200, resp: "ToolResult", h: (*Server).handleCallTool},
 
+		{method: "POST", path: ws + "/shares", op: "createShare", summary: "Share a file: a link anyone holding it may GET until it expires, to a copy frozen now (the URL is shown only in this answer)", access: accScope, scope: auth.ScopeWrite, lease: true, body: "ShareRequest", status: 201, resp: "Share", h: (*Server).handleCreateShare},
+		{method: "GET", path: ws + "/shares", op: "listShares", summary: "List the workspace's share links (never their URLs), ended ones while kept", access: accScope, scope: auth.ScopeRead, query: []param{pAfter, pLimit}, status: 200, resp: "ShareList", h: (*Server).handleListShares},
+		{method: "DELETE", path: ws + "/shares/{id}", op: "revokeShare", summary: "Revoke a share link: it stops working at once and its copy is removed", access: accScope, scope: auth.ScopeWrite, status: 204, h: (*Server).handleRevokeShare},
+		{method: "GET", path: "/s/{token}", op: "getShare", summary: "A share link's content (no token: the link is the capability); Range, If-None-Match and HEAD supported; 410 gone once expired or revoked", access: accPublic, status: 200, resp: "binary", h: (*Server).handleGetShare},
+
 		{method: "POST", path: "/mcp/{ws}", op: "mcpPost", summary: "MCP over streamable HTTP: JSON-RPC messages from the client (bearer: a workspace token)", access: accPublic, body: "object", status: 200, resp: "object", h: (*Server).handleMCP},
 		{method: "GET", path: "/mcp/{ws}", op: "mcpGet", summary: "MCP over streamable HTTP: the session's server-to-client event stream", access: accPublic, status: 200, resp: "text", h: (*Server).handleMCP},
 		{method: "DELETE", path: "/mcp/{ws}", op: "mcpDelete", summary: "MCP over streamable HTTP: end a session", access: accPublic, status: 200, h: (*Server).handleMCP},

@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/worker"
 	"github.com/desk-dev/desk/internal/workspace"
@@ -126,6 +127,11 @@ type Options struct {
 	// made with WorkerKey. See docs/decisions.md, "A worker process per
 	// workspace".
 	Workers *worker.Pool
+	// Shares is the share store: links made by POST .../shares and the
+	// publish tool, served at /s/{token}. nil: no share routes (501) and no
+	// publish tool. desk serve's front and workers open the same store (see
+	// package share).
+	Shares *share.Store
 	// WorkerKey, if set, makes this server a workspace worker's: it takes no
 	// bearer token but the principal the front authenticated, on requests
 	// that carry this key (worker.HeaderKey); others get 401.
@@ -227,6 +233,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
 	}
+	if opts.Shares != nil && opts.Tools.MaxPublishBytes == 0 {
+		opts.Tools.MaxPublishBytes = opts.Shares.Options().MaxFileBytes
+	}
 	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.slots = make(chan struct{}, opts.MaxUploads)
@@ -249,6 +258,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	}
 	if mo.MaxJSONDepth == 0 {
 		mo.MaxJSONDepth = opts.MaxJSONDepth
+	}
+	if mo.Publisher == nil && opts.Shares != nil {
+		mo.Publisher = s.publisher
 	}
 	if opts.Workers != nil {
 		mo.Workspace = s.remoteWorkspace

@@ -9,6 +9,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
 )
 
@@ -44,7 +45,25 @@ func wireToolResult(res *tools.Result, err error) (client.ToolResult, error) {
 }
 
 func (s *Server) toolSet(c *call) (*tools.Set, error) {
-	return tools.New(c.lease.Tools(), c.lease.Workspace().Runtime(), s.opts.Tools)
+	return tools.New(c.lease.Tools(), c.lease.Workspace().Runtime(), s.toolOptions(c.ws))
+}
+
+// toolOptions are the tool sets' options for workspace ws: with the share
+// store as publish's Publisher, when the server has one.
+func (s *Server) toolOptions(ws string) tools.Options {
+	o := s.opts.Tools
+	if p := s.publisher(ws); p != nil {
+		o.Publisher = p
+	}
+	return o
+}
+
+// publisher is workspace ws's Publisher (nil without a share store).
+func (s *Server) publisher(ws string) tools.Publisher {
+	if s.opts.Shares == nil {
+		return nil
+	}
+	return share.Workspace{Store: s.opts.Shares, Name: ws}
 }
 
 func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request, c *call) error {

@@ -104,6 +104,11 @@ func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c
 	if _, err := s.auth.RevokeWorkspace(r.Context(), c.ws); err != nil {
 		return fmt.Errorf("delete workspace: %w", err)
 	}
+	if s.opts.Shares != nil {
+		if err := s.opts.Shares.DeleteWorkspace(r.Context(), c.ws); err != nil {
+			return fmt.Errorf("delete workspace: %w", err)
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -55,6 +55,9 @@ type HandlerOptions struct {
 	// host: desk serve's front gives a RemoteWorkspace that reaches the
 	// workspace's worker process.
 	Workspace func(p auth.Principal, ws string) Workspace
+	// Publisher, if set, gives the publish tool of workspace ws its share
+	// store (HostWorkspace sessions; a RemoteWorkspace's worker has its own).
+	Publisher func(ws string) tools.Publisher
 }
 
 // Handler serves MCP over streamable HTTP at /mcp/{ws} for the workspaces
@@ -218,7 +221,11 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 	if srv != nil {
 		return srv
 	}
-	var hw Workspace = &HostWorkspace{Host: hd.h, Workspace: ws, Options: hd.opts.Tools,
+	to := hd.opts.Tools
+	if hd.opts.Publisher != nil {
+		to.Publisher = hd.opts.Publisher(ws)
+	}
+	var hw Workspace = &HostWorkspace{Host: hd.h, Workspace: ws, Options: to,
 		Allow: func(t tools.Tool) bool { return AllowTool(p, ws, t, nil) == nil }}
 	if hd.opts.Workspace != nil {
 		hw = hd.opts.Workspace(p, ws)

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"time"
+
+	"github.com/desk-dev/desk/internal/share"
 )
 
 // Defaults for Options. A zero field takes its default.
@@ -101,6 +103,13 @@ type Options struct {
 	// are remembered, so that a continued read starts where the last one
 	// stopped without reading the file's prefix again. Default 256.
 	LineIndexFiles int
+	// Publisher makes the publish tool's links (share.Workspace); nil: no
+	// publish tool.
+	Publisher Publisher
+	// MaxPublishBytes is the largest file publish takes, as its
+	// description states it: the Publisher's bound (share.Options.
+	// MaxFileBytes). Default share.DefaultMaxFileBytes (1 GiB).
+	MaxPublishBytes int64
 	// Actor labels the tools' changes in the change journal (vfs.WithActor).
 	// Default "tool".
 	Actor string
@@ -111,7 +120,7 @@ func (o *Options) setDefaults() error {
 		int64(o.MaxWriteBytes), o.MaxEditFileBytes, int64(o.MaxDiffBytes), int64(o.DefaultListLimit), int64(o.MaxListLimit),
 		int64(o.DefaultGrepLimit), int64(o.MaxGrepLimit), int64(o.MaxGrepContext), int64(o.MaxWalk),
 		o.MaxGrepFileBytes, int64(o.MaxGrepLineBytes), int64(o.MaxPatternBytes), int64(o.MaxExecOutput),
-		int64(o.ProgressInterval), int64(o.MaxRevisionScan), int64(o.LineIndexFiles)} {
+		int64(o.ProgressInterval), int64(o.MaxRevisionScan), int64(o.LineIndexFiles), o.MaxPublishBytes} {
 		if v < 0 {
 			return errors.New("new tool set: negative option")
 		}
@@ -153,6 +162,7 @@ func (o *Options) setDefaults() error {
 	}
 	defi(&o.MaxRevisionScan, DefaultMaxRevisionScan)
 	defi(&o.LineIndexFiles, DefaultLineIndexFiles)
+	def64(&o.MaxPublishBytes, share.DefaultMaxFileBytes)
 	if o.Actor == "" {
 		o.Actor = DefaultActor
 	}

@@ -90,7 +90,7 @@ func TestEncode(t *testing.T) {
 			t.Fatal(err)
 		}
 		var v []map[string]any
-		if err := json.Unmarshal(b, &v); err != nil || len(v) != 8 {
+		if err := json.Unmarshal(b, &v); err != nil || len(v) != 9 {
 			t.Fatalf("%s: %v %d", f, err, len(v))
 		}
 		switch f {

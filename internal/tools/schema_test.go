@@ -42,7 +42,7 @@ func TestSchemas_match(t *testing.T) {
 	types := map[string][2]any{
 		"read": {ReadInput{}, ReadOutput{}}, "write": {WriteInput{}, WriteOutput{}}, "edit": {EditInput{}, EditOutput{}},
 		"ls": {LsInput{}, LsOutput{}}, "find": {FindInput{}, FindOutput{}}, "grep": {GrepInput{}, GrepOutput{}},
-		"delete": {DeleteInput{}, DeleteOutput{}}, "exec": {ExecInput{}, ExecOutput{}},
+		"delete": {DeleteInput{}, DeleteOutput{}}, "exec": {ExecInput{}, ExecOutput{}}, "publish": {PublishInput{}, PublishOutput{}},
 	}
 	for _, tl := range Definitions(nil) {
 		io, ok := types[tl.Name]

@@ -80,9 +80,10 @@ func (s *Set) Names() []string {
 }
 
 // offers reports whether the set offers tool sp: without a runtime there is
-// no exec; a ReadOnly set has only ReadOnlyTools.
+// no exec, without a Publisher no publish; a ReadOnly set has only
+// ReadOnlyTools.
 func (s *Set) offers(sp *spec) bool {
-	return !(sp.Name == "exec" && s.rt == nil || s.opts.ReadOnly && !IsReadOnly(sp.Name))
+	return !(sp.Name == "exec" && s.rt == nil || sp.Name == "publish" && s.opts.Publisher == nil || s.opts.ReadOnly && !IsReadOnly(sp.Name))
 }
 
 // backends are the runtime's backends (nil without a runtime).
@@ -170,7 +171,7 @@ func (sp *spec) define(backends []string, o Options) Tool {
 }
 
 // specs are the tools in the order they are listed.
-var specs = []*spec{readSpec, writeSpec, editSpec, lsSpec, findSpec, grepSpec, deleteSpec, execSpec}
+var specs = []*spec{readSpec, writeSpec, editSpec, lsSpec, findSpec, grepSpec, deleteSpec, execSpec, publishSpec}
 
 func lookup(name string) *spec {
 	for _, sp := range specs {
