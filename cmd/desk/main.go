@@ -54,6 +54,7 @@ func init() {
 		{"mcp", "serve a workspace over MCP on standard input and output (Claude Code, Cursor, ...)", runMCP},
 		{"tools", "the agent tools: tools schema (for LLM APIs), tools replay FILE (a scripted session)", toolsGroup.run},
 		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},
+		{"share", "share a file as a link anyone holding it may open until it expires: share WS PATH, share ls|rm", runShare},
 		{"bench", "measure this machine: bench fs (the sandbox's /workspace against tmpfs and the disk)", benchGroup.run},
 		{"help", "show this help, or a command's: desk help COMMAND", runHelp},
 	}

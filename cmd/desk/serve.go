@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,8 +92,12 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	workerMem := fl.Int64("worker-memory", defaultWorkerMemory, "each worker's memory limit in bytes, its sandbox included (a cgroup; 0: none)")
 	workerCPU := fl.Int("worker-cpu-weight", 100, "each worker's CPU weight, 1 to 10000: CPU shared in proportion among busy workspaces (0: the kernel's default)")
 	workerPids := fl.Int64("worker-pids", defaultWorkerPids, "the most processes and threads of each worker, its sandbox included (0: no limit)")
+	shf := addShareFlags(fl)
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
+	}
+	if err := shf.check(); err != nil {
+		return sp.usageError(st, fl, err)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -129,11 +134,11 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	var wc *workerConfig
 	if *workers && hooks.backends == nil {
 		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, reserve: *reserve, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
-			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err}
+			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf}
 	}
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
-		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc,
+		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -149,6 +154,7 @@ type serveConfig struct {
 	writeConfig       bool
 	sandbox           string        // the --sandbox flag
 	workers           *workerConfig // nil: every workspace in this process
+	shares            *shareFlags
 	log               *slog.Logger
 	st                streams
 	hooks             serveHooks
@@ -195,9 +201,30 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		h.Close()
 		return err
 	}
-	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		a.Close()
+		h.Close()
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("%w: is another desk serve running? Choose another address with --addr", err)
+		}
+		return err
+	}
+	url := "http://" + dialAddr(ln.Addr())
+	publicURL := cmp.Or(cfg.shares.publicURL, url)
+	shares, err := cfg.shares.open(ctx, h.DataDir(), publicURL, true, cfg.log)
+	if err != nil {
+		ln.Close()
+		a.Close()
+		h.Close()
+		return err
+	}
+	defer shares.Close()
+	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares}
 	if cfg.workers != nil {
+		cfg.workers.publicURL = publicURL
 		if ao.Workers, err = cfg.workers.pool(h.DataDir(), cfg.maxOpen, cfg.log); err != nil {
+			ln.Close()
 			a.Close()
 			h.Close()
 			return err
@@ -205,6 +232,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	}
 	srv, err := api.New(h, a, ao)
 	if err != nil {
+		ln.Close()
 		if ao.Workers != nil {
 			ao.Workers.Close(ctx)
 		}
@@ -217,15 +245,10 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		defer cancel()
 		return srv.Shutdown(sctx, hs)
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		shutdown(nil)
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("%w: is another desk serve running? Choose another address with --addr", err)
-		}
-		return err
-	}
-	url := "http://" + dialAddr(ln.Addr())
+	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
+	swept := make(chan struct{})
+	go func() { defer close(swept); sweepShares(sweepCtx, shares, cfg.log) }()
+	defer func() { stopSweep(); <-swept }()
 	hs := srv.NewHTTPServer(cfg.addr)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -255,7 +278,11 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	if cfg.workers != nil {
 		mode = "a worker process per workspace"
 	}
-	cfg.log.Info("desk serve listening", "url", url, "data", h.DataDir(), "backends", shown,
+	shareStore := "local"
+	if cfg.shares.store != "" {
+		shareStore = cfg.shares.store
+	}
+	cfg.log.Info("desk serve listening", "url", url, "data", h.DataDir(), "backends", shown, "shares", shareStore, "share_links", publicURL,
 		"idle", cfg.idle.String(), "max_open", cfg.maxOpen, "workspaces", mode, "config", cfgPath, "pid", os.Getpid())
 	if cfg.hooks.ready != nil {
 		cfg.hooks.ready(url)

@@ -48,6 +48,10 @@ type workerConfig struct {
 	logJSON  bool
 	limits   cgroup.Limits
 	stderr   io.Writer // the workers' logs go where the server's go
+	shares   *shareFlags
+	// publicURL is where share links start (set once the front listens,
+	// before the pool starts a worker).
+	publicURL string
 }
 
 // pool makes desk serve's worker pool: at most maxWorkers at once, each in a
@@ -125,6 +129,9 @@ func (wc workerConfig) args() []string {
 	if wc.logJSON {
 		a = append(a, "--log-format", "json")
 	}
+	if wc.shares != nil {
+		a = append(a, wc.shares.args(wc.publicURL)...)
+	}
 	return a
 }
 
@@ -155,6 +162,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sandboxRT := fl.String("sandbox", "runc", "the sandbox runtime, or off")
 	logLevel := fl.String("log-level", "info", "log level")
 	logFormat := fl.String("log-format", "text", "text or json")
+	shf := addShareFlags(fl)
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -184,7 +192,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if err := serveWorker(ctx, workerRun{data: *data, ws: as.Workspace, sock: as.Socket, idle: *idle, maxData: *maxData,
-		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout}); err != nil {
+		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf}); err != nil {
 		log.Error("desk worker", "err", err)
 		return exitError
 	}
@@ -200,6 +208,7 @@ type workerRun struct {
 	key                                string
 	ctl                                *worker.Control
 	report                             io.Writer
+	shares                             *shareFlags
 }
 
 func serveWorker(ctx context.Context, wr workerRun) error {
@@ -228,7 +237,16 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	if err != nil {
 		return err
 	}
-	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: shellConfig(bs.backends), WorkerKey: wr.key})
+	// The share store of the data directory, opened by the front too: the
+	// worker freezes copies into it (POST .../shares, the publish tool);
+	// the front serves and revokes them.
+	shares, err := wr.shares.open(ctx, wr.data, wr.shares.publicURL, false, wr.log)
+	if err != nil {
+		h.Close()
+		return err
+	}
+	defer shares.Close()
+	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: shellConfig(bs.backends), WorkerKey: wr.key, Shares: shares})
 	if err != nil {
 		h.Close()
 		return err

@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"internal/gitws":     1,
 	"internal/fsio":      1,
 	"internal/search":    1,
+	"internal/share":     1,
 	"internal/shell":     2,
 	"internal/jsvm":      2,
 	"internal/sandbox":   2,
@@ -55,7 +56,7 @@ var layers = map[string]int{
 // testOnly are the packages that only tests import: the shared test helpers.
 // Outside a test only another of them may import one. internal/testenv
 // imports only the standard library.
-var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/vfs/vfstest"}
+var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/vfs/vfstest", "internal/share/s3remote/s3test"}
 
 // cmdRoot may import anything and is imported by nothing.
 const cmdRoot = "cmd/desk"

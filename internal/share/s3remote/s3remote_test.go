@@ -14,12 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/share/s3remote"
+	"github.com/desk-dev/desk/internal/share/s3remote/s3test"
 )
 
 func TestParseURL(t *testing.T) {
@@ -63,7 +60,7 @@ func (c *clock) Set(t time.Time) {
 // rig is a versitygw with a bucket, and a share store keeping its content
 // there.
 type rig struct {
-	gw     *gateway
+	gw     *s3test.Gateway
 	remote *s3remote.Store
 	shares *share.Store
 	clock  *clock
@@ -73,19 +70,13 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true") // never ask a metadata service
-	gw := startGateway(t)
+	gw := s3test.Start(t)
 	ctx := context.Background()
 	const bucket = "desk-shares"
-	admin := s3.New(s3.Options{
-		Region: gwRegion, BaseEndpoint: aws.String(gw.URL), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider(gwAccess, gwSecret, ""),
-	})
-	if _, err := admin.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Fatal(err)
-	}
+	gw.Bucket(t, bucket)
 	remote, err := s3remote.New(ctx, s3remote.Options{
-		URL: "s3://" + bucket + "/links/v1", Endpoint: gw.URL, Region: gwRegion,
-		AccessKeyID: gwAccess, SecretAccessKey: gwSecret,
+		URL: "s3://" + bucket + "/links/v1", Endpoint: gw.URL, Region: s3test.Region,
+		AccessKeyID: s3test.Access, SecretAccessKey: s3test.Secret,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -229,13 +220,13 @@ func TestS3Expiry(t *testing.T) {
 // reported by Check, naming the server's code.
 func TestS3Errors(t *testing.T) {
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	gw := startGateway(t)
+	gw := s3test.Start(t)
 	ctx := context.Background()
 	for name, o := range map[string]s3remote.Options{
-		"no bucket": {URL: "s3://missing", AccessKeyID: gwAccess, SecretAccessKey: gwSecret},
-		"bad key":   {URL: "s3://missing", AccessKeyID: gwAccess, SecretAccessKey: "wrong-secret-0123456789"},
+		"no bucket": {URL: "s3://missing", AccessKeyID: s3test.Access, SecretAccessKey: s3test.Secret},
+		"bad key":   {URL: "s3://missing", AccessKeyID: s3test.Access, SecretAccessKey: "wrong-secret-0123456789"},
 	} {
-		o.Endpoint, o.Region = gw.URL, gwRegion
+		o.Endpoint, o.Region = gw.URL, s3test.Region
 		st, err := s3remote.New(ctx, o)
 		if err != nil {
 			t.Fatal(err)
