@@ -14,6 +14,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/share/s3remote/s3test"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // bearerRT adds a bearer token to each request.
@@ -257,4 +258,61 @@ func TestShare_InProcess(t *testing.T) {
 	if res, body := getLink(t, link); res.StatusCode != 200 || body != "in process\n" || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Fatalf("GET %s: %s %q", link, res.Status, body)
 	}
+}
+
+// BenchmarkShareLink measures a share link's GET (served by desk serve's
+// front from the share store) against a GET of the same 64 KiB file
+// through the API (forwarded to the workspace's worker), on one real
+// server in the same run: ns/op each, and link/file as a ratio.
+func BenchmarkShareLink(b *testing.B) {
+	testenv.NeedRoot(b)
+	const token = "bench-share-admin-token-0123456789"
+	p := startDeskProcess(b, filepath.Join(b.TempDir(), "data"), token, "--sandbox", "off")
+	admin, err := client.New(p.url, token, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := admin.CreateWorkspace(bg, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	content := strings.Repeat("0123456789abcdef", 4096)
+	if _, err := admin.WriteFile(bg, "bench", "/workspace/f.bin", strings.NewReader(content), client.WriteOptions{Parents: true}); err != nil {
+		b.Fatal(err)
+	}
+	sh, err := admin.CreateShare(bg, "bench", client.ShareRequest{Path: "f.bin"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	get := func(b *testing.B, u string, auth bool) {
+		req, _ := http.NewRequest("GET", u, nil)
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || n != int64(len(content)) {
+			b.Fatalf("GET %s: %d, %d bytes", u, res.StatusCode, n)
+		}
+	}
+	var file float64
+	b.Run("file-via-worker", func(b *testing.B) {
+		get(b, p.url+"/v1/workspaces/bench/files/workspace/f.bin", true)
+		for b.Loop() {
+			get(b, p.url+"/v1/workspaces/bench/files/workspace/f.bin", true)
+		}
+		file = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("link-via-front", func(b *testing.B) {
+		get(b, sh.URL, false)
+		for b.Loop() {
+			get(b, sh.URL, false)
+		}
+		if file > 0 {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/file, "link/file")
+		}
+	})
 }

@@ -108,6 +108,19 @@
 // Deleting a workspace stops its worker first (409 in_use while requests
 // are in flight).
 //
+// # Share links
+//
+// Options.Shares is the share store (package share). Making a share reads
+// the workspace's file, so POST .../shares is a lease route (a worker's,
+// in desk serve); listing, revoking and GET /s/{token} are not: the front
+// answers them from the store, which it and the workers open in the same
+// directory, so a link is served without waking a worker and a revocation
+// holds at the front's next request. GET /s/{token} is public (the token
+// is the capability) and uses http.ServeContent for ranges, If-None-Match
+// (the ETag is the content's SHA-256) and HEAD; an ended share is 410 gone.
+// Deleting a workspace revokes and forgets its shares. The tool sets get
+// the store as the publish tool's Publisher (share.Workspace).
+//
 // # Shutdown
 //
 // Shutdown cancels the server's context (ending streams and waits), shuts

@@ -1,7 +1,7 @@
 // Package tools is the agent tool set of a workspace, defined once and served
 // by MCP (internal/mcp), the HTTP API (POST /v1/workspaces/{ws}/tools/{name})
-// and in-process Go code alike: read, write, edit, ls, find, grep, delete and
-// exec.
+// and in-process Go code alike: read, write, edit, ls, find, grep, delete,
+// exec and publish.
 //
 // # Definitions
 //
@@ -86,6 +86,12 @@
 //     checks ctx between pages.
 //   - delete: files, symlinks, empty directories; recursive for the rest;
 //     never "/".
+//   - publish: a share link to a file (Options.Publisher, the server's share
+//     store: package share): a copy frozen now, served without credentials
+//     until expires_in seconds pass (default 3600, at most 604800); files up
+//     to MaxPublishBytes, the store's bound, as the description states.
+//     Offered only with a Publisher; it takes the path's lock shared, like
+//     read, so it never copies half of a tool's write.
 //   - exec: through run.Runtime (backend, cwd, env, timeout in seconds,
 //     stdin, js input); waits for the end; each stream shown up to
 //     MaxExecOutput bytes as head and tail with the elided byte count (the
