@@ -416,7 +416,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		d := time.Since(start)
 		s.m.observe(rt.op, r.Method, w.status, d)
 		attrs := []slog.Attr{
-			slog.String("method", r.Method), slog.String("route", rt.op), slog.String("path", r.URL.Path),
+			slog.String("method", r.Method), slog.String("route", rt.op), slog.String("path", logPath(rt, r)),
 			slog.Int("status", w.status), slog.Duration("duration", d), slog.Int64("bytes", w.bytes),
 		}
 		if c.ws != "" {
@@ -434,6 +434,17 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		s.opts.Logger.LogAttrs(r.Context(), level, "request", attrs...)
 	})
+}
+
+// logPath is the request's path as logged: a share link's token is a
+// capability, so only its first characters are.
+func logPath(rt route, r *http.Request) string {
+	if rt.op == "getShare" {
+		if t := r.PathValue("token"); len(t) > 4 {
+			return "/s/" + t[:4] + "…"
+		}
+	}
+	return r.URL.Path
 }
 
 func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call) error {

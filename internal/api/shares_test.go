@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"mime"
 	"mime/multipart"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/share"
 )
 
@@ -249,6 +251,46 @@ func TestShares_Link(t *testing.T) {
 	if code, _, _ := e.raw("GET", strings.TrimPrefix(sh3.URL, e.url), "", nil); code != http.StatusNotFound {
 		t.Errorf("a deleted workspace's link: %d, want 404", code)
 	}
+}
+
+// TestShares_LogRedacted: the request log never holds a link's token.
+func TestShares_LogRedacted(t *testing.T) {
+	var logs syncLog
+	so := share.Options{}
+	e := newEnv(t, envOpts{shares: &so, api: api.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
+	e.mkws("demo")
+	if _, err := e.c.WriteFile(bg, "demo", "/workspace/a.txt", strings.NewReader("a"), client.WriteOptions{Parents: true}); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := e.c.CreateShare(bg, "demo", client.ShareRequest{Path: "a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := fetch(t, "GET", sh.URL); res.StatusCode != 200 {
+		t.Fatal(res.Status)
+	}
+	tok := sh.URL[strings.LastIndexByte(sh.URL, '/')+1:]
+	if got := logs.String(); !strings.Contains(got, "route=getShare") || strings.Contains(got, tok) {
+		t.Fatalf("log (token %s):\n%s", tok, got)
+	}
+}
+
+// syncLog is a log sink safe for concurrent writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestShares_BadRequests(t *testing.T) {
