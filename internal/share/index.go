@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/desk-dev/desk/internal/sqlite"
@@ -37,12 +38,17 @@ CREATE INDEX IF NOT EXISTS shares_expires ON shares(expires);`
 // readers is how many read connections a process keeps.
 const readers = 4
 
-// index is the SQLite index: one write connection behind a mutex, and a
-// few read connections.
+// index is the SQLite index: one write connection behind a mutex, and up
+// to readers read connections, opened when first needed (a worker that
+// only makes shares never opens one).
 type index struct {
-	wmu sync.Mutex
-	w   *sqlite.Conn
-	r   chan *sqlite.Conn
+	path string
+	wmu  sync.Mutex
+	w    *sqlite.Conn
+	r    chan *sqlite.Conn // idle read connections
+	sem  chan struct{}     // one token per read connection open or being opened
+
+	closed atomic.Bool
 }
 
 func openIndex(p string) (*index, error) {
@@ -50,23 +56,40 @@ func openIndex(p string) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := &index{w: w, r: make(chan *sqlite.Conn, readers)}
+	idx := &index{path: p, w: w, r: make(chan *sqlite.Conn, readers), sem: make(chan struct{}, readers)}
 	if err := idx.init(); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	for range readers {
-		c, err := sqlite.Open(p, false)
+	return idx, nil
+}
+
+// reader returns an idle read connection, or opens one while fewer than
+// readers are open, or waits for one.
+func (idx *index) reader(ctx context.Context) (*sqlite.Conn, error) {
+	select {
+	case c := <-idx.r:
+		return c, nil
+	default:
+	}
+	select {
+	case c := <-idx.r:
+		return c, nil
+	case idx.sem <- struct{}{}:
+		c, err := sqlite.Open(idx.path, false)
 		if err == nil {
-			err = c.Exec("PRAGMA busy_timeout=10000; PRAGMA query_only=1")
+			if err = c.Exec("PRAGMA busy_timeout=10000; PRAGMA query_only=1"); err != nil {
+				c.Close()
+			}
 		}
 		if err != nil {
-			idx.close()
-			return nil, err
+			<-idx.sem
+			return nil, fmt.Errorf("open share index: %w", err)
 		}
-		idx.r <- c
+		return c, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return idx, nil
 }
 
 func (idx *index) init() error {
@@ -122,6 +145,7 @@ func (idx *index) tx(fn func() error) error {
 }
 
 func (idx *index) close() error {
+	idx.closed.Store(true)
 	var errs []error
 	idx.wmu.Lock()
 	if idx.w != nil {
@@ -168,13 +192,15 @@ func (idx *index) write(ctx context.Context, fn func(*tx) error) error {
 
 // read runs fn with a read connection.
 func (idx *index) read(ctx context.Context, fn func(c *sqlite.Conn) error) error {
-	select {
-	case c := <-idx.r:
-		defer func() { idx.r <- c }()
-		return fn(c)
-	case <-ctx.Done():
-		return ctx.Err()
+	if idx.closed.Load() {
+		return ErrClosed
 	}
+	c, err := idx.reader(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { idx.r <- c }()
+	return fn(c)
 }
 
 // columns are the columns scan reads, in order.
