@@ -146,7 +146,7 @@ func TestTools_schema(t *testing.T) {
 	for _, f := range []string{"openai", "anthropic", "mcp", "desk"} {
 		out := mustDesk(t, nil, "tools", "schema", "--format", f)
 		var v []map[string]any
-		if err := json.Unmarshal([]byte(out), &v); err != nil || len(v) != 8 {
+		if err := json.Unmarshal([]byte(out), &v); err != nil || len(v) != 9 {
 			t.Errorf("%s: %v, %d tools", f, err, len(v))
 		}
 	}
