@@ -35,7 +35,7 @@ async function main() {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort().join(",");
-  check(names === "delete,edit,exec,find,grep,ls,read,write", "tools/list", names);
+  check(names === "delete,edit,exec,find,grep,ls,publish,read,write", "tools/list", names);
   check(tools.every((t) => t.inputSchema && t.outputSchema && t.description), "every tool has schemas and a description");
 
   // 1. Write a small project with a bug.
