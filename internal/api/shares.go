@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"path"
 	"strconv"
 	"time"
 
@@ -11,10 +10,6 @@ import (
 	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/share"
 )
-
-// shareDir is where relative share paths are taken from (the executions'
-// working directory, as for the tools).
-const shareDir = "/workspace"
 
 // wireShare converts a share to the wire type (without its URL).
 func wireShare(sh share.Share, now time.Time) client.Share {
@@ -38,19 +33,12 @@ func (s *Server) shares() (*share.Store, error) {
 }
 
 // sharePath is a share request's path: absolute, or relative to
-// /workspace; ".." and NUL refused as in URLs.
+// /workspace (cleanPath); ".." and NUL refused as in URLs.
 func sharePath(p string) (string, error) {
 	if p == "" {
 		return "", errorf(http.StatusBadRequest, CodeInvalid, "path is required: the file to share")
 	}
-	abs, err := cleanPath(p)
-	if err != nil {
-		return "", err
-	}
-	if !path.IsAbs(p) {
-		abs = path.Join(shareDir, abs)
-	}
-	return abs, nil
+	return cleanPath(p)
 }
 
 // handleCreateShare (a worker's, in desk serve: it reads the file) freezes
