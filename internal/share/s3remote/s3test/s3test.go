@@ -90,7 +90,7 @@ func buildGateway(goTool string) (string, error) {
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
 	cmd := exec.Command(goTool, "build", "-C", mod, "-o", tmp, "github.com/versity/versitygw/cmd/versitygw")
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("build versitygw: %v\n%s", err, out)
