@@ -332,6 +332,10 @@ func (r *Repo) flatTree(h plumbing.Hash) (map[string]treeEntry, error) {
 	if h.IsZero() {
 		return out, nil
 	}
+	key := treeCacheKey{r.env.FS, r.GitDir, h}
+	if m, ok := treeCacheGet(key); ok {
+		return m, nil
+	}
 	t, err := object.GetTree(r.st, h)
 	if err != nil {
 		return nil, err
@@ -354,7 +358,11 @@ func (r *Repo) flatTree(h plumbing.Hash) (map[string]treeEntry, error) {
 		}
 		return nil
 	}
-	return out, walk(t, "")
+	if err := walk(t, ""); err != nil {
+		return nil, err
+	}
+	treeCachePut(key, out)
+	return out, nil
 }
 
 // writeTree stores the tree objects of a set of files and returns the root.
