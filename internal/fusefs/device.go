@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,9 +14,9 @@ import (
 )
 
 // mountDevice opens /dev/fuse close-on-exec and mounts it on dir with
-// mount(2), with the options go-fuse's own direct mount would pass. It
-// returns the device descriptor, which go-fuse then serves through its
-// "/dev/fd/N" mount point form (see Mount).
+// mount(2), with the options go-fuse's own direct mount would pass (and
+// MS_RDONLY when readOnly). It returns the device descriptor, which go-fuse
+// then serves through its "/dev/fd/N" mount point form (see Mount).
 //
 // go-fuse's direct mount opens /dev/fuse without O_CLOEXEC, so until its
 // server is up the descriptor is inherited by every program the process
@@ -25,7 +24,7 @@ import (
 // keeps the FUSE connection alive when the server dies, and a process
 // waiting on the mount then never wakes. Opening it here, atomically
 // close-on-exec, leaves no such window.
-func mountDevice(dir string, mo *fuse.MountOptions) (int, error) {
+func mountDevice(dir string, mo *fuse.MountOptions, readOnly bool) (int, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(dir, &st); err != nil {
 		return -1, &fs.PathError{Op: "mount", Path: dir, Err: err}
@@ -45,7 +44,11 @@ func mountDevice(dir string, mo *fuse.MountOptions) (int, error) {
 	if mo.AllowOther {
 		opts = append(opts, "allow_other")
 	}
-	if err := unix.Mount(mo.FsName, dir, "fuse."+mo.Name, unix.MS_NOSUID|unix.MS_NODEV, strings.Join(opts, ",")); err != nil {
+	flags := uintptr(unix.MS_NOSUID | unix.MS_NODEV)
+	if readOnly {
+		flags |= unix.MS_RDONLY
+	}
+	if err := unix.Mount(mo.FsName, dir, "fuse."+mo.Name, flags, strings.Join(opts, ",")); err != nil {
 		unix.Close(fd)
 		return -1, &fs.PathError{Op: "mount", Path: dir, Err: err}
 	}
@@ -56,20 +59,6 @@ func mountDevice(dir string, mo *fuse.MountOptions) (int, error) {
 // mountDevice: it then serves fd as it is, sets nothing up, and leaves the
 // unmount to us.
 func devicePath(fd int) string { return "/dev/fd/" + strconv.Itoa(fd) }
-
-// primePoll opens go-fuse's reserved name in the mount and polls it once, so
-// the kernel learns at once that the server does not implement poll (go-fuse
-// answers ENOSYS) and never sends POLL again: otherwise the first poll of a
-// mount file by this process could wait for a server thread that the Go
-// runtime's poller holds. go-fuse does this itself for the mounts it makes.
-func primePoll(dir string) {
-	fd, err := unix.Open(filepath.Join(dir, ".go-fuse-epoll-hack"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLPRI | unix.POLLOUT}}, 0)
-	unix.Close(fd)
-}
 
 // fusectlDir is where the kernel's fusectl filesystem lists FUSE connections.
 const fusectlDir = "/sys/fs/fuse/connections"

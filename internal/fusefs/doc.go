@@ -19,7 +19,27 @@
 // after the server died, so a process waiting on the mount never woke.)
 // AbortConnection aborts a connection by number through fusectl: what a
 // server that finds a dead mount of its predecessor uses to release the
-// processes waiting on it.
+// processes waiting on it. Server.Connection is a mount's number.
+//
+// # The mount point
+//
+// By default the mount point is a path, resolved at mount(2) and again at
+// the unmount. With Options.Parent (an open directory holding the mount
+// point) it is reached through descriptors only: the mount point is the
+// parent's entry of that name, opened without following a symbolic link,
+// mounted and unmounted as /proc/self/fd/N (which names exactly that
+// directory; umount(2) resolves it to the mount on it), and statted as the
+// name in the parent. A less privileged user who can change the path (a
+// directory of theirs) cannot redirect the mount or its unmount: package
+// hostmount mounts people's directories so. Options.ReadOnly mounts with
+// MS_RDONLY: the kernel refuses every change through the mount (EROFS);
+// changes made to the store elsewhere still show.
+//
+// Unmount unmounts; a mount still busy is detached, and its connection
+// aborted so the serve loops end. A mount detached from outside while in
+// use (umount -l) keeps its connection (the open files still reach the
+// server): Unmount aborts that connection too, rather than wait for
+// UnmountTimeout.
 //
 // # Identity
 //

@@ -123,6 +123,21 @@ type Options struct {
 	// sandbox running as another user needs it). Permissions are checked by the
 	// kernel from the modes and owners either way (default_permissions).
 	AllowOther bool
+	// Parent, if set, is an open directory (O_PATH is enough) holding the
+	// mount point: the mount is made on its entry named filepath.Base(dir),
+	// reached without following a symbolic link, and every later use of the
+	// mount point (its device, the unmount) goes through descriptors, never
+	// through dir's path again. So a path a less privileged user can change
+	// (a directory of theirs, where they could swap a name for a symbolic
+	// link to /etc between a check and the mount) cannot redirect the mount
+	// or its unmount. dir is then the path shown (Dir, logs, the default
+	// Actor). Mount keeps a duplicate of the descriptor; the caller may
+	// close Parent when Mount has returned.
+	Parent *os.File
+	// ReadOnly mounts the filesystem read-only (MS_RDONLY): the kernel
+	// refuses every change through the mount with EROFS, while changes made
+	// to the store elsewhere still show through it.
+	ReadOnly bool
 	// IDMap shifts owners between the store and the kernel, for a sandbox
 	// whose user namespace maps its ids to a range of host ids (root inside
 	// is IDMap.Host outside). Zero: ids pass unchanged.
@@ -227,6 +242,7 @@ type Server struct {
 
 	store   Store
 	dir     string
+	mp      mountPoint
 	opts    Options
 	ctx     context.Context // the mount's actor; never canceled
 	fuse    *fuse.Server
@@ -307,14 +323,19 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 		Logger:          opts.Logger,
 	}
 	s.raw = newRawFS(gofs.NewNodeFS(s.root, fo), s)
-	fd, err := mountDevice(abs, &fo.MountOptions)
+	if err := s.mp.open(abs, opts.Parent); err != nil {
+		return nil, fmt.Errorf("mount %s: %w", abs, err)
+	}
+	fd, err := mountDevice(s.mp.target(), &fo.MountOptions, opts.ReadOnly)
 	if err != nil {
+		s.mp.close()
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
 	srv, err := fuse.NewServer(s.raw, devicePath(fd), &fo.MountOptions)
 	if err != nil {
 		// go-fuse has closed fd; the mount has no server.
-		unix.Unmount(abs, unix.MNT_DETACH)
+		unix.Unmount(s.mp.target(), unix.MNT_DETACH)
+		s.mp.close()
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
 	s.fuse = srv
@@ -326,9 +347,11 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 		s.Unmount()
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
-	primePoll(abs)
+	s.mp.primePoll()
 	var st unix.Stat_t
-	if err := unix.Stat(abs, &st); err == nil {
+	// A device that is not FUSE's (major 0) means the path no longer leads
+	// to the mount: the device stays unknown.
+	if err := s.mp.stat(&st); err == nil && unix.Major(st.Dev) == 0 {
 		s.dev = st.Dev
 		if opts.ReadAhead >= 0 {
 			bdi := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
@@ -342,6 +365,13 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 
 // Dir is the mount point.
 func (s *Server) Dir() string { return s.dir }
+
+// Connection is the mount's FUSE connection number: the minor number of its
+// device (st_dev), the major:minor field (0:N) of its line in
+// /proc/self/mountinfo, and its directory in /sys/fs/fuse/connections (see
+// AbortConnection). It is 0 when Mount could not stat the mount point after
+// mounting (the path changed meanwhile; see Options.Parent).
+func (s *Server) Connection() int { return int(unix.Minor(s.dev)) }
 
 // Sync waits until the kernel caches of the mount reflect every change
 // committed to the store before the call (the invalidations are pushed from the
@@ -378,11 +408,17 @@ func (s *Server) unmount() error {
 		// go-fuse serves the descriptor mountDevice mounted and leaves the
 		// unmount to us. A clean unmount ends the connection, and with it the
 		// serve loops.
-		if err := unix.Unmount(s.dir, 0); err != nil && s.dev != 0 && s.mounted() {
-			// Busy: detach, then abort the connection so the serve loops end.
-			if derr := unix.Unmount(s.dir, unix.MNT_DETACH); derr != nil && !errors.Is(derr, syscall.EINVAL) {
-				errs = append(errs, fmt.Errorf("unmount %s: %w", s.dir, derr))
+		target := s.mp.target()
+		if err := unix.Unmount(target, 0); err != nil && s.dev != 0 {
+			if s.mounted() {
+				// Busy: detach.
+				if derr := unix.Unmount(target, unix.MNT_DETACH); derr != nil && !errors.Is(derr, syscall.EINVAL) {
+					errs = append(errs, fmt.Errorf("unmount %s: %w", s.dir, derr))
+				}
 			}
+			// Detached here, or elsewhere while in use (umount -l): abort
+			// the connection so the serve loops end. A connection that
+			// ended with a clean unmount from outside is not there to abort.
 			if aerr := AbortConnection(int(unix.Minor(s.dev))); aerr != nil {
 				errs = append(errs, aerr)
 			}
@@ -395,6 +431,7 @@ func (s *Server) unmount() error {
 			errs = append(errs, fmt.Errorf("unmount %s: server still busy after %v", s.dir, s.opts.UnmountTimeout))
 		}
 	}
+	s.mp.close()
 	if s.stop != nil {
 		s.stop()
 		<-s.nt.done
@@ -416,10 +453,10 @@ func (s *Server) unmount() error {
 	return errors.Join(errs...)
 }
 
-// mounted reports whether s.dir is still this server's mount.
+// mounted reports whether the mount point still shows this server's mount.
 func (s *Server) mounted() bool {
 	var st unix.Stat_t
-	return unix.Stat(s.dir, &st) == nil && st.Dev == s.dev
+	return s.mp.stat(&st) == nil && st.Dev == s.dev
 }
 
 // addHandle and dropHandle track open file handles for Unmount.
