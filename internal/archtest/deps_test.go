@@ -44,6 +44,7 @@ var layers = map[string]int{
 	"internal/shell":     2,
 	"internal/jsvm":      2,
 	"internal/sandbox":   2,
+	"internal/hostmount": 2,
 	"internal/tools":     3,
 	"internal/workspace": 3,
 	"internal/fsbench":   3,
