@@ -717,3 +717,33 @@ func (c *Client) FollowChanges(ctx context.Context, ws string, since uint64, for
 	}
 	return &Stream[Change]{body: body, r: bufio.NewReader(body), format: format, seq: func(c *Change) uint64 { return c.Seq }}, nil
 }
+
+// Mount mounts workspace ws through FUSE on req.Dir, a directory of the
+// server's own machine (admin only), and returns the mount's stream: its
+// first event is "mounted" (with the mount's ID); keep-alives follow; the
+// server unmounts when the stream ends (Close, ctx), and ends the stream
+// with "unmounted" when the mount ended otherwise (Unmount, umount), or
+// with an *Error when the server stops.
+func (c *Client) Mount(ctx context.Context, ws string, req MountRequest, format StreamFormat) (*Stream[MountEvent], error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	h := http.Header{}
+	if format == SSE {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/x-ndjson")
+	}
+	resp, err := c.do(ctx, request{method: "POST", path: wsPath(ws, "/mounts"), body: bytes.NewReader(b), ctype: "application/json", header: h})
+	if err != nil {
+		return nil, err
+	}
+	return &Stream[MountEvent]{body: resp.Body, r: bufio.NewReader(resp.Body), format: format, seq: func(e *MountEvent) uint64 { return e.Seq }}, nil
+}
+
+// Unmount unmounts mount id of workspace ws (made by Mount) and returns once
+// it is unmounted; the mount's stream then ends with "unmounted".
+func (c *Client) Unmount(ctx context.Context, ws, id string) error {
+	return c.call(ctx, "DELETE", wsPath(ws, "/mounts/", url.PathEscape(id)), nil, nil, nil)
+}

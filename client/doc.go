@@ -23,7 +23,8 @@
 // Find, Grep), executions (Exec, Run = start and wait, WriteStdin streaming
 // an io.Reader as the stdin of one started with StdinStream, GetExecution,
 // ListExecutions, Events, Kill, Dispose), the change feed (Changes,
-// FollowChanges), tokens (MintToken, ListTokens, RevokeToken) and Health,
+// FollowChanges), local mounts (Mount, a stream of MountEvent, and
+// Unmount; admin), tokens (MintToken, ListTokens, RevokeToken) and Health,
 // OpenAPI and Metrics.
 //
 // # Streams

@@ -405,3 +405,37 @@ type ErrorBody struct {
 		Message string `json:"message"`
 	} `json:"error"`
 }
+
+// MountRequest asks for a local mount of a workspace (POST
+// /v1/workspaces/{ws}/mounts, admin): the workspace mounted through FUSE on
+// a directory of the server's own machine, for as long as the request's
+// stream lasts.
+type MountRequest struct {
+	// Dir is the mount point: an absolute path, without symbolic links, to
+	// an existing empty directory on the server's machine.
+	Dir string `json:"dir"`
+	// AllowOther lets users other than root (the server's user) use the
+	// mount; the kernel still checks the stored modes and owners.
+	AllowOther bool `json:"allow_other,omitempty"`
+	// ReadOnly mounts read-only (writes through the mount fail with EROFS).
+	ReadOnly bool `json:"read_only,omitempty"`
+}
+
+// MountEvent is an event of a mount's stream: "mounted" first, then, if
+// the mount ends while the stream is up, "unmounted". A mount the server
+// ends as it stops ends the stream with an error event (unavailable).
+type MountEvent struct {
+	Seq        uint64 `json:"seq"`
+	Type       string `json:"type"` // "mounted" or "unmounted"
+	ID         string `json:"id"`   // the mount's id: DELETE /v1/workspaces/{ws}/mounts/{id} unmounts it
+	Workspace  string `json:"workspace"`
+	Dir        string `json:"dir"`
+	AllowOther bool   `json:"allow_other,omitempty"`
+	ReadOnly   bool   `json:"read_only,omitempty"`
+	Connection int    `json:"connection,omitempty"` // the FUSE connection number (/sys/fs/fuse/connections/N)
+	// Reason says why a mount was unmounted: "request" (DELETE …/mounts/{id})
+	// or "outside" (umount, fusermount -u, an aborted connection).
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"` // unmounted: what happened, for people
+	Error   string `json:"error,omitempty"`   // unmounted: what went wrong unmounting, if anything
+}

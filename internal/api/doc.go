@@ -121,10 +121,37 @@
 // Deleting a workspace revokes and forgets its shares. The tool sets get
 // the store as the publish tool's Publisher (share.Workspace).
 //
+// # Local mounts
+//
+// POST /v1/workspaces/{ws}/mounts (admin only: it mounts on the server's
+// own filesystem, as the server's user) mounts the workspace through FUSE
+// on a directory of the server's machine (package hostmount) and answers
+// with a stream, for as long as the mount lasts: a "mounted" event (with
+// the mount's id), keep-alives, and at the end "unmounted" (reason
+// "request": DELETE …/mounts/{id}, which returns once unmounted; reason
+// "outside": umount, fusermount -u). The mount is unmounted whenever its
+// request ends: the client goes away, or Shutdown, which unmounts and then
+// ends the stream with an error event (unavailable). Mounts are served
+// where the workspace's store is: with workers, by its worker, whose
+// request stays in flight meanwhile (so neither the workspace nor the
+// worker hibernates). Options.Mounts bounds them: Max per server, counted
+// by the server that receives the requests (the front), and
+// MaxPerWorkspace, counted where they are served (409 too_many past
+// either). A mount point inside the data directory (or another of
+// Mounts.Forbidden) is refused; each live mount leaves a record in
+// Mounts.RecordDir/WS, so that a front can detach what a worker that died
+// left (hostmount.Records.Cleanup).
+//
 // # Shutdown
 //
-// Shutdown cancels the server's context (ending streams and waits), shuts
-// the http.Server down (no new connections, requests in flight finish),
-// stops the workers (Options.Workers), then closes the host, which stops
-// running executions and records them as stopped, and the token store.
+// Shutdown cancels the server's context (ending streams and waits; mounts
+// unmount), shuts the http.Server down (no new connections, requests in
+// flight finish) and, at the same time, stops the workers
+// (Options.Workers): a worker told to stop ends its own streams first
+// (the http.Server of NewHTTPServer cancels the server's context when it
+// shuts down), so the streams forwarded through the front end too,
+// instead of holding the front's shutdown until its deadline. It then
+// waits for the mounts served here to be unmounted and closes the host,
+// which stops running executions and records them as stopped, and the
+// token store.
 package api

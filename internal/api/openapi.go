@@ -25,6 +25,7 @@ var schemaTypes = map[string]any{
 	"ToolList": client.ToolList{}, "ToolResult": client.ToolResult{}, "TreeSummary": client.TreeSummary{},
 	"StdinResult":  client.StdinResult{},
 	"ShareRequest": client.ShareRequest{}, "Share": client.Share{}, "ShareList": client.ShareList{},
+	"MountRequest": client.MountRequest{}, "MountEvent": client.MountEvent{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`
@@ -115,7 +116,7 @@ func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}")
 var pathParamDesc = map[string]string{
 	"ws":    "workspace name: " + "1-63 of a-z 0-9 . _ -, starting with a letter or digit",
 	"path":  "workspace path (may contain slashes; no \"..\" elements): relative to /workspace, or absolute with its slash kept (files//etc/hosts, or escaped: files/%2Fetc/hosts); empty for /workspace",
-	"id":    "execution, token or share id",
+	"id":    "execution, token, share or mount id",
 	"name":  "tool name: read, write, edit, ls, find, grep, delete, exec or publish",
 	"token": "a share link's token (its last path element)",
 }
@@ -201,7 +202,7 @@ func openAPI() map[string]any {
 			op["security"] = []any{}
 		}
 		if rt.body != "" {
-			op["requestBody"] = map[string]any{"required": rt.body == "binary" || rt.body == "archive" || rt.body == "ExecRequest" || rt.body == "TokenRequest" || rt.body == "WorkspaceRequest", "content": content(rt.body)}
+			op["requestBody"] = map[string]any{"required": rt.body == "binary" || rt.body == "archive" || rt.body == "ExecRequest" || rt.body == "TokenRequest" || rt.body == "WorkspaceRequest" || rt.body == "MountRequest", "content": content(rt.body)}
 		}
 		paths[p][strings.ToLower(rt.method)] = op
 	}

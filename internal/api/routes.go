@@ -10,12 +10,17 @@ import (
 type access int
 
 const (
-	accPublic    access = iota // no token
-	accAuth                    // any valid token
-	accAdmin                   // the admin token
-	accScope                   // the admin, or a token for {ws} with the route's scope
-	accWorkspace               // the admin, or a token for {ws} with any scope (the handler checks more)
+	accPublic         access = iota // no token
+	accAuth                         // any valid token
+	accAdmin                        // the admin token
+	accScope                        // the admin, or a token for {ws} with the route's scope
+	accWorkspace                    // the admin, or a token for {ws} with any scope (the handler checks more)
+	accAdminWorkspace               // the admin only, on {ws} (forwarded to its worker like accScope)
 )
+
+// opMount is the mount route's operation id (the server-wide mount bound
+// counts its requests).
+const opMount = "mount"
 
 // param is a query parameter, for the OpenAPI document.
 type param struct {
@@ -99,6 +104,9 @@ func routes() []route {
 		{method: "POST", path: ws + "/executions/{id}/kill", op: "killExecution", summary: "Kill a running execution", access: accScope, scope: auth.ScopeExec, lease: true, body: "KillRequest", status: 202, resp: "Execution", h: (*Server).handleKill},
 		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},
 		{method: "GET", path: ws + "/shell", op: "shell", summary: "An interactive shell: bash on a terminal in the workspace's sandbox, over a WebSocket (docs/api.md)", access: accScope, scope: auth.ScopeExec, lease: true, query: shellParams, status: 101, h: (*Server).handleShell},
+
+		{method: "POST", path: ws + "/mounts", op: opMount, summary: "Mount the workspace through FUSE on a directory of the server's machine while the response streams: mounted, keep-alives, unmounted (admin; docs/api.md)", access: accAdminWorkspace, lease: true, body: "MountRequest", status: 200, resp: "stream:MountEvent", h: (*Server).handleMount},
+		{method: "DELETE", path: ws + "/mounts/{id}", op: "unmount", summary: "Unmount a mount made by POST …/mounts; returns once it is unmounted (admin)", access: accAdminWorkspace, lease: true, status: 204, h: (*Server).handleUnmount},
 
 		{method: "GET", path: ws + "/changes", op: "changes", summary: "Changes since a cursor (follow=1: streamed live)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pSince, pLimit, pFollow}, status: 200, resp: "ChangeList", h: (*Server).handleChanges},
 

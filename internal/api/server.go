@@ -136,6 +136,9 @@ type Options struct {
 	// bearer token but the principal the front authenticated, on requests
 	// that carry this key (worker.HeaderKey); others get 401.
 	WorkerKey string
+	// Mounts configure local mounts (POST /v1/workspaces/{ws}/mounts, admin):
+	// bounds, forbidden directories, crash records.
+	Mounts MountOptions
 	// Backends are the execution backends offered, for checking the
 	// backends a minted token names. Default: the host's
 	// (host.Backends).
@@ -151,7 +154,7 @@ func (o *Options) setDefaults() error {
 	for _, v := range []int64{o.MaxBodyBytes, o.MaxUploadBytes, int64(o.MaxHeaderBytes), int64(o.ReadHeaderTimeout),
 		int64(o.IdleTimeout), int64(o.BodyReadTimeout), o.BodyMinBytes, int64(o.MaxUploads), int64(o.DefaultLimit), int64(o.MaxLimit), int64(o.MaxWalk), o.MaxGrepFileBytes,
 		o.MaxGrepBytes, int64(o.MaxLineBytes), int64(o.MaxPatternBytes), int64(o.Heartbeat), o.MaxToolBodyBytes, int64(o.MaxJSONDepth),
-		int64(o.MaxRegexpInsts), int64(o.MaxSearchTime)} {
+		int64(o.MaxRegexpInsts), int64(o.MaxSearchTime), int64(o.Mounts.Max), int64(o.Mounts.MaxPerWorkspace)} {
 		if v < 0 {
 			return errors.New("new api server: negative option")
 		}
@@ -191,6 +194,8 @@ func (o *Options) setDefaults() error {
 	defd(&o.Heartbeat, DefaultHeartbeat)
 	def(&o.MaxToolBodyBytes, DefaultMaxToolBodyBytes)
 	defi(&o.MaxJSONDepth, jsonlimit.DefaultMaxDepth)
+	defi(&o.Mounts.Max, DefaultMaxMounts)
+	defi(&o.Mounts.MaxPerWorkspace, DefaultMaxMountsPerWorkspace)
 	if o.DefaultLimit > o.MaxLimit {
 		o.DefaultLimit = o.MaxLimit
 	}
@@ -215,9 +220,11 @@ type Server struct {
 	shutdownOnce sync.Once
 	shutdownErr  error
 
-	shells  atomic.Int64  // interactive shells open (ShellConfig.MaxShells)
-	slots   chan struct{} // a PUT body being received holds one (Options.MaxUploads)
-	waiting atomic.Int64  // PUTs waiting for a slot
+	shells      atomic.Int64  // interactive shells open (ShellConfig.MaxShells)
+	frontMounts atomic.Int64  // mount requests received (Mounts.Max)
+	mountTab    mountTable    // the mounts served here
+	slots       chan struct{} // a PUT body being received holds one (Options.MaxUploads)
+	waiting     atomic.Int64  // PUTs waiting for a slot
 }
 
 // New returns the API server over h and the token store a. Neither is owned
@@ -284,9 +291,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // NewHTTPServer returns an http.Server for the API on addr with the bounded
 // header size and timeouts of the options. It sets no write timeout: event
-// streams and downloads may last long.
+// streams and downloads may last long. Its Shutdown ends the event streams
+// and waits (as this server's Shutdown does first), so that a worker's
+// server told to stop ends its streams, mounts included, before it waits
+// for the requests in flight.
 func (s *Server) NewHTTPServer(addr string) *http.Server {
-	return &http.Server{
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           s,
 		MaxHeaderBytes:    s.opts.MaxHeaderBytes,
@@ -294,6 +304,8 @@ func (s *Server) NewHTTPServer(addr string) *http.Server {
 		IdleTimeout:       s.opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(s.cancel)
+	return hs
 }
 
 // Shutdown stops the API gracefully: it ends event streams and waiting
@@ -306,15 +318,34 @@ func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
 	s.shutdownOnce.Do(func() {
 		s.cancel()
 		var errs []error
+		var emu sync.Mutex
+		var wg sync.WaitGroup
+		if s.opts.Workers != nil {
+			// At once, not after srv's requests: the workers end their
+			// streams (forwarded through srv) as they stop, and finish
+			// their other requests first.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.opts.Workers.Close(ctx); err != nil {
+					emu.Lock()
+					errs = append(errs, fmt.Errorf("stop workers: %w", err))
+					emu.Unlock()
+				}
+			}()
+		}
 		if srv != nil {
 			if err := srv.Shutdown(ctx); err != nil {
+				emu.Lock()
 				errs = append(errs, fmt.Errorf("shut down http server: %w", err))
+				emu.Unlock()
 			}
 		}
-		if s.opts.Workers != nil {
-			if err := s.opts.Workers.Close(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("stop workers: %w", err))
-			}
+		wg.Wait()
+		// Mounts served here unmount as their requests end (s.cancel); the
+		// store must stay open until they have.
+		if err := s.mountTab.close(ctx); err != nil {
+			errs = append(errs, err)
 		}
 		if err := s.host.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close host: %w", err))
@@ -467,7 +498,7 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 		if !c.p.Admin {
 			return fmt.Errorf("%w: this route needs the admin token", auth.ErrForbidden)
 		}
-	case accScope, accWorkspace:
+	case accScope, accWorkspace, accAdminWorkspace:
 		c.ws = r.PathValue("ws")
 		if err := workspace.ValidateName(c.ws); err != nil {
 			return err
@@ -478,6 +509,16 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 			}
 		} else if !c.p.Admin && (c.p.Token == nil || c.p.Token.Workspace != c.ws) {
 			return fmt.Errorf("%w: this token is not for workspace %q", auth.ErrForbidden, c.ws)
+		}
+		if rt.access == accAdminWorkspace && !c.p.Admin {
+			return fmt.Errorf("%w: this route needs the admin token", auth.ErrForbidden)
+		}
+		if rt.op == opMount && s.opts.WorkerKey == "" {
+			release, err := s.mountSlot()
+			if err != nil {
+				return err
+			}
+			defer release()
 		}
 		if rt.lease && s.opts.Workers != nil {
 			return s.forward(w, r, c)
