@@ -14,6 +14,7 @@
 //	desk kill WS EXEC_ID [--signal] signal an execution (kill.go)
 //	desk shell WS                   bash on a terminal in the workspace's sandbox, over a WebSocket (shell.go)
 //	desk changes WS [--follow]      the change journal (changes.go)
+//	desk mount WS DIR [flags]       the workspace through FUSE on a directory, until Ctrl-C (mount.go)
 //	desk fs -w WS VERB [ARGS]       files of a workspace on the server
 //	desk fs -db PATH VERB [ARGS]    files of a workspace database, directly
 //	desk cp SRC DEST                host <-> workspace copies, docker cp's rules (cp.go)
@@ -71,7 +72,9 @@
 // on standard error, CODE being the POSIX errno name or the API's code
 // (not_found, bad_name, forbidden, ...); 2 for a usage error. desk exec and
 // desk attach exit with the execution's exit code (124 timed out, 125 the
-// backend could not run it, 128+N killed by signal N).
+// backend could not run it, 128+N killed by signal N). desk mount exits 0
+// when interrupted or unmounted from outside, 1 when the mount could not
+// be made or the server ended it.
 //
 // main only converts run's result to an exit status, so tests drive the whole
 // CLI in-process through run (or a command's function, with a context).

@@ -51,6 +51,7 @@ func init() {
 		{"kill", "send a signal to a running execution (default SIGTERM)", runKill},
 		{"ps", "list a workspace's running executions, detached services marked", runPS},
 		{"changes", "print a workspace's change journal; --follow streams it live", runChanges},
+		{"mount", "mount a workspace on a directory through FUSE, until Ctrl-C (admin)", runMount},
 		{"mcp", "serve a workspace over MCP on standard input and output (Claude Code, Cursor, ...)", runMCP},
 		{"tools", "the agent tools: tools schema (for LLM APIs), tools replay FILE (a scripted session)", toolsGroup.run},
 		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},

@@ -859,7 +859,7 @@ func TestHelp_Commands(t *testing.T) {
 	cmds := [][]string{
 		{"serve"}, {"ws"}, {"ws", "create"}, {"ws", "ls"}, {"ws", "stats"}, {"ws", "rm"},
 		{"token"}, {"token", "mint"}, {"token", "ls"}, {"token", "revoke"},
-		{"exec"}, {"attach"}, {"changes"}, {"fs"}, {"fs", "ls"},
+		{"exec"}, {"attach"}, {"changes"}, {"mount"}, {"fs"}, {"fs", "ls"},
 	}
 	for _, c := range cmds {
 		for _, args := range [][]string{append(append([]string{}, c...), "-h"), append([]string{"help"}, c...)} {
@@ -870,7 +870,7 @@ func TestHelp_Commands(t *testing.T) {
 		}
 	}
 	out := mustDesk(t, nil, "help")
-	for _, name := range []string{"serve", "ws", "fs", "exec", "attach", "changes", "token"} {
+	for _, name := range []string{"serve", "ws", "fs", "exec", "attach", "changes", "mount", "token"} {
 		if !regexp.MustCompile(`(?m)^  ` + name + ` `).MatchString(out) {
 			t.Errorf("desk help lacks %s:\n%s", name, out)
 		}

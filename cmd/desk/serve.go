@@ -201,6 +201,15 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		h.Close()
 		return err
 	}
+	mo, err := mountOptions(h.DataDir())
+	if err != nil {
+		a.Close()
+		h.Close()
+		return err
+	}
+	// Mounts a killed server or worker left (dead: every access fails
+	// with ENOTCONN) are detached; no worker of this server runs yet.
+	cleanMounts(mo.RecordDir, "", cfg.log)
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		a.Close()
@@ -220,7 +229,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer shares.Close()
-	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares}
+	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares, Mounts: mo}
 	if cfg.workers != nil {
 		cfg.workers.publicURL = publicURL
 		if ao.Workers, err = cfg.workers.pool(h.DataDir(), cfg.maxOpen, cfg.log); err != nil {

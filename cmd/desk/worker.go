@@ -76,9 +76,19 @@ func (wc workerConfig) pool(dataDir string, maxWorkers int, log *slog.Logger) (*
 			probe.Remove()
 		}
 	}
+	mo, err := mountOptions(dataDir)
+	if err != nil {
+		return nil, err
+	}
 	return worker.New(worker.Options{
 		Command: cmd, SocketDir: sockDir, Cgroups: useCgroups, Limits: wc.limits, Spare: true,
 		OOMScoreAdj: workerOOMScoreAdj, MaxWorkers: maxWorkers, Logger: log,
+		OnExit: func(ws string, crashed bool, _ string) {
+			if crashed {
+				// Its mounts are dead (ENOTCONN) but still mounted.
+				cleanMounts(mo.RecordDir, ws, log)
+			}
+		},
 	})
 }
 
@@ -237,6 +247,11 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	if err != nil {
 		return err
 	}
+	mo, err := mountOptions(wr.data)
+	if err != nil {
+		h.Close()
+		return err
+	}
 	// The share store of the data directory, opened by the front too: the
 	// worker freezes copies into it (POST .../shares, the publish tool);
 	// the front serves and revokes them.
@@ -246,7 +261,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer shares.Close()
-	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: shellConfig(bs.backends), WorkerKey: wr.key, Shares: shares})
+	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: shellConfig(bs.backends), WorkerKey: wr.key, Shares: shares, Mounts: mo})
 	if err != nil {
 		h.Close()
 		return err
