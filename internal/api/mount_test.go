@@ -318,3 +318,42 @@ func TestMount_Shutdown(t *testing.T) {
 		t.Errorf("after Shutdown the store has %q %v", got, err)
 	}
 }
+
+// TestMount_AllowOther: without allow_other only the mounting user (root)
+// can use the mount, another uid gets EACCES even to list it; with it the
+// other uid can, as the stored modes allow: read a 0644 file, not write it.
+func TestMount_AllowOther(t *testing.T) {
+	testenv.NeedFUSE(t)
+	e := newEnv(t, envOpts{})
+	e.mkws("demo")
+	if _, err := e.c.WriteFile(bg, "demo", "/f", strings.NewReader("root's"), client.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// As uid/gid 65534 (nobody): cat, then an attempt to append.
+	asNobody := func(script, dir string) (string, error) {
+		cmd := exec.Command("sh", "-c", script, "sh", dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, allow := range []bool{false, true} {
+		dir := filepath.Join(testenv.TraversableDir(t), "mnt")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := e.startMount("demo", client.MountRequest{Dir: dir, AllowOther: allow})
+		out, err := asNobody(`cat "$1/f"`, dir)
+		switch {
+		case !allow && (err == nil || !strings.Contains(out, "Permission denied")):
+			t.Errorf("without allow_other, nobody's cat: %q %v, want Permission denied", out, err)
+		case allow && (err != nil || out != "root's"):
+			t.Errorf("with allow_other, nobody's cat: %q %v", out, err)
+		}
+		if allow {
+			if out, err := asNobody(`echo more >> "$1/f"`, dir); err == nil || !strings.Contains(out, "Permission denied") {
+				t.Errorf("with allow_other, nobody appended to root's 0644 file: %q %v", out, err)
+			}
+		}
+		s.Close()
+	}
+}
