@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/mediatype": 0,
 	"internal/textdiff":  0,
 	"internal/cgroup":    0,
+	"internal/fair":      0,
 	"internal/worker":    1,
 	"client":             0,
 	"internal/archtest":  0,

@@ -32,16 +32,18 @@
 //	                 ├─► cancelled   Kill (exit code 128+signal, the signal recorded)
 //	                 └─► timed-out   the timeout elapsed (exit code 124)
 //
-// Exec validates the options, reserves a slot (Options.MaxRunning, else
-// ErrBusy), stores the record as running and starts the backend on its own
+// Exec validates the options, asks Options.Admit (fair shares, if set),
+// reserves a slot (Options.MaxRunning, else ErrBusy), stores the record as
+// running and starts the backend on its own
 // goroutine; a supervisor goroutine writes output to the store and records the
 // end. Kill, the timeout and Close cancel the backend's ctx with a cause
 // (*KillError, ErrTimedOut, ErrStopped) that decides the status, whatever the
 // backend then returns. A backend that has not returned Options.KillGrace
 // after its ctx was cancelled is abandoned: the execution is recorded as ended
 // (the error says so) and the backend's later output is refused. When the end
-// is durable the execution leaves the running set and Done is closed; Wait
-// returns then. Ended executions can be read (Get, List, Attach) until they are
+// is durable, what Admit admitted is released (once the backend has also
+// returned), then the exit event is visible, the execution leaves the
+// running set and Done is closed; Wait returns then. Ended executions can be read (Get, List, Attach) until they are
 // disposed (Dispose; a running one is refused with ErrRunning: kill, wait,
 // then dispose) or pruned.
 //

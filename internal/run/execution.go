@@ -93,6 +93,7 @@ type Execution struct {
 	r       *Runtime
 	id      string
 	backend Backend
+	adm     *admission // Options.Admit's: released after the end and the backend's return
 	job     *Job
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
@@ -460,19 +461,21 @@ func (e *Execution) supervise() {
 	defer e.r.wg.Done()
 	res := make(chan runResult, 1)
 	go func() {
+		var rr runResult
 		defer func() {
 			if p := recover(); p != nil {
-				res <- runResult{err: fmt.Errorf("backend %s panicked: %v", e.job.Backend, p)}
+				rr = runResult{err: fmt.Errorf("backend %s panicked: %v", e.job.Backend, p)}
 			}
+			// Before the result is sent: what the execution was admitted
+			// with is free by the time its end is known.
+			e.adm.half()
+			res <- rr
 		}()
-		var out Outcome
-		var err error
 		if d, ok := e.backend.(Detacher); ok && e.detached {
-			out, err = d.RunDetached(e.ctx, e.job, func() { e.startOnce.Do(func() { close(e.started) }) })
+			rr.out, rr.err = d.RunDetached(e.ctx, e.job, func() { e.startOnce.Do(func() { close(e.started) }) })
 		} else {
-			out, err = e.backend.Run(e.ctx, e.job)
+			rr.out, rr.err = e.backend.Run(e.ctx, e.job)
 		}
-		res <- runResult{out: out, err: err}
 	}()
 	var flushT *time.Timer
 	var flushC, grace <-chan time.Time
@@ -708,6 +711,10 @@ func (e *Execution) finish(rr runResult) {
 		return tx.Delete(kindLive, e.id)
 	})
 
+	// The end is stored: what the execution was admitted with is free
+	// before anyone learns of the end (a reader of its exit event, Wait),
+	// so that whoever saw it end may start another at once.
+	e.adm.half()
 	e.mu.Lock()
 	// Earlier flush failures do not matter if the end was stored: their
 	// events were written with it.

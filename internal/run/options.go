@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -137,8 +138,26 @@ type Options struct {
 	// DefaultBackend is used when ExecOptions.Backend is empty ("" means a
 	// backend must always be named).
 	DefaultBackend string
+	// Admit, if set, is asked before each execution starts (once its
+	// options are checked and its backend chosen, before it counts against
+	// MaxRunning or MaxDetached) whether it may start now: an error refuses
+	// it (Exec returns the error wrapped), else release is called once the
+	// execution's end is stored — before its exit event is visible and Wait
+	// returns, so that whoever saw it end may start another — and its
+	// backend has returned (a backend abandoned after KillGrace keeps what
+	// it was admitted with until it returns).
+	// ctx is Exec's. It is the seam of fair shares (package fair): bounds
+	// per workspace, per token and host-wide.
+	Admit func(ctx context.Context, a Admission) (release func(), err error)
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+}
+
+// Admission is what Options.Admit is asked about: an execution about to
+// start.
+type Admission struct {
+	Backend  string // the backend that will run it (after routing)
+	Detached bool   // a detached execution (a service)
 }
 
 func (o Options) withDefaults() (Options, error) {

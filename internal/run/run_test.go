@@ -1243,3 +1243,68 @@ func poll(t testing.TB, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestRuntime_Admit: Options.Admit is asked with the chosen backend before
+// each start; its refusal is Exec's error and takes no slot; what it
+// admitted is released once the execution has ended and its backend has
+// returned — before Wait returns, and not before an abandoned backend
+// returns.
+func TestRuntime_Admit(t *testing.T) {
+	refuse := errors.New("refused by the test")
+	var mu sync.Mutex
+	var asked []Admission
+	held := 0
+	released := make(chan struct{}, 16)
+	admit := func(_ context.Context, a Admission) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, a)
+		if a.Backend == "b" {
+			return nil, refuse
+		}
+		held++
+		return func() { mu.Lock(); held--; mu.Unlock(); released <- struct{}{} }, nil
+	}
+	heldNow := func() int { mu.Lock(); defer mu.Unlock(); return held }
+	e := newEnv(t, Options{Admit: admit, KillGrace: time.Millisecond, MaxRunning: 1})
+	if res := e.run("echo ok", ExecOptions{}); res.Status != StatusCompleted || heldNow() != 0 {
+		t.Fatalf("%s, held %d after Wait", res.Status, heldNow())
+	}
+	if _, err := e.r.Exec(ctx(t), "echo", ExecOptions{Backend: "b"}); !errors.Is(err, refuse) {
+		t.Fatalf("refused: %v", err)
+	}
+	if e.r.Running() != 0 || heldNow() != 0 {
+		t.Fatalf("a refusal took a slot: %d running, %d held", e.r.Running(), heldNow())
+	}
+	// An admitted execution refused by the runtime itself gives back.
+	x := e.exec("wait g", ExecOptions{})
+	if _, err := e.r.Exec(ctx(t), "echo", ExecOptions{}); !errors.Is(err, ErrBusy) || heldNow() != 1 {
+		t.Fatalf("busy: %v, held %d", err, heldNow())
+	}
+	e.m.open("g")
+	x.Wait(ctx(t))
+	if heldNow() != 0 {
+		t.Fatalf("held %d after the end", heldNow())
+	}
+	// A backend abandoned after KillGrace keeps its admission until it
+	// returns.
+	x = e.exec("hang h", ExecOptions{})
+	x.Kill(SIGKILL)
+	for len(released) > 0 {
+		<-released
+	}
+	if res, _ := x.Wait(ctx(t)); !strings.Contains(res.Error, "abandoned") || heldNow() != 1 {
+		t.Fatalf("abandoned: %q, held %d", res.Error, heldNow())
+	}
+	e.m.open("h")
+	select {
+	case <-released:
+	case <-time.After(20 * time.Second): // hang guard
+		t.Fatal("the abandoned backend's admission was never released")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 5 || asked[0] != (Admission{Backend: "mini"}) || asked[1].Backend != "b" {
+		t.Fatalf("asked %+v", asked)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/desk-dev/desk/internal/vfs"
@@ -184,19 +185,32 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	if id == "" {
 		id = newID(r.opts.Now())
 	}
+	adm := &admission{}
+	if r.opts.Admit != nil {
+		release, err := r.opts.Admit(ctx, Admission{Backend: c.Backend, Detached: c.Detached})
+		if err != nil {
+			return nil, fmt.Errorf("start execution: %w", err)
+		}
+		adm.release = release
+		adm.left.Store(2)
+	}
 	r.mu.Lock()
 	switch {
 	case r.closed:
 		r.mu.Unlock()
+		adm.now()
 		return nil, fmt.Errorf("start execution: %w", ErrClosed)
 	case r.running[id] != nil || r.isReservedLocked(id):
 		r.mu.Unlock()
+		adm.now()
 		return nil, fmt.Errorf("start execution %s: %w", id, ErrExists)
 	case c.Detached && r.countLocked(true) >= r.opts.MaxDetached:
 		r.mu.Unlock()
+		adm.now()
 		return nil, fmt.Errorf("start execution: %d detached executions running, the limit: %w", r.opts.MaxDetached, ErrBusy)
 	case !c.Detached && r.countLocked(false) >= r.opts.MaxRunning:
 		r.mu.Unlock()
+		adm.now()
 		return nil, fmt.Errorf("start execution: %d running, the limit: %w", r.opts.MaxRunning, ErrBusy)
 	}
 	r.reserved[id] = c.Detached
@@ -209,6 +223,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 			delete(r.reserved, id)
 			r.mu.Unlock()
 			r.wg.Done()
+			adm.now()
 		}
 	}()
 
@@ -231,7 +246,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
 
-	e := &Execution{r: r, id: id, backend: r.backends[c.Backend], info: info, detached: c.Detached,
+	e := &Execution{r: r, id: id, backend: r.backends[c.Backend], info: info, detached: c.Detached, adm: adm,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), wake: make(chan struct{}), started: make(chan struct{})}
 	e.headMax = c.OutputLimit / 2
 	e.tailMax = c.OutputLimit - e.headMax
@@ -282,6 +297,29 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		}
 	}
 	return e, nil
+}
+
+// admission is what Options.Admit gave an execution: release is called
+// once both the backend has returned and the execution has left the
+// running set (left counts them down), or at once (now) when it did not
+// start.
+type admission struct {
+	release func()
+	left    atomic.Int32
+}
+
+// half is one of the two ends.
+func (a *admission) half() {
+	if a != nil && a.release != nil && a.left.Add(-1) == 0 {
+		a.release()
+	}
+}
+
+// now releases what an execution that did not start was admitted with.
+func (a *admission) now() {
+	if a != nil && a.release != nil && a.left.Swap(0) > 0 {
+		a.release()
+	}
 }
 
 // isReservedLocked reports whether id is reserved by an Exec in progress.

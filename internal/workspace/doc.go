@@ -66,7 +66,9 @@
 // routing to Options.Backends; Open opens it right after the store (marking
 // executions a dead server left running as failed) and Close closes it before
 // the store (stopping running executions and recording them as stopped).
-// Options.Attach is a further seam, for parts built later (policy, audit): it
+// Options.Admit, if set, is the runtime's admission control (run.Options.
+// Admit) with the workspace bound: fair shares per workspace and
+// token (package fair) are decided there. Options.Attach is a further seam, for parts built later (policy, audit): it
 // runs after the runtime is open and what it returns is closed first. Its
 // Close must release every goroutine and descriptor it started, or the host's
 // "an idle workspace costs nothing" stops being true.

@@ -61,6 +61,10 @@ type Options struct {
 	// Attach, if not nil, attaches further parts after the store and runtime
 	// are opened. See AttachFunc.
 	Attach AttachFunc
+	// Admit, if not nil, becomes the runtime's run.Options.Admit with the
+	// workspace: the seam of fair shares (package fair), whose bounds are
+	// per workspace.
+	Admit func(ctx context.Context, ws *Workspace, a run.Admission) (release func(), err error)
 }
 
 // Workspace is one open, named workspace: its store and whatever Attach added.
@@ -181,7 +185,11 @@ func open(ctx context.Context, name, path string, opts Options) (*Workspace, err
 	}
 	ws := &Workspace{name: name, path: store.Path(), fs: store, openedAt: time.Now()}
 	// The runtime marks executions a dead server left running as failed.
-	rt, err := run.Open(ctx, store, opts.Backends, opts.Run)
+	ro := opts.Run
+	if admit := opts.Admit; admit != nil {
+		ro.Admit = func(ctx context.Context, a run.Admission) (func(), error) { return admit(ctx, ws, a) }
+	}
+	rt, err := run.Open(ctx, store, opts.Backends, ro)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("open workspace %q: runtime: %w", name, err)
