@@ -179,6 +179,9 @@ func (b *Backend) acquire(ctx context.Context, ws Workspace) (*box, error) {
 		x.idle.Stop()
 		x.idle = nil
 	}
+	if x.slotIdle {
+		x.markIdle(false)
+	}
 	b.mu.Unlock()
 	for _, r := range retire {
 		r.die(errors.New("replaced"))
@@ -215,13 +218,66 @@ func (b *Backend) release(x *box) {
 	x.lastUsed = time.Now()
 	if x.users == 0 && b.boxes[x.ws.Name] == x && !b.closed {
 		x.idle = time.AfterFunc(b.opts.IdleTimeout, func() { b.idleCheck(x) })
+		x.markIdle(true)
 	}
+}
+
+// Hold keeps the workspace's sandbox live, starting it if need be, until
+// release: take it before starting executions in it, so that a sandbox
+// that cannot start (Options.Slots refused, MaxSandboxes busy) refuses
+// them before they start rather than failing them. A held sandbox is not
+// idle: it is neither stopped nor reclaimed.
+func (b *Backend) Hold(ctx context.Context, ws Workspace) (release func(), err error) {
+	if ws.FS == nil {
+		return nil, errors.New("hold sandbox: no workspace store")
+	}
+	if ws.Name == "" {
+		ws.Name = b.opts.Name(ws.FS)
+	}
+	x, err := b.acquire(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { b.release(x) }) }, nil
+}
+
+// reclaim stops x if nothing uses it and it runs no detached execution,
+// because another workspace needs its slot (Options.Slots); otherwise it
+// tells the slot x is busy.
+func (b *Backend) reclaim(x *box) {
+	b.mu.Lock()
+	if b.boxes[x.ws.Name] != x {
+		b.mu.Unlock()
+		return // stopping already: its slot comes back when it is cleaned up
+	}
+	if x.users > 0 {
+		x.markIdle(false)
+		b.mu.Unlock()
+		return
+	}
+	if x.idle != nil {
+		x.idle.Stop()
+		x.idle = nil
+	}
+	b.mu.Unlock()
+	b.stopIfIdle(x, errors.New("reclaimed: another workspace needed its slot (the host-wide bound of live sandboxes)"), true)
 }
 
 // idleCheck stops x if it is still unused and runs no detached execution.
 func (b *Backend) idleCheck(x *box) {
+	b.stopIfIdle(x, fmt.Errorf("idle for %v", b.opts.IdleTimeout), false)
+}
+
+// stopIfIdle stops x for why if it is unused and runs no detached
+// execution; otherwise it arms the idle timer again (and, for a reclaim,
+// tells the slot x is busy).
+func (b *Backend) stopIfIdle(x *box, why error, reclaim bool) {
 	b.mu.Lock()
 	if b.boxes[x.ws.Name] != x || x.users > 0 {
+		if reclaim && b.boxes[x.ws.Name] == x {
+			x.markIdle(false)
+		}
 		b.mu.Unlock()
 		return
 	}
@@ -244,11 +300,17 @@ func (b *Backend) idleCheck(x *box) {
 	if stop {
 		delete(b.boxes, x.ws.Name)
 	} else if x.users == 0 && b.boxes[x.ws.Name] == x {
+		if x.idle != nil {
+			x.idle.Stop()
+		}
 		x.idle = time.AfterFunc(b.opts.IdleTimeout, func() { b.idleCheck(x) })
+	}
+	if !stop && reclaim {
+		x.markIdle(false)
 	}
 	b.mu.Unlock()
 	if stop {
-		x.die(fmt.Errorf("idle for %v", b.opts.IdleTimeout))
+		x.die(why)
 	}
 	if b.idleChecked != nil {
 		b.idleChecked(x.ws.Name, stop)

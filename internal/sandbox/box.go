@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/sandbox/wire"
+	"github.com/desk-dev/desk/internal/fair"
 )
 
 // box is one live sandbox: a runtime process (runc run, in the foreground)
@@ -56,6 +57,22 @@ type box struct {
 	users    int
 	lastUsed time.Time
 	idle     *time.Timer
+	slotIdle bool // what the slot was last told (Options.Slots)
+
+	slotMu sync.Mutex
+	slot   fair.Slot // Options.Slots's, from the start until cleaned up
+}
+
+// markIdle tells the sandbox's slot whether it is idle (call it with
+// Backend.mu held, so that marks are sent in order).
+func (x *box) markIdle(idle bool) {
+	x.slotIdle = idle
+	x.slotMu.Lock()
+	s := x.slot
+	x.slotMu.Unlock()
+	if s != nil {
+		s.Idle(idle)
+	}
 }
 
 // programOOMScoreAdj is the oom_score_adj of every program in a sandbox: the
@@ -97,7 +114,18 @@ func (x *box) start() {
 	o := &x.b.opts
 	ctx, cancel := context.WithTimeout(context.Background(), o.StartTimeout)
 	defer cancel()
-	err := x.startWith(ctx)
+	var err error
+	if o.Slots != nil {
+		var s fair.Slot
+		if s, err = o.Slots.Acquire(ctx, fair.Sandbox, func() { x.b.reclaim(x) }); err == nil {
+			x.slotMu.Lock()
+			x.slot = s
+			x.slotMu.Unlock()
+		}
+	}
+	if err == nil {
+		err = x.startWith(ctx)
+	}
 	if err != nil {
 		if t := strings.TrimSpace(x.log.String()); t != "" {
 			err = fmt.Errorf("%w; the runtime said: %s", err, t)
@@ -295,6 +323,15 @@ func (x *box) die(why error) {
 // the bundle removed.
 func (x *box) cleanup() {
 	defer close(x.gone)
+	defer func() {
+		x.slotMu.Lock()
+		s := x.slot
+		x.slot = nil
+		x.slotMu.Unlock()
+		if s != nil {
+			s.Release() // cleaned up: the slot is free for another workspace
+		}
+	}()
 	<-x.ready // start may still be running: its steps end quickly once dead is closed
 	o := &x.b.opts
 	if x.conn != nil {

@@ -19,6 +19,16 @@
 // Stop stops one (wire it to the workspace's close, so a hibernated
 // workspace keeps no sandbox); Close stops all.
 //
+// With Options.Slots (a fair.Host) the sandboxes of several backends share
+// one bound: a sandbox takes a host-wide slot (fair.Sandbox) before it
+// starts, gives it back once cleaned up, and marks it idle while nobody
+// uses it; asked for the slot back (another workspace needs one), the
+// backend stops the sandbox if it still runs nothing ("reclaimed"), else
+// marks the slot busy. A refused start fails with the *fair.LimitError.
+// Hold keeps a workspace's sandbox live (started if need be) and not idle
+// until released: a caller about to run executions in it takes it first,
+// so that a sandbox that cannot start refuses them before they start.
+//
 // Starting a sandbox: Options.Mount lends the host directory to bind at
 // /workspace (by default the workspace's FUSE mount, below); a bundle is written (StateDir/ID: config.json, the files naming
 // the host); `runc run` starts the container in the foreground, as desk's

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -221,5 +223,63 @@ func TestBackend_Close(t *testing.T) {
 	}
 	if res := e.run("true", run.ExecOptions{}); !strings.Contains(res.Error, ErrClosed.Error()) {
 		t.Errorf("after Close: %q", res.Error)
+	}
+}
+
+// TestBackend_Slots: with Options.Slots, a sandbox takes a host-wide slot
+// to start and gives it back once cleaned up; an idle one is stopped
+// ("reclaimed") when another workspace needs its slot; a held one is not,
+// and the start that finds no slot is refused by Hold with the bound's
+// error, before any execution.
+func TestBackend_Slots(t *testing.T) {
+	t.Parallel()
+	pool := fair.NewPool(fair.PoolOptions{Limits: map[fair.Kind]fair.Bound{fair.Sandbox: {Max: 1, Setting: "--max-sandboxes"}}})
+	e := newEnv(t, Options{Slots: pool.Local()})
+	other, err := vfs.Open(context.Background(), filepath.Join(e.dir, "other.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	r2, err := run.Open(context.Background(), other, map[string]run.Backend{ID: e.b}, run.Options{DefaultBackend: ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	e.ok("true")
+	first := e.box()
+	if c := pool.Counts(fair.Sandbox); c.Held != 1 || c.Idle != 1 {
+		t.Fatalf("after one execution: %+v, want one idle slot", c)
+	}
+	// "other" takes the idle sandbox's slot.
+	x, err := r2.Exec(ctx(t), "hostname", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := x.Wait(ctx(t)); res.Stdout != "other\n" {
+		t.Fatalf("other: %q %q", res.Stdout, res.Error)
+	}
+	<-first.gone
+	if !strings.Contains(first.why.Error(), "reclaimed") {
+		t.Errorf("the first sandbox stopped: %v, want reclaimed", first.why)
+	}
+	// Held, "other"'s sandbox is not reclaimed: "ws" is refused before it
+	// runs anything.
+	release, err := e.b.Hold(ctx(t), Workspace{FS: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.b.Hold(ctx(t), Workspace{FS: e.fs})
+	var le *fair.LimitError
+	if !errors.As(err, &le) || le.Setting != "--max-sandboxes" {
+		t.Fatalf("a second sandbox while the first is held: %v", err)
+	}
+	release()
+	release() // once only
+	if got := e.ok("hostname"); got != "ws\n" {
+		t.Fatalf("ws after other was released: %q", got)
+	}
+	e.b.Close()
+	if c := pool.Counts(fair.Sandbox); c.Held != 0 {
+		t.Errorf("after Close: %+v, want no slot held", c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/fusefs"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -224,6 +225,15 @@ type Options struct {
 	// recently used idle one is stopped; if none is idle, Run fails with
 	// ErrTooManySandboxes.
 	MaxSandboxes int
+	// Slots, if set, bounds live sandboxes beyond this Backend: each sandbox
+	// takes a host-wide slot (fair.Sandbox) before it starts and gives it
+	// back once it is cleaned up, so that the sandboxes of several backends
+	// (one per workspace worker of desk serve) share one bound. A refused
+	// start fails with the *fair.LimitError. A sandbox nothing uses says
+	// so (its slot is idle), and when another workspace needs the slot the
+	// sandbox is stopped if it still runs nothing ("reclaimed"), as past
+	// MaxSandboxes.
+	Slots fair.Host
 	// OutputWindow is how much output (and stdin) of one execution may be in
 	// flight between the program and the backend (default 256 KiB).
 	OutputWindow int

@@ -27,6 +27,18 @@
 //     executions are stopped and recorded, the store closed). The end of
 //     stdin means the parent is gone: the worker exits as on "stop", so a
 //     desk serve killed with SIGKILL leaves no worker holding a store.
+//   - Slots: the host-wide slots of the fair shares (package fair), asked
+//     of the parent's fair.Pool (Options.Slots) by the worker's Slots, a
+//     fair.Host. The worker says {"acquire":{"id","kind","reclaimable"}}
+//     and the parent answers {"grant":{"id","slot"}} or {"grant":{"id",
+//     "refused":{"kind","held","max","setting"}}} (the worker makes that a
+//     *fair.LimitError); the worker gives a slot back with {"release":N}
+//     and marks a reclaimable one idle or busy with {"slot_idle":{"slot",
+//     "idle"}}; the parent asks for an idle one back with {"reclaim":N}.
+//     The parent accepts a release or a mark only from the worker holding
+//     the slot, and gives back every slot of a worker that exits or dies
+//     before its exit is reported (OnExit). The worker's reader answers
+//     slot lines itself, so they never wait behind the lifecycle's.
 //
 // Both are byte streams a network could carry: a cluster can put workers
 // on other hosts by replacing the socket with a TLS connection and the

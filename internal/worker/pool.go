@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/cgroup"
+	"github.com/desk-dev/desk/internal/fair"
 )
 
 // Defaults for Options.
@@ -73,6 +74,10 @@ type Options struct {
 	// cleaned up: crashed reports an exit the pool did not ask for, why says
 	// what happened.
 	OnExit func(ws string, crashed bool, why string)
+	// Slots gives out the host-wide slots the workers ask for over their
+	// control channels (a worker's Slots); a worker that exits gives back
+	// every slot it held. Nil: a pool without bounds.
+	Slots *fair.Pool
 
 	onSpare func(pid int) // tests: a spare is ready
 }
@@ -112,6 +117,8 @@ type proc struct {
 	tr   *http.Transport
 	cg   *cgroup.Group
 
+	wmu sync.Mutex // one control line at a time
+
 	ready chan struct{} // closed when started (err says how)
 	err   error
 	done  chan struct{} // closed when the process has exited and is cleaned up
@@ -143,6 +150,9 @@ func New(opts Options) (*Pool, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Slots == nil {
+		opts.Slots = fair.NewPool(fair.PoolOptions{})
 	}
 	// Parents as anyone's (others, such as the sandboxes' unprivileged
 	// root, may need to pass through them); the directory itself private.
@@ -247,13 +257,31 @@ func (p *Pool) release(e *proc) {
 	}
 }
 
+// send writes one control line to e.
+func (e *proc) send(m message) error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	return send(e.ctl, m)
+}
+
+// Reclaim asks the worker to give slot id back (fair.Owner).
+func (e *proc) Reclaim(id uint64) {
+	if err := e.send(message{Reclaim: id}); err != nil {
+		// Gone or going: its exit releases the slot.
+		return
+	}
+}
+
+// Slots returns the pool of host-wide slots (Options.Slots).
+func (p *Pool) Slots() *fair.Pool { return p.opts.Slots }
+
 // askLocked asks e to exit.
 func (p *Pool) askLocked(e *proc, why string) {
 	if e.stopping && e.asked == exitStop {
 		return
 	}
 	e.stopping, e.asked = true, why
-	if err := send(e.ctl, message{Exit: why}); err != nil {
+	if err := e.send(message{Exit: why}); err != nil {
 		// The worker is gone or going: its exit ends the entry.
 		p.opts.Logger.Debug("worker: cannot ask to exit", "workspace", e.ws, "err", err)
 	}
@@ -430,7 +458,7 @@ func (p *Pool) assign(e *proc, pr *process, recovered string) (*controlReader, e
 		e.cg = nil
 		return nil, err
 	}
-	if err := send(pr.ctl, message{Assign: &Assign{Workspace: e.ws, Socket: e.sock, Recovered: recovered}}); err != nil {
+	if err := e.send(message{Assign: &Assign{Workspace: e.ws, Socket: e.sock, Recovered: recovered}}); err != nil {
 		return fail(err)
 	}
 	got := make(chan error, 1)
@@ -482,6 +510,12 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 				e.wake = make(chan struct{})
 			}
 			p.mu.Unlock()
+		case m.Acquire != nil:
+			p.take(e, *m.Acquire)
+		case m.Release != 0:
+			p.opts.Slots.Release(e, m.Release)
+		case m.SlotIdle != nil:
+			p.opts.Slots.Idle(e, m.SlotIdle.Slot, m.SlotIdle.Idle)
 		}
 	}
 	// The worker closed its end: it is exiting. Wait for it (bounded).
@@ -494,9 +528,15 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 		e.cmd.Process.Kill()
 		werr = <-exited
 	}
+	e.wmu.Lock()
 	e.ctl.Close()
+	e.wmu.Unlock()
 	e.tr.CloseIdleConnections()
 	os.Remove(e.sock)
+	// Whatever it held is free: a dead worker keeps no slot.
+	if n := p.opts.Slots.Drop(e); n > 0 {
+		p.opts.Logger.Debug("worker: slots given back at exit", "workspace", e.ws, "slots", n)
+	}
 	var ooms int64
 	var busy *cgroup.Group
 	if e.cg != nil {
@@ -533,6 +573,28 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 	if p.opts.OnExit != nil {
 		p.opts.OnExit(e.ws, crashed, why)
 	}
+}
+
+// take answers a worker's request for a host-wide slot.
+func (p *Pool) take(e *proc, a SlotAsk) {
+	if !a.Kind.Valid() {
+		e.send(message{Grant: &SlotGrant{ID: a.ID, Refused: &SlotRefusal{Kind: a.Kind}}})
+		return
+	}
+	p.opts.Slots.Take(e, a.Kind, a.Reclaimable, func(id uint64, err error) {
+		g := &SlotGrant{ID: a.ID, Slot: id}
+		if err != nil {
+			g.Slot = 0
+			g.Refused = &SlotRefusal{Kind: a.Kind, Gone: errors.Is(err, fair.ErrGone)}
+			var le *fair.LimitError
+			if errors.As(err, &le) {
+				g.Refused.Held, g.Refused.Max, g.Refused.Setting = le.Held, le.Max, le.Setting
+			}
+		}
+		if e.send(message{Grant: g}) != nil && err == nil {
+			p.opts.Slots.Release(e, id) // it cannot learn of it: gone
+		}
+	})
 }
 
 // describeExit says why a worker died, for logs and the records of the

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/cgroup"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
@@ -48,6 +49,10 @@ var hogged [][]byte
 //	POST /crash      dies with SIGKILL
 //	POST /hog        allocates without end
 //	GET /upgrade     switches protocols and echoes lines
+//	POST /slot?kind=K[&reclaimable=1]  takes a host-wide slot (the error: 429)
+//	POST /slot/cycle?kind=K  takes a host-wide slot and gives it back
+//	POST /slot/idle  marks its reclaimable slots idle
+//	GET /slots       how many slots it holds (a reclaimed one gives itself back)
 func testWorker() int {
 	hello, ctl, err := ReadHello(os.Stdin)
 	if err != nil {
@@ -62,7 +67,53 @@ func testWorker() int {
 	sock, recovered := &as.Socket, &as.Recovered
 	var busy atomic.Bool
 	var srv *Server
+	slots := NewSlots([]fair.Kind{fair.JS, fair.Sandbox})
+	var smu sync.Mutex
+	held := map[fair.Slot]bool{} // value: reclaimable
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /slot", func(w http.ResponseWriter, r *http.Request) {
+		var sl fair.Slot
+		var reclaim func()
+		if r.URL.Query().Get("reclaimable") == "1" {
+			reclaim = func() {
+				smu.Lock()
+				delete(held, sl)
+				smu.Unlock()
+				sl.Release()
+			}
+		}
+		got, err := slots.Acquire(r.Context(), fair.Kind(r.URL.Query().Get("kind")), reclaim)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusTooManyRequests)
+			return
+		}
+		smu.Lock()
+		sl = got
+		held[got] = reclaim != nil
+		smu.Unlock()
+	})
+	mux.HandleFunc("POST /slot/cycle", func(w http.ResponseWriter, r *http.Request) {
+		got, err := slots.Acquire(r.Context(), fair.Kind(r.URL.Query().Get("kind")), nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusTooManyRequests)
+			return
+		}
+		got.Release()
+	})
+	mux.HandleFunc("POST /slot/idle", func(w http.ResponseWriter, r *http.Request) {
+		smu.Lock()
+		defer smu.Unlock()
+		for sl, rec := range held {
+			if rec {
+				sl.Idle(true)
+			}
+		}
+	})
+	mux.HandleFunc("GET /slots", func(w http.ResponseWriter, r *http.Request) {
+		smu.Lock()
+		defer smu.Unlock()
+		fmt.Fprint(w, len(held))
+	})
 	mux.HandleFunc("GET /pid", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, os.Getpid()) })
 	mux.HandleFunc("GET /recovered", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, *recovered) })
 	mux.HandleFunc("GET /block", func(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +161,7 @@ func testWorker() int {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	srv = NewServer(ServeOptions{Socket: *sock, Server: &http.Server{Handler: h}, Control: ctl, Report: os.Stdout,
+	srv = NewServer(ServeOptions{Socket: *sock, Server: &http.Server{Handler: h}, Control: ctl, Report: os.Stdout, Slots: slots,
 		Idle: func() bool { return !busy.Load() }, Close: func() error { return nil }})
 	if err := srv.Run(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -509,4 +560,119 @@ func TestPool_SpareServesTheNextWorkspace(t *testing.T) {
 	if got == strconv.Itoa(second) || got == strconv.Itoa(first) {
 		t.Fatalf("b is served by %s (spares %d, %d)", got, first, second)
 	}
+}
+
+// TestPool_HostSlots: workers take host-wide slots from the pool over
+// their control channels; one at the bound is refused with the bound's
+// setting while the slots of another kind are still given; a worker killed
+// while it holds slots gives them back; an idle reclaimable slot of one
+// worker is reclaimed for another.
+func TestPool_HostSlots(t *testing.T) {
+	slots := fair.NewPool(fair.PoolOptions{Limits: map[fair.Kind]fair.Bound{
+		fair.JS: {Max: 2, Setting: "--max-js"}, fair.Sandbox: {Max: 1, Setting: "--max-sandboxes"}}})
+	p, x := newPool(t, func(o *Options) { o.Slots = slots })
+	must(t, p, "a", "POST", "/slot?kind=js")
+	must(t, p, "a", "POST", "/slot?kind=js")
+	_, err := do(t, p, "b", "POST", "/slot?kind=js")
+	if err == nil || !strings.Contains(err.Error(), "the server holds 2 of its 2 running js executions, across all workspaces (--max-js)") {
+		t.Fatalf("b past the bound: %v", err)
+	}
+	must(t, p, "b", "POST", "/slot?kind=sandbox&reclaimable=1") // another kind: its own bound
+	if n := slots.Held(fair.JS); n != 2 {
+		t.Fatalf("%d js slots held", n)
+	}
+	// a dies holding two: they come back.
+	do(t, p, "a", "POST", "/crash")
+	if got := x.next(t); !strings.HasPrefix(got, "a crashed=true") {
+		t.Fatalf("exit: %q", got)
+	}
+	if n := slots.Held(fair.JS); n != 0 {
+		t.Fatalf("%d js slots held after a died", n)
+	}
+	must(t, p, "b", "POST", "/slot?kind=js")
+	// b's sandbox slot is reclaimable: busy, c is refused; idle, it is
+	// reclaimed for c.
+	_, err = do(t, p, "c", "POST", "/slot?kind=sandbox&reclaimable=1")
+	if err == nil || !strings.Contains(err.Error(), "the server holds 1 of its 1 live sandboxes, across all workspaces (--max-sandboxes)") {
+		t.Fatalf("c with b's sandbox busy: %v", err)
+	}
+	must(t, p, "b", "POST", "/slot/idle")
+	waitFor(t, "b's idle mark to reach the pool", func() bool { return slots.Counts(fair.Sandbox).Idle == 1 })
+	must(t, p, "c", "POST", "/slot?kind=sandbox&reclaimable=1")
+	if n := must(t, p, "b", "GET", "/slots"); n != "1" {
+		t.Fatalf("b holds %s slots after the reclaim, want its js one", n)
+	}
+	if n := slots.Held(fair.Sandbox); n != 1 {
+		t.Fatalf("%d sandbox slots held", n)
+	}
+}
+
+// waitFor checks cond until it holds; past 30s (a hang guard, not a
+// timing assertion) the test fails.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("waited 30s (hang guard) for %s", what)
+		}
+	}
+}
+
+// BenchmarkSlotRoundTrip measures what a host-wide slot costs a worker: a
+// request that takes a slot from the pool over the control channel and
+// gives it back, against the same request without (slot-ns: the
+// difference, the price of starting a bounded thing).
+func BenchmarkSlotRoundTrip(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := New(Options{
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(self)
+			cmd.Env = append(os.Environ(), envWorker+"=1")
+			return cmd
+		},
+		SocketDir: b.TempDir(),
+		Logger:    slog.New(slog.DiscardHandler),
+		Slots:     fair.NewPool(fair.PoolOptions{Limits: map[fair.Kind]fair.Bound{fair.JS: {Max: 1 << 20}}}),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	req := func(b *testing.B, method, path string) {
+		r, _ := http.NewRequest(method, path, nil)
+		res, err := p.Transport("a").RoundTrip(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("%s %s: %d", method, path, res.StatusCode)
+		}
+	}
+	var plain float64
+	b.Run("plain", func(b *testing.B) {
+		req(b, "GET", "/pid")
+		for b.Loop() {
+			req(b, "GET", "/pid")
+		}
+		plain = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("slot", func(b *testing.B) {
+		req(b, "POST", "/slot/cycle?kind=js")
+		for b.Loop() {
+			req(b, "POST", "/slot/cycle?kind=js")
+		}
+		if plain > 0 {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)-plain, "slot-ns")
+		}
+	})
 }

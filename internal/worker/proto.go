@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/desk-dev/desk/internal/fair"
 )
 
 // message is one line of the control channel, in either direction. Only
@@ -16,10 +18,51 @@ type message struct {
 	Assign *Assign `json:"assign,omitempty"` // the second: the workspace to serve
 	Exit   string  `json:"exit,omitempty"`   // "idle": exit if still idle; "stop": exit now
 
+	// Parent to worker: host-wide slots.
+	Grant   *SlotGrant `json:"grant,omitempty"`   // the answer to an acquire
+	Reclaim uint64     `json:"reclaim,omitempty"` // give this idle slot back if it is still idle
+
 	// Worker to parent.
 	Ready bool `json:"ready,omitempty"` // serving on its socket
 	Idle  bool `json:"idle,omitempty"`  // the workspace hibernated: nothing open, nothing running
 	Busy  bool `json:"busy,omitempty"`  // the answer to exit "idle" when it is in use again
+
+	// Worker to parent: host-wide slots.
+	Acquire  *SlotAsk  `json:"acquire,omitempty"`   // take a slot
+	Release  uint64    `json:"release,omitempty"`   // give a slot back
+	SlotIdle *SlotIdle `json:"slot_idle,omitempty"` // a reclaimable slot's resource is (not) idle
+}
+
+// SlotAsk asks the parent's pool for a host-wide slot (fair.Pool.Take).
+// ID is the worker's own number for the request, echoed in the grant.
+type SlotAsk struct {
+	ID          uint64    `json:"id"`
+	Kind        fair.Kind `json:"kind"`
+	Reclaimable bool      `json:"reclaimable,omitempty"`
+}
+
+// SlotGrant answers a SlotAsk: the slot's number (the parent's, named by
+// release, reclaim and slot_idle), or the refusal.
+type SlotGrant struct {
+	ID      uint64       `json:"id"`
+	Slot    uint64       `json:"slot,omitempty"`
+	Refused *SlotRefusal `json:"refused,omitempty"`
+}
+
+// SlotRefusal is a host-wide bound reached (a fair.LimitError of scope
+// host), or Gone: the pool no longer serves this worker.
+type SlotRefusal struct {
+	Kind    fair.Kind `json:"kind"`
+	Held    int       `json:"held"`
+	Max     int       `json:"max"`
+	Setting string    `json:"setting,omitempty"`
+	Gone    bool      `json:"gone,omitempty"`
+}
+
+// SlotIdle says whether the resource of a reclaimable slot is idle.
+type SlotIdle struct {
+	Slot uint64 `json:"slot"`
+	Idle bool   `json:"idle"`
 }
 
 // Assign is what the parent gives a worker to serve, after the key: a

@@ -71,6 +71,9 @@ type ServeOptions struct {
 	Idle func() bool
 	// Close closes the workspace after the server has stopped.
 	Close func() error
+	// Slots, if set, is connected to the control channel: the host-wide
+	// slots the worker asks the server for.
+	Slots *Slots
 	// StopTimeout bounds the wait for requests in flight at exit (streams
 	// are cut after it). Default 10s.
 	StopTimeout time.Duration
@@ -92,22 +95,31 @@ func NewServer(o ServeOptions) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Server{o: o}
+	s := &Server{o: o}
+	if o.Slots != nil {
+		o.Slots.connect(s.sendLine)
+	}
+	return s
 }
 
 // Hibernated offers the parent to exit (call it when the workspace has
 // hibernated).
 func (s *Server) Hibernated() { s.report(message{Idle: true}) }
 
-func (s *Server) report(m message) {
+func (s *Server) report(m message) { s.sendLine(m) }
+
+// sendLine writes one control line to the parent.
+func (s *Server) sendLine(m message) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.dead {
-		return
+		return ErrNoParent
 	}
 	if err := send(s.o.Report, m); err != nil {
 		s.dead = true
+		return err
 	}
+	return nil
 }
 
 // Run listens on the socket, says ready, and serves until the parent asks
@@ -127,9 +139,14 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { errc <- s.o.Server.Serve(ln) }()
 	s.report(message{Ready: true})
 
-	msgs := make(chan message)
+	// The reader answers slot lines itself and never blocks on the loop
+	// below, which stops taking lines once it is exiting.
+	msgs, exiting := make(chan message), make(chan struct{})
 	go func() {
 		defer close(msgs)
+		if s.o.Slots != nil {
+			defer s.o.Slots.close()
+		}
 		for {
 			m, err := s.o.Control.cr.next()
 			if err != nil {
@@ -138,7 +155,16 @@ func (s *Server) Run(ctx context.Context) error {
 				}
 				return
 			}
-			msgs <- m
+			if m.Grant != nil || m.Reclaim != 0 {
+				if s.o.Slots != nil {
+					s.o.Slots.deliver(m)
+				}
+				continue
+			}
+			select {
+			case msgs <- m:
+			case <-exiting:
+			}
 		}
 	}()
 	why := "the server went away"
@@ -161,6 +187,7 @@ loop:
 				s.report(message{Busy: true})
 			}
 		case err := <-errc:
+			close(exiting)
 			s.o.Close()
 			return fmt.Errorf("serve worker: %w", err)
 		case <-ctx.Done():
@@ -168,6 +195,7 @@ loop:
 			break loop
 		}
 	}
+	close(exiting)
 	s.o.Logger.Debug("worker: exiting", "why", why)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.StopTimeout)
 	defer cancel()
