@@ -142,6 +142,18 @@
 // Mounts.RecordDir/WS, so that a front can detach what a worker that died
 // left (hostmount.Records.Cleanup).
 //
+// # Fair shares
+//
+// Options.Fair (a fair.Ledger) bounds the interactive shells each token
+// and workspace holds, and server-wide through the ledger's Host; the
+// executions' shares are decided where they start (the workspace's Admit,
+// wired by cmd/desk), whatever route starts them, with the token named in
+// the context (mcp.WithTokenBackends sets fair.WithToken). A
+// *fair.LimitError is 429 too_many for a token's or a workspace's share
+// and 503 too_many for a server-wide bound, its message naming the bound
+// and its setting. /metrics reports the server-wide slots (desk_slots_*,
+// by kind) of the front's worker pool, or of Options.HostSlots.
+//
 // # Shutdown
 //
 // Shutdown cancels the server's context (ending streams and waits; mounts

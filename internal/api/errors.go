@@ -17,6 +17,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -39,7 +40,7 @@ const (
 	CodeRunning          = "running"           // 409: dispose of a running execution
 	CodeNotRunning       = "not_running"       // 409: kill of an ended execution
 	CodeStdinTaken       = "stdin_taken"       // 409: a second stdin stream for an execution
-	CodeTooMany          = "too_many"          // 409: token limit
+	CodeTooMany          = "too_many"          // 409: token limit; 429: a workspace's or token's share held; 503: a host-wide bound held
 	CodeJournalTruncated = "journal_truncated" // 410: a change cursor older than the journal keeps
 	CodeGone             = "gone"              // 410: a share link that expired or was revoked
 	CodeTooLarge         = "too_large"         // 413
@@ -76,6 +77,16 @@ func classify(err error) *Error {
 	var pe0 *fs.PathError
 	if errors.As(err, &pe0) && pe0.Path != "" {
 		msg = strings.ReplaceAll(msg, pe0.Path, quote.Path(pe0.Path)) // the path as responses show it
+	}
+	var le *fair.LimitError
+	if errors.As(err, &le) {
+		// A token's or a workspace's share is the caller's to free (429);
+		// the server's bound is everyone's (503).
+		status := http.StatusTooManyRequests
+		if le.Scope == fair.ScopeHost {
+			status = http.StatusServiceUnavailable
+		}
+		return &Error{status, CodeTooMany, le.Error()}
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {

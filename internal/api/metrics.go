@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 )
 
@@ -91,4 +92,33 @@ func (m *metrics) observe(route, method string, status int, d time.Duration) {
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, _ *call) error {
 	promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 	return nil
+}
+
+// slotCollector reports a host-wide pool's slots by kind.
+type slotCollector struct{ p *fair.Pool }
+
+var (
+	slotsHeld    = prometheus.NewDesc("desk_slots_held", "Host-wide slots held now (fair shares), by kind.", []string{"kind"}, nil)
+	slotsIdle    = prometheus.NewDesc("desk_slots_idle", "Of the slots held, reclaimable ones whose resource is idle (a warm sandbox), by kind.", []string{"kind"}, nil)
+	slotsWaiting = prometheus.NewDesc("desk_slots_waiting", "Requests waiting for a reclaimed slot, by kind.", []string{"kind"}, nil)
+	slotsLimit   = prometheus.NewDesc("desk_slots_limit", "The host-wide bound, by kind (kinds without a bound are not reported).", []string{"kind"}, nil)
+)
+
+func (c slotCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- slotsHeld
+	ch <- slotsIdle
+	ch <- slotsWaiting
+	ch <- slotsLimit
+}
+
+func (c slotCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, k := range fair.Kinds {
+		n := c.p.Counts(k)
+		ch <- prometheus.MustNewConstMetric(slotsHeld, prometheus.GaugeValue, float64(n.Held), string(k))
+		ch <- prometheus.MustNewConstMetric(slotsIdle, prometheus.GaugeValue, float64(n.Idle), string(k))
+		ch <- prometheus.MustNewConstMetric(slotsWaiting, prometheus.GaugeValue, float64(n.Waiting), string(k))
+		if b := c.p.Limit(k); b.Max > 0 {
+			ch <- prometheus.MustNewConstMetric(slotsLimit, prometheus.GaugeValue, float64(b.Max), string(k))
+		}
+	}
 }

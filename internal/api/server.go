@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/mcp"
@@ -119,6 +120,14 @@ type Options struct {
 	// Shell serves interactive shells at /v1/workspaces/{ws}/shell (see
 	// ShellConfig; without an Opener the route answers 501).
 	Shell ShellConfig
+	// Fair, if set, bounds the interactive shells each workspace and
+	// each token holds (fair.Shell), and host-wide through its Host. (The
+	// executions' shares are decided where they start: the workspace's
+	// Admit.) A refusal is 429 too_many (503 for a host-wide bound).
+	Fair *fair.Ledger
+	// HostSlots is the host-wide pool of slots whose counts /metrics
+	// reports (desk_slots_*); a front's Workers report their own pool's.
+	HostSlots *fair.Pool
 	// Workers, if set, makes this server the front of worker processes: it
 	// never opens a workspace itself; every request that uses an open
 	// workspace (the routes that lease it, and MCP's tool calls and file
@@ -253,6 +262,15 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	s.m = m
 	if opts.Workers != nil {
 		if err := registerWorkerMetrics(m.reg, opts.Workers); err != nil {
+			return nil, fmt.Errorf("new api server: %w", err)
+		}
+	}
+	slots := opts.HostSlots
+	if opts.Workers != nil {
+		slots = opts.Workers.Slots()
+	}
+	if slots != nil {
+		if err := m.reg.Register(slotCollector{slots}); err != nil {
 			return nil, fmt.Errorf("new api server: %w", err)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -129,6 +131,15 @@ type Terminal interface {
 	Close() error
 }
 
+// tokenID names p's token for its share: "" for the admin, whom no token
+// share bounds.
+func tokenID(p auth.Principal) string {
+	if p.Admin || p.Token == nil {
+		return ""
+	}
+	return p.Token.ID
+}
+
 // ErrShellUnavailable is wrapped by an opener's errors that mean the shell
 // cannot start now (503 unavailable).
 var ErrShellUnavailable = errors.New("no shell can be started now")
@@ -190,6 +201,13 @@ func (s *Server) handleShell(w http.ResponseWriter, r *http.Request, c *call) er
 	}
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return errorf(http.StatusUpgradeRequired, "upgrade_required", "this route is a WebSocket: send Connection: Upgrade and Upgrade: websocket")
+	}
+	if sh := s.opts.Fair; sh != nil {
+		release, err := sh.Acquire(r.Context(), c.ws, tokenID(c.p), fair.Shell)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	if n := s.shells.Add(1); n > int64(cfg.MaxShells) {
 		s.shells.Add(-1)

@@ -21,6 +21,7 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -263,12 +264,14 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 
 // WithTokenBackends restricts the executions started with ctx to the
 // backends p's token names, if it names any (run.WithBackends): a token
-// allowed "shell" and "auto" never reaches the sandbox through auto.
+// allowed "shell" and "auto" never reaches the sandbox through auto. It
+// also names the token for its fair share (fair.WithToken): what it
+// starts counts against the token's bounds.
 func WithTokenBackends(ctx context.Context, p auth.Principal) context.Context {
 	if p.Admin || p.Token == nil {
 		return ctx
 	}
-	return run.WithBackends(ctx, p.Token.Backends)
+	return run.WithBackends(fair.WithToken(ctx, p.Token.ID), p.Token.Backends)
 }
 
 // AllowTool checks that p may call t on workspace ws with input (nil: the
