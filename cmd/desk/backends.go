@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/jsvm"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
@@ -15,14 +17,24 @@ import (
 // serve or desk mcp --data, and what the host's workspaces need for them.
 type backendSet struct {
 	backends map[string]deskrun.Backend
-	run      deskrun.Options      // the default backend and the auto Router
-	attach   workspace.AttachFunc // stops a workspace's sandbox when it closes; nil without one
-	close    func()               // stops the sandboxes; call it after the host is closed
+	run      deskrun.Options                                                                // the default backend and the auto Router
+	attach   workspace.AttachFunc                                                           // stops a workspace's sandbox when it closes; nil without one
+	close    func()                                                                         // stops the sandboxes; call it after the host is closed
+	sandbox  *sandbox.Backend                                                               // nil without one
+	admit    func(context.Context, *workspace.Workspace, deskrun.Admission) (func(), error) // fair shares; nil: none
 }
 
 // workspaceOptions is the host's workspace.Options for the backends.
 func (bs *backendSet) workspaceOptions() workspace.Options {
-	return workspace.Options{Backends: bs.backends, Run: bs.run, Attach: bs.attach}
+	return workspace.Options{Backends: bs.backends, Run: bs.run, Attach: bs.attach, Admit: bs.admit}
+}
+
+// backendLimits bound the backends beyond their defaults (zero: the
+// defaults): with fair shares, the shares do the bounding.
+type backendLimits struct {
+	jsConcurrent int       // jsvm.Options.MaxConcurrent
+	maxSandboxes int       // sandbox.Options.MaxSandboxes
+	slots        fair.Host // sandbox.Options.Slots: host-wide sandbox slots
 }
 
 // newBackends starts the backends of the data directory dataDir: shell (the
@@ -31,25 +43,26 @@ func (bs *backendSet) workspaceOptions() workspace.Options {
 // sandbox otherwise. With the sandbox, --backend auto sends it what the shell
 // lacks.
 func newBackends(runtime, dataDir string, log *slog.Logger) (*backendSet, error) {
-	return newBackendsAt(runtime, dataDir, nil, log)
+	return newBackendsAt(runtime, dataDir, nil, backendLimits{}, log)
 }
 
 // newBackendsAt is newBackends with the sandbox's state directory moved by
 // sub (nil: sandboxDir itself).
-func newBackendsAt(runtime, dataDir string, sub func(string) string, log *slog.Logger) (*backendSet, error) {
+func newBackendsAt(runtime, dataDir string, sub func(string) string, lim backendLimits, log *slog.Logger) (*backendSet, error) {
 	backends := map[string]deskrun.Backend{
 		"shell": shell.New(shell.Options{}),
 	}
-	js, err := jsvm.New(jsvm.Options{})
+	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent})
 	if err != nil {
 		return nil, fmt.Errorf("start the js backend: %w", err)
 	}
 	backends[jsvm.ID] = js
 	bs := &backendSet{backends: backends, run: runOptions(backends), close: func() {}}
-	sb, err := newSandbox(runtime, dataDir, sub, log)
+	sb, err := newSandbox(runtime, dataDir, sub, lim, log)
 	if err != nil {
 		log.Info("no sandbox backend", "why", err)
 	} else {
+		bs.sandbox = sb
 		backends[sandbox.ID] = sb // also where --backend auto sends what the shell lacks
 		bs.attach = stopSandboxOnClose(sb)
 		bs.close = func() { closeSandbox(sb, log) }

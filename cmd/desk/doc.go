@@ -21,6 +21,20 @@
 //	desk bench fs [flags]           the sandbox's /workspace against tmpfs and the disk (bench.go)
 //	desk help [COMMAND]             usage
 //
+// # desk serve's fair shares
+//
+// fair.go defines the --max-* bound flags and --max-service-life, turns
+// them into a fairConfig (per-workspace and per-token fair.Limits, the
+// server-wide bounds), and wires it: without workers, one fair.Ledger and
+// a fair.Pool in the server's process; with workers, the front's
+// worker.Pool gets the Pool and each worker (--fair, the configuration as
+// JSON) counts its workspace's shares in a Ledger of its own and asks the
+// front for server-wide slots over its control channel (worker.Slots). The
+// workspaces' Admit (fairConfig.admit) counts an execution as running, a
+// service or js, and holds the sandbox of a sandbox execution. --settings
+// FILE applies a JSON object of flag names to values before the flags are
+// read.
+//
 // # Client commands
 //
 // Everything but serve, fs -db and bench talks to a server through package client.

@@ -21,6 +21,7 @@ import (
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/cgroup"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
 )
@@ -37,7 +38,7 @@ const shutdownTimeout = 30 * time.Second
 
 var serveSpec = &cmdSpec{
 	name:     "serve",
-	synopsis: "[--addr HOST:PORT] [--data DIR] [--token TOKEN] [--idle D] [--max-open N] [--sandbox RUNTIME|off] [--log-level L]",
+	synopsis: "[--addr HOST:PORT] [--data DIR] [--token TOKEN] [--idle D] [--max-open N] [--sandbox RUNTIME|off] [--max-... N] [--settings FILE] [--log-level L]",
 	summary:  "run the desk server: the HTTP API over the workspaces of a data directory",
 	help: `The server listens on 127.0.0.1:7878 and keeps its workspaces, tokens and lock in
 ./desk-data unless told otherwise. On the first start it generates the admin
@@ -59,7 +60,18 @@ default, with the workspace's /workspace mounted at /workspace through FUSE)
 is offered when the runtime is installed, desk runs as root, the kernel has
 user namespaces and /dev/fuse exists; the log says why it is not otherwise.
 The shell backend (the default) and the js backend (ES modules in QuickJS,
-node:fs/promises on the workspace) are always offered.`,
+node:fs/promises on the workspace) are always offered.
+
+Fair shares: each workspace, and each workspace token within it, holds at
+most so many running executions, js executions, services (detached
+executions) and interactive shells at once (--max-KIND-per-workspace,
+--max-KIND-per-token; the admin token is bound only by its workspace's
+share), and the whole server at most so many services, shells, js
+executions and live sandboxes (--max-services, --max-shells, --max-js,
+--max-sandboxes). Past a workspace's or a token's share a request is
+answered 429 too_many, naming the bound and its flag; past the server's,
+503. --max-service-life bounds a service's life. --settings FILE reads any
+flag from a JSON object of flag names to values.`,
 	minArgs: 0, maxArgs: 0,
 }
 
@@ -93,10 +105,21 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	workerCPU := fl.Int("worker-cpu-weight", 100, "each worker's CPU weight, 1 to 10000: CPU shared in proportion among busy workspaces (0: the kernel's default)")
 	workerPids := fl.Int64("worker-pids", defaultWorkerPids, "the most processes and threads of each worker, its sandbox included (0: no limit)")
 	shf := addShareFlags(fl)
+	fairFl := addFairFlags(fl)
+	settings := fl.String("settings", "", "read flag settings from this JSON file, an object of flag names (without dashes) to values; the command line wins")
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
 	}
+	if *settings != "" {
+		if err := readSettings(fl, *settings); err != nil {
+			return sp.usageError(st, fl, err)
+		}
+	}
 	if err := shf.check(); err != nil {
+		return sp.usageError(st, fl, err)
+	}
+	fairCfg, err := fairFl.config()
+	if err != nil {
 		return sp.usageError(st, fl, err)
 	}
 	var level slog.Level
@@ -134,11 +157,11 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	var wc *workerConfig
 	if *workers && hooks.backends == nil {
 		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, reserve: *reserve, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
-			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf}
+			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf, fair: fairCfg}
 	}
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
-		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf,
+		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf, fair: fairCfg,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -155,6 +178,7 @@ type serveConfig struct {
 	sandbox           string        // the --sandbox flag
 	workers           *workerConfig // nil: every workspace in this process
 	shares            *shareFlags
+	fair              fairConfig
 	log               *slog.Logger
 	st                streams
 	hooks             serveHooks
@@ -165,17 +189,29 @@ type serveConfig struct {
 func serveUntil(ctx context.Context, cfg serveConfig) error {
 	bs := &backendSet{backends: cfg.hooks.backends, run: runOptions(cfg.hooks.backends)}
 	var names []string // the backends offered
+	var ledger *fair.Ledger
+	var hostSlots *fair.Pool
 	switch {
 	case cfg.workers != nil:
-		// The workers run the backends; this process only needs their names.
+		// The workers run the backends and count their workspace's shares;
+		// this process only needs the backends' names, and its pool gives
+		// out the host-wide slots.
 		names = workerBackends(cfg.sandbox, cfg.log)
 		bs = &backendSet{}
 	case bs.backends == nil:
+		// Every workspace in this process: the sandbox backend bounds live
+		// sandboxes itself (MaxSandboxes, the least recently used idle one
+		// stopped past it), a pool here the other host-wide kinds.
+		lim := backendLimits{jsConcurrent: jsConcurrent, maxSandboxes: orUnbounded(cfg.fair.Host[fair.Sandbox].Max)}
 		var err error
-		if bs, err = newBackends(cfg.sandbox, cfg.data, cfg.log); err != nil {
+		if bs, err = newBackendsAt(cfg.sandbox, cfg.data, nil, lim, cfg.log); err != nil {
 			return err
 		}
 		defer bs.close()
+		hostSlots = cfg.fair.pool(false)
+		ledger = fair.NewLedger(cfg.fair.Limits, hostSlots.Local())
+		cfg.fair.setRun(&bs.run)
+		bs.admit = cfg.fair.admit(ledger, bs.sandbox)
 		fallthrough
 	default:
 		names = slices.Sorted(maps.Keys(bs.backends))
@@ -229,7 +265,10 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer shares.Close()
-	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares, Mounts: mo}
+	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots}
+	if ledger != nil {
+		ao.Shell.MaxShells = unbounded // the shares bound shells
+	}
 	if cfg.workers != nil {
 		cfg.workers.publicURL = publicURL
 		if ao.Workers, err = cfg.workers.pool(h.DataDir(), cfg.maxOpen, cfg.log); err != nil {

@@ -23,7 +23,7 @@ import (
 //
 // sub, if set, moves the sandbox's directories below sandboxDir (a worker's
 // own, per workspace).
-func newSandbox(runtime, dataDir string, sub func(string) string, log *slog.Logger) (*sandbox.Backend, error) {
+func newSandbox(runtime, dataDir string, sub func(string) string, lim backendLimits, log *slog.Logger) (*sandbox.Backend, error) {
 	if err := sandboxUsable(runtime); err != nil {
 		return nil, err
 	}
@@ -35,10 +35,12 @@ func newSandbox(runtime, dataDir string, sub func(string) string, log *slog.Logg
 		dir = sub(dir)
 	}
 	return sandbox.New(sandbox.Options{
-		Runtime:     runtime,
-		RuntimeRoot: filepath.Join(dir, "runc"),
-		StateDir:    filepath.Join(dir, "state"),
-		Logger:      log,
+		Runtime:      runtime,
+		RuntimeRoot:  filepath.Join(dir, "runc"),
+		StateDir:     filepath.Join(dir, "state"),
+		MaxSandboxes: lim.maxSandboxes,
+		Slots:        lim.slots,
+		Logger:       log,
 	})
 }
 

@@ -32,8 +32,13 @@ type tenantServer struct {
 
 func startTenantServer(t *testing.T, extra ...string) *tenantServer {
 	t.Helper()
+	return startTenantServerAt(t, filepath.Join(t.TempDir(), "data"), extra...)
+}
+
+// startTenantServerAt is startTenantServer on the data directory data.
+func startTenantServerAt(t *testing.T, data string, extra ...string) *tenantServer {
+	t.Helper()
 	testenv.NeedRoot(t)
-	data := filepath.Join(t.TempDir(), "data")
 	const token = "tenant-test-admin-token-0123456789"
 	args := append([]string{"--worker-memory", strconv.Itoa(512 << 20), "--sandbox", "off"}, extra...)
 	p := startDeskProcess(t, data, token, args...)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/cgroup"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsvm"
 	"github.com/desk-dev/desk/internal/sandbox"
@@ -47,6 +48,7 @@ type workerConfig struct {
 	logLevel slog.Level
 	logJSON  bool
 	limits   cgroup.Limits
+	fair     fairConfig
 	stderr   io.Writer // the workers' logs go where the server's go
 	shares   *shareFlags
 	// publicURL is where share links start (set once the front listens,
@@ -89,6 +91,7 @@ func (wc workerConfig) pool(dataDir string, maxWorkers int, log *slog.Logger) (*
 				cleanMounts(mo.RecordDir, ws, log)
 			}
 		},
+		Slots: wc.fair.pool(true),
 	})
 }
 
@@ -129,7 +132,7 @@ func workerBackends(runtime string, log *slog.Logger) []string {
 // channel).
 func (wc workerConfig) args() []string {
 	a := []string{workerCommand, "--data", wc.data, "--idle", wc.idle.String(),
-		"--sandbox", wc.sandbox, "--log-level", wc.logLevel.String()}
+		"--sandbox", wc.sandbox, "--log-level", wc.logLevel.String(), "--fair", wc.fair.fairJSON()}
 	if wc.maxData > 0 {
 		a = append(a, "--max-data-bytes", strconv.FormatInt(wc.maxData, 10))
 	}
@@ -173,7 +176,13 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logLevel := fl.String("log-level", "info", "log level")
 	logFormat := fl.String("log-format", "text", "text or json")
 	shf := addShareFlags(fl)
+	fairArg := fl.String("fair", "", "the fair shares, as JSON (its server's)")
 	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	fairCfg, err := parseFair(*fairArg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	var level slog.Level
@@ -202,7 +211,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if err := serveWorker(ctx, workerRun{data: *data, ws: as.Workspace, sock: as.Socket, idle: *idle, maxData: *maxData,
-		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf}); err != nil {
+		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf, fair: fairCfg}); err != nil {
 		log.Error("desk worker", "err", err)
 		return exitError
 	}
@@ -219,14 +228,25 @@ type workerRun struct {
 	ctl                                *worker.Control
 	report                             io.Writer
 	shares                             *shareFlags
+	fair                               fairConfig
 }
 
 func serveWorker(ctx context.Context, wr workerRun) error {
-	bs, err := newWorkerBackends(wr.sandbox, wr.data, wr.ws, wr.log)
+	// The host-wide slots come from the server's pool over the control
+	// channel; the workspace's and its tokens' shares are counted here.
+	slots := worker.NewSlots(wr.fair.hostKinds())
+	lim := backendLimits{jsConcurrent: jsConcurrent}
+	if slots.Bounds(fair.Sandbox) {
+		lim.slots = slots
+	}
+	bs, err := newWorkerBackends(wr.sandbox, wr.data, wr.ws, lim, wr.log)
 	if err != nil {
 		return err
 	}
 	defer bs.close()
+	ledger := fair.NewLedger(wr.fair.Limits, slots)
+	wr.fair.setRun(&bs.run)
+	bs.admit = wr.fair.admit(ledger, bs.sandbox)
 	// The data directory's lock is the parent's. The reserve file is
 	// shared: any process that finds the disk full empties it (its other
 	// users then count free space conservatively) and any takes it back once
@@ -261,7 +281,9 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer shares.Close()
-	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: shellConfig(bs.backends), WorkerKey: wr.key, Shares: shares, Mounts: mo})
+	sc := shellConfig(bs.backends)
+	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
+	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger})
 	if err != nil {
 		h.Close()
 		return err
@@ -271,6 +293,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		Server:  a.NewHTTPServer(""),
 		Control: wr.ctl,
 		Report:  wr.report,
+		Slots:   slots,
 		Idle:    func() bool { return h.Stats().Open == 0 },
 		Close: func() error {
 			return a.Shutdown(context.Background(), nil)
@@ -283,6 +306,6 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 // newWorkerBackends is newBackends with the sandbox's state kept apart per
 // workspace, so that one worker's start-up cleanup never touches another's
 // sandboxes.
-func newWorkerBackends(runtime, dataDir, ws string, log *slog.Logger) (*backendSet, error) {
-	return newBackendsAt(runtime, dataDir, func(dir string) string { return filepath.Join(dir, "ws", ws) }, log)
+func newWorkerBackends(runtime, dataDir, ws string, lim backendLimits, log *slog.Logger) (*backendSet, error) {
+	return newBackendsAt(runtime, dataDir, func(dir string) string { return filepath.Join(dir, "ws", ws) }, lim, log)
 }
