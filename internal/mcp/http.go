@@ -18,10 +18,10 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
 )

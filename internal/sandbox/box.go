@@ -19,8 +19,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/desk-dev/desk/internal/sandbox/wire"
 	"github.com/desk-dev/desk/internal/fair"
+	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
 // box is one live sandbox: a runtime process (runc run, in the foreground)

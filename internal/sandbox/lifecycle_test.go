@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/fair"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 

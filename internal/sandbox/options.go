@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/fusefs"
 	"github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
