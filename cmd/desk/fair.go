@@ -196,10 +196,21 @@ func (c fairConfig) admit(l *fair.Ledger, sb *sandbox.Backend) func(context.Cont
 		unhold, err := sb.Hold(ctx, sandbox.Workspace{Name: ws.Name(), FS: ws.FS()})
 		if err != nil {
 			release()
-			return nil, err
+			return nil, sandboxRefusal(sb, err)
 		}
 		return func() { unhold(); release() }, nil
 	}
+}
+
+// sandboxRefusal makes the sandbox backend's own bound (MaxSandboxes, the
+// server-wide bound without workers, every sandbox busy) the refusal of
+// --max-sandboxes, as the host-wide pool's is with workers.
+func sandboxRefusal(sb *sandbox.Backend, err error) error {
+	if !errors.Is(err, sandbox.ErrTooManySandboxes) {
+		return err
+	}
+	n := sb.Options().MaxSandboxes
+	return &fair.LimitError{Kind: fair.Sandbox, Scope: fair.ScopeHost, Held: n, Max: n, Setting: "--max-sandboxes"}
 }
 
 // jsConcurrent is the js backend's own bound: the shares bound js, so it

@@ -346,6 +346,38 @@ func TestFair_Sandboxes(t *testing.T) {
 	}
 }
 
+// TestFair_InProcessSandboxes: without workers the sandbox backend bounds
+// live sandboxes itself (the least recently used idle one stopped past
+// --max-sandboxes); every one busy, a sandbox execution is refused with the
+// same 503 as with workers, before it starts.
+func TestFair_InProcessSandboxes(t *testing.T) {
+	s := startFairServer(t, true, "--workers=false", "--max-sandboxes", "1")
+	for _, ws := range []string{"a", "b"} {
+		mustDeskAt(t, s, "ws", "create", ws)
+	}
+	run := func(ws string) execRecord {
+		t.Helper()
+		code, b := s.api(t, "POST", "/v1/workspaces/"+ws+"/executions?wait=1", map[string]any{"source": "echo in " + ws, "backend": "sandbox"})
+		var r execRecord
+		json.Unmarshal(b, &r)
+		r.Status, r.Error = fmt.Sprintf("%d %s", code, r.Status), r.Error+string(b)
+		return r
+	}
+	if r := run("a"); r.Stdout != "in a\n" {
+		t.Fatalf("a: %+v", r)
+	}
+	if r := run("b"); r.Stdout != "in b\n" {
+		t.Fatalf("b, with a's sandbox idle: %+v", r)
+	}
+	svc := s.mustStart(t, s.token, "b", service)
+	code, _, b := s.start(t, s.token, "a", map[string]any{"source": "echo in a", "backend": "sandbox"})
+	wantRefused(t, "a with b's sandbox busy", code, b, 503, "the server holds 1 of its 1 live sandboxes, across all workspaces (--max-sandboxes)")
+	s.end(t, "b", svc)
+	if r := run("a"); r.Stdout != "in a\n" {
+		t.Fatalf("a after b's service ended: %+v", r)
+	}
+}
+
 // TestFair_InProcess: the same shares without workers (every workspace in
 // desk serve's process, the server-wide pool there).
 func TestFair_InProcess(t *testing.T) {

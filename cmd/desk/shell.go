@@ -232,7 +232,10 @@ var _ api.ShellOpener = sandboxShells{}
 // executions use).
 func (s sandboxShells) OpenShell(ctx context.Context, ws *workspace.Workspace, o api.ShellOptions) (api.Terminal, error) {
 	sh, err := s.b.Shell(ctx, sandbox.Workspace{FS: ws.FS()}, sandbox.ShellOptions{Rows: o.Rows, Cols: o.Cols, Term: o.Term})
-	if errors.Is(err, sandbox.ErrTooManySandboxes) || errors.Is(err, sandbox.ErrClosed) {
+	if errors.Is(err, sandbox.ErrTooManySandboxes) {
+		return nil, sandboxRefusal(s.b, err) // 503 too_many, as with workers
+	}
+	if errors.Is(err, sandbox.ErrClosed) {
 		return nil, fmt.Errorf("%w: %w", api.ErrShellUnavailable, err)
 	}
 	if err != nil {
