@@ -3,6 +3,9 @@ package jsvm
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
@@ -16,7 +19,17 @@ const ID = "js"
 // concurrent use.
 type Backend struct {
 	opts Options
-	sem  chan struct{}
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	running   int   // executions in Run
+	stuck     int   // engines left running after their execution ended
+	stuckEver int64 // engines ever left running
+	recovered int64 // of those, the ones that have stopped since
+
+	// engineEnded, if set (by tests), is called when an engine has stopped
+	// and freed its memory; stuck says whether it had been left running.
+	engineEnded func(stuck bool)
 }
 
 var (
@@ -44,7 +57,11 @@ func New(opts Options) (*Backend, error) {
 	if _, err := runtimeBytecode(); err != nil {
 		return nil, err
 	}
-	return &Backend{opts: o, sem: make(chan struct{}, o.MaxConcurrent)}, nil
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Backend{opts: o, log: log}, nil
 }
 
 // Options returns the backend's options with the defaults filled in.
@@ -54,19 +71,88 @@ func (b *Backend) Options() Options { return b.opts }
 // (run.TimeoutBounds).
 func (b *Backend) Timeouts() (def, max time.Duration) { return b.opts.Timeout, b.opts.MaxTimeout }
 
+// Stats are a Backend's counts of executions and engines.
+type Stats struct {
+	// Running is the executions running now.
+	Running int
+	// Stuck is the engines that could not be stopped: their execution was
+	// killed or timed out and has ended, but the engine is still inside a
+	// built-in call that does not check for interrupts (see the package
+	// documentation), using a CPU and up to MaxMemory+MaxStackMemory bytes
+	// until the call returns. Nothing in the process can stop them sooner;
+	// restarting the process does.
+	Stuck int
+	// StuckEver is the engines ever left running so, and Recovered those
+	// of them that have stopped since.
+	StuckEver, Recovered int64
+}
+
+// Stats returns the backend's counts now.
+func (b *Backend) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return Stats{Running: b.running, Stuck: b.stuck, StuckEver: b.stuckEver, Recovered: b.recovered}
+}
+
 // Run evaluates job.Source as an ES module and, if it default-exports a
 // function, calls it with job.Input and returns its result as the value. See
 // the package documentation.
+//
+// The engine runs on a goroutine of its own. When ctx ends (kill, timeout,
+// server stop) the engine is aborted; if it has not stopped StopGrace later,
+// Run returns anyway and leaves the engine to stop in the background, as a
+// stuck engine (Stats).
 func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
-	select {
-	case b.sem <- struct{}{}:
-	default:
-		err := &LimitError{Limit: "MaxConcurrent", Value: int64(b.opts.MaxConcurrent), What: "js executions at once"}
+	if err := b.admit(); err != nil {
 		fmt.Fprintf(job.Stderr, "desk: js: %v\n", err)
 		return run.Outcome{}, fmt.Errorf("js: %w", err)
 	}
-	defer func() { <-b.sem }()
-	x := newExecution(ctx, b, job)
-	defer x.close()
-	return x.run()
+	e := &engine{b: b, x: newExecution(ctx, b, job), done: make(chan engineResult, 1)}
+	e.x.eng = e
+	go e.run()
+	select {
+	case r := <-e.done:
+		b.leave()
+		return r.out, r.err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(b.opts.StopGrace)
+	defer grace.Stop()
+	select {
+	case r := <-e.done:
+		b.leave()
+		return r.out, r.err
+	case <-grace.C:
+	}
+	if !e.detach() {
+		r := <-e.done // it stopped just now
+		b.leave()
+		return r.out, r.err
+	}
+	fmt.Fprintf(job.Stderr, "desk: js: the engine did not stop within %v of the end (%v): it is inside a built-in call that does not check for interrupts, and finishes that call in the background\n",
+		b.opts.StopGrace, context.Cause(ctx))
+	// Killed, timed out or stopped: run records the cause.
+	return run.Outcome{ExitCode: 1}, nil
+}
+
+// admit counts a new execution in, or says which limit refuses it.
+func (b *Backend) admit() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.running >= b.opts.MaxConcurrent {
+		return &LimitError{Limit: "MaxConcurrent", Value: int64(b.opts.MaxConcurrent), What: "js executions at once"}
+	}
+	if b.stuck >= b.opts.MaxStuck {
+		return &LimitError{Limit: "MaxStuck", Value: int64(b.opts.MaxStuck),
+			What: "js engines that could not be stopped and still run; new executions are refused until some stop or desk restarts"}
+	}
+	b.running++
+	return nil
+}
+
+// leave counts an execution out.
+func (b *Backend) leave() {
+	b.mu.Lock()
+	b.running--
+	b.mu.Unlock()
 }

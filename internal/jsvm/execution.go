@@ -27,7 +27,8 @@ type execution struct {
 	o    *Options
 	job  *run.Job
 	c    *qjs.Context
-	main string // the main module's name
+	eng  *engine // the goroutine running it
+	main string  // the main module's name
 	t0   time.Time
 
 	internals qjs.Value
@@ -113,6 +114,7 @@ func (x *execution) run() (run.Outcome, error) {
 	c, err := qjs.New(qjs.Options{
 		MemoryLimit: x.o.MaxMemory,
 		StackSlots:  x.o.MaxStackDepth,
+		FrameMemory: x.o.MaxStackMemory,
 		Normalize:   x.normalize,
 		Load:        x.load,
 	})
@@ -120,6 +122,9 @@ func (x *execution) run() (run.Outcome, error) {
 		return run.Outcome{}, fmt.Errorf("js: start engine: %w", err)
 	}
 	x.c = c
+	if x.eng != nil {
+		x.eng.setContext(c)
+	}
 	stop := context.AfterFunc(x.ctx, func() { c.Abort(&stopped{context.Cause(x.ctx)}) })
 	defer stop()
 	if err := x.boot(); err != nil {

@@ -110,7 +110,12 @@ func (x *execution) format(v qjs.Value) (string, error) {
 	defer x.c.Free(r)
 	s, err := x.c.ToString(r)
 	if err == nil && strings.HasPrefix(s, "InternalError: stack overflow") {
-		s += fmt.Sprintf("\n(the call depth limit MaxStackDepth, %d engine stack slots, was reached)", x.o.MaxStackDepth)
+		if n := x.c.StackSlots(); n < x.o.MaxStackDepth {
+			s += fmt.Sprintf("\n(the call depth limit was reached: %d engine stack slots, lowered from MaxStackDepth, %d, because calls may take up to %d bytes of frame each and MaxStackMemory is %d bytes)",
+				n, x.o.MaxStackDepth, x.c.FrameBytes(), x.o.MaxStackMemory)
+		} else {
+			s += fmt.Sprintf("\n(the call depth limit MaxStackDepth, %d engine stack slots, was reached)", x.o.MaxStackDepth)
+		}
 	}
 	return s, err
 }

@@ -3,6 +3,7 @@ package jsvm
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -20,6 +21,8 @@ const (
 	DefaultMaxFSBytes     = 256 << 20        // bytes read and written by fs/promises
 	DefaultMaxConcurrent  = 8                // executions of one Backend at once (all workspaces)
 	DefaultMaxTimers      = 10_000           // timers pending at once
+	DefaultMaxStuck       = 16               // engines that could not be stopped, still running (all workspaces)
+	DefaultStopGrace      = 50 * time.Millisecond
 )
 
 // Options configure a Backend. Zero fields take the documented defaults;
@@ -40,6 +43,13 @@ type Options struct {
 	// overflow", as Node throws a RangeError; uncaught, it fails the
 	// execution.
 	MaxStackDepth int
+	// MaxStackMemory bounds the bytes the frames of the calls on the stack
+	// take (arguments, local variables, operand stacks), which the engine
+	// allocates apart from MaxMemory (default MaxMemory/4). Ordinary code
+	// is far from it; code with functions of tens of thousands of local
+	// variables, or functions bound to as many arguments, gets a call depth
+	// limit below MaxStackDepth that keeps its frames within it.
+	MaxStackMemory int64
 	// MaxOutputBytes bounds stdout plus stderr (default 16 MiB; run keeps
 	// only its own output cap of it).
 	MaxOutputBytes int64
@@ -59,6 +69,22 @@ type Options struct {
 	// MaxConcurrent bounds the executions this Backend runs at once, over
 	// all workspaces (default 8). One more fails at once with a LimitError.
 	MaxConcurrent int
+	// StopGrace is how long Run waits, once its ctx has ended (kill,
+	// timeout, server stop), for the aborted engine to stop (default 50ms).
+	// An engine inside a built-in call that does not check for interrupts
+	// may not; Run then returns, the execution ends (killed, timed out) and
+	// its MaxConcurrent slot is free, and the engine, left to finish the
+	// call in the background with its thread at the lowest CPU priority,
+	// counts as stuck (Stats.Stuck) until it stops.
+	StopGrace time.Duration
+	// MaxStuck bounds the stuck engines (default 16, over all workspaces):
+	// while that many are, new executions fail at once with a LimitError
+	// naming MaxStuck. (Executions running when the bound is reached may
+	// still get stuck: at most MaxStuck+MaxConcurrent-1 engines are.)
+	MaxStuck int
+	// Logger gets a warning for every engine left running and a note when
+	// one stops (nil: no log).
+	Logger *slog.Logger
 	// Modules are trusted modules offered to bare imports: specifier →
 	// ES module source (import "csv-parse" → Modules["csv-parse"]). Their
 	// relative imports resolve among the same map, against the specifier as
@@ -73,7 +99,7 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.Timeout < 0 || o.MaxTimeout < 0 || o.MaxMemory < 0 || o.MaxStackDepth < 0 || o.MaxOutputBytes < 0 ||
 		o.MaxSourceBytes < 0 || o.MaxModules < 0 || o.MaxModuleDepth < 0 || o.MaxFSCalls < 0 || o.MaxFSBytes < 0 ||
-		o.MaxTimers < 0 || o.MaxConcurrent < 0 {
+		o.MaxTimers < 0 || o.MaxConcurrent < 0 || o.MaxStackMemory < 0 || o.StopGrace < 0 || o.MaxStuck < 0 {
 		return o, errors.New("check js options: negative limit")
 	}
 	def := func(v *int64, d int64) {
@@ -105,6 +131,11 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.MaxFSBytes, DefaultMaxFSBytes)
 	defi(&o.MaxTimers, DefaultMaxTimers)
 	defi(&o.MaxConcurrent, DefaultMaxConcurrent)
+	def(&o.MaxStackMemory, o.MaxMemory/4)
+	defi(&o.MaxStuck, DefaultMaxStuck)
+	if o.StopGrace == 0 {
+		o.StopGrace = DefaultStopGrace
+	}
 	return o, nil
 }
 

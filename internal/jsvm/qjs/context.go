@@ -21,6 +21,12 @@ type Options struct {
 	// slots (about one per plain call; 0: lib.MaxStackSlots, 5000). Past it
 	// the engine throws a catchable "InternalError: stack overflow".
 	StackSlots int
+	// FrameMemory bounds the bytes the frames of the JavaScript calls on the
+	// stack may take (0: no bound). The engine allocates them outside
+	// MemoryLimit; the Context lowers the stack slot limit below StackSlots
+	// when code whose largest frame times StackSlots would exceed
+	// FrameMemory is compiled (see StackSlots).
+	FrameMemory int64
 	// Normalize resolves an import specifier given the name of the importing
 	// module (for the main module: its name; for code evaluated as a script:
 	// "<eval>" or the script's file name). Nil: imports fail.
@@ -53,6 +59,13 @@ type Context struct {
 	aborted atomic.Bool
 	amu     sync.Mutex
 	reason  error
+	freed   bool // Close has begun freeing the engine (guarded by amu)
+
+	slots      int   // the stack slot limit asked for (Options.StackSlots or its default)
+	stackLimit int   // the engine's stack slot limit now
+	maxFrame   int64 // the largest frame of the compiled code, in bytes
+	maxBound   int64 // the most arguments bound by Function.prototype.bind
+	bind       Value // the engine's Function.prototype.bind
 
 	funcs      []Func
 	natives    map[string]native // native modules waiting for their init
@@ -124,7 +137,12 @@ func New(opts Options) (*Context, error) {
 	if opts.MemoryLimit > 0 {
 		lib.XJS_SetMemoryLimit(c.tls, c.rt, lib.Tsize_t(opts.MemoryLimit))
 	}
-	lib.XJS_SetMaxStackSize(c.tls, c.rt, lib.Tsize_t(opts.StackSlots))
+	c.slots = opts.StackSlots
+	if c.slots <= 0 {
+		c.slots = lib.MaxStackSlots
+	}
+	c.stackLimit = c.slots
+	lib.XJS_SetMaxStackSize(c.tls, c.rt, lib.Tsize_t(c.slots))
 	lib.XJS_SetInterruptHandler(c.tls, c.rt, fp(interruptHandler), c.id)
 	lib.XJS_SetHostPromiseRejectionTracker(c.tls, c.rt, fp(rejectionTracker), c.id)
 	lib.XJS_SetModuleLoaderFunc2(c.tls, c.rt, fp(moduleNormalize), fp(moduleLoader), 0, c.id)
@@ -136,6 +154,15 @@ func New(opts Options) (*Context, error) {
 		return nil, errors.New("create JavaScript context: out of memory")
 	}
 	lib.XJS_SetContextOpaque(c.tls, c.ctx, c.id)
+	cx := (*lib.TJSContext)(ptr(c.ctx))
+	if evalInternal == 0 {
+		evalInternal = cx.Feval_internal // the same for every context
+	}
+	cx.Feval_internal = fp(evalHook)
+	if err := c.wrapBind(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("create JavaScript context: %w", err)
+	}
 	return c, nil
 }
 
@@ -154,7 +181,12 @@ func (c *Context) Close() {
 		c.Free(n.exports)
 	}
 	c.natives = nil
+	c.Free(c.bind)
+	c.bind = Undefined
 	c.closed = true
+	c.amu.Lock()
+	c.freed = true // Abort no longer touches the engine
+	c.amu.Unlock()
 	lib.XJS_FreeContext(c.tls, c.ctx)
 	lib.XJS_FreeRuntime(c.tls, c.rt)
 	contexts.Delete(c.id)
@@ -163,16 +195,35 @@ func (c *Context) Close() {
 }
 
 // Abort makes the engine stop: running JavaScript gets an uncatchable error
-// at its next interrupt check or host call, and later calls into the engine
-// fail. The first reason is kept (Reason). Abort is safe to call from any
-// goroutine, also after Close.
+// at its next interrupt check (the next backward jump, call or regexp step)
+// or host call, and later calls into the engine fail. From then on every
+// allocation of the engine fails too, so that a built-in function that
+// allocates as it goes (JSON.parse, Array.from, join, split...) ends at its
+// next allocation instead of running to its end. The first reason is kept
+// (Reason). Abort is safe to call from any goroutine, also after Close, and
+// may be called again (each call makes the next interrupt check come at
+// once).
 func (c *Context) Abort(reason error) {
 	c.amu.Lock()
+	defer c.amu.Unlock()
 	if c.reason == nil {
 		c.reason = reason
 	}
-	c.amu.Unlock()
 	c.aborted.Store(true)
+	if c.freed {
+		return
+	}
+	// The engine calls the interrupt handler when its countdown of ticks
+	// (calls and backward jumps) reaches zero, every 10,000 ticks: after a
+	// long built-in call (a sort), 10,000 more of those. Zero makes the
+	// next tick call it. The engine's thread decrements the counter without
+	// atomics; a store racing with a decrement may be lost, which costs at
+	// most one more countdown, and another Abort stores zero again. Neither
+	// field is Go memory (the engine's structures are C heap).
+	cx := (*lib.TJSContext)(ptr(c.ctx))
+	atomic.StoreInt32(&cx.Finterrupt_counter, 0)
+	rt := (*lib.TJSRuntime)(ptr(c.rt))
+	atomic.StoreUintptr(sizeWord(&rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_limit), 0)
 }
 
 // Reason returns the first reason given to Abort, or nil.
@@ -210,9 +261,18 @@ func overLimit(s *lib.TJSMallocState) {
 	}
 }
 
+// limit is the allocation limit: Options.MemoryLimit, or 0 once the Context
+// is aborted (Abort sets it from another goroutine).
+func limit(s *lib.TJSMallocState) lib.Tsize_t {
+	return lib.Tsize_t(atomic.LoadUintptr(sizeWord(&s.Fmalloc_limit)))
+}
+
+// sizeWord is a size_t as a uintptr, which has its size on every target.
+func sizeWord(p *lib.Tsize_t) *uintptr { return (*uintptr)(unsafe.Pointer(p)) }
+
 func jsMalloc(tls *libc.TLS, s uintptr, size lib.Tsize_t) uintptr {
 	st := mallocState(s)
-	if st.Fmalloc_size+size > st.Fmalloc_limit {
+	if st.Fmalloc_size+size > limit(st) {
 		overLimit(st)
 		return 0
 	}
@@ -251,7 +311,7 @@ func jsRealloc(tls *libc.TLS, s uintptr, p uintptr, size lib.Tsize_t) uintptr {
 		libc.Xfree(tls, p)
 		return 0
 	}
-	if st.Fmalloc_size+size-old > st.Fmalloc_limit {
+	if st.Fmalloc_size+size-old > limit(st) {
 		overLimit(st)
 		return 0
 	}

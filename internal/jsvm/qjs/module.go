@@ -353,6 +353,8 @@ func (c *Context) RunBytecode(b []byte) (Value, error) {
 	if fn.isException() {
 		return fn, c.exception()
 	}
+	// Bytecode is not compiled here: record its frames (see frames.go).
+	c.noteCode(fn.v)
 	v := Value{lib.XJS_EvalFunction(c.tls, c.ctx, fn.v)} // consumes fn
 	if v.isException() {
 		return v, c.exception()
