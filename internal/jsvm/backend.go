@@ -142,9 +142,9 @@ func (b *Backend) admit() error {
 	if b.running >= b.opts.MaxConcurrent {
 		return &LimitError{Limit: "MaxConcurrent", Value: int64(b.opts.MaxConcurrent), What: "js executions at once"}
 	}
-	if b.stuck >= b.opts.MaxStuck {
+	if b.running+b.stuck >= b.opts.MaxConcurrent+b.opts.MaxStuck {
 		return &LimitError{Limit: "MaxStuck", Value: int64(b.opts.MaxStuck),
-			What: "js engines that could not be stopped and still run; new executions are refused until some stop or desk restarts"}
+			What: fmt.Sprintf("stuck js engines beyond MaxConcurrent: %d engines could not be stopped and still run, %d executions are running; new ones are refused until some stop or desk restarts", b.stuck, b.running)}
 	}
 	b.running++
 	return nil

@@ -3,14 +3,17 @@ package jsvm
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // The benchmarks of docs/benchmarks.md: each workload through the backend
@@ -122,4 +125,59 @@ func processCPU() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkKillLatency measures, for each long built-in call of the survey
+// (stop_test.go's longCalls, and a plain loop as the baseline), how long an
+// execution looping over it takes to end once its ctx is cancelled (Kill,
+// timeout), right after the first call began:
+//
+//	end-ms:  until Run returns (the execution has ended; its slot is free);
+//	stop-ms: until the engine has stopped and freed its memory (for a
+//	         call that does not check for interrupts, the rest of the call).
+//
+// The target is end-ms under 100 ms for every call. ns/op includes each
+// execution's setup and is not the figure.
+//
+//	go test -run '^$' -bench KillLatency -benchtime 5x ./internal/jsvm/
+func BenchmarkKillLatency(b *testing.B) {
+	calls := append([]longCall{{name: "plain loop (baseline)", call: "void 0", n: 1}}, longCalls...)
+	for _, lc := range calls {
+		b.Run(lc.name, func(b *testing.B) {
+			be := newBackend(b, Options{})
+			ended := make(chan time.Time, 1)
+			be.engineEnded = func(bool) { ended <- time.Now() }
+			fsys := newStore(b, nil)
+			var end, stop, maxEnd, maxStop time.Duration
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(context.Background())
+				started := &signalWriter{ch: make(chan struct{})}
+				done := make(chan error, 1)
+				go func() {
+					_, err := be.Run(vfs.WithActor(ctx, "bench"), &run.Job{ID: "bench", Backend: ID, Source: lc.source(), Cwd: "/workspace",
+						Stdin: strings.NewReader(""), Stdout: started, Stderr: io.Discard, FS: fsys})
+					done <- err
+				}()
+				select {
+				case <-started.ch:
+				case err := <-done:
+					b.Fatalf("ended before its output: %v", err)
+				}
+				t0 := time.Now()
+				cancel()
+				if err := <-done; err != nil {
+					b.Fatal(err)
+				}
+				e := time.Since(t0)
+				s := (<-ended).Sub(t0)
+				end, stop = end+e, stop+s
+				maxEnd, maxStop = max(maxEnd, e), max(maxStop, s)
+			}
+			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+			b.ReportMetric(ms(end)/float64(b.N), "end-ms")
+			b.ReportMetric(ms(maxEnd), "max-end-ms")
+			b.ReportMetric(ms(stop)/float64(b.N), "stop-ms")
+			b.ReportMetric(ms(maxStop), "max-stop-ms")
+		})
+	}
 }

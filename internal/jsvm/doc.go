@@ -83,12 +83,81 @@
 // file creation mask is 022; the process has root's rights (access fails
 // only for X_OK on a file without an execute bit).
 //
-// The event loop runs on the execution's goroutine: run the microtask
-// queue, check for unhandled rejections and the result, wait for the next
-// timer (or the ctx), fire it. Kill, timeout and server stop cancel ctx,
-// which aborts the engine: the interrupt handler stops running JavaScript
-// within a few thousand instructions (for(;;){} included), every host call
-// then throws an uncatchable error, and the loop returns at once.
+// The event loop runs on the engine's goroutine: run the microtask queue,
+// check for unhandled rejections and the result, wait for the next timer (or
+// the ctx), fire it.
+//
+// # Stopping an execution
+//
+// Kill, timeout and server stop cancel ctx, which aborts the engine
+// (qjs.Context.Abort): running JavaScript gets an uncatchable error at the
+// engine's next interrupt check, every host call throws one, every
+// allocation of the engine that needs new memory fails, and the event loop
+// returns. The engine checks for interrupts at every call and backward jump
+// (Abort resets the countdown it keeps between two checks, so the next tick
+// checks), every 10,000 steps of a regexp match, and wherever a built-in
+// calls back into JavaScript (a sort's comparator, map's or replace's
+// function, a getter, a Proxy trap). JavaScript, however it loops, stops
+// within about a millisecond.
+//
+// A built-in call that does neither runs on to its end. Run waits
+// StopGrace (20 ms) for the engine after ctx ended, then returns anyway: the
+// execution ends at once as killed or timed out (stderr says the engine was
+// left running), its MaxConcurrent slot is free, and the engine finishes
+// the call in the background on its own OS thread, given the lowest CPU
+// priority (nice 19), then stops and frees its memory. Such stuck engines
+// are counted (Backend.Stats: Stuck now, StuckEver, Recovered) and logged
+// (Options.Logger). MaxStuck (8) of them take nothing from MaxConcurrent;
+// past MaxConcurrent+MaxStuck engines, running or stuck, new executions fail
+// with a LimitError naming MaxStuck, so at most 16 engines exist, each
+// within MaxMemory + MaxStackMemory. Nothing in the process can end a stuck
+// engine sooner: for the unbounded calls below the remedy is to end the
+// process that runs the engine; Stats.Stuck is the signal a supervisor
+// (the per-workspace worker process) can restart on.
+//
+// The built-in calls that overrun, with how long the call in progress goes
+// on after the abort (measured on the 2-core machine of docs/benchmarks.md
+// under load; MaxMemory 64 MiB bounds the inputs):
+//
+//   - Stop at once or within milliseconds: JavaScript loops and calls;
+//     sorts with a comparator; regexps, catastrophic backtracking included;
+//     anything calling back (Array.from with a function, forEach, reduce,
+//     replace with a function, JSON.parse with a reviver, structuredClone,
+//     which is JavaScript here).
+//   - Stop at their next allocation of new memory, or run to their end,
+//     bounded by the input the memory limit allows, at most about 1.5 s:
+//     join, split, replaceAll (16 million characters 1.2 s), repeat,
+//     padStart/padEnd (55 million characters 0.2-0.3 s), JSON.parse,
+//     JSON.stringify (30 MB of output 1.3 s), BigInt multiplication (0.4 s
+//     near the size limit).
+//   - Run to their end, bounded by the memory limit, seconds:
+//     Array.prototype.sort without a comparator (its string comparisons:
+//     200,000 numbers 65-160 ms, 400,000, about the most that fit, 0.7 s,
+//     3.9 s on the loaded machine); typed array sort without a comparator
+//     (4 million doubles, about the most that fit, since the sort takes 8
+//     bytes an element besides, 0.8-1.4 s; 7 million bytes 0.7 s); BigInt
+//     toString (quadratic: 560,000 bits 0.8-2.1 s, 980,000, near the size
+//     limit, 3.1 s).
+//   - Unbounded by memory, minutes to forever: the generic Array methods
+//     that visit every index of a sparse array or an array-like without
+//     calling back (measured: indexOf and join over holes; lastIndexOf,
+//     includes and the others that walk indices so work the same way):
+//     about 90 ns an index below 2^31 and 200 ns above, so 5-10 min for
+//     new Array(2**32 - 1) and years for { length: 2**53 - 1 }; and string
+//     search with a long pattern, which compares naively (measured:
+//     indexOf; lastIndexOf, includes, split, replace and replaceAll with a
+//     string pattern search the same way): about 2 ns a character pair, 18 s
+//     for a 100,000-character pattern in 200,000 characters, days at the
+//     memory limit.
+//
+// The engine's memory is bounded on every allocation path: the heap by
+// MaxMemory, through the engine's allocator hooks; the frames of the calls
+// on the stack, which the engine allocates apart (alloca), by
+// MaxStackMemory, through the call depth limit (qjs.Options.FrameMemory:
+// the depth limit is lowered so that the largest frame of the code loaded,
+// times the depth, fits); the goroutine and the C stacks by the depth limit
+// (about 16 MiB at 5000). Host functions copy what crosses to Go (file
+// contents, output), bounded by the fs and output limits.
 //
 // # Security model
 //
@@ -98,23 +167,27 @@
 // environment run gives it (never the host's), the clock, randomness, and
 // the modules described above. process.stdin reads the job's stdin on the
 // engine's goroutine, blocking it until bytes arrive; a stdin stream
-// (run.ExecOptions.StdinStream) is closed by run when the execution is killed
-// or times out, so such a read returns then. There is no network, no host filesystem, no
-// process, no require, no engine module (std, os), and the engine's own
-// globals are not exposed. The engine runs in-process: its memory is bounded
-// (MaxMemory: a failed allocation ends the execution even if the script
-// catches "out of memory"), its stack is bounded (MaxStackDepth), its run
-// time by the execution's timeout, and every resource it can consume through
-// the host by a limit. A bug in the transpiled engine is a bug in the desk
-// process: the sandbox backend is the one for code that needs a kernel
-// boundary.
+// (run.ExecOptions.StdinStream) is closed by run when the execution is
+// killed or times out, so such a read returns then (a read that blocks past
+// StopGrace is left to the engine, stuck until it returns: see "Stopping an
+// execution"). There is no network, no host filesystem, no process, no
+// require, no engine module (std, os), and the engine's own globals are not
+// exposed. The engine runs in-process: its memory is bounded (MaxMemory: a
+// failed allocation ends the execution even if the script catches "out of
+// memory"; MaxStackMemory for its frames), its stack is bounded
+// (MaxStackDepth), its run time by the execution's timeout (but see
+// "Stopping an execution" for the built-in calls that overrun it), and every
+// resource it can consume through the host by a limit. A bug in the
+// transpiled engine is a bug in the desk process: the sandbox backend is the
+// one for code that needs a kernel boundary.
 //
 // # Limits
 //
 // Every limit is an Options field with a documented default: wall time
 // (Timeout, MaxTimeout, given to run through run.TimeoutBounds), MaxMemory,
-// MaxStackDepth, MaxOutputBytes, MaxSourceBytes, MaxModules,
-// MaxModuleDepth, MaxFSCalls, MaxFSBytes, MaxTimers, MaxConcurrent. The
+// MaxStackDepth, MaxStackMemory, MaxOutputBytes, MaxSourceBytes,
+// MaxModules, MaxModuleDepth, MaxFSCalls, MaxFSBytes, MaxTimers,
+// MaxConcurrent, MaxStuck (and StopGrace, the wait for an aborted engine). The
 // input and the value are bounded by run (MaxInputBytes, MaxValueBytes). A
 // limit that is hit ends the execution as failed with a *LimitError (stderr:
 // "desk: js: limit exceeded: MaxFSCalls (...)"), except the stack limit,
@@ -135,6 +208,11 @@
 //   - Non-ASCII host names in URLs are refused (no IDNA), file: URLs have no
 //     drive letters; util.inspect does not show proxies, colors or
 //     getters' values.
+//   - The built-in calls listed under "Stopping an execution" cannot be
+//     interrupted inside: the execution ends, the engine runs on (stuck)
+//     until the call returns. Ending them needs the engine in a process of
+//     its own (the per-workspace worker), or the engine's loops to check
+//     for interrupts (upstream QuickJS).
 //   - Only 64-bit Linux is tested (package qjs also has the 32-bit value
 //     form, vetted for 386, never run).
 package jsvm

@@ -109,7 +109,15 @@ func (x *execution) format(v qjs.Value) (string, error) {
 	}
 	defer x.c.Free(r)
 	s, err := x.c.ToString(r)
-	if err == nil && strings.HasPrefix(s, "InternalError: stack overflow") {
+	if err == nil && x.c.IsError(v) && x.c.StringProp(v, "name") == "InternalError" && x.c.StringProp(v, "message") == "stack overflow" {
+		if !strings.HasPrefix(s, "InternalError: stack overflow") {
+			// Printing it overflowed the stack too (the depth limit may be
+			// a few slots: see below).
+			s = "InternalError: stack overflow"
+			if st := x.c.StringProp(v, "stack"); st != "" {
+				s += "\n" + strings.TrimRight(st, "\n")
+			}
+		}
 		if n := x.c.StackSlots(); n < x.o.MaxStackDepth {
 			s += fmt.Sprintf("\n(the call depth limit was reached: %d engine stack slots, lowered from MaxStackDepth, %d, because calls may take up to %d bytes of frame each and MaxStackMemory is %d bytes)",
 				n, x.o.MaxStackDepth, x.c.FrameBytes(), x.o.MaxStackMemory)

@@ -78,10 +78,26 @@ func TestLimits(t *testing.T) {
 		if r.err == nil || !strings.Contains(r.stderr, "stack overflow") || !strings.Contains(r.stderr, "MaxStackDepth, 500") {
 			t.Fatalf("error %v, stderr %q", r.err, r.stderr)
 		}
+		// Frames count against MaxStackMemory (here MaxMemory, 16 MiB): a
+		// function of 6,000 variables (96 KB a call) gets about 170 slots.
+		r = runJS(context.Background(), b, newStore(t, nil), job{src: "(0, eval)('function f(n) { var ' + Array.from({ length: 6000 }, (_, i) => 'v' + i) + '; return n > 0 ? f(n - 1) + 1 : 0; }');\nf(4000);"})
+		if r.err == nil || !strings.Contains(r.stderr, "Uncaught InternalError: stack overflow") ||
+			!strings.Contains(r.stderr, "lowered from MaxStackDepth, 500, because calls may take up to 96") || !strings.Contains(r.stderr, "MaxStackMemory is 16777216 bytes") {
+			t.Fatalf("large frames: error %v, stderr %q", r.err, r.stderr)
+		}
 		// As in Node, the overflow is an exception the script can catch.
 		r = runJS(context.Background(), b, newStore(t, nil), job{src: "function f() { return f() + 1; }\nlet msg; try { f(); } catch (e) { msg = e.message; }\nexport default () => msg"})
 		if r.err != nil || r.value != `"stack overflow"` {
 			t.Fatalf("caught overflow: %v %q %s", r.err, r.value, r.stderr)
+		}
+	})
+
+	t.Run("default depth", func(t *testing.T) {
+		// The runtime's own frames (the largest about 6.5 KiB) leave the
+		// default depth limit where it is.
+		r := runJS(context.Background(), sharedBackend(t), newStore(t, nil), job{src: "function f(n) { return n > 0 ? f(n - 1) + 1 : 0; }\nexport default () => f(4500)"})
+		if r.err != nil || r.value != "4500" {
+			t.Fatalf("%v %q %s", r.err, r.value, r.stderr)
 		}
 	})
 
@@ -126,6 +142,36 @@ func TestLimits(t *testing.T) {
 			t.Errorf("defaults: %+v", o)
 		}
 	})
+}
+
+// TestMemoryInNativeCalls: allocations made inside built-in calls count
+// against MaxMemory and end the execution with its limit message.
+func TestMemoryInNativeCalls(t *testing.T) {
+	b := newBackend(t, Options{MaxMemory: 16 << 20})
+	for _, src := range []string{
+		"'x'.repeat(1e8)",
+		"'x'.padStart(1e8)",
+		"'x'.padEnd(1e8, 'abc')",
+		"new Array(1e8).fill(0)",
+		"Array.from({ length: 1e8 })",
+		"new Array(1e7).join('ab')",
+		"JSON.parse('[' + '0,'.repeat(3e6) + '0]')",
+		"JSON.stringify(Array(40).fill('x'.repeat(5e5)))",
+		"'ab'.repeat(3e6).split('')",
+		"'ab'.repeat(4e6).replaceAll('a', 'xyz')",
+		"/(a|b)*c/.exec('ab'.repeat(5e6))",
+		"structuredClone(Array.from({ length: 2e5 }, (_, i) => ({ i })))",
+		"new Uint8Array(1e8)",
+		"try { 'x'.repeat(1e8); } catch (e) { console.log('caught', e.message); } for (;;) {}",
+	} {
+		t.Run(src, func(t *testing.T) {
+			r := runJS(testCtx(t), b, newStore(t, nil), job{src: src})
+			var le *LimitError
+			if !errors.As(r.err, &le) || le.Limit != "MaxMemory" || !strings.Contains(r.stderr, "desk: js: limit exceeded: MaxMemory (16777216 bytes of engine memory)") {
+				t.Fatalf("error %v, stderr %q", r.err, r.stderr)
+			}
+		})
+	}
 }
 
 // signalWriter closes ch on its first write.

@@ -21,8 +21,8 @@ const (
 	DefaultMaxFSBytes     = 256 << 20        // bytes read and written by fs/promises
 	DefaultMaxConcurrent  = 8                // executions of one Backend at once (all workspaces)
 	DefaultMaxTimers      = 10_000           // timers pending at once
-	DefaultMaxStuck       = 16               // engines that could not be stopped, still running (all workspaces)
-	DefaultStopGrace      = 50 * time.Millisecond
+	DefaultMaxStuck       = 8                // stuck engines tolerated beyond MaxConcurrent (all workspaces)
+	DefaultStopGrace      = 20 * time.Millisecond
 )
 
 // Options configure a Backend. Zero fields take the documented defaults;
@@ -45,10 +45,12 @@ type Options struct {
 	MaxStackDepth int
 	// MaxStackMemory bounds the bytes the frames of the calls on the stack
 	// take (arguments, local variables, operand stacks), which the engine
-	// allocates apart from MaxMemory (default MaxMemory/4). Ordinary code
-	// is far from it; code with functions of tens of thousands of local
-	// variables, or functions bound to as many arguments, gets a call depth
-	// limit below MaxStackDepth that keeps its frames within it.
+	// allocates apart from MaxMemory (default: MaxMemory). The call depth
+	// limit is MaxStackDepth, or less: MaxStackMemory divided by the
+	// largest frame of the code loaded (the runtime's own is 6.5 KiB; with
+	// the defaults, code whose functions have fewer than about 800 local
+	// variables and operands keeps 5000). A function bound to many
+	// arguments counts them in its frame.
 	MaxStackMemory int64
 	// MaxOutputBytes bounds stdout plus stderr (default 16 MiB; run keeps
 	// only its own output cap of it).
@@ -70,17 +72,19 @@ type Options struct {
 	// all workspaces (default 8). One more fails at once with a LimitError.
 	MaxConcurrent int
 	// StopGrace is how long Run waits, once its ctx has ended (kill,
-	// timeout, server stop), for the aborted engine to stop (default 50ms).
+	// timeout, server stop), for the aborted engine to stop (default 20ms).
 	// An engine inside a built-in call that does not check for interrupts
 	// may not; Run then returns, the execution ends (killed, timed out) and
 	// its MaxConcurrent slot is free, and the engine, left to finish the
 	// call in the background with its thread at the lowest CPU priority,
 	// counts as stuck (Stats.Stuck) until it stops.
 	StopGrace time.Duration
-	// MaxStuck bounds the stuck engines (default 16, over all workspaces):
-	// while that many are, new executions fail at once with a LimitError
-	// naming MaxStuck. (Executions running when the bound is reached may
-	// still get stuck: at most MaxStuck+MaxConcurrent-1 engines are.)
+	// MaxStuck bounds the stuck engines tolerated beyond MaxConcurrent
+	// (default 8, over all workspaces): an execution starts only while
+	// fewer than MaxConcurrent+MaxStuck engines exist, running or stuck,
+	// else it fails at once with a LimitError naming MaxStuck. So up to
+	// MaxStuck stuck engines take nothing from MaxConcurrent, and at most
+	// MaxConcurrent+MaxStuck engines exist at once.
 	MaxStuck int
 	// Logger gets a warning for every engine left running and a note when
 	// one stops (nil: no log).
@@ -131,7 +135,7 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.MaxFSBytes, DefaultMaxFSBytes)
 	defi(&o.MaxTimers, DefaultMaxTimers)
 	defi(&o.MaxConcurrent, DefaultMaxConcurrent)
-	def(&o.MaxStackMemory, o.MaxMemory/4)
+	def(&o.MaxStackMemory, o.MaxMemory)
 	defi(&o.MaxStuck, DefaultMaxStuck)
 	if o.StopGrace == 0 {
 		o.StopGrace = DefaultStopGrace

@@ -239,3 +239,13 @@ func (c *Context) stringProp(obj Value, name string) string {
 
 // Describe returns the *Exception a thrown value v makes (v is borrowed).
 func (c *Context) Describe(v Value) *Exception { return c.describe(v) }
+
+// StringProp returns obj[name] if it is a string, else "" (a getter runs; an
+// exception it throws is dropped).
+func (c *Context) StringProp(obj Value, name string) string {
+	s := c.stringProp(obj, name)
+	if !c.aborted.Load() {
+		c.dropException()
+	}
+	return s
+}

@@ -33,8 +33,28 @@
 // Value or an error, which is thrown: a *Throw throws its value, anything
 // else an Error with the error's text. Context.Abort records the reason an
 // execution must end and makes the engine stop: the running JavaScript gets
-// an uncatchable error at its next interrupt check or host call, and every
-// later call into the engine fails at once.
+// an uncatchable error at its next interrupt check (Abort resets the
+// engine's countdown of ticks between two checks, so the next call or
+// backward jump checks) or host call, every allocation that needs new
+// memory fails from then on, and every later call into the engine fails at
+// once. A built-in call that neither checks for interrupts nor allocates
+// (a typed array sort, a string search, a walk over a sparse array) still
+// runs to its end: package jsvm's documentation lists them.
+//
+// # Memory
+//
+// Options.MemoryLimit bounds the engine's heap through its allocator hooks.
+// The frames of JavaScript calls (arguments, locals, operand stack) and the
+// arguments of bound functions' calls are allocated apart (alloca, in the
+// Go translation a C heap allocation the hooks do not see). Options.
+// FrameMemory bounds them: every compilation goes through the engine's
+// eval_internal, which the Context replaces by a function that compiles
+// first, records the largest frame of the code (and Function.prototype.bind
+// is wrapped to record the most arguments bound), and lowers the stack slot
+// limit so that the largest frame times the limit fits FrameMemory; since
+// every call holds a stack slot, the frames on the stack fit too. A direct
+// eval is compiled a second time to run (it needs the caller's frame, which
+// only the engine's own function gives to code it runs).
 //
 // A Go panic in a callback never unwinds through engine frames: it is
 // recovered and becomes an Abort with an internal error.
