@@ -181,3 +181,45 @@ func BenchmarkKillLatency(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKillLatencyRuntime is BenchmarkKillLatency through run.Runtime,
+// as the API kills: from Kill to Wait's return (the end recorded in the
+// store), for the attack and an uninterruptible call.
+//
+//	go test -run '^$' -bench KillLatencyRuntime -benchtime 5x ./internal/jsvm/
+func BenchmarkKillLatencyRuntime(b *testing.B) {
+	for _, lc := range []longCall{longCalls[0], longCalls[2]} {
+		b.Run(lc.name, func(b *testing.B) {
+			be := newBackend(b, Options{})
+			ended := make(chan struct{}, 1)
+			be.engineEnded = func(bool) { ended <- struct{}{} }
+			fsys, r := openRuntime(b, filepath.Join(b.TempDir(), "ws.db"), be)
+			defer fsys.Close()
+			defer r.Close()
+			ctx := context.Background()
+			var end, maxEnd time.Duration
+			for b.Loop() {
+				x, err := r.Exec(ctx, lc.source(), run.ExecOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := x.Events(0).Next(ctx); err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				if err := x.Kill(run.SIGKILL); err != nil {
+					b.Fatal(err)
+				}
+				res, err := x.Wait(ctx)
+				if err != nil || res.Status != run.StatusCancelled {
+					b.Fatalf("%v %+v", err, res)
+				}
+				e := time.Since(t0)
+				end, maxEnd = end+e, max(maxEnd, e)
+				<-ended // the next execution does not share the CPU with this engine
+			}
+			b.ReportMetric(float64(end)/1e6/float64(b.N), "end-ms")
+			b.ReportMetric(float64(maxEnd)/1e6, "max-end-ms")
+		})
+	}
+}
