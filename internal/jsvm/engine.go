@@ -1,6 +1,7 @@
 package jsvm
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -9,6 +10,10 @@ import (
 	"github.com/desk-dev/desk/internal/jsvm/qjs"
 	"github.com/desk-dev/desk/internal/run"
 )
+
+// errStopped is the abort reason given again when an engine is left running
+// (the first reason, the ctx's, is the one kept).
+var errStopped = errors.New("stopped")
 
 // engine is the goroutine that runs one execution's engine, and what Run and
 // it share.
@@ -97,7 +102,7 @@ func (e *engine) detach() bool {
 	if e.c != nil {
 		// Again: the first Abort's store of the interrupt countdown may
 		// have been lost to a decrement of the engine's (see qjs.Abort).
-		e.c.Abort(fmt.Errorf("stopped"))
+		e.c.Abort(errStopped)
 	}
 	err := lowerPriority(e.tid)
 	e.reniced = err == nil

@@ -155,9 +155,7 @@ func New(opts Options) (*Context, error) {
 	}
 	lib.XJS_SetContextOpaque(c.tls, c.ctx, c.id)
 	cx := (*lib.TJSContext)(ptr(c.ctx))
-	if evalInternal == 0 {
-		evalInternal = cx.Feval_internal // the same for every context
-	}
+	evalOnce.Do(func() { evalInternal = cx.Feval_internal }) // the same for every context
 	cx.Feval_internal = fp(evalHook)
 	if err := c.wrapBind(); err != nil {
 		c.Close()
@@ -197,12 +195,13 @@ func (c *Context) Close() {
 // Abort makes the engine stop: running JavaScript gets an uncatchable error
 // at its next interrupt check (the next backward jump, call or regexp step)
 // or host call, and later calls into the engine fail. From then on every
-// allocation of the engine fails too, so that a built-in function that
-// allocates as it goes (JSON.parse, Array.from, join, split...) ends at its
-// next allocation instead of running to its end. The first reason is kept
-// (Reason). Abort is safe to call from any goroutine, also after Close, and
-// may be called again (each call makes the next interrupt check come at
-// once).
+// allocation that reaches the allocator hooks fails too (large blocks and
+// new arenas: the engine recycles small blocks itself), so that a built-in
+// function that needs more memory as it goes (JSON.parse, Array.from...)
+// ends at its next allocation instead of running to its end. The first
+// reason is kept (Reason). Abort is safe to call from any goroutine, also
+// after Close, and may be called again (each call makes the next interrupt
+// check come at once).
 func (c *Context) Abort(reason error) {
 	c.amu.Lock()
 	defer c.amu.Unlock()

@@ -1,6 +1,7 @@
 package qjs
 
 import (
+	"sync"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -23,8 +24,11 @@ import (
 // limit so that the product stays within Options.FrameMemory.
 
 // evalInternal is the engine's own eval_internal (__JS_EvalInternal), the
-// same for every context.
-var evalInternal uintptr
+// same for every context, read from the first one.
+var (
+	evalInternal uintptr
+	evalOnce     sync.Once
+)
 
 // evalFunc is the type of eval_internal.
 type evalFunc = func(tls *libc.TLS, ctx uintptr, this lib.TJSValue, input uintptr, inputLen lib.Tsize_t, filename uintptr, flags, scopeIdx int32) lib.TJSValue
