@@ -52,7 +52,7 @@ func newBackendsAt(runtime, dataDir string, sub func(string) string, lim backend
 	backends := map[string]deskrun.Backend{
 		"shell": shell.New(shell.Options{}),
 	}
-	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent})
+	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("start the js backend: %w", err)
 	}
