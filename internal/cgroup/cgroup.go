@@ -190,6 +190,46 @@ func enableV2(parent string) error {
 	return os.WriteFile(ctl, []byte(strings.TrimSpace(missing)), 0)
 }
 
+// RemoveStale removes the groups below the calling process's own cgroup
+// (in every hierarchy New uses) whose name stale approves, with what they
+// hold, where nothing runs in them any more; a group in use stays (EBUSY is
+// not an error). It returns how many it removed. A server uses it at start
+// for the groups a killed predecessor could not remove.
+func RemoveStale(stale func(name string) bool) (int, error) {
+	own, err := ownPaths()
+	if err != nil {
+		return 0, fmt.Errorf("remove stale cgroups: %w", err)
+	}
+	var parents []string
+	if unified() {
+		parents = []string{filepath.Join(Root, own[""])}
+	} else {
+		for _, c := range controllers {
+			if p, ok := own[c]; ok {
+				parents = append(parents, filepath.Join(Root, c, p))
+			}
+		}
+	}
+	n := 0
+	for _, parent := range parents {
+		ents, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || !stale(e.Name()) {
+				continue
+			}
+			if err := removeTree(filepath.Join(parent, e.Name())); err == nil {
+				n++
+			} else if !errors.Is(err, syscall.EBUSY) && !errors.Is(err, os.ErrNotExist) {
+				return n, fmt.Errorf("remove stale cgroups: %w", err)
+			}
+		}
+	}
+	return n, nil
+}
+
 // Add moves process pid, with all its threads, into the group.
 func (g *Group) Add(pid int) error {
 	for _, d := range g.dirs {

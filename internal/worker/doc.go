@@ -68,7 +68,10 @@
 // waits for its key), into a cgroup of its own below desk serve's (package
 // cgroup): Limits.MemoryBytes, CPUWeight and Pids. The sandbox's cgroups
 // are made below the worker's, so the memory and pids limits bound the
-// workspace as a whole. OOMScoreAdj makes the kernel take a worker before
+// workspace as a whole. A group is named after the server's pid and the
+// worker's (desk-worker-SERVER-WORKER); a new pool removes the groups of
+// servers that no longer run (a server killed with SIGKILL cannot remove
+// its workers' groups). OOMScoreAdj makes the kernel take a worker before
 // desk serve when the whole machine runs out. MaxWorkers bounds the
 // workers alive at once (ErrTooMany past it).
 //

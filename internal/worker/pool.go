@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -166,6 +167,15 @@ func New(opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("new worker pool: %w", err)
 	}
 	p := &Pool{opts: opts, procs: map[string]*proc{}, crashed: map[string]string{}, left: map[string]*cgroup.Group{}}
+	if opts.Cgroups {
+		// A server killed with SIGKILL leaves its workers' groups (the
+		// workers exit by themselves, but nobody removes the directories).
+		if n, err := cgroup.RemoveStale(staleGroup); err != nil {
+			opts.Logger.Warn("worker: cannot remove stale cgroups", "err", err)
+		} else if n > 0 {
+			opts.Logger.Info("worker: removed the cgroups of dead servers' workers", "groups", n)
+		}
+	}
 	p.refill()
 	return p, nil
 }
@@ -365,7 +375,7 @@ func (p *Pool) spawn() (*process, error) {
 	}
 	pr := &process{cmd: cmd, ctl: in, cr: newControlReader(out), key: hex.EncodeToString(key[:])}
 	if p.opts.Cgroups {
-		g, err := cgroup.New("desk-worker-"+strconv.Itoa(cmd.Process.Pid), p.opts.Limits)
+		g, err := cgroup.New(groupName(os.Getpid(), cmd.Process.Pid), p.opts.Limits)
 		if err != nil {
 			pr.kill()
 			return nil, err
@@ -384,6 +394,27 @@ func (p *Pool) spawn() (*process, error) {
 		return nil, err
 	}
 	return pr, nil
+}
+
+// groupName is the cgroup of worker pid of the server server: the server's
+// pid in it tells a dead server's groups from a live one's.
+func groupName(server, pid int) string {
+	return "desk-worker-" + strconv.Itoa(server) + "-" + strconv.Itoa(pid)
+}
+
+// staleGroup reports whether name is a worker group of a server that no
+// longer runs.
+func staleGroup(name string) bool {
+	rest, ok := strings.CutPrefix(name, "desk-worker-")
+	if !ok {
+		return false
+	}
+	srv, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(srv)
+	if !ok || err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 // takeSpare returns the spare process, if one is ready, and starts the

@@ -676,3 +676,31 @@ func BenchmarkSlotRoundTrip(b *testing.B) {
 		}
 	})
 }
+
+func TestPool_RemovesDeadServersGroups(t *testing.T) {
+	testenv.NeedRoot(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := cgroup.New(groupName(dead.Process.Pid, 1), cgroup.Limits{Pids: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := cgroup.New(groupName(os.Getpid(), 1), cgroup.Limits{Pids: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Remove()
+	newPool(t, func(o *Options) { o.Cgroups = true })
+	for _, d := range gone.Dirs() {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("a dead server's worker group %s is left", d)
+		}
+	}
+	for _, d := range kept.Dirs() {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("a live server's worker group went: %v", err)
+		}
+	}
+}
