@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -474,7 +475,7 @@ func TestFair_CPUSharedByWeight(t *testing.T) {
 	t.Run("100 against 400", func(t *testing.T) {
 		heavy, light := cpuLoad(t, 400), cpuLoad(t, 100)
 		for pid, w := range map[int]int{heavy: 400, light: 100} {
-			if g := cpuGroup(t, pid); !strings.HasSuffix(g, "/desk-worker-"+strconv.Itoa(pid)) {
+			if g := cpuGroup(t, pid); !strings.HasPrefix(path.Base(g), "desk-worker-") || !strings.HasSuffix(g, "-"+strconv.Itoa(pid)) {
 				t.Fatalf("worker %d (weight %d) is in cpu cgroup %q, not one of its own", pid, w, g)
 			}
 		}
