@@ -120,9 +120,17 @@ func auGunzip(env *Env, r io.Reader, w io.Writer) (auGunzipResult, error) {
 			}
 			continue
 		}
-		rest, _ := io.ReadAll(br)
-		if len(bytes.Trim(rest, "\x00")) > 0 {
-			res.trailing = true
+		// What follows the last member: read through, not held (it
+		// may be of any length).
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := br.Read(buf)
+			if len(bytes.Trim(buf[:n], "\x00")) > 0 {
+				res.trailing = true
+			}
+			if err != nil {
+				break
+			}
 		}
 		break
 	}

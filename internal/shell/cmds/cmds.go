@@ -47,6 +47,12 @@ type Env struct {
 	Exec func(ctx context.Context, env *Env, args []string) int
 	// Limits bound what one command may do.
 	Limits Limits
+	// Mem is the memory budget of the execution: a command that holds
+	// input (or anything that grows with it) charges it here before it
+	// allocates it, and stops when a charge fails (the execution is then
+	// over its budget and already stopping). Nil: no budget. What a
+	// command still holds is returned when it ends.
+	Mem Memory
 	// Now is the clock of date, touch, find -mtime, ls and tar (nil: the
 	// host's time.Now). The shell backend sets it from Options.Now.
 	Now func() time.Time
@@ -65,6 +71,28 @@ type Limits struct {
 	// MaxReadBytes bounds what a command may hold in memory from one input
 	// (sort, tac, a whole file for sed -i...). Past it: ErrTooLarge.
 	MaxReadBytes int64
+}
+
+// Memory is a memory budget (Env.Mem).
+type Memory interface {
+	// Grow charges n more bytes (n < 0 returns them). It fails when the
+	// budget cannot hold them.
+	Grow(n int64) error
+}
+
+// Hold charges n bytes to Env.Mem (nothing without one).
+func (e *Env) Hold(n int64) error {
+	if e.Mem == nil || n == 0 {
+		return nil
+	}
+	return e.Mem.Grow(n)
+}
+
+// Release returns n bytes to Env.Mem.
+func (e *Env) Release(n int64) {
+	if e.Mem != nil && n > 0 {
+		e.Mem.Grow(-n)
+	}
 }
 
 // ErrTooLarge is returned (and reported) when a command would hold more than

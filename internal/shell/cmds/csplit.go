@@ -181,6 +181,9 @@ func (c *csplitter) load() bool {
 		}
 		c.fatalf("read error: %s", Strerror(err))
 	}
+	if err := c.env.Hold(int64(cap(line)) + 2*lineCost); err != nil {
+		c.fatalf("read error: %s", Strerror(ErrTooLarge))
+	}
 	c.buf = append(c.buf, line)
 	c.held += int64(len(line))
 	if max := c.env.Limits.MaxReadBytes; max > 0 && c.held > max {
@@ -217,6 +220,7 @@ func (c *csplitter) remove() []byte {
 	c.buf[0] = nil
 	c.buf = c.buf[1:]
 	c.held -= int64(len(line))
+	c.env.Release(int64(cap(line)) + 2*lineCost)
 	c.first++
 	return line
 }

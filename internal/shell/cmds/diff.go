@@ -347,11 +347,19 @@ func (d *differOpts) files(a, b string, header bool) int {
 		d.errorf("%s: %s", a, Strerror(err))
 		return 2
 	}
+	defer d.env.Release(held(ia.data))
 	ib, err := d.load(b)
 	if err != nil {
 		d.errorf("%s: %s", b, Strerror(err))
 		return 2
 	}
+	defer d.env.Release(held(ib.data))
+	// The lines, their keys and the comparison's tables.
+	lines := int64(bytes.Count(ia.data, []byte{'\n'})+bytes.Count(ib.data, []byte{'\n'})+2) * diffCost
+	if err := d.env.Hold(lines); err != nil {
+		return 2
+	}
+	defer d.env.Release(lines)
 	if bytes.Equal(ia.data, ib.data) && ia.absent == ib.absent {
 		if d.reportSame {
 			fmt.Fprintf(d.w, "Files %s and %s are identical\n", a, b)

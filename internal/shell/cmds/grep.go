@@ -495,14 +495,14 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 	if binary && g.binMode == "without-match" {
 		return
 	}
-	lr := &lineReader{br: br, delim: eol, max: env.Limits.MaxReadBytes}
+	lr := &lineReader{env: env, br: br, delim: eol, max: env.Limits.MaxReadBytes}
 	// outQuiet: no line output at all (-c, -l, -L, -q).
 	outQuiet := g.count || g.listMatch || g.listNon || g.quiet
 	var nlines int64
 	var num, off int64
 	var lastOut int64 // line number of the last line printed (0 none)
 	afterLeft := 0
-	ring := beforeContext{max: g.before}
+	ring := beforeContext{max: g.before, env: env}
 	encErr := false
 	ctxOn := !g.only && (g.after > 0 || g.before > 0)
 

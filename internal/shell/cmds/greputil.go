@@ -522,26 +522,44 @@ type heldLine struct {
 // beforeContext holds the last max lines that were not selected, for the
 // before-context of the next selected line.
 type beforeContext struct {
-	max   int
-	lines []heldLine
+	max     int
+	lines   []heldLine
+	env     *Env
+	charged int64 // for the lines held (Env.Mem)
+	err     error // a charge failed: the execution is over its budget
 }
 
 // hold keeps a copy of a line that was not selected, forgetting the oldest
 // past max.
 func (b *beforeContext) hold(text []byte, num, off int64) {
-	if b.max <= 0 {
+	if b.max <= 0 || b.err != nil {
 		return
 	}
+	n := int64(len(text)) + 2*lineCost + 16
+	if err := b.env.Hold(n); err != nil {
+		b.err = err
+		return
+	}
+	b.charged += n
 	b.lines = append(b.lines, heldLine{append([]byte(nil), text...), num, off})
 	if len(b.lines) > b.max {
+		b.drop(b.lines[0])
 		b.lines = b.lines[1:]
 	}
+}
+
+func (b *beforeContext) drop(l heldLine) {
+	n := int64(len(l.text)) + 2*lineCost + 16
+	b.env.Release(n)
+	b.charged -= n
 }
 
 // take returns the held lines, oldest first, and forgets them; the slice is
 // valid until the next hold.
 func (b *beforeContext) take() []heldLine {
 	l := b.lines
+	b.env.Release(b.charged)
+	b.charged = 0
 	b.lines = b.lines[:0]
 	return l
 }

@@ -171,6 +171,12 @@ func (p *headTailParams) head(env *Env, r io.Reader, w *bufio.Writer) error {
 		if env.Limits.MaxReadBytes > 0 && p.count > env.Limits.MaxReadBytes {
 			return ErrTooLarge
 		}
+		// The window: at most count bytes and one read, as it grows.
+		win := 2 * (p.count + 32<<10)
+		if err := env.Hold(win); err != nil {
+			return err
+		}
+		defer env.Release(win)
 		var window []byte
 		buf := make([]byte, 32<<10)
 		for {
@@ -204,7 +210,8 @@ func (p *headTailParams) head(env *Env, r io.Reader, w *bufio.Writer) error {
 	}
 	// All but the last count lines: a ring of count lines.
 	var ring [][]byte
-	var held int64
+	var held, charged int64
+	defer func() { env.Release(charged) }()
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -213,11 +220,17 @@ func (p *headTailParams) head(env *Env, r io.Reader, w *bufio.Writer) error {
 		if err != nil {
 			return err
 		}
+		if err := env.Hold(int64(cap(line)) + 2*lineCost); err != nil {
+			return err
+		}
+		charged += int64(cap(line)) + 2*lineCost
 		ring = append(ring, line)
 		held += int64(len(line))
 		if int64(len(ring)) > p.count {
 			w.Write(ring[0])
 			held -= int64(len(ring[0]))
+			env.Release(int64(cap(ring[0])) + 2*lineCost)
+			charged -= int64(cap(ring[0])) + 2*lineCost
 			ring = ring[1:]
 		}
 		if env.Limits.MaxReadBytes > 0 && held > env.Limits.MaxReadBytes {

@@ -164,6 +164,9 @@ func Jq(env *Env, args []string) int {
 					addVar(v[0], string(data))
 					break
 				}
+				if err := env.Hold(int64(len(data)) * jsonCost); err != nil {
+					return 5
+				}
 				var all []any
 				in := &jqInputs{env: env}
 				dec := in.newDecoder(data)
@@ -417,6 +420,7 @@ type jqInputs struct {
 	files  []string
 	raw    bool
 	slurp  bool
+	held   int64 // charged for the inputs loaded and their values
 	order  *jqKeyOrder
 	next   int  // next file index
 	opened bool // stdin used / first file opened
@@ -460,6 +464,11 @@ func (in *jqInputs) load() (bool, error) {
 		in.next++
 	}
 	in.opened = true
+	if !in.slurp && in.held > 0 {
+		// The previous input (and its values) are done with.
+		in.env.Release(in.held)
+		in.held = 0
+	}
 	var data []byte
 	var err error
 	if name == "-" {
@@ -475,6 +484,14 @@ func (in *jqInputs) load() (bool, error) {
 		fmt.Fprintf(in.env.Stderr, "jq: error: Could not open file %s: %s\n", name, Strerror(err))
 		return true, jqOpenError{err}
 	}
+	// The values decoded from the input: gojq's are about 60 times the
+	// text at most (measured), all live at once with -s.
+	if err := in.env.Hold(int64(len(data)) * jsonCost); err != nil {
+		in.env.Release(held(data))
+		in.failed = true
+		return false, err
+	}
+	in.held += held(data) + int64(len(data))*jsonCost
 	in.name, in.data, in.line = label, data, 0
 	if in.raw {
 		in.lines = bytes.SplitAfter(data, []byte{'\n'})

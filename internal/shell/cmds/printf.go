@@ -150,7 +150,7 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 				s.minus = true
 				v = -v
 			}
-			s.width = int(min(v, MaxPrintfField+1))
+			s.width = int(min(v, maxFieldSeen))
 			i++
 		} else {
 			j := i
@@ -168,7 +168,7 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 				v := p.intArg(a)
 				s.prec = -1
 				if v >= 0 {
-					s.prec = int(min(v, MaxPrintfField+1))
+					s.prec = int(min(v, maxFieldSeen))
 				}
 				i++
 			} else {
@@ -180,6 +180,25 @@ func (p *printer) format(f string, args []string) (used int, stop bool) {
 			}
 		}
 		if s.width > MaxPrintfField || s.prec > MaxPrintfField {
+			if r, ok := p.env.Stdout.(Reserver); ok {
+				// A destination that holds what it is given (printf
+				// -v) is told first how much this field would take:
+				// it may stop the execution with its own limit.
+				j := i
+				for j < len(f) && strings.IndexByte("hlLjztq", f[j]) >= 0 {
+					j++
+				}
+				n := s.width
+				if j < len(f) && strings.IndexByte("diouxXfFeEgG", f[j]) >= 0 {
+					n = max(n, s.prec)
+				}
+				if n > MaxPrintfField {
+					if err := r.Reserve(int64(n)); err != nil {
+						p.status = 1
+						return used, true
+					}
+				}
+			}
 			end := min(i+1, len(f))
 			p.env.Errorf("printf", "%s: %s: field width or precision over %d", f[start:end], Strerror(syscall.ERANGE), MaxPrintfField)
 			p.status = 1
@@ -216,16 +235,28 @@ func (p *printer) invalid(conv string) bool {
 // would build the field in memory.
 const MaxPrintfField = 1 << 20
 
-// fieldNumber reads a width or precision, saturating past MaxPrintfField.
+// maxFieldSeen is where widths and precisions saturate (far past
+// MaxPrintfField: a Reserver is told the width asked for).
+const maxFieldSeen = 1 << 40
+
+// Reserver is a printf destination that holds what it is given (the
+// shell's printf -v): before a field over MaxPrintfField is refused, it is
+// told the bytes the field would take, and may fail (and stop the
+// execution) instead.
+type Reserver interface {
+	Reserve(n int64) error
+}
+
+// fieldNumber reads a width or precision, saturating at maxFieldSeen.
 func fieldNumber(digits string) int {
 	if digits == "" {
 		return 0 // "%.d": precision 0
 	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n > MaxPrintfField {
-		return MaxPrintfField + 1
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n > maxFieldSeen {
+		return maxFieldSeen
 	}
-	return n
+	return int(n)
 }
 
 // spec is a parsed conversion's flags, width and precision (-1: none).

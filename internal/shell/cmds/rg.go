@@ -599,7 +599,7 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 		return
 	}
 	showName := s.withName == 1 || s.withName == 2 && name != "<stdin>"
-	lr := &lineReader{br: br, delim: '\n', max: env.Limits.MaxReadBytes}
+	lr := &lineReader{env: env, br: br, delim: '\n', max: env.Limits.MaxReadBytes}
 	outQuiet := s.count || s.list || s.listWithout || s.quiet
 	ctxOn := !outQuiet && (s.after > 0 || s.before > 0)
 	// With --heading the path is written once, above the file's first line.
@@ -609,7 +609,7 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 	}
 	var n, nmatches, num, lastOut int64
 	afterLeft := 0
-	ring := beforeContext{max: s.before}
+	ring := beforeContext{max: s.before, env: s.env}
 	prefix := func(ln int64, col int, sep byte) {
 		if showName {
 			writeName(s.w, name, s.nullSep, sep)
@@ -766,6 +766,7 @@ func (s *rgState) binary(br *bufio.Reader, name string, nul int) {
 		}
 		return
 	}
+	defer s.env.Release(held(data))
 	found := false
 	for _, l := range bytes.Split(data, []byte{'\n'}) {
 		if (s.m.find(l, true) != nil) != s.invert {

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 func init() { Register("sed", Sed) }
@@ -270,12 +272,14 @@ type sedState struct {
 	pNL     bool
 	lineNo  int
 
-	ps     string
-	psNL   bool
-	hold   string
-	tflag  bool
-	lastRE *regexp.Regexp
-	appQ   []sedCmd // a text and r files, in order
+	ps        string
+	psNL      bool
+	hold      string
+	spaceHeld int64 // charged for the spaces (see room)
+	behind    map[*regexp.Regexp]bool
+	tflag     bool
+	lastRE    *regexp.Regexp
+	appQ      []sedCmd // a text and r files, in order
 
 	// w files: written when sed ends (created, empty, when it starts)
 	inPlace bool
@@ -301,7 +305,7 @@ func (s *sedState) openW() bool {
 		}
 		buf := &bytes.Buffer{}
 		s.wBuf[name] = buf
-		s.wOut[name] = &sedOut{w: &limitedBuf{buf: buf, max: s.env.Limits.MaxReadBytes}, sep: s.sep}
+		s.wOut[name] = &sedOut{w: &limitedBuf{buf: buf, max: s.env.Limits.MaxReadBytes, env: s.env}, sep: s.sep}
 		s.wNames = append(s.wNames, name)
 	}
 	return true
@@ -618,14 +622,25 @@ restart:
 				return
 			}
 			s.dumpAppend()
+			if !s.fill() || !s.room(len(s.pLine)+1) {
+				if s.quit {
+					return
+				}
+			}
 			s.readPS(true)
 		case 'g':
 			s.ps = s.hold
 		case 'G':
+			if !s.room(len(s.hold) + 1) {
+				return
+			}
 			s.ps += string([]byte{s.sep}) + s.hold
 		case 'h':
 			s.hold = s.ps
 		case 'H':
+			if !s.room(len(s.ps) + 1) {
+				return
+			}
 			s.hold += string([]byte{s.sep}) + s.ps
 		case 'x':
 			s.ps, s.hold = s.hold, s.ps
@@ -684,8 +699,32 @@ restart:
 		if s.quit {
 			return
 		}
+		if !s.room(0) {
+			return
+		}
 	}
 	s.endCycle(autoprint)
+}
+
+// room reports whether the pattern and hold spaces can grow by n bytes:
+// together they stay within Limits.MaxReadBytes, and what they hold (and
+// the copy a command makes of them) is charged to Env.Mem. Past either,
+// sed stops (status 4, as GNU sed out of memory).
+func (s *sedState) room(n int) bool {
+	size := int64(len(s.ps) + len(s.hold) + n)
+	if max := s.env.Limits.MaxReadBytes; max > 0 && size > max {
+		fmt.Fprintf(s.env.Stderr, "sed: couldn't re-allocate memory: %s\n", ErrTooLarge)
+		s.quit, s.fatal, s.status = true, true, 4
+		return false
+	}
+	if need := 3 * size; need > s.spaceHeld {
+		if err := s.env.Hold(need - s.spaceHeld); err != nil {
+			s.quit, s.fatal, s.status = true, true, 4
+			return false
+		}
+		s.spaceHeld = need
+	}
+	return true
 }
 
 func (s *sedState) endCycle(print bool) {
@@ -710,11 +749,12 @@ func (s *sedState) subst(c *sedCmd) {
 	if c.global {
 		limit = -1
 	}
-	ms := re.FindAllStringSubmatchIndex(s.ps, limit)
-	if len(ms) < c.nth {
+	ms, ok := s.matches(re, limit)
+	if !ok || len(ms) < c.nth {
 		return
 	}
 	var b strings.Builder
+	max := s.env.Limits.MaxReadBytes
 	last := 0
 	for k, m := range ms {
 		if k+1 < c.nth {
@@ -723,8 +763,14 @@ func (s *sedState) subst(c *sedCmd) {
 		b.WriteString(s.ps[last:m[0]])
 		sedExpand(&b, s.ps, m, c.repl)
 		last = m[1]
+		if k&255 == 0 && !s.grows(&b, max) {
+			return
+		}
 	}
 	b.WriteString(s.ps[last:])
+	if !s.grows(&b, max) {
+		return
+	}
 	s.ps = b.String()
 	s.tflag = true
 	if c.print > 0 {
@@ -733,6 +779,104 @@ func (s *sedState) subst(c *sedCmd) {
 	if c.wfile != "" {
 		s.wout(c.wfile).line(s.ps, s.psNL)
 	}
+}
+
+// grows checks a substitution's result as it grows (see room).
+func (s *sedState) grows(b *strings.Builder, max int64) bool {
+	if max > 0 && int64(b.Len()) > max {
+		fmt.Fprintf(s.env.Stderr, "sed: couldn't re-allocate memory: %s\n", ErrTooLarge)
+		s.quit, s.fatal, s.status = true, true, 4
+		return false
+	}
+	return s.room(2 * b.Len())
+}
+
+// matches finds the matches of re in the pattern space (at most limit, -1
+// for all), charging them: regexp's FindAll keeps a slice per match, so a
+// long line with many matches is charged its upper bound (a match per
+// byte) unless re looks at nothing before its match (no ^, \b or \B), when
+// the matches are found one at a time on what follows the previous one.
+func (s *sedState) matches(re *regexp.Regexp, limit int) ([][]int, bool) {
+	per := int64(48 + 16*re.NumSubexp())
+	if limit >= 0 && limit < 64 {
+		return re.FindAllStringSubmatchIndex(s.ps, limit), true
+	}
+	if s.behind == nil {
+		s.behind = map[*regexp.Regexp]bool{}
+	}
+	behind, ok := s.behind[re]
+	if !ok {
+		behind = sedLooksBehind(re)
+		s.behind[re] = behind
+	}
+	if !behind {
+		var ms [][]int
+		var held int64
+		defer func() { s.env.Release(held) }()
+		pos, prevEnd := 0, -1
+		for pos <= len(s.ps) && (limit < 0 || len(ms) < limit) {
+			m := re.FindStringSubmatchIndex(s.ps[pos:])
+			if m == nil {
+				break
+			}
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += pos
+				}
+			}
+			if m[1] == m[0] && m[0] == prevEnd {
+				// An empty match right after the previous one.
+				_, w := utf8.DecodeRuneInString(s.ps[m[0]:])
+				pos = m[0] + max(w, 1)
+				continue
+			}
+			if len(ms) == cap(ms) {
+				if err := s.env.Hold(int64(cap(ms)+1) * per * 2); err != nil {
+					s.quit, s.fatal, s.status = true, true, 4
+					return nil, false
+				}
+				held += int64(cap(ms)+1) * per * 2
+			}
+			ms = append(ms, m)
+			prevEnd = m[1]
+			if m[1] > m[0] {
+				pos = m[1]
+			} else {
+				_, w := utf8.DecodeRuneInString(s.ps[m[0]:])
+				pos = m[0] + max(w, 1)
+			}
+		}
+		return ms, true
+	}
+	n := int64(len(s.ps)+1) * per
+	if err := s.env.Hold(n); err != nil {
+		s.quit, s.fatal, s.status = true, true, 4
+		return nil, false
+	}
+	defer s.env.Release(n)
+	return re.FindAllStringSubmatchIndex(s.ps, limit), true
+}
+
+// sedLooksBehind reports whether re has an assertion on what precedes a
+// position (^ \A \b \B).
+func sedLooksBehind(re *regexp.Regexp) bool {
+	parsed, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return true
+	}
+	found := false
+	var walk func(*syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			found = true
+		}
+		for _, sub := range r.Sub {
+			walk(sub)
+		}
+	}
+	walk(parsed)
+	return found
 }
 
 // sedExpand appends the replacement for match m, with GNU's \U \L \u \l \E.
@@ -849,8 +993,11 @@ func (s *sedState) editInPlace(name, suffix string) {
 		s.status = 2
 		return
 	}
+	defer env.Release(held(data))
 	var buf bytes.Buffer
-	s.out = &sedOut{w: &limitedBuf{buf: &buf, max: env.Limits.MaxReadBytes}, sep: s.sep}
+	lb := &limitedBuf{buf: &buf, max: env.Limits.MaxReadBytes, env: env}
+	defer lb.release()
+	s.out = &sedOut{w: lb, sep: s.sep}
 	if data == nil {
 		data = []byte{}
 	}
@@ -889,13 +1036,27 @@ func (s *sedState) editInPlace(name, suffix string) {
 
 // limitedBuf fails writes past max bytes (0: no bound).
 type limitedBuf struct {
-	buf *bytes.Buffer
-	max int64
+	buf  *bytes.Buffer
+	max  int64
+	env  *Env
+	held int64 // charged to env.Mem
 }
 
 func (l *limitedBuf) Write(p []byte) (int, error) {
 	if l.max > 0 && int64(l.buf.Len()+len(p)) > l.max {
 		return 0, ErrTooLarge
 	}
+	if need := 2 * int64(l.buf.Len()+len(p)); need > l.held {
+		if err := l.env.Hold(need - l.held); err != nil {
+			return 0, err
+		}
+		l.held = need
+	}
 	return l.buf.Write(p)
+}
+
+// release returns what the buffer was charged.
+func (l *limitedBuf) release() {
+	l.env.Release(l.held)
+	l.held = 0
 }

@@ -182,6 +182,20 @@ func Sort(env *Env, args []string) int {
 		if err == nil && max > 0 && int64(len(all)+len(data)) > max {
 			err = ErrTooLarge
 		}
+		if err == nil && len(all) == 0 && (len(data) == 0 || data[len(data)-1] == delim) {
+			// The first input is the whole buffer (no copy).
+			all = data
+			ends = append(ends, len(all))
+			continue
+		}
+		if err == nil {
+			// all grows into a copy: charged, and the pieces returned.
+			err = env.Hold(int64(len(all)+len(data)+1) * 2)
+			if err == nil {
+				defer env.Release(int64(len(all)+len(data)+1) * 2)
+				env.Release(held(data) + held(all))
+			}
+		}
 		if err != nil {
 			if isCanceled(env, err) {
 				return 2
@@ -198,6 +212,14 @@ func Sort(env *Env, args []string) int {
 			all = append(all, delim)
 		}
 		ends = append(ends, len(all))
+	}
+	// The lines' slices (a merge splits them again and gathers them).
+	nlines := int64(bytes.Count(all, []byte{delim}) + 1)
+	if merge {
+		nlines *= 4
+	}
+	if err := env.Hold(nlines * lineCost); err != nil {
+		return 2
 	}
 	lines := splitLines(all, delim)
 	s := &sorter{keys: keys, tab: tab, stable: stable || unique, reverse: g.r}
@@ -254,7 +276,7 @@ func Sort(env *Env, args []string) int {
 	if cancelled {
 		return 2
 	}
-	var buf bytes.Buffer
+	buf := heldBuffer{env: env}
 	var bw *bufio.Writer
 	if hasOutput && output != "-" {
 		bw = bufio.NewWriter(&buf)
@@ -269,6 +291,9 @@ func Sort(env *Env, args []string) int {
 		bw.WriteByte(delim)
 	}
 	bw.Flush()
+	if buf.err != nil {
+		return 2
+	}
 	if hasOutput && output != "-" {
 		if err := env.FS.WriteFile(env.Ctx, env.Abs(output), buf.Bytes(), 0o644); err != nil {
 			env.Errorf("sort", "open failed: %s: %s", quotef(env, output), Strerror(err))

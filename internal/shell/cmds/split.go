@@ -486,6 +486,7 @@ func (s *splitter) lineBytesSplit(n int64) {
 	eol := byte(s.eol)
 	var nOut int64
 	var hold []byte
+	var holdCharged int64 // charged to Env.Mem for hold
 	splitLine := false
 	for {
 		m := s.read(buf)
@@ -533,10 +534,16 @@ func (s *splitter) lineBytesSplit(n int64) {
 				if eoc {
 					w = splitRest
 				}
-				hold = append(hold, sob[:w]...)
-				if max := s.env.Limits.MaxReadBytes; max > 0 && int64(len(hold)) > max {
+				if max := s.env.Limits.MaxReadBytes; max > 0 && int64(len(hold))+w > max {
 					s.fatalf("%s: %s", quotef(s.env, s.infile), Strerror(ErrTooLarge))
 				}
+				if need := 2 * (int64(len(hold)) + w); need > holdCharged {
+					if s.env.Hold(need-holdCharged) != nil {
+						s.fatalf("%s: %s", quotef(s.env, s.infile), Strerror(ErrTooLarge))
+					}
+					holdCharged = need
+				}
+				hold = append(hold, sob[:w]...)
 				sob = sob[w:]
 			}
 			if eoc {

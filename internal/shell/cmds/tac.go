@@ -68,6 +68,18 @@ func Tac(env *Env, args []string) int {
 			status = 1
 			continue
 		}
+		// Separator positions [start, end), and the records: a few
+		// slices per line. (The data is returned after this input.)
+		recCost := int64(bytes.Count(data, []byte{'\n'})+1) * 3 * lineCost
+		if sep != "\n" && sep != "" {
+			recCost = int64(len(data)/max(len(sep), 1)+1) * 3 * lineCost
+		}
+		if re != nil {
+			recCost = int64(len(data)+1) * 3 * lineCost
+		}
+		if err := env.Hold(recCost); err != nil {
+			return 1
+		}
 		// Separator positions [start, end).
 		var seps [][]int
 		if re != nil {
@@ -121,6 +133,7 @@ func Tac(env *Env, args []string) int {
 			}
 			w.Write(recs[i])
 		}
+		env.Release(held(data) + recCost)
 	}
 	return status
 }

@@ -52,6 +52,12 @@ func (p *headTailParams) tail(env *Env, r io.Reader, w *bufio.Writer) error {
 		if max > 0 && p.count > max {
 			p.count = max + 1 // fail below only if the input is that long
 		}
+		// The window: at most count bytes and one read, as it grows.
+		win := 2 * (p.count + 32<<10)
+		if err := env.Hold(win); err != nil {
+			return err
+		}
+		defer env.Release(win)
 		var window []byte
 		buf := make([]byte, 32<<10)
 		for {
@@ -79,7 +85,8 @@ func (p *headTailParams) tail(env *Env, r io.Reader, w *bufio.Writer) error {
 	}
 	lr := newLineReader(env, r, p.delim)
 	var ring [][]byte
-	var held int64
+	var held, charged int64
+	defer func() { env.Release(charged) }()
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -88,10 +95,16 @@ func (p *headTailParams) tail(env *Env, r io.Reader, w *bufio.Writer) error {
 		if err != nil {
 			return err
 		}
+		if err := env.Hold(int64(cap(line)) + 2*lineCost); err != nil {
+			return err
+		}
+		charged += int64(cap(line)) + 2*lineCost
 		ring = append(ring, line)
 		held += int64(len(line))
 		if int64(len(ring)) > p.count {
 			held -= int64(len(ring[0]))
+			env.Release(int64(cap(ring[0])) + 2*lineCost)
+			charged -= int64(cap(ring[0])) + 2*lineCost
 			ring[0] = nil
 			ring = ring[1:]
 		}

@@ -236,20 +236,110 @@ func eachInput(env *Env, cmd string, w *bufio.Writer, files []string, fn func(r 
 }
 
 // readAllLimited reads r whole, failing with ErrTooLarge past
-// Env.Limits.MaxReadBytes (when set).
+// Env.Limits.MaxReadBytes (when set). What it returns is charged to
+// Env.Mem (cap of the slice, see held) until the command ends or the
+// caller releases it; the buffers it grew from are charged while they are
+// copied, so the input is never in memory uncharged.
 func readAllLimited(env *Env, r io.Reader) ([]byte, error) {
 	max := env.Limits.MaxReadBytes
-	if max <= 0 {
-		return io.ReadAll(r)
+	const first = 4 << 10
+	if err := env.Hold(first); err != nil {
+		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return b, err
+	b := make([]byte, 0, first)
+	for {
+		if len(b) == cap(b) {
+			if max > 0 && int64(len(b)) > max {
+				env.Release(held(b))
+				return nil, ErrTooLarge
+			}
+			nc := 2 * cap(b)
+			if cap(b) >= 4<<20 {
+				nc = cap(b) + cap(b)/2
+			}
+			if max > 0 && int64(nc) > max+1 {
+				nc = int(max + 1)
+			}
+			if err := env.Hold(int64(nc)); err != nil {
+				env.Release(held(b))
+				return nil, err
+			}
+			nb := make([]byte, len(b), nc)
+			copy(nb, b)
+			env.Release(held(b))
+			b = nb
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			env.Release(held(b))
+			return nil, err
+		}
 	}
-	if int64(len(b)) > max {
+	if max > 0 && int64(len(b)) > max {
+		env.Release(held(b))
 		return nil, ErrTooLarge
 	}
 	return b, nil
+}
+
+// held is what a buffer of readAllLimited is charged.
+func held(b []byte) int64 { return int64(cap(b)) }
+
+// Costs of what commands keep per line (a slice header and the rounding of
+// a small allocation), per JSON byte parsed (gojq's values), per line of
+// a diff (its strings, keys and the comparison's tables).
+const (
+	lineCost = 48
+	jsonCost = 64
+	diffCost = 160
+)
+
+// heldBuffer is a bytes.Buffer charged to Env.Mem as it grows (a command's
+// output kept in memory until it is written to a file).
+type heldBuffer struct {
+	bytes.Buffer
+	env *Env
+	n   int64
+	err error
+}
+
+func (h *heldBuffer) grow(n int) error {
+	if h.err != nil {
+		return h.err
+	}
+	if need := int64(h.Len()+n) * 2; need > h.n {
+		if err := h.env.Hold(need - h.n); err != nil {
+			h.err = err
+			return err
+		}
+		h.n = need
+	}
+	return nil
+}
+
+func (h *heldBuffer) Write(p []byte) (int, error) {
+	if err := h.grow(len(p)); err != nil {
+		return 0, err
+	}
+	return h.Buffer.Write(p)
+}
+
+func (h *heldBuffer) WriteString(p string) (int, error) {
+	if err := h.grow(len(p)); err != nil {
+		return 0, err
+	}
+	return h.Buffer.WriteString(p)
+}
+
+func (h *heldBuffer) WriteByte(c byte) error {
+	if err := h.grow(1); err != nil {
+		return err
+	}
+	return h.Buffer.WriteByte(c)
 }
 
 // readArgLimited opens and reads one operand whole.
@@ -270,6 +360,8 @@ func isCanceled(env *Env, err error) bool {
 // lineReader reads lines (each with its delimiter, the last one possibly
 // without) with a bound on the length of one line.
 type lineReader struct {
+	env   *Env
+	held  int64 // charged for the line being gathered or last returned
 	br    *bufio.Reader
 	delim byte
 	max   int64
@@ -296,15 +388,32 @@ func (l *lineReader) lines() iter.Seq[[]byte] {
 }
 
 func newLineReader(env *Env, r io.Reader, delim byte) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), delim: delim, max: env.Limits.MaxReadBytes}
+	return &lineReader{env: env, br: bufio.NewReaderSize(r, 64<<10), delim: delim, max: env.Limits.MaxReadBytes}
 }
 
-// next returns the next line with its delimiter; io.EOF at the end.
+// next returns the next line with its delimiter; io.EOF at the end. A
+// line longer than the reader's buffer is charged to Env.Mem while it is
+// gathered and until the next call (a caller that keeps lines charges them
+// itself).
 func (l *lineReader) next() ([]byte, error) {
+	if l.held > 0 {
+		l.env.Release(l.held)
+		l.held = 0
+	}
 	var acc []byte
 	for {
 		frag, err := l.br.ReadSlice(l.delim)
 		if err == bufio.ErrBufferFull {
+			if c := int64(cap(acc)); int64(len(acc)+len(frag)) > c {
+				// append grows it: the old and the new buffer.
+				need := 3 * int64(len(acc)+len(frag))
+				if need > l.held {
+					if err := l.env.Hold(need - l.held); err != nil {
+						return nil, err
+					}
+					l.held = need
+				}
+			}
 			acc = append(acc, frag...)
 			if l.max > 0 && int64(len(acc)) > l.max {
 				return nil, ErrTooLarge

@@ -84,7 +84,7 @@ func Uniq(env *Env, args []string) int {
 		return 1
 	}
 	defer r.Close()
-	var outBuf bytes.Buffer
+	outBuf := heldBuffer{env: env}
 	var out io.Writer = env.Stdout
 	toFile := len(ops) == 2 && ops[1] != "-"
 	if toFile {
@@ -150,6 +150,11 @@ func Uniq(env *Env, args []string) int {
 			continue
 		}
 		emit()
+		// The line kept (the reader's charge ends at the next line).
+		env.Release(int64(cap(prev)))
+		if env.Hold(int64(cap(line))) != nil {
+			return 1
+		}
 		prev, n = line, 1
 	}
 	if err := lr.err; err != nil {
