@@ -597,6 +597,10 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 				continue
 			}
 			ring.hold(line, num, lineOff)
+			if ring.err != nil {
+				lr.err = ring.err // over the memory budget
+				break
+			}
 			continue
 		}
 		nlines++

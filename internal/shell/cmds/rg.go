@@ -679,6 +679,10 @@ func (s *rgState) search(r io.Reader, name string, explicit bool) {
 				continue
 			}
 			ring.hold(body, num, 0)
+			if ring.err != nil {
+				lr.err = ring.err // over the memory budget
+				break
+			}
 			continue
 		}
 		n++

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 func init() { Register("sed", Sed) }
@@ -276,6 +277,8 @@ type sedState struct {
 	psNL      bool
 	hold      string
 	spaceHeld int64 // charged for the spaces (see room)
+	psAcc     accum // N and G append to the pattern space, H to the hold
+	holdAcc   accum
 	behind    map[*regexp.Regexp]bool
 	tflag     bool
 	lastRE    *regexp.Regexp
@@ -415,7 +418,7 @@ func (s *sedState) readPS(appendMode bool) bool {
 	s.pending = false
 	s.lineNo++
 	if appendMode {
-		s.ps += string([]byte{s.sep}) + s.pLine
+		s.ps = s.psAcc.join(s.ps, s.sep, s.pLine)
 	} else {
 		s.ps = s.pLine
 	}
@@ -634,14 +637,14 @@ restart:
 			if !s.room(len(s.hold) + 1) {
 				return
 			}
-			s.ps += string([]byte{s.sep}) + s.hold
+			s.ps = s.psAcc.join(s.ps, s.sep, s.hold)
 		case 'h':
 			s.hold = s.ps
 		case 'H':
 			if !s.room(len(s.ps) + 1) {
 				return
 			}
-			s.hold += string([]byte{s.sep}) + s.ps
+			s.hold = s.holdAcc.join(s.hold, s.sep, s.ps)
 		case 'x':
 			s.ps, s.hold = s.hold, s.ps
 		case 'z':
@@ -704,6 +707,23 @@ restart:
 		}
 	}
 	s.endCycle(autoprint)
+}
+
+// accum appends to a space in amortized time: s + sep + t copies s each
+// time, which made N, G and H accumulating a file quadratic. The space is
+// a view of buf while nothing else replaces it; bytes of buf under a view
+// are never written again (a new space starts a new buffer).
+type accum struct{ buf []byte }
+
+// join returns cur + sep + t.
+func (a *accum) join(cur string, sep byte, t string) string {
+	if len(a.buf) == 0 || len(a.buf) != len(cur) || unsafe.StringData(cur) != &a.buf[0] {
+		a.buf = make([]byte, 0, 2*(len(cur)+1+len(t))+16)
+		a.buf = append(a.buf, cur...)
+	}
+	a.buf = append(a.buf, sep)
+	a.buf = append(a.buf, t...)
+	return unsafe.String(&a.buf[0], len(a.buf))
 }
 
 // room reports whether the pattern and hold spaces can grow by n bytes:
