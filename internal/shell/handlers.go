@@ -195,8 +195,21 @@ func (readOnly) Close() error              { return nil }
 // memory.
 func (x *execution) open(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
-	if name == frameFile {
-		return x.enterFrame(hc.Stderr), nil
+	switch {
+	case name == frameFile:
+		return x.enterFrame(hc, true, false), nil
+	case name == subFrameFile:
+		return x.enterFrame(hc, true, true), nil
+	case name == textFrameFile:
+		return x.enterFrame(hc, false, false), nil
+	case name == slotFile:
+		return x.openSlot(ctx)
+	case strings.HasPrefix(name, memFile):
+		return x.check(ctx, name)
+	case strings.HasPrefix(name, captureFile):
+		return x.openCapture(ctx, name)
+	case strings.HasPrefix(name, mapfileFile):
+		return x.openMapfile(ctx, name)
 	}
 	shown := name
 	source := false
@@ -222,6 +235,13 @@ func (x *execution) open(ctx context.Context, name string, flag int, perm os.Fil
 		return nil, bashPathError(shown, syscall.EACCES)
 	}
 	if source {
+		s := x.mem.slotOf(hc.Env)
+		if fi, err := x.job.FS.Stat(ctx, abs); err == nil && fi.Mode().IsRegular() {
+			// The text, parsed twice (here and by the interpreter).
+			if err := x.mem.charge(s, (fi.Size()+1)*(2+2*costParse)); err != nil {
+				return nil, err
+			}
+		}
 		data, err := x.readAll(ctx, abs)
 		if err != nil {
 			return nil, bashPathError(shown, err)
@@ -231,6 +251,9 @@ func (x *execution) open(ctx context.Context, name string, flag int, perm os.Fil
 			return nil, fmt.Errorf("source %s: %w", shown, err)
 		}
 		x.addFuncs(funcs)
+		if err := x.mem.setFuncs(s, funcs, int64(len(src))*costParse); err != nil {
+			return nil, err
+		}
 		return readOnly{strings.NewReader(src)}, nil
 	}
 	f, err := x.job.FS.OpenFile(ctx, abs, flag, perm)
@@ -425,6 +448,14 @@ func (x *execution) readDir(ctx context.Context, name string) ([]fs.DirEntry, er
 		if x.globEntries.Add(int64(len(page))) > limit {
 			return nil, x.limit("MaxGlobEntries", limit)
 		}
+		// What the entries and the matches made of them take.
+		var held int64
+		for _, e := range page {
+			held += 2*int64(len(abs)+len(e.Name)+1) + costField + 128
+		}
+		if err := x.mem.charge(x.mem.slotOf(interp.HandlerCtx(ctx).Env), held); err != nil {
+			return nil, err
+		}
 		for _, e := range page {
 			out = append(out, dirEntry{e: e, dir: abs, x: x, ctx: ctx})
 		}
@@ -446,7 +477,32 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 		if n := x.loops.Add(1); n > o.MaxLoopIters {
 			return nil, x.limit("MaxLoopIters", o.MaxLoopIters)
 		}
-		return []string{":"}, x.checkVars(ctx)
+		if err := x.checkVars(ctx); err != nil {
+			return nil, err
+		}
+		if len(args) > 1 {
+			// A for ((;;)) loop's condition and step, evaluated again
+			// at each iteration: their bound must fit beside what is
+			// held (nothing is reserved: what they build is gone by
+			// the next tick).
+			rest := args[1]
+			if len(args) > 2 {
+				rest = strings.TrimPrefix(args[2], memFile)
+			}
+			p, spec, err := x.plans.lookup(rest)
+			if err != nil {
+				return nil, err
+			}
+			hc := interp.HandlerCtx(ctx)
+			need := x.newEvaluator(hc.Env, spec).plan(p)
+			if x.mem.used.Load()+need > x.mem.limit {
+				return nil, x.mem.over()
+			}
+		}
+		return []string{":"}, nil
+	}
+	if args[0] == catCmd {
+		return args[:1], nil // $(<file): not a command of the script
 	}
 	if args[0] == braceCmd && len(args) == 2 {
 		// A command instrument found over a brace expansion limit.
@@ -475,9 +531,16 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 		i = 1
 	}
 	name := args[i]
+	hc := interp.HandlerCtx(ctx)
 	switch name {
 	case "eval":
-		src, funcs, err := prepareText(strings.Join(args[i+1:], " "), "", x.braceLimits())
+		text := strings.Join(args[i+1:], " ")
+		// Parsed twice (here and by the interpreter), held while it
+		// runs.
+		if err := x.mem.charge(x.mem.slotOf(hc.Env), 2*int64(len(text))*costParse); err != nil {
+			return nil, err
+		}
+		src, funcs, err := prepareText(text, "", x.braceLimits())
 		if errors.Is(err, ErrProcSubst) {
 			return []string{rejectCmd}, nil
 		}
@@ -485,6 +548,9 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 			return nil, err
 		}
 		x.addFuncs(funcs)
+		if err := x.mem.setFuncs(x.mem.slotOf(hc.Env), funcs, int64(len(src))*costParse); err != nil {
+			return nil, err
+		}
 		// The interpreter parses eval's text itself: hand it the
 		// instrumented text (see instrument).
 		args = append(slices.Clone(args[:i+1]), src)
@@ -498,6 +564,43 @@ func (x *execution) call(ctx context.Context, args []string) ([]string, error) {
 		// builtin or command).
 		if i == 1 || !x.isFunc(name) {
 			return x.ownBuiltin(ctx, args[i:])
+		}
+	case "read":
+		if i == 1 || !x.isFunc(name) {
+			return x.readBuiltin(ctx, args[i:])
+		}
+	case "mapfile", "readarray":
+		if i == 1 || !x.isFunc(name) {
+			if _, ok := x.mapfiles.LoadAndDelete(hc.Stdin); !ok {
+				// instrument bounds the input of mapfile called by
+				// its name (see openMapfile); a computed name would
+				// read without a bound.
+				fmt.Fprintf(hc.Stderr, "bash: %s: the shell backend runs %s only by its name\n", name, name)
+				return []string{statusCmd, "2"}, nil
+			}
+		}
+	case "trap":
+		if i == 0 && !x.isFunc(name) {
+			return x.trapBuiltin(hc, args)
+		}
+	case "alias":
+		if i == 0 && !x.isFunc(name) {
+			return x.aliasBuiltin(hc, args)
+		}
+	case "set":
+		if err := x.setBuiltin(hc, args[i+1:]); err != nil {
+			return nil, err
+		}
+	case "pushd", "popd":
+		// The directory stack: each entry at most a path.
+		n := int64(pathMaxBytes + sizeElem)
+		if name == "popd" {
+			n = -n
+		} else if len(args) <= i+1 || strings.HasPrefix(args[i+1], "+") || strings.HasPrefix(args[i+1], "-") {
+			n = 0 // rotating or swapping
+		}
+		if err := x.mem.addDirs(x.mem.slotOf(hc.Env), n); err != nil {
+			return nil, err
 		}
 	case "type":
 		// Always ours: the interpreter's type searches PATH on the host.
@@ -548,15 +651,19 @@ func (x *execution) ownBuiltin(ctx context.Context, args []string) ([]string, er
 		return []string{statusCmd, "2"}, nil
 	}
 	env := x.cmdEnv(ctx, hc)
-	var out strings.Builder
-	env.Stdout = &out
+	out := &valueBuf{x: x, s: x.mem.slotOf(hc.Env), max: x.b.opts.MaxStringBytes}
+	env.Stdout = out
 	status := x.runCmd(cmds.PrintfBuiltin, env, append([]string{"printf"}, rest...))
+	if x.limited() {
+		return nil, context.Cause(x.ctx)
+	}
 	if status == 2 { // usage
 		return []string{statusCmd, "2"}, nil
 	}
 	assign := name + "=" + doubleQuote(out.String())
 	if status != 0 {
-		assign += "; false"
+		// Fails once, without tripping ERR or errexit inside the eval.
+		assign += "; ! :"
 	}
 	return []string{"eval", assign}, nil
 }
@@ -607,15 +714,28 @@ func (x *execution) addFuncs(names map[string]bool) {
 }
 
 // frame is one call frame (frameFile) open: a writer to the stderr it
-// replaced, whose Close leaves the frame.
+// replaced, whose Close leaves the frame (and its scope of positional
+// parameters, see memory.enterScope).
 type frame struct {
 	io.Writer
 	x    *execution
+	s    *slot // the runner, when the frame is a scope
+	sub  bool  // a subshell: its variables go when it ends
+	vars int64 // the runner's variables when it started (sub)
 	once sync.Once
 }
 
 func (f *frame) Close() error {
-	f.once.Do(func() { f.x.frames.Add(-1) })
+	f.once.Do(func() {
+		f.x.frames.Add(-1)
+		if f.s != nil {
+			f.x.mem.leaveScope(f.s)
+			if f.sub && !f.x.limited() {
+				// The parent waited: its variables are as they were.
+				f.x.mem.setVars(f.s, f.vars)
+			}
+		}
+	})
 	return nil
 }
 
@@ -625,22 +745,32 @@ func (f *frame) Read([]byte) (int, error) { return 0, syscall.EBADF }
 // enterFrame opens a call frame over stderr. Past MaxCallDepth frames it
 // stops the execution (the interpreter stops before the next command) and
 // still returns the frame, so the interpreter prints no error of its own.
-func (x *execution) enterFrame(stderr io.Writer) *frame {
+func (x *execution) enterFrame(hc interp.HandlerContext, scope, sub bool) *frame {
 	if n := x.frames.Add(1); n > int64(x.b.opts.MaxCallDepth) {
 		x.limit("MaxCallDepth", int64(x.b.opts.MaxCallDepth))
 	}
-	if f, ok := stderr.(*frame); ok {
-		stderr = f.Writer // writes do not go through every level
+	f := &frame{Writer: unwrapStderr(hc.Stderr), x: x, sub: sub}
+	if scope {
+		if s, err := x.mem.slotMeasured(hc.Env); err == nil {
+			f.s = s
+			x.mem.enterScope(s)
+			x.mem.mu.Lock()
+			f.vars = s.vars
+			x.mem.mu.Unlock()
+		}
 	}
-	return &frame{Writer: stderr, x: x}
+	return f
 }
 
-// checkVars checks MaxStringBytes per variable and MaxVarBytes in total.
+// checkVars checks MaxStringBytes per variable and MaxVarBytes in total,
+// and records what the runner's variables hold (MaxMemoryBytes).
 func (x *execution) checkVars(ctx context.Context) error {
 	o := &x.b.opts
 	total := 0
+	var held int64
 	var err error
-	interp.HandlerCtx(ctx).Env.Each(func(name string, v expand.Variable) bool {
+	env := interp.HandlerCtx(ctx).Env
+	env.Each(func(name string, v expand.Variable) bool {
 		n := len(v.Str)
 		for _, s := range v.List {
 			n += len(s)
@@ -657,9 +787,13 @@ func (x *execution) checkVars(ctx context.Context) error {
 			err = x.limit("MaxVarBytes", int64(o.MaxVarBytes))
 			return false
 		}
+		held += int64(len(name)) + varSize(v)
 		return true
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return x.mem.setVars(x.mem.slotOf(env), held)
 }
 
 // ---- exec: commands ----
@@ -699,6 +833,14 @@ func (x *execution) exec(ctx context.Context, args []string) error {
 		n, _ := strconv.Atoi(args[1])
 		return exitErr(n)
 	}
+	if name == catCmd {
+		f, _ := cmds.Lookup("cat")
+		status := x.runCmd(f, x.cmdEnv(ctx, hc), []string{"cat"})
+		if err := x.ctx.Err(); err != nil {
+			return context.Cause(x.ctx)
+		}
+		return exitErr(status)
+	}
 	if own, ok := strings.CutPrefix(name, builtinPrefix); ok {
 		env := x.cmdEnv(ctx, hc)
 		status := x.runCmd(ownBuiltins[own], env, append([]string{own}, args[1:]...))
@@ -728,6 +870,15 @@ func (x *execution) exec(ctx context.Context, args []string) error {
 	return exitErr(status)
 }
 
+// runCmd runs a command with an account of its own (cmds.Env.Mem),
+// returned when it ends.
+func (x *execution) runCmd(f cmds.Func, env *cmds.Env, args []string) int {
+	acct := &account{m: x.mem}
+	env.Mem = acct
+	defer acct.close()
+	return x.runSafe(f, env, args)
+}
+
 // exitErr turns a status into the exec handler's result (nil for 0:
 // interp.ExitStatus(0) as an error panics).
 func exitErr(status int) error {
@@ -737,8 +888,8 @@ func exitErr(status int) error {
 	return interp.ExitStatus(uint8(status))
 }
 
-// runCmd runs a command, turning a panic into a diagnostic and status 2.
-func (x *execution) runCmd(f cmds.Func, env *cmds.Env, args []string) (status int) {
+// runSafe runs a command, turning a panic into a diagnostic and status 2.
+func (x *execution) runSafe(f cmds.Func, env *cmds.Env, args []string) (status int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(env.Stderr, "%s: internal error: %v\n", args[0], p)
@@ -827,7 +978,7 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 			}
 			return cmds.NotFound
 		}
-		return x.runCmd(f, e, args)
+		return x.runSafe(f, e, args)
 	}
 	return env
 }

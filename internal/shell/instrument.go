@@ -31,23 +31,33 @@ func findProcSubst(node syntax.Node) *syntax.ProcSubst {
 //
 //   - every while/until condition and every for ((;;)) body starts with a
 //     loop tick (an internal command the call handler counts against
-//     MaxLoopIters and runs as ":");
+//     MaxLoopIters and runs as ":"; a for ((;;)) tick also checks the
+//     memory its condition and step take, see loopPlan);
 //   - every function body, subshell and command substitution holds a call
 //     frame (see frameFile) for its whole run;
+//   - every statement that expands something starts with its check (see
+//     memFile and plan), every command substitution's output goes through
+//     a capture (captureFile), and every pipeline stage but the last and
+//     every background statement registers its runner (slotFile);
+//   - $(<file) becomes $(catCmd <file), so its output is captured too;
 //   - $$ and $PPID read the execution's own values (see pidVar);
 //   - escaped characters in words the interpreter expands as one string
-//     are quoted (see fixLiteralEscapes);
+//     are quoted (see fixLiteralEscapes), and so is ~name (see fixTilde);
 //   - a command whose brace expansion would exceed lim is replaced by the
 //     internal command braceCmd, which stops the execution with the limit
 //     when (and only if) it is reached (see limitBraces).
 //
 // An eval'd string or a sourced file (whole is set) is itself one frame: its
-// statements are wrapped in a group holding one.
-func instrument(file *syntax.File, whole bool, lim braceLimits) map[string]bool {
+// statements are wrapped in a group holding one. Plans are registered with
+// pl: pinned for the script, encoded in the text for the others.
+func instrument(file *syntax.File, whole bool, lim braceLimits, pl planner) map[string]bool {
 	var whiles []*syntax.WhileClause
 	var cfors []*syntax.ForClause
-	var framed []*syntax.Stmt
+	var framed []*syntax.Stmt // function bodies
+	var subshells []*syntax.Stmt
 	var substs []*syntax.CmdSubst
+	var stmts []*syntax.Stmt
+	var slotted []*syntax.Stmt
 	funcs := map[string]bool{}
 	syntax.Walk(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -64,19 +74,23 @@ func instrument(file *syntax.File, whole bool, lim braceLimits) map[string]bool 
 			if n.Body != nil {
 				framed = append(framed, n.Body)
 			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				slotted = append(slotted, n.X)
+			}
 		case *syntax.Stmt:
 			if _, ok := n.Cmd.(*syntax.Subshell); ok {
-				framed = append(framed, n)
+				subshells = append(subshells, n)
+			}
+			if n.Background || n.Disown || n.Coprocess {
+				slotted = append(slotted, n)
 			}
 			// Before Walk descends: a replaced command's words are
 			// never visited.
 			limitBraces(n, lim)
+			stmts = append(stmts, n)
 		case *syntax.CmdSubst:
-			// $(<file) is read by the interpreter itself: it must stay
-			// a lone redirection.
-			if len(n.Stmts) != 1 || n.Stmts[0].Cmd != nil {
-				substs = append(substs, n)
-			}
+			substs = append(substs, n)
 		case *syntax.ParamExp:
 			if n.Param != nil && (n.Param.Value == "$" || n.Param.Value == "PPID") {
 				// ${...}: $$x must not print back as $__desk_pidx.
@@ -99,24 +113,160 @@ func instrument(file *syntax.File, whole bool, lim braceLimits) map[string]bool 
 		return true
 	})
 	fixLiteralEscapes(file)
+	fixTilde(file)
+	// Plans, from the words as the interpreter will see them (before any
+	// redirection of the backend's own is added).
+	type checked struct {
+		st  *syntax.Stmt
+		key string
+		p   *plan
+	}
+	var checks []checked
+	captures := map[*syntax.CmdSubst]*syntax.Redirect{}
+	note := func(p *plan, orig map[*syntax.CmdSubst]int) {
+		for cs, i := range orig {
+			captures[cs] = captureRedirect(p.token, i)
+		}
+	}
+	for _, st := range stmts {
+		if p, orig := buildPlan(st); p != nil {
+			key := pl.key(p)
+			note(p, orig)
+			checks = append(checks, checked{st, key, p})
+		}
+	}
+	var ticks []*syntax.Stmt
+	for _, f := range cfors {
+		tick := tickStmt()
+		if p, orig := loopPlan(f.Loop.(*syntax.CStyleLoop)); p != nil {
+			key := pl.key(p)
+			note(p, orig)
+			call := tick.Cmd.(*syntax.CallExpr)
+			call.Args = append(call.Args, litWord(key))
+			if p.pos || p.dirs {
+				call.Args = append(call.Args, checkRedirect(key, p).Word)
+			}
+		}
+		ticks = append(ticks, tick)
+	}
 	for _, w := range whiles {
 		w.Cond = append([]*syntax.Stmt{tickStmt()}, w.Cond...)
 	}
-	for _, f := range cfors {
-		f.Do = append([]*syntax.Stmt{tickStmt()}, f.Do...)
+	for i, f := range cfors {
+		f.Do = append([]*syntax.Stmt{ticks[i]}, f.Do...)
+	}
+	for _, c := range checks {
+		c.st.Redirs = append([]*syntax.Redirect{checkRedirect(c.key, c.p)}, c.st.Redirs...)
+	}
+	for _, st := range stmts {
+		if args, ok := mapfileCall(st); ok {
+			st.Redirs = append(st.Redirs, mapfileRedirect(args))
+		}
+	}
+	for _, st := range slotted {
+		st.Redirs = append([]*syntax.Redirect{slotRedirect()}, st.Redirs...)
 	}
 	for _, st := range framed {
 		st.Redirs = append([]*syntax.Redirect{frameRedirect()}, st.Redirs...)
 	}
+	for _, st := range subshells {
+		st.Redirs = append([]*syntax.Redirect{subFrameRedirect()}, st.Redirs...)
+	}
 	for _, cs := range substs {
-		if len(cs.Stmts) > 0 {
-			cs.Stmts = []*syntax.Stmt{framedGroup(cs.Stmts)}
+		if len(cs.Stmts) == 0 {
+			continue
 		}
+		if w := catShortcut(cs); w != nil {
+			// $(<file): the interpreter would read the file itself,
+			// unseen; a command reads it instead.
+			cs.Stmts = []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{litWord(catCmd)}},
+				Redirs: []*syntax.Redirect{{Op: syntax.RdrIn, Word: w}}}}
+		}
+		g := framedGroup(cs.Stmts)
+		g.Redirs[0] = subFrameRedirect()
+		if rd := captures[cs]; rd != nil {
+			g.Redirs = append(g.Redirs, rd)
+		} else {
+			// Not part of any plan (cannot happen for a script the
+			// parser made): still charged as it grows.
+			g.Redirs = append(g.Redirs, captureRedirect(0, -1))
+		}
+		cs.Stmts = []*syntax.Stmt{g}
 	}
 	if whole && len(file.Stmts) > 0 {
-		file.Stmts = []*syntax.Stmt{framedGroup(file.Stmts)}
+		g := framedGroup(file.Stmts)
+		g.Redirs[0] = textFrameRedirect()
+		file.Stmts = []*syntax.Stmt{g}
 	}
 	return funcs
+}
+
+// catCmd is the internal command $(<file) becomes: cat of its stdin.
+const catCmd = "__desk_cat"
+
+// catShortcut returns the file of $(<file), or nil.
+func catShortcut(cs *syntax.CmdSubst) *syntax.Word {
+	if len(cs.Stmts) != 1 {
+		return nil
+	}
+	st := cs.Stmts[0]
+	if st.Cmd != nil || st.Negated || st.Background || st.Coprocess || st.Disown || len(st.Redirs) != 1 || st.Redirs[0].Op != syntax.RdrIn {
+		return nil
+	}
+	return st.Redirs[0].Word
+}
+
+func litWord(s string) *syntax.Word {
+	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
+}
+
+func slotRedirect() *syntax.Redirect {
+	return &syntax.Redirect{Op: syntax.AppOut, N: &syntax.Lit{Value: "2"}, Word: litWord(slotFile)}
+}
+
+// subFrameRedirect is the frame of a subshell or a command substitution:
+// its variables are gone when it ends (see frame).
+func subFrameRedirect() *syntax.Redirect {
+	return &syntax.Redirect{Op: syntax.AppOut, N: &syntax.Lit{Value: "2"}, Word: litWord(subFrameFile)}
+}
+
+// textFrameRedirect is the frame of an eval'd string or a sourced file:
+// counted as a call frame, but not a scope of positional parameters.
+func textFrameRedirect() *syntax.Redirect {
+	return &syntax.Redirect{Op: syntax.AppOut, N: &syntax.Lit{Value: "2"}, Word: litWord(textFrameFile)}
+}
+
+// fixTilde quotes ~name at the start of a word: the interpreter would look
+// the user up in the host's password database (os/user). As for an
+// unknown user in bash, the word stays as written. ~ and ~/... (HOME) are
+// left to the interpreter.
+func fixTilde(file *syntax.File) {
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Redirect:
+			if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
+				return false // a here-document has no tilde expansion
+			}
+		case *syntax.Word:
+			if len(n.Parts) == 0 {
+				return true
+			}
+			lit, ok := n.Parts[0].(*syntax.Lit)
+			if !ok || !strings.HasPrefix(lit.Value, "~") {
+				return true
+			}
+			name, rest, slash := strings.Cut(lit.Value[1:], "/")
+			if name == "" || (!slash && len(n.Parts) > 1) {
+				return true
+			}
+			q := []syntax.WordPart{&syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: "~" + name}}
+			if slash {
+				q = append(q, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: "/" + rest})
+			}
+			n.Parts = append(q, n.Parts[1:]...)
+		}
+		return true
+	})
 }
 
 // frameFile is the path of a call frame: instrument adds the redirection
@@ -128,6 +278,12 @@ func instrument(file *syntax.File, whole bool, lim braceLimits) map[string]bool 
 // only hook around a whole function call (its CallHandler sees the call,
 // not its end); TestCallDepth_frames fails if an upgrade changes that.
 const frameFile = "/dev/desk-frame"
+
+// textFrameFile is the frame of an eval'd string or a sourced file.
+const textFrameFile = "/dev/desk-frame-text"
+
+// subFrameFile is the frame of a subshell or a command substitution.
+const subFrameFile = "/dev/desk-frame-sub"
 
 func frameRedirect() *syntax.Redirect {
 	return &syntax.Redirect{Op: syntax.AppOut, N: &syntax.Lit{Value: "2"},
@@ -183,6 +339,11 @@ func renameArithmPid(e syntax.ArithmExpr) {
 // reports the error itself); text with process substitution fails with
 // ErrProcSubst.
 func prepareText(src, name string, lim braceLimits) (string, map[string]bool, error) {
+	return prepareTextIn(src, name, lim, planner{encode: true})
+}
+
+// prepareTextIn is prepareText with the plans registered by pl.
+func prepareTextIn(src, name string, lim braceLimits, pl planner) (string, map[string]bool, error) {
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), name)
 	if err != nil {
 		return src, nil, nil
@@ -190,7 +351,7 @@ func prepareText(src, name string, lim braceLimits) (string, map[string]bool, er
 	if findProcSubst(f) != nil {
 		return "", nil, ErrProcSubst
 	}
-	funcs := instrument(f, true, lim)
+	funcs := instrument(f, true, lim, pl)
 	var b strings.Builder
 	if err := syntax.NewPrinter().Print(&b, f); err != nil {
 		return "", nil, fmt.Errorf("print %s: %w", name, err)

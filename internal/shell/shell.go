@@ -47,6 +47,7 @@ const (
 	DefaultMaxGlobEntries   = 100_000   // directory entries read by globbing for one command
 	DefaultMaxArgs          = 100_000   // arguments of one command
 	DefaultMaxBraceWords    = 100_000   // words brace expansion makes for one command
+	DefaultMaxMemoryBytes   = 256 << 20 // what one execution may hold in memory at once
 	internalPrefix          = "\x00desk-"
 	loopTick                = "__desk_loop" // printable: eval'd text holding it is printed back to source
 	typeCmd                 = internalPrefix + "type"
@@ -98,6 +99,12 @@ type Options struct {
 	// hold is bounded by MaxStringBytes. Both are checked on the parsed
 	// text, before anything is expanded.
 	MaxBraceWords int
+	// MaxMemoryBytes is the memory budget of one execution (default
+	// DefaultMaxMemoryBytes, 256 MiB): what all its variables, positional
+	// parameters, the values its statements are building and the input
+	// its commands hold may take at once, counted before (or as) it is
+	// allocated. See the package documentation ("Memory").
+	MaxMemoryBytes int64
 	// Now is the clock of the commands (date, touch, ls, find, tar); nil:
 	// time.Now.
 	Now func() time.Time
@@ -127,6 +134,7 @@ func (o Options) withDefaults() Options {
 	defi(&o.MaxGlobEntries, DefaultMaxGlobEntries)
 	defi(&o.MaxArgs, DefaultMaxArgs)
 	defi(&o.MaxBraceWords, DefaultMaxBraceWords)
+	def(&o.MaxMemoryBytes, DefaultMaxMemoryBytes)
 	return o
 }
 
@@ -181,6 +189,12 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	}
 	x.stdout = &limitWriter{w: job.Stdout, x: x}
 	x.stderr = &limitWriter{w: job.Stderr, x: x}
+	x.mem = newMemory(x, b.opts.MaxMemoryBytes)
+	x.plans = &planTable{}
+	// The script's syntax tree lives as long as the execution.
+	if err := x.mem.add(int64(len(job.Source)) * costParse); err != nil {
+		return x.outcome(parent, err)
+	}
 
 	// The name is $0, as for bash -c.
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(job.Source), "bash")
@@ -192,7 +206,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		fmt.Fprintf(x.stderr, "bash: line %d: %v\n", ps.Pos().Line(), ErrProcSubst)
 		return run.Outcome{ExitCode: ExitSyntax}, nil
 	}
-	x.funcNames = instrument(file, false, x.braceLimits())
+	x.funcNames = instrument(file, false, x.braceLimits(), planner{table: x.plans})
 	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
 		// A fresh workspace has no /workspace yet: the default directory
 		// is made on first use (it shows in the change set).
@@ -218,6 +232,9 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	}
 	err = r.Run(ctx, file)
 	x.closeAll()
+	if memDebug != nil {
+		memDebug("peak %d\n", x.mem.peak.Load())
+	}
 	return x.outcome(parent, err)
 }
 
@@ -302,6 +319,11 @@ type execution struct {
 	loops          atomic.Int64
 	globEntries    atomic.Int64
 	frames         atomic.Int64    // call frames open (MaxCallDepth)
+	mem            *memory         // MaxMemoryBytes
+	stopped        atomic.Bool     // a limit stopped the execution
+	plans          *planTable      // the statements' plans (see check)
+	aliases        *aliasTable     // words of the aliases defined (see aliasWords)
+	mapfiles       sync.Map        // *os.File -> true: the inputs openMapfile made
 	fnmu           sync.Mutex      // guards funcNames
 	funcNames      map[string]bool // functions the script declares (type, command -v)
 
@@ -316,14 +338,15 @@ type execution struct {
 func (x *execution) limit(name string, value int64) error {
 	err := &LimitError{Limit: name, Value: value}
 	x.cancel(err)
+	var le *LimitError
+	if errors.As(context.Cause(x.ctx), &le) {
+		x.stopped.Store(true)
+	}
 	return err
 }
 
 // limited reports whether a limit has stopped the execution.
-func (x *execution) limited() bool {
-	var le *LimitError
-	return x.ctx.Err() != nil && errors.As(context.Cause(x.ctx), &le)
-}
+func (x *execution) limited() bool { return x.stopped.Load() }
 
 // limitWriter counts output against MaxOutputBytes.
 type limitWriter struct {
