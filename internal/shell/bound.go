@@ -85,6 +85,11 @@ func (e *evaluator) shadowOf(name string) (vbound, bool) {
 			return e.shadow[i].b, true
 		}
 	}
+	for i := e.nsh - 1; i >= 0; i-- {
+		if e.sh[i].name == name {
+			return e.sh[i].b, true
+		}
+	}
 	return vbound{}, false
 }
 
@@ -95,12 +100,13 @@ type evaluator struct {
 	spec   specials
 	substs []substStat
 	p      *plan
-	shadow []shadowed // variables the statement assigned, in order
+	sh     [2]shadowed // variables the statement assigned, in order: the first two,
+	nsh    int
+	shadow []shadowed // then the others
 	wild   int64      // a variable assigned by a computed name may be this big
 	ifs    string
 	ifsOK  bool
 	cost   int64
-	buf    [4]shadowed
 }
 
 func (x *execution) newEvaluator(env expand.Environ, spec specials) *evaluator {
@@ -108,16 +114,10 @@ func (x *execution) newEvaluator(env expand.Environ, spec specials) *evaluator {
 	return e
 }
 
-// again is a fresh evaluator on the same variables, with the sizes of the
-// command substitutions that ended.
-func (e *evaluator) again(substs []substStat) *evaluator {
-	return &evaluator{x: e.x, env: e.env, spec: e.spec, substs: substs}
-}
-
 // plan evaluates p and returns its bound.
 func (e *evaluator) plan(p *plan) int64 {
 	e.p = p
-	e.shadow = e.buf[:0]
+	e.shadow, e.nsh = e.shadow[:0], 0
 	e.wild = 0
 	e.cost = 0
 	e.ifsOK = false
@@ -932,7 +932,7 @@ func (e *evaluator) excl(p *syntax.ParamExp, name string, vr expand.Variable, v 
 		most = max(most, int64(len(v.String())))
 		return true
 	})
-	for _, sh := range e.shadow {
+	for _, sh := range append(e.shadow, e.sh[:e.nsh]...) {
 		most = max(most, sh.b.maxEl)
 	}
 	most = sadd(most, e.wild, e.specBound().bytes)
@@ -1216,7 +1216,12 @@ func (e *evaluator) assigned(name string, b vbound) {
 			name = n
 		}
 	}
-	e.shadow = append(e.shadow, shadowed{name, b})
+	if e.nsh < len(e.sh) && len(e.shadow) == 0 {
+		e.sh[e.nsh] = shadowed{name, b}
+		e.nsh++
+	} else {
+		e.shadow = append(e.shadow, shadowed{name, b})
+	}
 	if name == "IFS" {
 		e.ifsOK = false
 	}

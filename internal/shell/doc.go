@@ -34,7 +34,10 @@
 // export, eval, source, test, [, ... are the interpreter's; echo, printf
 // and pwd are package cmds' bash-flavoured ones, run in their place because
 // the interpreter's lack \c, combined flags, precision, %q, printf -v, and
-// resolve pwd -P on the host), then a command from Options.Commands (the place for
+// resolve pwd -P on the host; read too, whose line the interpreter holds
+// without a bound: the backend's reads it a byte at a time within
+// MaxStringBytes, with the interpreter's flags -r -a -p -s and messages,
+// and assigns through eval), then a command from Options.Commands (the place for
 // commands that live in other packages, such as git), then a command
 // registered in package cmds. A name with a slash names a command only when
 // its directory is one of /bin, /usr/bin, /usr/local/bin, /sbin, /usr/sbin
@@ -92,6 +95,18 @@
 //     byte, so a FIFO could never be created and the interpreter's direct
 //     opens of its own FIFOs (paths under that directory) fail in the os
 //     package before reaching the kernel.
+//   - ~name at the start of a word stays as written (as for an unknown
+//     user in bash): the interpreter would look the user up in the host's
+//     password database. ~ and ~/... read HOME.
+//   - Builtins whose text or input the interpreter would hold unseen:
+//     trap's text is instrumented as eval's is (trap with no operand lists
+//     it as given); an alias whose value holds a command substitution is
+//     refused ("alias: x: the shell backend does not run command
+//     substitutions in aliases", status 1; the words of the others count
+//     in the memory bound of a command they may start); mapfile and
+//     readarray run only when called by their name (then their input is
+//     read through a pipe that charges it; a computed name fails with
+//     status 2).
 //
 // TestBackend_canary runs hostile scripts and the whole table with the
 // process's working directory and TMPDIR in a canary directory and checks
@@ -107,7 +122,8 @@
 //	desk: shell: limit exceeded: MaxCommands (1000000)
 //
 // on stderr. They are: MaxOutputBytes (64 MiB of stdout+stderr),
-// MaxCommands (1,000,000 simple commands, counted by the call handler and
+// MaxMemoryBytes (256 MiB held at once; see Memory), MaxCommands
+// (1,000,000 simple commands, counted by the call handler and
 // Env.Exec), MaxLoopIters (1,000,000 iterations of while, until and
 // for ((;;)) loops, counted by a tick statement inserted at the head of each
 // loop condition or body), MaxCallDepth (1000 call frames alive at once:
@@ -162,9 +178,81 @@
 // prints (cmds.MaxJqDepth, 10,000); what one command holds in memory
 // (MaxReadBytes).
 //
-// Sizes are checked before each simple command and each loop iteration, so
-// a single expansion can still exceed MaxStringBytes by the factor that one
-// statement multiplies it (x=$x$x$x...); loops cannot repeat that.
+// MaxStringBytes and MaxVarBytes are checked on the values as they are,
+// before each simple command and loop iteration; what a statement is about
+// to build is bounded before it is built by the memory budget.
+//
+// # Memory
+//
+// MaxMemoryBytes (256 MiB by default) is what one execution may hold at
+// once. Reaching it stops the execution with the limit's line and exit 122,
+// before the memory is allocated. Counted, in one budget (memory.used):
+//
+//   - the variables of every runner, with overheads (a variable's name and
+//     text, 96 bytes a variable, 16 an element of an array, 8 an index of a
+//     sparse one, 64 an entry of an associative one). The interpreter runs
+//     every pipeline stage but the last and every background job in a
+//     runner of its own, with its own copy of the variables: each has a
+//     slot (found by runnerKey), charged with what it sees until it ends
+//     (slotFile). A slot is measured when it starts, at every simple
+//     command and loop tick, and when a statement that may assign ends (the
+//     names it assigns, or all of them after declare, read, a function or
+//     command named by a variable...); a subshell's variables go when it
+//     ends;
+//   - the positional parameters set sets, per scope (a function call or a
+//     subshell), the directory stack (a path a pushd), the text of each
+//     trap (parsed again each time it runs) and of functions declared by
+//     eval'd or sourced text;
+//   - a reservation per statement being run: before the interpreter
+//     expands anything of a statement, its check (memFile, a redirection
+//     instrument puts first) evaluates the statement's plan (its words, in
+//     the order the interpreter expands them) against the variables as
+//     they are, and reserves the bound of what its expansions build, held
+//     until the statement ends (see below). Assignments made by the
+//     statement itself (x=$y y=$x$x, ${x:=...}, $((x=...))) count with their
+//     new bounds;
+//   - a command substitution's output: its capture (captureFile) evaluates
+//     the plan again with the output's size and shape as it will be (a
+//     reservation for twice the output so far, so a command writing a byte
+//     at a time costs a few evaluations) before letting it through: output
+//     that would take the budget over is refused and never reaches the
+//     interpreter, so ${x//a/$(cmd)} is bounded by what $(cmd) writes
+//     before it is built;
+//   - what the statement adds while it runs: the directory entries globbing
+//     reads, eval's and source's text (charged before it is parsed, twice
+//     200 bytes a byte: it is parsed here to instrument it, then by the
+//     interpreter), read's line, printf -v's value, mapfile's input (read
+//     through a pipe that charges it: mapfile is run only by its name);
+//   - what each command holds (cmds.Env.Mem, an account returned when the
+//     command ends: sort's and tac's input and lines, jq's values at 64
+//     bytes a byte of JSON, diff's lines, tail's, head's, csplit's and grep
+//     -B's windows, sed's spaces, uniq's and sort's output files...);
+//   - the script's own text, 200 bytes a byte (its syntax tree).
+//
+// The bound of a statement is computed from the sizes, and where the check
+// can read them the texts, of the variables it expands: the matches of
+// ${x//pattern/...} are counted when the pattern and the value are known
+// (else bounded by the pattern's shortest match), the fields of an
+// unquoted $x by scanning x with IFS, a glob character looked for; "$*"
+// (and "${DIRSTACK[*]}") is passed to the check when the statement refers
+// to positional parameters. Each form's cost is per byte or per item
+// (bound.go), measured on the interpreter and rounded up; TestBound_sound
+// runs every form at megabytes and checks that the live heap stays under
+// what was accounted. Upper bounds: a statement may be refused that would
+// have fitted, by at most the factor TestBound_sound logs (1 to 3 for the
+// common forms); it never passes one that does not fit.
+//
+// Overshoot: the heap may exceed the budget by the interpreter's and the
+// check's own state (a few KiB a statement, garbage once it ends), what
+// the garbage collector has not yet reclaimed (the process's GOGC, not the
+// execution's), the page of directory entries globbing reads (4,096
+// entries) and the buffer a command fills before charging it (64 KiB at
+// most). The statement of exec N>file keeps its reservation until the
+// execution ends. Not bounded by the budget: the values an awk or jq
+// program builds (GoAWK and gojq have no hook for it; the input they read
+// is charged), the line select reads (a byte a system call, bounded by the
+// execution's time), the environment list a command asks for (at most the
+// variables' size).
 //
 // # Known divergences from bash
 //
@@ -176,7 +264,9 @@
 // counts wrong. Process substitution is refused. set -x traces the loop
 // tick as ":". A function body carries its call frame's redirection, so
 // exec's redirections made in a function last only until it returns, and
-// declare -f prints the redirection. Error messages carry no "line N:" (as bash -c on Debian).
+// declare -f prints the redirection (and a function from eval'd text its
+// statements' check redirections). read and printf -v assign through eval:
+// set -x traces the assignment after the command. Error messages carry no "line N:" (as bash -c on Debian).
 //
 // # Routing ("auto")
 //

@@ -201,24 +201,19 @@ func runnerKey(env expand.Environ) uintptr {
 	}
 }
 
-var (
-	parentMu  sync.Mutex
-	parentIdx = map[reflect.Type][]int{}
-)
+var parentIdx sync.Map // reflect.Type -> []int
 
 // overlayParent is the index of the parent field of the interpreter's
 // overlay type (empty when there is none: the key is then 0).
 func overlayParent(t reflect.Type) []int {
-	parentMu.Lock()
-	defer parentMu.Unlock()
-	if idx, ok := parentIdx[t]; ok {
-		return idx
+	if idx, ok := parentIdx.Load(t); ok {
+		return idx.([]int)
 	}
 	var idx []int
 	if f, ok := t.FieldByName("parent"); ok {
 		idx = f.Index
 	}
-	parentIdx[t] = idx
+	parentIdx.Store(t, idx)
 	return idx
 }
 
@@ -262,14 +257,14 @@ type resv struct {
 	m      *memory
 	s      *slot
 	p      *plan
-	ev     *evaluator // how the check evaluated (kept to evaluate again)
-	evs    evaluator
+	spec   specials    // what the check was given (to evaluate again)
 	amount int64       // reserved, guarded by m.mu
 	plan   int64       // the part of amount the plan's bound is (m.mu)
 	substs []substStat // outputs of the command substitutions (m.mu)
 	env    expand.Environ
 	name   string  // the check's path
 	old    []int64 // sizes of the plan's names when it started
+	oldBuf [2]int64
 	once   sync.Once
 }
 
@@ -329,8 +324,8 @@ func (x *execution) check(ctx context.Context, name string) (io.ReadWriteCloser,
 		return nil, err
 	}
 	r := &resv{Writer: unwrapStderr(hc.Stderr), m: m, s: s, p: p, env: hc.Env, name: name}
-	r.evs = evaluator{x: x, env: hc.Env, spec: spec}
-	ev := &r.evs
+	r.spec = spec
+	ev := evaluator{x: x, env: hc.Env, spec: spec}
 	need := ev.plan(p)
 	if memDebug != nil {
 		memDebug("check %s: need %d used %d vars %d\n", name, need, m.used.Load(), s.vars)
@@ -338,12 +333,13 @@ func (x *execution) check(ctx context.Context, name string) (io.ReadWriteCloser,
 	if err := m.add(need); err != nil {
 		return nil, err
 	}
-	r.ev, r.amount, r.plan = ev, need, need
+	r.amount, r.plan = need, need
 	if p.nsubst > 0 {
 		r.substs = make([]substStat, p.nsubst)
 	}
 	if !p.measure && len(p.names) > 0 {
-		r.old = make([]int64, len(p.names))
+		r.old = r.oldBuf[:0]
+		r.old = append(r.old, make([]int64, len(p.names))...)
 		for i, name := range p.names {
 			r.old[i] = nameSize(hc.Env, name)
 		}
@@ -523,7 +519,8 @@ func (c *capture) reserve(st substStat) error {
 	substs := slices.Clone(r.substs)
 	m.mu.Unlock()
 	substs[c.index] = st
-	need := r.ev.again(substs).plan(r.p)
+	ev := evaluator{x: m.x, env: r.env, spec: r.spec, substs: substs}
+	need := ev.plan(r.p)
 	m.mu.Lock()
 	d := need - r.plan
 	m.mu.Unlock()

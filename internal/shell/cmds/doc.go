@@ -22,5 +22,14 @@
 //
 // Long-running commands must check Env.Ctx (Kill and timeouts cancel it) in
 // their loops, and must respect Env.Limits.MaxReadBytes when they hold input
-// in memory.
+// in memory. What they hold that grows with their input (a whole input, lines
+// kept, a window, an output kept for a file, decoded values) is charged to
+// Env.Mem, the execution's memory budget, before it is allocated (Env.Hold,
+// readAllLimited, heldBuffer): when a charge fails the command stops (the
+// execution is over its budget and already stopping, with its own message),
+// and what a command still holds is returned when it ends. Per line kept a
+// command charges lineCost (48 bytes) beyond the text, per byte of JSON jq
+// charges jsonCost (64: gojq's values measured at up to 60 times the text),
+// per line diff compares diffCost (160). TestMem_buffering checks each.
+// Not charged: the values an awk program builds (GoAWK has no hook).
 package cmds
