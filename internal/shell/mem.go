@@ -103,6 +103,25 @@ func (m *memory) add(n int64) error {
 	return nil
 }
 
+// tryAdd charges n bytes if the budget holds them, and reports whether it
+// did (the execution goes on either way).
+func (m *memory) tryAdd(n int64) bool {
+	if n <= 0 {
+		m.used.Add(n)
+		return true
+	}
+	u := m.used.Add(n)
+	if u > m.limit {
+		m.used.Add(-n)
+		return false
+	}
+	if memDebug != nil {
+		for p := m.peak.Load(); u > p && !m.peak.CompareAndSwap(p, u); p = m.peak.Load() {
+		}
+	}
+	return true
+}
+
 // slotOf returns the slot of the runner whose environment env is (a
 // HandlerContext's), making it on first use.
 func (m *memory) slotOf(env expand.Environ) *slot {
@@ -465,9 +484,9 @@ func (c *capture) Write(p []byte) (int, error) {
 		c.mu.Lock()
 	} else if !covered(c.cover, st) {
 		ahead := substStat{bytes: max(2*st.bytes, 4096), fields: 2*st.fields + 16, run: 2*st.run + 64, meta: st.meta}
-		if err := c.reserve(ahead); err == nil {
+		if c.reserve(ahead) {
 			c.cover = ahead
-		} else if err := c.reserve(st); err == nil {
+		} else if c.reserve(st) {
 			c.cover = st
 		} else {
 			c.mu.Unlock()
@@ -511,9 +530,9 @@ func (c *capture) scan(p []byte) (substStat, bool, int64) {
 }
 
 // reserve evaluates the statement's plan with this output and sets its
-// reservation to the bound (failing, and changing nothing, past the
-// budget).
-func (c *capture) reserve(st substStat) error {
+// reservation to the bound; past the budget it changes nothing and
+// reports false.
+func (c *capture) reserve(st substStat) bool {
 	r, m := c.r, c.m
 	m.mu.Lock()
 	substs := slices.Clone(r.substs)
@@ -527,19 +546,15 @@ func (c *capture) reserve(st substStat) error {
 	if memDebug != nil {
 		memDebug("capture %s: %d bytes, need %d\n", r.name, st.bytes, need)
 	}
-	if d > 0 {
-		if err := m.add(d); err != nil {
-			return err
-		}
-	} else {
-		m.used.Add(d)
+	if !m.tryAdd(d) {
+		return false
 	}
 	m.mu.Lock()
 	r.substs[c.index] = st
 	r.plan += d
 	r.amount += d
 	m.mu.Unlock()
-	return nil
+	return true
 }
 
 // Close sets the reservation to the bound of the output as it is.
@@ -553,7 +568,10 @@ func (c *capture) Close() error {
 	if !c.same || c.m.x.limited() {
 		return nil
 	}
-	return c.reserve(c.st)
+	if !c.reserve(c.st) {
+		return c.m.over()
+	}
+	return nil
 }
 
 // chargeResv adds n bytes to the reservation r (to the slot s when r is nil:

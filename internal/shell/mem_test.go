@@ -199,6 +199,9 @@ func TestMemory_normal(t *testing.T) {
 		{`x=$(yes | head -c 4000000); for i in 1 2 3 4; do { y=$x$x; echo ${#y}; } & done; wait`, "7999998\n7999998\n7999998\n7999998\n"},
 		{`a=(); for i in $(seq 20000); do a+=("item $i"); done; echo ${#a[@]} "${a[-1]}"`, "20000 item 20000\n"},
 		{`declare -A m; for i in $(seq 5000); do m[k$i]=$i; done; echo ${m[k77]} ${m[k5000]}`, "77 5000\n"},
+		// A command substitution multiplied: its output is reserved
+		// ahead when it fits, exactly when only that fits.
+		{`x=$(printf '%0100000d' 1); y=${x//0/$(printf '%0100d' 1)}; echo ${#y}`, "9999901\n"},
 		// A function declared again by eval replaces its body.
 		{`for i in $(seq 3000); do eval "f() { echo hi $i; }"; done; f`, "hi 3000\n"},
 	} {
