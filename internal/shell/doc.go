@@ -252,7 +252,8 @@
 // program builds (GoAWK and gojq have no hook for it; the input they read
 // is charged), the line select reads (a byte a system call, bounded by the
 // execution's time), the environment list a command asks for (at most the
-// variables' size).
+// variables' size), what a command of Options.Commands (git) holds unless
+// it charges Env.Mem itself.
 //
 // # Known divergences from bash
 //
