@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net/http"
 	"strings"
 	"time"
 
@@ -125,6 +126,9 @@ type Options struct {
 	// it) before it is killed with SIGHUP, as a terminal's hang-up kills its
 	// job. Default 10s.
 	ForegroundGrace time.Duration
+	// Network gives an execution its Job.Net (and may add to its Job.Env,
+	// e.g. proxy settings); nil, or a nil result, means no network.
+	Network func(ctx context.Context, job *Job) http.RoundTripper
 	// Env replaces DefaultEnv as the base environment (nil: DefaultEnv()).
 	Env map[string]string
 	// Router chooses the backend for executions that ask for AutoBackend

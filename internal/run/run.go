@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -100,7 +101,18 @@ type Job struct {
 	// Detached is set for a detached execution (ExecOptions.Detached): the
 	// runtime calls Detacher.RunDetached, not Run.
 	Detached bool
+	// Net is the execution's network, for backends whose programs make
+	// requests from inside desk (js fetch, the shell's curl and wget, git):
+	// every request goes through it, and it enforces the workspace's egress
+	// policy (a refused request gets a 403 response whose body says why). nil
+	// means no network: such clients fail with ErrNoNetwork. Set by
+	// Options.Network.
+	Net http.RoundTripper
 }
+
+// ErrNoNetwork is what an in-process client reports when its execution has
+// no network (Job.Net is nil).
+var ErrNoNetwork = errors.New("no network: the workspace's egress policy is none")
 
 // Outcome is what a backend reports when the program ran to its end.
 type Outcome struct {
