@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -107,16 +109,28 @@ func TestAPI_ToolCancel(t *testing.T) {
 		t.Fatalf("first line %q", buf[:n])
 	}
 	resp.Body.Close() // goes away
-	deadline := time.Now().Add(10 * time.Second)
+	// The execution exists (it printed); follow its events to its end.
+	list, err := e.c.ListExecutions(bg, "demo", client.ListExecutionsOptions{})
+	if err != nil || len(list.Executions) != 1 {
+		t.Fatalf("executions: %v %+v", err, list)
+	}
+	id := list.Executions[0].ID
+	ctx, cancel := context.WithTimeout(bg, 30*time.Second) // hang guard
+	defer cancel()
+	s, err := e.c.Events(ctx, "demo", id, client.EventsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	for {
-		list, err := e.c.ListExecutions(bg, "demo", client.ListExecutionsOptions{})
-		if err == nil && len(list.Executions) == 1 && list.Executions[0].Status == "cancelled" {
+		if _, err := s.Next(); err == io.EOF {
 			break
+		} else if err != nil {
+			t.Fatalf("events of %s (the execution was not killed within the hang guard?): %v", id, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution not killed: %v %+v", err, list)
-		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	if r, err := e.c.GetExecution(bg, "demo", id); err != nil || r.Status != "cancelled" {
+		t.Fatalf("execution not killed: %v %+v", err, r)
 	}
 }
 

@@ -276,21 +276,29 @@ func TestHost_HibernateDisabled(t *testing.T) {
 // period, hibernated workspaces hold no goroutine and no file descriptor.
 func TestHost_HibernationReleasesEverything(t *testing.T) {
 	tr := newTracker()
-	h := openHost(t, host.Options{IdleTimeout: 5 * time.Millisecond, Workspace: workspace.Options{Attach: tr.attach}})
+	hibernated := make(chan string, 64)
+	h := openHost(t, host.Options{IdleTimeout: 5 * time.Millisecond, Workspace: workspace.Options{Attach: tr.attach},
+		OnHibernate: func(name string) { hibernated <- name }})
 	names := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "warm"}
 	mustCreate(t, h, names...)
 	// Warm up package-level state (the SQLite module, pools) before counting.
 	mustAcquire(t, h, "warm").Release()
-	waitClosed := func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for h.Stats().Open != 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
+	// waitClosed waits for n hibernations (each workspace used since the
+	// last call is hibernated once), then checks none is open.
+	waitClosed := func(n int) {
+		guard := time.After(30 * time.Second) // hang guard
+		for range n {
+			select {
+			case <-hibernated:
+			case <-guard:
+				t.Fatalf("hibernations did not come within the hang guard: %+v", h.Stats())
+			}
 		}
 		if st := h.Stats(); st.Open != 0 {
-			t.Fatalf("still open after the deadline: %+v", st)
+			t.Fatalf("still open after every hibernation: %+v", st)
 		}
 	}
-	waitClosed()
+	waitClosed(1)
 	g0, fd0 := baseline(), countFDs(t)
 	for round := range 3 {
 		for _, n := range names[:8] {
@@ -300,7 +308,7 @@ func TestHost_HibernationReleasesEverything(t *testing.T) {
 			}
 			l.Release()
 		}
-		waitClosed()
+		waitClosed(len(names[:8]))
 	}
 	if tr.live.Load() != 0 {
 		t.Fatalf("%d runtimes still open", tr.live.Load())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -179,18 +180,33 @@ func TestMCP_TypeScriptClient(t *testing.T) {
 			if _, err := s.c.Stat(bg, ws, "/workspace/build.txt"); err != nil {
 				t.Errorf("build.txt: %v", err)
 			}
-			// The aborted call's execution was killed.
-			deadline := time.Now().Add(20 * time.Second)
-			for {
-				l, err := s.c.ListExecutions(bg, ws, client.ListExecutionsOptions{Status: "cancelled"})
-				if err == nil && len(l.Executions) == 1 && strings.Contains(l.Executions[0].Source, "sleep 60") {
-					break
+			// The aborted call's execution was killed: follow its events to
+			// its end (the stream ends after its exit event).
+			var id string
+			l, err := s.c.ListExecutions(bg, ws, client.ListExecutionsOptions{})
+			for _, x := range l.Executions {
+				if strings.Contains(x.Source, "sleep 60") {
+					id = x.ID
 				}
-				if time.Now().After(deadline) {
-					all, _ := s.c.ListExecutions(bg, ws, client.ListExecutionsOptions{})
-					t.Fatalf("the cancelled call's execution was not killed: %v %+v", err, all)
-				}
-				time.Sleep(50 * time.Millisecond)
+			}
+			if err != nil || id == "" {
+				t.Fatalf("the aborted call's execution: %v %+v", err, l)
+			}
+			ctx, cancel := context.WithTimeout(bg, 60*time.Second) // hang guard
+			defer cancel()
+			ev, err := s.c.Events(ctx, ws, id, client.EventsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for err == nil {
+				_, err = ev.Next()
+			}
+			ev.Close()
+			if err != io.EOF {
+				t.Fatalf("events of the aborted call's execution (not killed within the hang guard?): %v", err)
+			}
+			if r, err := s.c.GetExecution(bg, ws, id); err != nil || r.Status != "cancelled" {
+				t.Fatalf("the cancelled call's execution was not killed: %v %+v", err, r)
 			}
 		})
 	}
