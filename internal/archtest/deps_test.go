@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"internal/textdiff":  0,
 	"internal/cgroup":    0,
 	"internal/fair":      0,
+	"internal/egress":    0,
 	"internal/worker":    1,
 	"client":             0,
 	"internal/archtest":  0,

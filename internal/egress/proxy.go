@@ -1,0 +1,179 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"sync"
+)
+
+// Tunneler is what a network offers the proxy for CONNECT: a
+// policy-checked TCP connection (a refusal is a *Denied). Client is one.
+type Tunneler interface {
+	Tunnel(ctx context.Context, hostport string) (net.Conn, error)
+}
+
+// Proxy is an HTTP forward proxy, plain HTTP and CONNECT, over the networks
+// of executions: each request names its network by the credential of its
+// Proxy-Authorization (Basic, any user name, the credential as password:
+// what HTTP_PROXY=http://desk:CREDENTIAL@HOST:PORT makes every common
+// client send). A request without a known credential gets 407, so a
+// process that outlives its execution has no network. Plain requests go
+// through the network's RoundTrip, tunnels through its Tunnel; refusals are
+// 403 answers whose body says why. It is an http.Handler.
+type Proxy struct {
+	lookup func(credential string) http.RoundTripper
+	log    *slog.Logger
+	rp     *httputil.ReverseProxy
+}
+
+// NewProxy makes a Proxy; lookup returns the network of a credential (nil:
+// unknown).
+func NewProxy(lookup func(credential string) http.RoundTripper, log *slog.Logger) *Proxy {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	p := &Proxy{lookup: lookup, log: log}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			// The URL is the client's absolute one; hop-by-hop headers
+			// (Proxy-Authorization among them) are already gone.
+		},
+		Transport: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			return r.Context().Value(netKey{}).(http.RoundTripper).RoundTrip(r)
+		}),
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			t, _ := targetOf(r)
+			msg := fmt.Sprintf("desk egress: %s failed: %v\n", t, err)
+			w.Header().Set("X-Desk-Egress", "error")
+			http.Error(w, msg, http.StatusBadGateway)
+		},
+		ErrorLog: nil,
+	}
+	return p
+}
+
+type netKey struct{}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Credential returns the password of a request's Proxy-Authorization
+// (Basic), or "".
+func Credential(r *http.Request) string {
+	h := r.Header.Get("Proxy-Authorization")
+	scheme, cred, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Basic") {
+		return ""
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+	if err != nil {
+		return ""
+	}
+	_, pass, _ := strings.Cut(string(raw), ":")
+	return pass
+}
+
+// ServeHTTP serves one proxy request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var rt http.RoundTripper
+	if c := Credential(r); c != "" {
+		rt = p.lookup(c)
+	}
+	if rt == nil {
+		w.Header().Set("Proxy-Authenticate", `Basic realm="desk"`)
+		w.Header().Set("X-Desk-Egress", "refused")
+		http.Error(w, "desk egress: refused: this proxy serves the programs of running executions only, by the credential in their HTTP_PROXY "+
+			"(a process that outlived its execution, or that dropped the credential, has no network)\n", http.StatusProxyAuthRequired)
+		return
+	}
+	if r.Method == http.MethodConnect {
+		p.tunnel(w, r, rt)
+		return
+	}
+	if !r.URL.IsAbs() || r.URL.Host == "" {
+		http.Error(w, "desk egress: this is a forward proxy: send absolute URLs (http://host/path) or CONNECT\n", http.StatusBadRequest)
+		return
+	}
+	if r.URL.Scheme != "http" {
+		http.Error(w, fmt.Sprintf("desk egress: scheme %q: send https through CONNECT, plain http as an absolute URL\n", r.URL.Scheme), http.StatusBadRequest)
+		return
+	}
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), netKey{}, rt)))
+}
+
+// tunnel serves CONNECT.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, rt http.RoundTripper) {
+	tn, ok := rt.(Tunneler)
+	if !ok {
+		http.Error(w, "desk egress: refused: this network offers no tunnels (CONNECT)\n", http.StatusForbidden)
+		return
+	}
+	up, err := tn.Tunnel(r.Context(), r.Host)
+	var d *Denied
+	switch {
+	case errors.As(err, &d):
+		w.Header().Set("X-Desk-Egress", "refused")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, d.Error())
+		return
+	case errors.Is(err, ErrInvalid):
+		http.Error(w, "desk egress: "+err.Error()+"\n", http.StatusBadRequest)
+		return
+	case err != nil:
+		w.Header().Set("X-Desk-Egress", "error")
+		http.Error(w, fmt.Sprintf("desk egress: CONNECT %s failed: %v\n", r.Host, err), http.StatusBadGateway)
+		return
+	}
+	defer up.Close()
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "desk egress: cannot tunnel on this connection\n", http.StatusInternalServerError)
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
+	}
+	splice(client, buf.Reader, up)
+}
+
+// splice copies both ways until both ends are done, passing each end's EOF
+// on as a half-close.
+func splice(client net.Conn, pending *bufio.Reader, up net.Conn) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		io.Copy(up, io.MultiReader(io.LimitReader(pending, int64(pending.Buffered())), client))
+		closeWrite(up)
+	}()
+	go func() {
+		defer wg.Done()
+		io.Copy(client, up)
+		closeWrite(client)
+	}()
+	wg.Wait()
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	} else {
+		c.Close()
+	}
+}
