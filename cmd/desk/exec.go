@@ -441,6 +441,6 @@ func printValue(ctx context.Context, c *client.Client, ws, id string, out *lastB
 	if out.last != 0 && out.last != '\n' {
 		fmt.Fprintln(out)
 	}
-	_, err = fmt.Fprintf(out, "%s\n", res.Value)
+	_, err = fmt.Fprintf(out, "%s\n", unescapeHTML(res.Value))
 	return err
 }

@@ -773,7 +773,12 @@ func TestServe(t *testing.T) {
 	if got := mustDesk(t, nil, "exec", "--backend", "js", "demo", "--input", `{"a":1}`, "--", "export default (i) => i.a * 2"); got != "2\n" {
 		t.Errorf("exec --backend js -- SOURCE = %q", got)
 	}
-	wantFail(t, 125, "Uncaught Error: boom", "exec", "--backend", "js", "demo", "--", "throw new Error('boom')")
+	// An uncaught error exits 1, as in Node; the value line is the engine's
+	// JSON.stringify text, not HTML-escaped.
+	wantFail(t, 1, "Uncaught Error: boom", "exec", "--backend", "js", "demo", "--", "throw new Error('boom')")
+	if got := mustDesk(t, nil, "exec", "--backend", "js", "demo", "--", "export default () => ({ s: 'red shoes & socks <b>\\u2028' })"); got != "{\"s\":\"red shoes & socks <b>\u2028\"}\n" {
+		t.Errorf("exec --backend js value line = %q", got)
+	}
 	wantFail(t, 2, "not valid JSON", "exec", "--backend", "js", "demo", "--input", "{", "--", "1")
 	wantFail(t, 2, "either --file or COMMAND", "exec", "--backend", "js", "demo", "--file", mod, "--", "1")
 	// auto: the shell runs what it can; npm needs the sandbox, which desk

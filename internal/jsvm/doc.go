@@ -11,17 +11,26 @@
 // JSON value run.Job.Input, parsed; undefined when none was given) and
 // awaited; the JSON of what it returns is the execution's value
 // (run.Outcome.Value). A module without a default-exported function, or one
-// that returns undefined, has no value. The execution then goes on as Node's
-// event loop would, until no timer keeps it alive; its exit code is
+// that returns undefined, has no value (its JSON is the engine's
+// JSON.stringify text: desk exec prints it as is, undoing the HTML escaping
+// of the JSON layers between). The execution then goes on as Node's event
+// loop would, until no timer keeps it alive; its exit code is
 // process.exitCode (0), or the code given to process.exit, which ends it at
-// once.
+// once. process.nextTick has its own queue, run as Node runs it: after the
+// main module's microtasks, and after each timer's callback before the
+// microtasks it queued; microtasks run after each round of ticks.
+// process.env coerces what is assigned to strings; stdout, stderr and stdin
+// have no isTTY (undefined, as Node's when they are not terminals).
 //
 // An exception nothing catches, a promise rejected with no handler by the
 // end of the microtask queue's turn, and a rejected default export end the
-// execution as failed: stderr gets "Uncaught " and the error as Node prints
-// it (its stack: functions, workspace files, lines and columns), and the
-// record's error is its first line. A module whose result can never settle
-// (awaiting a promise nothing will resolve) fails too.
+// execution with exit code 1, as in Node (whatever process.exitCode was):
+// stderr gets "Uncaught " and the error as Node prints it (its stack:
+// functions, workspace files, lines and columns). A module whose result can
+// never settle (awaiting a promise nothing will resolve) exits 13 with a
+// warning, as Node's unsettled top-level await. Both are completed
+// executions (the program ran); only the backend's own failures (a limit,
+// the engine's memory) fail the execution (run's exit code 125).
 //
 // # Modules
 //

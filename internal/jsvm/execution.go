@@ -43,6 +43,7 @@ type execution struct {
 	importer map[string]string // the module that first imported each name
 
 	timers   timerQueue
+	ticks    bool // process.nextTick queued callbacks
 	hostMods map[string]map[string]HostFunc
 
 	settled  bool
@@ -207,7 +208,13 @@ func (x *execution) end(err error) (run.Outcome, error) {
 			prefix = "Uncaught (in promise) "
 		}
 		x.stderrf("%s%s\n", prefix, uc.text)
-		return run.Outcome{}, uc
+		// As Node: the program ran and exited 1 (the text is on stderr).
+		return run.Outcome{ExitCode: 1}, nil
+	case errors.Is(err, errNeverSettled):
+		// As Node, which warns "Detected unsettled top-level await" and
+		// exits 13.
+		x.stderrf("Warning: %v\n", err)
+		return run.Outcome{ExitCode: 13}, nil
 	default:
 		x.stderrf("desk: js: %v\n", err)
 		return run.Outcome{}, fmt.Errorf("js: %w", err)

@@ -110,8 +110,25 @@ func runJS(ctx context.Context, b *Backend, fsys *vfs.FS, j job) result {
 		rj.Input = json.RawMessage(j.input)
 	}
 	o, err := b.Run(vfs.WithActor(ctx, "test"), rj)
+	if err == nil && o.ExitCode == 1 && strings.HasPrefix(errb.String(), "Uncaught ") {
+		// An uncaught error exits 1 as in Node; tests match on the first
+		// line of what was printed.
+		first, _, _ := strings.Cut(errb.String(), "\n")
+		prefix := "Uncaught "
+		first = strings.TrimPrefix(first, prefix)
+		if strings.HasPrefix(first, "(in promise) ") {
+			prefix, first = prefix+"(in promise) ", strings.TrimPrefix(first, "(in promise) ")
+		}
+		err = uncaughtExit(prefix + strings.TrimPrefix(first, "["))
+	}
 	return result{stdout: out.String(), stderr: errb.String(), value: string(o.Value), exit: o.ExitCode, err: err}
 }
+
+// uncaughtExit is the error runJS reports for an execution that ended on
+// an uncaught error (exit code 1, the error on stderr).
+type uncaughtExit string
+
+func (e uncaughtExit) Error() string { return string(e) }
 
 // quick runs src on a fresh store with default options.
 func quick(t testing.TB, src string) result {

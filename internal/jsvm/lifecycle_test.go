@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,10 +70,10 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
-	t.Run("failed", func(t *testing.T) {
+	t.Run("uncaught error exits 1", func(t *testing.T) {
 		x, _ := r.Exec(testCtx(t), "throw new Error('boom')", run.ExecOptions{})
 		res, _ := x.Wait(testCtx(t))
-		if res.Status != run.StatusFailed || res.ExitCode != run.ExitFailed || res.Error != "Uncaught Error: boom" || res.Value != nil {
+		if res.Status != run.StatusCompleted || res.ExitCode != 1 || !strings.HasPrefix(res.Stderr, "Uncaught Error: boom\n") || res.Value != nil {
 			t.Fatalf("result %+v", res)
 		}
 	})

@@ -48,8 +48,13 @@ const errTooOld = nodeErr("node is older than 20")
 // given), and returns its stdout, stderr and exit code.
 func runNode(t testing.TB, dir, src, stdin string, env []string) (string, string, int) {
 	t.Helper()
+	return runNodeFile(t, dir, filepath.Join(t.TempDir(), "main.mjs"), src, stdin, env)
+}
+
+// runNodeFile writes src to the file f and runs it with node in dir.
+func runNodeFile(t testing.TB, dir, f, src, stdin string, env []string) (string, string, int) {
+	t.Helper()
 	node := nodeBinary(t)
-	f := filepath.Join(t.TempDir(), "main.mjs")
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -90,6 +90,10 @@ func (q *timerQueue) next() *timer {
 
 func init() {
 	hostFuncs["timerStart"] = hostTimerStart
+	hostFuncs["tickQueued"] = func(x *execution, args []qjs.Value) (qjs.Value, error) {
+		x.ticks = true
+		return qjs.Undefined, nil
+	}
 	hostFuncs["timerClear"] = func(x *execution, args []qjs.Value) (qjs.Value, error) {
 		id, err := x.argInt(args, 0)
 		if err == nil {
@@ -157,7 +161,7 @@ func (x *execution) loop() error {
 		}
 	}()
 	for {
-		if err := x.c.RunJobs(); err != nil {
+		if err := x.drain(); err != nil {
 			return err
 		}
 		if x.failure != nil {
@@ -211,6 +215,10 @@ func (x *execution) fireTimer(t *timer) error {
 	}
 	v, err := x.c.Call(x.fire, qjs.Undefined, qjs.Int(t.id))
 	x.c.Free(v)
+	if err == nil {
+		// As Node: the ticks the callback queued run before its microtasks.
+		err = x.runTicks()
+	}
 	if err != nil {
 		if ex, ok := err.(*qjs.Exception); ok {
 			return &uncaught{text: ex.Text}
@@ -218,4 +226,34 @@ func (x *execution) fireTimer(t *timer) error {
 		return err
 	}
 	return nil
+}
+
+// drain runs promise jobs and process.nextTick callbacks until neither is
+// left: all jobs, then the ticks queued, then the jobs they queued, ...
+func (x *execution) drain() error {
+	for {
+		if err := x.c.RunJobs(); err != nil {
+			return err
+		}
+		if !x.ticks {
+			return nil
+		}
+		if err := x.runTicks(); err != nil {
+			if ex, ok := err.(*qjs.Exception); ok {
+				return &uncaught{text: ex.Text}
+			}
+			return err
+		}
+	}
+}
+
+// runTicks runs the nextTick queue, if anything is queued.
+func (x *execution) runTicks() error {
+	if !x.ticks {
+		return nil
+	}
+	x.ticks = false
+	v, err := x.callInternal("runTicks")
+	x.c.Free(v)
+	return err
 }

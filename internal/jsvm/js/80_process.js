@@ -5,7 +5,6 @@
 function writable(fd) {
   return {
     fd,
-    isTTY: false,
     writable: true,
     write(chunk, encoding, cb) {
       if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
@@ -62,7 +61,6 @@ function makeStdin() {
   };
   const stdin = {
     fd: 0,
-    isTTY: false,
     readable: true,
     setEncoding(enc) { encoding = enc === undefined || enc === null ? null : normEncoding(enc); return this; },
     on(event, fn) {
@@ -102,6 +100,43 @@ function makeStdin() {
 
 let exitCodeValue;
 
+// The nextTick queue, as Node's: the host runs it (internals.runTicks) after
+// the main module's microtasks have drained and after each timer's callback,
+// before the microtasks that callback queued; microtasks run after each
+// round of ticks.
+const tickQueue = [];
+
+internals.runTicks = function runTicks() {
+  for (let t = tickQueue.shift(); t !== undefined; t = tickQueue.shift()) {
+    t.cb(...t.args);
+  }
+};
+
+function nextTick(cb, ...args) {
+  validateFunction(cb, 'callback');
+  if (tickQueue.length === 0) host.tickQueued();
+  tickQueue.push({ cb, args });
+}
+
+// makeEnv makes process.env: assigned values become strings, as in Node.
+function makeEnv(vars) {
+  const target = Object.assign({}, vars);
+  return new Proxy(target, {
+    set(t, k, v) {
+      if (typeof k === 'symbol') throw new TypeError('Cannot convert a Symbol value to a string');
+      t[k] = String(v);
+      return true;
+    },
+    defineProperty(t, k, d) {
+      if (!('value' in d) || d.configurable === false || d.writable === false || d.enumerable === false) {
+        throw nodeError(TypeError, 'ERR_INVALID_OBJECT_DEFINE_PROPERTY', `'process.env' only accepts a configurable, writable, and enumerable data descriptor`);
+      }
+      t[k] = String(d.value);
+      return true;
+    },
+  });
+}
+
 const makeProcess = once(() => {
   const start = host.now();
   const proc = {
@@ -117,7 +152,7 @@ const makeProcess = once(() => {
     argv0: 'node',
     execArgv: [],
     execPath: '/usr/local/bin/node',
-    env: Object.assign({}, config.env),
+    env: makeEnv(config.env),
     features: {},
     config: {},
     cwd() { return config.cwd; },
@@ -148,7 +183,7 @@ const makeProcess = once(() => {
       return { rss: used, heapTotal: used, heapUsed: used, external: 0, arrayBuffers: 0 };
     },
     cpuUsage() { const us = Math.round(host.hrtime() / 1000); return { user: us, system: 0 }; },
-    nextTick(cb, ...args) { validateFunction(cb, 'callback'); queueMicrotask(() => cb(...args)); },
+    nextTick,
     emitWarning(warning, type = 'Warning') {
       const msg = typeof warning === 'string' ? warning : warning?.message;
       host.write(2, `(node:${config.pid}) ${typeof type === 'string' ? type : type?.type ?? 'Warning'}: ${msg}\n`);
