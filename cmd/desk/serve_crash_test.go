@@ -20,6 +20,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/workspace"
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 )
 
@@ -322,20 +323,15 @@ type testMount struct {
 // mountsUnder lists the mounts below dir (mountinfo).
 func mountsUnder(t *testing.T, dir string) []testMount {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	ms, err := mountinfo.GetMounts(mountinfo.PrefixFilter(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []testMount
-	for line := range strings.Lines(string(b)) {
-		pre, post, _ := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 1 || !strings.HasPrefix(f[4], dir+"/") {
-			continue
+	for _, m := range ms {
+		if m.Mountpoint != dir {
+			out = append(out, testMount{point: m.Mountpoint, fstype: m.FSType, minor: m.Minor})
 		}
-		_, minor, _ := strings.Cut(f[2], ":")
-		n, _ := strconv.Atoi(minor)
-		out = append(out, testMount{point: f[4], fstype: g[0], minor: n})
 	}
 	return out
 }

@@ -21,22 +21,6 @@ import (
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
-// mountedOn lists where FUSE connection conn is mounted (mountinfo).
-func mountedOn(t *testing.T, conn int) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) > 4 && f[2] == "0:"+strconv.Itoa(conn) {
-			out = append(out, f[4])
-		}
-	}
-	return out
-}
-
 // waitUnmounted waits until connection conn is mounted nowhere, failing
 // after a generous hang guard.
 func waitUnmounted(t *testing.T, conn int) {
@@ -50,9 +34,9 @@ func waitUnmounted(t *testing.T, conn int) {
 	}
 	defer unix.Close(fd)
 	deadline := time.Now().Add(time.Minute)
-	for len(mountedOn(t, conn)) > 0 {
+	for len(testenv.FUSEMountPoints(t, conn)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("connection %d still mounted on %v after a minute (hang guard)", conn, mountedOn(t, conn))
+			t.Fatalf("connection %d still mounted on %v after a minute (hang guard)", conn, testenv.FUSEMountPoints(t, conn))
 		}
 		unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI | unix.POLLERR}}, 1000)
 	}
@@ -93,7 +77,7 @@ func TestMount_BothWays(t *testing.T) {
 	e.mkws("demo")
 	dir := mountDir(t)
 	s, ev := e.startMount("demo", client.MountRequest{Dir: dir})
-	if got := mountedOn(t, ev.Connection); len(got) != 1 || got[0] != dir {
+	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 1 || got[0] != dir {
 		t.Fatalf("mount points: %v, want [%s]", got, dir)
 	}
 	for i := range 3 {
@@ -135,7 +119,7 @@ func TestMount_BothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	// DELETE returns once unmounted.
-	if got := mountedOn(t, ev.Connection); len(got) != 0 {
+	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 0 {
 		t.Errorf("after DELETE still mounted on %v", got)
 	}
 	last, err := s.Next()
@@ -266,7 +250,7 @@ func TestMount_Outside(t *testing.T) {
 	if err != nil || last.Type != "unmounted" || last.Reason != "outside" || !strings.Contains(last.Message, "outside desk") {
 		t.Fatalf("after umount: %+v %v", last, err)
 	}
-	if got := mountedOn(t, ev.Connection); len(got) != 0 {
+	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 0 {
 		t.Errorf("still mounted on %v", got)
 	}
 }
@@ -319,7 +303,7 @@ func TestMount_Shutdown(t *testing.T) {
 		t.Fatal("Shutdown hangs (hang guard)")
 	}
 	f.Close()
-	if got := mountedOn(t, ev.Connection); len(got) != 0 {
+	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 0 {
 		t.Errorf("still mounted on %v after Shutdown", got)
 	}
 	// The store, reopened without a server, has the write.

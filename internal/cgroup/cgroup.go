@@ -1,7 +1,6 @@
 package cgroup
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/moby/sys/mountinfo"
 )
 
 // Root is where the cgroup hierarchies are mounted.
@@ -60,20 +61,29 @@ func unified() bool {
 	return syscall.Statfs(Root, &st) == nil && st.Type == 0x63677270 // CGROUP2_SUPER_MAGIC
 }
 
-// ownPaths reads /proc/self/cgroup: controller → path ("" for v2).
-func ownPaths() (map[string]string, error) {
-	b, err := os.ReadFile("/proc/self/cgroup")
+// ownPaths reads the calling process's cgroups: controller → path.
+func ownPaths() (map[string]string, error) { return Paths(0) }
+
+// Paths reads /proc/PID/cgroup (pid 0: the calling process): controller →
+// the process's path in that hierarchy ("" for the v2 hierarchy,
+// "name=systemd" for a named one). A process that is gone gives an error
+// wrapping fs.ErrNotExist.
+func Paths(pid int) (map[string]string, error) {
+	file := "/proc/self/cgroup"
+	if pid != 0 {
+		file = "/proc/" + strconv.Itoa(pid) + "/cgroup"
+	}
+	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read cgroups: %w", err)
 	}
 	m := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), ":", 3)
+	for line := range strings.Lines(string(b)) {
+		parts := strings.SplitN(strings.TrimRight(line, "\n"), ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
-		if parts[1] == "" {
+		if parts[0] == "0" && parts[1] == "" {
 			m[""] = parts[2]
 			continue
 		}
@@ -82,6 +92,73 @@ func ownPaths() (map[string]string, error) {
 		}
 	}
 	return m, nil
+}
+
+// Dirs maps the controllers of process pid (as Paths names them) to the
+// directories of its cgroups, where the mount table shows those
+// hierarchies mounted. It is empty when the process is gone.
+func Dirs(pid int) map[string]string {
+	out := map[string]string{}
+	paths, err := Paths(pid)
+	if err != nil {
+		return out
+	}
+	mounts := Mounts()
+	for controller, p := range paths {
+		if m, ok := mounts[controller]; ok {
+			out[controller] = filepath.Join(m.Point, strings.TrimPrefix(p, m.Root))
+		}
+	}
+	return out
+}
+
+// Mount is where a cgroup hierarchy is mounted: Point shows the
+// hierarchy's directory Root.
+type Mount struct{ Point, Root string }
+
+// Mounts maps controllers ("" for the v2 hierarchy, "name=X" for a named
+// v1 one) to the first mount of their hierarchy in this process's mount
+// table.
+func Mounts() map[string]Mount {
+	out := map[string]Mount{}
+	ms, _ := mountinfo.GetMounts(mountinfo.FSTypeFilter("cgroup", "cgroup2"))
+	for _, mi := range ms {
+		m := Mount{Point: mi.Mountpoint, Root: mi.Root}
+		switch mi.FSType {
+		case "cgroup2":
+			if _, seen := out[""]; !seen {
+				out[""] = m
+			}
+		case "cgroup":
+			for _, opt := range strings.Split(mi.VFSOptions, ",") {
+				if _, seen := out[opt]; !seen {
+					out[opt] = m
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ReadKey reads the value of key in a cgroup file of "key value" lines
+// (memory.events, pids.events, memory.oom_control); 0 when the file or the
+// key is missing.
+func ReadKey(file, key string) int64 {
+	if file == "" {
+		return 0
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		k, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte(" "))
+		if ok && string(k) == key {
+			n, _ := strconv.ParseInt(string(v), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 func newV1(name string, own map[string]string, l Limits) (*Group, error) {
@@ -242,23 +319,7 @@ func (g *Group) Add(pid int) error {
 
 // OOMKills is the number of processes of the group the OOM killer has
 // killed (0 where the kernel does not count them).
-func (g *Group) OOMKills() int64 {
-	if g.oom == "" {
-		return 0
-	}
-	b, err := os.ReadFile(g.oom)
-	if err != nil {
-		return 0
-	}
-	for line := range bytes.Lines(b) {
-		k, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte(" "))
-		if ok && string(k) == "oom_kill" {
-			n, _ := strconv.ParseInt(string(v), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
+func (g *Group) OOMKills() int64 { return ReadKey(g.oom, "oom_kill") }
 
 // Dirs are the group's directories (one per v1 controller, one on v2).
 func (g *Group) Dirs() []string { return g.dirs }

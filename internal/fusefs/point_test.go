@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,24 +26,6 @@ func openStore(t *testing.T) *vfs.FS {
 	}
 	t.Cleanup(func() { store.Close() })
 	return store
-}
-
-// fuseMountsAt lists the lines of /proc/self/mountinfo of FUSE connection
-// conn, and their mount points.
-func fuseMountsAt(t *testing.T, conn int) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for line := range strings.Lines(string(b)) {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[2] == "0:"+strconv.Itoa(conn) {
-			out = append(out, f[4])
-		}
-	}
-	return out
 }
 
 // TestReadOnly mounts read-only: every change through the mount fails with
@@ -113,7 +93,7 @@ func TestParentMountPoint(t *testing.T) {
 	if srv.Connection() == 0 || srv.Dir() != dir {
 		t.Fatalf("connection %d, dir %q", srv.Connection(), srv.Dir())
 	}
-	if got := fuseMountsAt(t, srv.Connection()); len(got) != 1 || got[0] != dir {
+	if got := testenv.FUSEMountPoints(t, srv.Connection()); len(got) != 1 || got[0] != dir {
 		t.Fatalf("mount points of connection %d: %v, want [%s]", srv.Connection(), got, dir)
 	}
 	must(t, "write through the mount", os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644))
@@ -140,10 +120,10 @@ func TestParentMountPoint(t *testing.T) {
 		t.Fatal("Unmount hangs (hang guard)")
 	}
 	unmounted = true
-	if got := fuseMountsAt(t, srv.Connection()); len(got) != 0 {
+	if got := testenv.FUSEMountPoints(t, srv.Connection()); len(got) != 0 {
 		t.Errorf("after Unmount, connection %d is still mounted on %v", srv.Connection(), got)
 	}
-	if got := fuseMountsAt(t, osrv.Connection()); len(got) != 1 || got[0] != otherDir {
+	if got := testenv.FUSEMountPoints(t, osrv.Connection()); len(got) != 1 || got[0] != otherDir {
 		t.Errorf("the other mount: %v, want it left on %s", got, otherDir)
 	}
 	var st unix.Statfs_t

@@ -3,18 +3,17 @@ package hostmount
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 )
 
-// mountinfo is where the kernel lists this process's mounts; it is
+// mountTable is where the kernel lists this process's mounts; it is
 // pollable: POLLPRI (and POLLERR) after every mount or unmount in the mount
 // namespace (proc(5)).
-const mountinfo = "/proc/self/mountinfo"
+const mountTable = "/proc/self/mountinfo"
 
 // watcher calls gone once FUSE connection conn is mounted nowhere in the
 // mount table (a mount point renamed with its parent stays mounted).
@@ -31,9 +30,9 @@ func watch(conn int, gone func()) (*watcher, error) {
 	// Not os.Open: the runtime would add the descriptor to its own epoll
 	// set (the file is pollable), and every epoll_wait there consumes the
 	// table's change events, so this poll would miss them.
-	fd, err := unix.Open(mountinfo, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(mountTable, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("watch mount: open %s: %w", mountinfo, err)
+		return nil, fmt.Errorf("watch mount: open %s: %w", mountTable, err)
 	}
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
@@ -84,69 +83,24 @@ func (w *watcher) stop() {
 	})
 }
 
-// mountEntry is a line of mountinfo.
-type mountEntry struct {
-	point  string // unescaped
-	major  int
-	minor  int
-	fstype string
-}
-
-// readMounts reads this process's mount table.
-func readMounts() ([]mountEntry, error) {
-	b, err := os.ReadFile(mountinfo)
+// readMounts reads this process's FUSE mounts.
+func readMounts() ([]*mountinfo.Info, error) {
+	ms, err := mountinfo.GetMounts(func(m *mountinfo.Info) (skip, stop bool) {
+		return m.Major != 0 || !strings.HasPrefix(m.FSType, "fuse"), false
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read mount table: %w", err)
 	}
-	var out []mountEntry
-	for line := range strings.Lines(string(b)) {
-		// id parent major:minor root point options [optional...] - fstype source superoptions
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 1 {
-			continue
-		}
-		maj, mnr, _ := strings.Cut(f[2], ":")
-		a, err1 := strconv.Atoi(maj)
-		b, err2 := strconv.Atoi(mnr)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		out = append(out, mountEntry{point: unescape(f[4]), major: a, minor: b, fstype: g[0]})
-	}
-	return out, nil
+	return ms, nil
 }
 
 // mountedAt reports whether FUSE connection conn is mounted on dir (on any
 // directory when dir is "").
-func mountedAt(ms []mountEntry, dir string, conn int) bool {
+func mountedAt(ms []*mountinfo.Info, dir string, conn int) bool {
 	for _, m := range ms {
-		if (dir == "" || m.point == dir) && m.major == 0 && m.minor == conn && strings.HasPrefix(m.fstype, "fuse") {
+		if (dir == "" || m.Mountpoint == dir) && m.Major == 0 && m.Minor == conn && strings.HasPrefix(m.FSType, "fuse") {
 			return true
 		}
 	}
 	return false
-}
-
-// unescape undoes mountinfo's octal escapes (\040 for a space, \012 for a
-// newline, \134 for a backslash).
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

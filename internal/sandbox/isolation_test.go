@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/run"
 )
 
@@ -275,7 +276,7 @@ func TestLimits_CgroupSettings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the init's cgroups: %v", err)
 	}
-	mounts := cgroupMounts()
+	mounts := cgroup.Mounts()
 	// dir returns the directory of the init's cgroup for controller ("" for
 	// the v2 hierarchy), or "" when the host has no such hierarchy.
 	dir := func(controller string) string {
@@ -287,7 +288,7 @@ func TestLimits_CgroupSettings(t *testing.T) {
 			v2 := controller == "" && parts[0] == "0" && parts[1] == ""
 			v1 := controller != "" && strings.Contains(","+parts[1]+",", ","+controller+",")
 			if m, ok := mounts[controller]; ok && (v1 || v2) {
-				return filepath.Join(m.point, strings.TrimPrefix(parts[2], m.root))
+				return filepath.Join(m.Point, strings.TrimPrefix(parts[2], m.Root))
 			}
 		}
 		return ""

@@ -15,8 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 
+	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/fusefs"
 )
 
@@ -30,7 +32,7 @@ const cgroupsFile = "cgroups"
 // CgroupParent), never a parent shared with others.
 func (x *box) recordCgroups() {
 	var lines []string
-	for _, d := range cgroupDirs(x.initPID) {
+	for _, d := range cgroup.Dirs(x.initPID) {
 		if filepath.Base(d) == x.id && !slices.Contains(lines, d) {
 			lines = append(lines, d)
 		}
@@ -157,69 +159,18 @@ type mountEntry struct {
 
 // mountsBelow lists the mounts strictly below dir, deepest first.
 func mountsBelow(dir string) ([]mountEntry, error) {
-	ms, err := readMountinfo()
+	ms, err := mountinfo.GetMounts(mountinfo.PrefixFilter(filepath.Clean(dir)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list mounts: %w", err)
 	}
-	prefix := filepath.Clean(dir) + "/"
 	var out []mountEntry
 	for _, m := range ms {
-		if strings.HasPrefix(m.point, prefix) {
-			out = append(out, mountEntry{point: m.point, minor: m.minor, fuse: m.fstype == "fuse" || strings.HasPrefix(m.fstype, "fuse.")})
+		if m.Mountpoint != filepath.Clean(dir) {
+			out = append(out, mountEntry{point: m.Mountpoint, minor: m.Minor, fuse: m.FSType == "fuse" || strings.HasPrefix(m.FSType, "fuse.")})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b mountEntry) int { return strings.Count(b.point, "/") - strings.Count(a.point, "/") })
 	return out, nil
-}
-
-// mountInfo is a line of /proc/self/mountinfo.
-type mountInfo struct {
-	root, point       string // mount point unescaped
-	minor             int
-	fstype, superOpts string
-}
-
-// readMountinfo reads /proc/self/mountinfo.
-func readMountinfo() ([]mountInfo, error) {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil, fmt.Errorf("list mounts: %w", err)
-	}
-	var out []mountInfo
-	for line := range strings.Lines(string(data)) {
-		// id parent major:minor root point options... - fstype source superoptions
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		_, minor, _ := strings.Cut(f[2], ":")
-		n, _ := strconv.Atoi(minor)
-		out = append(out, mountInfo{root: f[3], point: unescapeMount(f[4]), minor: n, fstype: g[0], superOpts: g[2]})
-	}
-	return out, nil
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space, ...).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // cgroupProcs lists the processes of the cgroup directory dir.
