@@ -15,6 +15,11 @@ import (
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
+// untimed is the MaxTime of the tests of the other limits: a hang guard, so
+// that a loaded machine (CI under -race) cannot make them meet MaxTime
+// first.
+const untimed = time.Hour
+
 func newFS(t *testing.T) *vfs.FS {
 	t.Helper()
 	fsys, err := vfs.Open(context.Background(), filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
@@ -108,7 +113,7 @@ func TestWalkOrderAndFrom(t *testing.T) {
 	put(t, fsys, map[string]string{"/r/b/x": "", "/r/a": "", "/r/b/a/z": "", "/r/c/": "", "/r/b.txt": ""})
 	visit := func(from string) []string {
 		var got []string
-		w := &Walk{FS: fsys, From: from, Visit: func(p string, f *vfs.DirFile) (bool, error) {
+		w := &Walk{FS: fsys, Limits: Limits{MaxTime: untimed}, From: from, Visit: func(p string, f *vfs.DirFile) (bool, error) {
 			got = append(got, p)
 			return true, nil
 		}}
@@ -148,7 +153,7 @@ func TestWalk_wideDirectory(t *testing.T) {
 	}
 	h := newHeap()
 	n := 0
-	w := &Walk{FS: fsys, Limits: Limits{MaxEntries: 10_000}, Load: true, Visit: func(p string, f *vfs.DirFile) (bool, error) {
+	w := &Walk{FS: fsys, Limits: Limits{MaxEntries: 10_000, MaxTime: untimed}, Load: true, Visit: func(p string, f *vfs.DirFile) (bool, error) {
 		n++
 		h.sample()
 		return true, nil
@@ -191,7 +196,7 @@ func TestWalk_deepTree(t *testing.T) {
 	}
 	h := newHeap()
 	n, depth := 0, 0
-	w := &Walk{FS: fsys, Load: true, Visit: func(p string, f *vfs.DirFile) (bool, error) {
+	w := &Walk{FS: fsys, Limits: Limits{MaxTime: untimed}, Load: true, Visit: func(p string, f *vfs.DirFile) (bool, error) {
 		n++
 		depth = max(depth, strings.Count(p, "/"))
 		h.sample()
@@ -204,7 +209,7 @@ func TestWalk_deepTree(t *testing.T) {
 		t.Errorf("visited %d entries, %d deep", n, depth)
 	}
 	h.check(t, 64<<20)
-	w = &Walk{FS: fsys, Limits: Limits{MaxEntries: 5000}, Load: true, Visit: func(string, *vfs.DirFile) (bool, error) { return true, nil }}
+	w = &Walk{FS: fsys, Limits: Limits{MaxEntries: 5000, MaxTime: untimed}, Load: true, Visit: func(string, *vfs.DirFile) (bool, error) { return true, nil }}
 	wantLimit(t, w.Run(context.Background(), "/deep"), "MaxEntries")
 }
 
@@ -212,7 +217,7 @@ func TestWalk_context(t *testing.T) {
 	fsys := newFS(t)
 	put(t, fsys, map[string]string{"/r/a": "", "/r/b": ""})
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &Walk{FS: fsys, Visit: func(string, *vfs.DirFile) (bool, error) {
+	w := &Walk{FS: fsys, Limits: Limits{MaxTime: untimed}, Visit: func(string, *vfs.DirFile) (bool, error) {
 		cancel()
 		return true, nil
 	}}
@@ -241,7 +246,7 @@ func TestFind_globStars(t *testing.T) {
 	}
 	h := newHeap()
 	var got []string
-	err = Find(context.Background(), fsys, "/r", g, Limits{}, func(p string, f *vfs.DirFile) bool {
+	err = Find(context.Background(), fsys, "/r", g, Limits{MaxTime: untimed}, func(p string, f *vfs.DirFile) bool {
 		got = append(got, Rel("/r", p))
 		return true
 	})
@@ -306,7 +311,7 @@ func TestGrep(t *testing.T) {
 		t.Fatal(err)
 	}
 	inc, _ := glob.Compile("**/*.go", false)
-	g := &Grep{FS: fsys, Re: re, Include: inc, Context: 1}
+	g := &Grep{FS: fsys, Limits: Limits{MaxTime: untimed}, Re: re, Include: inc, Context: 1}
 	var ctx []string
 	g.Hit = func(h *Hit) bool {
 		for _, l := range h.Before {
@@ -326,14 +331,14 @@ func TestGrep(t *testing.T) {
 		t.Errorf("got %q (%d files), want %q", ctx, g.Files, want)
 	}
 
-	g = &Grep{FS: fsys, Re: re, Limits: Limits{MaxFileBytes: 100}}
+	g = &Grep{FS: fsys, Re: re, Limits: Limits{MaxFileBytes: 100, MaxTime: untimed}}
 	got, err := grepAll(t, g, "/r")
 	if err != nil || len(got) != 3 || g.Skipped != 2 {
 		t.Errorf("got %q, %v, %d skipped", got, err, g.Skipped)
 	}
 	// A cursor resumes where a page ended.
 	var page []string
-	g = &Grep{FS: fsys, Re: re, Hit: func(h *Hit) bool {
+	g = &Grep{FS: fsys, Limits: Limits{MaxTime: untimed}, Re: re, Hit: func(h *Hit) bool {
 		if len(page) == 2 {
 			return false
 		}
@@ -343,7 +348,7 @@ func TestGrep(t *testing.T) {
 	if err := g.Run(context.Background(), "/r"); err != nil || g.Next != (Cursor{"/r/big", 0}) {
 		t.Errorf("page %q, next %v, %v", page, g.Next, err)
 	}
-	g = &Grep{FS: fsys, Re: re, After: Cursor{"/r/b/c.go", 1}}
+	g = &Grep{FS: fsys, Limits: Limits{MaxTime: untimed}, Re: re, After: Cursor{"/r/b/c.go", 1}}
 	got, _ = grepAll(t, g, "/r")
 	if len(got) != 102 || got[0] != "/r/b/c.go:2:func C()" {
 		t.Errorf("resumed: %d hits from %q", len(got), got[:1])
@@ -366,7 +371,7 @@ func TestGrep_maxBytes(t *testing.T) {
 	total, pages := 0, 0
 	after := Cursor{}
 	for {
-		g := &Grep{FS: fsys, Re: re, After: after, Limits: Limits{MaxBytes: 8 << 20}}
+		g := &Grep{FS: fsys, Re: re, After: after, Limits: Limits{MaxBytes: 8 << 20, MaxTime: untimed}}
 		got, err := grepAll(t, g, "/r")
 		h.sample()
 		total += len(got)
