@@ -24,16 +24,21 @@ RUN_APT_PACKAGES := runc
 # compatibility tests compare against, Node.js, which the js backend's
 # differential tests compare against (Node 20 or newer: where Debian's is
 # older, install NodeSource's nodejs package first), and libc's headers for
-# the sandbox's C workloads. `make test-setup` installs whichever are
-# missing.
-TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev
+# the sandbox's C workloads, and what the sandbox's pandoc → PDF test needs
+# besides pandoc and pdflatex (SANDBOX_TOOLS): LaTeX's recommended packages,
+# the Latin Modern fonts of pandoc's default template and pdftotext
+# (poppler-utils) to read the PDF back. (pandoc, texlive-latex-base,
+# texlive-latex-recommended, lmodern and poppler-utils took 41 s to install
+# with apt-get update on a Debian 12 machine and 368 MB of disk.) `make
+# test-setup` installs whichever are missing.
+TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev texlive-latex-recommended lmodern poppler-utils
 
 # Programs the sandbox's workload tests and `desk bench fs` run inside the
 # sandbox, which sees the host's /usr read-only (so a python3 under ~/.pyenv
 # or a node under ~/.nvm does not count): COMMAND:PACKAGE, the package
 # `make test-setup` installs when /usr/bin/COMMAND is missing. (NodeSource's
 # nodejs brings its own npm; Debian's nodejs needs the npm package.)
-SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 node:nodejs npm:npm
+SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 node:nodejs npm:npm pandoc:pandoc pdflatex:texlive-latex-base
 
 # The MCP end-to-end test drives desk with the official TypeScript client,
 # pinned by this directory's package-lock.json (npm registry only);

@@ -35,6 +35,7 @@ func newSandbox(runtime, dataDir string, sub func(string) string, lim backendLim
 		dir = sub(dir)
 	}
 	return sandbox.New(sandbox.Options{
+		Deny:         sandboxDeny(dataDir),
 		Runtime:      runtime,
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),
@@ -42,6 +43,48 @@ func newSandbox(runtime, dataDir string, sub func(string) string, lim backendLim
 		Slots:        lim.slots,
 		Logger:       log,
 	})
+}
+
+// sandboxDeny is the sandbox's deny list: sandbox.DefaultDeny() plus the
+// server's own data directory and its config file (desk/ of the user's
+// config directory, or the file $DESK_CONFIG names), both by their
+// absolute and their resolved paths, so that a server whose data
+// lives below the host paths a sandbox sees (/var/lib/x, /opt/x) does not
+// show it.
+func sandboxDeny(dataDir string) []string {
+	deny := sandbox.DefaultDeny()
+	var dirs []string
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dirs = append(dirs, abs)
+	}
+	if cfg, err := configPath(); err == nil {
+		if abs, err := filepath.Abs(cfg); err == nil {
+			if os.Getenv(envConfig) == "" {
+				abs = filepath.Dir(abs)
+			}
+			dirs = append(dirs, abs)
+		}
+	}
+	for _, d := range dirs {
+		deny = append(deny, globEscape(d))
+		if r, err := filepath.EvalSymlinks(d); err == nil && r != d {
+			deny = append(deny, globEscape(r))
+		}
+	}
+	return deny
+}
+
+// globEscape quotes the path.Match metacharacters of p.
+func globEscape(p string) string {
+	var b []byte
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, p[i])
+	}
+	return string(b)
 }
 
 // sandboxUsable says why this host cannot run the sandbox backend with

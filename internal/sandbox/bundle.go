@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -130,8 +129,16 @@ func makeSkeleton(o *Options, dir string) (*skeleton, error) {
 			return nil, fmt.Errorf("make root skeleton: %w", err)
 		}
 	}
+	deny, err := newDenyList(o.Deny)
+	if err != nil {
+		return nil, err
+	}
+	// The files the backend writes in /etc are never the host's.
+	for name := range generatedEtc {
+		deny = append(deny, []string{"etc", name})
+	}
 	for _, d := range o.Userland {
-		m, err := mirror(dir, "/"+d)
+		m, err := mirrorTree(dir, "/"+strings.Trim(d, "/"), deny)
 		if err != nil {
 			return nil, err
 		}
@@ -142,18 +149,8 @@ func makeSkeleton(o *Options, dir string) (*skeleton, error) {
 			return nil, fmt.Errorf("make root skeleton: %w", err)
 		}
 	}
-	for _, e := range o.Etc {
-		if strings.Contains(e, "/") || e == "." || e == ".." || e == "hostname" || e == "hosts" {
-			continue
-		}
-		m, err := mirror(dir, "/etc/"+e)
-		if err != nil {
-			return nil, err
-		}
-		sk.mounts = append(sk.mounts, m...)
-	}
 	// Everything the sandbox's root should own appears owned by its root.
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -163,39 +160,6 @@ func makeSkeleton(o *Options, dir string) (*skeleton, error) {
 		return nil, fmt.Errorf("make root skeleton: %w", err)
 	}
 	return sk, nil
-}
-
-// mirror makes host path p appear in the skeleton: a symbolic link is copied,
-// a directory or file gets a mount point and a read-only bind mount. A
-// missing path is skipped.
-func mirror(root, p string) ([]ociMount, error) {
-	fi, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("make root skeleton: %w", err)
-	}
-	dst := filepath.Join(root, p)
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(p)
-		if err == nil {
-			err = os.Symlink(target, dst)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("make root skeleton: %w", err)
-		}
-		return nil, nil
-	case fi.IsDir():
-		err = os.MkdirAll(dst, 0o755)
-	default:
-		err = touch(dst)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("make root skeleton: %w", err)
-	}
-	return []ociMount{roBind(p, p)}, nil
 }
 
 func touch(p string) error {

@@ -76,16 +76,32 @@
 // # The filesystem
 //
 // By default the root is the host's userland, read-only: a skeleton
-// directory (StateDir/rootfs, shared by all sandboxes of the backend) with
-// read-only bind mounts of /usr and the top-level /bin, /sbin, /lib*
-// (recreated as the same symbolic links on a merged-/usr host), and a
-// curated /etc: passwd (root, nobody), group, resolv.conf, nsswitch.conf
-// written by the backend, hostname and hosts per sandbox, and only the host
-// entries listed in Options.Etc (DefaultEtc(): the dynamic linker's cache, TLS
-// certificates, time zone, bash's and Debian's alternatives, ...). Nothing
-// else of the host is there: not /home, /root, /work, /run, /tmp, /var/lib,
-// /opt, /srv, /mnt, /boot, /sys, nor the host's /proc or /dev. Options.RootDir
-// names a root directory to use instead (bound read-only as is).
+// directory (StateDir/rootfs, shared by all sandboxes of the backend, made
+// once per Backend) with read-only, non-recursive bind mounts of the host
+// paths of Options.Userland (DefaultUserland(): /usr, the top-level /bin,
+// /sbin, /lib* — recreated as the same symbolic links on a merged-/usr host
+// — /opt, /var/lib and /etc), so that Debian packages installed on the host
+// work unmodified (pandoc with TeX keeps its formats in /var/lib/texmf and
+// its configuration in /etc/texmf). Options.Deny (DefaultDeny() plus, in
+// desk serve, the server's data directory and its config file's directory)
+// names what is left out: /etc/shadow, gshadow, sudoers, the ssh host keys,
+// /etc/ssl/private, machine-id, /etc/environment, desk's own directories,
+// anything under /root, and the private state of other daemons in /var/lib.
+// A denied path is absent, not masked: a directory with something denied
+// below it is made in the skeleton and mirrored entry by entry (each entry
+// its own bind mount, so a host /etc of 130 entries makes about 130 mounts:
+// see docs/benchmarks.md for what that costs a cold start), so ls and stat
+// do not see it either. What the host's root alone can read is unreadable
+// in the sandbox anyway: host files are owned by ids the sandbox does not
+// map, so its root has no override on them. Entries added to the host
+// later inside a bound directory appear at once; new entries of a directory
+// mirrored entry by entry (/etc) appear when the server restarts. Devices,
+// sockets and FIFOs are never mirrored. passwd (root, nobody), group,
+// resolv.conf and nsswitch.conf are written by the backend, hostname and
+// hosts per sandbox. Nothing else of the host is there: not /home, /root,
+// /work, /run, /tmp, /var/cache, /var/log, /srv, /mnt, /boot, /sys, nor the
+// host's /proc or /dev. Options.RootDir names a root directory to use
+// instead (bound read-only as is).
 //
 // # The workspace mount
 //

@@ -66,29 +66,6 @@ func DefaultCapabilities() []string {
 	}
 }
 
-// DefaultEtc returns the entries of the host's /etc a sandbox sees (read-only,
-// those that exist): what the dynamic linker, the C library, TLS, time zones,
-// bash and Debian's alternatives need. Everything else in /etc (shadow, ssh
-// keys, credentials of package managers, the host's environment) stays out.
-// passwd, group, hosts, hostname, resolv.conf and nsswitch.conf are written
-// by the backend for each sandbox instead. Each call returns a new slice.
-func DefaultEtc() []string {
-	return []string{
-		"alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "debian_version",
-		"gai.conf", "host.conf", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
-		"locale.alias", "magic", "magic.mime", "mime.types", "os-release", "profile", "profile.d",
-		"protocols", "python3", "services", "shells", "ssl", "terminfo", "timezone", "vim", "wgetrc",
-	}
-}
-
-// DefaultUserland returns the host's top-level directories bound read-only into
-// a sandbox that uses the host's userland (Options.RootDir empty). Those that
-// are symbolic links on the host (merged /usr) are recreated as the same
-// links; those that do not exist are skipped. Each call returns a new slice.
-func DefaultUserland() []string {
-	return []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"}
-}
-
 // Workspace is the workspace an execution runs in.
 type Workspace struct {
 	Name string  // the workspace name; also the sandbox's hostname
@@ -173,11 +150,14 @@ type Options struct {
 	// and Home as directories, bash at Shell, and whatever the init binary
 	// needs (desk built with CGO_ENABLED=0 needs nothing).
 	RootDir string
-	// Userland are the host's top-level directories bound when RootDir is
-	// empty (default DefaultUserland()); Etc the entries of the host's /etc
-	// (default DefaultEtc()); Binds further host paths (default none).
+	// Userland are the host paths bound read-only when RootDir is empty
+	// (default DefaultUserland()), minus Deny (default DefaultDeny();
+	// absolute paths or path.Match patterns, each leaving out what it
+	// matches and everything below it; a server appends its own
+	// configuration and data directories); Binds further host paths
+	// (default none; not subject to Deny).
 	Userland []string
-	Etc      []string
+	Deny     []string
 	Binds    []Bind
 
 	// HostID is the host uid and gid of root inside, and IDCount how many
@@ -314,8 +294,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Userland == nil {
 		o.Userland = DefaultUserland()
 	}
-	if o.Etc == nil {
-		o.Etc = DefaultEtc()
+	if o.Deny == nil {
+		o.Deny = DefaultDeny()
+	}
+	if _, err := newDenyList(o.Deny); err != nil {
+		return o, err
 	}
 	if o.HostID == 0 {
 		o.HostID = DefaultHostID
