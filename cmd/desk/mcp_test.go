@@ -269,7 +269,7 @@ func TestMCP_stdioLocalSandbox(t *testing.T) {
 	if got, isErr := callText(t, cs, "read", map[string]any{"path": "f"}); isErr || !strings.Contains(got, "hi") {
 		t.Errorf("read what the sandbox wrote: %q", got)
 	}
-	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "getent passwd root | cut -d: -f6", "backend": "auto"}); isErr || !strings.HasPrefix(got, "/root\n[exit code 0 · sandbox backend") {
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "getent passwd root | cut -d: -f6", "backend": "auto"}); isErr || !strings.HasPrefix(got, "/home/agent\n[exit code 0 · sandbox backend") {
 		t.Errorf("exec auto: %q", got)
 	}
 	if code, errs := stop(); code != 0 {

@@ -48,8 +48,14 @@ func TestServe_Sandbox(t *testing.T) {
 	if got := mustDesk(t, nil, "exec", "demo", "--backend", "sandbox", "--", "cat s"); got != "from-shell\n" {
 		t.Errorf("the sandbox reads %q", got)
 	}
+	// The sandbox's home is the store's /home/agent: the shell backend reads
+	// a dotfile the sandbox wrote there, at the same path.
+	mustDesk(t, nil, "exec", "demo", "--backend", "sandbox", "--", "echo 'set -o vi' > ~/.inputrc")
+	if got := mustDesk(t, nil, "exec", "demo", "--backend", "shell", "--", "cat /home/agent/.inputrc"); got != "set -o vi\n" {
+		t.Errorf("the shell backend reads the sandbox's home: %q", got)
+	}
 	// auto sends what the shell lacks to the sandbox.
-	if got := mustDesk(t, nil, "exec", "demo", "--backend", "auto", "--", "getent passwd root | cut -d: -f6"); got != "/root\n" {
+	if got := mustDesk(t, nil, "exec", "demo", "--backend", "auto", "--", "getent passwd root | cut -d: -f6"); got != "/home/agent\n" {
 		t.Errorf("exec --backend auto = %q", got)
 	}
 

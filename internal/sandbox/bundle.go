@@ -91,6 +91,10 @@ func hostname(name string) string {
 // baseMounts are the mounts every sandbox has.
 func baseMounts(o *Options, m Mount) []ociMount {
 	size := func(n int64) string { return "size=" + strconv.FormatInt(n, 10) }
+	home := ociMount{Destination: o.Home, Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=700", size(o.HomeSize)}}
+	if m.Home != "" {
+		home = ociMount{Destination: o.Home, Type: "bind", Source: m.Home, Options: []string{"bind", "rw", "nosuid", "nodev"}}
+	}
 	return []ociMount{
 		{Destination: "/proc", Type: "proc", Source: "proc", Options: []string{"nosuid", "noexec", "nodev"}},
 		{Destination: "/dev", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "strictatime", "mode=755", "size=65536k"}},
@@ -98,7 +102,7 @@ func baseMounts(o *Options, m Mount) []ociMount {
 		{Destination: "/dev/shm", Type: "tmpfs", Source: "shm", Options: []string{"nosuid", "noexec", "nodev", "mode=1777", size(o.ShmSize)}},
 		{Destination: "/dev/mqueue", Type: "mqueue", Source: "mqueue", Options: []string{"nosuid", "noexec", "nodev"}},
 		{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=1777", size(o.TmpSize)}},
-		{Destination: o.Home, Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=700", size(o.HomeSize)}},
+		home,
 		{Destination: "/workspace", Type: "bind", Source: m.Dir, Options: []string{"bind", "rw", "nosuid", "nodev"}},
 		roBind(o.InitPath, initTarget),
 	}

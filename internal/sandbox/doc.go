@@ -137,8 +137,29 @@
 // killed server left. The mount's own limits are those of fusefs
 // (Options.FUSE).
 //
-// On top: /workspace (the Mount, read-write, nosuid, nodev); /tmp, $HOME
-// (/root) and /dev/shm: private tmpfs of Options.TmpSize, HomeSize, ShmSize;
+// # The home
+//
+// The sandbox's user is root inside, with $HOME Options.Home (/home/agent).
+// The default Mount binds the store's Options.HomeDir (the same path,
+// /home/agent, made 0700 and owned by store uid 0 when missing; reached
+// without following symbolic links, like WorkDir) there, read-write: so
+// dotfiles, `pip install --user` (the user site, ~/.local/lib/python3.X),
+// `npm install -g` (NPM_CONFIG_PREFIX is ~/.local), ~/.local/bin (first on
+// PATH) and the caches of package managers (~/.cache, ~/.npm) live in the
+// workspace's store: they persist across sandbox restarts, count toward
+// the store's size rather than the sandbox's memory, and the other
+// backends see them at the same path. PIP_BREAK_SYSTEM_PACKAGES=1 lets
+// Debian's pip install into the user site (its "externally managed"
+// marker protects dpkg's files, which are read-only here anyway). A Mount
+// without Home (Options.Mount of the caller's) gets a private tmpfs of
+// Options.HomeSize instead, gone when the sandbox stops. run's default
+// HOME (/workspace) and PATH give way to the sandbox's; an execution's
+// own HOME or PATH wins.
+//
+// # The rest of the tree
+//
+// On top: /workspace (the Mount, read-write, nosuid, nodev); $HOME (above);
+// /tmp and /dev/shm: private tmpfs of Options.TmpSize, ShmSize;
 // /var/tmp links to /tmp; /proc of the sandbox's pid namespace (with the
 // OCI default masked and read-only paths: kcore, keys, sysrq-trigger,
 // /proc/sys, ...); a minimal /dev (null, zero, full, random, urandom, tty,

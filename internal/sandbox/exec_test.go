@@ -76,7 +76,7 @@ func TestRun_Env(t *testing.T) {
 	if env["FOO"] != "bar baz" {
 		t.Errorf("FOO=%q, want the execution's value", env["FOO"])
 	}
-	if env["HOME"] != "/root" || env["HOSTNAME"] != "ws" || env["DESK_EXEC_ID"] == "" || env["TMPDIR"] != "/tmp" {
+	if env["HOME"] != "/home/agent" || env["HOSTNAME"] != "ws" || env["DESK_EXEC_ID"] == "" || env["TMPDIR"] != "/tmp" {
 		t.Errorf("HOME=%q HOSTNAME=%q DESK_EXEC_ID=%q TMPDIR=%q", env["HOME"], env["HOSTNAME"], env["DESK_EXEC_ID"], env["TMPDIR"])
 	}
 	allowed := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "HOSTNAME": true,

@@ -170,26 +170,35 @@ func (x *box) outcome(ctx context.Context, job *run.Job, e wire.Exit, before sna
 }
 
 // env is the program's environment: the sandbox's base (the allowlist: PATH,
-// HOME, USER, LOGNAME, SHELL, HOSTNAME, LANG, TERM, TMPDIR) overlaid with the
-// execution's environment, except that run's default HOME (/workspace) gives
-// way to the sandbox's private home.
+// HOME, USER, LOGNAME, SHELL, HOSTNAME, LANG, TERM, TMPDIR, and what makes
+// user installs land in the home: NPM_CONFIG_PREFIX, PIP_BREAK_SYSTEM_PACKAGES)
+// overlaid with the execution's environment, except that run's default HOME
+// (/workspace) and PATH give way to the sandbox's (its home, and a PATH
+// with $HOME/.local/bin first).
 func (x *box) env(jobEnv map[string]string) []string {
 	o := &x.b.opts
 	m := map[string]string{
-		"PATH":     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"HOME":     o.Home,
-		"USER":     "root",
-		"LOGNAME":  "root",
-		"SHELL":    o.Shell,
-		"HOSTNAME": hostname(x.ws.Name),
-		"LANG":     "C.UTF-8",
-		"TERM":     "dumb",
-		"TMPDIR":   "/tmp",
+		// $HOME/.local/bin first: pip install --user's and npm install -g's
+		// programs (NPM_CONFIG_PREFIX), kept in the home.
+		"PATH":              o.Home + "/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"NPM_CONFIG_PREFIX": o.Home + "/.local",
+		// Debian's python marks its site "externally managed" so that pip
+		// leaves dpkg's files alone; /usr is read-only here, so pip can
+		// only install into the user's site (--user), in the home.
+		"PIP_BREAK_SYSTEM_PACKAGES": "1",
+		"HOME":                      o.Home,
+		"USER":                      "root",
+		"LOGNAME":                   "root",
+		"SHELL":                     o.Shell,
+		"HOSTNAME":                  hostname(x.ws.Name),
+		"LANG":                      "C.UTF-8",
+		"TERM":                      "dumb",
+		"TMPDIR":                    "/tmp",
 	}
-	defHome := run.DefaultEnv()["HOME"]
+	def := run.DefaultEnv()
 	for k, v := range jobEnv {
-		if k == "HOME" && v == defHome {
-			continue
+		if (k == "HOME" || k == "PATH") && v == def[k] {
+			continue // run's defaults give way to the sandbox's
 		}
 		m[k] = v
 	}

@@ -47,7 +47,10 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 	if ws.FS == nil {
 		return Mount{}, errors.New("mount workspace: no store")
 	}
-	if err := ensureDir(ctx, ws.FS, o.WorkDir); err != nil {
+	if err := ensureDir(ctx, ws.FS, o.WorkDir, 0o755); err != nil {
+		return Mount{}, err
+	}
+	if err := ensureDir(ctx, ws.FS, o.HomeDir, 0o700); err != nil {
 		return Mount{}, err
 	}
 	if err := makeDir(o.MountDir, privateDirMode, -1); err != nil {
@@ -60,8 +63,8 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 		name = name[:40]
 	}
 	base := filepath.Join(o.MountDir, name+"-"+hex.EncodeToString(r[:]))
-	storeDir, workDir := filepath.Join(base, "store"), filepath.Join(base, "workspace")
-	for _, d := range []string{base, storeDir, workDir} {
+	storeDir, workDir, homeDir := filepath.Join(base, "store"), filepath.Join(base, "workspace"), filepath.Join(base, "home")
+	for _, d := range []string{base, storeDir, workDir, homeDir} {
 		if err := os.Mkdir(d, privateDirMode); err != nil {
 			removeMountDirs(base)
 			return Mount{}, fmt.Errorf("make mount point: %w", err)
@@ -82,8 +85,10 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 	var once sync.Once
 	release := func() {
 		once.Do(func() {
-			if err := unix.Unmount(workDir, unix.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) {
-				b.log.Warn("sandbox: unmount workspace", "workspace", ws.Name, "dir", workDir, "err", err)
+			for _, d := range []string{workDir, homeDir} {
+				if err := unix.Unmount(d, unix.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) {
+					b.log.Warn("sandbox: unmount workspace", "workspace", ws.Name, "dir", d, "err", err)
+				}
 			}
 			if err := srv.Unmount(); err != nil {
 				b.log.Warn("sandbox: unmount workspace", "workspace", ws.Name, "dir", storeDir, "err", err)
@@ -95,12 +100,16 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 		release()
 		return Mount{}, err
 	}
+	if err := bindNoFollow(storeDir, o.HomeDir, homeDir); err != nil {
+		release()
+		return Mount{}, err
+	}
 	done := make(chan struct{})
 	go func() {
 		srv.Wait()
 		close(done)
 	}()
-	return Mount{Dir: workDir, Done: done, Release: release, Sync: srv.Sync}, nil
+	return Mount{Dir: workDir, Home: homeDir, Done: done, Release: release, Sync: srv.Sync}, nil
 }
 
 // bindNoFollow bind-mounts the directory at path dir below root on target,
@@ -138,7 +147,7 @@ func bindNoFollow(root, dir, target string) error {
 // line from the caller's failed Remove).
 func removeMountDirs(base string) error {
 	var errs []error
-	for _, d := range []string{"workspace", "store"} {
+	for _, d := range []string{"workspace", "home", "store"} {
 		p := filepath.Join(base, d)
 		unix.Unmount(p, unix.MNT_DETACH)
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -151,11 +160,11 @@ func removeMountDirs(base string) error {
 	return errors.Join(errs...)
 }
 
-// ensureDir makes the store directory dir (and its parents) when it is
-// missing, as the shell backend does on a workspace's first execution. A
+// ensureDir makes the store directory dir (mode perm; its parents 0755) when
+// it is missing, as the shell backend does on a workspace's first execution. A
 // dir that exists as anything but a directory (a symbolic link included) is
 // an error.
-func ensureDir(ctx context.Context, fsys *vfs.FS, dir string) error {
+func ensureDir(ctx context.Context, fsys *vfs.FS, dir string, perm fs.FileMode) error {
 	fi, err := fsys.Lstat(ctx, dir)
 	switch {
 	case err == nil && fi.IsDir():
@@ -165,7 +174,11 @@ func ensureDir(ctx context.Context, fsys *vfs.FS, dir string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("mount workspace: %w", err)
 	}
-	if err := fsys.MkdirAll(vfs.WithActor(ctx, mountActor), dir, 0o755); err != nil {
+	actx := vfs.WithActor(ctx, mountActor)
+	if err := fsys.MkdirAll(actx, path.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("make %s: %w", dir, err)
+	}
+	if err := fsys.Mkdir(actx, dir, perm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("make %s: %w", dir, err)
 	}
 	return nil

@@ -31,7 +31,7 @@ const (
 	DefaultCPUShares      = 1024                // relative CPU weight (cgroup v1 cpu.shares)
 	DefaultCPUs           = 1.0                 // CPU time cap in cores (quota per period)
 	DefaultTmpSize        = 256 << 20           // /tmp tmpfs
-	DefaultHomeSize       = 128 << 20           // $HOME tmpfs
+	DefaultHomeSize       = 128 << 20           // $HOME tmpfs (a Mount without Home)
 	DefaultShmSize        = 64 << 20            // /dev/shm tmpfs
 	DefaultMaxOpenFiles   = 4096                // RLIMIT_NOFILE
 	DefaultTimeout        = time.Hour           // wall time per execution, enforced by the init
@@ -46,7 +46,7 @@ const (
 	DefaultDetachedBuffer = 1 << 20         // output kept per detached execution
 	DefaultMaxDetached    = 16              // detached executions per sandbox
 	DefaultShell          = "/bin/bash"
-	DefaultHome           = "/root"
+	DefaultHome           = "/home/agent"
 	// InitCommand is the desk subcommand that runs the init.
 	InitCommand = "sandbox-init"
 )
@@ -78,6 +78,10 @@ type Mount struct {
 	// the host: the files must be usable by that uid (a FUSE mount serves
 	// them as owned by it, with allow_other).
 	Dir string
+	// Home, if not empty, is the host directory bound read-write at
+	// Options.Home (the default Mount's: the store's Options.HomeDir);
+	// empty, the home is a private tmpfs of Options.HomeSize.
+	Home string
 	// Done, if not nil, is closed when the directory stops working (the
 	// FUSE server ended): the backend then stops the sandbox, and the next
 	// execution starts a new one with a new Mount.
@@ -224,8 +228,14 @@ type Options struct {
 
 	// Shell runs the source: Shell -c SOURCE (default /bin/bash).
 	Shell string
-	// Home is root's home directory, a private tmpfs (default /root).
-	Home string
+	// Home is the sandbox user's (root's) home directory (default
+	// /home/agent): the Mount's Home bound read-write, or a private tmpfs
+	// of HomeSize when the Mount has none. HomeDir is the store directory
+	// the default Mount binds there (default: Home, the same path, so the
+	// other backends see the home where the sandbox does), made 0700 when
+	// missing.
+	Home    string
+	HomeDir string
 
 	// Logger receives the backend's log (default: none).
 	Logger *slog.Logger
@@ -281,6 +291,7 @@ func (o Options) withDefaults() (Options, error) {
 	str(&o.WorkDir, run.DefaultCwd)
 	str(&o.Shell, DefaultShell)
 	str(&o.Home, DefaultHome)
+	str(&o.HomeDir, o.Home)
 	if o.InitPath == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -350,6 +361,12 @@ func (o Options) withDefaults() (Options, error) {
 	o.Runtime = rt
 	if o.WorkDir, err = cleanWorkDir(o.WorkDir); err != nil {
 		return o, err
+	}
+	if o.HomeDir, err = cleanWorkDir(o.HomeDir); err != nil {
+		return o, err
+	}
+	if !filepath.IsAbs(o.Home) || filepath.Clean(o.Home) != o.Home || o.Home == "/" {
+		return o, fmt.Errorf("check sandbox options: Home %q is not a clean absolute path", o.Home)
 	}
 	for _, p := range []*string{&o.RuntimeRoot, &o.StateDir, &o.MountDir, &o.InitPath} {
 		if *p, err = filepath.Abs(*p); err != nil {
