@@ -76,11 +76,14 @@ func TestRun_Env(t *testing.T) {
 	if env["FOO"] != "bar baz" {
 		t.Errorf("FOO=%q, want the execution's value", env["FOO"])
 	}
+	if !strings.HasPrefix(env["PATH"], "/home/agent/.local/bin:") || env["NPM_CONFIG_PREFIX"] != "/home/agent/.local" {
+		t.Errorf("PATH=%q NPM_CONFIG_PREFIX=%q", env["PATH"], env["NPM_CONFIG_PREFIX"])
+	}
 	if env["HOME"] != "/home/agent" || env["HOSTNAME"] != "ws" || env["DESK_EXEC_ID"] == "" || env["TMPDIR"] != "/tmp" {
 		t.Errorf("HOME=%q HOSTNAME=%q DESK_EXEC_ID=%q TMPDIR=%q", env["HOME"], env["HOSTNAME"], env["DESK_EXEC_ID"], env["TMPDIR"])
 	}
 	allowed := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "HOSTNAME": true,
-		"LANG": true, "TERM": true, "TMPDIR": true, "FOO": true, "DESK_EXEC_ID": true,
+		"LANG": true, "TERM": true, "TMPDIR": true, "FOO": true, "DESK_EXEC_ID": true, "NPM_CONFIG_PREFIX": true, "PIP_BREAK_SYSTEM_PACKAGES": true,
 		"PWD": true, "SHLVL": true, "_": true} // the last three are bash's own
 	for k := range env {
 		if !allowed[k] {

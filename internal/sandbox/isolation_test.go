@@ -27,7 +27,7 @@ func TestIsolation_HostFilesInvisible(t *testing.T) {
 	// Every path the sandbox must not see: the canary (world-readable on the
 	// host), the host's home directories, state and runtime trees, the deny
 	// list's secrets (see TestUserland_HostPaths).
-	for _, p := range []string{canary, e.dir, "/work", "/home", "/run", "/var/cache", "/var/log", "/sys", "/boot", "/srv", "/mnt", "/media",
+	for _, p := range []string{canary, e.dir, "/work", "/run", "/var/cache", "/var/log", "/sys", "/boot", "/srv", "/mnt", "/media",
 		"/etc/shadow", "/etc/environment", "/etc/machine-id", "/.dockerenv"} {
 		res := e.run("test -e "+p, run.ExecOptions{})
 		if res.ExitCode == 0 {
@@ -35,8 +35,8 @@ func TestIsolation_HostFilesInvisible(t *testing.T) {
 		}
 	}
 	// The home is the sandbox's own, empty here (a Mount without Home: a
-	// tmpfs), and the host's /root is not there.
-	if out := e.ok("ls -A $HOME | wc -l; test -e /root || echo no-root"); out != "0\nno-root\n" {
+	// tmpfs), alone in /home, and the host's /root is not there.
+	if out := e.ok("ls -A $HOME | wc -l; ls -A /home; test -e /root || echo no-root"); out != "0\nagent\nno-root\n" {
 		t.Errorf("home entries, /root: %q", out)
 	}
 	// /tmp likewise: the host's /tmp (which holds the canary's directory) is not there.
