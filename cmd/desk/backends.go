@@ -35,6 +35,7 @@ type backendLimits struct {
 	jsConcurrent int       // jsvm.Options.MaxConcurrent
 	maxSandboxes int       // sandbox.Options.MaxSandboxes
 	slots        fair.Host // sandbox.Options.Slots: host-wide sandbox slots
+	onJSStuck    func()    // jsvm.Options.OnStuck
 }
 
 // newBackends starts the backends of the data directory dataDir: shell (the
@@ -52,7 +53,7 @@ func newBackendsAt(runtime, dataDir string, sub func(string) string, lim backend
 	backends := map[string]deskrun.Backend{
 		"shell": shell.New(shell.Options{}),
 	}
-	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent, Logger: log})
+	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent, OnStuck: lim.onJSStuck, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("start the js backend: %w", err)
 	}

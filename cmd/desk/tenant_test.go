@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs/vfstest"
 	"github.com/desk-dev/desk/internal/workspace"
+	"golang.org/x/sys/unix"
 )
 
 // tenantServer is a real desk serve (a process of its own) with small
@@ -633,5 +634,56 @@ func TestTenant_WorkersShown(t *testing.T) {
 		if !strings.Contains(string(b), want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// TestTenant_StuckJSEngineRestartsWorker: a js built-in call that cannot be
+// interrupted (indexOf over the holes of a 2^32-1 array: minutes of work)
+// outlives its execution's timeout. The workspace's worker restarts as soon
+// as nothing runs there, which ends the engine and the CPU it took, and the
+// next request is served by a new worker.
+func TestTenant_StuckJSEngineRestartsWorker(t *testing.T) {
+	s := startTenantServer(t)
+	mustDeskAt(t, s, "ws", "create", "a")
+	if r := s.exec(t, "a", "echo up", ""); r.ExitCode != 0 {
+		t.Fatalf("first execution: %+v", r)
+	}
+	old := workerOf(t, s.cmd.Process.Pid, "a")
+	pfd, err := unix.PidfdOpen(old, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pfd)
+	code, b := s.api(t, "POST", "/v1/workspaces/a/executions?wait=1", map[string]any{
+		"backend": "js", "timeout": "1s",
+		"source": "const a = new Array(2 ** 32 - 1); a.indexOf(1); console.log('walked')",
+	})
+	var r execRecord
+	if err := json.Unmarshal(b, &r); err != nil || code != 201 {
+		t.Fatalf("stuck execution: %d %s", code, b)
+	}
+	if r.Status != "timed-out" || !strings.Contains(r.Stderr, "did not stop") {
+		t.Fatalf("the stuck execution's record: %+v", r)
+	}
+	// The old worker's exit is an event: its pidfd becomes readable.
+	fds := []unix.PollFd{{Fd: int32(pfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int((2 * time.Minute).Milliseconds())) // hang guard
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			t.Fatalf("the worker with a stuck engine did not exit within the hang guard (%v)\n%s", err, s.log)
+		}
+		break
+	}
+	if r := s.exec(t, "a", "echo back", ""); r.ExitCode != 0 || r.Stdout != "back\n" {
+		t.Fatalf("after the restart: %+v", r)
+	}
+	if now := workerOf(t, s.cmd.Process.Pid, "a"); now == old {
+		t.Fatalf("still the old worker %d", old)
+	}
+	if !strings.Contains(s.log.String(), "the worker restarts once nothing runs") {
+		t.Errorf("the log does not say why the worker restarted:\n%s", s.log)
 	}
 }

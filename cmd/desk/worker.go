@@ -235,7 +235,15 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	// The host-wide slots come from the server's pool over the control
 	// channel; the workspace's and its tokens' shares are counted here.
 	slots := worker.NewSlots(wr.fair.hostKinds())
-	lim := backendLimits{jsConcurrent: jsConcurrent}
+	// A js engine that could not be stopped runs until the process ends:
+	// the worker then restarts as soon as nothing runs (restartWhenStuck).
+	stuck := make(chan struct{}, 1)
+	lim := backendLimits{jsConcurrent: jsConcurrent, onJSStuck: func() {
+		select {
+		case stuck <- struct{}{}:
+		default:
+		}
+	}}
 	if slots.Bounds(fair.Sandbox) {
 		lim.slots = slots
 	}
@@ -300,7 +308,43 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		},
 		Logger: wr.log,
 	})
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go restartWhenStuck(rctx, stuck, h, srv, wr.log)
 	return srv.Run(ctx)
+}
+
+// stuckCheck is how often a worker with a stuck js engine checks whether
+// nothing runs any more, so that it can restart.
+const stuckCheck = 250 * time.Millisecond
+
+// restartWhenStuck waits for a stuck js engine (one the js backend could
+// not stop: it goes on inside a built-in call after its execution ended,
+// using a CPU of the worker's share). Then, as soon as the workspace has no
+// lease and runs nothing, it hibernates the workspace and offers the server
+// to exit, as the idle timer would, and keeps offering until the server
+// takes the offer: the process's exit ends the engine, and the next request
+// starts a fresh worker.
+func restartWhenStuck(ctx context.Context, stuck <-chan struct{}, h *host.Host, srv *worker.Server, log *slog.Logger) {
+	select {
+	case <-stuck:
+	case <-ctx.Done():
+		return
+	}
+	log.Warn("worker: a js engine could not be stopped; the worker restarts once nothing runs")
+	tick := time.NewTicker(stuckCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		}
+		h.HibernateIdle()
+		if h.Stats().Open == 0 {
+			srv.Hibernated()
+		}
+	}
 }
 
 // newWorkerBackends is newBackends with the sandbox's state kept apart per

@@ -121,8 +121,12 @@
 // with a LimitError naming MaxStuck, so at most 16 engines exist, each
 // within MaxMemory + MaxStackMemory. Nothing in the process can end a stuck
 // engine sooner: for the unbounded calls below the remedy is to end the
-// process that runs the engine; Stats.Stuck is the signal a supervisor
-// (the per-workspace worker process) can restart on.
+// process that runs the engine: Options.OnStuck tells a supervisor, and
+// desk serve's per-workspace worker process restarts on it as soon as
+// nothing runs in its workspace (the next request starts a new worker), so
+// a stuck engine's CPU lasts as long as the workspace's other work, not the
+// call. A server without workers (--workers=false) keeps stuck engines
+// until they finish.
 //
 // The built-in calls that overrun, with how long the call in progress goes
 // on after the abort (measured on the 2-core machine of docs/benchmarks.md

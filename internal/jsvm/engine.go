@@ -114,5 +114,8 @@ func (e *engine) detach() bool {
 	e.b.mu.Unlock()
 	e.b.log.Warn("js: an engine could not be stopped; it was left running in the background",
 		"execution", e.x.job.ID, "grace", e.b.opts.StopGrace, "stuck", stuck, "max_stuck", e.b.opts.MaxStuck, "lowered_priority", e.reniced, "renice_error", err)
+	if e.b.opts.OnStuck != nil {
+		go e.b.opts.OnStuck()
+	}
 	return true
 }

@@ -86,6 +86,11 @@ type Options struct {
 	// MaxStuck stuck engines take nothing from MaxConcurrent, and at most
 	// MaxConcurrent+MaxStuck engines exist at once.
 	MaxStuck int
+	// OnStuck, if set, is called on a goroutine of its own each time an
+	// engine is left running after its execution ended (a stuck engine,
+	// see Stats). A supervisor that can restart the process uses it: a
+	// workspace worker restarts once nothing runs (see cmd/desk).
+	OnStuck func()
 	// Logger gets a warning for every engine left running and a note when
 	// one stops (nil: no log).
 	Logger *slog.Logger
