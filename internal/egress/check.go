@@ -87,35 +87,40 @@ func (d *Denied) Response(req *http.Request) *http.Response {
 // allowed it by a rule naming its IP address exactly: what lets one of the
 // host's own addresses through. A narrowing layer (a token's, an
 // execution's) never does, so that narrowing cannot lift that refusal.
-func check(layers []Layer, t Target, ws string) (exact bool, d *Denied) {
+func check(layers []Layer, t Target, ws string) (exact bool, pin netip.Addr, d *Denied) {
 	if len(layers) == 0 {
-		return false, &Denied{Target: t, Source: "desk", Reason: "this execution has no network (no egress policy applies)", Hint: hintFor(t, ws)}
+		return false, pin, &Denied{Target: t, Source: "desk", Reason: "this execution has no network (no egress policy applies)", Hint: hintFor(t, ws)}
 	}
 	for i, l := range layers {
-		ok, ex, why := allows(l.Policy, t)
+		ok, r, why := allows(l.Policy, t)
 		if !ok {
-			return false, &Denied{Target: t, Source: l.Source, Reason: fmt.Sprintf("%s by %s (%s)", why, l.Source, summary(l.Policy)), Hint: hintFor(t, ws)}
+			return false, pin, &Denied{Target: t, Source: l.Source, Reason: fmt.Sprintf("%s by %s (%s)", why, l.Source, summary(l.Policy)), Hint: hintFor(t, ws)}
 		}
-		if i == 0 {
-			exact = ex
+		if i == 0 && r != nil {
+			_, isAddr := isIP(t.Host)
+			exact = isAddr
+			if r.Addr != "" {
+				exact, pin = true, netip.MustParseAddr(r.Addr)
+			}
 		}
 	}
-	return exact, nil
+	return exact, pin, nil
 }
 
-// allows decides t against one policy.
-func allows(p Policy, t Target) (ok, exact bool, why string) {
+// allows decides t against one policy: the rule that allows it (nil under
+// all), or why not.
+func allows(p Policy, t Target) (ok bool, rule *Rule, why string) {
 	switch p.Mode {
 	case All:
-		return true, false, ""
+		return true, nil, ""
 	case Allow:
 	default:
-		return false, false, "no request is allowed"
+		return false, nil, "no request is allowed"
 	}
-	_, isAddr := isIP(t.Host)
 	hostMatched := false
 	var near []string
-	for _, r := range p.Rules {
+	for i := range p.Rules {
+		r := &p.Rules[i]
 		if !r.matchesHost(t.Host) {
 			continue
 		}
@@ -139,12 +144,12 @@ func allows(p Policy, t Target) (ok, exact bool, why string) {
 				continue
 			}
 		}
-		return true, isAddr, ""
+		return true, r, ""
 	}
 	if !hostMatched {
-		return false, false, fmt.Sprintf("host %s is not allowed", t.Host)
+		return false, nil, fmt.Sprintf("host %s is not allowed", t.Host)
 	}
-	return false, false, fmt.Sprintf("host %s is named, but %s", t.Host, strings.Join(near, "; "))
+	return false, nil, fmt.Sprintf("host %s is named, but %s", t.Host, strings.Join(near, "; "))
 }
 
 func (r Rule) matchesHost(host string) bool {

@@ -154,14 +154,16 @@ func (c *Client) Layers() []Layer { return append([]Layer(nil), c.layers...) }
 // names (a name that resolves to one of the host's addresses is refused
 // when connecting).
 func (c *Client) Check(t Target) error {
-	if d := c.check(t); d != nil {
+	if _, d := c.check(t); d != nil {
 		return d
 	}
 	return nil
 }
 
-func (c *Client) check(t Target) *Denied {
-	exact, d := check(c.layers, t, c.n.opts.Workspace)
+// check decides t; pin is the address a pinning rule (Rule.Addr) gives its
+// name.
+func (c *Client) check(t Target) (pin netip.Addr, d *Denied) {
+	exact, pin, d := check(c.layers, t, c.n.opts.Workspace)
 	if d == nil {
 		if a, ok := isIP(t.Host); ok && !exact {
 			if k := ownKind(a, c.n.ifaces); k != "" {
@@ -173,10 +175,16 @@ func (c *Client) check(t Target) *Denied {
 		c.n.denied.Add(1)
 		c.n.opts.Logger.Info("egress refused", "workspace", c.n.opts.Workspace, "target", t.String(), "by", d.Source)
 	}
-	return d
+	return pin, d
 }
 
 type dialKey struct{}
+
+// dialTo is a checked target and the address its name is pinned to.
+type dialTo struct {
+	t   Target
+	pin netip.Addr
+}
 
 // targetOf makes the Target of an HTTP request.
 func targetOf(req *http.Request) (Target, error) {
@@ -214,14 +222,14 @@ func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	if d := c.check(t); d != nil {
+	pin, d := c.check(t)
+	if d != nil {
 		closeBody(req)
 		return d.Response(req), nil
 	}
-	out := req.Clone(context.WithValue(req.Context(), dialKey{}, t))
+	out := req.Clone(context.WithValue(req.Context(), dialKey{}, dialTo{t, pin}))
 	c.substitute(out, t.Host)
 	resp, err := c.n.tr.RoundTrip(out)
-	var d *Denied
 	if errors.As(err, &d) {
 		closeBody(req)
 		return d.Response(req), nil
@@ -240,34 +248,38 @@ func (c *Client) Tunnel(ctx context.Context, hostport string) (net.Conn, error) 
 		return nil, err
 	}
 	t := Target{Host: host, Port: port}
-	if d := c.check(t); d != nil {
+	pin, d := c.check(t)
+	if d != nil {
 		return nil, d
 	}
-	return c.n.dial(ctx, t)
+	return c.n.dial(ctx, t, pin)
 }
 
 // dialTransport is the transport's DialContext: the target came with the
 // request's context.
 func (n *Network) dialTransport(ctx context.Context, _, addr string) (net.Conn, error) {
-	t, ok := ctx.Value(dialKey{}).(Target)
+	to, ok := ctx.Value(dialKey{}).(dialTo)
 	if !ok {
 		return nil, fmt.Errorf("dial %s: not a checked request", addr)
 	}
-	if host, port, err := splitHostPort(addr, 0); err != nil || host != t.Host || port != t.Port {
-		return nil, fmt.Errorf("dial %s: not the checked target %s", addr, t)
+	if host, port, err := splitHostPort(addr, 0); err != nil || host != to.t.Host || port != to.t.Port {
+		return nil, fmt.Errorf("dial %s: not the checked target %s", addr, to.t)
 	}
-	return n.dial(ctx, t)
+	return n.dial(ctx, to.t, to.pin)
 }
 
 // dial connects to a checked target: an address as is (check has vetted
-// it), a name after resolving it, refusing it when any of its addresses is
-// one of the host's own (whatever the policy: DNS rebinding).
-func (n *Network) dial(ctx context.Context, t Target) (net.Conn, error) {
+// it), a pinned name to its pin, another name after resolving it, refusing
+// it when any of its addresses is one of the host's own (whatever the
+// policy: DNS rebinding).
+func (n *Network) dial(ctx context.Context, t Target, pin netip.Addr) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.DialTimeout)
 	defer cancel()
 	var addrs []netip.Addr
 	if a, ok := isIP(t.Host); ok {
 		addrs = []netip.Addr{a}
+	} else if pin.IsValid() {
+		addrs = []netip.Addr{pin}
 	} else {
 		as, err := n.opts.Resolver.LookupNetIP(ctx, "ip", t.Host)
 		if err != nil {

@@ -32,6 +32,7 @@ func TestParse_roundTrip(t *testing.T) {
 		"allow *.github.com:443; 127.0.0.1:8080,9090",
 		"allow [::1]:8080",
 		"allow api.example.com:80/v1/,/v2/ GET,HEAD",
+		"allow registry.test=127.0.0.1:8080; v6.test=[::1]",
 	} {
 		p := mustParse(t, s)
 		if got := p.String(); got != s {
@@ -51,7 +52,7 @@ func TestParse_errors(t *testing.T) {
 	for _, s := range []string{
 		"some", "allow *", "allow *.", "allow a..b", "allow a.com:0", "allow a.com:70000", "allow a.com:x",
 		"allow a.com/no?query", "allow a.com GE T", "allow a.com CONNECT", `{"mode":"all","rules":[{"host":"a.com"}]}`,
-		"allow [::1", "allow fe80::1%eth0", "allow a b.com",
+		"allow [::1", "allow fe80::1%eth0", "allow a b.com", "allow a.com=x", "allow *.a.com=127.0.0.1", "allow 127.0.0.2=127.0.0.1",
 	} {
 		if _, err := Parse(s); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Parse(%q) = %v, want ErrInvalid", s, err)
@@ -217,6 +218,18 @@ func TestClient_roundTrip(t *testing.T) {
 	}
 	if n.Denials() != 3 {
 		t.Errorf("denials %d, want 3", n.Denials())
+	}
+	// A name pinned to an address by the workspace's rule: no resolution,
+	// and the rule names the address exactly.
+	port := strings.Split(hp, ":")[1]
+	pinned := n.Client(Layer{"the workspace's policy", mustParse(t, "allow up.test=127.0.0.1:"+port)})
+	if code, body := get(t, pinned, "http://up.test:"+port+"/p"); code != 200 || body != "GET /p auth= x=" {
+		t.Fatalf("pinned: %d %q", code, body)
+	}
+	// A narrowing layer's pin is ignored: the name is resolved (and refused).
+	narrowPin := all.Narrow("the execution's policy", mustParse(t, "allow rebind.test=127.0.0.1:"+port))
+	if code, body := get(t, narrowPin, "http://rebind.test:"+port+"/"); code != 403 || !strings.Contains(body, "resolves to 127.0.0.1") {
+		t.Fatalf("narrowing pin: %d %q", code, body)
 	}
 }
 

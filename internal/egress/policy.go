@@ -48,6 +48,12 @@ type Rule struct {
 	// (loopback, link-local, private ranges, its interfaces), and only that
 	// address.
 	Host string `json:"host"`
+	// Addr, if set, is the IP address desk connects to for Host (a name),
+	// instead of resolving it: an admin pinning a name (an internal
+	// registry) to an address. It names the address exactly, so in the
+	// first layer it allows that address even when it is one of the host's
+	// own; in a narrowing layer (a token's, an execution's) it is ignored.
+	Addr string `json:"addr,omitempty"`
 	// Ports are the allowed ports (empty: DefaultPorts, 80 and 443).
 	Ports []int `json:"ports,omitempty"`
 	// Methods, if any, are the only methods allowed (upper case), and Paths,
@@ -129,6 +135,16 @@ func (r Rule) normalize() (Rule, error) {
 		}
 	}
 	out := Rule{Host: h}
+	if r.Addr != "" {
+		a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(r.Addr, "["), "]"))
+		if err != nil || a.Zone() != "" {
+			return bad(fmt.Sprintf("addr %q: want an IP address", r.Addr))
+		}
+		if _, ip := isIP(h); ip || strings.HasPrefix(h, "*.") {
+			return bad("addr pins a host name, not an address or *.domain")
+		}
+		out.Addr = a.Unmap().String()
+	}
 	if len(r.Ports) > MaxRulePorts || len(r.Methods) > MaxRuleItems || len(r.Paths) > MaxRuleItems {
 		return bad(fmt.Sprintf("more than %d ports or %d methods or paths", MaxRulePorts, MaxRuleItems))
 	}
@@ -176,14 +192,19 @@ func (r Rule) ports() []int {
 func (r Rule) restricted() bool { return len(r.Methods) > 0 || len(r.Paths) > 0 }
 
 // String is the rule's text form, which ParseRule reads:
-// HOST[:PORT[,PORT...]][/PATH-PREFIX[,/PATH-PREFIX...]][ METHOD[,METHOD...]].
+// HOST[=ADDR][:PORT[,PORT...]][/PATH-PREFIX[,/PATH-PREFIX...]][ METHOD[,METHOD...]].
 // An IPv6 address is written in brackets.
 func (r Rule) String() string {
 	var b strings.Builder
-	if strings.Contains(r.Host, ":") {
-		b.WriteString("[" + r.Host + "]")
-	} else {
-		b.WriteString(r.Host)
+	bracket := func(h string) string {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	b.WriteString(bracket(r.Host))
+	if r.Addr != "" {
+		b.WriteString("=" + bracket(r.Addr))
 	}
 	if len(r.Ports) > 0 {
 		ps := make([]string, len(r.Ports))
@@ -203,7 +224,8 @@ func (r Rule) String() string {
 
 // ParseRule reads a rule's text form (see Rule.String), e.g.
 // "registry.npmjs.org", "*.github.com:443", "127.0.0.1:8080",
-// "[::1]:8080", "api.example.com:80/v1/,/v2/ GET,HEAD".
+// "[::1]:8080", "api.example.com:80/v1/,/v2/ GET,HEAD",
+// "registry.internal=10.0.0.5:8080" (a name pinned to an address).
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
 	var r Rule
@@ -214,6 +236,10 @@ func ParseRule(s string) (Rule, error) {
 	if i := strings.IndexByte(hp, '/'); i >= 0 {
 		r.Paths = strings.Split(hp[i:], ",")
 		hp = hp[:i]
+	}
+	name, hp, pinned := strings.Cut(hp, "=")
+	if !pinned {
+		hp, name = name, ""
 	}
 	host, ports := hp, ""
 	if strings.HasPrefix(hp, "[") {
@@ -229,6 +255,9 @@ func ParseRule(s string) (Rule, error) {
 		host, ports, _ = strings.Cut(hp, ":")
 	}
 	r.Host = host
+	if pinned {
+		r.Host, r.Addr = name, host
+	}
 	if ports != "" {
 		for _, p := range strings.Split(ports, ",") {
 			n, err := strconv.Atoi(p)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -42,8 +43,11 @@ type box struct {
 	mount   Mount
 	initPID int // the init's pid on the host
 	cg      counters
-	ns      string      // the init's pid namespace, as /proc/PID/ns/pid reads
-	log     *tailBuffer // the runtime's and the init's stderr
+	ns      string       // the init's pid namespace, as /proc/PID/ns/pid reads
+	log     *tailBuffer  // the runtime's and the init's stderr
+	egress  *http.Server // the egress proxy on the bundle's socket (egress.go)
+
+	nets sync.Map // egress credential → the execution's run.Job.Net, while it runs
 
 	smu       sync.Mutex
 	sessions  map[int]string // session id inside → execution id
@@ -153,6 +157,9 @@ func (x *box) startWith(ctx context.Context) error {
 	if x.bundle, err = makeBundle(o, sk, x.id, x.ws.Name, m); err != nil {
 		return err
 	}
+	if err := x.startEgress(); err != nil {
+		return err
+	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("make socket: %w", err)
@@ -208,6 +215,7 @@ func (x *box) startWith(ctx context.Context) error {
 		KillGrace:      o.KillGrace,
 		DrainTimeout:   o.DrainTimeout,
 		OOMScoreAdj:    programOOMScoreAdj,
+		ProxyPort:      o.ProxyPort,
 	}))
 	if err != nil {
 		return err
@@ -353,6 +361,7 @@ func (x *box) cleanup() {
 		exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "delete", "--force", x.id).Run()
 		cancel()
 	}
+	x.stopEgress()
 	if x.mount.Release != nil {
 		x.mount.Release()
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
 // bundle is the on-disk state of one sandbox: StateDir/ID/{config.json,
@@ -28,7 +30,7 @@ func makeBundle(o *Options, sk *skeleton, id, name string, m Mount) (*bundle, er
 	if err := os.Mkdir(b.dir, privateDirMode); err != nil {
 		return nil, fmt.Errorf("make bundle: %w", err)
 	}
-	mounts := baseMounts(o, m)
+	mounts := append(baseMounts(o, m), roBind(filepath.Join(b.dir, egressSocket), wire.ProxySocket))
 	if sk == nil {
 		b.rootfs = o.RootDir
 	} else {

@@ -74,7 +74,9 @@ func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func())
 		// The init keeps ended detached executions by id for a while: a run
 		// id used again (after Dispose) gets an id of its own there.
 		id := job.ID + "@" + strconv.FormatUint(b.detachedSeq.Add(1), 10)
-		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, job.Env)
+		env, netDone := x.netEnv(job, job.Env)
+		defer netDone()
+		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, env)
 		if err != nil {
 			return false, false, err
 		}

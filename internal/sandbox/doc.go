@@ -175,7 +175,8 @@
 //     Host files appear owned by nobody and are read-only anyway.
 //   - Namespaces: mount, pid (the sandbox sees only its processes), ipc,
 //     uts, cgroup (the host's cgroup paths are hidden) and network: a network
-//     namespace of its own with only lo, so there is no network at all.
+//     namespace of its own with only lo, so there is no route out at all;
+//     the only way out is desk's egress proxy (# Network).
 //   - Capabilities: DefaultCapabilities() (containerd's default set minus
 //     MKNOD and NET_RAW), effective only over what the user namespace owns;
 //     no_new_privs; RLIMIT_CORE 0.
@@ -246,6 +247,32 @@
 // cleared its environment, or outlives its execution, is not: its changes
 // carry the mount's actor.
 //
+// # Network
+//
+// The sandbox has no route out: its network namespace holds only lo. An
+// execution whose run.Job.Net is set (the workspace's egress policy, set by
+// run.Options.Network; package egress) reaches the network through desk's
+// egress proxy only. The backend serves an egress.Proxy on a Unix socket in
+// the sandbox's bundle (StateDir/ID/egress.sock, mode 0666 in the 0700
+// bundle), bound at /.desk/egress.sock (wire.ProxySocket); the init listens
+// on 127.0.0.1:Options.ProxyPort (3128) inside and carries each connection,
+// bytes only, to that socket (at most 256 at once). The execution's
+// environment gets ProxyEnv: HTTP_PROXY, HTTPS_PROXY, http_proxy,
+// https_proxy = http://desk:CREDENTIAL@127.0.0.1:3128, NO_PROXY and
+// no_proxy = localhost,127.0.0.1,::1 (the sandbox's own servers),
+// npm_config_proxy, npm_config_https_proxy, PIP_PROXY, and
+// NODE_USE_ENV_PROXY=1 (Node 24 and later honour the variables; Node 20
+// ignores them: a program passes the proxy itself). curl, wget, git, pip,
+// Python's urllib, npm and Go (GOPROXY, go mod download) work unmodified.
+// The credential, random per execution, names that execution's Job.Net to
+// the proxy while it runs (a detached one: until it ends); a request
+// without a live credential gets 407, so a process that outlives its
+// execution, or an execution without network, has none. Each request is
+// decided by the execution's egress.Client: plain HTTP is sent by it,
+// HTTPS is a CONNECT tunnel it opens; a refusal is a 403 whose body says
+// why (what curl -w '%{http_code}' and a package manager's error show). A
+// program that ignores the proxy variables simply has no network.
+//
 // # Protocol
 //
 // Package wire: length-prefixed frames (a 9-byte header: length, type,
@@ -271,8 +298,9 @@
 //   - A process that leaves its execution's session while another execution
 //     runs survives until an execution ends with none running, or the
 //     sandbox stops.
-//   - Per-sandbox uid ranges, network policies (egress allow lists),
-//     disk quotas of /tmp beyond tmpfs size.
+//   - Per-sandbox uid ranges, disk quotas of /tmp beyond tmpfs size.
+//   - A terminal (desk shell) gets no network: it is not an execution with
+//     a run.Job.
 //   - A shell whose piped input ends while a command runs: that command, not
 //     bash, reads the ^D the end of input types, and bash waits at its next
 //     prompt (end piped input with exit).

@@ -44,11 +44,13 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	t0 := time.Now()
 	launched := x.launch()
 	defer launched()
+	env, netDone := x.netEnv(job, job.Env)
+	defer netDone()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID:      job.ID,
 		Argv:    []string{o.Shell, "-c", job.Source},
 		Cwd:     job.Cwd,
-		Env:     x.env(job.Env),
+		Env:     x.env(env),
 		Timeout: o.Timeout,
 	}))
 	if err != nil {

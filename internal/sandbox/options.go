@@ -45,6 +45,7 @@ const (
 	DefaultOutputWindow   = 256 << 10       // output (and stdin) bytes in flight per execution
 	DefaultDetachedBuffer = 1 << 20         // output kept per detached execution
 	DefaultMaxDetached    = 16              // detached executions per sandbox
+	DefaultProxyPort      = 3128            // 127.0.0.1:3128 in the sandbox: the egress proxy
 	DefaultShell          = "/bin/bash"
 	DefaultHome           = "/home/agent"
 	// InitCommand is the desk subcommand that runs the init.
@@ -226,6 +227,12 @@ type Options struct {
 	DetachedBuffer int
 	MaxDetached    int
 
+	// ProxyPort is the port of 127.0.0.1 in the sandbox where the init
+	// forwards to the egress proxy (default DefaultProxyPort, 3128). An
+	// execution with a network (run.Job.Net) gets the proxy settings
+	// pointing there (ProxyEnv).
+	ProxyPort int
+
 	// Shell runs the source: Shell -c SOURCE (default /bin/bash).
 	Shell string
 	// Home is the sandbox user's (root's) home directory (default
@@ -348,6 +355,10 @@ func (o Options) withDefaults() (Options, error) {
 	num(&o.OutputWindow, DefaultOutputWindow)
 	num(&o.DetachedBuffer, DefaultDetachedBuffer)
 	num(&o.MaxDetached, DefaultMaxDetached)
+	num(&o.ProxyPort, DefaultProxyPort)
+	if o.ProxyPort < 1 || o.ProxyPort > 65535 {
+		return o, fmt.Errorf("check sandbox options: ProxyPort %d out of range", o.ProxyPort)
+	}
 	if o.OutputWindow < 64<<10 {
 		return o, fmt.Errorf("check sandbox options: OutputWindow %d under 64 KiB", o.OutputWindow)
 	}

@@ -111,6 +111,11 @@ func serve() error {
 		return err
 	}
 	go s.reap()
+	if s.cfg.ProxyPort > 0 {
+		if err := forwardEgress(s.cfg.ProxyPort); err != nil {
+			fmt.Fprintf(os.Stderr, "desk sandbox-init: %v (the sandbox has no network)\n", err)
+		}
+	}
 	if err := s.send(wire.JSON(wire.TReady, 0, wire.Ready{Version: wire.Version, PID: os.Getpid()})); err != nil {
 		return fmt.Errorf("send ready: %w", err)
 	}

@@ -24,7 +24,14 @@ type Config struct {
 	// OOMScoreAdj is written to every started program's oom_score_adj, so
 	// that the OOM killer picks a program rather than the init.
 	OOMScoreAdj int `json:"oom_score_adj"`
+	// ProxyPort, if not 0, makes the init listen on 127.0.0.1:ProxyPort
+	// and carry each connection to the host's egress proxy at ProxySocket.
+	ProxyPort int `json:"proxy_port,omitempty"`
 }
+
+// ProxySocket is where the backend binds the Unix socket of its egress
+// proxy inside the sandbox.
+const ProxySocket = "/.desk/egress.sock"
 
 // Ready answers Config.
 type Ready struct {
