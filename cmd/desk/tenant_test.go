@@ -627,10 +627,18 @@ func TestTenant_WorkersShown(t *testing.T) {
 	if !open() {
 		t.Error("a workspace with a worker is not shown open")
 	}
+	// One more execution, running when its worker dies. (Its start is
+	// reported to the front before its POST is answered; the front reads
+	// every line the worker wrote before it sees the worker gone.)
+	if code, b := s.api(t, "POST", "/v1/workspaces/a/executions", map[string]any{"source": "sleep 100", "timeout": "2m"}); code != 201 {
+		t.Fatalf("start: %d %s", code, b)
+	}
 	syscall.Kill(workerOf(t, s.cmd.Process.Pid, "a"), syscall.SIGKILL)
 	pollUntil(t, time.Minute, "the front to see the worker die", func() bool { return !open() })
 	_, b := s.api(t, "GET", "/metrics", nil)
-	for _, want := range []string{"desk_workers_started_total 1", "desk_workers_crashed_total 1", "desk_workers_live 0"} {
+	for _, want := range []string{"desk_workers_started_total 1", "desk_workers_crashed_total 1", "desk_workers_live 0",
+		// The workers' executions, counted at the front.
+		`desk_executions_started_total{backend="shell"} 2`, `desk_executions_running{backend="shell"} 0`} {
 		if !strings.Contains(string(b), want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
 		}

@@ -291,7 +291,8 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	defer shares.Close()
 	sc := shellConfig(bs.backends)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
-	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger})
+	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
+		Executions: execReport{&srv}})
 	if err != nil {
 		h.Close()
 		return err
@@ -313,6 +314,13 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	go restartWhenStuck(rctx, stuck, h, srv, wr.log)
 	return srv.Run(ctx)
 }
+
+// execReport reports the API's executions to the front over the control
+// channel (the server is made after the API it serves).
+type execReport struct{ srv **worker.Server }
+
+func (r execReport) ExecStarted(backend string)       { (*r.srv).ExecStarted(backend) }
+func (r execReport) ExecEnded(backend, status string) { (*r.srv).ExecEnded(backend, status) }
 
 // stuckCheck is how often a worker with a stuck js engine checks whether
 // nothing runs any more, so that it can restart.

@@ -105,10 +105,17 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	backend := e.Info().Backend
 	s.m.started.WithLabelValues(backend).Inc()
 	s.m.running.WithLabelValues(backend).Inc()
+	if s.opts.Executions != nil {
+		s.opts.Executions.ExecStarted(backend)
+	}
 	go func() {
 		<-e.Done()
+		status := string(e.Info().Status)
 		s.m.running.WithLabelValues(backend).Dec()
-		s.m.execs.WithLabelValues(backend, string(e.Info().Status)).Inc()
+		s.m.execs.WithLabelValues(backend, status).Inc()
+		if s.opts.Executions != nil {
+			s.opts.Executions.ExecEnded(backend, status)
+		}
 		l.Release()
 	}()
 	w.Header().Set("Location", r.URL.Path+"/"+e.ID())

@@ -24,9 +24,24 @@ type metrics struct {
 	streaming prometheus.Gauge
 }
 
+// The execution counters' help, shared with a front's execCollector.
+const (
+	helpExecsEnded   = "Executions started through the API that ended, by backend and status."
+	helpExecsStarted = "Executions started through the API, by backend."
+	helpExecsRunning = "Executions started through the API that are running, by backend."
+)
+
+// ExecReporter is told of executions started through the API and of their
+// ends (Options.Executions).
+type ExecReporter interface {
+	ExecStarted(backend string)
+	ExecEnded(backend, status string)
+}
+
 // newMetrics makes the collectors; uploads reports the PUT bodies being
-// received, waiting the PUTs waiting for their turn.
-func newMetrics(reg *prometheus.Registry, h *host.Host, uploads, waiting func() float64) (*metrics, error) {
+// received, waiting the PUTs waiting for their turn. execs registers the
+// execution counters (a front's come from its workers: execCollector).
+func newMetrics(reg *prometheus.Registry, h *host.Host, execs bool, uploads, waiting func() float64) (*metrics, error) {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		if err := reg.Register(collectors.NewGoCollector()); err != nil {
@@ -46,13 +61,13 @@ func newMetrics(reg *prometheus.Registry, h *host.Host, uploads, waiting func() 
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 		}, []string{"route", "method", "status"}),
 		execs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "desk_executions_total", Help: "Executions started through the API that ended, by backend and status.",
+			Name: "desk_executions_total", Help: helpExecsEnded,
 		}, []string{"backend", "status"}),
 		started: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "desk_executions_started_total", Help: "Executions started through the API, by backend.",
+			Name: "desk_executions_started_total", Help: helpExecsStarted,
 		}, []string{"backend"}),
 		running: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "desk_executions_running", Help: "Executions started through the API that are running, by backend.",
+			Name: "desk_executions_running", Help: helpExecsRunning,
 		}, []string{"backend"}),
 		streaming: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "desk_http_streams", Help: "Event and change streams open now.",
@@ -61,7 +76,7 @@ func newMetrics(reg *prometheus.Registry, h *host.Host, uploads, waiting func() 
 	stat := func(f func(host.Stats) float64) func() float64 {
 		return func() float64 { return f(h.Stats()) }
 	}
-	cs := []prometheus.Collector{m.requests, m.latency, m.execs, m.started, m.running, m.streaming,
+	cs := []prometheus.Collector{m.requests, m.latency, m.streaming,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_http_uploads", Help: "PUT bodies being received now (bounded by MaxUploads)."}, uploads),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_http_uploads_waiting", Help: "PUTs waiting for one of the MaxUploads slots."}, waiting),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "desk_workspaces_open", Help: "Workspaces open now."},
@@ -74,6 +89,9 @@ func newMetrics(reg *prometheus.Registry, h *host.Host, uploads, waiting func() 
 			stat(func(s host.Stats) float64 { return float64(s.Hibernated) })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workspaces_evicted_total", Help: "Workspaces closed to make room."},
 			stat(func(s host.Stats) float64 { return float64(s.Evicted) })),
+	}
+	if execs {
+		cs = append(cs, m.execs, m.started, m.running)
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

@@ -145,6 +145,10 @@ type Options struct {
 	// bearer token but the principal the front authenticated, on requests
 	// that carry this key (worker.HeaderKey); others get 401.
 	WorkerKey string
+	// Executions, in a worker, is told of every execution started through
+	// the API and of its end (worker.Server reports them to the front,
+	// which counts them for its /metrics).
+	Executions ExecReporter
 	// Mounts configure local mounts (POST /v1/workspaces/{ws}/mounts, admin):
 	// bounds, forbidden directories, crash records.
 	Mounts MountOptions
@@ -255,7 +259,7 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.slots = make(chan struct{}, opts.MaxUploads)
-	m, err := newMetrics(opts.Registry, h, func() float64 { return float64(len(s.slots)) }, func() float64 { return float64(s.waiting.Load()) })
+	m, err := newMetrics(opts.Registry, h, opts.Workers == nil, func() float64 { return float64(len(s.slots)) }, func() float64 { return float64(s.waiting.Load()) })
 	if err != nil {
 		return nil, fmt.Errorf("new api server: %w", err)
 	}

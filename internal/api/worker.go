@@ -32,12 +32,42 @@ func registerWorkerMetrics(reg *prometheus.Registry, p *worker.Pool) error {
 			stat(func(s worker.Stats) float64 { return float64(s.Crashes) })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "desk_workers_oom_kills_total", Help: "Workspace workers killed by the OOM killer in their cgroup."},
 			stat(func(s worker.Stats) float64 { return float64(s.OOMKills) })),
+		execCollector{p},
 	} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// execCollector reports the executions the workers ran, under the names a
+// server without workers uses (their counts survive the workers).
+type execCollector struct{ p *worker.Pool }
+
+var (
+	execsEnded   = prometheus.NewDesc("desk_executions_total", helpExecsEnded, []string{"backend", "status"}, nil)
+	execsStarted = prometheus.NewDesc("desk_executions_started_total", helpExecsStarted, []string{"backend"}, nil)
+	execsRunning = prometheus.NewDesc("desk_executions_running", helpExecsRunning, []string{"backend"}, nil)
+)
+
+func (c execCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- execsEnded
+	ch <- execsStarted
+	ch <- execsRunning
+}
+
+func (c execCollector) Collect(ch chan<- prometheus.Metric) {
+	x := c.p.Executions()
+	for k, n := range x.Ended {
+		ch <- prometheus.MustNewConstMetric(execsEnded, prometheus.CounterValue, float64(n), k.Backend, k.Status)
+	}
+	for b, n := range x.Started {
+		ch <- prometheus.MustNewConstMetric(execsStarted, prometheus.CounterValue, float64(n), b)
+	}
+	for b, n := range x.Running {
+		ch <- prometheus.MustNewConstMetric(execsRunning, prometheus.GaugeValue, float64(n), b)
+	}
 }
 
 // headerPrincipal carries the principal the front authenticated to the

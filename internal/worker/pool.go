@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -96,7 +97,48 @@ type Pool struct {
 	spawning bool                     // a spare is being started
 	closed   bool
 	stats    Stats
+	execs    Executions
 	wg       sync.WaitGroup // a goroutine per live process
+}
+
+// Executions are the executions the workers reported (ExecEvent): started
+// by backend, ended by backend and status, and running now by backend
+// (those of a worker that died are no longer running).
+type Executions struct {
+	Started map[string]uint64
+	Ended   map[ExecEnd]uint64
+	Running map[string]int
+}
+
+// ExecEnd is a key of Executions.Ended.
+type ExecEnd struct{ Backend, Status string }
+
+// Executions returns a copy of the pool's execution counts.
+func (p *Pool) Executions() Executions {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Executions{Started: maps.Clone(p.execs.Started), Ended: maps.Clone(p.execs.Ended), Running: maps.Clone(p.execs.Running)}
+}
+
+// countExec counts an ExecEvent of e's; the caller holds p.mu.
+func (p *Pool) countExecLocked(e *proc, ev ExecEvent) {
+	if p.execs.Started == nil {
+		p.execs = Executions{Started: map[string]uint64{}, Ended: map[ExecEnd]uint64{}, Running: map[string]int{}}
+	}
+	if e.running == nil {
+		e.running = map[string]int{}
+	}
+	if ev.Status == "" {
+		p.execs.Started[ev.Backend]++
+		p.execs.Running[ev.Backend]++
+		e.running[ev.Backend]++
+		return
+	}
+	p.execs.Ended[ExecEnd{ev.Backend, ev.Status}]++
+	if e.running[ev.Backend] > 0 {
+		e.running[ev.Backend]--
+		p.execs.Running[ev.Backend]--
+	}
 }
 
 // Stats are the pool's counters.
@@ -126,10 +168,11 @@ type proc struct {
 
 	// Guarded by Pool.mu.
 	inflight int
-	stopping bool          // an exit was asked for: new requests wait
-	asked    string        // the exit reason sent
-	offered  bool          // the worker said idle and nothing came since
-	wake     chan struct{} // closed (and replaced) when stopping turns false
+	stopping bool           // an exit was asked for: new requests wait
+	asked    string         // the exit reason sent
+	offered  bool           // the worker said idle and nothing came since
+	wake     chan struct{}  // closed (and replaced) when stopping turns false
+	running  map[string]int // executions running, by backend (ExecEvent)
 }
 
 // New returns a pool; it starts no process.
@@ -547,6 +590,10 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 			p.opts.Slots.Release(e, m.Release)
 		case m.SlotIdle != nil:
 			p.opts.Slots.Idle(e, m.SlotIdle.Slot, m.SlotIdle.Idle)
+		case m.Exec != nil:
+			p.mu.Lock()
+			p.countExecLocked(e, *m.Exec)
+			p.mu.Unlock()
 		}
 	}
 	// The worker closed its end: it is exiting. Wait for it (bounded).
@@ -581,6 +628,10 @@ func (p *Pool) follow(e *proc, cr *controlReader) {
 		p.left[e.ws] = busy
 	}
 	asked := e.stopping && e.asked != ""
+	for b, n := range e.running { // what it ran has ended with it
+		p.execs.Running[b] -= n
+	}
+	e.running = nil
 	if p.procs[e.ws] == e {
 		delete(p.procs, e.ws)
 	}

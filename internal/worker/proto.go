@@ -31,6 +31,17 @@ type message struct {
 	Acquire  *SlotAsk  `json:"acquire,omitempty"`   // take a slot
 	Release  uint64    `json:"release,omitempty"`   // give a slot back
 	SlotIdle *SlotIdle `json:"slot_idle,omitempty"` // a reclaimable slot's resource is (not) idle
+
+	// Worker to parent: counts.
+	Exec *ExecEvent `json:"exec,omitempty"` // an execution started or ended
+}
+
+// ExecEvent reports an execution of the worker's: started (Status empty)
+// or ended with Status. The parent counts them (Pool.Executions), so that
+// its /metrics covers every worker, the exited ones too.
+type ExecEvent struct {
+	Backend string `json:"backend"`
+	Status  string `json:"status,omitempty"`
 }
 
 // SlotAsk asks the parent's pool for a host-wide slot (fair.Pool.Take).

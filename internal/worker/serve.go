@@ -102,6 +102,15 @@ func NewServer(o ServeOptions) *Server {
 	return s
 }
 
+// ExecStarted and ExecEnded report an execution to the parent, which counts
+// them (Pool.Executions).
+func (s *Server) ExecStarted(backend string) { s.report(message{Exec: &ExecEvent{Backend: backend}}) }
+
+// ExecEnded: see ExecStarted.
+func (s *Server) ExecEnded(backend, status string) {
+	s.report(message{Exec: &ExecEvent{Backend: backend, Status: status}})
+}
+
 // Hibernated offers the parent to exit (call it when the workspace has
 // hibernated).
 func (s *Server) Hibernated() { s.report(message{Idle: true}) }
