@@ -39,6 +39,10 @@
 //     the slot, and gives back every slot of a worker that exits or dies
 //     before its exit is reported (OnExit). The worker's reader answers
 //     slot lines itself, so they never wait behind the lifecycle's.
+//   - Counts: the worker reports each execution started through its API
+//     with {"exec":{"backend"}} and its end with {"exec":{"backend",
+//     "status"}}; the parent counts them (Pool.Executions) for the front's
+//     /metrics, and takes a dead worker's running ones out.
 //
 // Both are byte streams a network could carry: a cluster can put workers
 // on other hosts by replacing the socket with a TLS connection and the
