@@ -216,6 +216,11 @@
 //   - fetch, Request, Response, Headers, AbortController, EventTarget, Blob,
 //     streams (web and node:stream), node:os, node:child_process, require and
 //     CommonJS, TypeScript.
+//   - Errors the engine throws have QuickJS's messages ("cannot read
+//     property 'x' of null"), not V8's; {...'str'} gives {}. Fixed in the
+//     runtime (js/91_parity.js): JSON.parse's messages, BigInt.asUintN,
+//     Promise.any's message, stack overflow as a RangeError, Date's
+//     toString. docs/node-parity.md lists every difference from Node.
 //   - error.stack holds the engine's frames only; Node prefixes them with
 //     "Name: message" (util.inspect and uncaught errors print both).
 //   - Non-ASCII host names in URLs are refused (no IDNA), file: URLs have no

@@ -41,6 +41,7 @@ type execution struct {
 	modules  int
 	depth    map[string]int    // import chain length of each module name
 	importer map[string]string // the module that first imported each name
+	sources  map[string]string // the source of each workspace module loaded, by name (assert.ok quotes it)
 
 	timers   timerQueue
 	ticks    bool // process.nextTick queued callbacks
@@ -58,6 +59,7 @@ func newExecution(ctx context.Context, b *Backend, job *run.Job) *execution {
 		main:     path.Join(job.Cwd, mainModuleName),
 		depth:    map[string]int{},
 		importer: map[string]string{},
+		sources:  map[string]string{},
 		timers:   newTimerQueue(),
 	}
 }
@@ -135,6 +137,7 @@ func (x *execution) run() (run.Outcome, error) {
 	if x.srcBytes > x.o.MaxSourceBytes {
 		return x.end(x.limit("MaxSourceBytes", x.o.MaxSourceBytes, "bytes of module source"))
 	}
+	x.sources[x.main] = x.job.Source
 	ns, evaluated, err := c.EvalModule(x.job.Source, x.main, x.meta(x.main))
 	if err != nil {
 		return x.end(err)

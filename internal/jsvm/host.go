@@ -109,11 +109,11 @@ func (x *execution) format(v qjs.Value) (string, error) {
 	}
 	defer x.c.Free(r)
 	s, err := x.c.ToString(r)
-	if err == nil && x.c.IsError(v) && x.c.StringProp(v, "name") == "InternalError" && x.c.StringProp(v, "message") == "stack overflow" {
-		if !strings.HasPrefix(s, "InternalError: stack overflow") {
+	if name := x.c.StringProp(v, "name"); err == nil && x.c.IsError(v) && (name == "RangeError" || name == "InternalError") && x.c.StringProp(v, "message") == "stack overflow" {
+		if !strings.HasPrefix(s, name+": stack overflow") {
 			// Printing it overflowed the stack too (the depth limit may be
 			// a few slots: see below).
-			s = "InternalError: stack overflow"
+			s = name + ": stack overflow"
 			if st := x.c.StringProp(v, "stack"); st != "" {
 				s += "\n" + strings.TrimRight(st, "\n")
 			}

@@ -81,7 +81,7 @@ func TestLimits(t *testing.T) {
 		// Frames count against MaxStackMemory (here MaxMemory, 16 MiB): a
 		// function of 6,000 variables (96 KB a call) gets about 170 slots.
 		r = runJS(context.Background(), b, newStore(t, nil), job{src: "(0, eval)('function f(n) { var ' + Array.from({ length: 6000 }, (_, i) => 'v' + i) + '; return n > 0 ? f(n - 1) + 1 : 0; }');\nf(4000);"})
-		if r.err == nil || !strings.Contains(r.stderr, "Uncaught InternalError: stack overflow") ||
+		if r.err == nil || !strings.Contains(r.stderr, "Uncaught RangeError: stack overflow") ||
 			!strings.Contains(r.stderr, "lowered from MaxStackDepth, 500, because calls may take up to 96") || !strings.Contains(r.stderr, "MaxStackMemory is 16777216 bytes") {
 			t.Fatalf("large frames: error %v, stderr %q", r.err, r.stderr)
 		}

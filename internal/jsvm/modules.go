@@ -243,5 +243,22 @@ func (x *execution) loadFile(name string) (*qjs.Module, error) {
 		lit, _ := json.Marshal(string(data)) // a JSON string is a JavaScript string literal
 		return &qjs.Module{Source: "export default JSON.parse(" + string(lit) + ");\n", Meta: x.meta(name)}, nil
 	}
+	x.sources[name] = string(data)
 	return &qjs.Module{Source: string(data), Meta: x.meta(name)}, nil
+}
+
+func init() {
+	// host.sourceText(name) is the source of the workspace module name, or
+	// undefined.
+	hostFuncs["sourceText"] = func(x *execution, args []qjs.Value) (qjs.Value, error) {
+		name, err := x.argString(args, 0)
+		if err != nil {
+			return qjs.Undefined, err
+		}
+		src, ok := x.sources[name]
+		if !ok {
+			return qjs.Undefined, nil
+		}
+		return x.c.String(src)
+	}
 }

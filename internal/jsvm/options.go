@@ -39,9 +39,9 @@ type Options struct {
 	MaxMemory int64
 	// MaxStackDepth bounds the depth of JavaScript calls, in engine stack
 	// slots, about one per plain call and 3-9 through built-ins (default
-	// 5000). Past it the engine throws a catchable "InternalError: stack
-	// overflow", as Node throws a RangeError; uncaught, it fails the
-	// execution.
+	// 5000). Past it the engine throws a catchable RangeError "stack
+	// overflow" (Node's says "Maximum call stack size exceeded"); uncaught,
+	// it ends the execution with exit code 1.
 	MaxStackDepth int
 	// MaxStackMemory bounds the bytes the frames of the calls on the stack
 	// take (arguments, local variables, operand stacks), which the engine
