@@ -222,6 +222,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		IdleTimeout:  cfg.idle,
 		MaxOpen:      cfg.maxOpen,
 		MaxDataBytes: cfg.maxData,
+		SharedSpace:  cfg.workers != nil,
 		ReserveBytes: cfg.reserve,
 		Workspace:    bs.workspaceOptions(),
 		Logger:       cfg.log,

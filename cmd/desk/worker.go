@@ -258,9 +258,10 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	// The data directory's lock is the parent's. The reserve file is
 	// shared: any process that finds the disk full empties it (its other
 	// users then count free space conservatively) and any takes it back once
-	// there is room, both idempotent. The bound, if any, is checked against
-	// the size measured now.
-	space, err := vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: wr.data, Reserve: wr.reserve, Limit: wr.maxData, Logger: wr.log})
+	// there is room, both idempotent. The bound's count is shared too: the
+	// server measured the directory at its start, and every worker adds
+	// its changes to the same mapped count.
+	space, err := vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: wr.data, Reserve: wr.reserve, Limit: wr.maxData, Shared: true, Attach: true, Logger: wr.log})
 	if err != nil {
 		return err
 	}

@@ -112,6 +112,11 @@ type Options struct {
 	// workspace's quota does for the workspace. 0 (the default) means no
 	// bound but the disk's. See vfs.Space.
 	MaxDataBytes int64
+	// SharedSpace keeps MaxDataBytes's count in a file that the data
+	// directory's other processes (desk serve's workspace workers) map and
+	// count against too (vfs.SpaceOptions.Shared): this host measures the
+	// directory and writes the count.
+	SharedSpace bool
 	// ReserveBytes is the size of the reserve file kept in the data
 	// directory so that deletes and truncates work on a full disk (see
 	// vfs.Space). 0 means vfs.DefaultReserve (64 MiB, at most a sixteenth of
@@ -287,7 +292,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}
 	space := opts.Workspace.VFS.Space
 	if space == nil {
-		space, err = vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: dir, Reserve: opts.ReserveBytes, Limit: opts.MaxDataBytes, Logger: opts.Logger})
+		space, err = vfs.OpenSpace(ctx, vfs.SpaceOptions{Dir: dir, Reserve: opts.ReserveBytes, Limit: opts.MaxDataBytes, Shared: opts.SharedSpace, Logger: opts.Logger})
 		if err != nil {
 			if lf != nil {
 				lf.Close()

@@ -232,7 +232,9 @@
 // statfs or a stat alone takes about 4 µs).
 //
 // Options.Space, shared by the stores of one data directory (the host makes
-// one), keeps a reserve file (ReserveFile, DefaultReserve) whose blocks are
+// one; with SpaceOptions.Shared the bound's count lives in a mapped file,
+// UsedFile, that the processes serving the directory add to atomically, so
+// the bound holds across desk serve's workers), keeps a reserve file (ReserveFile, DefaultReserve) whose blocks are
 // not counted as free. When SQLite still finds the disk full (something
 // else filled it, or a write's B-tree pages outgrew the estimate), the
 // transaction is rolled back and every request in it fails with ENOSPC;

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,7 +45,21 @@ type SpaceOptions struct {
 	// Logger receives the reserve's release and restoration. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Shared keeps the bound's count of used bytes in the file UsedFile in
+	// Dir, mapped into memory and changed atomically, so that every
+	// process serving Dir (desk serve's front and its workspace workers)
+	// counts against one figure and the bound holds for all of them
+	// together. Without Shared each Space counts alone.
+	Shared bool
+	// Attach, with Shared, takes the count the file holds instead of
+	// measuring Dir (a worker; the process that opens first, holding the
+	// data directory's lock, measures and writes it). A file that holds no
+	// count yet is measured anyway.
+	Attach bool
 }
+
+// UsedFile is the file of a shared Space's count (SpaceOptions.Shared).
+const UsedFile = "space.used"
 
 // Space is the disk space shared by the stores of one data directory (pass it
 // in Options.Space to each). It is safe for concurrent use.
@@ -65,8 +81,11 @@ type Space struct {
 	log     *slog.Logger
 
 	mu   sync.Mutex
-	held bool  // the reserve file holds its blocks
-	used int64 // bytes of the files below dir (limit > 0), as measured last
+	held bool // the reserve file holds its blocks
+
+	// used is the bytes of the files below dir (limit > 0), as measured
+	// last and changed since: own, or in the shared mapping (atomic).
+	used *int64
 }
 
 // OpenSpace creates or reuses the reserve file in opts.Dir and, when a bound
@@ -113,14 +132,53 @@ func OpenSpace(ctx context.Context, opts SpaceOptions) (*Space, error) {
 			s.log.Warn("disk full: the reserve for deletes is not held yet", "dir", dir, "reserve", s.size)
 		}
 	}
-	if s.limit > 0 {
+	s.used = new(int64)
+	if s.limit == 0 {
+		return s, nil
+	}
+	measure := true
+	if opts.Shared {
+		p, fresh, err := mapCount(filepath.Join(dir, UsedFile))
+		if err != nil {
+			return nil, fmt.Errorf("open space: %w", err)
+		}
+		s.used, measure = p, !opts.Attach || fresh
+	}
+	if measure {
 		n, err := dirBytes(ctx, dir, s.reserve)
 		if err != nil {
 			return nil, fmt.Errorf("open space: %w", err)
 		}
-		s.used = n
+		atomic.StoreInt64(s.used, n)
 	}
 	return s, nil
+}
+
+// countMagic marks a count file that holds a count (its second word).
+const countMagic = 0x6465736b75736564 // "deskused"
+
+// mapCount maps the count file file (made if need be, mode 0600) and
+// returns its count's word; fresh says it held no count yet. The mapping
+// lasts as long as the process: a Space is opened once per process.
+func mapCount(file string) (*int64, bool, error) {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("map space count: %w", err)
+	}
+	defer f.Close()
+	if err := f.Truncate(16); err != nil {
+		return nil, false, fmt.Errorf("map space count: %w", err)
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, 16, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, false, fmt.Errorf("map space count: %w", err)
+	}
+	magic := (*int64)(unsafe.Pointer(&b[0]))
+	fresh := !atomic.CompareAndSwapInt64(magic, countMagic, countMagic)
+	if fresh {
+		atomic.StoreInt64(magic, countMagic)
+	}
+	return (*int64)(unsafe.Pointer(&b[8])), fresh, nil
 }
 
 // take allocates the reserve file's blocks (s.mu held).
@@ -185,10 +243,11 @@ func (s *Space) room() (free int64, by string, st spaceState, err error) {
 	if !s.held {
 		free -= s.size // kept for deletes until the reserve can be taken again
 	}
-	if s.limit > 0 && s.limit-s.used < free {
-		free, by = s.limit-s.used, LimitDataDir
+	used := atomic.LoadInt64(s.used)
+	if s.limit > 0 && s.limit-used < free {
+		free, by = s.limit-used, LimitDataDir
 	}
-	st = spaceState{Reserve: s.size, Held: s.held, Limit: s.limit, Used: s.used,
+	st = spaceState{Reserve: s.size, Held: s.held, Limit: s.limit, Used: used,
 		DiskTotal: int64(sfs.Blocks) * sfs.Bsize, DiskAvail: int64(sfs.Bavail) * sfs.Bsize}
 	return max(free, 0), by, st, nil
 }
@@ -208,9 +267,7 @@ func (s *Space) add(n int64) {
 	if s == nil || s.limit == 0 || n == 0 {
 		return
 	}
-	s.mu.Lock()
-	s.used += n
-	s.mu.Unlock()
+	atomic.AddInt64(s.used, n)
 }
 
 // Removed accounts for files below the directory that the caller removed, of
@@ -226,9 +283,10 @@ func (s *Space) Reserve() int64 { return s.size }
 // Used is the bytes the files below the directory take, as measured last
 // (0 when no bound is set: they are not counted then).
 func (s *Space) Used() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.used
+	if s.limit == 0 {
+		return 0
+	}
+	return atomic.LoadInt64(s.used)
 }
 
 // Held reports whether the reserve file holds its blocks now (false after

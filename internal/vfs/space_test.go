@@ -251,21 +251,7 @@ func TestSpaceLimit(t *testing.T) {
 		return f
 	}
 	a, b := open("a.db"), open("b.db")
-	// Both write in turn until each is refused.
-	var errA, errB error
-	written := 0
-	for n := 0; n < 100 && (errA == nil || errB == nil); n++ {
-		f, e := a, &errA
-		if n%2 == 1 {
-			f, e = b, &errB
-		}
-		if *e != nil {
-			continue
-		}
-		if *e = f.WriteFile(ctx, fmt.Sprintf("/f%d", n), content(n, 256<<10), 0o644); *e == nil {
-			written += 256 << 10
-		}
-	}
+	errA, errB, written := fillTogether(t, a, b)
 	wantNoSpace(t, errA, "the data directory's bound of 4194304 bytes is reached")
 	wantNoSpace(t, errB, "the data directory's bound of 4194304 bytes is reached")
 	if written < 2<<20 {
@@ -294,6 +280,68 @@ func TestSpaceLimit(t *testing.T) {
 	}
 	if err := b.Truncate(ctx, "/f1", 10); err != nil {
 		t.Fatalf("truncate at the bound: %v", err)
+	}
+}
+
+// fillTogether writes to a and b in turn until each is refused, and returns
+// their errors and the bytes written.
+func fillTogether(t *testing.T, a, b *vfs.FS) (errA, errB error, written int) {
+	t.Helper()
+	for n := 0; n < 100 && (errA == nil || errB == nil); n++ {
+		f, e := a, &errA
+		if n%2 == 1 {
+			f, e = b, &errB
+		}
+		if *e != nil {
+			continue
+		}
+		if *e = f.WriteFile(t.Context(), fmt.Sprintf("/f%d", n), content(n, 256<<10), 0o644); *e == nil {
+			written += 256 << 10
+		}
+	}
+	return errA, errB, written
+}
+
+// TestSpaceLimitShared: two Spaces of one directory, as desk serve's front
+// and a worker open them in two processes, count against one shared figure
+// (SpaceOptions.Shared): the bound holds for the two stores together, and
+// what one adds the other sees.
+func TestSpaceLimitShared(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	var log vfstest.Log
+	const limit = 4 << 20
+	first := openSpace(t, dir, vfs.SpaceOptions{Reserve: -1, Limit: limit, Shared: true}, &log)
+	second := openSpace(t, dir, vfs.SpaceOptions{Reserve: -1, Limit: limit, Shared: true, Attach: true}, &log)
+	open := func(name string, sp *vfs.Space) *vfs.FS {
+		f, err := vfs.Open(ctx, filepath.Join(dir, name), vfs.Options{Space: sp, Logger: log.Logger(), CheckpointBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	a, b := open("a.db", first), open("b.db", second)
+	errA, errB, written := fillTogether(t, a, b)
+	wantNoSpace(t, errA, "the data directory's bound of 4194304 bytes is reached")
+	wantNoSpace(t, errB, "the data directory's bound of 4194304 bytes is reached")
+	// Each store's admission counts its content twice (WAL and file), so
+	// under one shared bound the two together write at most the bound;
+	// counted apart, each would have taken most of it.
+	if written > limit {
+		t.Fatalf("%d bytes written by the two stores under a shared bound of %d", written, limit)
+	}
+	if first.Used() != second.Used() || first.Used() == 0 {
+		t.Fatalf("the two Spaces count %d and %d", first.Used(), second.Used())
+	}
+	// A Space opened to measure (a restarted server) rewrites the count.
+	again := openSpace(t, dir, vfs.SpaceOptions{Reserve: -1, Limit: limit, Shared: true}, &log)
+	var real int64
+	for _, name := range []string{"a.db", "b.db"} {
+		real += vfs.StoreBytes(filepath.Join(dir, name))
+	}
+	if d := again.Used() - real; d < 0 || d > 64<<10 || second.Used() != again.Used() {
+		t.Fatalf("remeasured %d (attached %d), the stores take %d", again.Used(), second.Used(), real)
 	}
 }
 
