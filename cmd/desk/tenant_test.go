@@ -18,6 +18,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/testenv"
+	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/vfs/vfstest"
 	"github.com/desk-dev/desk/internal/workspace"
 	"golang.org/x/sys/unix"
@@ -604,6 +605,67 @@ func TestTenant_FullDiskWorkers(t *testing.T) {
 	}
 	if code := put("again", body(1000)); code != http.StatusCreated {
 		t.Fatalf("put after deletes: %d", code)
+	}
+}
+
+// TestTenant_MaxDataBytesAcrossWorkers: --max-data-bytes bounds the data
+// directory for every workspace together, though each is served by a
+// worker of its own: writes to two workspaces in turn stop at the bound
+// (507), and the stores take about the bound on disk, not twice it.
+func TestTenant_MaxDataBytesAcrossWorkers(t *testing.T) {
+	testenv.NeedRoot(t)
+	data := filepath.Join(t.TempDir(), "data")
+	const token = "max-data-admin-token-0123456789"
+	const bound = 24 << 20
+	p := startDeskProcess(t, data, token, "--sandbox", "off", "--reserve-bytes", "-1", "--max-data-bytes", strconv.Itoa(bound))
+	s := &tenantServer{deskProcess: p, token: token, data: data}
+	mustDeskAt(t, s, "ws", "create", "a")
+	mustDeskAt(t, s, "ws", "create", "b")
+	put := func(ws, name string, i int) int {
+		var b strings.Builder // text that deduplicates with nothing
+		for j := 0; b.Len() < 512<<10; j++ {
+			fmt.Fprintf(&b, "%s %d %d %x\n", ws, i, j, uint32(i*7919+j)*2654435761)
+		}
+		req, _ := http.NewRequest("PUT", s.url+"/v1/workspaces/"+ws+"/files/"+name, strings.NewReader(b.String()[:512<<10]))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	full := map[string]bool{}
+	written := 0
+	for i := 0; i < 400 && len(full) < 2; i++ {
+		ws := []string{"a", "b"}[i%2]
+		if full[ws] {
+			continue
+		}
+		switch code := put(ws, fmt.Sprintf("f%03d", i), i); code {
+		case http.StatusCreated:
+			written += 512 << 10
+		case http.StatusInsufficientStorage:
+			full[ws] = true
+		default:
+			t.Fatalf("put %d in %s: %d, want 201 or 507", i, ws, code)
+		}
+	}
+	if len(full) < 2 {
+		t.Fatalf("%d bytes written without both workspaces meeting the bound", written)
+	}
+	if findWorker(s.cmd.Process.Pid, "a") == 0 || findWorker(s.cmd.Process.Pid, "b") == 0 {
+		t.Fatalf("the writes did not go through two workers")
+	}
+	if written > bound {
+		t.Fatalf("%d bytes of files written under a bound of %d for the data directory", written, bound)
+	}
+	var onDisk int64
+	for _, ws := range []string{"a", "b"} {
+		onDisk += vfs.StoreBytes(filepath.Join(data, "workspaces", ws+workspace.FileExt))
+	}
+	if onDisk > bound+bound/4 {
+		t.Fatalf("the two stores take %d bytes under a bound of %d", onDisk, bound)
 	}
 }
 
