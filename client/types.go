@@ -180,6 +180,9 @@ type ExecRequest struct {
 	// it (its events, its stdin stream, a wait=1 request) for the server's
 	// grace period (10 s by default), it is killed with SIGHUP.
 	Foreground bool `json:"foreground,omitempty"`
+	// Egress narrows the workspace's (and the token's) egress policy for
+	// this execution: "none", "all" or "allow RULE; RULE" (docs/api.md).
+	Egress string `json:"egress,omitempty"`
 }
 
 // StdinResult is the answer to a stdin stream: the bytes the program took.
@@ -347,6 +350,9 @@ type TokenRequest struct {
 	Workspace string   `json:"workspace"`
 	Scopes    []string `json:"scopes"`
 	Backends  []string `json:"backends,omitempty"` // exec backends allowed; empty: all
+	// Egress, if set, narrows the workspace's egress policy for what the
+	// token runs: "none", "all" or "allow RULE; RULE" (docs/api.md).
+	Egress string `json:"egress,omitempty"`
 }
 
 // Token describes a workspace token (never its secret).
@@ -355,6 +361,7 @@ type Token struct {
 	Workspace string    `json:"workspace"`
 	Scopes    []string  `json:"scopes"`
 	Backends  []string  `json:"backends,omitempty"`
+	Egress    string    `json:"egress,omitempty"` // the token's narrowing egress policy
 	Created   time.Time `json:"created"`
 	Revoked   bool      `json:"revoked,omitempty"`
 	RevokedAt time.Time `json:"revoked_at,omitzero"`

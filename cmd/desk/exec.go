@@ -108,6 +108,7 @@ func runExec(ctx context.Context, args []string, st streams) int {
 	fl := sp.flags()
 	sf := addServerFlags(fl)
 	backend := fl.String("backend", "", "the backend to run COMMAND (default: the server's default backend)")
+	egressPol := fl.String("egress", "", "narrow the workspace's egress policy for this execution: none, or \"allow RULE; RULE\" (see desk ws policy -h)")
 	cwd := fl.String("cwd", "", "the working directory inside the workspace; a relative one is taken from /workspace (the default)")
 	env := envFlag{}
 	fl.Var(env, "env", "set an environment variable `K=V` for this execution (repeatable)")
@@ -194,6 +195,7 @@ func runExec(ctx context.Context, args []string, st streams) int {
 		StdinStream: sendStdin,
 		// Followed by this process: the server ends it when it is gone.
 		Foreground: !*detach && !*service,
+		Egress:     *egressPol,
 	}
 	if len(env) > 0 {
 		req.Env = env

@@ -42,7 +42,8 @@ var commands []command
 func init() {
 	commands = []command{
 		{"serve", "run the desk server: the HTTP API over the workspaces of a data directory", runServe},
-		{"ws", "create, list, describe and delete workspaces: ws create|ls|stats|rm", wsGroup.run},
+		{"ws", "create, list, describe and delete workspaces, their egress policy: ws create|ls|stats|rm|policy", wsGroup.run},
+		{"secret", "a workspace's secrets, sent only to their hosts, never seen by executions: secret set|ls|rm", secretGroup.run},
 		{"fs", "files of a workspace: ls, cat, put, get, mkdir, rm, mv, stat, tree, ... (-w WS or -db FILE)", runFS},
 		{"cp", "copy files or trees between the host and a workspace: desk cp ./src WS:/workspace/, desk cp WS:out.pdf .", runCp},
 		{"exec", "run a command in a workspace, streaming its output; exit with its exit code", runExec},

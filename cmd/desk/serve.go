@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/desk-dev/desk/internal/egress"
 	"log/slog"
 	"maps"
 	"net"
@@ -106,6 +107,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	workerPids := fl.Int64("worker-pids", defaultWorkerPids, "the most processes and threads of each worker, its sandbox included (0: no limit)")
 	shf := addShareFlags(fl)
 	fairFl := addFairFlags(fl)
+	egf := addEgressFlags(fl)
 	settings := fl.String("settings", "", "read flag settings from this JSON file, an object of flag names (without dashes) to values; the command line wins")
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
@@ -119,6 +121,10 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 		return sp.usageError(st, fl, err)
 	}
 	fairCfg, err := fairFl.config()
+	if err != nil {
+		return sp.usageError(st, fl, err)
+	}
+	egCfg, err := egf.config()
 	if err != nil {
 		return sp.usageError(st, fl, err)
 	}
@@ -157,11 +163,11 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	var wc *workerConfig
 	if *workers && hooks.backends == nil {
 		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, reserve: *reserve, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
-			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf, fair: fairCfg}
+			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf, fair: fairCfg, egress: egCfg}
 	}
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
-		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf, fair: fairCfg,
+		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf, fair: fairCfg, egress: egCfg,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -179,6 +185,7 @@ type serveConfig struct {
 	workers           *workerConfig // nil: every workspace in this process
 	shares            *shareFlags
 	fair              fairConfig
+	egress            egressConfig
 	log               *slog.Logger
 	st                streams
 	hooks             serveHooks
@@ -211,6 +218,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		hostSlots = cfg.fair.pool(false)
 		ledger = fair.NewLedger(cfg.fair.Limits, hostSlots.Local())
 		cfg.fair.setRun(&bs.run)
+		newEgressHost(cfg.egress, cfg.data, cfg.log).setRun(&bs.run)
 		bs.admit = cfg.fair.admit(ledger, bs.sandbox)
 		fallthrough
 	default:
@@ -266,7 +274,8 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer shares.Close()
-	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots}
+	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
+		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def}
 	if ledger != nil {
 		ao.Shell.MaxShells = unbounded // the shares bound shells
 	}

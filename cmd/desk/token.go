@@ -27,7 +27,7 @@ func init() {
 }
 
 var tokenMintSpec = &cmdSpec{
-	name: "token mint", synopsis: "--workspace NAME --scopes read,write,exec [--backends ID,...]",
+	name: "token mint", synopsis: "--workspace NAME --scopes read,write,exec [--backends ID,...] [--egress POLICY]",
 	summary: "mint a workspace token and print its secret (shown only this once)",
 	help: `The secret, the bearer token to use (DESK_TOKEN or --token), is printed alone on
 standard output so that TOKEN=$(desk token mint ...) works; a description goes
@@ -56,6 +56,7 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 	fl.StringVar(&ws, "w", "", "short for --workspace")
 	scopes := fl.String("scopes", "", "comma-separated scopes: read, write, exec (required)")
 	backends := fl.String("backends", "", "comma-separated backends an exec token may run (default: all)")
+	egressPol := fl.String("egress", "", "narrow the workspace's egress policy for what the token runs: none, or \"allow RULE; RULE\" (see desk ws policy -h)")
 	asJSON := fl.Bool("json", false, "print the token's description and secret as JSON")
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
@@ -67,7 +68,7 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 		return sp.usageError(st, fl, usagef("--scopes is required (read, write, exec; comma-separated)"))
 	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		m, err := c.MintToken(ctx, client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends)})
+		m, err := c.MintToken(ctx, client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends), Egress: *egressPol})
 		if err != nil {
 			return err
 		}
@@ -77,8 +78,12 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 			return enc.Encode(m)
 		}
 		fmt.Fprintln(st.out, m.Secret)
-		fmt.Fprintf(st.err, "desk token mint: token %s for workspace %s, scopes %s%s; the secret above is shown only once\n",
-			m.Token.ID, m.Token.Workspace, strings.Join(m.Token.Scopes, ","), backendsNote(m.Token.Backends))
+		egressNote := ""
+		if m.Token.Egress != "" {
+			egressNote = ", egress " + m.Token.Egress
+		}
+		fmt.Fprintf(st.err, "desk token mint: token %s for workspace %s, scopes %s%s%s; the secret above is shown only once\n",
+			m.Token.ID, m.Token.Workspace, strings.Join(m.Token.Scopes, ","), backendsNote(m.Token.Backends), egressNote)
 		return nil
 	})
 }

@@ -51,6 +51,7 @@ type workerConfig struct {
 	fair     fairConfig
 	stderr   io.Writer // the workers' logs go where the server's go
 	shares   *shareFlags
+	egress   egressConfig
 	// publicURL is where share links start (set once the front listens,
 	// before the pool starts a worker).
 	publicURL string
@@ -145,7 +146,7 @@ func (wc workerConfig) args() []string {
 	if wc.shares != nil {
 		a = append(a, wc.shares.args(wc.publicURL)...)
 	}
-	return a
+	return append(a, wc.egress.args()...)
 }
 
 // command returns the worker pool's Options.Command: this executable.
@@ -177,10 +178,16 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logFormat := fl.String("log-format", "text", "text or json")
 	shf := addShareFlags(fl)
 	fairArg := fl.String("fair", "", "the fair shares, as JSON (its server's)")
+	egf := addEgressFlags(fl)
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
 	fairCfg, err := parseFair(*fairArg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	egCfg, err := egf.config()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -211,7 +218,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if err := serveWorker(ctx, workerRun{data: *data, ws: as.Workspace, sock: as.Socket, idle: *idle, maxData: *maxData,
-		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf, fair: fairCfg}); err != nil {
+		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf, fair: fairCfg, egress: egCfg}); err != nil {
 		log.Error("desk worker", "err", err)
 		return exitError
 	}
@@ -229,6 +236,7 @@ type workerRun struct {
 	report                             io.Writer
 	shares                             *shareFlags
 	fair                               fairConfig
+	egress                             egressConfig
 }
 
 func serveWorker(ctx context.Context, wr workerRun) error {
@@ -254,6 +262,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	defer bs.close()
 	ledger := fair.NewLedger(wr.fair.Limits, slots)
 	wr.fair.setRun(&bs.run)
+	newEgressHost(wr.egress, wr.data, wr.log).setRun(&bs.run)
 	bs.admit = wr.fair.admit(ledger, bs.sandbox)
 	// The data directory's lock is the parent's. The reserve file is
 	// shared: any process that finds the disk full empties it (its other

@@ -22,6 +22,7 @@ func init() {
 		{wsLsSpec, runWSLs},
 		{wsStatsSpec, runWSStats},
 		{wsRmSpec, runWSRm},
+		{wsPolicySpec, runWSPolicy}, // policy.go
 	}
 }
 

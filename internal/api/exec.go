@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"github.com/desk-dev/desk/internal/egress"
 	"io"
 	"net/http"
 	"strings"
@@ -97,7 +98,16 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	e, err := rt.Exec(mcp.WithTokenBackends(r.Context(), c.p), req.Source, o)
+	ectx := mcp.WithTokenBackends(r.Context(), c.p)
+	if req.Egress != "" {
+		p, err := parsePolicy("egress", req.Egress)
+		if err != nil {
+			l.Release()
+			return err
+		}
+		ectx = egress.WithLayer(ectx, egress.Layer{Source: egress.SourceExecution, Policy: p})
+	}
+	e, err := rt.Exec(ectx, req.Source, o)
 	if err != nil {
 		l.Release()
 		return err

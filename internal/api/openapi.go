@@ -26,6 +26,8 @@ var schemaTypes = map[string]any{
 	"StdinResult":  client.StdinResult{},
 	"ShareRequest": client.ShareRequest{}, "Share": client.Share{}, "ShareList": client.ShareList{},
 	"MountRequest": client.MountRequest{}, "MountEvent": client.MountEvent{},
+	"PolicyRequest": client.PolicyRequest{}, "PolicyInfo": client.PolicyInfo{}, "SecretRequest": client.SecretRequest{},
+	"Secret": client.Secret{}, "SecretList": client.SecretList{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`

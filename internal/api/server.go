@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/desk-dev/desk/internal/egress"
 	"io"
 	"log/slog"
 	"net/http"
@@ -156,6 +157,12 @@ type Options struct {
 	// backends a minted token names. Default: the host's
 	// (host.Backends).
 	Backends []string
+	// Egress keeps the workspaces' egress policies and secrets (the admin's
+	// …/policy and …/secrets routes); nil: those routes answer 501.
+	Egress *egress.Store
+	// EgressDefault is the policy of a workspace without its own (desk
+	// serve --egress; zero: none).
+	EgressDefault egress.Policy
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.

@@ -109,6 +109,11 @@ func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c
 			return fmt.Errorf("delete workspace: %w", err)
 		}
 	}
+	if s.opts.Egress != nil {
+		if err := s.opts.Egress.RemoveWorkspace(c.ws); err != nil {
+			return fmt.Errorf("delete workspace: its egress policy and secrets: %w", err)
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -146,7 +151,11 @@ func wireToken(t auth.Token) client.Token {
 	for i, s := range t.Scopes {
 		sc[i] = string(s)
 	}
-	return client.Token{ID: t.ID, Workspace: t.Workspace, Scopes: sc, Backends: t.Backends, Created: t.Created, Revoked: t.Revoked, RevokedAt: t.RevokedAt}
+	out := client.Token{ID: t.ID, Workspace: t.Workspace, Scopes: sc, Backends: t.Backends, Created: t.Created, Revoked: t.Revoked, RevokedAt: t.RevokedAt}
+	if t.Egress != nil {
+		out.Egress = t.Egress.String()
+	}
+	return out
 }
 
 func (s *Server) handleMintToken(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -175,6 +184,13 @@ func (s *Server) handleMintToken(w http.ResponseWriter, r *http.Request, c *call
 // backends, which restrict exec, need the exec scope.
 func (s *Server) mintOptions(req client.TokenRequest) (auth.MintOptions, error) {
 	o := auth.MintOptions{Workspace: req.Workspace, Backends: req.Backends}
+	if req.Egress != "" {
+		p, err := parsePolicy("egress", req.Egress)
+		if err != nil {
+			return o, err
+		}
+		o.Egress = &p
+	}
 	hasExec := false
 	for _, sc := range req.Scopes {
 		if !auth.Scope(sc).Valid() {

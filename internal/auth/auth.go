@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/desk-dev/desk/internal/egress"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,13 +65,17 @@ func (s Scope) Valid() bool { return s == ScopeRead || s == ScopeWrite || s == S
 
 // Token is a workspace token as stored (without its secret).
 type Token struct {
-	ID        string    `json:"id"`
-	Workspace string    `json:"workspace"`
-	Scopes    []Scope   `json:"scopes"`
-	Backends  []string  `json:"backends,omitempty"` // exec backends allowed; empty: all
-	Created   time.Time `json:"created"`
-	Revoked   bool      `json:"revoked,omitempty"`
-	RevokedAt time.Time `json:"revoked_at,omitzero"`
+	ID        string   `json:"id"`
+	Workspace string   `json:"workspace"`
+	Scopes    []Scope  `json:"scopes"`
+	Backends  []string `json:"backends,omitempty"` // exec backends allowed; empty: all
+	// Egress, if set, narrows the workspace's egress policy for the
+	// executions the token starts (package egress: a layer after the
+	// workspace's, which can only narrow).
+	Egress    *egress.Policy `json:"egress,omitempty"`
+	Created   time.Time      `json:"created"`
+	Revoked   bool           `json:"revoked,omitempty"`
+	RevokedAt time.Time      `json:"revoked_at,omitzero"`
 	// Digest is the hex SHA-256 of the secret.
 	Digest string `json:"sha256"`
 }
@@ -137,7 +142,8 @@ type Options struct {
 type MintOptions struct {
 	Workspace string
 	Scopes    []Scope
-	Backends  []string // empty: every backend
+	Backends  []string       // empty: every backend
+	Egress    *egress.Policy // nil: the workspace's policy as is
 }
 
 // Store holds the admin token and the workspace tokens of one data directory.
@@ -356,8 +362,15 @@ func (s *Store) Mint(ctx context.Context, o MintOptions) (Token, string, error) 
 	id := hex.EncodeToString(idb)
 	secret := randomString(32)
 	sum := sha256.Sum256([]byte(secret))
+	if o.Egress != nil {
+		p, err := o.Egress.Validate()
+		if err != nil {
+			return Token{}, "", fmt.Errorf("mint token: %w: %w", ErrInvalid, err)
+		}
+		o.Egress = &p
+	}
 	t := &Token{
-		ID: id, Workspace: o.Workspace, Scopes: scopes, Backends: backends,
+		ID: id, Workspace: o.Workspace, Scopes: scopes, Backends: backends, Egress: o.Egress,
 		Created: s.opts.Now().UTC(), Digest: hex.EncodeToString(sum[:]),
 	}
 	s.mu.Lock()

@@ -59,6 +59,17 @@
 // HTTP_PROXY=http://desk:CREDENTIAL@127.0.0.1:PORT); an unknown credential
 // gets 407, so a process that outlived its execution has no network.
 //
+// # Where policies come from
+//
+// Store keeps each workspace's own policy and its secrets in files of the
+// data directory (DATA/egress/WS/policy.json, secrets/NAME.json; 0600 in
+// 0700 directories), outside the workspace's store. desk serve's front
+// writes them (the admin's API), its workers read them for each execution:
+// the first layer is the workspace's policy, else the server's default
+// (desk serve --egress). Narrowing layers come with Exec's context
+// (WithLayer, LayersFrom): a token's policy (SourceToken), an execution's
+// (SourceExecution).
+//
 // # Secrets
 //
 // A Client WithSecrets replaces each secret's placeholder by its value in

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/desk-dev/desk/internal/egress"
 	"io"
 	"log/slog"
 	"net/http"
@@ -266,10 +267,14 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 // backends p's token names, if it names any (run.WithBackends): a token
 // allowed "shell" and "auto" never reaches the sandbox through auto. It
 // also names the token for its fair share (fair.WithToken): what it
-// starts counts against the token's bounds.
+// starts counts against the token's bounds. A token's egress policy
+// narrows the network of what it starts (egress.WithLayer).
 func WithTokenBackends(ctx context.Context, p auth.Principal) context.Context {
 	if p.Admin || p.Token == nil {
 		return ctx
+	}
+	if p.Token.Egress != nil {
+		ctx = egress.WithLayer(ctx, egress.Layer{Source: egress.SourceToken, Policy: *p.Token.Egress})
 	}
 	return run.WithBackends(fair.WithToken(ctx, p.Token.ID), p.Token.Backends)
 }
