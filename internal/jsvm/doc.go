@@ -37,18 +37,30 @@
 //   - Workspace files: relative ("./lib.js", "../x/y.mjs"), absolute
 //     ("/workspace/lib.js") or file: URL specifiers name files of the
 //     workspace; .js and .mjs are ES modules, .json a module whose default
-//     export is the parsed value (with or without `with { type: 'json' }`).
-//     As in Node's ESM, the extension is required (a missing one gets a
-//     hint), directories are not modules, and .cjs and TypeScript are
-//     refused with a message saying so. Every import is read from the store
-//     when the execution first needs it: a module one execution writes, the
-//     next imports.
+//     export is the parsed value (with or without `with { type: 'json' }`),
+//     .cjs a CommonJS module (its module.exports the default export, its
+//     keys the named ones). As in Node's ESM, the extension is required (a
+//     missing one gets a hint) and directories are not modules. Every
+//     import is read from the store when the execution first needs it: a
+//     module one execution writes, the next imports.
+//   - CommonJS through node:module's createRequire(import.meta.url):
+//     require resolves as Node's CommonJS loader (files with .js, .json
+//     tried, directories with package.json "main" or index.js, packages in
+//     node_modules directories with "exports" or "main"), with
+//     require.resolve, require.cache, module.exports, __filename and
+//     __dirname (js/74_module.js; the host compiles each file, counted
+//     against MaxModules and MaxSourceBytes). import.meta.resolve resolves
+//     a specifier to its URL.
 //   - Built-in modules, by "node:" name or bare: fs/promises and fs (the
-//     workspace; the sync and callback forms included), path (POSIX),
-//     buffer, process, util, url, events, assert, crypto (hashes, HMAC,
-//     random), timers, timers/promises, console. Node's other built-ins
-//     (child_process, net, http, os, ...) are refused with a message naming
-//     what is offered.
+//     workspace; the sync and callback forms, file handles, opendir, cp,
+//     streams), path (POSIX), buffer, process, util, url, events, assert,
+//     crypto (hashes, HMAC, random), timers, timers/promises, console, os
+//     (the execution's world: one CPU, MaxMemory as the memory, no network
+//     interfaces, root), module, stream and stream/promises (Readable,
+//     Writable, Duplex, Transform, PassThrough, pipeline, finished),
+//     readline and readline/promises (createInterface over a stream).
+//     Node's other built-ins (child_process, net, http, ...) are refused
+//     with a message naming what is offered.
 //   - Trusted modules (Options.Modules): bare specifiers an operator offers,
 //     as source text; their relative imports resolve among themselves.
 //   - Host modules (Options.HostModules): modules implemented in Go, whose
@@ -208,14 +220,15 @@
 //
 // # Not done
 //
-//   - File handles (fs.open, FileHandle, streams, watch): fs works on whole
-//     files. No fs.cp, opendir, statfs; stat has no bigint form.
+//   - fs.watch, statfs; stat has no bigint form. File handles are the
+//     store's (at most 256 open at once, EMFILE past it; closed at the end
+//     of the execution); their reads and writes count as fs calls and bytes.
 //   - Intl (the engine has none: toLocaleString formats as en-US). Local
 //     time is UTC for every execution (TZ in its environment is ignored).
 //     No WebAssembly, workers, SharedArrayBuffer sharing.
-//   - fetch, Request, Response, Headers, AbortController, EventTarget, Blob,
-//     streams (web and node:stream), node:os, node:child_process, require and
-//     CommonJS, TypeScript.
+//   - Request, Response, Headers, AbortController, EventTarget, Blob, web
+//     streams, node:child_process, node:http. node:stream is a smaller
+//     machine than Node's (see docs/node-parity.md).
 //   - Errors the engine throws have QuickJS's messages ("cannot read
 //     property 'x' of null"), not V8's; {...'str'} gives {}. Fixed in the
 //     runtime (js/91_parity.js): JSON.parse's messages, BigInt.asUintN,

@@ -42,6 +42,7 @@ type execution struct {
 	depth    map[string]int    // import chain length of each module name
 	importer map[string]string // the module that first imported each name
 	sources  map[string]string // the source of each workspace module loaded, by name (assert.ok quotes it)
+	fds      map[int]*openFile // open file handles (fs.open)
 
 	timers   timerQueue
 	ticks    bool // process.nextTick queued callbacks
@@ -60,12 +61,14 @@ func newExecution(ctx context.Context, b *Backend, job *run.Job) *execution {
 		depth:    map[string]int{},
 		importer: map[string]string{},
 		sources:  map[string]string{},
+		fds:      map[int]*openFile{},
 		timers:   newTimerQueue(),
 	}
 }
 
 // close frees the engine and everything it holds.
 func (x *execution) close() {
+	x.closeFiles()
 	if x.c != nil {
 		x.c.Free(x.internals)
 		x.c.Free(x.fire)

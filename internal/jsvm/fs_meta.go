@@ -37,10 +37,15 @@ func fsStat(x *execution, args []qjs.Value) (qjs.Value, error) {
 		}
 		return qjs.Undefined, x.fsError(err, sys, p.given, "", true)
 	}
+	return x.statArray(fi), nil
+}
+
+// statArray is the array Stats is made of.
+func (x *execution) statArray(fi *vfs.FileInfo) qjs.Value {
 	a := fi.Attr()
 	return x.array(qjs.Int(fakeDev), qjs.Int(int64(a.Mode)), qjs.Int(int64(a.Nlink)), qjs.Int(int64(a.Uid)),
 		qjs.Int(int64(a.Gid)), qjs.Int(0), qjs.Int(4096), qjs.Int(int64(a.Ino)), qjs.Int(a.Size), qjs.Int(a.Blocks),
-		qjs.Float(ms(a.Atime)), qjs.Float(ms(a.Mtime)), qjs.Float(ms(a.Ctime)), qjs.Float(ms(a.Btime))), nil
+		qjs.Float(ms(a.Atime)), qjs.Float(ms(a.Mtime)), qjs.Float(ms(a.Ctime)), qjs.Float(ms(a.Btime)))
 }
 
 // fsChmod is host.fsChmod(path, mode).

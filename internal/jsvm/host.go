@@ -43,12 +43,14 @@ func (x *execution) boot() error {
 		}
 	}
 	cfg, err := json.Marshal(map[string]any{
-		"cwd":    x.job.Cwd,
-		"env":    x.job.Env,
-		"main":   x.main,
-		"pid":    execPID,
-		"arch":   nodeArch(),
-		"engine": "QuickJS 2026-06-04",
+		"cwd":       x.job.Cwd,
+		"env":       x.job.Env,
+		"main":      x.main,
+		"pid":       execPID,
+		"arch":      nodeArch(),
+		"engine":    "QuickJS 2026-06-04",
+		"maxMemory": x.o.MaxMemory,
+		"trusted":   x.trustedNames(),
 	})
 	if err != nil {
 		return fmt.Errorf("encode runtime config: %w", err)
@@ -72,7 +74,21 @@ func (x *execution) boot() error {
 		return fmt.Errorf("start runtime: %w", err)
 	}
 	c.SetFormatter(func(c *qjs.Context, v qjs.Value) (string, error) { return x.format(v) })
+	c.SetMetaHook(func(c *qjs.Context, meta qjs.Value) error {
+		r, err := x.callInternal("initMeta", c.Dup(meta))
+		c.Free(r)
+		return err
+	})
 	return nil
+}
+
+// trustedNames lists the trusted modules' specifiers (import.meta.resolve).
+func (x *execution) trustedNames() []string {
+	names := make([]string, 0, len(x.o.Modules))
+	for k := range x.o.Modules {
+		names = append(names, k)
+	}
+	return names
 }
 
 // nodeArch is process.arch for this machine.

@@ -23,7 +23,8 @@ import (
 // (internals.module).
 var builtins = []string{
 	"node:assert", "node:assert/strict", "node:buffer", "node:console", "node:crypto", "node:events",
-	"node:fs", "node:fs/promises", "node:path", "node:path/posix", "node:process", "node:timers",
+	"node:fs", "node:fs/promises", "node:module", "node:os", "node:path", "node:path/posix", "node:process",
+	"node:readline", "node:readline/promises", "node:stream", "node:stream/promises", "node:timers",
 	"node:timers/promises", "node:url", "node:util",
 }
 
@@ -31,8 +32,8 @@ var builtins = []string{
 // not offered (rather than that no package has the name).
 var nodeModules = []string{
 	"async_hooks", "child_process", "cluster", "dgram", "diagnostics_channel", "dns", "dns/promises",
-	"domain", "http", "http2", "https", "inspector", "module", "net", "os", "perf_hooks", "punycode",
-	"querystring", "readline", "readline/promises", "repl", "stream", "stream/promises", "stream/web",
+	"domain", "http", "http2", "https", "inspector", "net", "perf_hooks", "punycode",
+	"querystring", "repl", "stream/web",
 	"string_decoder", "sys", "test", "tls", "trace_events", "tty", "v8", "vm", "wasi", "worker_threads", "zlib",
 	"path/win32", "util/types",
 }
@@ -179,6 +180,16 @@ func (x *execution) nativeModule(pair qjs.Value, err error) (*qjs.Module, error)
 		x.c.Free(exp)
 		return nil, fmt.Errorf("read module exports: %w", err)
 	}
+	if !exp.IsObject() {
+		// A CommonJS module.exports that is a primitive: the default export
+		// is its value.
+		defer x.c.Free(exp)
+		lit, ok, err := x.c.Stringify(exp)
+		if err != nil || !ok {
+			lit = "undefined"
+		}
+		return &qjs.Module{Source: "export default " + lit + ";\n"}, nil
+	}
 	return &qjs.Module{Exports: exp, Names: list}, nil
 }
 
@@ -223,7 +234,9 @@ func (x *execution) loadFile(name string) (*qjs.Module, error) {
 	switch ext {
 	case ".js", ".mjs", ".json":
 	case ".cjs":
-		return nil, x.moduleError("ERR_REQUIRE_ESM", fmt.Sprintf("Cannot import %s: CommonJS modules (.cjs, require) are not supported by the js backend; use ES modules", name))
+		// CommonJS: run by the runtime's loader, its module.exports the
+		// default export and its keys the named ones.
+		return x.nativeModule(x.callInternal("cjsModule", x.str(name)))
 	case ".ts", ".mts", ".cts", ".tsx", ".jsx":
 		return nil, x.moduleError("ERR_UNKNOWN_FILE_EXTENSION", fmt.Sprintf("Unknown file extension \"%s\" for %s: the js backend runs JavaScript only", ext, name))
 	default:

@@ -68,9 +68,6 @@ function checkFlag(flag, def) {
   return flag;
 }
 
-function noFd(path) {
-  if (typeof path === 'number') throw nodeError(Error, 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'file descriptors are not available in the js backend');
-}
 
 function readFileSync(path, options) {
   const o = fsOptions(options, { flag: 'r' });
@@ -303,45 +300,47 @@ function mkdtempSync(prefix, options) {
 
 function fdUnavailable(name) {
   return function () {
-    throw nodeError(Error, 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', `fs.${name} is not available in the js backend (no file handles): use readFile, writeFile or appendFile`);
+    throw nodeError(Error, 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', `fs.${name} is not available in the js backend (workspace files are not watched)`);
   };
 }
 
-const makeFsPromisesModule = once(() => ({
-  constants: fsConstants,
-  async readFile(path, options) { return readFileSync(path, options); },
-  async writeFile(path, data, options) {
-    const o = fsOptions(options, { encoding: 'utf8' });
-    if (isIterableData(data)) data = await collect(data, checkEncoding(o.encoding) ?? 'utf8');
-    writeFileSync(path, data, options);
-  },
-  async appendFile(path, data, options) {
-    const o = fsOptions(options, { encoding: 'utf8' });
-    if (isIterableData(data)) data = await collect(data, checkEncoding(o.encoding) ?? 'utf8');
-    writeFileSync(path, data, options, 'a');
-  },
-  async mkdir(path, options) { return mkdirSync(path, options); },
-  async readdir(path, options) { return readdirSync(path, options); },
-  async stat(path, options) { return statSync(path, { ...fsOptions(options, {}), throwIfNoEntry: true }); },
-  async lstat(path, options) { return lstatSync(path, { ...fsOptions(options, {}), throwIfNoEntry: true }); },
-  async rm(path, options) { return rmSync(path, options); },
-  async rmdir(path, options) { return rmdirSync(path, options); },
-  async unlink(path) { return unlinkSync(path); },
-  async rename(from, to) { return renameSync(from, to); },
-  async copyFile(src, dest, mode) { return copyFileSync(src, dest, mode); },
-  async symlink(target, path, type) { return symlinkSync(target, path, type); },
-  async readlink(path, options) { return readlinkSync(path, options); },
-  async chmod(path, mode) { return chmodSync(path, mode); },
-  async access(path, mode) { return accessSync(path, mode); },
-  async realpath(path, options) { return realpathSync(path, options); },
-  async truncate(path, len) { return truncateSync(path, len); },
-  async utimes(path, atime, mtime) { return utimesSync(path, atime, mtime); },
-  async lutimes(path, atime, mtime) { return lutimesSync(path, atime, mtime); },
-  async link(existing, newPath) { return linkSync(existing, newPath); },
-  async mkdtemp(prefix, options) { return mkdtempSync(prefix, options); },
-  open: async () => fdUnavailable('promises.open')(),
-  opendir: async () => fdUnavailable('promises.opendir')(),
-}));
+const makeFsPromisesModule = once(() => {
+  const m = {
+    constants: fsConstants,
+    async readFile(path, options) { return readFileSync(path, options); },
+    async writeFile(path, data, options) {
+      const o = fsOptions(options, { encoding: 'utf8' });
+      if (isIterableData(data)) data = await collect(data, checkEncoding(o.encoding) ?? 'utf8');
+      writeFileSync(path, data, options);
+    },
+    async appendFile(path, data, options) {
+      const o = fsOptions(options, { encoding: 'utf8' });
+      if (isIterableData(data)) data = await collect(data, checkEncoding(o.encoding) ?? 'utf8');
+      writeFileSync(path, data, options, 'a');
+    },
+    async mkdir(path, options) { return mkdirSync(path, options); },
+    async readdir(path, options) { return readdirSync(path, options); },
+    async stat(path, options) { return statSync(path, { ...fsOptions(options, {}), throwIfNoEntry: true }); },
+    async lstat(path, options) { return lstatSync(path, { ...fsOptions(options, {}), throwIfNoEntry: true }); },
+    async rm(path, options) { return rmSync(path, options); },
+    async rmdir(path, options) { return rmdirSync(path, options); },
+    async unlink(path) { return unlinkSync(path); },
+    async rename(from, to) { return renameSync(from, to); },
+    async copyFile(src, dest, mode) { return copyFileSync(src, dest, mode); },
+    async symlink(target, path, type) { return symlinkSync(target, path, type); },
+    async readlink(path, options) { return readlinkSync(path, options); },
+    async chmod(path, mode) { return chmodSync(path, mode); },
+    async access(path, mode) { return accessSync(path, mode); },
+    async realpath(path, options) { return realpathSync(path, options); },
+    async truncate(path, len) { return truncateSync(path, len); },
+    async utimes(path, atime, mtime) { return utimesSync(path, atime, mtime); },
+    async lutimes(path, atime, mtime) { return lutimesSync(path, atime, mtime); },
+    async link(existing, newPath) { return linkSync(existing, newPath); },
+    async mkdtemp(prefix, options) { return mkdtempSync(prefix, options); },
+};
+  addFsPromisesHandles(m);
+  return m;
+});
 
 function callbackify2(fn) {
   return function (...args) {
@@ -360,9 +359,14 @@ function callbackify2(fn) {
 
 const makeFsModule = once(() => {
   const sync = {
-    readFileSync: (p, o) => { noFd(p); return readFileSync(p, o); },
-    writeFileSync: (p, d, o) => { noFd(p); return writeFileSync(p, d, o); },
-    appendFileSync: (p, d, o) => { noFd(p); return writeFileSync(p, d, o, 'a'); }, mkdirSync, readdirSync, statSync, lstatSync,
+    readFileSync: (p, o) => {
+      if (typeof p !== 'number') return readFileSync(p, o);
+      const enc = checkEncoding(fsOptions(o, {}).encoding);
+      const b = readAllFD(fdArg(p));
+      return enc === null ? b : b.toString(enc);
+    },
+    writeFileSync: (p, d, o) => (typeof p === 'number' ? void writeSync(p, d) : writeFileSync(p, d, o)),
+    appendFileSync: (p, d, o) => (typeof p === 'number' ? void writeSync(p, d) : writeFileSync(p, d, o, 'a')), mkdirSync, readdirSync, statSync, lstatSync,
     rmSync, rmdirSync, unlinkSync, renameSync, copyFileSync, symlinkSync, readlinkSync, chmodSync,
     accessSync, existsSync, realpathSync, truncateSync, utimesSync, lutimesSync, linkSync, mkdtempSync,
   };
@@ -373,8 +377,9 @@ const makeFsModule = once(() => {
   }
   fsm.exists = (p, cb) => setImmediate(cb, existsSync(p));
   for (const k of Object.keys(fsConstants)) if (/^[FRWX]_OK$/.test(k)) fsm[k] = fsConstants[k];
-  for (const name of ['openSync', 'open', 'closeSync', 'close', 'readSync', 'read', 'writeSync', 'write', 'fstatSync', 'fstat', 'createReadStream', 'createWriteStream', 'watch', 'watchFile', 'opendirSync', 'opendir']) {
+  for (const name of ['watch', 'watchFile', 'unwatchFile']) {
     fsm[name] = fdUnavailable(name);
   }
+  addFsHandles(fsm);
   return fsm;
 });

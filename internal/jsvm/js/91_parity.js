@@ -192,11 +192,10 @@
 }
 
 // The engine's stack overflow is an InternalError, a class V8 does not
-// have: it becomes a RangeError (instanceof and name), and the global goes.
+// have: it becomes a RangeError (instanceof and name).
 if (typeof InternalError === 'function') {
   Object.setPrototypeOf(InternalError.prototype, RangeError.prototype);
   Object.defineProperty(InternalError.prototype, 'name', { value: 'RangeError', writable: true, configurable: true, enumerable: false });
-  delete globalThis.InternalError;
 }
 
 // Date's toString names the zone as V8 does (local time is UTC).

@@ -72,8 +72,14 @@ type Context struct {
 	rejections []rejection       // rejected promises without a handler
 	formatter  func(c *Context, v Value) (string, error)
 	formatting bool // the formatter is running (an exception in it is not formatted again)
+	metaHook   func(c *Context, meta Value) error
 	closed     bool
 }
+
+// SetMetaHook sets f to be called with each module's import.meta object
+// once its Module.Meta strings are set (to add functions such as
+// import.meta.resolve). meta is borrowed.
+func (c *Context) SetMetaHook(f func(c *Context, meta Value) error) { c.metaHook = f }
 
 // rejection is a promise rejected while it had no handler.
 type rejection struct {

@@ -102,6 +102,9 @@ func (c *Context) setMeta(m uintptr, meta map[string]string) error {
 			return err
 		}
 	}
+	if c.metaHook != nil {
+		return c.metaHook(c, obj)
+	}
 	return nil
 }
 
