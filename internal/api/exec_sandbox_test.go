@@ -4,70 +4,21 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
-	"github.com/desk-dev/desk/internal/auth"
-	"github.com/desk-dev/desk/internal/host"
-	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/testenv"
-	"github.com/desk-dev/desk/internal/workspace"
 )
 
 // TestExec_detachedSandbox starts a service through the API on the real
 // sandbox backend, talks to it from an ordinary execution, follows its log,
 // lists it and kills it.
 func TestExec_detachedSandbox(t *testing.T) {
-	sandboxtest.Require(t)
 	ctx := context.Background()
-	dir := testenv.TraversableDir(t)
-	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     sandboxtest.InitPath(t),
-		RuntimeRoot:  filepath.Join(dir, "runc"),
-		StateDir:     filepath.Join(dir, "state"),
-		CgroupParent: "desk-api-test",
-		Logger:       slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := shell.New(shell.Options{})
-	h, err := host.Open(ctx, host.Options{DataDir: filepath.Join(dir, "data"), Workspace: workspace.Options{
-		Backends: map[string]run.Backend{"shell": sh, sandbox.ID: sb},
-		Run:      run.Options{DefaultBackend: "shell", Router: sh.Route},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.Open(ctx, filepath.Join(dir, "data"), auth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		if err := srv.Shutdown(ctx, nil); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		ts.Close()
-		sb.Close()
-	})
-	c, err := client.New(ts.URL, a.AdminToken(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sb := sandboxAPI(t, "desk-api-test")
 	if _, err := c.CreateWorkspace(ctx, "w"); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +27,7 @@ func TestExec_detachedSandbox(t *testing.T) {
 	}
 
 	// Refused: with wait=1, on the shell backend, with stdin.
-	_, err = c.Run(ctx, "w", client.ExecRequest{Source: "sleep 1", Backend: sandbox.ID, Detached: true})
+	_, err := c.Run(ctx, "w", client.ExecRequest{Source: "sleep 1", Backend: sandbox.ID, Detached: true})
 	wantCode(t, "wait=1", err, http.StatusBadRequest, api.CodeInvalid)
 	_, err = c.Exec(ctx, "w", client.ExecRequest{Source: "sleep 1", Backend: "shell", Detached: true})
 	wantCode(t, "shell", err, http.StatusBadRequest, api.CodeInvalid)

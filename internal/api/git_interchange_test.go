@@ -2,22 +2,11 @@ package api_test
 
 import (
 	"context"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/client"
-	"github.com/desk-dev/desk/internal/api"
-	"github.com/desk-dev/desk/internal/auth"
-	"github.com/desk-dev/desk/internal/host"
-	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/testenv"
-	"github.com/desk-dev/desk/internal/workspace"
 )
 
 // interchangeEnv is the identity of both gits; fixed dates make the ids
@@ -35,47 +24,8 @@ var interchangeEnv = map[string]string{
 // the real git's fsck finds nothing wrong, and a merge conflict left by
 // one is resolved by the other.
 func TestGit_interchange(t *testing.T) {
-	sandboxtest.Require(t)
 	ctx := context.Background()
-	dir := testenv.TraversableDir(t)
-	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     sandboxtest.InitPath(t),
-		RuntimeRoot:  filepath.Join(dir, "runc"),
-		StateDir:     filepath.Join(dir, "state"),
-		CgroupParent: "desk-api-git-test",
-		Logger:       slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := shell.New(shell.Options{})
-	h, err := host.Open(ctx, host.Options{DataDir: filepath.Join(dir, "data"), Workspace: workspace.Options{
-		Backends: map[string]run.Backend{"shell": sh, sandbox.ID: sb},
-		Run:      run.Options{DefaultBackend: "shell", Router: sh.Route},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.Open(ctx, filepath.Join(dir, "data"), auth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		if err := srv.Shutdown(ctx, nil); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		ts.Close()
-		sb.Close()
-	})
-	c, err := client.New(ts.URL, a.AdminToken(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := sandboxAPI(t, "desk-api-git-test")
 	if _, err := c.CreateWorkspace(ctx, "g"); err != nil {
 		t.Fatal(err)
 	}

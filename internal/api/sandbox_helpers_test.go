@@ -1,0 +1,70 @@
+package api_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox"
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/testenv"
+	"github.com/desk-dev/desk/internal/workspace"
+)
+
+// sandboxAPI serves the API over a host with the shell and the real
+// sandbox backends (cgroups below cgroupParent) on a test HTTP server, and
+// returns an admin client and the sandbox backend. It needs the sandbox
+// (sandboxtest.Require); everything is stopped at the test's end.
+func sandboxAPI(t *testing.T, cgroupParent string) (*client.Client, *sandbox.Backend) {
+	t.Helper()
+	sandboxtest.Require(t)
+	ctx := context.Background()
+	dir := testenv.TraversableDir(t)
+	sb, err := sandbox.New(sandbox.Options{
+		InitPath:     sandboxtest.InitPath(t),
+		RuntimeRoot:  filepath.Join(dir, "runc"),
+		StateDir:     filepath.Join(dir, "state"),
+		CgroupParent: cgroupParent,
+		Logger:       slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := shell.New(shell.Options{})
+	h, err := host.Open(ctx, host.Options{DataDir: filepath.Join(dir, "data"), Workspace: workspace.Options{
+		Backends: map[string]run.Backend{"shell": sh, sandbox.ID: sb},
+		Run:      run.Options{DefaultBackend: "shell", Router: sh.Route},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.Open(ctx, filepath.Join(dir, "data"), auth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		if err := srv.Shutdown(ctx, nil); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		ts.Close()
+		sb.Close()
+	})
+	c, err := client.New(ts.URL, a.AdminToken(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sb
+}
