@@ -64,10 +64,11 @@ type egressHost struct {
 	log   *slog.Logger
 	mu    sync.Mutex
 	nets  map[string]*egress.Network
+	cas   map[string]*egress.CA
 }
 
 func newEgressHost(cfg egressConfig, dataDir string, log *slog.Logger) *egressHost {
-	return &egressHost{cfg: cfg, store: egress.OpenStore(dataDir), log: log, nets: map[string]*egress.Network{}}
+	return &egressHost{cfg: cfg, store: egress.OpenStore(dataDir), log: log, nets: map[string]*egress.Network{}, cas: map[string]*egress.CA{}}
 }
 
 // setRun makes h the runtime's Network.
@@ -98,7 +99,12 @@ func (h *egressHost) network(ctx context.Context, job *deskrun.Job) http.RoundTr
 		return nil
 	}
 	if len(secrets) > 0 {
-		c = c.WithSecrets(secrets)
+		ca, err := h.ca(ws)
+		if err != nil {
+			h.log.Error("egress: the workspace's CA is unusable: no network", "workspace", ws, "err", err)
+			return nil
+		}
+		c = c.WithSecrets(secrets).WithCA(ca)
 		for k, v := range env {
 			if _, set := job.Env[k]; !set {
 				job.Env[k] = v
@@ -120,4 +126,19 @@ func (h *egressHost) net(ws string) (*egress.Network, error) {
 	}
 	h.nets[ws] = n
 	return n, nil
+}
+
+// ca returns the workspace's CA, made on first use.
+func (h *egressHost) ca(ws string) (*egress.CA, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ca, ok := h.cas[ws]; ok {
+		return ca, nil
+	}
+	ca, err := h.store.CA(ws)
+	if err != nil {
+		return nil, err
+	}
+	h.cas[ws] = ca
+	return ca, nil
 }

@@ -138,6 +138,7 @@ type Client struct {
 	n       *Network
 	layers  []Layer
 	secrets []Secret
+	ca      *CA // terminates tunnels to the secrets' hosts (nil: none)
 }
 
 // Narrow returns a Client whose requests must also pass p.

@@ -75,14 +75,15 @@
 // A Client WithSecrets replaces each secret's placeholder by its value in
 // the requests to the secret's hosts only: header values (Basic credentials
 // decoded and encoded again) and, on requests desk sees whole, the URL.
-// Sent anywhere else the placeholder stays a placeholder. A tunnel's
-// content is not seen, so a secret reaches a host over CONNECT only if the
-// proxy terminates that tunnel (not done yet: see the package's Not done).
+// Sent anywhere else the placeholder stays a placeholder. A Client
+// WithCA (the workspace's CA: Store.CA, NewCA) makes the proxy terminate a
+// tunnel to a secret's host: it answers the TLS handshake with a
+// certificate of the CA (the program trusts CAPEM), checks each request
+// inside against the layers and sends it through the Client (which
+// verifies the real host). Other tunnels stay opaque.
 //
 // # Not done
 //
-//   - Terminating HTTPS to a secret's hosts in the proxy (a per-workspace
-//     CA the sandbox trusts).
 //   - Bandwidth is not tested by a test (it would need a clock); the
 //     connection limit is.
 //   - The host's interface addresses are read once, when the Network is

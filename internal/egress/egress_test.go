@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -408,5 +409,57 @@ func TestLimits_conns(t *testing.T) {
 	}
 	if _, err := New(Options{MaxConns: -1}); !errors.Is(err, ErrInvalid) {
 		t.Fatal("negative limit accepted")
+	}
+}
+
+func TestProxy_terminatesForSecrets(t *testing.T) {
+	bound := upstream(t, true)
+	other := upstream(t, true)
+	upPool := bound.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	n, err := New(Options{RootCAs: upPool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	ca, pemData, err := NewCA("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := ParseCA(pemData); err != nil || !bytes.Equal(again.PEM(), ca.PEM()) {
+		t.Fatalf("ParseCA: %v", err)
+	}
+	bp, op := hostPort(t, bound.URL), hostPort(t, other.URL)
+	c := n.Client(Layer{"ws", mustParse(t, "allow example.com="+bp+"; "+op)}).
+		WithSecrets([]Secret{{Name: "T", Placeholder: "desk-secret-T-9", Value: "v4lue", Hosts: []Rule{{Host: "example.com"}}}}).WithCA(ca)
+	purl, _ := url.Parse(proxyServer(t, c))
+	purl.User = url.UserPassword("desk", "good")
+	pool := upPool.Clone()
+	pool.AppendCertsFromPEM(c.CAPEM())
+	hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(purl), TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	get := func(u string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("Authorization", "Bearer desk-secret-T-9")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	// The bound host: desk terminates TLS (its CA's certificate) and puts the value in.
+	resp, body := get("https://example.com:" + strings.Split(bp, ":")[1] + "/a?k=desk-secret-T-9")
+	if body != "GET /a?k=v4lue auth=Bearer v4lue x=" || !strings.Contains(resp.TLS.PeerCertificates[0].Issuer.CommonName, "desk egress CA") {
+		t.Fatalf("bound: %q, issuer %q", body, resp.TLS.PeerCertificates[0].Issuer.CommonName)
+	}
+	// A second request on the same terminated connection.
+	if _, body := get("https://example.com:" + strings.Split(bp, ":")[1] + "/b"); body != "GET /b auth=Bearer v4lue x=" {
+		t.Fatalf("bound, again: %q", body)
+	}
+	// Another host: tunnelled untouched (its own certificate, the placeholder).
+	resp, body = get(other.URL + "/c")
+	if body != "GET /c auth=Bearer desk-secret-T-9 x=" || strings.Contains(resp.TLS.PeerCertificates[0].Issuer.CommonName, "desk") {
+		t.Fatalf("other: %q, issuer %q", body, resp.TLS.PeerCertificates[0].Issuer.CommonName)
 	}
 }

@@ -3,16 +3,20 @@ package egress
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Tunneler is what a network offers the proxy for CONNECT: a
@@ -113,6 +117,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // tunnel serves CONNECT.
 func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, rt http.RoundTripper) {
+	if c, ok := rt.(*Client); ok {
+		if host, port, err := splitHostPort(r.Host, 0); err == nil && c.terminates(host) {
+			p.terminate(w, r, c, host, port)
+			return
+		}
+	}
 	tn, ok := rt.(Tunneler)
 	if !ok {
 		http.Error(w, "desk egress: refused: this network offers no tunnels (CONNECT)\n", http.StatusForbidden)
@@ -176,4 +186,92 @@ func closeWrite(c net.Conn) {
 	} else {
 		c.Close()
 	}
+}
+
+// terminate serves a CONNECT to a secret's host: desk answers the TLS
+// handshake itself with a certificate of the Client's CA, reads each HTTP
+// request inside, and sends it on as https://host:port through the Client
+// (policy checked per request, methods and paths included; the secrets put
+// in; the upstream's certificate verified by desk).
+func (p *Proxy) terminate(w http.ResponseWriter, r *http.Request, c *Client, host string, port int) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "desk egress: cannot tunnel on this connection\n", http.StatusInternalServerError)
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
+	}
+	tc := tls.Server(&bufferedConn{Conn: client, r: buf.Reader}, &tls.Config{
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.ca.leaf(host) },
+		NextProtos:     []string{"http/1.1"},
+	})
+	hostport := net.JoinHostPort(host, strconv.Itoa(port))
+	inner := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, in *http.Request) {
+			u := *in.URL
+			u.Scheme, u.Host = "https", hostport // the tunnel's target, whatever Host says
+			in.URL = &u
+			p.rp.ServeHTTP(w, in.WithContext(context.WithValue(in.Context(), netKey{}, http.RoundTripper(c))))
+		}),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	inner.Serve(newOneConnListener(tc))
+}
+
+// bufferedConn reads what the server buffered before the hijack first.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) {
+	if c.r.Buffered() > 0 {
+		return c.r.Read(p)
+	}
+	return c.Conn.Read(p)
+}
+
+// oneConnListener hands out one connection, then waits for it to close.
+type oneConnListener struct {
+	c    net.Conn
+	once sync.Once
+	done chan struct{}
+	took bool
+}
+
+func newOneConnListener(c net.Conn) *oneConnListener {
+	l := &oneConnListener{done: make(chan struct{})}
+	l.c = &closeNotify{Conn: c, l: l}
+	return l
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	if !l.took {
+		l.took = true
+		return l.c, nil
+	}
+	<-l.done
+	return nil, net.ErrClosed
+}
+
+func (l *oneConnListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
+func (l *oneConnListener) Addr() net.Addr { return l.c.LocalAddr() }
+
+type closeNotify struct {
+	net.Conn
+	l *oneConnListener
+}
+
+func (c *closeNotify) Close() error {
+	err := c.Conn.Close()
+	c.l.Close()
+	return err
 }

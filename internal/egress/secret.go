@@ -26,6 +26,30 @@ func (c *Client) WithSecrets(s []Secret) *Client {
 	return &out
 }
 
+// WithCA returns a Client whose tunnels to its secrets' hosts the proxy
+// terminates with certificates of ca (which the program must trust: CAPEM),
+// so that the secrets reach them over HTTPS too.
+func (c *Client) WithCA(ca *CA) *Client {
+	out := *c
+	out.ca = ca
+	return &out
+}
+
+// CAPEM is the certificate of the Client's CA, nil without one: what a
+// sandbox adds to its trusted certificates.
+func (c *Client) CAPEM() []byte {
+	if c.ca == nil {
+		return nil
+	}
+	return c.ca.PEM()
+}
+
+// terminates reports whether the proxy terminates a tunnel to host: the
+// Client has a CA and secrets bound to host.
+func (c *Client) terminates(host string) bool {
+	return c.ca != nil && len(c.bound(host)) > 0
+}
+
 // bound returns the secrets bound to host.
 func (c *Client) bound(host string) []Secret {
 	var out []Secret

@@ -285,3 +285,29 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// CA returns the workspace's CA (DATA/egress/WS/ca.pem, 0600: certificate
+// and key), made on first use. Only one process at a time may call it for a
+// workspace (its worker).
+func (s *Store) CA(ws string) (*CA, error) {
+	d, err := s.wsDir(ws)
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(d, "ca.pem")
+	b, err := os.ReadFile(p)
+	if err == nil {
+		return ParseCA(b)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read CA of %s: %w", ws, err)
+	}
+	ca, data, err := NewCA(ws)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(d, "ca.pem", data); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}

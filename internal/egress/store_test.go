@@ -84,3 +84,26 @@ func TestWithLayer(t *testing.T) {
 		t.Fatalf("c2 %v (a sibling's layer leaked)", l)
 	}
 }
+
+func TestStore_CA(t *testing.T) {
+	s := OpenStore(t.TempDir())
+	a, err := s.CA("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.CA("w")
+	if err != nil || string(a.PEM()) != string(b.PEM()) {
+		t.Fatalf("a second CA: %v", err)
+	}
+	if strings.Contains(string(a.PEM()), "PRIVATE KEY") {
+		t.Fatal("PEM shows the key")
+	}
+	fi, err := os.Stat(filepath.Join(s.dir, "w", "ca.pem"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("ca.pem: %v %v", fi, err)
+	}
+	leaf, err := a.leaf("api.example.com")
+	if err != nil || leaf.Leaf.DNSNames[0] != "api.example.com" || leaf.Leaf.CheckSignatureFrom(a.cert) != nil {
+		t.Fatalf("leaf: %v", err)
+	}
+}

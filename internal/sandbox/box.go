@@ -49,6 +49,9 @@ type box struct {
 
 	nets sync.Map // egress credential → the execution's run.Job.Net, while it runs
 
+	trustMu sync.Mutex
+	trusted []byte // the egress CA added to the bundle's ca.pem (egress.go)
+
 	smu       sync.Mutex
 	sessions  map[int]string // session id inside → execution id
 	launching int            // executions started whose session is not registered yet

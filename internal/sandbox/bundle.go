@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
 // bundle is the on-disk state of one sandbox: StateDir/ID/{config.json,
@@ -30,7 +28,7 @@ func makeBundle(o *Options, sk *skeleton, id, name string, m Mount) (*bundle, er
 	if err := os.Mkdir(b.dir, privateDirMode); err != nil {
 		return nil, fmt.Errorf("make bundle: %w", err)
 	}
-	mounts := append(baseMounts(o, m), roBind(filepath.Join(b.dir, egressSocket), wire.ProxySocket))
+	mounts := baseMounts(o, m)
 	if sk == nil {
 		b.rootfs = o.RootDir
 	} else {
@@ -48,6 +46,11 @@ func makeBundle(o *Options, sk *skeleton, id, name string, m Mount) (*bundle, er
 			mounts = append(mounts, roBind(p, "/etc/"+name))
 		}
 	}
+	em, err := egressMounts(b.dir, sk != nil) // egress.go
+	if err != nil {
+		return nil, err
+	}
+	mounts = append(mounts, em...)
 	for _, bd := range o.Binds {
 		mounts = append(mounts, roBind(bd.Source, bd.Target))
 	}

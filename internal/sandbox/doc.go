@@ -271,7 +271,13 @@
 // decided by the execution's egress.Client: plain HTTP is sent by it,
 // HTTPS is a CONNECT tunnel it opens; a refusal is a 403 whose body says
 // why (what curl -w '%{http_code}' and a package manager's error show). A
-// program that ignores the proxy variables simply has no network.
+// program that ignores the proxy variables simply has no network. When the
+// Job.Net has a CA (egress.Client.CAPEM: the workspace has secrets, whose
+// HTTPS the proxy terminates), it is added to the bundle's ca.pem (the
+// host's system bundle first), bound at /.desk/ca.pem and over
+// /etc/ssl/certs/ca-certificates.crt, and the execution gets SSL_CERT_FILE,
+// CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE, PIP_CERT, GIT_SSL_CAINFO and
+// NODE_EXTRA_CA_CERTS pointing at it.
 //
 // # Protocol
 //

@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/desk-dev/desk/internal/sandbox/wire"
 	"maps"
 	"net"
 	"net/http"
@@ -90,6 +92,15 @@ func (x *box) netEnv(job *run.Job, env map[string]string) (map[string]string, fu
 		out = map[string]string{}
 	}
 	maps.Copy(out, ProxyEnv("http://desk:"+cred+"@127.0.0.1:"+strconv.Itoa(x.b.opts.ProxyPort)))
+	if ca, ok := job.Net.(interface{ CAPEM() []byte }); ok {
+		if pem := ca.CAPEM(); pem != nil {
+			if err := x.trust(pem); err != nil {
+				x.b.log.Warn("sandbox: cannot add the egress CA to the trusted certificates", "workspace", x.ws.Name, "err", err)
+			} else {
+				maps.Copy(out, caEnv())
+			}
+		}
+	}
 	return out, func() { x.nets.Delete(cred) }
 }
 
@@ -104,5 +115,63 @@ func ProxyEnv(u string) map[string]string {
 		"npm_config_proxy": u, "npm_config_https_proxy": u,
 		"PIP_PROXY":          u,
 		"NODE_USE_ENV_PROXY": "1",
+	}
+}
+
+// caBundle is the bundle's file of trusted certificates, bound at caTarget:
+// the host's system bundle, and the workspace's egress CA once an execution
+// brings one (egress.Client.CAPEM).
+const (
+	caBundle     = "ca.pem"
+	caTarget     = "/.desk/ca.pem"
+	systemBundle = "/etc/ssl/certs/ca-certificates.crt" // Debian's; bound over in the sandbox too
+)
+
+// egressMounts writes the bundle's trusted certificates (the host's system
+// bundle) and returns the mounts of the egress: the proxy's socket, the
+// bundle at /.desk/ca.pem and, with the host's userland, over the system
+// bundle's path.
+func egressMounts(dir string, hostUserland bool) ([]ociMount, error) {
+	sys, err := os.ReadFile(systemBundle)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("read %s: %w", systemBundle, err)
+	}
+	p := filepath.Join(dir, caBundle)
+	if err := os.WriteFile(p, sys, 0o644); err != nil {
+		return nil, fmt.Errorf("write bundle: %w", err)
+	}
+	ms := []ociMount{roBind(filepath.Join(dir, egressSocket), wire.ProxySocket), roBind(p, caTarget)}
+	if hostUserland && sys != nil {
+		ms = append(ms, roBind(p, systemBundle))
+	}
+	return ms, nil
+}
+
+// trust adds the CA certificate pem to the sandbox's trusted certificates
+// (once: the file is rewritten in place, so the bind mounts see it).
+func (x *box) trust(pem []byte) error {
+	x.trustMu.Lock()
+	defer x.trustMu.Unlock()
+	if bytes.Equal(x.trusted, pem) {
+		return nil
+	}
+	sys, err := os.ReadFile(systemBundle)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	all := append(append(sys, '\n'), pem...)
+	if err := os.WriteFile(filepath.Join(x.bundle.dir, caBundle), all, 0o644); err != nil {
+		return err
+	}
+	x.trusted = bytes.Clone(pem)
+	return nil
+}
+
+// caEnv points the common tools at the sandbox's trusted certificates
+// (the system bundle's path is bound to the same file too).
+func caEnv() map[string]string {
+	return map[string]string{
+		"SSL_CERT_FILE": caTarget, "CURL_CA_BUNDLE": caTarget, "REQUESTS_CA_BUNDLE": caTarget,
+		"PIP_CERT": caTarget, "GIT_SSL_CAINFO": caTarget, "NODE_EXTRA_CA_CERTS": caTarget,
 	}
 }

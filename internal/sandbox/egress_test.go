@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/egress"
@@ -385,4 +386,63 @@ func newGoProxy(t testing.TB, root string) string {
 		}
 	}
 	return serve(t, http.FileServer(http.Dir(root)))
+}
+
+// TestEgress_SecretOverHTTPS: HTTPS to a secret's host is terminated by
+// desk with the workspace's CA, which the sandbox's tools trust through
+// the environment and the system bundle, and the value goes in; HTTPS
+// elsewhere is tunnelled and carries the placeholder.
+func TestEgress_SecretOverHTTPS(t *testing.T) {
+	tool(t, "curl")
+	tool(t, "python3")
+	var mu sync.Mutex
+	seen := map[string]string{}
+	rec := func(name string) *httptest.Server {
+		s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[name+r.URL.Path] = r.Header.Get("Authorization")
+			mu.Unlock()
+			fmt.Fprint(w, "ok")
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	bound, other := rec("bound"), rec("other")
+	bu, _ := url.Parse(bound.URL)
+	ou, _ := url.Parse(other.URL)
+	n, err := egress.New(egress.Options{Workspace: "ws", RootCAs: bound.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	ca, _, err := egress.NewCA("ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := egress.Parse("allow example.com=127.0.0.1:" + bu.Port() + "; other.test=127.0.0.1:" + ou.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ph, value = "desk-secret-TOKEN-0123", "v4lue-over-tls"
+	c := n.Client(egress.Layer{Source: "the workspace's policy", Policy: p}).
+		WithSecrets([]egress.Secret{{Name: "TOKEN", Placeholder: ph, Value: value, Hosts: []egress.Rule{{Host: "example.com"}}}}).WithCA(ca)
+	e := newNetEnv(t, Options{}, c)
+	env := map[string]string{"TOKEN": ph}
+	res := e.run(`curl -sS -H "Authorization: Bearer $TOKEN" https://example.com:`+bu.Port()+`/curl; echo; `+
+		`python3 -c 'import os, urllib.request as u; r = u.Request("https://example.com:`+bu.Port()+`/py", headers={"Authorization": "Bearer " + os.environ["TOKEN"]}); print(u.urlopen(r).read().decode())'; `+
+		`env -u SSL_CERT_FILE -u CURL_CA_BUNDLE curl -sS -H "Authorization: Bearer $TOKEN" https://example.com:`+bu.Port()+`/system; echo; `+
+		`curl -sSk -H "Authorization: Bearer $TOKEN" https://other.test:`+ou.Port()+`/other`, run.ExecOptions{Env: env})
+	if res.ExitCode != 0 || res.Stdout != "ok\nok\nok\nok" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, path := range []string{"/curl", "/py", "/system"} {
+		if seen["bound"+path] != "Bearer "+value {
+			t.Errorf("the bound host received %q for %s", seen["bound"+path], path)
+		}
+	}
+	if seen["other/other"] != "Bearer "+ph {
+		t.Errorf("another host received %q, want the placeholder", seen["other/other"])
+	}
 }
