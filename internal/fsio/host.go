@@ -220,22 +220,8 @@ func (x *extractor) add(e *entry) error {
 	}
 	x.prog.p.Entries++
 	defer x.prog.tick()
-	if err := checkXattrs(e); err != nil {
+	if root, err := takeRoot(e, &x.g, x.dirAttrs, &x.sum); root || err != nil {
 		return err
-	}
-	if e.rel == "" {
-		if e.kind != kindDir {
-			return &EntryError{e.src, errors.New("the root of the source must be a directory")}
-		}
-		if x.dirAttrs[""] != nil {
-			return duplicate(e)
-		}
-		if err := x.g.keep(keptEntry(e)); err != nil {
-			return err
-		}
-		x.dirAttrs[""] = e
-		x.sum.Dirs++
-		return nil
 	}
 	if err := x.ensureDir(e.src, path.Dir(e.rel)); err != nil {
 		return err

@@ -244,6 +244,30 @@ func (im *importer) runOne(ctx context.Context, src string, run func(*vfs.Batch)
 	return entryErr(src, err)
 }
 
+// takeRoot checks what every sink checks of an entry first (its extended
+// attributes) and takes the source's root: its attributes are kept, once,
+// for the end. root reports that e was the root (nothing more to do).
+func takeRoot(e *entry, g *guard, dirAttrs map[string]*entry, sum *Summary) (root bool, err error) {
+	if err := checkXattrs(e); err != nil {
+		return false, err
+	}
+	if e.rel != "" {
+		return false, nil
+	}
+	if e.kind != kindDir {
+		return true, &EntryError{e.src, errors.New("the root of the source must be a directory")}
+	}
+	if dirAttrs[""] != nil {
+		return true, duplicate(e)
+	}
+	if err := g.keep(keptEntry(e)); err != nil {
+		return true, err
+	}
+	dirAttrs[""] = e
+	sum.Dirs++
+	return true, nil
+}
+
 // add queues one entry to be written under the staging directory.
 func (im *importer) add(e *entry) error {
 	if err := im.ctx.Err(); err != nil {
@@ -254,22 +278,8 @@ func (im *importer) add(e *entry) error {
 	}
 	im.prog.p.Entries++
 	defer im.prog.tick()
-	if err := checkXattrs(e); err != nil {
+	if root, err := takeRoot(e, &im.g, im.dirAttrs, &im.sum); root || err != nil {
 		return err
-	}
-	if e.rel == "" {
-		if e.kind != kindDir {
-			return &EntryError{e.src, errors.New("the root of the source must be a directory")}
-		}
-		if im.dirAttrs[""] != nil {
-			return duplicate(e)
-		}
-		if err := im.g.keep(keptEntry(e)); err != nil {
-			return err
-		}
-		im.dirAttrs[""] = e
-		im.sum.Dirs++
-		return nil
 	}
 	if n := len(im.dest) + 1 + len(e.rel); n > MaxPathLen {
 		return &EntryError{shortName(e.src), fmt.Errorf("the path in the destination would have %d bytes, over %d: %w", n, MaxPathLen, errno(syscall.ENAMETOOLONG))}
