@@ -249,6 +249,14 @@ func (c *Client) WorkspaceStats(ctx context.Context, ws string) (WorkspaceStats,
 	return s, err
 }
 
+// Check verifies every invariant of workspace ws's store (admin). A store
+// with problems is not an error: the report lists them.
+func (c *Client) Check(ctx context.Context, ws string) (CheckReport, error) {
+	var r CheckReport
+	err := c.call(ctx, "POST", wsPath(ws, "/check"), nil, nil, &r)
+	return r, err
+}
+
 func filePath(ws, p string) string { return wsPath(ws, "/files/", escapePath(p)) }
 
 // Stat describes a workspace path without following a final symlink.

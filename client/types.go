@@ -57,6 +57,15 @@ type SpaceStats struct {
 	DataDirBytes int64  `json:"data_dir_bytes"` // what the data directory takes, as measured (with a bound)
 }
 
+// CheckReport is what POST /v1/workspaces/{ws}/check reports: the store's
+// invariants verified (vfs.FS.Check).
+type CheckReport struct {
+	// OK is set when every invariant holds.
+	OK bool `json:"ok"`
+	// Problems lists what failed (at most 1,000 of them).
+	Problems []string `json:"problems"`
+}
+
 // WorkspaceStats describe an open workspace.
 type WorkspaceStats struct {
 	Name     string     `json:"name"`

@@ -129,6 +129,10 @@ func (s *remoteStore) Rename(ctx context.Context, src, dst string, noReplace boo
 	return err
 }
 
+func (s *remoteStore) Check(ctx context.Context) (client.CheckReport, error) {
+	return s.c.Check(ctx, s.ws)
+}
+
 func (s *remoteStore) Stats(ctx context.Context) (vfs.Stats, error) {
 	ws, err := s.c.WorkspaceStats(ctx, s.ws)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/client/quote"
 
 	"github.com/desk-dev/desk/internal/vfs"
@@ -45,6 +46,8 @@ type fileStore interface {
 	Rename(ctx context.Context, src, dst string, noReplace bool) error
 	// Stats summarise the store.
 	Stats(ctx context.Context) (vfs.Stats, error)
+	// Check verifies the store's invariants.
+	Check(ctx context.Context) (client.CheckReport, error)
 	// Close releases the store.
 	Close() error
 }
@@ -230,6 +233,14 @@ func parsePath(p string) (string, error) {
 }
 
 func (s localStore) Stats(ctx context.Context) (vfs.Stats, error) { return s.fsys.Stats(ctx) }
+
+func (s localStore) Check(ctx context.Context) (client.CheckReport, error) {
+	rep, err := s.fsys.Check(ctx)
+	if err != nil {
+		return client.CheckReport{}, err
+	}
+	return client.CheckReport{OK: rep.OK(), Problems: rep.Problems}, nil
+}
 
 // Close does nothing: fsCmd closes the database it opened.
 func (s localStore) Close() error { return nil }

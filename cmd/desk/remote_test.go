@@ -207,6 +207,9 @@ func TestWS(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustDesk(t, nil, "ws", "stats", "--json", "demo")), &js); err != nil || js.Name != "demo" || js.Store.Dirs != 2 {
 		t.Errorf("ws stats --json: %+v, %v", js, err)
 	}
+	if got := mustDesk(t, nil, "fs", "-w", "demo", "check"); got != "demo: ok\n" {
+		t.Errorf("fs -w demo check = %q", got)
+	}
 	if got := mustDesk(t, nil, "ws", "rm", "other"); got != "deleted workspace other\n" {
 		t.Errorf("ws rm = %q", got)
 	}
@@ -221,6 +224,7 @@ func TestWS(t *testing.T) {
 		wantFail(t, 1, "desk ws stats: ", "ws", "stats", "nope")
 		wantFail(t, 1, "(not_found)", "ws", "stats", "nope")
 		wantFail(t, 1, "(not_found)", "ws", "rm", "nope")
+		wantFail(t, 1, "(not_found)", "fs", "-w", "nope", "check")
 		wantFail(t, 2, "missing argument", "ws", "create")
 		wantFail(t, 2, "too many arguments", "ws", "rm", "a", "b")
 		wantFail(t, 2, `unknown verb "frob"`, "ws", "frob")

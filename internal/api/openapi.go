@@ -15,7 +15,7 @@ import (
 
 // schemaTypes are the wire types the OpenAPI document describes, by name.
 var schemaTypes = map[string]any{
-	"Workspace": client.Workspace{}, "WorkspaceList": client.WorkspaceList{}, "WorkspaceStats": client.WorkspaceStats{},
+	"Workspace": client.Workspace{}, "WorkspaceList": client.WorkspaceList{}, "WorkspaceStats": client.WorkspaceStats{}, "CheckReport": client.CheckReport{},
 	"WorkspaceRequest": client.WorkspaceRequest{}, "FileInfo": client.FileInfo{}, "DirList": client.DirList{},
 	"FindResult": client.FindResult{}, "GrepResult": client.GrepResult{}, "ChangeList": client.ChangeList{},
 	"Change": client.Change{}, "ExecRequest": client.ExecRequest{}, "Execution": client.Execution{},

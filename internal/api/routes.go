@@ -85,6 +85,7 @@ func routes() []route {
 		{method: "GET", path: "/v1/workspaces", op: "listWorkspaces", summary: "List workspaces (a workspace token sees only its own)", access: accAuth, query: []param{pAfter, pLimit}, status: 200, resp: "WorkspaceList", h: (*Server).handleListWorkspaces},
 		{method: "GET", path: ws, op: "getWorkspace", summary: "Describe a workspace without opening it", access: accScope, scope: auth.ScopeRead, status: 200, resp: "Workspace", h: (*Server).handleGetWorkspace},
 		{method: "DELETE", path: ws, op: "deleteWorkspace", summary: "Delete a workspace and revoke its tokens (admin)", access: accAdmin, status: 204, h: (*Server).handleDeleteWorkspace},
+		{method: "POST", path: ws + "/check", op: "checkWorkspace", summary: "Verify every invariant of the workspace's store; the problems found, if any (admin)", access: accAdminWorkspace, lease: true, status: 200, resp: "CheckReport", h: (*Server).handleCheck},
 		{method: "GET", path: ws + "/stats", op: "workspaceStats", summary: "Open a workspace and report on its contents", access: accScope, scope: auth.ScopeRead, lease: true, status: 200, resp: "WorkspaceStats", h: (*Server).handleStats},
 
 		{method: "GET", path: ws + "/files/{path...}", op: "readFile", summary: "Stat an entry (stat=1), list a directory (paged) or read a file (Range supported)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pStat, pAfter, pLimit}, status: 200, resp: "binary", h: (*Server).handleGetFile},

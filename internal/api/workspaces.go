@@ -146,6 +146,16 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, c *call) er
 	return writeJSON(w, http.StatusOK, out)
 }
 
+// handleCheck runs the store's integrity check (vfs.FS.Check): it reads the
+// whole store, so it is the admin's, and bounded by the request's context.
+func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c *call) error {
+	rep, err := c.lease.Workspace().FS().Check(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, client.CheckReport{OK: rep.OK(), Problems: append([]string{}, rep.Problems...)})
+}
+
 func wireToken(t auth.Token) client.Token {
 	sc := make([]string, len(t.Scopes))
 	for i, s := range t.Scopes {
