@@ -110,6 +110,8 @@ func New(o Options) (*Network, error) {
 		IdleConnTimeout:       30 * time.Second,
 		TLSHandshakeTimeout:   o.DialTimeout,
 		ExpectContinueTimeout: time.Second,
+		ReadBufferSize:        64 << 10,
+		WriteBufferSize:       64 << 10,
 	}
 	return n, nil
 }

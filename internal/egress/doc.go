@@ -44,7 +44,7 @@
 // (DefaultMaxConns, 256; past it ErrTooManyConns, after idle pooled
 // connections are closed) and Options.Bandwidth bytes per second each way
 // over all of them (DefaultBandwidth, 256 MiB/s; a token bucket, reads and
-// writes of at most 64 KiB at a time). Network.Client gives an execution its
+// writes of at most 256 KiB at a time). Network.Client gives an execution its
 // Client: an http.RoundTripper (run.Job.Net of the in-process backends) and
 // a Tunnel (CONNECT) enforcing its layers. A refused request gets a 403
 // answer (header X-Desk-Egress: refused) whose body, Denied.Error, names the

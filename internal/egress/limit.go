@@ -8,7 +8,7 @@ import (
 
 // chunk is the most a connection reads or writes at once, so that one
 // connection cannot take the whole bucket at a go.
-const chunk = 64 << 10
+const chunk = 256 << 10
 
 // limiter bounds bytes per second, shared by a workspace's connections.
 type limiter struct{ l *rate.Limiter }

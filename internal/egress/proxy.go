@@ -60,10 +60,23 @@ func NewProxy(lookup func(credential string) http.RoundTripper, log *slog.Logger
 			w.Header().Set("X-Desk-Egress", "error")
 			http.Error(w, msg, http.StatusBadGateway)
 		},
-		ErrorLog: nil,
+		ErrorLog:   nil,
+		BufferPool: bufferPool{},
 	}
 	return p
 }
+
+// copyBuffer is the size of the proxy's copy buffers: large copies make
+// fewer system calls per byte.
+const copyBuffer = 256 << 10
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, copyBuffer); return &b }}
+
+// bufferPool lends ReverseProxy its copy buffers.
+type bufferPool struct{}
+
+func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
+func (bufferPool) Put(b []byte) { buffers.Put(&b) }
 
 type netKey struct{}
 
@@ -169,12 +182,16 @@ func splice(client net.Conn, pending *bufio.Reader, up net.Conn) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		io.Copy(up, io.MultiReader(io.LimitReader(pending, int64(pending.Buffered())), client))
+		b := buffers.Get().(*[]byte)
+		defer buffers.Put(b)
+		io.CopyBuffer(up, io.MultiReader(io.LimitReader(pending, int64(pending.Buffered())), client), *b)
 		closeWrite(up)
 	}()
 	go func() {
 		defer wg.Done()
-		io.Copy(client, up)
+		b := buffers.Get().(*[]byte)
+		defer buffers.Put(b)
+		io.CopyBuffer(onlyWriter{client}, up, *b)
 		closeWrite(client)
 	}()
 	wg.Wait()
@@ -275,3 +292,7 @@ func (c *closeNotify) Close() error {
 	c.l.Close()
 	return err
 }
+
+// onlyWriter hides a connection's ReadFrom, so that io.CopyBuffer reads
+// the upstream through its bandwidth-limited Read with the large buffer.
+type onlyWriter struct{ io.Writer }
