@@ -43,6 +43,15 @@
 //     missing one gets a hint) and directories are not modules. Every
 //     import is read from the store when the execution first needs it: a
 //     module one execution writes, the next imports.
+//   - TypeScript: .ts and .mts files are modules whose types esbuild's
+//     transform strips (typescript.go; target ES2022, so decorators are
+//     lowered), and a main module that does not parse as JavaScript is
+//     tried as TypeScript (desk exec --file main.ts sends the content
+//     only). A TypeScript module's import of a missing ./x.js names x.ts
+//     when it exists. Printed stacks of uncaught errors and util.inspect
+//     map positions back to the TypeScript lines (esbuild's source map);
+//     error.stack itself keeps the engine's. No type checking; .tsx and
+//     .cts are refused.
 //   - CommonJS through node:module's createRequire(import.meta.url):
 //     require resolves as Node's CommonJS loader (files with .js, .json
 //     tried, directories with package.json "main" or index.js, packages in

@@ -43,6 +43,7 @@ type execution struct {
 	importer map[string]string // the module that first imported each name
 	sources  map[string]string // the source of each workspace module loaded, by name (assert.ok quotes it)
 	fds      map[int]*openFile // open file handles (fs.open)
+	tsMaps   map[string]*posMap // TypeScript modules: generated → source positions
 
 	timers   timerQueue
 	ticks    bool // process.nextTick queued callbacks
@@ -62,6 +63,7 @@ func newExecution(ctx context.Context, b *Backend, job *run.Job) *execution {
 		importer: map[string]string{},
 		sources:  map[string]string{},
 		fds:      map[int]*openFile{},
+		tsMaps:   map[string]*posMap{},
 		timers:   newTimerQueue(),
 	}
 }
@@ -142,6 +144,16 @@ func (x *execution) run() (run.Outcome, error) {
 	}
 	x.sources[x.main] = x.job.Source
 	ns, evaluated, err := c.EvalModule(x.job.Source, x.main, x.meta(x.main))
+	var ex *qjs.Exception
+	if errors.As(err, &ex) && ex.Name == "SyntaxError" && x.modules == 0 && c.Reason() == nil {
+		// Not JavaScript: it may be TypeScript (desk exec --file main.ts
+		// sends the content only). Strip its types and run that.
+		if js, pm, terr := stripTypes(x.job.Source, x.main); terr == nil {
+			x.tsMaps[x.main] = pm
+			x.sources[x.main] = js
+			ns, evaluated, err = c.EvalModule(js, x.main, x.meta(x.main))
+		}
+	}
 	if err != nil {
 		return x.end(err)
 	}

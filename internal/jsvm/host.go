@@ -125,6 +125,7 @@ func (x *execution) format(v qjs.Value) (string, error) {
 	}
 	defer x.c.Free(r)
 	s, err := x.c.ToString(r)
+	s = x.mapStack(s)
 	if name := x.c.StringProp(v, "name"); err == nil && x.c.IsError(v) && (name == "RangeError" || name == "InternalError") && x.c.StringProp(v, "message") == "stack overflow" {
 		if !strings.HasPrefix(s, name+": stack overflow") {
 			// Printing it overflowed the stack too (the depth limit may be

@@ -98,6 +98,9 @@ func (x *execution) normalize(base, name string) (string, error) {
 		if !path.IsAbs(p) {
 			p = path.Join(dir, name)
 		}
+		if x.tsMaps[base] != nil {
+			p = x.tsSibling(p)
+		}
 		return x.track(base, p)
 	case x.o.Modules[name] != "":
 		return x.track(base, name)
@@ -114,6 +117,24 @@ func (x *execution) normalize(base, name string) (string, error) {
 	return "", x.moduleError("ERR_MODULE_NOT_FOUND", fmt.Sprintf(
 		"Cannot find package '%s' imported from %s: bare imports come only from the server's trusted modules (%s); import workspace files by a relative path (./x.js)",
 		name, base, have))
+}
+
+// tsSibling is what a TypeScript module's import of p names: p, or, when p
+// is a missing .js (.mjs) file beside a .ts (.mts) one, the TypeScript file
+// (TypeScript's convention of importing the file a module compiles to).
+func (x *execution) tsSibling(p string) string {
+	alt := map[string]string{".js": ".ts", ".mjs": ".mts"}[path.Ext(p)]
+	if alt == "" {
+		return p
+	}
+	if _, err := x.job.FS.Stat(x.ctx, p); err == nil {
+		return p
+	}
+	ts := strings.TrimSuffix(p, path.Ext(p)) + alt
+	if _, err := x.job.FS.Stat(x.ctx, ts); err == nil {
+		return ts
+	}
+	return p
 }
 
 // track records the import chain of name (imported by base) and checks
@@ -237,8 +258,9 @@ func (x *execution) loadFile(name string) (*qjs.Module, error) {
 		// CommonJS: run by the runtime's loader, its module.exports the
 		// default export and its keys the named ones.
 		return x.nativeModule(x.callInternal("cjsModule", x.str(name)))
-	case ".ts", ".mts", ".cts", ".tsx", ".jsx":
-		return nil, x.moduleError("ERR_UNKNOWN_FILE_EXTENSION", fmt.Sprintf("Unknown file extension \"%s\" for %s: the js backend runs JavaScript only", ext, name))
+	case ".ts", ".mts":
+	case ".cts", ".tsx", ".jsx":
+		return nil, x.moduleError("ERR_UNKNOWN_FILE_EXTENSION", fmt.Sprintf("Unknown file extension \"%s\" for %s: the js backend runs JavaScript, .ts and .mts (no JSX, no CommonJS TypeScript)", ext, name))
 	default:
 		return nil, x.moduleError("ERR_UNKNOWN_FILE_EXTENSION", fmt.Sprintf("Unknown file extension \"%s\" for %s (want .js, .mjs or .json)", ext, name))
 	}
@@ -256,8 +278,17 @@ func (x *execution) loadFile(name string) (*qjs.Module, error) {
 		lit, _ := json.Marshal(string(data)) // a JSON string is a JavaScript string literal
 		return &qjs.Module{Source: "export default JSON.parse(" + string(lit) + ");\n", Meta: x.meta(name)}, nil
 	}
-	x.sources[name] = string(data)
-	return &qjs.Module{Source: string(data), Meta: x.meta(name)}, nil
+	src := string(data)
+	if isTypeScript(name) {
+		js, pm, err := stripTypes(src, name)
+		if err != nil {
+			return nil, x.jsError("SyntaxError", "", err.Error(), nil, true)
+		}
+		x.tsMaps[name] = pm
+		src = js
+	}
+	x.sources[name] = src
+	return &qjs.Module{Source: src, Meta: x.meta(name)}, nil
 }
 
 func init() {

@@ -23,7 +23,7 @@ import (
 // behind must be the same. A file holds many cases: a line "=== NAME"
 // starts one, and the lines up to the next are its module (main.mjs, or
 // main.ts for a NAME ending in ".ts", which Node runs after esbuild has
-// stripped its types, see tsdiff_test.go). Lines "--- PATH" inside a case
+// compiled it, see tsdiff_test.go). Lines "--- PATH" inside a case
 // start a file written beside main (up to the next "---" or "===" line).
 //
 // Output is compared after one normalization: Node's directory is shown as
@@ -144,12 +144,19 @@ func runDiffCase(t *testing.T, c diffCase) {
 			t.Fatal(err)
 		}
 	}
-	nodeSrc := src
-	if strings.HasSuffix(c.name, ".ts") {
-		nodeSrc = tsForNode(t, hostDir, src)
-	}
 	env := []string{"HOME=/workspace", "LANG=C", "TZ=UTC"}
-	want, werr, wcode := runNodeIn(t, hostDir, c.mainName(), nodeSrc, env)
+	var want, werr string
+	var wcode int
+	if strings.HasSuffix(c.name, ".ts") {
+		bundle := tsBundleForNode(t, hostDir, src)
+		b, err := os.ReadFile(bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr, wcode = runNodeFile(t, hostDir, bundle, string(b), "", env)
+	} else {
+		want, werr, wcode = runNodeIn(t, hostDir, c.mainName(), src, env)
+	}
 	want = strings.ReplaceAll(want, hostDir, "/workspace")
 	wantTree := hostTree(t, hostDir)
 

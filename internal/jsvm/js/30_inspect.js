@@ -218,7 +218,7 @@ let hideInternalFrames = false;
 function errorStack(err) {
   let stack = '';
   try { stack = typeof err.stack === 'string' ? err.stack : ''; } catch { /* ignore */ }
-  stack = stack.replace(/\n+$/, '');
+  stack = host.mapStack(stack.replace(/\n+$/, ''));
   if (hideInternalFrames) stack = stack.split('\n').filter((l) => !l.includes('(node:internal/desk:')).join('\n');
   // As many frames as Node keeps (Error.stackTraceLimit): the engine keeps all.
   const limit = typeof Error.stackTraceLimit === 'number' ? Error.stackTraceLimit : 10;
