@@ -39,10 +39,10 @@ type execution struct {
 	fsBytes  int64
 	srcBytes int64
 	modules  int
-	depth    map[string]int    // import chain length of each module name
-	importer map[string]string // the module that first imported each name
-	sources  map[string]string // the source of each workspace module loaded, by name (assert.ok quotes it)
-	fds      map[int]*openFile // open file handles (fs.open)
+	depth    map[string]int     // import chain length of each module name
+	importer map[string]string  // the module that first imported each name
+	sources  map[string]string  // the source of each workspace module loaded, by name (assert.ok quotes it)
+	fds      map[int]*openFile  // open file handles (fs.open)
 	tsMaps   map[string]*posMap // TypeScript modules: generated → source positions
 
 	timers   timerQueue

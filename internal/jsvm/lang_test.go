@@ -118,7 +118,7 @@ func TestModules(t *testing.T) {
 		{name: "unknown extension", files: lib, src: "import './noext'", err: "Uncaught", stderr: `Unknown file extension "" for /workspace/noext`},
 		{name: "directory import", files: lib, src: "import './sub'", err: "Uncaught", stderr: "ERR_UNSUPPORTED_DIR_IMPORT"},
 		{name: "commonjs imported", files: lib, src: "import old from './old.cjs'; export default () => [typeof old, old]", value: `["number",1]`},
-		{name: "typescript refused", files: lib, src: "import './t.ts'", err: "Uncaught", stderr: "runs JavaScript only"},
+		{name: "typescript imported", files: lib, src: "import { x } from './t.ts'; export default () => x", value: "1"},
 		{name: "syntax error in an import names the file", files: lib, src: "import './bad.js'", err: "Uncaught SyntaxError", stderr: "/workspace/bad.js:1"},
 		{name: "broken JSON module", files: lib, src: "import './sub/broken.json'", err: "Uncaught SyntaxError", stderr: "/workspace/sub/broken.json"},
 		{name: "syntax error in the source", src: "const x = 1;\nlet = ;", err: "Uncaught SyntaxError", stderr: "/workspace/<source>:2"},
