@@ -256,7 +256,8 @@
 // the sandbox's bundle (StateDir/ID/egress.sock, mode 0666 in the 0700
 // bundle), bound at /.desk/egress.sock (wire.ProxySocket); the init listens
 // on 127.0.0.1:Options.ProxyPort (3128) inside and carries each connection,
-// bytes only, to that socket (at most 256 at once). The execution's
+// bytes only, to that socket (at most 256 at once; the socket itself takes
+// at most 512 connections, idle ones closed after 2 minutes). The execution's
 // environment gets ProxyEnv: HTTP_PROXY, HTTPS_PROXY, http_proxy,
 // https_proxy = http://desk:CREDENTIAL@127.0.0.1:3128, NO_PROXY and
 // no_proxy = localhost,127.0.0.1,::1 (the sandbox's own servers),

@@ -6,12 +6,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
+	"io"
+	"log"
 	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -44,9 +47,49 @@ func (x *box) startEgress() error {
 		}
 		return nil
 	}, x.b.log)
-	x.egress = &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
-	go x.egress.Serve(ln)
+	x.egress = &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: log.New(io.Discard, "", 0)}
+	go x.egress.Serve(&limitListener{Listener: ln, slots: make(chan struct{}, maxProxyConns)})
 	return nil
+}
+
+// maxProxyConns bounds the connections to a sandbox's proxy socket at once
+// (the init's forwarder carries at most 256; programs may also connect to
+// the socket itself); past it a connection is closed at once.
+const maxProxyConns = 512
+
+// limitListener closes connections past its slots.
+type limitListener struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
+		default:
+			c.Close()
+		}
+	}
+}
+
+// slotConn gives its slot back once, when closed.
+type slotConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
 
 // listenUnix listens on the Unix socket path, through the directory's
