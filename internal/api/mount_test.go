@@ -18,6 +18,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/fusefs"
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
@@ -34,9 +35,9 @@ func waitUnmounted(t *testing.T, conn int) {
 	}
 	defer unix.Close(fd)
 	deadline := time.Now().Add(time.Minute)
-	for len(testenv.FUSEMountPoints(t, conn)) > 0 {
+	for len(mountPoints(t, conn)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("connection %d still mounted on %v after a minute (hang guard)", conn, testenv.FUSEMountPoints(t, conn))
+			t.Fatalf("connection %d still mounted on %v after a minute (hang guard)", conn, mountPoints(t, conn))
 		}
 		unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI | unix.POLLERR}}, 1000)
 	}
@@ -77,7 +78,7 @@ func TestMount_BothWays(t *testing.T) {
 	e.mkws("demo")
 	dir := mountDir(t)
 	s, ev := e.startMount("demo", client.MountRequest{Dir: dir})
-	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 1 || got[0] != dir {
+	if got := mountPoints(t, ev.Connection); len(got) != 1 || got[0] != dir {
 		t.Fatalf("mount points: %v, want [%s]", got, dir)
 	}
 	for i := range 3 {
@@ -119,7 +120,7 @@ func TestMount_BothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	// DELETE returns once unmounted.
-	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 0 {
+	if got := mountPoints(t, ev.Connection); len(got) != 0 {
 		t.Errorf("after DELETE still mounted on %v", got)
 	}
 	last, err := s.Next()
@@ -250,7 +251,7 @@ func TestMount_Outside(t *testing.T) {
 	if err != nil || last.Type != "unmounted" || last.Reason != "outside" || !strings.Contains(last.Message, "outside desk") {
 		t.Fatalf("after umount: %+v %v", last, err)
 	}
-	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 0 {
+	if got := mountPoints(t, ev.Connection); len(got) != 0 {
 		t.Errorf("still mounted on %v", got)
 	}
 }
@@ -303,7 +304,7 @@ func TestMount_Shutdown(t *testing.T) {
 		t.Fatal("Shutdown hangs (hang guard)")
 	}
 	f.Close()
-	if got := testenv.FUSEMountPoints(t, ev.Connection); len(got) != 0 {
+	if got := mountPoints(t, ev.Connection); len(got) != 0 {
 		t.Errorf("still mounted on %v after Shutdown", got)
 	}
 	// The store, reopened without a server, has the write.
@@ -350,4 +351,14 @@ func TestMount_AllowOther(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// mountPoints lists where FUSE connection conn is mounted.
+func mountPoints(t *testing.T, conn int) []string {
+	t.Helper()
+	ps, err := fusefs.MountPoints(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,6 +60,23 @@ func mountDevice(dir string, mo *fuse.MountOptions, readOnly bool) (int, error) 
 // mountDevice: it then serves fd as it is, sets nothing up, and leaves the
 // unmount to us.
 func devicePath(fd int) string { return "/dev/fd/" + strconv.Itoa(fd) }
+
+// MountPoints lists where FUSE connection conn (the mount's minor device
+// number, Server.Connection) is mounted in this process's mount table: one
+// point per mount, binds included; none once it is unmounted everywhere.
+func MountPoints(conn int) ([]string, error) {
+	ms, err := mountinfo.GetMounts(func(m *mountinfo.Info) (skip, stop bool) {
+		return m.Major != 0 || m.Minor != conn || !strings.HasPrefix(m.FSType, "fuse"), false
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list mounts of fuse connection %d: %w", conn, err)
+	}
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.Mountpoint)
+	}
+	return out, nil
+}
 
 // fusectlDir is where the kernel's fusectl filesystem lists FUSE connections.
 const fusectlDir = "/sys/fs/fuse/connections"

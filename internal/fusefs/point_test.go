@@ -93,7 +93,7 @@ func TestParentMountPoint(t *testing.T) {
 	if srv.Connection() == 0 || srv.Dir() != dir {
 		t.Fatalf("connection %d, dir %q", srv.Connection(), srv.Dir())
 	}
-	if got := testenv.FUSEMountPoints(t, srv.Connection()); len(got) != 1 || got[0] != dir {
+	if got := mountPoints(t, srv.Connection()); len(got) != 1 || got[0] != dir {
 		t.Fatalf("mount points of connection %d: %v, want [%s]", srv.Connection(), got, dir)
 	}
 	must(t, "write through the mount", os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644))
@@ -120,10 +120,10 @@ func TestParentMountPoint(t *testing.T) {
 		t.Fatal("Unmount hangs (hang guard)")
 	}
 	unmounted = true
-	if got := testenv.FUSEMountPoints(t, srv.Connection()); len(got) != 0 {
+	if got := mountPoints(t, srv.Connection()); len(got) != 0 {
 		t.Errorf("after Unmount, connection %d is still mounted on %v", srv.Connection(), got)
 	}
-	if got := testenv.FUSEMountPoints(t, osrv.Connection()); len(got) != 1 || got[0] != otherDir {
+	if got := mountPoints(t, osrv.Connection()); len(got) != 1 || got[0] != otherDir {
 		t.Errorf("the other mount: %v, want it left on %s", got, otherDir)
 	}
 	var st unix.Statfs_t
@@ -152,4 +152,14 @@ func TestUnmountDetachedElsewhere(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("Unmount hangs (hang guard)")
 	}
+}
+
+// mountPoints lists where FUSE connection conn is mounted.
+func mountPoints(t *testing.T, conn int) []string {
+	t.Helper()
+	ps, err := fusefs.MountPoints(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }

@@ -151,7 +151,7 @@ func TestMount_BothWays(t *testing.T) {
 	m, err := hostmount.New(ctx, store, dir, hostmount.Options{Actor: "mount:test", Records: rec})
 	must(t, "mount", err)
 	defer m.Unmount()
-	if got := testenv.FUSEMountPoints(t, m.Connection()); len(got) != 1 || got[0] != dir {
+	if got := mountPoints(t, m.Connection()); len(got) != 1 || got[0] != dir {
 		t.Fatalf("mount points: %v, want [%s]", got, dir)
 	}
 	if recs, _ := os.ReadDir(rec.Dir); len(recs) != 1 {
@@ -176,7 +176,7 @@ func TestMount_BothWays(t *testing.T) {
 		t.Errorf("last change %+v: actor %q, want mount:test", last, last.Actor)
 	}
 	must(t, "unmount", m.Unmount())
-	if got := testenv.FUSEMountPoints(t, m.Connection()); len(got) != 0 {
+	if got := mountPoints(t, m.Connection()); len(got) != 0 {
 		t.Errorf("after Unmount still mounted on %v", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "f")); !errors.Is(err, fs.ErrNotExist) {
@@ -229,7 +229,7 @@ func TestMount_GoneOutside(t *testing.T) {
 				t.Errorf("Why: %q", m.Why())
 			}
 			must(t, "Unmount after an outside unmount", m.Unmount())
-			if got := testenv.FUSEMountPoints(t, m.Connection()); len(got) != 0 {
+			if got := mountPoints(t, m.Connection()); len(got) != 0 {
 				t.Errorf("still mounted on %v", got)
 			}
 		})
@@ -273,7 +273,7 @@ func TestRecords_CleanupAfterDeath(t *testing.T) {
 	}
 	must(t, "kill", cmd.Process.Kill())
 	cmd.Wait()
-	if got := testenv.FUSEMountPoints(t, conn); len(got) != 1 || got[0] != dir {
+	if got := mountPoints(t, conn); len(got) != 1 || got[0] != dir {
 		t.Fatalf("after the kill, connection %d is on %v, want [%s] (left mounted)", conn, got, dir)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); !errors.Is(err, syscall.ENOTCONN) {
@@ -285,7 +285,7 @@ func TestRecords_CleanupAfterDeath(t *testing.T) {
 	if len(got) != 1 || got[0] != dir {
 		t.Errorf("Cleanup detached %v, want [%s]", got, dir)
 	}
-	if got := testenv.FUSEMountPoints(t, conn); len(got) != 0 {
+	if got := mountPoints(t, conn); len(got) != 0 {
 		t.Errorf("after Cleanup still mounted on %v", got)
 	}
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
@@ -318,10 +318,20 @@ func TestRecords_CleanupLeavesOthers(t *testing.T) {
 	if err != nil || len(got) != 0 {
 		t.Errorf("Cleanup: %v %v, want nothing detached", got, err)
 	}
-	if got := testenv.FUSEMountPoints(t, m.Connection()); len(got) != 1 {
+	if got := mountPoints(t, m.Connection()); len(got) != 1 {
 		t.Errorf("the live mount: %v", got)
 	}
 	if _, err := os.ReadDir(dir); err != nil {
 		t.Errorf("the live mount after Cleanup: %v", err)
 	}
+}
+
+// mountPoints lists where FUSE connection conn is mounted.
+func mountPoints(t *testing.T, conn int) []string {
+	t.Helper()
+	ps, err := fusefs.MountPoints(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
