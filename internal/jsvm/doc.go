@@ -83,9 +83,69 @@
 // setInterval, setImmediate and their clear functions, queueMicrotask,
 // structuredClone, TextEncoder, TextDecoder, URL, URLSearchParams, atob,
 // btoa, Buffer, process, crypto (randomUUID, getRandomValues),
-// DOMException, global. fetch exists and rejects with ERR_DESK_NO_NETWORK:
-// egress comes with a policy, later. util.inspect, and so console.log,
-// format values as Node does (the parity test compares them with Node).
+// DOMException, global, and fetch with Headers, Request, Response,
+// AbortController, AbortSignal and ReadableStream (see Network).
+// util.inspect, and so console.log, format values as Node does (the parity
+// test compares them with Node).
+//
+// # Network
+//
+// fetch is the WHATWG one, as Node 20 has it (js/91_fetch.js, fetch.go).
+// Every request goes through the execution's network, run.Job.Net, which
+// enforces the workspace's egress policy: a refused request is an ordinary
+// response (403, and a body saying why), which fetch returns as it would
+// any other. Without a network (Job.Net nil) fetch rejects with a
+// TypeError whose code is ERR_DESK_NO_NETWORK and whose message ends with
+// run.ErrNoNetwork's text ("fetch failed: GET https://x/: no network: the
+// workspace's egress policy is none").
+//
+// What works as in Node (TestFetch_node runs a table of scripts under Node
+// 20 and here against one loopback server and compares stdout and the exit
+// code): methods (the standard ones upper-cased, CONNECT, TRACE and TRACK
+// refused), headers (Headers: validation and its messages, sorted
+// iteration, values of one name joined, getSetCookie, immutable response
+// headers), bodies from strings, ArrayBuffers, typed arrays,
+// URLSearchParams and ReadableStreams (duplex: 'half', sent chunked), the
+// default request headers (accept, accept-language, sec-fetch-mode,
+// user-agent "node"), gzip responses (decoded by the transport), redirect
+// 'follow' (at most 20; 301/302 turn POST into GET, 303 all but HEAD,
+// 307/308 resend the body; Authorization and Cookie dropped across
+// origins), 'manual' (the 3xx response) and 'error' (fetch failed,
+// unexpected redirect), status, statusText, ok, url, redirected, type,
+// Response.body as a ReadableStream (getReader, read, cancel, releaseLock,
+// for await, tee), text, json, arrayBuffer, bytes, clone, bodyUsed, null
+// bodies (HEAD, 204, 304), Response.json/error/redirect, new Response(...),
+// AbortController, AbortSignal (abort, timeout, any, onabort,
+// addEventListener, throwIfAborted), aborting before, during the request
+// and during the body, failures shaped as Node's (TypeError "fetch
+// failed" whose cause is Error "connect ECONNREFUSED 127.0.0.1:PORT" with
+// code, errno, syscall, address and port; "getaddrinfo ENOTFOUND host";
+// "unknown scheme"; "redirect count exceeded").
+//
+// How it runs: fetch hands the request to the host, which sends it on a
+// goroutine of its own; the response's head comes back to the event loop
+// as an event, and each read of the body asks the host for the next chunk
+// (at most 64 KiB), which the goroutine reads from the connection only
+// then. A request waiting for its response, and a read waiting for its
+// chunk, keep the execution alive as a timer does; a body nobody reads
+// does not. An abort (signal, cancel) cancels the request's context at
+// once, and the end of the execution (return, kill, timeout) cancels every
+// request in flight and waits for their goroutines. Bounds: what a script
+// holds of responses is in the engine, within MaxMemory (a body read with
+// text() larger than that ends the execution with the MaxMemory limit;
+// read chunk by chunk, it can be any size); outside the engine at most one
+// chunk per fetch, MaxFetches (64) fetches in flight, each request body at
+// most MaxFetchBodyBytes (16 MiB; a stream body is read whole before it is
+// sent); response header size is bounded by Job.Net's transport.
+//
+// Differences from Node: no Blob, FormData, File or EventTarget (blob()
+// and formData() reject with ERR_DESK_UNSUPPORTED); no BYOB readers, no
+// pipeTo or pipeThrough, no WritableStream or TransformStream; no
+// keepalive, no cookies jar, no HTTP/2 from the script's side (Job.Net
+// decides); the Accept-Encoding header is the transport's (gzip), not
+// undici's "gzip, deflate"; a stream request body is read whole before the
+// request starts (within MaxFetchBodyBytes); data: and file: URLs are
+// refused ("unknown scheme").
 //
 // # Design
 //
@@ -199,14 +259,16 @@
 // through the fs functions (paths are resolved inside the store, whose root
 // is the workspace's; ".." stops there), its stdin, stdout and stderr, the
 // environment run gives it (never the host's), the clock, randomness, and
-// the modules described above. process.stdin reads the job's stdin on the
+// the modules described above, and fetch through run.Job.Net.
+// process.stdin reads the job's stdin on the
 // engine's goroutine, blocking it until bytes arrive; a stdin stream
 // (run.ExecOptions.StdinStream) is closed by run when the execution is
 // killed or times out, so such a read returns then (a read that blocks past
 // StopGrace is left to the engine, stuck until it returns: see "Stopping an
-// execution"). There is no network, no host filesystem, no process, no
-// require, no engine module (std, os), and the engine's own globals are not
-// exposed. The engine runs in-process: its memory is bounded (MaxMemory: a
+// execution"). There is no socket (the network is fetch through Job.Net
+// alone), no host filesystem, no process, no require, no engine module
+// (std, os), and the engine's own globals are not exposed. The engine runs
+// in-process: its memory is bounded (MaxMemory: a
 // failed allocation ends the execution even if the script catches "out of
 // memory"; MaxStackMemory for its frames), its stack is bounded
 // (MaxStackDepth), its run time by the execution's timeout (but see
@@ -221,7 +283,7 @@
 // (Timeout, MaxTimeout, given to run through run.TimeoutBounds), MaxMemory,
 // MaxStackDepth, MaxStackMemory, MaxOutputBytes, MaxSourceBytes,
 // MaxModules, MaxModuleDepth, MaxFSCalls, MaxFSBytes, MaxTimers,
-// MaxConcurrent, MaxStuck (and StopGrace, the wait for an aborted engine). The
+// MaxFetches, MaxFetchBodyBytes, MaxConcurrent, MaxStuck (and StopGrace, the wait for an aborted engine). The
 // input and the value are bounded by run (MaxInputBytes, MaxValueBytes). A
 // limit that is hit ends the execution as failed with a *LimitError (stderr:
 // "desk: js: limit exceeded: MaxFSCalls (...)"), except the stack limit,
@@ -235,9 +297,10 @@
 //   - Intl (the engine has none: toLocaleString formats as en-US). Local
 //     time is UTC for every execution (TZ in its environment is ignored).
 //     No WebAssembly, workers, SharedArrayBuffer sharing.
-//   - Request, Response, Headers, AbortController, EventTarget, Blob, web
-//     streams, node:child_process, node:http. node:stream is a smaller
-//     machine than Node's (see docs/node-parity.md).
+//   - EventTarget, Blob, FormData, web streams other than ReadableStream
+//     (no WritableStream, TransformStream, pipeTo), node:child_process,
+//     node:http. node:stream is a smaller machine than Node's (see
+//     docs/node-parity.md).
 //   - Errors the engine throws have QuickJS's messages ("cannot read
 //     property 'x' of null"), not V8's; {...'str'} gives {}. Fixed in the
 //     runtime (js/91_parity.js): JSON.parse's messages, BigInt.asUintN,

@@ -46,7 +46,8 @@ type execution struct {
 	tsMaps   map[string]*posMap // TypeScript modules: generated → source positions
 
 	timers   timerQueue
-	ticks    bool // process.nextTick queued callbacks
+	ticks    bool     // process.nextTick queued callbacks
+	net      netState // fetches in flight (fetch.go)
 	hostMods map[string]map[string]HostFunc
 
 	settled  bool
@@ -71,6 +72,7 @@ func newExecution(ctx context.Context, b *Backend, job *run.Job) *execution {
 // close frees the engine and everything it holds.
 func (x *execution) close() {
 	x.closeFiles()
+	x.net.close()
 	if x.c != nil {
 		x.c.Free(x.internals)
 		x.c.Free(x.fire)

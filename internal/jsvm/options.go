@@ -23,6 +23,8 @@ const (
 	DefaultMaxTimers      = 10_000           // timers pending at once
 	DefaultMaxStuck       = 8                // stuck engines tolerated beyond MaxConcurrent (all workspaces)
 	DefaultStopGrace      = 20 * time.Millisecond
+	DefaultMaxFetches     = 64       // fetches in flight at once
+	DefaultMaxFetchBody   = 16 << 20 // bytes of one fetch request body
 )
 
 // Options configure a Backend. Zero fields take the documented defaults;
@@ -91,6 +93,12 @@ type Options struct {
 	// see Stats). A supervisor that can restart the process uses it: a
 	// workspace worker restarts once nothing runs (see cmd/desk).
 	OnStuck func()
+	// MaxFetches bounds the fetches in flight at once (default 64), and
+	// MaxFetchBodyBytes the body of one request (default 16 MiB). Response
+	// bodies come into the engine a chunk (64 KiB at most) at a time, so
+	// MaxMemory bounds what a script keeps of them.
+	MaxFetches        int
+	MaxFetchBodyBytes int64
 	// Logger gets a warning for every engine left running and a note when
 	// one stops (nil: no log).
 	Logger *slog.Logger
@@ -108,7 +116,8 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.Timeout < 0 || o.MaxTimeout < 0 || o.MaxMemory < 0 || o.MaxStackDepth < 0 || o.MaxOutputBytes < 0 ||
 		o.MaxSourceBytes < 0 || o.MaxModules < 0 || o.MaxModuleDepth < 0 || o.MaxFSCalls < 0 || o.MaxFSBytes < 0 ||
-		o.MaxTimers < 0 || o.MaxConcurrent < 0 || o.MaxStackMemory < 0 || o.StopGrace < 0 || o.MaxStuck < 0 {
+		o.MaxTimers < 0 || o.MaxConcurrent < 0 || o.MaxStackMemory < 0 || o.StopGrace < 0 || o.MaxStuck < 0 ||
+		o.MaxFetches < 0 || o.MaxFetchBodyBytes < 0 {
 		return o, errors.New("check js options: negative limit")
 	}
 	def := func(v *int64, d int64) {
@@ -142,6 +151,8 @@ func (o Options) withDefaults() (Options, error) {
 	defi(&o.MaxConcurrent, DefaultMaxConcurrent)
 	def(&o.MaxStackMemory, o.MaxMemory)
 	defi(&o.MaxStuck, DefaultMaxStuck)
+	defi(&o.MaxFetches, DefaultMaxFetches)
+	def(&o.MaxFetchBodyBytes, DefaultMaxFetchBody)
 	if o.StopGrace == 0 {
 		o.StopGrace = DefaultStopGrace
 	}

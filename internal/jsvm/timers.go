@@ -151,8 +151,8 @@ func hostTimerStart(x *execution, args []qjs.Value) (qjs.Value, error) {
 }
 
 // loop is the event loop: run promise jobs, check for unhandled rejections
-// and the result, then wait for the next timer and fire it, until nothing
-// keeps the execution alive.
+// and the result, then wait for the next timer and fire it (or for a
+// fetch's event and deliver it), until nothing keeps the execution alive.
 func (x *execution) loop() error {
 	var wait *time.Timer
 	defer func() {
@@ -177,21 +177,32 @@ func (x *execution) loop() error {
 			}
 			return &uncaught{text: text, inPromise: true}
 		}
-		if x.timers.refs == 0 {
+		if x.timers.refs == 0 && x.net.pending == 0 {
 			if x.settled {
 				return nil
 			}
 			return errNeverSettled
 		}
 		t := x.timers.next()
-		if d := time.Until(t.due); d > 0 {
-			if wait == nil {
-				wait = time.NewTimer(d)
-			} else {
-				wait.Reset(d)
+		var due <-chan time.Time // nil: no timer (fetches keep the execution alive)
+		if t != nil {
+			if d := time.Until(t.due); d > 0 {
+				if wait == nil {
+					wait = time.NewTimer(d)
+				} else {
+					wait.Reset(d)
+				}
+				due = wait.C
 			}
+		}
+		if t == nil || due != nil {
 			select {
-			case <-wait.C:
+			case <-due:
+			case ev := <-x.net.events: // nil without fetches
+				if err := x.deliverFetch(ev); err != nil {
+					return err
+				}
+				continue
 			case <-x.ctx.Done():
 				return x.c.Reason()
 			}

@@ -15,10 +15,7 @@ for (const [name, value] of Object.entries({
 }
 lazy(globalThis, 'process', makeProcess);
 lazy(globalThis, 'crypto', () => ({ randomUUID, getRandomValues, subtle: undefined }));
-defineGlobal('fetch', async function fetch() {
-  throw nodeError(TypeError, 'ERR_DESK_NO_NETWORK',
-    'fetch is not available: the js backend has no network access (no egress policy allows it)');
-});
+// fetch and its classes: 91_fetch.js.
 if (typeof Error.captureStackTrace !== 'function') {
   Object.defineProperty(Error, 'captureStackTrace', {
     value: function captureStackTrace(obj) {
