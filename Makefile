@@ -29,9 +29,10 @@ RUN_APT_PACKAGES := runc
 # the Latin Modern fonts of pandoc's default template and pdftotext
 # (poppler-utils) to read the PDF back. (pandoc, texlive-latex-base,
 # texlive-latex-recommended, lmodern and poppler-utils took 41 s to install
-# with apt-get update on a Debian 12 machine and 368 MB of disk.) `make
+# with apt-get update on a Debian 12 machine and 368 MB of disk.) curl and
+# wget are the references of the shell's curl and wget. `make
 # test-setup` installs whichever are missing.
-TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev texlive-latex-recommended lmodern poppler-utils
+TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev texlive-latex-recommended lmodern poppler-utils curl wget
 
 # Programs the sandbox's workload tests and `desk bench fs` run inside the
 # sandbox, which sees the host's /usr read-only (so a python3 under ~/.pyenv

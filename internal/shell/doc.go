@@ -47,7 +47,9 @@
 // ("cannot execute", 126). Commands get a cmds.Env built from the
 // interpreter's state at the call: Dir, the current stdin/stdout/stderr, the
 // exported variables, Limits.MaxReadBytes, a Ctx cancelled on kill, timeout
-// and limits, and Exec to run another command (xargs, env, timeout...). A
+// and limits, Net (the job's run.Job.Net: curl and wget send through it, and
+// fail with run.ErrNoNetwork's message without one), and Exec to run
+// another command (xargs, env, timeout...). A
 // command that panics prints "name: internal error" and exits 2.
 //
 // # Interpreter bugs worked around

@@ -959,6 +959,7 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		},
 		Limits: cmds.Limits{MaxReadBytes: x.b.opts.MaxReadBytes},
 		Now:    x.b.opts.Now,
+		Net:    x.job.Net,
 	}
 	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
 		if len(args) == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"path"
 	"regexp"
 	"sort"
@@ -56,6 +57,10 @@ type Env struct {
 	// Now is the clock of date, touch, find -mtime, ls and tar (nil: the
 	// host's time.Now). The shell backend sets it from Options.Now.
 	Now func() time.Time
+	// Net is the execution's network (run.Job.Net), through which curl and
+	// wget send every request; nil: no network (they fail with
+	// run.ErrNoNetwork's message).
+	Net http.RoundTripper
 }
 
 // Clock returns the current time from Now (time.Now when Now is nil).

@@ -32,4 +32,77 @@
 // charges jsonCost (64: gojq's values measured at up to 60 times the text),
 // per line diff compares diffCost (160). TestMem_buffering checks each.
 // Not charged: the values an awk program builds (GoAWK has no hook).
+//
+// # Network: curl and wget
+//
+// curl and wget send every request through Env.Net, the execution's
+// network (run.Job.Net), which enforces the workspace's egress policy: a
+// refused request is an ordinary response, 403 with a body saying why,
+// which curl prints (and -f turns into exit 22) and wget reports as an
+// error (exit 8; --content-on-error saves the body). Without a network
+// (Env.Net nil) curl fails with exit 7, "curl: (7) Failed to connect to
+// HOST port PORT: GET URL: no network: the workspace's egress policy is
+// none", and wget with exit 4 and "wget: GET URL: no network: ..." (printed
+// even under -q: the status alone would not say why). Files are written to
+// the workspace (created 0644, truncated); /dev/null, /dev/stdout and
+// /dev/stderr as outputs are the streams. Bodies stream through a 32 KiB
+// buffer charged to Env.Mem; what a command holds whole (-d @file,
+// --data-binary @-, -T file, --post-file) is read within MaxReadBytes and
+// charged (past the budget curl exits 27, "Out of memory"). Kill and the
+// execution's timeout cancel a transfer at once.
+//
+// curl 7.88 (TestCurl_real runs a table against the real curl on a loopback
+// server and compares stdout, stderr when -s, the status and the files
+// written): URLs without a scheme get http://; several URLs, each with its
+// -o or -O in order. Options: -s -S -f --fail-with-body -L --max-redirs
+// (50) -o FILE -O --remote-name-all -X -H ("Name:" removes a header,
+// "Name;" sends it empty, a first -H of a name replaces curl's own) -d
+// --data-ascii --data-binary --data-raw --data-urlencode (content, =content,
+// name=content, @file, name@file; spaces as +) --json -G -I -i -w (with
+// @file, \n \r \t, %{http_code} %{response_code} %{url_effective} %{url}
+// %{content_type} %{size_download} %{size_upload} %{size_header}
+// %{num_redirects} %{redirect_url} %{method} %{exitcode} %{errormsg}
+// %{http_version} %{scheme} %{num_connects} %{time_*} %{speed_download}
+// %header{name} %{stdout} %{stderr}; an unknown one is reported as curl
+// does) -u USER:PASS -A -e -T FILE (PUT; a URL ending in / gets the file's
+// name) --compressed (asks for deflate, gzip and decodes them)
+// --max-time -m --url -v; accepted and without effect: -k --insecure
+// (certificates are Env.Net's business), -N, -g, -#, -q, --http1.1,
+// --no-progress-meter, --create-dirs, --connect-timeout, --retry. Long
+// options take their value as the next argument (curl has no --opt=value).
+// Redirects under -L follow curl's rules: 301 and 302 turn a POST into a
+// GET, 303 anything but HEAD, 307 and 308 resend the method and body, -X
+// keeps its method, -u goes to the first host only. Exit statuses: 1
+// unsupported protocol, 2 bad command line, 3 bad URL, 6 name not
+// resolved, 7 connection failed (and no network), 22 HTTP error under -f,
+// 23 output not writable, 26 -T file unreadable, 27 data too large, 28
+// --max-time reached, 47 too many redirects, 52 empty reply, 55 and 56
+// send and receive failures, 61 unknown content encoding. Differences:
+// no progress meter (curl prints one to stderr when not -s and output is
+// not a terminal); -i, -I and -v print the response headers sorted by name
+// with Transfer-Encoding last (Go's client keeps no wire order; Go servers
+// write a handler's headers in that order), and -v's request lines are
+// curl's headers in curl's order but its connection notes are made up;
+// without --compressed the request carries "Accept-Encoding: identity"
+// (else Go's transport would ask for gzip and decode it), with it
+// "deflate, gzip" (no br or zstd); -u USER without a password sends an
+// empty one (no prompt); no cookies (-b, -c), no -F forms, no -r ranges,
+// no --resolve, no proxies of its own, no FTP, FILE or other protocols.
+//
+// wget 1.21 (TestWget_real likewise, comparing stderr under -q): options
+// -q -v -nv -S (the response's headers on stderr, also under -q, as wget)
+// -O FILE (created before the first request, even when it fails; one file
+// for all URLs) -O- -P DIR --header --post-data --post-file --method
+// --body-data --body-file -U --user --password (sent when the server
+// challenges, as wget without --auth-no-challenge) -T --max-redirect (20)
+// --content-on-error; accepted: -t --tries (there is one try),
+// --no-check-certificate, -nc, --progress, --show-progress, --no-cache.
+// Long options may be abbreviated and take =value. Without -O a download
+// is saved under the URL's last path segment (index.html for a directory),
+// numbered .1, .2, ... when the name is taken. Exit statuses: 1 generic
+// (bad URL), 2 bad command line, 3 file not writable, 4 network failure
+// (refused, timeout, no network), 6 authentication failed (401), 8 server
+// error (4xx, 5xx, too many redirects). Differences: the log on stderr
+// (without -q) has wget's lines but not its progress bar or speeds; no
+// retries, no recursion (-r), no -c, no timestamping, no robots.
 package cmds
