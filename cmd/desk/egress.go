@@ -48,6 +48,11 @@ func (f *egressFlags) config() (egressConfig, error) {
 	return egressConfig{def: p, maxConns: *f.maxConns, bandwidth: *f.bandwidth}, nil
 }
 
+// defaultEgress is the configuration of desk serve's defaults.
+func defaultEgress() egressConfig {
+	return egressConfig{def: egress.Policy{Mode: egress.None}, maxConns: egress.DefaultMaxConns, bandwidth: egress.DefaultBandwidth}
+}
+
 // args passes the settings on to a worker.
 func (c egressConfig) args() []string {
 	return []string{"--egress", c.def.String(), "--egress-max-conns", strconv.Itoa(c.maxConns), "--egress-bandwidth", strconv.FormatInt(c.bandwidth, 10)}

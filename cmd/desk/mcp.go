@@ -80,6 +80,9 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 	if err != nil {
 		return nil, nil, err
 	}
+	// The workspace's stored egress policy and secrets hold here too (with
+	// no policy of its own: none, desk serve's default).
+	newEgressHost(defaultEgress(), *wf.data, log).setRun(&bs.run)
 	h, err := host.Open(ctx, host.Options{
 		DataDir:   *wf.data,
 		Workspace: bs.workspaceOptions(),
