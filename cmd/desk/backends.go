@@ -22,6 +22,7 @@ type backendSet struct {
 	close    func()                                                                         // stops the sandboxes; call it after the host is closed
 	sandbox  *sandbox.Backend                                                               // nil without one
 	admit    func(context.Context, *workspace.Workspace, deskrun.Admission) (func(), error) // fair shares; nil: none
+	egress   *egressHost                                                                    // the executions' and shells' network; nil: none
 }
 
 // workspaceOptions is the host's workspace.Options for the backends.

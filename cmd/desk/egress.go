@@ -12,6 +12,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/egress"
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // egressFlags are desk serve's (and its workers') egress settings.
@@ -76,14 +77,25 @@ func newEgressHost(cfg egressConfig, dataDir string, log *slog.Logger) *egressHo
 	return &egressHost{cfg: cfg, store: egress.OpenStore(dataDir), log: log, nets: map[string]*egress.Network{}, cas: map[string]*egress.CA{}}
 }
 
-// setRun makes h the runtime's Network.
-func (h *egressHost) setRun(o *deskrun.Options) { o.Network = h.network }
+// setRun makes h the runtime's Network, and the backends' (bs.egress:
+// the sandbox's shells).
+func (h *egressHost) setRun(bs *backendSet) {
+	bs.run.Network = h.network
+	bs.egress = h
+}
 
 func (h *egressHost) network(ctx context.Context, job *deskrun.Job) http.RoundTripper {
 	if job.FS == nil {
 		return nil
 	}
-	base := filepath.Base(job.FS.Path())
+	return h.client(ctx, job.FS, job.Env)
+}
+
+// client is the network of an execution (or a shell) of the workspace of
+// fs, narrowed by ctx's layers; the secrets' placeholders are added to env
+// (those it does not set).
+func (h *egressHost) client(ctx context.Context, fs *vfs.FS, env map[string]string) http.RoundTripper {
+	base := filepath.Base(fs.Path())
 	ws := strings.TrimSuffix(base, filepath.Ext(base))
 	base0 := egress.Layer{Source: egress.SourceDefault, Policy: h.cfg.def}
 	if p, ok, err := h.store.Policy(ws); err != nil {
@@ -98,7 +110,7 @@ func (h *egressHost) network(ctx context.Context, job *deskrun.Job) http.RoundTr
 		return nil
 	}
 	c := n.Client(append([]egress.Layer{base0}, egress.LayersFrom(ctx)...)...)
-	secrets, env, err := h.store.Bound(ws)
+	secrets, placeholders, err := h.store.Bound(ws)
 	if err != nil {
 		h.log.Error("egress: the workspace's secrets are unreadable: no network", "workspace", ws, "err", err)
 		return nil
@@ -110,9 +122,9 @@ func (h *egressHost) network(ctx context.Context, job *deskrun.Job) http.RoundTr
 			return nil
 		}
 		c = c.WithSecrets(secrets).WithCA(ca)
-		for k, v := range env {
-			if _, set := job.Env[k]; !set {
-				job.Env[k] = v
+		for k, v := range placeholders {
+			if _, set := env[k]; !set {
+				env[k] = v
 			}
 		}
 	}

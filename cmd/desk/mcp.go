@@ -82,7 +82,7 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 	}
 	// The workspace's stored egress policy and secrets hold here too (with
 	// no policy of its own: none, desk serve's default).
-	newEgressHost(defaultEgress(), *wf.data, log).setRun(&bs.run)
+	newEgressHost(defaultEgress(), *wf.data, log).setRun(bs)
 	h, err := host.Open(ctx, host.Options{
 		DataDir:   *wf.data,
 		Workspace: bs.workspaceOptions(),

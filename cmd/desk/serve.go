@@ -218,7 +218,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		hostSlots = cfg.fair.pool(false)
 		ledger = fair.NewLedger(cfg.fair.Limits, hostSlots.Local())
 		cfg.fair.setRun(&bs.run)
-		newEgressHost(cfg.egress, cfg.data, cfg.log).setRun(&bs.run)
+		newEgressHost(cfg.egress, cfg.data, cfg.log).setRun(bs)
 		bs.admit = cfg.fair.admit(ledger, bs.sandbox)
 		fallthrough
 	default:
@@ -274,7 +274,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer shares.Close()
-	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
+	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
 		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def}
 	if ledger != nil {
 		ao.Shell.MaxShells = unbounded // the shares bound shells

@@ -215,23 +215,32 @@ func handshakeError(resp *http.Response, err error) error {
 
 // shellConfig is the API's shell route: shells in the sandbox backend, when
 // backends has it (none otherwise: the route answers 501).
-func shellConfig(backends map[string]deskrun.Backend) api.ShellConfig {
+func shellConfig(backends map[string]deskrun.Backend, eh *egressHost) api.ShellConfig {
 	sb, ok := backends[sandbox.ID].(*sandbox.Backend)
 	if !ok {
 		return api.ShellConfig{}
 	}
-	return api.ShellConfig{Opener: sandboxShells{sb}}
+	return api.ShellConfig{Opener: sandboxShells{sb, eh}}
 }
 
-// sandboxShells opens the API's shells in the sandbox backend.
-type sandboxShells struct{ b *sandbox.Backend }
+// sandboxShells opens the API's shells in the sandbox backend, with the
+// workspace's network (nil eh: none).
+type sandboxShells struct {
+	b  *sandbox.Backend
+	eh *egressHost
+}
 
 var _ api.ShellOpener = sandboxShells{}
 
 // OpenShell starts a shell in the workspace's sandbox (the one its sandbox
 // executions use).
 func (s sandboxShells) OpenShell(ctx context.Context, ws *workspace.Workspace, o api.ShellOptions) (api.Terminal, error) {
-	sh, err := s.b.Shell(ctx, sandbox.Workspace{FS: ws.FS()}, sandbox.ShellOptions{Rows: o.Rows, Cols: o.Cols, Term: o.Term})
+	so := sandbox.ShellOptions{Rows: o.Rows, Cols: o.Cols, Term: o.Term}
+	if s.eh != nil {
+		so.Env = map[string]string{}
+		so.Net = s.eh.client(ctx, ws.FS(), so.Env)
+	}
+	sh, err := s.b.Shell(ctx, sandbox.Workspace{FS: ws.FS()}, so)
 	if errors.Is(err, sandbox.ErrTooManySandboxes) {
 		return nil, sandboxRefusal(s.b, err) // 503 too_many, as with workers
 	}

@@ -262,7 +262,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	defer bs.close()
 	ledger := fair.NewLedger(wr.fair.Limits, slots)
 	wr.fair.setRun(&bs.run)
-	newEgressHost(wr.egress, wr.data, wr.log).setRun(&bs.run)
+	newEgressHost(wr.egress, wr.data, wr.log).setRun(bs)
 	bs.admit = wr.fair.admit(ledger, bs.sandbox)
 	// The data directory's lock is the parent's. The reserve file is
 	// shared: any process that finds the disk full empties it (its other
@@ -299,7 +299,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer shares.Close()
-	sc := shellConfig(bs.backends)
+	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
 	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
 		Executions: execReport{&srv}})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/desk-dev/desk/internal/egress"
 	"io"
 	"net/http"
 	"strconv"
@@ -216,6 +217,10 @@ func (s *Server) handleShell(w http.ResponseWriter, r *http.Request, c *call) er
 	defer s.shells.Add(-1)
 	ctx, cancel := s.longCtx(r)
 	defer cancel()
+	if !c.p.Admin && c.p.Token != nil && c.p.Token.Egress != nil {
+		// The token's egress policy narrows the shell's network too.
+		ctx = egress.WithLayer(ctx, egress.Layer{Source: egress.SourceToken, Policy: *c.p.Token.Egress})
+	}
 	term, err := cfg.Opener.OpenShell(ctx, c.lease.Workspace(), o)
 	if err != nil {
 		if errors.Is(err, ErrShellUnavailable) {

@@ -74,7 +74,7 @@ func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func())
 		// The init keeps ended detached executions by id for a while: a run
 		// id used again (after Dispose) gets an id of its own there.
 		id := job.ID + "@" + strconv.FormatUint(b.detachedSeq.Add(1), 10)
-		env, netDone := x.netEnv(job, job.Env)
+		env, netDone := x.netEnv(job.Net, job.Env)
 		defer netDone()
 		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, env)
 		if err != nil {

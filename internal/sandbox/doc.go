@@ -266,7 +266,8 @@
 // ignores them: a program passes the proxy itself). curl, wget, git, pip,
 // Python's urllib, npm and Go (GOPROXY, go mod download) work unmodified.
 // The credential, random per execution, names that execution's Job.Net to
-// the proxy while it runs (a detached one: until it ends); a request
+// the proxy while it runs (a detached one: until it ends; a terminal,
+// ShellOptions.Net: while the session lasts); a request
 // without a live credential gets 407, so a process that outlives its
 // execution, or an execution without network, has none. Each request is
 // decided by the execution's egress.Client: plain HTTP is sent by it,
@@ -306,8 +307,6 @@
 //     runs survives until an execution ends with none running, or the
 //     sandbox stops.
 //   - Per-sandbox uid ranges, disk quotas of /tmp beyond tmpfs size.
-//   - A terminal (desk shell) gets no network: it is not an execution with
-//     a run.Job.
 //   - A shell whose piped input ends while a command runs: that command, not
 //     bash, reads the ^D the end of input types, and bash waits at its next
 //     prompt (end piped input with exit).

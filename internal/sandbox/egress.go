@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/egress"
-	"github.com/desk-dev/desk/internal/run"
 )
 
 // egressSocket is the bundle's file the egress proxy listens on, bound at
@@ -117,25 +116,26 @@ func (x *box) stopEgress() {
 	}
 }
 
-// netEnv gives a program the network of its execution while it runs: with
-// job.Net, a credential naming it to the proxy and the proxy settings
-// carrying that credential are added to env (a copy); done forgets the
-// credential, so that what outlives the execution has no network. Without
-// job.Net the environment is env and there is no network.
-func (x *box) netEnv(job *run.Job, env map[string]string) (map[string]string, func()) {
-	if job.Net == nil || x.egress == nil {
+// netEnv gives a program the network of its execution (or shell) while it
+// runs: with rt (run.Job.Net, ShellOptions.Net), a credential naming it to
+// the proxy and the proxy settings carrying that credential are added to
+// env (a copy); done forgets the credential, so that what outlives the
+// execution has no network. Without rt the environment is env and there is
+// no network.
+func (x *box) netEnv(rt http.RoundTripper, env map[string]string) (map[string]string, func()) {
+	if rt == nil || x.egress == nil {
 		return env, func() {}
 	}
 	var b [16]byte
 	rand.Read(b[:])
 	cred := hex.EncodeToString(b[:])
-	x.nets.Store(cred, job.Net)
+	x.nets.Store(cred, rt)
 	out := maps.Clone(env)
 	if out == nil {
 		out = map[string]string{}
 	}
 	maps.Copy(out, ProxyEnv("http://desk:"+cred+"@127.0.0.1:"+strconv.Itoa(x.b.opts.ProxyPort)))
-	if ca, ok := job.Net.(interface{ CAPEM() []byte }); ok {
+	if ca, ok := rt.(interface{ CAPEM() []byte }); ok {
 		if pem := ca.CAPEM(); pem != nil {
 			if err := x.trust(pem); err != nil {
 				x.b.log.Warn("sandbox: cannot add the egress CA to the trusted certificates", "workspace", x.ws.Name, "err", err)

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -444,5 +445,38 @@ func TestEgress_SecretOverHTTPS(t *testing.T) {
 	}
 	if seen["other/other"] != "Bearer "+ph {
 		t.Errorf("another host received %q, want the placeholder", seen["other/other"])
+	}
+}
+
+// TestEgress_Shell: a terminal session with a network (ShellOptions.Net)
+// gets the proxy settings while it lasts, and its credential dies with it.
+func TestEgress_Shell(t *testing.T) {
+	tool(t, "curl")
+	web := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "hello %s", r.URL.Path) }))
+	net := netPolicy(t, "web.test=127.0.0.1:"+web)
+	e := newNetEnv(t, Options{}, net)
+	sh, err := e.b.Shell(ctx(t), Workspace{FS: e.fs}, ShellOptions{Net: net})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	out := readShell(sh)
+	if _, err := io.WriteString(sh, "curl -sS http://web.test:"+web+"/term; echo; printf %s \"$HTTP_PROXY\" > /workspace/proxy; exit\n"); err != nil {
+		t.Fatal(err)
+	}
+	if all := out.end(t); !strings.Contains(all, "hello /term") {
+		t.Fatalf("the shell's output lacks the answer:\n%s", all)
+	}
+	if _, err := sh.Wait(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := os.ReadFile(filepath.Join(e.wsDir, "proxy"))
+	if err != nil || !strings.HasPrefix(string(proxy), "http://desk:") {
+		t.Fatalf("the shell's HTTP_PROXY: %q %v", proxy, err)
+	}
+	// The session ended: its credential is forgotten.
+	res := e.run("curl -sS -o /dev/null -w '%{http_code}' -x \"$OLD\" http://web.test:"+web+"/", run.ExecOptions{Env: map[string]string{"NONET": "1", "OLD": string(proxy)}})
+	if res.Stdout != "407" {
+		t.Fatalf("the ended shell's credential: %q", res.Stdout)
 	}
 }

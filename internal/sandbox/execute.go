@@ -44,7 +44,7 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	t0 := time.Now()
 	launched := x.launch()
 	defer launched()
-	env, netDone := x.netEnv(job, job.Env)
+	env, netDone := x.netEnv(job.Net, job.Env)
 	defer netDone()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID:      job.ID,

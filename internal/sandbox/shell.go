@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,6 +62,10 @@ type ShellOptions struct {
 	// Env is laid over the sandbox's base environment (see Options.Shell's
 	// executions); TERM is Term's.
 	Env map[string]string
+	// Net is the session's network, as run.Job.Net is an execution's (the
+	// workspace's egress policy): the shell gets the proxy settings while
+	// the session lasts. Nil: no network.
+	Net http.RoundTripper
 	// Timeout bounds the session's wall time: the init then ends it as it
 	// ends an execution past Options.Timeout (SIGTERM, then SIGKILL
 	// Options.KillGrace later). Default DefaultShellTimeout (12h); negative:
@@ -122,13 +127,15 @@ func validTerm(t string) bool {
 // and Write may be called concurrently with each other and with Resize;
 // Close ends it. It must be closed.
 type ShellSession struct {
-	b     *Backend
-	x     *box
-	s     *hstream
-	id    string
-	pid   int
-	quit  chan struct{} // closed to give up on the init's report
-	ended chan struct{} // closed when the stream is over and the sandbox released
+	b    *Backend
+	x    *box
+	s    *hstream
+	id   string
+	pid  int
+	quit chan struct{} // closed to give up on the init's report
+	// netDone forgets the session's egress credential (egress.go).
+	netDone func()
+	ended   chan struct{} // closed when the stream is over and the sandbox released
 
 	wmu sync.Mutex // serialises Write and CloseWrite
 
@@ -185,6 +192,13 @@ func (x *box) startShell(ctx context.Context, o ShellOptions) (_ *ShellSession, 
 		env[k] = v
 	}
 	env["TERM"] = o.Term
+	env, netDone := x.netEnv(o.Net, env)
+	netOwned := false // by the session, once it started
+	defer func() {
+		if !netOwned {
+			netDone()
+		}
+	}()
 	launched := x.launch()
 	defer launched()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
@@ -238,7 +252,8 @@ func (x *box) startShell(ctx context.Context, o ShellOptions) (_ *ShellSession, 
 				return nil, true, fmt.Errorf("start shell: sandbox stopped: %w", x.deathReason(k.Err()))
 			}
 			x.addSession(st.PID, o.ID)
-			sh := &ShellSession{b: x.b, x: x, s: s, id: o.ID, pid: st.PID, quit: make(chan struct{}), ended: make(chan struct{})}
+			sh := &ShellSession{b: x.b, x: x, s: s, id: o.ID, pid: st.PID, quit: make(chan struct{}), ended: make(chan struct{}), netDone: netDone}
+			netOwned = true
 			sh.cond = sync.NewCond(&sh.mu)
 			go sh.loop()
 			return sh, true, nil
@@ -268,6 +283,7 @@ func (x *box) drain(s *hstream) {
 func (sh *ShellSession) loop() {
 	k := sh.x.conn
 	defer func() {
+		sh.netDone()
 		sh.x.removeSession(sh.pid)
 		sh.s.close()
 		sh.b.release(sh.x)
