@@ -163,6 +163,11 @@ func (x *box) startWith(ctx context.Context) error {
 	if err := x.startEgress(); err != nil {
 		return err
 	}
+	fwd, err := forwardListener(x.bundle.dir)
+	if err != nil {
+		return err
+	}
+	defer fwd.Close() // the init's copy serves; the host dials the path
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("make socket: %w", err)
@@ -178,8 +183,10 @@ func (x *box) startWith(ctx context.Context) error {
 	// and deletes the container when the init exits, which the init does
 	// when this connection ends, even if desk dies.
 	x.cmd = exec.Command(o.Runtime, "--root", o.RuntimeRoot, "run", "--bundle", x.bundle.dir,
-		"--pid-file", x.bundle.pidFile(), "--preserve-fds", "1", x.id)
-	x.cmd.ExtraFiles = []*os.File{initEnd} // fd 3 in runc, passed on as fd 3 of the init
+		"--pid-file", x.bundle.pidFile(), "--preserve-fds", "2", x.id)
+	// fd 3 in runc, passed on as fd 3 of the init; the forwarding socket
+	// as fd 4 (wire.ForwardFD).
+	x.cmd.ExtraFiles = []*os.File{initEnd, fwd}
 	x.cmd.Stdout, x.cmd.Stderr = x.log, x.log
 	x.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's ^C is desk's to handle
 	x.cmd.WaitDelay = time.Second
@@ -219,6 +226,7 @@ func (x *box) startWith(ctx context.Context) error {
 		DrainTimeout:   o.DrainTimeout,
 		OOMScoreAdj:    programOOMScoreAdj,
 		ProxyPort:      o.ProxyPort,
+		Forward:        true,
 	}))
 	if err != nil {
 		return err

@@ -116,6 +116,9 @@ func serve() error {
 			fmt.Fprintf(os.Stderr, "desk sandbox-init: %v (the sandbox has no network)\n", err)
 		}
 	}
+	if s.cfg.Forward {
+		go serveForward()
+	}
 	if err := s.send(wire.JSON(wire.TReady, 0, wire.Ready{Version: wire.Version, PID: os.Getpid()})); err != nil {
 		return fmt.Errorf("send ready: %w", err)
 	}

@@ -27,6 +27,9 @@ type Config struct {
 	// ProxyPort, if not 0, makes the init listen on 127.0.0.1:ProxyPort
 	// and carry each connection to the host's egress proxy at ProxySocket.
 	ProxyPort int `json:"proxy_port,omitempty"`
+	// Forward: the init serves inbound port forwarding on ForwardFD (see
+	// "Port forwarding" in forward.go).
+	Forward bool `json:"forward,omitempty"`
 }
 
 // ProxySocket is where the backend binds the Unix socket of its egress
