@@ -20,7 +20,7 @@ func TestExec_killPS(t *testing.T) {
 	if id != "blocker" {
 		t.Fatalf("exec --detach printed %q", id)
 	}
-	if got := mustDesk(t, nil, "ps", "demo"); !regexp.MustCompile(`(?m)^ID +STATUS +BACKEND +STARTED +SOURCE\nblocker +running +lines +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +echo started…\n$`).MatchString(got) {
+	if got := mustDesk(t, nil, "ps", "demo"); !regexp.MustCompile(`(?m)^ID +STATUS +BACKEND +STARTED +PORTS +SOURCE\nblocker +running +lines +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +echo started…\n$`).MatchString(got) {
 		t.Errorf("ps =\n%s", got)
 	}
 	if got := mustDesk(t, nil, "ps", "-q", "demo"); got != "blocker\n" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,7 +19,9 @@ var psSpec = &cmdSpec{
 	summary:  "list a workspace's running executions (--all: every kept record), detached ones marked",
 	help: `Columns: the execution id, its status, its backend ("sandbox*" for a detached
 execution: a long-running service started with desk exec --service), when it
-started, and the first line of its source (cut at 60 characters). Oldest first.
+started, the TCP ports its processes listen on in the sandbox (desk port ls
+lists them all, desk port-forward forwards one), and the first line of its
+source (cut at 60 characters). Oldest first.
 --json prints the records as the API returns them, one per line; -q the ids.`,
 	minArgs: 1, maxArgs: 1,
 }
@@ -42,8 +46,16 @@ func runPS(ctx context.Context, args []string, st streams) int {
 	}
 	return sp.remote(st, sf, func(c *client.Client) error {
 		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
+		ports := map[string][]string{} // execution → its listening ports
 		if !*asJSON && !*quiet {
-			fmt.Fprintln(tw, "ID\tSTATUS\tBACKEND\tSTARTED\tSOURCE")
+			fmt.Fprintln(tw, "ID\tSTATUS\tBACKEND\tSTARTED\tPORTS\tSOURCE")
+			if l, err := c.Ports(ctx, pos[0]); err == nil { // no sandbox backend: no ports
+				for _, p := range l.Ports {
+					if p.Execution != "" && !slices.Contains(ports[p.Execution], strconv.Itoa(p.Port)) {
+						ports[p.Execution] = append(ports[p.Execution], strconv.Itoa(p.Port))
+					}
+				}
+			}
 		}
 		enc := json.NewEncoder(st.out)
 		for after := ""; ; {
@@ -64,7 +76,7 @@ func runPS(ctx context.Context, args []string, st streams) int {
 					if e.Detached {
 						backend += "*"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Status, backend, e.Started.Local().Format(time.DateTime), sourceLine(e.Source))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Status, backend, e.Started.Local().Format(time.DateTime), strings.Join(ports[e.ID], ","), sourceLine(e.Source))
 				}
 			}
 			if l.Next == "" || len(l.Executions) == 0 {

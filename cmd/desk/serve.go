@@ -274,8 +274,17 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer shares.Close()
+	linkKey, err := portLinkKey(h.DataDir())
+	if err != nil {
+		ln.Close()
+		a.Close()
+		h.Close()
+		return err
+	}
 	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
 		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def}
+	ao.Ports = portConfig(backends, linkKey)
+	ao.Ports.PublicURL = cfg.shares.publicURL
 	if ledger != nil {
 		ao.Shell.MaxShells = unbounded // the shares bound shells
 	}

@@ -301,7 +301,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	defer shares.Close()
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
-	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
+	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
 		Executions: execReport{&srv}})
 	if err != nil {
 		h.Close()

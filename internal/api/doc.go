@@ -45,6 +45,24 @@
 // run.Options.ForegroundGrace; the event stream handler and the wait=1 start
 // request hold it while they run (CopyStdin holds it too).
 //
+// # Ports
+//
+// ports.go serves the preview URLs (…/ports/{port}/{path...}, every method,
+// proxied with httputil.ReverseProxy: upgrades pass), the raw forward
+// (…/port-forward/{port}: the request is hijacked after the dial succeeds
+// and spliced with the PortDialer's connection, half-closes passed on),
+// the port list and the links. The dial is Options.Ports.Dialer's (desk
+// serve: the sandbox backend's DialPort, through the sandbox's init); one
+// http.Transport pools the connections, keyed by a host name made of a
+// digest of the workspace name and the port (never resolved), the dial
+// finding its workspace in the request's context. Access accPort: a
+// bearer token allowed exec on {ws}, or a port link (query desk_link or the
+// cookie desk_link_PORT), which stands for a principal with exec on {ws}
+// alone (token id port-link-…); the front checks either and forwards the
+// request with that principal to the worker. Links are stateless:
+// base64url(expiry, port, workspace) "." base64url(HMAC-SHA256 under
+// Options.Ports.LinkKey); expired ones are 410 gone.
+//
 // # Errors
 //
 // Handlers return errors; classify maps them to a status and a stable code:

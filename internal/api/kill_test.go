@@ -36,6 +36,9 @@ const serverEnv = "DESK_API_TEST_SERVER"
 func TestMain(m *testing.M) {
 	// The sandbox tests' backend runs this binary as its init.
 	sandboxtest.RunInit()
+	if len(os.Args) > 2 && os.Args[1] == benchServiceCommand {
+		serveBenchService(os.Args[2]) // in a sandbox, for the port benchmarks
+	}
 	if dir := os.Getenv(serverEnv); dir != "" {
 		if err := serveChild(dir); err != nil {
 			fmt.Println("ERR", err)

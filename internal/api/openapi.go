@@ -28,6 +28,7 @@ var schemaTypes = map[string]any{
 	"MountRequest": client.MountRequest{}, "MountEvent": client.MountEvent{},
 	"PolicyRequest": client.PolicyRequest{}, "PolicyInfo": client.PolicyInfo{}, "SecretRequest": client.SecretRequest{},
 	"Secret": client.Secret{}, "SecretList": client.SecretList{},
+	"PortList": client.PortList{}, "PortLinkRequest": client.PortLinkRequest{}, "PortLink": client.PortLink{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`

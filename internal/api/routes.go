@@ -16,6 +16,7 @@ const (
 	accScope                        // the admin, or a token for {ws} with the route's scope
 	accWorkspace                    // the admin, or a token for {ws} with any scope (the handler checks more)
 	accAdminWorkspace               // the admin only, on {ws} (forwarded to its worker like accScope)
+	accPort                         // like accScope, or a port link for {ws} and {port} (ports.go)
 )
 
 // opMount is the mount route's operation id (the server-wide mount bound
@@ -74,9 +75,21 @@ var (
 	pAfterPth = param{"after", "string", "resume after this path (next_path of the previous page)"}
 )
 
+// portProxyRoutes are the preview routes: every method of
+// …/ports/{port}/{path...}, proxied to the port's service.
+func portProxyRoutes(ws string) []route {
+	var rs []route
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+		rs = append(rs, route{method: m, path: ws + "/ports/{port}/{path...}", op: "portProxy" + m,
+			summary: "A port's preview: " + m + " proxied to the service listening on the port in the workspace's sandbox, WebSocket upgrades included (a workspace token with exec, or a port link)",
+			access:  accPort, scope: auth.ScopeExec, lease: true, paced: true, body: "binary", status: 200, resp: "binary", h: (*Server).handlePortProxy})
+	}
+	return rs
+}
+
 func routes() []route {
 	ws := "/v1/workspaces/{ws}"
-	return []route{
+	return append(append([]route{
 		{method: "GET", path: "/healthz", op: "healthz", summary: "Liveness check (no token needed)", access: accPublic, status: 200, resp: "Health", h: (*Server).handleHealth},
 		{method: "GET", path: "/metrics", op: "metrics", summary: "Prometheus metrics (admin)", access: accAdmin, status: 200, resp: "text", h: (*Server).handleMetrics},
 		{method: "GET", path: "/openapi.json", op: "openapi", summary: "This OpenAPI document", access: accAuth, status: 200, resp: "object", h: (*Server).handleOpenAPI},
@@ -106,6 +119,11 @@ func routes() []route {
 		{method: "DELETE", path: ws + "/executions/{id}", op: "disposeExecution", summary: "Delete an ended execution's record and output", access: accScope, scope: auth.ScopeExec, lease: true, status: 204, h: (*Server).handleDispose},
 		{method: "GET", path: ws + "/shell", op: "shell", summary: "An interactive shell: bash on a terminal in the workspace's sandbox, over a WebSocket (docs/api.md)", access: accScope, scope: auth.ScopeExec, lease: true, query: shellParams, status: 101, h: (*Server).handleShell},
 
+		{method: "GET", path: ws + "/ports", op: "listPorts", summary: "The TCP ports listening in the workspace's sandbox, with their processes and executions", access: accScope, scope: auth.ScopeRead, lease: true, status: 200, resp: "PortList", h: (*Server).handleListPorts},
+		{method: "POST", path: ws + "/port-links", op: "createPortLink", summary: "An expiring preview link to a port: anyone holding it reaches the port's service until it expires (docs/api.md)", access: accScope, scope: auth.ScopeExec, body: "PortLinkRequest", status: 201, resp: "PortLink", h: (*Server).handleCreatePortLink},
+		{method: "GET", path: ws + "/ports/{port}", op: "portRoot", summary: "Redirect to the port's preview, …/ports/{port}/", access: accPort, scope: auth.ScopeExec, status: 301, h: (*Server).handlePortRoot},
+		{method: "GET", path: ws + "/port-forward/{port}", op: "portForward", summary: "A TCP connection to a port of the workspace's sandbox over the upgraded request (Upgrade: desk-port-forward; desk port-forward)", access: accScope, scope: auth.ScopeExec, lease: true, status: 101, h: (*Server).handlePortForward},
+	}, portProxyRoutes(ws)...), []route{
 		{method: "POST", path: ws + "/mounts", op: opMount, summary: "Mount the workspace through FUSE on a directory of the server's machine while the response streams: mounted, keep-alives, unmounted (admin; docs/api.md)", access: accAdminWorkspace, lease: true, body: "MountRequest", status: 200, resp: "stream:MountEvent", h: (*Server).handleMount},
 		{method: "DELETE", path: ws + "/mounts/{id}", op: "unmount", summary: "Unmount a mount made by POST …/mounts; returns once it is unmounted (admin)", access: accAdminWorkspace, lease: true, status: 204, h: (*Server).handleUnmount},
 
@@ -133,5 +151,5 @@ func routes() []route {
 		{method: "POST", path: "/v1/tokens", op: "mintToken", summary: "Mint a workspace token; the secret is shown only here (admin)", access: accAdmin, body: "TokenRequest", status: 201, resp: "MintedToken", h: (*Server).handleMintToken},
 		{method: "GET", path: "/v1/tokens", op: "listTokens", summary: "List workspace tokens (admin)", access: accAdmin, query: []param{pAfter, pLimit}, status: 200, resp: "TokenList", h: (*Server).handleListTokens},
 		{method: "DELETE", path: "/v1/tokens/{id}", op: "revokeToken", summary: "Revoke a workspace token (admin)", access: accAdmin, status: 204, h: (*Server).handleRevokeToken},
-	}
+	}...)
 }

@@ -121,6 +121,10 @@ type Options struct {
 	// Shell serves interactive shells at /v1/workspaces/{ws}/shell (see
 	// ShellConfig; without an Opener the route answers 501).
 	Shell ShellConfig
+	// Ports serves preview URLs and port forwarding at
+	// /v1/workspaces/{ws}/ports/{port}/... (see PortConfig; without a
+	// Dialer the routes answer 501).
+	Ports PortConfig
 	// Fair, if set, bounds the interactive shells each workspace and
 	// each token holds (fair.Shell), and host-wide through its Host. (The
 	// executions' shares are decided where they start: the workspace's
@@ -245,6 +249,9 @@ type Server struct {
 	mountTab    mountTable    // the mounts served here
 	slots       chan struct{} // a PUT body being received holds one (Options.MaxUploads)
 	waiting     atomic.Int64  // PUTs waiting for a slot
+
+	portOnce sync.Once
+	portRT   *http.Transport // to the sandboxes' ports (ports.go)
 }
 
 // New returns the API server over h and the token store a. Neither is owned
@@ -514,6 +521,16 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 			return err
 		}
 		c.p = p
+	} else if rt.access == accPort {
+		c.ws = r.PathValue("ws")
+		if err := workspace.ValidateName(c.ws); err != nil {
+			return err
+		}
+		p, err := s.portPrincipal(w, r, c.ws)
+		if err != nil {
+			return err
+		}
+		c.p = p
 	} else if rt.access != accPublic {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		p, err := s.auth.Authenticate(strings.TrimSpace(tok))
@@ -527,12 +544,12 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 		if !c.p.Admin {
 			return fmt.Errorf("%w: this route needs the admin token", auth.ErrForbidden)
 		}
-	case accScope, accWorkspace, accAdminWorkspace:
+	case accScope, accWorkspace, accAdminWorkspace, accPort:
 		c.ws = r.PathValue("ws")
 		if err := workspace.ValidateName(c.ws); err != nil {
 			return err
 		}
-		if rt.access == accScope {
+		if rt.access == accScope || rt.access == accPort {
 			if err := c.p.Allow(c.ws, rt.scope); err != nil {
 				return err
 			}

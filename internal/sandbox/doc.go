@@ -301,6 +301,25 @@
 // need CAP_SYS_RESOURCE, which desk may lack: programs get oom_score_adj 500
 // instead so that the OOM killer picks them first.
 //
+// # Inbound ports
+//
+// Each sandbox's init serves inbound port forwarding (wire's "Port
+// forwarding"): the backend makes a listening unix socket in the bundle
+// (StateDir/ID/forward.sock, below 0700 directories of root's: no host
+// user reaches it, and it is not in the sandbox's tree) and passes it to
+// the init as file descriptor 4 (runc --preserve-fds 2). DialPort connects
+// to it and names a port; the init, in the sandbox's network namespace,
+// dials 127.0.0.1:PORT (then [::1]:PORT) and copies bytes both ways,
+// half-closes passed on, at most wire.MaxForwards (256) connections at
+// once. DialPort never starts a sandbox (ErrNotRunning): a service is a
+// detached execution, which keeps its sandbox up. Ports lists the sandbox's
+// listening TCP sockets from /proc/INIT/net/tcp{,6} (read from the host:
+// the host never enters the namespace) and finds the process holding each
+// by the sandbox's processes' descriptors (at most maxPortScan looked at),
+// and its execution (ExecutionOf). A forwarded connection whose service
+// neither reads nor closes after the host half-closed it stays open until
+// the service closes it or the sandbox stops (it holds one of the 256).
+//
 // # Not done
 //
 //   - A process that leaves its execution's session while another execution

@@ -1,7 +1,8 @@
 # A WebSocket echo server in Python's standard library, for tests to run
 # inside a sandbox (python3 ws_echo.py PORT): it upgrades any request carrying
 # Upgrade: websocket, echoes every text and binary message (frame by frame),
-# answers pings and close; anything else gets 400. It prints "listening" once
+# answers pings and close; anything else gets 400 with the request's head
+# (its request line and headers) as the body. It prints "listening" once
 # it accepts connections. (Used by internal/sandbox's and internal/api's tests.)
 import base64, hashlib, socketserver, struct, sys
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -14,15 +15,16 @@ class H(socketserver.StreamRequestHandler):
         else: h += b"\x7f" + struct.pack(">Q", n)
         self.wfile.write(h + data); self.wfile.flush()
     def handle(self):
-        self.rfile.readline()
+        head = self.rfile.readline()
         hd = {}
         while True:
             l = self.rfile.readline()
             if l in (b"\r\n", b"\n", b""): break
+            head += l
             k, _, v = l.decode("latin-1").partition(":")
             hd[k.strip().lower()] = v.strip()
         if hd.get("upgrade", "").lower() != "websocket":
-            body = b"not a websocket request\n"
+            body = head
             self.wfile.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)); return
         acc = base64.b64encode(hashlib.sha1(hd["sec-websocket-key"].encode() + GUID).digest())
         self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + acc + b"\r\n\r\n"); self.wfile.flush()
