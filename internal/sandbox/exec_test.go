@@ -242,6 +242,10 @@ func TestRun_OwnWallTimeLimit(t *testing.T) {
 func TestLimits_ForkBomb(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{Pids: 64, KillGrace: 300 * time.Millisecond})
+	// Started first: the timeout below covers the execution, not a cold
+	// start (making the root skeleton takes hundreds of ms on a loaded
+	// machine under -race).
+	e.ok("true")
 	// The classic bomb, with the script kept alive so that it runs until the timeout.
 	res := e.run(":(){ :|:& };:; sleep 100", run.ExecOptions{Timeout: time.Second})
 	if res.Status != run.StatusTimedOut {
