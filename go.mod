@@ -20,6 +20,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	golang.org/x/text v0.43.0
 	modernc.org/libc v1.79.0
 	modernc.org/libquickjs v0.14.0
 )

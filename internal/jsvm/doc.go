@@ -294,8 +294,14 @@
 //   - fs.watch, statfs; stat has no bigint form. File handles are the
 //     store's (at most 256 open at once, EMFILE past it; closed at the end
 //     of the execution); their reads and writes count as fs calls and bytes.
-//   - Intl (the engine has none: toLocaleString formats as en-US). Local
-//     time is UTC for every execution (TZ in its environment is ignored).
+//   - Intl is the runtime's (js/93_intl.js; the engine has none):
+//     NumberFormat, DateTimeFormat, PluralRules, Collator and ListFormat,
+//     with toLocaleString, toLocaleDateString, toLocaleTimeString and
+//     localeCompare through them. Numbers for a documented set of locales,
+//     dates in en-US and en-GB patterns in any IANA time zone (Go's
+//     embedded database), plural rules and collation from
+//     golang.org/x/text (docs/node-parity.md). Local time is UTC for every
+//     execution (TZ in its environment is ignored).
 //     No WebAssembly, workers, SharedArrayBuffer sharing.
 //   - EventTarget, Blob, FormData, web streams other than ReadableStream
 //     (no WritableStream, TransformStream, pipeTo), node:child_process,

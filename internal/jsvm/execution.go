@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/text/collate"
+
 	"github.com/desk-dev/desk/internal/jsvm/qjs"
 	"github.com/desk-dev/desk/internal/run"
 )
@@ -34,16 +36,17 @@ type execution struct {
 	internals qjs.Value
 	fire      qjs.Value
 
-	outBytes int64
-	fsCalls  int64
-	fsBytes  int64
-	srcBytes int64
-	modules  int
-	depth    map[string]int     // import chain length of each module name
-	importer map[string]string  // the module that first imported each name
-	sources  map[string]string  // the source of each workspace module loaded, by name (assert.ok quotes it)
-	fds      map[int]*openFile  // open file handles (fs.open)
-	tsMaps   map[string]*posMap // TypeScript modules: generated → source positions
+	outBytes  int64
+	fsCalls   int64
+	fsBytes   int64
+	srcBytes  int64
+	modules   int
+	depth     map[string]int                    // import chain length of each module name
+	importer  map[string]string                 // the module that first imported each name
+	sources   map[string]string                 // the source of each workspace module loaded, by name (assert.ok quotes it)
+	fds       map[int]*openFile                 // open file handles (fs.open)
+	tsMaps    map[string]*posMap                // TypeScript modules: generated → source positions
+	collators map[collatorKey]*collate.Collator // Intl.Collator's, by locale and options
 
 	timers   timerQueue
 	ticks    bool     // process.nextTick queued callbacks
@@ -59,13 +62,14 @@ type execution struct {
 func newExecution(ctx context.Context, b *Backend, job *run.Job) *execution {
 	return &execution{
 		ctx: ctx, b: b, o: &b.opts, job: job, t0: time.Now(),
-		main:     path.Join(job.Cwd, mainModuleName),
-		depth:    map[string]int{},
-		importer: map[string]string{},
-		sources:  map[string]string{},
-		fds:      map[int]*openFile{},
-		tsMaps:   map[string]*posMap{},
-		timers:   newTimerQueue(),
+		main:      path.Join(job.Cwd, mainModuleName),
+		depth:     map[string]int{},
+		importer:  map[string]string{},
+		sources:   map[string]string{},
+		fds:       map[int]*openFile{},
+		tsMaps:    map[string]*posMap{},
+		collators: map[collatorKey]*collate.Collator{},
+		timers:    newTimerQueue(),
 	}
 }
 
