@@ -130,7 +130,13 @@
 // chunk, keep the execution alive as a timer does; a body nobody reads
 // does not. An abort (signal, cancel) cancels the request's context at
 // once, and the end of the execution (return, kill, timeout) cancels every
-// request in flight and waits for their goroutines. Bounds: what a script
+// request in flight and waits for their goroutines. A response whose body
+// nobody reads holds its connection until MaxFetches fetches are open;
+// then the oldest such body is dropped (as Node's garbage collector would
+// end it), and reading it later fails with TypeError "terminated" (cause
+// code ERR_DESK_FETCH_DROPPED). Only when every open fetch is waiting for
+// its response or a chunk does one more end the execution with the
+// MaxFetches limit. Bounds: what a script
 // holds of responses is in the engine, within MaxMemory (a body read with
 // text() larger than that ends the execution with the MaxMemory limit;
 // read chunk by chunk, it can be any size); outside the engine at most one

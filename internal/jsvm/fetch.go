@@ -46,6 +46,8 @@ type netReq struct {
 	cancel  context.CancelFunc
 	reads   chan struct{} // one token per chunk asked for
 	waiting bool          // an operation's event is awaited
+	// headSeen is set once the response's head was delivered.
+	headSeen bool
 }
 
 // netEvent is the result of one operation of a fetch.
@@ -53,7 +55,7 @@ type netEvent struct {
 	id   int64
 	head *fetchHead // the response's status line and headers
 	data []byte     // a chunk of the body
-	eof  bool       // the body has ended
+	eof  bool       // the body has ended (after data, if any)
 	err  error      // the request or the read failed
 }
 
@@ -123,7 +125,7 @@ func hostFetchStart(x *execution, args []qjs.Value) (qjs.Value, error) {
 	if int64(len(body)) > x.o.MaxFetchBodyBytes {
 		return qjs.Undefined, x.limit("MaxFetchBodyBytes", x.o.MaxFetchBodyBytes, "bytes of one request body")
 	}
-	if len(x.net.reqs) >= x.o.MaxFetches {
+	if len(x.net.reqs) >= x.o.MaxFetches && !x.net.dropIdle() {
 		return qjs.Undefined, x.limit("MaxFetches", int64(x.o.MaxFetches), "fetches in flight")
 	}
 	fail := func(f fetchFailure) (qjs.Value, error) {
@@ -225,7 +227,9 @@ func (n *netState) do(ctx context.Context, id int64, r *netReq, f *fetchRequest)
 		k, err := resp.Body.Read(buf)
 		switch {
 		case k > 0:
-			if !send(netEvent{data: bytes.Clone(buf[:k])}) {
+			// The last chunk and the end come in one event when the read
+			// says so (a body of known length usually does).
+			if !send(netEvent{data: bytes.Clone(buf[:k]), eof: err == io.EOF}) || err == io.EOF {
 				return
 			}
 		case err == io.EOF:
@@ -314,20 +318,24 @@ func (f *fetchRequest) send() (*http.Response, bool, error) {
 }
 
 // hostFetchRead is host.fetchRead(id): it asks for the next chunk of the
-// body, which comes as an event (data, or the end).
+// body, which comes as an event (data, or the end), and returns true; false
+// when the fetch was dropped (see dropIdle).
 func hostFetchRead(x *execution, args []qjs.Value) (qjs.Value, error) {
 	id, err := x.argInt(args, 0)
 	if err != nil {
 		return qjs.Undefined, err
 	}
 	r := x.net.reqs[id]
-	if r == nil || r.waiting {
-		return qjs.Undefined, nil
+	if r == nil {
+		return qjs.Bool(false), nil
+	}
+	if r.waiting {
+		return qjs.Bool(true), nil
 	}
 	r.waiting = true
 	x.net.pending++
 	r.reads <- struct{}{}
-	return qjs.Undefined, nil
+	return qjs.Bool(true), nil
 }
 
 // hostFetchAbort is host.fetchAbort(id): it ends the fetch (request or body
@@ -354,6 +362,24 @@ func (n *netState) drop(id int64) {
 	delete(n.reqs, id)
 }
 
+// dropIdle drops the oldest fetch whose body nobody is reading (its head
+// was delivered, no read is waiting), as Node's garbage collector would
+// end an abandoned response; it reports whether there was one. Reading
+// that body later fails ("terminated").
+func (n *netState) dropIdle() bool {
+	oldest := int64(-1)
+	for id, r := range n.reqs {
+		if r.headSeen && !r.waiting && (oldest < 0 || id < oldest) {
+			oldest = id
+		}
+	}
+	if oldest < 0 {
+		return false
+	}
+	n.drop(oldest)
+	return true
+}
+
 // close cancels every fetch in flight and waits for their goroutines.
 func (n *netState) close() {
 	for id := range n.reqs {
@@ -363,7 +389,8 @@ func (n *netState) close() {
 }
 
 // deliverFetch hands ev to the runtime (internals.fetchEvent(id, kind,
-// value)); events of fetches aborted meanwhile are dropped.
+// value): kind head, data, last (data and the end), end or error); events
+// of fetches aborted meanwhile are dropped.
 func (x *execution) deliverFetch(ev netEvent) error {
 	r := x.net.reqs[ev.id]
 	if r == nil {
@@ -381,10 +408,11 @@ func (x *execution) deliverFetch(ev netEvent) error {
 		kind = "error"
 		b, _ := json.Marshal(describeFetchError(ev.err))
 		val = x.str(string(b))
-	case ev.eof:
+	case ev.eof && ev.data == nil:
 		x.net.drop(ev.id)
 		kind = "end"
 	case ev.head != nil:
+		r.headSeen = true
 		kind = "head"
 		b, err := json.Marshal(ev.head)
 		if err != nil {
@@ -393,6 +421,10 @@ func (x *execution) deliverFetch(ev netEvent) error {
 		val = x.str(string(b))
 	default:
 		kind = "data"
+		if ev.eof {
+			x.net.drop(ev.id)
+			kind = "last"
+		}
 		v, err := x.c.ArrayBuffer(ev.data)
 		if err != nil {
 			return err

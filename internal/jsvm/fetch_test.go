@@ -392,6 +392,18 @@ func TestFetch_limits(t *testing.T) {
 			t.Fatalf("got %q, err %v, stderr %q", got.stdout, got.err, got.stderr)
 		}
 	})
+	t.Run("unread bodies past MaxFetches are dropped", func(t *testing.T) {
+		b := newBackend(t, Options{MaxFetches: 3})
+		got := runFetchJS(ctx, b, newStore(t, nil), `const rs = [];
+for (let i = 0; i < 10; i++) rs.push(await fetch(process.env.BASE + '/hello'));
+console.log(rs.map((r) => r.status).join(' '));
+console.log(JSON.stringify(await rs[9].text()));
+try { await rs[0].text(); } catch (e) { console.log(String(e), e.cause.code); }`, env, tr)
+		want := "200 200 200 200 200 200 200 200 200 200\n\"hello, world\\n\"\nTypeError: terminated ERR_DESK_FETCH_DROPPED\n"
+		if got.err != nil || got.stdout != want {
+			t.Fatalf("got %q, err %v, stderr %q", got.stdout, got.err, got.stderr)
+		}
+	})
 	t.Run("MaxFetches", func(t *testing.T) {
 		b := newBackend(t, Options{MaxFetches: 3})
 		got := runFetchJS(ctx, b, newStore(t, nil), `await Promise.all([1, 2, 3, 4].map(() => fetch(process.env.BASE + '/hang')));`, env, tr)

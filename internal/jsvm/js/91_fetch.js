@@ -535,13 +535,14 @@ class Request {
       }
     } else {
       const s = String(input);
+      let u;
       try {
-        url = new URL(s).href;
+        u = new URL(s);
       } catch (e) {
         throw new TypeError(`Failed to parse URL from ${s}`, { cause: e });
       }
-      const u = new URL(url);
       if (u.username !== '' || u.password !== '') throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${s}`);
+      url = u.href;
     }
     if (init.method !== undefined) {
       const m = String(init.method);
@@ -576,13 +577,16 @@ class Request {
     } else if (body !== null && input instanceof Request) {
       body = cloneBody(body);
     }
-    const own = new AbortController();
     const userSignal = signal;
+    let own = null;
     if (signal !== null) {
+      own = new AbortController();
       if (signal.aborted) own.abort(signal.reason);
       else abortListen(signal, () => own.abort(signal.reason));
     }
-    Object.defineProperty(this, kReq, { value: { url, method, headers, redirect, signal: own.signal, userSignal, body } });
+    // A request without a signal gets its own (never aborted) when asked.
+    Object.defineProperty(this, kReq, { value: { url, method, headers, redirect, own, userSignal, body,
+      get signal() { if (this.own === null) this.own = new AbortController(); return this.own.signal; } } });
     Object.defineProperty(this, kBody, { get() { return this[kReq].body; } });
   }
   get url() { return this[kReq].url; }
@@ -703,7 +707,8 @@ internals.fetchEvent = function fetchEvent(id, kind, value) {
   fetchOps.delete(id);
   switch (kind) {
     case 'head': op.resolve(JSON.parse(value)); break;
-    case 'data': op.resolve(new Uint8Array(value)); break;
+    case 'data': op.resolve({ chunk: new Uint8Array(value), last: false }); break;
+    case 'last': op.resolve({ chunk: new Uint8Array(value), last: true }); break;
     case 'end': op.resolve(null); break;
     default: op.reject(JSON.parse(value));
   }
@@ -730,7 +735,12 @@ function fetchFailed(f) {
 
 function hostOp(id, start) {
   const p = new Promise((resolve, reject) => fetchOps.set(id, { resolve, reject }));
-  start();
+  try {
+    start();
+  } catch (e) {
+    fetchOps.delete(id);
+    return Promise.reject(e);
+  }
   return p;
 }
 
@@ -754,12 +764,12 @@ async function requestBytes(b) {
 async function fetch(input, init = undefined) {
   const req = new Request(input, init);
   const r = req[kReq];
-  const signal = r.signal;
-  if (signal.aborted) throw signal.reason;
+  const signal = r.own === null ? null : r.signal;
+  if (signal !== null && signal.aborted) throw signal.reason;
   if (r.body !== null && (r.body.used || (r.body.stream !== null && streamStates.get(r.body.stream)?.disturbed))) throw unusable();
   const body = await requestBytes(r.body);
   if (r.body !== null) r.body.used = true;
-  if (signal.aborted) throw signal.reason;
+  if (signal !== null && signal.aborted) throw signal.reason;
   const id = nextFetchId++;
   const pairs = [...r.headers]; // one line a name, as Node sends them (set-cookie apart)
   let stream = null;
@@ -784,7 +794,7 @@ async function fetch(input, init = undefined) {
     });
   } catch (e) {
     finish();
-    if (e === signal.reason || e instanceof Error) throw e;
+    if ((signal !== null && e === signal.reason) || e instanceof Error) throw e;
     throw fetchFailed(e);
   }
   const headers = new Headers();
@@ -797,11 +807,18 @@ async function fetch(input, init = undefined) {
   } else {
     stream = new ReadableStream({
       pull(c) {
-        return hostOp(id, () => host.fetchRead(id)).then((chunk) => {
-          if (chunk === null) { finish(); c.close(); } else c.enqueue(chunk);
+        return hostOp(id, () => {
+          if (!host.fetchRead(id)) {
+            fetchOps.delete(id);
+            throw { message: `the body was dropped: more than MaxFetches fetches were open and this one was not being read`, code: 'ERR_DESK_FETCH_DROPPED' };
+          }
+        }).then((r) => {
+          if (r === null) { finish(); c.close(); return; }
+          c.enqueue(r.chunk);
+          if (r.last) { finish(); c.close(); }
         }, (e) => {
           finish();
-          c.error(e instanceof Error || e === signal.reason ? e : new TypeError('terminated', { cause: causeError(e) }));
+          c.error(e instanceof Error || (signal !== null && e === signal.reason) ? e : new TypeError('terminated', { cause: causeError(e) }));
         });
       },
       cancel() {
