@@ -88,7 +88,11 @@ func (h *egressHost) network(ctx context.Context, job *deskrun.Job) http.RoundTr
 	if job.FS == nil {
 		return nil
 	}
-	return h.client(ctx, job.FS, job.Env)
+	rt := h.client(ctx, job.FS, job.Env)
+	if c, ok := rt.(*egress.Client); ok {
+		return c.For(job.ID)
+	}
+	return rt
 }
 
 // client is the network of an execution (or a shell) of the workspace of

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -150,6 +151,10 @@ func TestServe_Egress(t *testing.T) {
 	stop()
 	if strings.Contains(errb.String(), value) {
 		t.Fatal("the server's log holds the secret's value")
+	}
+	// Each refusal is in the server's log, with its execution.
+	if !regexp.MustCompile(`egress refused.*workspace=demo execution=\S+ target="GET other\.test:`+other.port+`/"`).MatchString(errb.String()) {
+		t.Errorf("the log lacks the refusal:\n%s", errb.String())
 	}
 	secretFile := filepath.Join(data, "egress", "demo", "secrets", "API_KEY.json")
 	if fi, err := os.Stat(secretFile); err != nil || fi.Mode().Perm() != 0o600 {

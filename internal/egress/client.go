@@ -140,7 +140,16 @@ type Client struct {
 	n       *Network
 	layers  []Layer
 	secrets []Secret
-	ca      *CA // terminates tunnels to the secrets' hosts (nil: none)
+	ca      *CA    // terminates tunnels to the secrets' hosts (nil: none)
+	exec    string // the execution (or shell) it serves, for the log
+}
+
+// For returns a Client whose refusals are logged with the execution (or
+// shell session) id.
+func (c *Client) For(id string) *Client {
+	out := *c
+	out.exec = id
+	return &out
 }
 
 // Narrow returns a Client whose requests must also pass p.
@@ -176,7 +185,7 @@ func (c *Client) check(t Target) (pin netip.Addr, d *Denied) {
 	}
 	if d != nil {
 		c.n.denied.Add(1)
-		c.n.opts.Logger.Info("egress refused", "workspace", c.n.opts.Workspace, "target", t.String(), "by", d.Source)
+		c.n.opts.Logger.Info("egress refused", "workspace", c.n.opts.Workspace, "execution", c.exec, "target", t.String(), "by", d.Source)
 	}
 	return pin, d
 }
@@ -185,8 +194,9 @@ type dialKey struct{}
 
 // dialTo is a checked target and the address its name is pinned to.
 type dialTo struct {
-	t   Target
-	pin netip.Addr
+	t    Target
+	pin  netip.Addr
+	exec string
 }
 
 // targetOf makes the Target of an HTTP request.
@@ -230,7 +240,7 @@ func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return d.Response(req), nil
 	}
-	out := req.Clone(context.WithValue(req.Context(), dialKey{}, dialTo{t, pin}))
+	out := req.Clone(context.WithValue(req.Context(), dialKey{}, dialTo{t, pin, c.exec}))
 	c.substitute(out, t.Host)
 	resp, err := c.n.tr.RoundTrip(out)
 	if errors.As(err, &d) {
@@ -255,7 +265,7 @@ func (c *Client) Tunnel(ctx context.Context, hostport string) (net.Conn, error) 
 	if d != nil {
 		return nil, d
 	}
-	return c.n.dial(ctx, t, pin)
+	return c.n.dial(ctx, t, pin, c.exec)
 }
 
 // dialTransport is the transport's DialContext: the target came with the
@@ -268,14 +278,14 @@ func (n *Network) dialTransport(ctx context.Context, _, addr string) (net.Conn, 
 	if host, port, err := splitHostPort(addr, 0); err != nil || host != to.t.Host || port != to.t.Port {
 		return nil, fmt.Errorf("dial %s: not the checked target %s", addr, to.t)
 	}
-	return n.dial(ctx, to.t, to.pin)
+	return n.dial(ctx, to.t, to.pin, to.exec)
 }
 
 // dial connects to a checked target: an address as is (check has vetted
 // it), a pinned name to its pin, another name after resolving it, refusing
 // it when any of its addresses is one of the host's own (whatever the
 // policy: DNS rebinding).
-func (n *Network) dial(ctx context.Context, t Target, pin netip.Addr) (net.Conn, error) {
+func (n *Network) dial(ctx context.Context, t Target, pin netip.Addr, exec string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.DialTimeout)
 	defer cancel()
 	var addrs []netip.Addr
@@ -292,7 +302,7 @@ func (n *Network) dial(ctx context.Context, t Target, pin netip.Addr) (net.Conn,
 			a = a.Unmap()
 			if k := ownKind(a, n.ifaces); k != "" {
 				n.denied.Add(1)
-				n.opts.Logger.Info("egress refused", "workspace", n.opts.Workspace, "target", t.String(), "by", "desk", "resolved", a.String())
+				n.opts.Logger.Info("egress refused", "workspace", n.opts.Workspace, "execution", exec, "target", t.String(), "by", "desk", "resolved", a.String())
 				return nil, refuseAddr(t, a, k, t.Host)
 			}
 			addrs = append(addrs, a)

@@ -49,7 +49,8 @@
 // a Tunnel (CONNECT) enforcing its layers. A refused request gets a 403
 // answer (header X-Desk-Egress: refused) whose body, Denied.Error, names the
 // request, the host, the layer and rule that refused it, and how to allow
-// it; the refusal is logged (Options.Logger: workspace, target, layer).
+// it; the refusal is logged (Options.Logger: workspace, execution
+// (Client.For), target, layer), the server's record of refusals.
 //
 // Proxy is the HTTP forward proxy (plain HTTP through
 // net/http/httputil.ReverseProxy, CONNECT tunnels spliced after a hijack;
