@@ -59,6 +59,7 @@ func init() {
 		{"tools", "the agent tools: tools schema (for LLM APIs), tools replay FILE (a scripted session)", toolsGroup.run},
 		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},
 		{"share", "share a file as a link anyone holding it may open until it expires: share WS PATH, share ls|rm", runShare},
+		{"artifact", "publish a workspace's git repository for clone, fetch and push: artifact create|token|ls|revoke|rm", artifactGroup.run},
 		{"bench", "measure this machine: bench fs (the sandbox's /workspace against tmpfs and the disk)", benchGroup.run},
 		{"help", "show this help, or a command's: desk help COMMAND", runHelp},
 	}

@@ -281,8 +281,16 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		h.Close()
 		return err
 	}
+	artifacts, err := openArtifacts(ctx, h.DataDir())
+	if err != nil {
+		ln.Close()
+		a.Close()
+		h.Close()
+		return err
+	}
+	defer artifacts.Close()
 	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
-		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def}
+		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL}
 	ao.Ports = portConfig(backends, linkKey)
 	ao.Ports.PublicURL = cfg.shares.publicURL
 	if ledger != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/desk-dev/desk/internal/artifact"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/share/s3remote"
 )
@@ -119,4 +120,10 @@ func sweepShares(ctx context.Context, st *share.Store, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// openArtifacts opens the artifact store of the data directory dataDir
+// (DATA/artifacts: published repositories and their tokens).
+func openArtifacts(ctx context.Context, dataDir string) (*artifact.Store, error) {
+	return artifact.Open(ctx, artifact.Options{Dir: filepath.Join(dataDir, "artifacts")})
 }

@@ -299,10 +299,19 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer shares.Close()
+	// The artifact store, opened by the front too: the front checks a git
+	// request's token before it forwards it here, where it is checked again
+	// and served from the workspace's store.
+	artifacts, err := openArtifacts(ctx, wr.data)
+	if err != nil {
+		h.Close()
+		return err
+	}
+	defer artifacts.Close()
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
 	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
-		Executions: execReport{&srv}})
+		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL})
 	if err != nil {
 		h.Close()
 		return err

@@ -73,6 +73,9 @@ func classify(err error) *Error {
 	if e := shareError(err); e != nil {
 		return e
 	}
+	if e := artifactError(err); e != nil {
+		return e
+	}
 	msg := err.Error()
 	var pe0 *fs.PathError
 	if errors.As(err, &pe0) && pe0.Path != "" {

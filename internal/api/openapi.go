@@ -25,6 +25,8 @@ var schemaTypes = map[string]any{
 	"ToolList": client.ToolList{}, "ToolResult": client.ToolResult{}, "TreeSummary": client.TreeSummary{},
 	"StdinResult":  client.StdinResult{},
 	"ShareRequest": client.ShareRequest{}, "Share": client.Share{}, "ShareList": client.ShareList{},
+	"ArtifactRequest": client.ArtifactRequest{}, "Artifact": client.Artifact{}, "ArtifactList": client.ArtifactList{},
+	"ArtifactTokenRequest": client.ArtifactTokenRequest{}, "ArtifactToken": client.ArtifactToken{}, "ArtifactTokenList": client.ArtifactTokenList{},
 	"MountRequest": client.MountRequest{}, "MountEvent": client.MountEvent{},
 	"PolicyRequest": client.PolicyRequest{}, "PolicyInfo": client.PolicyInfo{}, "SecretRequest": client.SecretRequest{},
 	"Secret": client.Secret{}, "SecretList": client.SecretList{},

@@ -72,6 +72,7 @@ var (
 	pICase    = param{"ignore_case", "boolean", "match case-insensitively"}
 	pGlob     = param{"glob", "string", "only files whose path (relative to path) matches this glob"}
 	pAfterLn  = param{"after_line", "integer", "with after: resume after this line of that file"}
+	pService  = param{"service", "string", "git-upload-pack or git-receive-pack"}
 	pAfterPth = param{"after", "string", "resume after this path (next_path of the previous page)"}
 )
 
@@ -143,6 +144,16 @@ func routes() []route {
 		{method: "GET", path: ws + "/shares", op: "listShares", summary: "List the workspace's share links (never their URLs), ended ones while kept", access: accScope, scope: auth.ScopeRead, query: []param{pAfter, pLimit}, status: 200, resp: "ShareList", h: (*Server).handleListShares},
 		{method: "DELETE", path: ws + "/shares/{id}", op: "revokeShare", summary: "Revoke a share link: it stops working at once and its copy is removed", access: accScope, scope: auth.ScopeWrite, status: 204, h: (*Server).handleRevokeShare},
 		{method: "GET", path: "/s/{token}", op: "getShare", summary: "A share link's content (no token: the link is the capability); Range, If-None-Match and HEAD supported; 410 gone once expired or revoked", access: accPublic, status: 200, resp: "binary", h: (*Server).handleGetShare},
+
+		{method: "POST", path: ws + "/artifacts", op: "createArtifact", summary: "Publish the workspace's git repository (or one at a path) for git clone, fetch and push at /git/{ws}/{name}.git with artifact tokens", access: accScope, scope: auth.ScopeWrite, lease: true, body: "ArtifactRequest", status: 201, resp: "Artifact", h: (*Server).handleCreateArtifact},
+		{method: "GET", path: ws + "/artifacts", op: "listArtifacts", summary: "List the workspace's published repositories", access: accScope, scope: auth.ScopeRead, status: 200, resp: "ArtifactList", h: (*Server).handleListArtifacts},
+		{method: "DELETE", path: ws + "/artifacts/{name}", op: "deleteArtifact", summary: "Unpublish a repository and forget its tokens (the repository is kept)", access: accScope, scope: auth.ScopeWrite, status: 204, h: (*Server).handleDeleteArtifact},
+		{method: "POST", path: ws + "/artifacts/{name}/tokens", op: "createArtifactToken", summary: "Mint a read or write token of a published repository (the secret and the clone URL with it are shown only in this answer)", access: accScope, scope: auth.ScopeWrite, body: "ArtifactTokenRequest", status: 201, resp: "ArtifactToken", h: (*Server).handleCreateArtifactToken},
+		{method: "GET", path: ws + "/artifacts/{name}/tokens", op: "listArtifactTokens", summary: "List a published repository's tokens (never their secrets)", access: accScope, scope: auth.ScopeRead, status: 200, resp: "ArtifactTokenList", h: (*Server).handleListArtifactTokens},
+		{method: "DELETE", path: ws + "/artifacts/{name}/tokens/{id}", op: "revokeArtifactToken", summary: "Revoke an artifact token: it stops working at once", access: accScope, scope: auth.ScopeWrite, status: 204, h: (*Server).handleRevokeArtifactToken},
+		{method: "GET", path: "/git/{ws}/{repo}/info/refs", op: "gitInfoRefs", summary: "git smart HTTP: a published repository's refs (?service=git-upload-pack or git-receive-pack; the artifact token is the basic-auth password)", access: accPublic, query: []param{pService}, status: 200, resp: "binary", h: gitRoute("info/refs")},
+		{method: "POST", path: "/git/{ws}/{repo}/git-upload-pack", op: "gitUploadPack", summary: "git smart HTTP: clone and fetch (a read or write artifact token)", access: accPublic, body: "binary", status: 200, resp: "binary", h: gitRoute("git-upload-pack")},
+		{method: "POST", path: "/git/{ws}/{repo}/git-receive-pack", op: "gitReceivePack", summary: "git smart HTTP: push (a write artifact token; fast-forwards only; the checked-out branch's work tree follows)", access: accPublic, body: "binary", paced: true, status: 200, resp: "binary", h: gitRoute("git-receive-pack")},
 
 		{method: "POST", path: "/mcp/{ws}", op: "mcpPost", summary: "MCP over streamable HTTP: JSON-RPC messages from the client (bearer: a workspace token)", access: accPublic, body: "object", status: 200, resp: "object", h: (*Server).handleMCP},
 		{method: "GET", path: "/mcp/{ws}", op: "mcpGet", summary: "MCP over streamable HTTP: the session's server-to-client event stream", access: accPublic, status: 200, resp: "text", h: (*Server).handleMCP},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/desk-dev/desk/internal/artifact"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
@@ -146,6 +147,14 @@ type Options struct {
 	// publish tool. desk serve's front and workers open the same store (see
 	// package share).
 	Shares *share.Store
+	// Artifacts is the artifact store: the published repositories
+	// (.../artifacts) and their tokens, served over git smart HTTP at
+	// /git/{ws}/{name}.git. nil: those routes answer 501. desk serve's
+	// front and workers open the same store (see package artifact).
+	Artifacts *artifact.Store
+	// ArtifactURL is the URL clone URLs start with (desk serve's
+	// --public-url); "": http:// and the request's host.
+	ArtifactURL string
 	// WorkerKey, if set, makes this server a workspace worker's: it takes no
 	// bearer token but the principal the front authenticated, on requests
 	// that carry this key (worker.HeaderKey); others get 401.

@@ -43,6 +43,7 @@ var layers = map[string]int{
 	"internal/fsio":      1,
 	"internal/search":    1,
 	"internal/share":     1,
+	"internal/artifact":  2,
 	"internal/shell":     2,
 	"internal/jsvm":      2,
 	"internal/sandbox":   2,

@@ -28,14 +28,14 @@ var testEnv = map[string]string{
 // fixture is a workspace store with a repository at /workspace, its
 // artifact store and a server for it on 127.0.0.1.
 type fixture struct {
-	t     testing.TB
-	fs    *vfs.FS
-	st    *Store
-	srv   *httptest.Server
-	host  string // a temporary directory for the real git's clones
-	rtok  string // a read token
-	wtok  string // a write token
-	now   time.Time // the artifact store's clock (set before the server starts)
+	t    testing.TB
+	fs   *vfs.FS
+	st   *Store
+	srv  *httptest.Server
+	host string    // a temporary directory for the real git's clones
+	rtok string    // a read token
+	wtok string    // a write token
+	now  time.Time // the artifact store's clock (set before the server starts)
 }
 
 func newFixture(t testing.TB) *fixture {
