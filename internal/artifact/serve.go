@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	billy "github.com/go-git/go-billy/v6"
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/cache"
 	"github.com/go-git/go-git/v6/plumbing/object"
@@ -45,6 +47,11 @@ type Server struct {
 	MaxPushBytes int64
 	// MaxRequestBytes bounds a fetch's body. Default DefaultMaxRequestBytes.
 	MaxRequestBytes int64
+	// Deltas makes the packs sent delta-compressed (go-git searches a
+	// window of pack.window objects, 10 by default, for each): smaller
+	// packs for much more of the server's CPU. Default off: objects are
+	// sent whole (zlib-compressed), as fast as the store reads them.
+	Deltas bool
 }
 
 // Service returns the service of a smart-HTTP request for route ("info/refs"
@@ -71,7 +78,11 @@ func Service(route string, r *http.Request) (string, error) {
 // push's reasons are in its report) and the caller only logs it.
 func (s *Server) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, fsys *vfs.FS, a Artifact, svc string, advertise bool) (answered bool, err error) {
 	out := &flushWriter{w: w}
+	out.buf = bufio.NewWriterSize(countWriter{out}, 64<<10)
 	err = s.serve(ctx, out, r, fsys, a, svc, advertise)
+	if ferr := out.Close(); err == nil {
+		err = ferr
+	}
 	return out.n > 0, err
 }
 
@@ -81,7 +92,11 @@ func (s *Server) serve(ctx context.Context, out *flushWriter, r *http.Request, f
 	if err != nil {
 		return fmt.Errorf("%w: artifact %s: the repository at %s is gone (%v)", ErrNotFound, a.Name, a.Path, err)
 	}
-	st := filesystem.NewStorageWithOptions(gitws.NewBilly6(ctx, fsys, gitDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	var dotgit billy.Filesystem = gitws.NewBilly6(ctx, fsys, gitDir)
+	if svc == UploadPack && !advertise {
+		dotgit = newPackCache(dotgit, MaxPackCacheBytes)
+	}
+	st := filesystem.NewStorageWithOptions(dotgit, cache.NewObjectLRUDefault(), filesystem.Options{})
 	defer st.Close()
 	proto := r.Header.Get("Git-Protocol")
 	h := w.Header()
@@ -119,7 +134,7 @@ func (s *Server) serve(ctx context.Context, out *flushWriter, r *http.Request, f
 	in := io.NopCloser(&limitReader{r: body, left: limit, limit: limit})
 	h.Set("Content-Type", "application/x-git-"+name+"-result")
 	if svc == UploadPack {
-		return transport.UploadPack(ctx, st, in, out, &transport.UploadPackRequest{GitProtocol: proto, StatelessRPC: true})
+		return transport.UploadPack(ctx, st, in, out, &transport.UploadPackRequest{GitProtocol: proto, StatelessRPC: true, SkipDeltaCompression: !s.Deltas})
 	}
 	return transport.ReceivePack(ctx, st, in, out, &transport.ReceivePackRequest{GitProtocol: proto, StatelessRPC: true,
 		Hooks: transport.ReceivePackHooks{PreReceive: func(ctx context.Context, info *transport.PreReceiveInfo) error {
@@ -182,17 +197,30 @@ func isAncestor(info *transport.PreReceiveInfo, old, nw plumbing.Hash) (bool, er
 // what is buffered (a stateless-RPC answer is read whole by the client, so
 // nothing needs sending earlier) and the handler ends the response.
 type flushWriter struct {
-	w http.ResponseWriter
-	n int64 // bytes written
+	w   http.ResponseWriter
+	buf *bufio.Writer // over countWriter: 64 KiB writes to the response
+	n   int64         // bytes written to the response
 }
 
-func (f *flushWriter) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	f.n += int64(n)
+func (f *flushWriter) Write(p []byte) (int, error) { return f.buf.Write(p) }
+
+func (f *flushWriter) Close() error {
+	if err := f.buf.Flush(); err != nil {
+		return err
+	}
+	if f.n == 0 {
+		return nil
+	}
+	return http.NewResponseController(f.w).Flush()
+}
+
+type countWriter struct{ f *flushWriter }
+
+func (c countWriter) Write(p []byte) (int, error) {
+	n, err := c.f.w.Write(p)
+	c.f.n += int64(n)
 	return n, err
 }
-
-func (f *flushWriter) Close() error { return http.NewResponseController(f.w).Flush() }
 
 // limitReader fails past limit bytes with ErrTooLarge.
 type limitReader struct {
