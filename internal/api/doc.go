@@ -139,6 +139,20 @@
 // Deleting a workspace revokes and forgets its shares. The tool sets get
 // the store as the publish tool's Publisher (share.Workspace).
 //
+// # Published repositories
+//
+// Options.Artifacts is the artifact store (package artifact). Publishing
+// (POST .../artifacts) checks the path holds a repository, so it is a
+// lease route; listing, deleting and the tokens' routes are the front's.
+// The git routes (/git/{ws}/{repo}/info/refs, git-upload-pack,
+// git-receive-pack) are public as routes: their credential is an artifact
+// token in basic auth, which the front checks (a refusal wakes no worker)
+// before it forwards the request as it came to the workspace's worker; the
+// worker checks it again and serves git from its store (artifact.Server).
+// Their errors are plain text, which git shows as "remote: ..."; 401 sends
+// WWW-Authenticate: Basic. The receive-pack route is paced (its body is
+// read at go-git's pace). Deleting a workspace forgets its artifacts.
+//
 // # Local mounts
 //
 // POST /v1/workspaces/{ws}/mounts (admin only: it mounts on the server's

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,10 +33,10 @@ type fixture struct {
 	fs   *vfs.FS
 	st   *Store
 	srv  *httptest.Server
-	host string    // a temporary directory for the real git's clones
-	rtok string    // a read token
-	wtok string    // a write token
-	now  time.Time // the artifact store's clock (set before the server starts)
+	host string       // a temporary directory for the real git's clones
+	rtok string       // a read token
+	wtok string       // a write token
+	now  atomic.Int64 // the artifact store's clock, Unix nanoseconds
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -52,8 +53,9 @@ func newFixture(t testing.TB) *fixture {
 			t.Fatal(err)
 		}
 	}
-	fx := &fixture{t: t, host: filepath.Join(dir, "host"), now: time.Now()}
-	st, err := Open(ctx, Options{Dir: filepath.Join(dir, "artifacts"), Now: func() time.Time { return fx.now }})
+	fx := &fixture{t: t, host: filepath.Join(dir, "host")}
+	fx.now.Store(time.Now().UnixNano())
+	st, err := Open(ctx, Options{Dir: filepath.Join(dir, "artifacts"), Now: func() time.Time { return time.Unix(0, fx.now.Load()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +344,7 @@ func TestPushRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx.now = fx.now.Add(time.Hour)
+	fx.now.Add(int64(time.Hour))
 	out, ok = fx.realGit(clone, "push", fx.url("repo", m.Secret), "main")
 	t.Logf("%s", out)
 	if ok || !strings.Contains(out, "expired") {

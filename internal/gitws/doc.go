@@ -15,6 +15,19 @@
 // store is open in one process at a time. The index and configuration
 // files are written with vfs.WriteFile, which replaces content atomically.
 //
+// Billy6 is the same adapter as a go-billy v6 filesystem, for go-git v6's
+// server side (package artifact serves published repositories with it); it
+// shares Billy's paths, errors and locks.
+//
+// # Published repositories
+//
+// FindRepo finds the repository at a directory (dir/.git, or dir itself
+// when bare), CurrentBranch reads HEAD's branch, and UpdateWorkTree moves a
+// work tree and index from one commit to another as git's read-tree -m -u
+// (the code behind checkout): what package artifact runs for a push to the
+// checked-out branch, refusing with ErrWorkTreeChanged, naming the paths,
+// when local changes would be overwritten.
+//
 // # Commands
 //
 // Main(env, argv) runs one command line: the global options -C, -c,
