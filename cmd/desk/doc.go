@@ -18,6 +18,7 @@
 //	desk fs -w WS VERB [ARGS]       files of a workspace on the server
 //	desk fs -db PATH VERB [ARGS]    files of a workspace database, directly
 //	desk cp SRC DEST                host <-> workspace copies, docker cp's rules (cp.go)
+//	desk artifact create|token|ls|revoke|rm  published git repositories and their tokens (artifact.go)
 //	desk bench fs [flags]           the sandbox's /workspace against tmpfs and the disk (bench.go)
 //	desk help [COMMAND]             usage
 //
