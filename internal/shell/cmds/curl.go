@@ -6,11 +6,15 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"path"
 	"slices"
@@ -61,11 +65,18 @@ type curlOpts struct {
 	maxRedirs                                                                            int
 	urls                                                                                 []string
 	outputs                                                                              []string // "" for -O
+	forms                                                                                []curlForm
 	remoteAll                                                                            bool
 }
 
 // curlValueOpts are the short options that take a value.
 const curlValueOpts = "oXHduAewmTbcCEFKrxyzY"
+
+// curlForm is one -F (or --form-string) argument.
+type curlForm struct {
+	arg    string
+	string bool // --form-string: no @, < or ;type= processing
+}
 
 // curlLongs maps each long option to its short form, or to itself when it
 // has none; curlLongValue lists those that take a value.
@@ -78,12 +89,12 @@ var curlLongs = map[string]string{
 	"compressed": "compressed", "max-redirs": "max-redirs", "connect-timeout": "connect-timeout",
 	"json": "json", "remote-name-all": "remote-name-all", "no-buffer": "N", "globoff": "g",
 	"retry": "retry", "http1.1": "http1.1", "no-progress-meter": "no-progress-meter",
-	"progress-bar": "#", "create-dirs": "create-dirs",
+	"progress-bar": "#", "create-dirs": "create-dirs", "form": "F", "form-string": "form-string",
 }
 
 var curlLongValue = map[string]bool{
 	"url": true, "data-binary": true, "data-raw": true, "data-urlencode": true, "max-redirs": true,
-	"connect-timeout": true, "json": true, "retry": true,
+	"connect-timeout": true, "json": true, "retry": true, "form-string": true,
 }
 
 // Curl is curl, in process: HTTP and HTTPS requests through Env.Net (the
@@ -256,6 +267,8 @@ func (o *curlOpts) set(env *Env, key, long, val string) (int, bool) {
 		if _, err := strconv.Atoi(val); err != nil {
 			return o.usage(env, "option --retry: expected a proper numerical parameter")
 		}
+	case "F", "form-string":
+		o.forms = append(o.forms, curlForm{arg: val, string: key == "form-string"})
 	case "d", "data-binary", "data-raw", "data-urlencode", "json":
 		part, err := o.dataPart(env, key, val)
 		if err != nil {
@@ -446,6 +459,21 @@ func (x *curlXfer) run(raw, out string, remote bool) int {
 			body, bodySet, method = []byte(data), true, "POST"
 		}
 	}
+	var formType string
+	if len(o.forms) > 0 {
+		b, ctype, code := o.formBody(env)
+		switch {
+		case code < 0: // reported
+			x.errMsg = "Failed to open/read local data from file/application"
+			return -code
+		case code == curlOutOfMemory:
+			return x.failf(code, "Out of memory")
+		case code != 0:
+			return code
+		}
+		defer env.Release(int64(cap(b)))
+		body, bodySet, method, formType = b, true, "POST", ctype
+	}
 	if o.upload != "" {
 		b, err := o.readUpload(env)
 		if err != nil {
@@ -494,7 +522,7 @@ func (x *curlXfer) run(raw, out string, remote bool) int {
 	client := netClient(env)
 	explicit := o.method != ""
 	for {
-		req, err := x.request(ctx, method, u, body, bodySet)
+		req, err := x.request(ctx, method, u, body, bodySet, formType)
 		if err != nil {
 			return x.failf(curlBadURL, "URL using bad/illegal format or missing URL")
 		}
@@ -578,13 +606,113 @@ func (x *curlXfer) run(raw, out string, remote bool) int {
 	}
 }
 
+// curlMIMETypes are the types curl gives a file part by its name's
+// extension (lib/mime.c); others are application/octet-stream.
+var curlMIMETypes = map[string]string{
+	".gif": "image/gif", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png",
+	".svg": "image/svg+xml", ".txt": "text/plain", ".htm": "text/html", ".html": "text/html",
+	".pdf": "application/pdf", ".xml": "application/xml",
+}
+
+// formBody builds the multipart/form-data body of the -F arguments:
+// name=value, name=@file (a file part), name=<file (a field read from a
+// file), with ;type= and ;filename= after a file. It returns the body
+// (charged to Env.Mem), its Content-Type, and curl's status on failure.
+func (o *curlOpts) formBody(env *Env) ([]byte, string, int) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	mw.SetBoundary("------------------------" + hex.EncodeToString(rnd[:]))
+	held := int64(0)
+	defer func() { env.Release(held) }()
+	for _, f := range o.forms {
+		name, val, ok := strings.Cut(f.arg, "=")
+		if !ok {
+			if !o.silent {
+				fmt.Fprintf(env.Stderr, "Warning: Illegally formatted input field!\n")
+			}
+			fmt.Fprintln(env.Stderr, "curl: option -F: is badly used here")
+			fmt.Fprintln(env.Stderr, curlTryHelp)
+			return nil, "", curlUsage
+		}
+		hdr := textproto.MIMEHeader{}
+		var content []byte
+		if !f.string && (strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<")) {
+			file, params, _ := strings.Cut(val[1:], ";")
+			ctype, fname := "", path.Base(file)
+			for _, p := range strings.Split(params, ";") {
+				if v, ok := strings.CutPrefix(p, "type="); ok {
+					ctype = v
+				} else if v, ok := strings.CutPrefix(p, "filename="); ok {
+					fname = v
+				}
+			}
+			b, err := o.readArg(env, file)
+			if err != nil {
+				if !o.silent || o.showError {
+					fmt.Fprintf(env.Stderr, "curl: (26) Failed to open/read local data from file/application\n")
+				}
+				return nil, "", -curlReadError
+			}
+			held += int64(cap(b))
+			content = b
+			if val[0] == '@' {
+				if ctype == "" {
+					ctype = curlMIMETypes[strings.ToLower(path.Ext(fname))]
+					if ctype == "" {
+						ctype = "application/octet-stream"
+					}
+				}
+				hdr.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, curlQuote(name), curlQuote(fname)))
+				if file != "-" || strings.Contains(params, "type=") {
+					hdr.Set("Content-Type", ctype) // stdin's part has none unless given
+				}
+			} else {
+				hdr.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, curlQuote(name)))
+				if ctype != "" {
+					hdr.Set("Content-Type", ctype)
+				}
+			}
+		} else {
+			value := val
+			if !f.string {
+				if v, params, ok := strings.Cut(val, ";type="); ok {
+					value = v
+					hdr.Set("Content-Type", params)
+				}
+			}
+			content = []byte(value)
+			hdr.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, curlQuote(name)))
+		}
+		if err := env.Hold(int64(len(content)) + 256); err != nil {
+			return nil, "", curlOutOfMemory
+		}
+		held += int64(len(content)) + 256
+		pw, _ := mw.CreatePart(hdr)
+		pw.Write(content)
+	}
+	mw.Close()
+	out := buf.Bytes()
+	if err := env.Hold(int64(cap(out))); err != nil {
+		return nil, "", curlOutOfMemory
+	}
+	return out, mw.FormDataContentType(), 0
+}
+
+// curlQuote escapes a name in a Content-Disposition parameter as curl
+// does (backslash-escaped quotes and backslashes).
+func curlQuote(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+}
+
 // readUpload reads the -T file ("-": stdin), charged to Env.Mem.
 func (o *curlOpts) readUpload(env *Env) ([]byte, error) {
 	return o.readArg(env, o.upload)
 }
 
 // request builds one request with curl's headers.
-func (x *curlXfer) request(ctx context.Context, method string, u *url.URL, body []byte, bodySet bool) (*http.Request, error) {
+func (x *curlXfer) request(ctx context.Context, method string, u *url.URL, body []byte, bodySet bool, formType string) (*http.Request, error) {
 	o := x.o
 	var rd io.Reader
 	if bodySet {
@@ -601,7 +729,9 @@ func (x *curlXfer) request(ctx context.Context, method string, u *url.URL, body 
 	h := req.Header
 	h.Set("User-Agent", "curl/"+curlVersion)
 	h.Set("Accept", "*/*")
-	if bodySet && o.upload == "" {
+	if formType != "" {
+		h.Set("Content-Type", formType)
+	} else if bodySet && o.upload == "" {
 		h.Set("Content-Type", "application/x-www-form-urlencoded")
 		if o.json {
 			h.Set("Content-Type", "application/json")

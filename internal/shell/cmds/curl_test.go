@@ -82,6 +82,24 @@ func netServer(t testing.TB) *httptest.Server {
 		}
 		plain(w, 200, "text/plain", "user="+user+" pass="+pass+"\n")
 	})
+	mux.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) {
+		mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+		out := fmt.Sprintf("%s %s expect=%q\n", r.Method, mt, r.Header.Get("Expect"))
+		mr, err := r.MultipartReader()
+		if err != nil {
+			plain(w, 400, "text/plain", err.Error()+"\n")
+			return
+		}
+		for {
+			p, err := mr.NextPart()
+			if err != nil {
+				break
+			}
+			b, _ := io.ReadAll(p)
+			out += fmt.Sprintf("part %q disposition=%q type=%q body=%q\n", p.FormName(), p.Header.Get("Content-Disposition"), p.Header.Get("Content-Type"), b)
+		}
+		plain(w, 200, "text/plain", out)
+	})
 	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Date"] = nil
 		w.Header().Set("Content-Type", "text/plain")
@@ -319,6 +337,12 @@ var curlCases = []netCase{
 	{name: "post data missing file", args: []string{"curl", "-sS", "-d", "@missing", "{B}/echo"}},
 	{name: "data-urlencode", args: []string{"curl", "-sS", "--data-urlencode", "q=a b&c", "--data-urlencode", "=é/x", "--data-urlencode", "plain text", "--data-urlencode", "f@body", "{B}/echo"}, files: map[string]string{"body": "x y\n"}},
 	{name: "get with data", args: []string{"curl", "-sS", "-G", "-d", "a=1", "--data-urlencode", "b=x y", "{B}/echo?z=0"}},
+	{name: "form", args: []string{"curl", "-sS", "-F", "k=v", "-F", "f=@a.txt", "-F", "g=@b.bin", "-F", "h=<a.txt", "-F", "t=@a.txt;type=text/x-mine;filename=other.name", "-F", "u=x;type=text/csv", "{B}/form"},
+		files: map[string]string{"a.txt": "abc\n", "b.bin": "\x00\x01"}},
+	{name: "form string", args: []string{"curl", "-sS", "--form-string", "k=@not-a-file;type=x", "{B}/form"}},
+	{name: "form stdin", args: []string{"curl", "-sS", "-F", "f=@-", "{B}/form"}, stdin: "from stdin\n"},
+	{name: "form missing file", args: []string{"curl", "-sS", "-F", "f=@missing", "{B}/form"}},
+	{name: "form bad", args: []string{"curl", "-sS", "-F", "novalue", "{B}/form"}},
 	{name: "json", args: []string{"curl", "-sS", "--json", `{"a":1}`, "{B}/echo"}},
 	{name: "method", args: []string{"curl", "-sS", "-X", "DELETE", "{B}/echo"}},
 	{name: "method attached", args: []string{"curl", "-sS", "-XPATCH", "-d", "x", "{B}/echo"}},

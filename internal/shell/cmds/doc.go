@@ -65,7 +65,9 @@
 // %{http_version} %{scheme} %{num_connects} %{time_*} %{speed_download}
 // %header{name} %{stdout} %{stderr}; an unknown one is reported as curl
 // does) -u USER:PASS -A -e -T FILE (PUT; a URL ending in / gets the file's
-// name) --compressed (asks for deflate, gzip and decodes them)
+// name) -F/--form (name=value, name=@file with curl's type by extension
+// and ;type= ;filename=, name=<file, @- for stdin) --form-string
+// --compressed (asks for deflate, gzip and decodes them)
 // --max-time -m --url -v; accepted and without effect: -k --insecure
 // (certificates are Env.Net's business), -N, -g, -#, -q, --http1.1,
 // --no-progress-meter, --create-dirs, --connect-timeout, --retry. Long
@@ -86,7 +88,8 @@
 // without --compressed the request carries "Accept-Encoding: identity"
 // (else Go's transport would ask for gzip and decode it), with it
 // "deflate, gzip" (no br or zstd); -u USER without a password sends an
-// empty one (no prompt); no cookies (-b, -c), no -F forms, no -r ranges,
+// empty one (no prompt); -F bodies are built whole in memory (charged);
+// no cookies (-b, -c), no -r ranges,
 // no --resolve, no proxies of its own, no FTP, FILE or other protocols.
 //
 // wget 1.21 (TestWget_real likewise, comparing stderr under -q): options
