@@ -78,11 +78,47 @@ func (b *Billy) OpenFile(name string, flag int, perm os.FileMode) (billy.File, e
 			return nil, b.rel(err)
 		}
 	}
+	if flag&os.O_TRUNC != 0 && flag&(os.O_WRONLY|os.O_RDWR) != 0 && flag&os.O_EXCL == 0 {
+		return b.openStaged(name, p, flag, perm)
+	}
 	f, err := b.fs.OpenFile(b.ctx, p, flag, perm)
 	if err != nil {
 		return nil, b.rel(err)
 	}
-	return &billyFile{f: f, name: name, b: b}, nil
+	return &billyFile{f: f, name: name, b: b, path: p}, nil
+}
+
+// openStaged opens a replacement for p: written to a new file beside it and
+// renamed over p when closed, so that a reader sees p's old content or its
+// new one, never the empty or partial file an in-place rewrite shows.
+// go-git rewrites refs and the index in place (O_TRUNC), where git writes a
+// lock file and renames it; a `git status` running beside a commit would
+// otherwise read an empty HEAD. The new file keeps an existing p's
+// permissions; a failed write or close leaves p as it was.
+func (b *Billy) openStaged(name, p string, flag int, perm os.FileMode) (billy.File, error) {
+	fi, err := b.fs.Stat(b.ctx, p)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, b.rel(&fs.PathError{Op: "open", Path: p, Err: syscall.EISDIR})
+	case err == nil:
+		perm = fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist) || flag&os.O_CREATE == 0:
+		return nil, b.rel(err)
+	}
+	for range 100 {
+		var r [6]byte
+		_, _ = rand.Read(r[:])
+		tmp := p + ".desk-" + hex.EncodeToString(r[:]) + ".tmp"
+		f, err := b.fs.OpenFile(b.ctx, tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, b.rel(err)
+		}
+		return &billyFile{f: f, name: name, b: b, path: p, staged: tmp}, nil
+	}
+	return nil, b.rel(&fs.PathError{Op: "open", Path: p, Err: syscall.EEXIST})
 }
 
 // Stat describes name, following symlinks.
@@ -207,10 +243,12 @@ func (b *Billy) Chtimes(name string, atime, mtime time.Time) error {
 
 // billyFile is a billy.File over a store handle.
 type billyFile struct {
-	f    *vfs.File
-	name string
-	b    *Billy
-	lock *sync.Mutex // held while Locked
+	f      *vfs.File
+	name   string
+	b      *Billy
+	path   string      // the file's store path (what Lock locks)
+	staged string      // a replacement's own path, renamed over path at Close ("" if none)
+	lock   *sync.Mutex // held while Locked
 }
 
 func (f *billyFile) Name() string                            { return f.name }
@@ -224,10 +262,20 @@ func (f *billyFile) Truncate(size int64) error { return f.f.Truncate(size) }
 
 // Close closes the handle (and releases its lock).
 func (f *billyFile) Close() error {
+	err := f.f.Close()
+	if f.staged != "" {
+		if err == nil {
+			err = f.b.fs.Rename(f.b.ctx, f.staged, f.path, 0)
+		}
+		if err != nil {
+			_ = f.b.fs.Remove(f.b.ctx, f.staged)
+		}
+		err = f.b.rel(err)
+	}
 	if f.lock != nil {
 		_ = f.Unlock()
 	}
-	return f.f.Close()
+	return err
 }
 
 // locks are the in-process file locks, one per store and inode: the store
@@ -237,7 +285,7 @@ var locks sync.Map // lockKey → *sync.Mutex
 
 type lockKey struct {
 	store string // the store's database path (handles of one store share it)
-	ino   uint64
+	path  string // the file's (a staged replacement locks the file it replaces)
 }
 
 // Lock takes the file's exclusive lock, waiting for another holder.
@@ -245,7 +293,7 @@ func (f *billyFile) Lock() error {
 	if f.lock != nil {
 		return nil
 	}
-	m, _ := locks.LoadOrStore(lockKey{f.b.fs.Path(), f.f.Ino()}, &sync.Mutex{})
+	m, _ := locks.LoadOrStore(lockKey{f.b.fs.Path(), f.path}, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
 	f.lock = mu
