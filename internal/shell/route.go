@@ -26,7 +26,10 @@ const SandboxBackend = "sandbox"
 // backend when one is configured, else Route fails naming the missing
 // commands. A name computed at run time ($cmd) cannot be known and does not
 // count; a script that does not parse goes to the shell, which reports the
-// syntax error.
+// syntax error. A curl or wget of a loopback address (localhost:3000) goes
+// to the sandbox when there is one: the shell's own go out through the
+// egress policy, which refuses the host's addresses, while the services
+// an agent starts listen in the sandbox.
 func (b *Backend) Route(source string, backends []string) (backend, reason string, err error) {
 	file, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(source), "")
 	if perr != nil {
@@ -34,12 +37,17 @@ func (b *Backend) Route(source string, backends []string) (backend, reason strin
 	}
 	defined := map[string]bool{}
 	var names []string
+	local := "" // a curl or wget of the machine's own address
 	syntax.Walk(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.FuncDecl:
 			defined[n.Name.Value] = true
 		case *syntax.CallExpr:
-			names = append(names, commandNames(n.Args)...)
+			cn := commandNames(n.Args)
+			names = append(names, cn...)
+			if local == "" && (slices.Contains(cn, "curl") || slices.Contains(cn, "wget")) && loopbackArg(n.Args) {
+				local = cn[len(cn)-1]
+			}
 			if sub, ok := gitSubcommand(n.Args); ok && !gitws.Supported(sub) {
 				names = append(names, "git "+sub)
 			}
@@ -53,6 +61,11 @@ func (b *Backend) Route(source string, backends []string) (backend, reason strin
 		}
 		missing = append(missing, name)
 	}
+	if len(missing) == 0 && local != "" && slices.Contains(backends, SandboxBackend) {
+		// The shell's curl goes out through the egress policy, which refuses
+		// the host's own addresses; localhost means the sandbox's services.
+		return SandboxBackend, fmt.Sprintf("%s of localhost: the sandbox's own services answer there", local), nil
+	}
 	if len(missing) == 0 {
 		return "shell", "every command in the script is one the shell backend has", nil
 	}
@@ -61,6 +74,39 @@ func (b *Backend) Route(source string, backends []string) (backend, reason strin
 		return SandboxBackend, fmt.Sprintf("not commands of the shell backend: %s", list), nil
 	}
 	return "", "", fmt.Errorf("%s: not a command of the shell backend, and no sandbox backend is configured", list)
+}
+
+// loopbackArg reports whether a literal argument names a loopback address
+// (localhost, 127.0.0.0/8, [::1], 0.0.0.0), as a URL or a bare host:port.
+func loopbackArg(args []*syntax.Word) bool {
+	for _, a := range args[1:] {
+		v, ok := literal(a)
+		if !ok {
+			continue
+		}
+		v = strings.ToLower(v)
+		if i := strings.Index(v, "://"); i >= 0 {
+			v = v[i+3:]
+		}
+		if i := strings.LastIndex(v, "@"); i >= 0 && !strings.Contains(v[:i], "/") {
+			v = v[i+1:]
+		}
+		host := v
+		if i := strings.IndexAny(host, "/?#"); i >= 0 {
+			host = host[:i]
+		}
+		if strings.HasPrefix(host, "[") {
+			if j := strings.Index(host, "]"); j > 0 {
+				host = host[1:j]
+			}
+		} else if i := strings.LastIndex(host, ":"); i >= 0 {
+			host = host[:i]
+		}
+		if host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasPrefix(host, "127.") || host == "::1" || host == "0.0.0.0" {
+			return true
+		}
+	}
+	return false
 }
 
 // has reports whether the shell backend runs name: an interpreter builtin, a

@@ -31,6 +31,12 @@ func TestBackend_Route(t *testing.T) {
 		{"a git subcommand the shell lacks goes to the sandbox", "git status && git rebase -i HEAD~2", []string{"shell", "sandbox"}, "sandbox", ""},
 		{"no sandbox: the git subcommand is named", "git bisect start", []string{"shell"}, "", "git bisect: not a command of the shell backend"},
 		{"syntax error goes to the shell", "if then fi (", nil, "shell", ""},
+		{"curl of a remote host runs in the shell", "curl -s https://example.com/x | jq .", []string{"shell", "sandbox"}, "shell", ""},
+		{"curl of localhost goes to the sandbox", "curl -s localhost:3000/health", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"wget of 127.0.0.1 goes to the sandbox", "wget -qO- http://127.0.0.1:8000/", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"curl of [::1] goes to the sandbox", "curl 'http://[::1]:8080/' -o out", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"curl of localhost without a sandbox stays in the shell", "curl -s http://localhost/", []string{"shell"}, "shell", ""},
+		{"a host named like localhost is not", "curl -s http://localhost.example.com/", []string{"shell", "sandbox"}, "shell", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, reason, err := b.Route(tc.script, tc.backends)
