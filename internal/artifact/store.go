@@ -181,47 +181,11 @@ func (s *Store) init() error {
 	if err := c.Exec("PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"); err != nil {
 		return err
 	}
-	return s.tx(func() error {
-		var app, ver, tables int64
-		if err := c.Query("PRAGMA application_id", nil, func(st *sqlite.Stmt) { app = st.Int64(0) }); err != nil {
-			return fmt.Errorf("not an SQLite database (%w)", err)
-		}
-		if err := c.Query("PRAGMA user_version", nil, func(st *sqlite.Stmt) { ver = st.Int64(0) }); err != nil {
-			return err
-		}
-		if err := c.Query("SELECT count(*) FROM sqlite_master WHERE type = 'table'", nil, func(st *sqlite.Stmt) { tables = st.Int64(0) }); err != nil {
-			return err
-		}
-		switch {
-		case app == indexAppID && ver > indexSchemaV:
-			return fmt.Errorf("artifact index schema version %d is newer than this program's %d", ver, indexSchemaV)
-		case app == indexAppID:
-		case app == 0 && tables == 0:
-			if err := c.Exec(fmt.Sprintf("PRAGMA application_id=%d; PRAGMA user_version=%d", indexAppID, indexSchemaV)); err != nil {
-				return err
-			}
-		default:
-			return errors.New("not a desk artifact index (move it away to start with no artifacts)")
-		}
-		return c.Exec(indexSchema)
-	})
+	return c.Claim(sqlite.Schema{AppID: indexAppID, Version: indexSchemaV, SQL: indexSchema, What: "artifact index"})
 }
 
 // tx runs fn in a write transaction (s.mu held or not yet shared).
-func (s *Store) tx(fn func() error) error {
-	if err := s.c.Run("BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		s.c.Run("ROLLBACK")
-		return err
-	}
-	if err := s.c.Run("COMMIT"); err != nil {
-		s.c.Run("ROLLBACK")
-		return err
-	}
-	return nil
-}
+func (s *Store) tx(fn func() error) error { return s.c.Tx(fn) }
 
 // write runs fn in one write transaction; read runs fn alone on the
 // connection (a read sees every commit, whichever process made it).

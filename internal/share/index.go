@@ -100,49 +100,12 @@ func (idx *index) init() error {
 	if err := c.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"); err != nil {
 		return err
 	}
-	return idx.tx(func() error {
-		var app, ver int64
-		var tables int64
-		if err := c.Query("PRAGMA application_id", nil, func(st *sqlite.Stmt) { app = st.Int64(0) }); err != nil {
-			return fmt.Errorf("not an SQLite database (%w)", err)
-		}
-		if err := c.Query("PRAGMA user_version", nil, func(st *sqlite.Stmt) { ver = st.Int64(0) }); err != nil {
-			return err
-		}
-		if err := c.Query("SELECT count(*) FROM sqlite_master WHERE type = 'table'", nil, func(st *sqlite.Stmt) { tables = st.Int64(0) }); err != nil {
-			return err
-		}
-		switch {
-		case app == indexAppID && ver > indexSchemaV:
-			return fmt.Errorf("share index schema version %d is newer than this program's %d", ver, indexSchemaV)
-		case app == indexAppID:
-		case app == 0 && tables == 0:
-			if err := c.Exec(fmt.Sprintf("PRAGMA application_id=%d; PRAGMA user_version=%d", indexAppID, indexSchemaV)); err != nil {
-				return err
-			}
-		default:
-			return errors.New("not a desk share index (move it away to start with no shares)")
-		}
-		return c.Exec(indexSchema)
-	})
+	return c.Claim(sqlite.Schema{AppID: indexAppID, Version: indexSchemaV, SQL: indexSchema, What: "share index"})
 }
 
 // tx runs fn in a write transaction of the write connection (wmu held or
 // not yet shared).
-func (idx *index) tx(fn func() error) error {
-	if err := idx.w.Run("BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		idx.w.Run("ROLLBACK")
-		return err
-	}
-	if err := idx.w.Run("COMMIT"); err != nil {
-		idx.w.Run("ROLLBACK")
-		return err
-	}
-	return nil
-}
+func (idx *index) tx(fn func() error) error { return idx.w.Tx(fn) }
 
 func (idx *index) close() error {
 	idx.closed.Store(true)
