@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/run"
 )
 
@@ -32,6 +33,9 @@ type ExecInput struct {
 	// Detached starts a long-running service (run.ExecOptions.Detached):
 	// exec returns once it has started, with status running.
 	Detached bool `json:"detached,omitempty"`
+	// Egress narrows the workspace's egress policy for this command:
+	// "none", or "allow RULE; RULE" (package egress).
+	Egress string `json:"egress,omitempty"`
 }
 
 // ExecOutput is the output of exec.
@@ -165,7 +169,8 @@ var execSpec = &spec{
     "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds before the command is killed. Default: the server's (5 minutes; js 1 minute)."},
     "stdin": {"type": "string", "description": "Standard input of the command."},
     "input": {"description": "A JSON value passed to the js backend's default export."},
-    "detached": {"type": "boolean", "description": "Start a long-running service and return once it has started (sandbox backend; see the description). Default false."}
+    "detached": {"type": "boolean", "description": "Start a long-running service and return once it has started (sandbox backend; see the description). Default false."},
+    "egress": {"type": "string", "description": "Narrow the workspace's network policy for this command: none, or \"allow HOST[:PORT]; HOST[:PORT]\" (it can only narrow). Default: the workspace's policy."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -247,6 +252,13 @@ func (s *Set) exec(ctx context.Context, in ExecInput, co *CallOptions) (*ExecOut
 	}
 	if in.Stdin != "" {
 		o.Stdin = strings.NewReader(in.Stdin)
+	}
+	if in.Egress != "" {
+		p, err := egress.Parse(in.Egress)
+		if err != nil {
+			return nil, errorf(CodeInvalid, "egress: %v", err)
+		}
+		ctx = egress.WithLayer(ctx, egress.Layer{Source: egress.SourceExecution, Policy: p})
 	}
 	if in.Backend != "" && in.Backend != run.AutoBackend && !slices.Contains(s.rt.Backends(), in.Backend) {
 		return nil, errorf(CodeUnknownBackend, "there is no backend %q here; the backends are %s", in.Backend, strings.Join(s.rt.Backends(), ", "))
