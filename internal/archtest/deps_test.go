@@ -34,6 +34,7 @@ var layers = map[string]int{
 	"internal/cgroup":    0,
 	"internal/fair":      0,
 	"internal/egress":    0,
+	"internal/image":     1,
 	"internal/worker":    1,
 	"client":             0,
 	"internal/archtest":  0,
@@ -60,7 +61,7 @@ var layers = map[string]int{
 // testOnly are the packages that only tests import: the shared test helpers.
 // Outside a test only another of them may import one. internal/testenv
 // imports only the standard library.
-var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/vfs/vfstest", "internal/share/s3remote/s3test"}
+var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/image/imagetest", "internal/vfs/vfstest", "internal/share/s3remote/s3test"}
 
 // cmdRoot may import anything and is imported by nothing.
 const cmdRoot = "cmd/desk"
