@@ -39,7 +39,7 @@ TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gz
 # or a node under ~/.nvm does not count): COMMAND:PACKAGE, the package
 # `make test-setup` installs when /usr/bin/COMMAND is missing. (NodeSource's
 # nodejs brings its own npm; Debian's nodejs needs the npm package.)
-SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 pip3:python3-pip node:nodejs npm:npm pandoc:pandoc pdflatex:texlive-latex-base curl:curl
+SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 pip3:python3-pip node:nodejs npm:npm pandoc:pandoc pdflatex:texlive-latex-base busybox:busybox-static curl:curl
 
 # The MCP end-to-end test drives desk with the official TypeScript client,
 # pinned by this directory's package-lock.json (npm registry only);

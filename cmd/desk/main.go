@@ -52,6 +52,7 @@ func init() {
 		{"kill", "send a signal to a running execution (default SIGTERM)", runKill},
 		{"ps", "list a workspace's running executions, detached services marked, with their listening ports", runPS},
 		{"port", "ports services listen on in a workspace's sandbox: port ls WS, port share WS PORT (a preview link)", portGroup.run},
+		{"image", "OCI images for the sandbox on this machine: image import FILE NAME | ls | rm NAME | use WS NAME | default NAME", imageGroup.run},
 		{"port-forward", "forward a local TCP port to a port of a workspace's sandbox, until Ctrl-C", runPortForward},
 		{"changes", "print a workspace's change journal; --follow streams it live", runChanges},
 		{"mount", "mount a workspace on a directory through FUSE, until Ctrl-C (admin)", runMount},

@@ -36,6 +36,7 @@ func newSandbox(runtime, dataDir string, sub func(string) string, lim backendLim
 	}
 	return sandbox.New(sandbox.Options{
 		Deny:         sandboxDeny(dataDir),
+		Image:        sandboxImages(""),
 		Runtime:      runtime,
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),

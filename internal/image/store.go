@@ -2,6 +2,7 @@ package image
 
 import (
 	"archive/tar"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,6 +82,7 @@ type Info struct {
 type index struct {
 	Names      map[string]string `json:"names"`      // name → ID
 	Workspaces map[string]string `json:"workspaces"` // workspace → name
+	Default    string            `json:"default,omitempty"`
 }
 
 // ErrNotFound: no image of that name.
@@ -341,7 +343,8 @@ func (s *Store) unpack(ctx context.Context, img v1.Image, id string, d v1.Hash) 
 }
 
 // mountPoints adds what a sandbox mounts on, where the image lacks it:
-// /workspace, /tmp, /proc, /dev, /.desk/init, the home, /etc/hostname,
+// /workspace, /tmp, /proc, /dev, /.desk/init (and the egress proxy's
+// /.desk/egress.sock and /.desk/ca.pem), the home, /etc/hostname,
 // /etc/hosts and /etc/resolv.conf (a symbolic link there is replaced by a
 // file: the runtime binds onto it).
 func (s *Store) mountPoints(u *unpacker) error {
@@ -352,7 +355,7 @@ func (s *Store) mountPoints(u *unpacker) error {
 		}
 	}
 	os.Chmod(u.host("tmp"), 0o1777)
-	for _, f := range []string{".desk/init", "etc/hostname", "etc/hosts", "etc/resolv.conf"} {
+	for _, f := range []string{".desk/init", ".desk/egress.sock", ".desk/ca.pem", "etc/hostname", "etc/hosts", "etc/resolv.conf"} {
 		hp := u.host(f)
 		if fi, err := os.Lstat(hp); err == nil && fi.Mode().IsRegular() {
 			continue
@@ -545,7 +548,7 @@ func extractLayout(file, dir string) error {
 		case h.Typeflag == tar.TypeDir && slices.Contains([]string{".", "blobs"}, name), h.Typeflag == tar.TypeDir && blob.MatchString(name+"/"+strings.Repeat("0", 64)):
 			os.MkdirAll(filepath.Join(dir, name), 0o700)
 			continue
-		case h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA:
+		case h.Typeflag != tar.TypeReg:
 			return fmt.Errorf("read image archive: %w: entry %q is not a layout file", ErrHostile, h.Name)
 		case name == "oci-layout" || name == "index.json" || blob.MatchString(name):
 		default:
@@ -619,6 +622,9 @@ func (s *Store) Remove(name string) error {
 			delete(ix.Workspaces, ws)
 		}
 	}
+	if ix.Default == name {
+		ix.Default = ""
+	}
 	if err := s.writeIndex(ix); err != nil {
 		return err
 	}
@@ -655,6 +661,35 @@ func (s *Store) Use(ws, name string) error {
 	return s.writeIndex(ix)
 }
 
+// SetDefault makes name the image of every workspace that chose none (""
+// : the host's userland).
+func (s *Store) SetDefault(name string) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ix, err := s.readIndex()
+	if err != nil {
+		return err
+	}
+	if _, ok := ix.Names[name]; name != "" && !ok {
+		return fmt.Errorf("default image %q: %w", name, ErrNotFound)
+	}
+	ix.Default = name
+	return s.writeIndex(ix)
+}
+
+// Choices returns the workspaces' choices (workspace → image name) and the
+// default.
+func (s *Store) Choices() (map[string]string, string, error) {
+	ix, err := s.readIndex()
+	if err != nil {
+		return nil, "", err
+	}
+	return ix.Workspaces, ix.Default, nil
+}
+
 // Image is what a sandbox needs of an image: its root and config.
 type Image struct {
 	Root string // the unpacked rootfs (read-only, shared)
@@ -680,17 +715,14 @@ func (s *Store) Resolve(name string) (Image, error) {
 }
 
 // ForWorkspace returns the image workspace ws uses: its own choice (Use),
-// else def (the server's default, "" for none). ok is false when it uses
-// the host's userland.
+// else def, else the store's default (SetDefault). ok is false when it
+// uses the host's userland.
 func (s *Store) ForWorkspace(ws, def string) (img Image, ok bool, err error) {
 	ix, err := s.readIndex()
 	if err != nil {
 		return Image{}, false, err
 	}
-	name := ix.Workspaces[ws]
-	if name == "" {
-		name = def
-	}
+	name := cmp.Or(ix.Workspaces[ws], def, ix.Default)
 	if name == "" {
 		return Image{}, false, nil
 	}

@@ -240,7 +240,7 @@ func (u *unpacker) entry(tr *tar.Reader, hdr *tar.Header, p string) error {
 				return fmt.Errorf("unpack %q: %w", hdr.Name, err)
 			}
 		}
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg:
 		if hdr.Size > u.limits.MaxBytes-u.bytes {
 			return fmt.Errorf("unpack %q: the image's files exceed %d bytes (Limits.MaxBytes)", hdr.Name, u.limits.MaxBytes)
 		}

@@ -41,7 +41,8 @@ type box struct {
 	cmd     *exec.Cmd
 	bundle  *bundle
 	mount   Mount
-	initPID int // the init's pid on the host
+	img     *Image // the workspace's image (nil: the host's userland)
+	initPID int    // the init's pid on the host
 	cg      counters
 	ns      string       // the init's pid namespace, as /proc/PID/ns/pid reads
 	log     *tailBuffer  // the runtime's and the init's stderr
@@ -153,11 +154,16 @@ func (x *box) startWith(ctx context.Context) error {
 	if fi, err := os.Stat(m.Dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("mount workspace: %s is not a directory", m.Dir)
 	}
-	sk, err := x.b.skeleton()
-	if err != nil {
+	if err := x.resolveImage(ctx); err != nil {
 		return err
 	}
-	if x.bundle, err = makeBundle(o, sk, x.id, x.ws.Name, m); err != nil {
+	var sk *skeleton
+	if x.img == nil {
+		if sk, err = x.b.skeleton(); err != nil {
+			return err
+		}
+	}
+	if x.bundle, err = makeBundle(o, sk, x.id, x.ws.Name, m, x.img); err != nil {
 		return err
 	}
 	if err := x.startEgress(); err != nil {

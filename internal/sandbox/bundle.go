@@ -22,18 +22,25 @@ type bundle struct {
 const initTarget = "/.desk/init"
 
 // makeBundle writes the bundle of sandbox id for workspace name. sk is the
-// shared root skeleton (nil with Options.RootDir).
-func makeBundle(o *Options, sk *skeleton, id, name string, m Mount) (*bundle, error) {
+// shared root skeleton (nil with Options.RootDir or an image), img the
+// workspace's image (nil: the skeleton or RootDir).
+func makeBundle(o *Options, sk *skeleton, id, name string, m Mount, img *Image) (*bundle, error) {
 	b := &bundle{dir: filepath.Join(o.StateDir, id), hostname: hostname(name)}
 	if err := os.Mkdir(b.dir, privateDirMode); err != nil {
 		return nil, fmt.Errorf("make bundle: %w", err)
 	}
 	mounts := baseMounts(o, m)
-	if sk == nil {
+	switch {
+	case img != nil:
+		b.rootfs = img.Root
+	case sk == nil:
 		b.rootfs = o.RootDir
-	} else {
+	}
+	if sk != nil {
 		b.rootfs = sk.dir
 		mounts = append(mounts, sk.mounts...)
+	}
+	if sk != nil || img != nil {
 		// The skeleton is shared; the files naming the host are the sandbox's own.
 		for name, content := range map[string]string{
 			"hostname": b.hostname + "\n",

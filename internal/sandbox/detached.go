@@ -108,7 +108,7 @@ func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, e
 	launched := x.launch()
 	defer launched()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
-		ID: id, Argv: []string{x.b.opts.Shell, "-c", source}, Cwd: cwd, Env: x.env(env), Detached: true,
+		ID: id, Argv: []string{x.shell(), "-c", source}, Cwd: x.cwd(cwd), Env: x.env(env), User: x.user(), Detached: true,
 	}))
 	if err != nil {
 		return 0, ex, fmt.Errorf("start detached %s: sandbox stopped: %w", id, x.deathReason(err))

@@ -103,6 +103,24 @@
 // host's /proc or /dev. Options.RootDir names a root directory to use
 // instead (bound read-only as is).
 //
+// # Images
+//
+// Options.Image, if set, is asked for each workspace's image when its
+// sandbox starts (desk serve: package image's store, the workspace's choice
+// or the store's default); nil keeps the host's userland. An Image's Root
+// (an unpacked OCI image, shared by every sandbox on it) is the sandbox's
+// root, read-only, with the usual mounts on top (/workspace, the home,
+// /tmp, /proc, /dev, the init at /.desk/init, hostname and hosts); no host
+// path is bound. Its Env replaces the default PATH and adds to the base
+// environment (an execution's own variables win); an execution asking for
+// the default working directory (run.DefaultCwd) starts in its WorkingDir;
+// its UID:GID (the config's User) runs every program (wire.Start.User: the
+// init sets the credentials, with no supplementary groups); its Shell
+// (/bin/bash when the image has it, else /bin/sh) runs the sources. The
+// init is this binary: it must be static (CGO_ENABLED=0) or find a
+// compatible C library in the image. The home and /workspace stay root's
+// (store uid 0): an image user other than root can read them but not write.
+//
 // # The workspace mount
 //
 // By default (Options.Mount nil) each sandbox gets a mount of its own:

@@ -48,9 +48,10 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	defer netDone()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID:      job.ID,
-		Argv:    []string{o.Shell, "-c", job.Source},
-		Cwd:     job.Cwd,
+		Argv:    []string{x.shell(), "-c", job.Source},
+		Cwd:     x.cwd(job.Cwd),
 		Env:     x.env(env),
+		User:    x.user(),
 		Timeout: o.Timeout,
 	}))
 	if err != nil {
@@ -191,12 +192,13 @@ func (x *box) env(jobEnv map[string]string) []string {
 		"HOME":                      o.Home,
 		"USER":                      "root",
 		"LOGNAME":                   "root",
-		"SHELL":                     o.Shell,
+		"SHELL":                     x.shell(),
 		"HOSTNAME":                  hostname(x.ws.Name),
 		"LANG":                      "C.UTF-8",
 		"TERM":                      "dumb",
 		"TMPDIR":                    "/tmp",
 	}
+	x.imageEnv(m)
 	def := run.DefaultEnv()
 	for k, v := range jobEnv {
 		if (k == "HOME" || k == "PATH") && v == def[k] {

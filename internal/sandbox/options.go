@@ -164,6 +164,10 @@ type Options struct {
 	Userland []string
 	Deny     []string
 	Binds    []Bind
+	// Image, if set, names the image each workspace's sandbox uses instead
+	// of the host's userland (nil from it: the host's userland, or
+	// RootDir); see Image.
+	Image ImageFunc
 
 	// HostID is the host uid and gid of root inside, and IDCount how many
 	// ids are mapped (defaults 1048576 and 65536). Pick a range no user of

@@ -183,7 +183,6 @@ func (b *Backend) Shell(ctx context.Context, ws Workspace, opts ShellOptions) (*
 // (released when its stream is over); started says whether the init started
 // a program.
 func (x *box) startShell(ctx context.Context, o ShellOptions) (_ *ShellSession, started bool, err error) {
-	bo := &x.b.opts
 	k := x.conn
 	s := k.open()
 	x.syncMount(ctx)
@@ -203,8 +202,9 @@ func (x *box) startShell(ctx context.Context, o ShellOptions) (_ *ShellSession, 
 	defer launched()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID:       o.ID,
-		Argv:     []string{bo.Shell, "-l"},
-		Cwd:      o.Cwd,
+		Argv:     []string{x.shell(), "-l"},
+		Cwd:      x.cwd(o.Cwd),
+		User:     x.user(),
 		Env:      x.env(env),
 		Timeout:  o.Timeout,
 		Terminal: &wire.Terminal{Rows: o.Rows, Cols: o.Cols},

@@ -125,6 +125,9 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 		Files: []uintptr{in.Fd(), out.Fd(), errw.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: m.Terminal != nil, Ctty: 0},
 	}
+	if m.User != nil {
+		attr.Sys.Credential = &syscall.Credential{Uid: m.User.UID, Gid: m.User.GID, Groups: []uint32{}}
+	}
 	s.mu.Lock()
 	for s.sweeping {
 		s.cond.Wait()

@@ -59,6 +59,15 @@ type Start struct {
 	// Terminal, when set, runs the program on a new pseudo-terminal (desk
 	// shell): see the package documentation. Detached must be false.
 	Terminal *Terminal `json:"terminal,omitempty"`
+	// User, if set, runs the program as that user instead of root (an
+	// image's configured user).
+	User *User `json:"user,omitempty"`
+}
+
+// User is a uid and gid inside the sandbox.
+type User struct {
+	UID uint32 `json:"uid"`
+	GID uint32 `json:"gid"`
 }
 
 // Terminal is the window size of a pseudo-terminal, in character cells.

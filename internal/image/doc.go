@@ -1,0 +1,52 @@
+// Package image is desk's store of OCI images for the sandbox backend: an
+// image given as an OCI image layout directory, an OCI archive (that layout
+// as a tar) or a `docker save` tarball is read with go-containerregistry and
+// unpacked once into a read-only root filesystem shared by every workspace
+// that uses it.
+//
+// # The store
+//
+// A directory (DefaultDir, /var/lib/desk/images: outside desk's private
+// data directories, and on the sandbox's default deny list) holding:
+//
+//	sha256-HEX/rootfs      the unpacked root (HEX: the manifest's digest)
+//	sha256-HEX/image.json  Info: digest, size, the config's Env, WorkingDir, User (resolved to UID:GID), the shell
+//	index.json             names → images, workspaces → names, the default name
+//
+// Its directories are 0710 with group HostID, so a sandbox's root (host uid
+// HostID) can pass through them to a rootfs while no other host user can.
+// Writers (Import, Remove, Use, SetDefault) hold an flock on DIR/.lock; an
+// image is unpacked in DIR/.unpack-* and renamed into place, so a half-made
+// one is never found; index.json is replaced by rename.
+//
+// # Unpacking
+//
+// Layers are applied in order (Store.Import; unpacker.apply): regular files
+// (created O_EXCL|O_NOFOLLOW), directories (a directory over a directory
+// keeps its content), symbolic links (their targets are kept as they are:
+// they resolve inside the sandbox), hard links (to a non-directory already
+// in the root), FIFOs; whiteouts (.wh.NAME removes NAME from the lower
+// layers) and opaque whiteouts (.wh..wh..opq empties its directory of what
+// lower layers put there, keeping what its own layer adds). Owners are
+// shifted into the sandbox's ids (image uid N is host uid HostID+N; ids
+// past IDCount are refused), then modes are set (set-id and sticky bits
+// included: the sandbox runs with no_new_privs, and the root is read-only),
+// then modification times. Refused, as ErrHostile, with the entry named: a
+// ".." element (path traversal), a NUL byte, a parent that is a symbolic
+// link (a write, a whiteout or a hard link through it would land outside the
+// root), a whiteout of "." or "..", a hard link to a directory, a character
+// or block device. Extended attributes are not applied. Limits.MaxBytes
+// (16 GiB of file content) and MaxEntries (1 Mi entries) bound an import.
+// After the layers, the mount points a sandbox needs are made where missing
+// (/workspace, /tmp, /proc, /dev, /.desk/init and the egress proxy's files,
+// the home, /etc/hostname, /etc/hosts, /etc/resolv.conf; a symbolic link at
+// one of those files is replaced by an empty file).
+//
+// # Not done
+//
+// Pulling from a registry (go-containerregistry's remote, through the
+// egress policy); a writable overlay over an image's root; garbage
+// collection of images a removed name left in use by a running sandbox
+// (Remove deletes the root at once: remove an image only while no sandbox
+// runs on it).
+package image

@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/sandbox/wire"
+)
+
+// Image is a root filesystem a workspace's sandbox uses instead of the
+// host's userland: an OCI image unpacked on the host (package image), bound
+// read-only as the sandbox's root and shared by every sandbox that uses it.
+type Image struct {
+	// Root is the unpacked root directory. It must hold the mount points a
+	// sandbox needs (/workspace, /tmp, /proc, /dev, /.desk/init, the home,
+	// /etc/hostname, /etc/hosts), and its directories must let host uid
+	// HostID pass (package image makes both so).
+	Root string
+	// Env ("K=V") is the image config's environment: it replaces the
+	// sandbox's default PATH and adds to its base; an execution's own
+	// variables still win.
+	Env []string
+	// WorkingDir is where an execution that asks for the default working
+	// directory (run.DefaultCwd) starts; empty: run.DefaultCwd.
+	WorkingDir string
+	// UID and GID run every program (the image config's User); 0: root.
+	UID, GID uint32
+	// Shell runs the source (Shell -c SOURCE; default Options.Shell).
+	Shell string
+}
+
+// ImageFunc returns the image workspace ws's sandbox uses, or nil for the
+// host's userland. It is called when a sandbox starts.
+type ImageFunc func(ctx context.Context, ws Workspace) (*Image, error)
+
+// resolveImage asks Options.Image for the workspace's image and checks it.
+func (x *box) resolveImage(ctx context.Context) error {
+	o := &x.b.opts
+	if o.Image == nil {
+		return nil
+	}
+	img, err := o.Image(ctx, x.ws)
+	if err != nil {
+		return fmt.Errorf("find the workspace's image: %w", err)
+	}
+	if img == nil {
+		return nil
+	}
+	if img.UID >= o.IDCount || img.GID >= o.IDCount {
+		return fmt.Errorf("image user %d:%d outside the sandbox's ids", img.UID, img.GID)
+	}
+	for _, d := range []string{"workspace", "tmp", "proc", "dev", ".desk", strings.TrimPrefix(o.Home, "/")} {
+		if fi, err := os.Stat(filepath.Join(img.Root, d)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("image root %s: /%s is not a directory (the sandbox mounts it)", img.Root, d)
+		}
+	}
+	x.img = img
+	return nil
+}
+
+// shell is the program that runs sources: the image's, else Options.Shell.
+func (x *box) shell() string {
+	if x.img != nil && x.img.Shell != "" {
+		return x.img.Shell
+	}
+	return x.b.opts.Shell
+}
+
+// cwd is where an execution asking for dir starts: the image's WorkingDir
+// for the default one.
+func (x *box) cwd(dir string) string {
+	if x.img != nil && x.img.WorkingDir != "" && (dir == run.DefaultCwd || dir == "") {
+		return x.img.WorkingDir
+	}
+	return dir
+}
+
+// user is the Start's user: the image's, nil for root.
+func (x *box) user() *wire.User {
+	if x.img == nil || (x.img.UID == 0 && x.img.GID == 0) {
+		return nil
+	}
+	return &wire.User{UID: x.img.UID, GID: x.img.GID}
+}
+
+// imageEnv puts the image's environment into m (the sandbox's base).
+func (x *box) imageEnv(m map[string]string) {
+	if x.img == nil {
+		return
+	}
+	delete(m, "NPM_CONFIG_PREFIX")
+	delete(m, "PIP_BREAK_SYSTEM_PACKAGES")
+	m["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	if x.img.UID != 0 {
+		m["USER"], m["LOGNAME"] = fmt.Sprint(x.img.UID), fmt.Sprint(x.img.UID)
+	}
+	for _, kv := range x.img.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			m[k] = v
+		}
+	}
+}

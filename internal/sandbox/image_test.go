@@ -1,0 +1,187 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/desk-dev/desk/internal/image"
+	"github.com/desk-dev/desk/internal/image/imagetest"
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// testImageLayers are a small userland built from the host's files: the
+// static busybox (sh and a few applets), the dynamic loader and the C
+// library the test binary (the sandbox's init) needs, and a program only
+// the image has.
+func testImageLayers(t testing.TB) []v1.Layer {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/busybox"); err != nil {
+		testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/busybox for the test image (make test-setup installs busybox-static): %w", err))
+	}
+	es := []imagetest.Entry{
+		{Name: "bin/"}, {Name: "lib64/"}, {Name: "lib/"}, {Name: "lib/x86_64-linux-gnu/"}, {Name: "usr/"}, {Name: "usr/local/"}, {Name: "usr/local/bin/"},
+		{Name: "srv/"}, {Name: "srv/app/"}, {Name: "etc/"},
+		imagetest.File(t, "bin/busybox", "/usr/bin/busybox", 0o755),
+		{Name: "etc/passwd", Body: "root:x:0:0:root:/home/agent:/bin/sh\napp:x:1000:1000::/srv/app:/bin/sh\n"},
+		{Name: "etc/group", Body: "root:x:0:\napp:x:1000:\n"},
+		{Name: "usr/local/bin/only-in-image", Body: "#!/bin/sh\necho only in the image\n", Mode: 0o755},
+	}
+	for _, a := range []string{"sh", "cat", "id", "ls", "env", "mkdir", "rm", "true", "stat"} {
+		es = append(es, imagetest.Entry{Name: "bin/" + a, Typeflag: '2', Linkname: "busybox"})
+	}
+	for _, lib := range []struct{ name, host string }{
+		{"lib64/ld-linux-x86-64.so.2", "/lib64/ld-linux-x86-64.so.2"},
+		{"lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6"},
+	} {
+		real, err := filepath.EvalSymlinks(lib.host)
+		if err != nil {
+			testenv.Need(t, testenv.Sandbox, fmt.Errorf("no %s for the test image: %w", lib.host, err))
+		}
+		es = append(es, imagetest.File(t, lib.name, real, 0o755))
+	}
+	return []v1.Layer{imagetest.Layer(t, es)}
+}
+
+// importTestImage imports the test image as name into a store at dir.
+func importTestImage(t testing.TB, s *image.Store, name string, cfg v1.Config) image.Image {
+	t.Helper()
+	layout := filepath.Join(t.TempDir(), "layout")
+	imagetest.WriteLayout(t, layout, imagetest.Image(t, cfg, testImageLayers(t)...))
+	if _, err := s.Import(context.Background(), layout, name); err != nil {
+		t.Fatal(err)
+	}
+	img, err := s.Resolve(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// sandboxImage is the backend's Image of an image.Image.
+func sandboxImage(img image.Image) *Image {
+	return &Image{Root: img.Root, Env: img.Env, WorkingDir: img.WorkingDir, UID: img.UID, GID: img.GID, Shell: img.Shell}
+}
+
+func imageEnv(t testing.TB, byWorkspace func(name string) *Image) *env {
+	return newEnv(t, Options{Image: func(_ context.Context, ws Workspace) (*Image, error) { return byWorkspace(ws.Name), nil }})
+}
+
+// TestImage_Run: a workspace whose image is an imported OCI image runs with
+// the image's userland (a program only it has, none of the host's), its
+// Env, WorkingDir and User; two workspaces share one unpacked copy; a
+// workspace without one keeps the host's userland.
+func TestImage_Run(t *testing.T) {
+	t.Parallel()
+	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := importTestImage(t, s, "busybox:test", v1.Config{Env: []string{"PATH=/usr/local/bin:/bin", "GREETING=from the image"}, WorkingDir: "/srv/app"})
+	asUser := importTestImage(t, s, "busybox:user", v1.Config{Env: []string{"PATH=/bin"}, User: "app"})
+	choice := map[string]*Image{"ws": sandboxImage(img), "ws2": sandboxImage(img), "ws3": sandboxImage(asUser)}
+	e := imageEnv(t, func(name string) *Image { return choice[name] })
+
+	out := e.ok(`echo "$GREETING"; pwd; only-in-image; test -e /usr/bin/python3 || echo no host python; id -u; echo $SHELL; echo hi > /workspace/f && cat /workspace/f`)
+	if want := "from the image\n/srv/app\nonly in the image\nno host python\n0\n/bin/sh\nhi\n"; out != want {
+		t.Errorf("in the image: %q, want %q", out, want)
+	}
+	// The execution's own cwd and environment win.
+	if out := e.run("pwd; echo $GREETING", run.ExecOptions{Cwd: "/tmp", Env: map[string]string{"GREETING": "mine"}}).Stdout; out != "/tmp\nmine\n" {
+		t.Errorf("own cwd and env: %q", out)
+	}
+	// A second workspace on the same image: the same rootfs, one copy.
+	ctx := context.Background()
+	for _, ws := range []string{"ws2", "ws3", "host"} {
+		fs2, err := vfs.Open(ctx, filepath.Join(e.dir, ws+".db"), vfs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fs2.Close()
+		var stdout strings.Builder
+		job := e.job(1, "id -u; only-in-image 2>/dev/null || echo no image program; test -x /usr/bin/python3 && echo host python; true")
+		job.FS, job.Stdout = fs2, &stdout
+		o, err := e.b.Run(ctx, job)
+		if err != nil || o.ExitCode != 0 {
+			t.Fatalf("%s: %+v %v", ws, o, err)
+		}
+		want := map[string]string{"ws2": "0\nonly in the image\n", "ws3": "1000\nno image program\n", "host": "0\nno image program\nhost python\n"}[ws]
+		if stdout.String() != want {
+			t.Errorf("%s: %q, want %q", ws, stdout.String(), want)
+		}
+	}
+	e.b.mu.Lock()
+	roots := map[string]bool{}
+	for name, x := range e.b.boxes {
+		if x.img != nil {
+			roots[x.bundle.rootfs] = true
+			if name == "ws" || name == "ws2" {
+				if x.bundle.rootfs != img.Root {
+					t.Errorf("%s runs on %s, not the image's %s", name, x.bundle.rootfs, img.Root)
+				}
+			}
+		}
+	}
+	e.b.mu.Unlock()
+	if len(roots) != 2 {
+		t.Errorf("roots in use: %v (want the two images')", roots)
+	}
+	ents, _ := os.ReadDir(s.Dir())
+	n := 0
+	for _, en := range ents {
+		if strings.HasPrefix(en.Name(), "sha256-") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d unpacked images, want 2", n)
+	}
+	// The image's root is read-only in the sandbox.
+	if res := e.run("echo x > /bin/x", run.ExecOptions{}); res.ExitCode == 0 {
+		t.Errorf("wrote into the image's root")
+	}
+}
+
+// testImageDir is a directory the sandbox's root can pass through to an
+// image store below it.
+func testImageDir(t testing.TB) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), "pass")
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p := d; p != "/" && p != os.TempDir(); p = filepath.Dir(p) {
+		os.Chmod(p, 0o755) // t.TempDir's are 0700
+	}
+	return d
+}
+
+// BenchmarkSandbox_ColdStartImage is BenchmarkSandbox_ColdStart on an
+// imported image (unpacked once, before the timer: every start is a cached
+// image's), to compare with the host userland's cold start in the same run.
+func BenchmarkSandbox_ColdStartImage(b *testing.B) {
+	s, err := image.Open(filepath.Join(testImageDir(b), "images"), image.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := sandboxImage(importTestImage(b, s, "busybox:bench", v1.Config{Env: []string{"PATH=/bin"}}))
+	e := imageEnv(b, func(string) *Image { return img })
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		if err := e.b.Stop(context.Background(), "ws"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		out, err := e.b.Run(context.Background(), e.job(i, "true"))
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("%v %v", out, err)
+		}
+	}
+}
