@@ -123,4 +123,3 @@ func TestArtifacts_API(t *testing.T) {
 		t.Fatalf("artifacts of a deleted workspace: %+v %v", l, err)
 	}
 }
-
