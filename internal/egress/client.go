@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -55,8 +56,8 @@ type Options struct {
 	Bandwidth int64
 	// DialTimeout bounds one connection's set-up (default 30s).
 	DialTimeout time.Duration
-	// InterfaceAddrs lists the host's own interface addresses (default: read
-	// once from the host's interfaces when the Network is made).
+	// InterfaceAddrs lists the host's own interface addresses (default: the
+	// host's interfaces), called again when the last list is 30s old.
 	InterfaceAddrs func() []netip.Addr
 	// Logger receives one line per refusal (never a header or a secret).
 	Logger *slog.Logger
@@ -67,7 +68,9 @@ type Options struct {
 // executions' Clients. It is safe for concurrent use.
 type Network struct {
 	opts    Options
+	ifMu    sync.Mutex
 	ifaces  []netip.Addr
+	ifAt    time.Time // when ifaces was read
 	tr      *http.Transport
 	slots   chan struct{}
 	in, out *limiter
@@ -95,11 +98,11 @@ func New(o Options) (*Network, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	n := &Network{opts: o, slots: make(chan struct{}, o.MaxConns), in: newLimiter(o.Bandwidth), out: newLimiter(o.Bandwidth)}
-	if o.InterfaceAddrs != nil {
-		n.ifaces = o.InterfaceAddrs()
-	} else {
-		n.ifaces = interfaceAddrs()
+	if o.InterfaceAddrs == nil {
+		o.InterfaceAddrs = interfaceAddrs
+		n.opts.InterfaceAddrs = interfaceAddrs
 	}
+	n.hostAddrs()
 	n.tr = &http.Transport{
 		Proxy:                 nil, // never the server's own proxy settings
 		DialContext:           n.dialTransport,
@@ -114,6 +117,21 @@ func New(o Options) (*Network, error) {
 		WriteBufferSize:       64 << 10,
 	}
 	return n, nil
+}
+
+// ifaceRefresh is how long the host's interface addresses are trusted
+// before they are read again (an address added later is refused from then).
+const ifaceRefresh = 30 * time.Second
+
+// hostAddrs returns the host's interface addresses, read again when older
+// than ifaceRefresh.
+func (n *Network) hostAddrs() []netip.Addr {
+	n.ifMu.Lock()
+	defer n.ifMu.Unlock()
+	if n.ifAt.IsZero() || time.Since(n.ifAt) > ifaceRefresh {
+		n.ifaces, n.ifAt = n.opts.InterfaceAddrs(), time.Now()
+	}
+	return n.ifaces
 }
 
 // Close closes the pooled connections.
@@ -178,7 +196,7 @@ func (c *Client) check(t Target) (pin netip.Addr, d *Denied) {
 	exact, pin, d := check(c.layers, t, c.n.opts.Workspace)
 	if d == nil {
 		if a, ok := isIP(t.Host); ok && !exact {
-			if k := ownKind(a, c.n.ifaces); k != "" {
+			if k := ownKind(a, c.n.hostAddrs()); k != "" {
 				d = refuseAddr(t, a, k, "")
 			}
 		}
@@ -300,7 +318,7 @@ func (n *Network) dial(ctx context.Context, t Target, pin netip.Addr, exec strin
 		}
 		for _, a := range as {
 			a = a.Unmap()
-			if k := ownKind(a, n.ifaces); k != "" {
+			if k := ownKind(a, n.hostAddrs()); k != "" {
 				n.denied.Add(1)
 				n.opts.Logger.Info("egress refused", "workspace", n.opts.Workspace, "execution", exec, "target", t.String(), "by", "desk", "resolved", a.String())
 				return nil, refuseAddr(t, a, k, t.Host)

@@ -87,6 +87,6 @@
 //
 //   - Bandwidth is not tested by a test (it would need a clock); the
 //     connection limit is.
-//   - The host's interface addresses are read once, when the Network is
-//     made.
+//   - The host's interface addresses are read again at most every 30
+//     seconds: an address added since is not refused until then.
 package egress
