@@ -68,6 +68,16 @@ func (b *Batch) Symlink(target, linkname string) error {
 	return b.do("symlink", linkname, func() error { return b.t.opSymlink(target, linkname) })
 }
 
+// Mknod is FS.Mknod within the batch.
+func (b *Batch) Mknod(name string, mode uint32, dev uint64) error {
+	return b.do("mknod", name, func() error {
+		if err := mknodType(mode); err != nil {
+			return err
+		}
+		return b.t.opMknod(name, mode, dev)
+	})
+}
+
 // Link is FS.Link within the batch.
 func (b *Batch) Link(oldname, newname string) error {
 	return b.do("link", oldname, func() error { return b.t.opLink(oldname, newname) })

@@ -160,7 +160,7 @@ func (c *cache) reset() {
 	c.mu.Unlock()
 }
 
-const inodeCols = "ino, gen, mode, nlink, uid, gid, size, blocks, atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns, btime, btime_ns, target"
+const inodeCols = "ino, gen, mode, nlink, uid, gid, size, blocks, atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns, btime, btime_ns, target, rdev"
 
 func scanInode(st *sqlite.Stmt) inode {
 	var in inode
@@ -179,6 +179,7 @@ func scanInode(st *sqlite.Stmt) inode {
 	if !st.IsNull(16) {
 		in.target = string(st.RawBlob(16))
 	}
+	in.Rdev = uint64(st.Int64(17))
 	return in
 }
 

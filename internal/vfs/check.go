@@ -73,7 +73,9 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 			(SELECT count(*) FROM dentries d JOIN inodes c ON c.ino = d.ino WHERE d.parent = i.ino AND c.mode & %[1]d = %[2]d)`, S_IFMT, S_IFDIR)},
 		{"unreachable inode (no name, not open)", `SELECT i.ino FROM inodes i LEFT JOIN (SELECT DISTINCT ino FROM dentries) d ON d.ino = i.ino
 			WHERE i.ino != 1 AND i.nlink > 0 AND d.ino IS NULL`},
-		{"unknown file type", fmt.Sprintf("SELECT ino FROM inodes WHERE mode & %d NOT IN (%d, %d, %d)", S_IFMT, S_IFREG, S_IFDIR, S_IFLNK)},
+		{"unknown file type", fmt.Sprintf("SELECT ino FROM inodes WHERE mode & %d NOT IN (%d, %d, %d, %d, %d, %d, %d)", S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK)},
+		{"device number of a non-device", fmt.Sprintf("SELECT ino FROM inodes WHERE rdev != 0 AND mode & %d NOT IN (%d, %d)", S_IFMT, S_IFCHR, S_IFBLK)},
+		{"special file with a size, blocks or a target", fmt.Sprintf("SELECT ino FROM inodes WHERE mode & %d IN (%d, %d, %d, %d) AND (size != 0 OR blocks != 0 OR target IS NOT NULL)", S_IFMT, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK)},
 		{"symlink size differs from its target", fmt.Sprintf("SELECT ino FROM inodes WHERE mode & %d = %d AND (target IS NULL OR length(CAST(target AS BLOB)) != size)", S_IFMT, S_IFLNK)},
 		{"negative size", "SELECT ino FROM inodes WHERE size < 0"},
 		{"chunk rows of a missing inode", "SELECT DISTINCT fc.ino FROM file_chunks fc LEFT JOIN inodes i ON i.ino = fc.ino WHERE i.ino IS NULL"},

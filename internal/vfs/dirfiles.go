@@ -47,14 +47,14 @@ func (f *FS) ReadDirFiles(ctx context.Context, name, after string, limit int, ma
 	var out []DirFile
 	err = f.queryRows(ctx, dirFilesQuery, []any{r.ino, after, limit, maxSize}, func(st *sqlite.Stmt) {
 		in := scanInode(st)
-		e := DirFile{Name: st.Text(17), Attr: in.Attr}
+		e := DirFile{Name: st.Text(18), Attr: in.Attr}
 		if in.IsRegular() && in.Size <= maxSize {
 			e.Loaded = true
 			if in.Size > 0 {
 				// A short last chunk is stored short; holes read as zeros.
 				e.Data = make([]byte, in.Size)
-				if !st.IsNull(18) {
-					copy(e.Data, st.RawBlob(18))
+				if !st.IsNull(19) {
+					copy(e.Data, st.RawBlob(19))
 				}
 			}
 		}

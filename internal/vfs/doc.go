@@ -5,8 +5,9 @@
 //
 // # Model
 //
-// A store holds inodes (regular files, directories, symlinks) with all 12
-// permission bits, owner, size, link count, nanosecond atime/mtime/ctime/btime and
+// A store holds inodes (regular files, directories, symlinks, and the special
+// files: FIFOs, UNIX sockets, character and block devices, see Special files)
+// with all 12 permission bits, owner, size, link count, nanosecond atime/mtime/ctime/btime and
 // a generation; directory entries (parent, name) → inode, so a file may have
 // several names (hard links); symlink targets; extended attributes. Paths are
 // absolute and lexically cleaned ("/a/../b" is "/b", ".." never leaves "/");
@@ -17,6 +18,26 @@
 // their cause, except a full disk, which reads as ENOSPC (see Disk space). The conformance suite in vfstest runs the same tests against the
 // store and against the kernel (package os on a temporary directory), so the
 // behaviour matches Linux, down to the order in which errors are checked.
+//
+// # Special files
+//
+// Mknod (and MknodAt, Batch.Mknod) makes a FIFO, a socket or a device as
+// mknod(2) does, with the kernel's checks in its order (vfstest's Mknod* and
+// Special* tests run against the kernel). Such an inode has a type, mode,
+// owner, times, names and, for a device, a device number (Attr.Rdev, as
+// unix.Mkdev makes it), and nothing else: no content, size 0. Their I/O is the
+// kernel's, through a FUSE mount (a FIFO pipes between the processes that
+// open it there; a socket is bound and connected by its inode). The store does
+// not play the kernel: OpenFile, ReadFile and WriteFile of one are ENXIO, and
+// syscall.O_PATH (unix.O_PATH) opens one for Stat and Close only. user.*
+// xattrs are refused on them as on symlinks (EPERM), Truncate is EINVAL.
+//
+// # Schema versions
+//
+// The schema's version is PRAGMA user_version (schemaVersion, schema.go). A
+// writable Open upgrades an older store, one migration per version, each in
+// its own transaction (migrations); a read-only Open of an older store and any
+// Open of a newer one are refused. Version 2 (issue 21) added inodes.rdev.
 //
 // # Content
 //
@@ -122,7 +143,7 @@
 //
 // Besides paths, the store can be addressed as the kernel addresses a
 // filesystem, by inode number (for the FUSE server): LookupAt, CreateAt,
-// MkdirAt, SymlinkAt, LinkAt, RemoveAt and RenameAt name an entry by its
+// MkdirAt, MknodAt, SymlinkAt, LinkAt, RemoveAt and RenameAt name an entry by its
 // directory's inode and a name; StatIno, OpenIno, SetattrIno, ReadlinkIno and
 // the *xattrIno methods name an inode. Nothing is resolved but the numbers
 // given, inside the transaction that acts on them, so a concurrent rename
@@ -138,8 +159,8 @@
 // One type, FS, serves two ways of naming files, and each has its own files:
 //
 //   - The path API names files by absolute path, resolved on every call:
-//     ops.go (Stat, Mkdir, Remove, Rename, Chmod, xattrs, ReadDir, Statfs,
-//     ...), file.go (Open, Create, OpenFile, Truncate), rw.go (ReadFile,
+//     ops.go (Stat, Mkdir, Mknod, Remove, Rename, Chmod, xattrs, ReadDir,
+//     Statfs, ...), file.go (Open, Create, OpenFile, Truncate), rw.go (ReadFile,
 //     WriteFile, WriteFileFrom), dirfiles.go (ReadDirFiles), iofs.go (IOFS),
 //     and batch.go, the same operations inside one transaction.
 //   - The inode API names an inode by number (methods ending in Ino) or an
@@ -203,7 +224,10 @@
 // Every limit is an Options field with a documented default: file size (EFBIG),
 // quota of unique stored bytes and number of inodes (ENOSPC; and the disk, see
 // Disk space), name length 255 and
-// path length 4096 (ENAMETOOLONG), xattr size (E2BIG) and total per inode
+// path length from the store's root 8192, twice PATH_MAX, so that a path of
+// PATH_MAX−1 bytes relative to a mount whose root is deeper in the store
+// (a sandbox's /workspace) works; symlink targets are bounded by PATH_MAX
+// (ENAMETOOLONG), xattr size (E2BIG) and total per inode
 // (ENOSPC). A call that hits a limit changes nothing.
 //
 // # Disk space

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // File is an open file handle. It is safe for concurrent use; Read, Write and
@@ -26,8 +28,12 @@ type File struct {
 	dirDone  bool
 }
 
-func (h *File) readable() bool { return h.flag&(os.O_WRONLY|os.O_RDWR) != os.O_WRONLY }
-func (h *File) writable() bool { return h.flag&(os.O_WRONLY|os.O_RDWR) != 0 }
+func (h *File) readable() bool {
+	return h.flag&unix.O_PATH == 0 && h.flag&(os.O_WRONLY|os.O_RDWR) != os.O_WRONLY
+}
+func (h *File) writable() bool {
+	return h.flag&unix.O_PATH == 0 && h.flag&(os.O_WRONLY|os.O_RDWR) != 0
+}
 
 // Name returns the name the file was opened with.
 func (h *File) Name() string { return h.name }
@@ -335,6 +341,9 @@ func (f *FS) Create(ctx context.Context, name string) (*File, error) {
 
 // OpenFile opens name with os.O_* flags; perm applies when the file is created
 // (no umask). A final symlink is followed unless O_NOFOLLOW is set (then ELOOP).
+// A FIFO, socket or device is ENXIO (their I/O is the kernel's, through a
+// mount), unless the flags hold unix.O_PATH, which opens any inode (as
+// open(2) does) for Stat and Close only: reads and writes are EBADF.
 // Also honoured: O_DIRECTORY, and O_NOATIME (reads through the handle leave the
 // access time alone). Access times otherwise follow relatime: a read updates
 // atime only when it is older than mtime or ctime, or more than a day old.
@@ -434,6 +443,12 @@ func openCheck(in *inode, flag int) error {
 	}
 	if flag&syscall.O_DIRECTORY != 0 && !in.IsDir() {
 		return syscall.ENOTDIR
+	}
+	if in.IsSpecial() && flag&unix.O_PATH == 0 {
+		// The kernel pipes a FIFO and reaches a device through a mount;
+		// the store itself has neither to read or write, and a socket
+		// cannot be opened anywhere (ENXIO, as open(2) says).
+		return syscall.ENXIO
 	}
 	if in.IsDir() && flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC) != 0 {
 		return syscall.EISDIR

@@ -263,7 +263,8 @@ func (f *FS) ReadDirIno(ctx context.Context, ino uint64, after string, limit int
 
 // OpenIno opens the existing inode n with os.O_* flags (O_CREATE and O_EXCL are
 // ignored: the inode exists). It works on a file that has lost its last name
-// while a handle keeps it open. A symlink is ELOOP, as with O_NOFOLLOW.
+// while a handle keeps it open. A symlink is ELOOP, as with O_NOFOLLOW; a
+// FIFO, socket or device ENXIO unless flag holds unix.O_PATH (see OpenFile).
 func (f *FS) OpenIno(ctx context.Context, n Node, flag int) (*File, error) {
 	const op = "open"
 	if err := ctx.Err(); err != nil {
@@ -396,7 +397,7 @@ func (f *FS) SymlinkAt(ctx context.Context, target string, dir Node, name string
 		return Attr{}, perr(op, label, syscall.ENOENT)
 	case strings.IndexByte(target, 0) >= 0:
 		return Attr{}, perr(op, label, syscall.EINVAL)
-	case len(target) >= f.opts.MaxPathLen:
+	case len(target) >= f.symlinkMax():
 		return Attr{}, perr(op, label, syscall.ENAMETOOLONG)
 	}
 	var a Attr
@@ -406,6 +407,31 @@ func (f *FS) SymlinkAt(ctx context.Context, target string, dir Node, name string
 			return err
 		}
 		in, err := t.symlink(r, target)
+		if err != nil {
+			return err
+		}
+		a = in.Attr
+		return nil
+	})
+	return a, err
+}
+
+// MknodAt creates name in directory dir as Mknod does (a FIFO, socket,
+// device or empty regular file; the same checks of the type) and returns its
+// attributes.
+func (f *FS) MknodAt(ctx context.Context, dir Node, name string, mode uint32, dev uint64) (Attr, error) {
+	const op = "mknod"
+	label := joinLabel(dir.Path, name)
+	if err := mknodType(mode); err != nil {
+		return Attr{}, perr(op, label, err.(syscall.Errno))
+	}
+	var a Attr
+	err := f.update(ctx, op, label, func(t *tx) error {
+		r, err := t.resolveNew(dir, name)
+		if err != nil {
+			return err
+		}
+		in, err := t.mknod(r, mode, dev)
 		if err != nil {
 			return err
 		}

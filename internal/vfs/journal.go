@@ -14,6 +14,7 @@ const (
 	OpCreate   Op = "create"   // a regular file was created
 	OpMkdir    Op = "mkdir"    // a directory was created
 	OpSymlink  Op = "symlink"  // a symlink was created
+	OpMknod    Op = "mknod"    // a FIFO, socket or device was created
 	OpLink     Op = "link"     // a hard link was added (OldPath: an existing name)
 	OpRemove   Op = "remove"   // a name was removed (the inode may live on under other names)
 	OpRename   Op = "rename"   // OldParent/OldName/OldPath moved to Parent/Name/Path

@@ -1,7 +1,7 @@
 package vfs
 
 // ModeString renders a Unix mode as ls -l does: the type ('d', 'l', '-',
-// '?' for any other), then the permission bits with the set-id and sticky
+// 'p', 's', 'c', 'b', '?' for any other), then the permission bits with the set-id and sticky
 // bits ("drwxr-sr-x", "-rwsr-xr-x", "drwxrwxrwt"; S and T where the bit
 // under them is not executable).
 func ModeString(m uint32) string {
@@ -13,6 +13,14 @@ func ModeString(m uint32) string {
 		b[0] = 'l'
 	case S_IFREG:
 		b[0] = '-'
+	case S_IFIFO:
+		b[0] = 'p'
+	case S_IFSOCK:
+		b[0] = 's'
+	case S_IFCHR:
+		b[0] = 'c'
+	case S_IFBLK:
+		b[0] = 'b'
 	}
 	for i := range 9 {
 		if m&(1<<(8-i)) == 0 {

@@ -16,7 +16,12 @@ func TestModeString(t *testing.T) {
 		0o041776: "drwxrwxrwT",
 		0o120777: "lrwxrwxrwx",
 		0o100000: "----------",
-		0o010644: "?rw-r--r--",
+		0o010644: "prw-r--r--",
+		0o140755: "srwxr-xr-x",
+		0o020620: "crw--w----",
+		0o060660: "brw-rw----",
+		0o170644: "?rw-r--r--",
+		0o000644: "?rw-r--r--",
 	} {
 		if got := vfs.ModeString(mode); got != want {
 			t.Errorf("ModeString(%#o) = %q, want %q", mode, got, want)

@@ -417,13 +417,98 @@ func (f *FS) Symlink(ctx context.Context, target, linkname string) error {
 	if strings.IndexByte(target, 0) >= 0 {
 		return perr("symlink", linkname, syscall.EINVAL)
 	}
-	if len(target) >= f.opts.MaxPathLen { // the kernel counts the terminating NUL
+	if len(target) >= f.symlinkMax() { // the kernel counts the terminating NUL
 		return perr("symlink", linkname, syscall.ENAMETOOLONG)
 	}
 	return f.update(ctx, "symlink", linkname, func(t *tx) error {
 		return t.opSymlink(target, linkname)
 	})
 }
+
+// Mknod creates name as mknod(2) does, with mode's type and permission bits
+// (all 12, no umask): a FIFO (S_IFIFO), a UNIX socket (S_IFSOCK, what bind(2)
+// makes), a character or block device (S_IFCHR, S_IFBLK, whose device
+// number is dev, as unix.Mkdev makes it; dev is ignored for the other types),
+// or, with S_IFREG or no type bits, an empty regular file. S_IFDIR is EPERM
+// and any other type EINVAL, checked first, as the kernel does. A final
+// symlink is not followed: an existing name of any kind is EEXIST. New inodes
+// belong to the context's owner (WithOwner), or to the directory's group when
+// it is set-group-ID.
+//
+// The store keeps what the kernel needs to give such an inode its meaning:
+// its type, attributes and device number. A FIFO pipes and a socket connects
+// only through a FUSE mount, where the kernel does it; Open and OpenFile of
+// one in the store are ENXIO (see OpenFile).
+func (f *FS) Mknod(ctx context.Context, name string, mode uint32, dev uint64) error {
+	if err := mknodType(mode); err != nil {
+		return perr("mknod", name, err.(syscall.Errno))
+	}
+	return f.update(ctx, "mknod", name, func(t *tx) error {
+		return t.opMknod(name, mode, dev)
+	})
+}
+
+// mknodType checks the type of a mknod, as the kernel's may_mknod.
+func mknodType(mode uint32) error {
+	switch mode & S_IFMT {
+	case 0, S_IFREG, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK:
+		return nil
+	case S_IFDIR:
+		return syscall.EPERM
+	}
+	return syscall.EINVAL
+}
+
+func (t *tx) opMknod(name string, mode uint32, dev uint64) error {
+	r, dirOnly, err := t.f.walkCreate(t, "mknod", name)
+	if err != nil {
+		return err
+	}
+	if r.ino != 0 {
+		return syscall.EEXIST
+	}
+	if dirOnly {
+		return syscall.ENOENT
+	}
+	_, err = t.mknod(r, mode, dev)
+	return err
+}
+
+// mknod makes the inode of a Mknod at r (a missing name).
+func (t *tx) mknod(r resolved, mode uint32, dev uint64) (*inode, error) {
+	if mode&S_IFMT == 0 || mode&S_IFMT == S_IFREG {
+		return t.create(r.parent, r.name, r.path, mode&permMask, t.uid, t.gid)
+	}
+	dir, err := t.inode(r.parent)
+	if err != nil {
+		return nil, err
+	}
+	if dir.Nlink == 0 {
+		return nil, syscall.ENOENT
+	}
+	in, err := t.newInode(mode & (S_IFMT | permMask))
+	if err != nil {
+		return nil, err
+	}
+	if typ := mode & S_IFMT; typ == S_IFCHR || typ == S_IFBLK {
+		in.Rdev = dev
+	}
+	in.Uid, in.Gid = t.uid, t.gid
+	if dir.Mode&S_ISGID != 0 {
+		in.Gid = dir.Gid
+	}
+	if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
+		return nil, err
+	}
+	dir.Mtime, dir.Ctime = t.now, t.now
+	t.put(dir)
+	t.log(Change{Op: OpMknod, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
+	return in, nil
+}
+
+// symlinkMax bounds a symlink target's length, its terminating NUL included,
+// as the kernel does.
+func (f *FS) symlinkMax() int { return min(f.opts.MaxPathLen, PathMax) }
 
 // Readlink returns a symlink's target.
 func (f *FS) Readlink(ctx context.Context, name string) (string, error) {
@@ -584,6 +669,12 @@ func (f *FS) Statfs(ctx context.Context) (StatFS, error) {
 	return f.statfs(used, inodes, room, by, sp), nil
 }
 
+// userXattrRefused reports whether attr is a user.* attribute, which Linux
+// allows on regular files and directories only (xattr_permission).
+func userXattrRefused(in *inode, attr string) bool {
+	return !in.IsRegular() && !in.IsDir() && strings.HasPrefix(attr, "user.")
+}
+
 // xattr namespaces Linux knows; others are EOPNOTSUPP.
 var xattrNamespaces = []string{"user.", "trusted.", "security.", "system."}
 
@@ -652,7 +743,8 @@ func (f *FS) getxattr(ctx context.Context, name string, ino uint64, attr string)
 }
 
 // Setxattr sets an extended attribute. flags may be XattrCreate or XattrReplace.
-// user.* attributes are not allowed on symlinks (EPERM), as on Linux.
+// user.* attributes are allowed on regular files and directories only
+// (EPERM on symlinks, FIFOs, sockets and devices), as on Linux.
 func (f *FS) Setxattr(ctx context.Context, name, attr string, value []byte, flags int) error {
 	if err := f.checkSetxattr(attr, value, flags); err != nil {
 		return perr("setxattr", name, err.(syscall.Errno))
@@ -679,7 +771,7 @@ func setxattrFn(attr string, value []byte, flags int) func(t *tx, in *inode) err
 		if err := xattrNamespace(attr); err != nil {
 			return err
 		}
-		if in.IsSymlink() && strings.HasPrefix(attr, "user.") {
+		if userXattrRefused(in, attr) {
 			return syscall.EPERM
 		}
 		exists, err := queryInt(t.c, "SELECT EXISTS (SELECT 1 FROM xattrs WHERE ino = ? AND name = ?)", in.Ino, attr)
@@ -762,7 +854,7 @@ func removexattrFn(attr string) func(t *tx, in *inode) error {
 		if err := xattrNamespace(attr); err != nil {
 			return err
 		}
-		if in.IsSymlink() && strings.HasPrefix(attr, "user.") {
+		if userXattrRefused(in, attr) {
 			return syscall.EPERM // as setxattr: user.* is for files and directories only
 		}
 		st, err := t.c.Prep("DELETE FROM xattrs WHERE ino = ? AND name = ?")

@@ -7,6 +7,10 @@ import (
 )
 
 // Defaults for Options. Every limit is an option; a zero field takes its default.
+// PathMax is Linux's PATH_MAX: the longest path a system call takes, its
+// terminating NUL included.
+const PathMax = 4096
+
 const (
 	DefaultChunkSize     = 64 << 10  // bytes per content chunk (see docs/decisions.md for the benchmark)
 	DefaultPageSize      = 8 << 10   // SQLite page size for new stores (see docs/decisions.md)
@@ -14,7 +18,7 @@ const (
 	DefaultQuotaBytes    = 100 << 30 // 100 GiB of unique stored content
 	DefaultMaxInodes     = 10_000_000
 	DefaultMaxNameLen    = 255
-	DefaultMaxPathLen    = 4096
+	DefaultMaxPathLen    = 2 * PathMax // a path from the store's root: see Options.MaxPathLen
 	DefaultCacheEntries  = 200_000
 	DefaultJournalKeep   = 1_000_000
 	DefaultDirtyBytes    = 8 << 20   // unflushed bytes per open file before an automatic flush
@@ -46,7 +50,14 @@ type Options struct {
 	MaxInodes int64
 	// MaxNameLen bounds a path component (ENAMETOOLONG). Default 255.
 	MaxNameLen int
-	// MaxPathLen bounds a whole path (ENAMETOOLONG). Default 4096.
+	// MaxPathLen bounds a whole path from the store's root (ENAMETOOLONG),
+	// at most 8192. Default DefaultMaxPathLen, twice Linux's PATH_MAX: the
+	// kernel's PATH_MAX bounds the path a process passes (relative to its
+	// working directory), not how deep a file is below a mount's root, and a
+	// sandbox's /workspace is the store's /workspace. With 8192, a path of
+	// PATH_MAX−1 bytes relative to a mount whose root is up to 4096 bytes deep
+	// in the store works (issue 21). A symlink target is bounded by
+	// min(MaxPathLen, PathMax) as the kernel bounds it (the NUL included).
 	MaxPathLen int
 	// CacheEntries bounds the in-memory inode and directory-entry caches (each).
 	// Default DefaultCacheEntries.
@@ -159,8 +170,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("negative limit in options")
 	case o.MaxNameLen < 0 || o.MaxNameLen > 255:
 		return fmt.Errorf("name length limit %d: must be 1..255", o.MaxNameLen)
-	case o.MaxPathLen < 0 || o.MaxPathLen > 4096:
-		return fmt.Errorf("path length limit %d: must be 1..4096", o.MaxPathLen)
+	case o.MaxPathLen < 0 || o.MaxPathLen > 2*PathMax:
+		return fmt.Errorf("path length limit %d: must be 1..%d", o.MaxPathLen, 2*PathMax)
 	case o.CacheEntries < 0, o.Readers < 0, o.GroupMax < 0, o.MaxXattrSize < 0:
 		return fmt.Errorf("negative count in options")
 	}

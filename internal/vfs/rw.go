@@ -212,6 +212,9 @@ func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []pi
 		if r.in.IsDir() {
 			return syscall.EISDIR
 		}
+		if r.in.IsSpecial() {
+			return syscall.ENXIO // as OpenFile: the store has no FIFO or device to write to
+		}
 		if in, err = t.inode(r.ino); err != nil {
 			return err
 		}

@@ -1,7 +1,18 @@
 package vfs
 
 // schemaVersion is stored in PRAGMA user_version. Bump it with a migration.
-const schemaVersion = 1
+const schemaVersion = 2
+
+// migrations[v] takes a store of schema version v to v+1. Open runs the ones
+// a store needs, in order, each in its own transaction with the new
+// user_version, before anything else reads the store: a crash leaves the store
+// at the version of the last migration that committed. schemaSQL always
+// creates the newest schema, so a new store needs none of them.
+var migrations = map[int64]string{
+	// 1 → 2: device numbers of character and block devices (issue 21). A
+	// column with a constant default: SQLite adds it without rewriting a row.
+	1: `ALTER TABLE inodes ADD COLUMN rdev INTEGER NOT NULL DEFAULT 0`,
+}
 
 // The schema. Invariants (verified by Check):
 //   - inodes: one row per live inode; nlink counts dentries (directories: 2 + subdirs);
@@ -14,6 +25,8 @@ const schemaVersion = 1
 //     file_chunks rows that point at it; a chunk whose refs reach 0 is deleted in the
 //     same transaction. chunk_data holds the bytes apart so refcount updates never
 //     rewrite the blob.
+//   - FIFOs, sockets and devices have no content, no target and size 0; only
+//     devices have an rdev.
 //   - file_chunks: (ino, idx) → chunk; idx*chunk_size < size; missing idx = hole.
 //   - journal: every mutation, numbered, written in the mutation's transaction.
 const schemaSQL = `
@@ -39,7 +52,8 @@ CREATE TABLE inodes (
 	ctime_ns INTEGER NOT NULL,
 	btime  INTEGER NOT NULL,
 	btime_ns INTEGER NOT NULL,
-	target BLOB
+	target BLOB, -- symlinks: the target
+	rdev   INTEGER NOT NULL DEFAULT 0 -- character and block devices: the device number
 ) STRICT;
 
 CREATE TABLE dentries (

@@ -259,6 +259,12 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 		}
 	case ver > schemaVersion:
 		return fmt.Errorf("store schema version %d is newer than this program's %d", ver, schemaVersion)
+	case ver < schemaVersion && f.opts.ReadOnly:
+		return fmt.Errorf("store schema version %d is older than this program's %d: open it writable once to upgrade it", ver, schemaVersion)
+	case ver < schemaVersion:
+		if err := migrate(c, ver); err != nil {
+			return err
+		}
 	}
 	cs, err := queryInt(c, "SELECT value FROM meta WHERE key='chunk_size'")
 	if err != nil {
@@ -325,6 +331,29 @@ func (f *FS) createSchema(c *sqlite.Conn) error {
 		return err
 	}
 	return c.Exec("COMMIT")
+}
+
+// migrate upgrades a store from schema version ver to schemaVersion, one
+// migration per transaction (see migrations).
+func migrate(c *sqlite.Conn, ver int64) error {
+	for ; ver < schemaVersion; ver++ {
+		q, ok := migrations[ver]
+		if !ok {
+			return fmt.Errorf("migrate store: no migration from schema version %d", ver)
+		}
+		if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
+			return fmt.Errorf("migrate store from version %d: %w", ver, err)
+		}
+		if err := c.Exec(fmt.Sprintf("%s; PRAGMA user_version=%d", q, ver+1)); err != nil {
+			c.Exec("ROLLBACK")
+			return fmt.Errorf("migrate store from version %d: %w", ver, err)
+		}
+		if err := c.Exec("COMMIT"); err != nil {
+			c.Exec("ROLLBACK")
+			return fmt.Errorf("migrate store from version %d: %w", ver, err)
+		}
+	}
+	return nil
 }
 
 // recover removes what a crash can leave behind: inodes that were unlinked while

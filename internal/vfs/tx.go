@@ -365,13 +365,13 @@ func (t *tx) finish() error {
 		return f.quotaError()
 	}
 	if len(t.inodes) > 0 {
-		ins, err := t.c.Prep("INSERT INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		ins, err := t.c.Prep("INSERT INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 		if err != nil {
 			return err
 		}
 		upd, err := t.c.Prep(`UPDATE inodes SET gen = ?2, mode = ?3, nlink = ?4, uid = ?5, gid = ?6, size = ?7, blocks = ?8,
 			atime = ?9, atime_ns = ?10, mtime = ?11, mtime_ns = ?12, ctime = ?13, ctime_ns = ?14, btime = ?15, btime_ns = ?16,
-			target = ?17 WHERE ino = ?1`)
+			target = ?17, rdev = ?18 WHERE ino = ?1`)
 		if err != nil {
 			return err
 		}
@@ -399,7 +399,7 @@ func (t *tx) finish() error {
 				}
 				err = put.Exec(in.Ino, in.Gen, in.Mode, in.Nlink, in.Uid, in.Gid, in.Size, in.Blocks,
 					in.Atime.Unix(), in.Atime.Nanosecond(), in.Mtime.Unix(), in.Mtime.Nanosecond(),
-					in.Ctime.Unix(), in.Ctime.Nanosecond(), in.Btime.Unix(), in.Btime.Nanosecond(), target)
+					in.Ctime.Unix(), in.Ctime.Nanosecond(), in.Btime.Unix(), in.Btime.Nanosecond(), target, int64(in.Rdev))
 			}
 			if err != nil {
 				return err

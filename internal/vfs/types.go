@@ -9,7 +9,7 @@ import (
 type Attr struct {
 	Ino   uint64 // inode number, never reused within a store
 	Gen   uint64 // generation: unique per inode lifetime (with Ino, a stable handle)
-	Mode  uint32 // Unix mode: file type bits (S_IFREG, S_IFDIR, S_IFLNK) and all 12 permission bits
+	Mode  uint32 // Unix mode: file type bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK) and all 12 permission bits
 	Nlink uint32 // number of names (directories: 2 + subdirectories)
 	Uid   uint32
 	Gid   uint32
@@ -20,6 +20,9 @@ type Attr struct {
 	Mtime  time.Time
 	Ctime  time.Time
 	Btime  time.Time // birth time
+	// Rdev is the device number of a character or block device (as
+	// unix.Mkdev makes it); 0 for every other type.
+	Rdev uint64
 }
 
 // Unix mode type bits, as in <sys/stat.h>.
@@ -28,6 +31,10 @@ const (
 	S_IFREG  = 0o100000
 	S_IFDIR  = 0o040000
 	S_IFLNK  = 0o120000
+	S_IFIFO  = 0o010000
+	S_IFSOCK = 0o140000
+	S_IFCHR  = 0o020000
+	S_IFBLK  = 0o060000
 	S_ISUID  = 0o4000
 	S_ISGID  = 0o2000
 	S_ISVTX  = 0o1000
@@ -43,6 +50,19 @@ func (a *Attr) IsRegular() bool { return a.Mode&S_IFMT == S_IFREG }
 // IsSymlink reports whether the attributes describe a symbolic link.
 func (a *Attr) IsSymlink() bool { return a.Mode&S_IFMT == S_IFLNK }
 
+// IsSpecial reports whether the attributes describe a FIFO, a socket or a
+// device: an inode with no content in the store, which the kernel gives its
+// meaning (see Mknod).
+func (a *Attr) IsSpecial() bool { return isSpecialMode(a.Mode) }
+
+func isSpecialMode(m uint32) bool {
+	switch m & S_IFMT {
+	case S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK:
+		return true
+	}
+	return false
+}
+
 // FileMode converts the Unix mode to an io/fs.FileMode.
 func (a *Attr) FileMode() fs.FileMode { return UnixToFileMode(a.Mode) }
 
@@ -54,6 +74,14 @@ func UnixToFileMode(m uint32) fs.FileMode {
 		fm |= fs.ModeDir
 	case S_IFLNK:
 		fm |= fs.ModeSymlink
+	case S_IFIFO:
+		fm |= fs.ModeNamedPipe
+	case S_IFSOCK:
+		fm |= fs.ModeSocket
+	case S_IFCHR:
+		fm |= fs.ModeDevice | fs.ModeCharDevice
+	case S_IFBLK:
+		fm |= fs.ModeDevice
 	}
 	if m&S_ISUID != 0 {
 		fm |= fs.ModeSetuid

@@ -753,6 +753,7 @@ func TestOpen_BadOptions(t *testing.T) {
 		"page too big":             {PageSize: 1 << 17},
 		"negative quota":           {QuotaBytes: -1},
 		"name limit over 255":      {MaxNameLen: 300},
+		"path limit over 8192":     {MaxPathLen: 8193},
 		"negative readers":         {Readers: -2},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -36,6 +36,10 @@ type FS interface {
 	Link(ctx context.Context, oldname, newname string) error
 	Symlink(ctx context.Context, target, linkname string) error
 	Readlink(ctx context.Context, name string) (string, error)
+	// Mknod creates a FIFO, socket, device or empty regular file as
+	// mknod(2): mode is a Unix mode with its type bits (vfs.S_IFIFO, ...)
+	// and permission bits, dev a device number (unix.Mkdev).
+	Mknod(ctx context.Context, name string, mode uint32, dev uint64) error
 	Chmod(ctx context.Context, name string, mode fs.FileMode) error
 	// Chown follows symlinks; Lchown does not. -1 leaves an id unchanged.
 	Chown(ctx context.Context, name string, uid, gid int) error

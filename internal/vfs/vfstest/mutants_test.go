@@ -240,7 +240,28 @@ type (
 	removeAllStrict   struct{ vfstest.FS }
 	symlinkSizeZero   struct{ vfstest.FS }
 	chmodTouches      struct{ vfstest.FS }
+	mknodMakesFiles   struct{ vfstest.FS }
+	rdevLost          struct{ vfstest.FS }
+	specialCtimeFixed struct{ vfstest.FS }
 )
+
+func (m mknodMakesFiles) Mknod(ctx context.Context, name string, mode uint32, dev uint64) error {
+	return m.FS.Mknod(ctx, name, vfs.S_IFREG|mode&0o7777, 0)
+}
+
+func (m rdevLost) Lstat(ctx context.Context, name string) (fs.FileInfo, error) {
+	fi, err := m.FS.Lstat(ctx, name)
+	return withAttr(fi, err, func(a *vfs.Attr) { a.Rdev = 0 })
+}
+
+func (m specialCtimeFixed) Lstat(ctx context.Context, name string) (fs.FileInfo, error) {
+	fi, err := m.FS.Lstat(ctx, name)
+	return withAttr(fi, err, func(a *vfs.Attr) {
+		if a.IsSpecial() {
+			a.Ctime = a.Mtime
+		}
+	})
+}
 
 func (m chmodNoSpecial) Chmod(ctx context.Context, name string, mode fs.FileMode) error {
 	return m.FS.Chmod(ctx, name, mode.Perm())
@@ -379,6 +400,10 @@ var mutants = map[string]struct {
 	"symlink-size-0":           {func(f vfstest.FS) vfstest.FS { return symlinkSizeZero{f} }, []string{"Stat", "Symlink"}},
 	"Chmod-touches-mtime":      {func(f vfstest.FS) vfstest.FS { return chmodTouches{f} }, []string{"Times"}},
 	"XattrCreate-ignored":      {func(f vfstest.FS) vfstest.FS { return xattrCreateLost{f} }, []string{"Xattr"}},
+	"Mknod-makes-files": {func(f vfstest.FS) vfstest.FS { return mknodMakesFiles{f} },
+		[]string{"MknodTypes", "MknodDevices", "MknodErrors", "SpecialNames", "SpecialAttrs"}},
+	"rdev-lost":           {func(f vfstest.FS) vfstest.FS { return rdevLost{f} }, []string{"MknodDevices"}},
+	"special-ctime-fixed": {func(f vfstest.FS) vfstest.FS { return specialCtimeFixed{f} }, []string{"SpecialTimes"}},
 }
 
 const mutantsEnv = "VFSTEST_MUTANTS_CHILD"

@@ -202,6 +202,7 @@ func statxAttr(stx *unix.Statx_t) vfs.Attr {
 		Mtime:  ts(stx.Mtime),
 		Ctime:  ts(stx.Ctime),
 		Btime:  ts(stx.Btime),
+		Rdev:   unix.Mkdev(stx.Rdev_major, stx.Rdev_minor),
 	}
 }
 
@@ -477,6 +478,12 @@ func (o *osFS) Link(ctx context.Context, oldname, newname string) error {
 func (o *osFS) Symlink(ctx context.Context, target, linkname string) error {
 	return o.withParent("symlink", linkname, func(dirfd int, base string) error {
 		return unix.Symlinkat(target, dirfd, base)
+	})
+}
+
+func (o *osFS) Mknod(ctx context.Context, name string, mode uint32, dev uint64) error {
+	return o.withParent("mknod", name, func(dirfd int, base string) error {
+		return unix.Mknodat(dirfd, base, mode, int(dev))
 	})
 }
 

@@ -35,6 +35,9 @@ var Tests = map[string]Test{
 	"LargeFile":         testLargeFile,
 	"Link":              testLink,
 	"Mkdir":             testMkdir,
+	"MknodDevices":      testMknodDevices,
+	"MknodErrors":       testMknodErrors,
+	"MknodTypes":        testMknodTypes,
 	"MkdirAll":          testMkdirAll,
 	"ModeBits":          testModeBits,
 	"NameMax":           testNameMax,
@@ -51,6 +54,9 @@ var Tests = map[string]Test{
 	"RemoveAll":         testRemoveAll,
 	"Rename":            testRename,
 	"Sparse":            testSparse,
+	"SpecialAttrs":      testSpecialAttrs,
+	"SpecialNames":      testSpecialNames,
+	"SpecialTimes":      testSpecialTimes,
 	"Stat":              testStat,
 	"Symlink":           testSymlink,
 	"SymlinkLimit":      testSymlinkLimit,
@@ -290,7 +296,8 @@ func build(t testing.TB, fsys FS, dir string, spec ...string) {
 }
 
 // tree renders the tree under dir in the notation of build, sorted by path, with
-// " nlink=N" after files with more than one name.
+// " nlink=N" after files with more than one name; a FIFO, socket or device is
+// "name|p", "name|s", "name|c" or "name|b".
 func tree(t testing.TB, fsys FS, dir string) []string {
 	t.Helper()
 	var out []string
@@ -310,6 +317,12 @@ func tree(t testing.TB, fsys FS, dir string) []string {
 				target, err := fsys.Readlink(t.Context(), p)
 				must(t, "Readlink "+p, err)
 				out = append(out, r+"->"+target)
+			case vfs.S_IFIFO, vfs.S_IFSOCK, vfs.S_IFCHR, vfs.S_IFBLK:
+				s := r + "|" + vfs.ModeString(a.Mode)[:1] // never opened: a FIFO would block
+				if a.Nlink > 1 {
+					s += fmt.Sprintf(" nlink=%d", a.Nlink)
+				}
+				out = append(out, s)
 			default:
 				s := r + "=" + string(readFile(t, fsys, p))
 				if a.Nlink > 1 {
