@@ -63,7 +63,8 @@
 // # What is implemented
 //
 // lookup, getattr, setattr (chmod, chown, truncate, utimensat with UTIME_NOW
-// and UTIME_OMIT), create, mknod (regular files), open, read, write, flush,
+// and UTIME_OMIT), create, mknod (regular files, FIFOs, sockets, character
+// and block devices: see Special files), open, read, write, flush,
 // fsync, release, mkdir, rmdir, unlink, rename (RENAME_NOREPLACE,
 // RENAME_EXCHANGE), link, symlink, readlink, opendir/readdir/readdirplus with
 // seekdir, fsyncdir, statfs (the store's space in 4 KiB blocks: free is the
@@ -72,6 +73,22 @@
 // (get, set, list, remove; the store's namespaces and limits), fallocate
 // (see below), lseek with SEEK_DATA and SEEK_HOLE (holes are whole chunks
 // never written or written as zeros), and mmap, shared and writable included.
+//
+// # Special files
+//
+// mknod(2), mkfifo(3) and bind(2) of a UNIX socket make an inode in the store
+// (vfs.FS.MknodAt: its type, mode, owner and device number); the kernel does
+// the rest. A FIFO opened through the mount is a kernel pipe between the
+// processes that open it (the server sees no read or write); a socket bound
+// to a path in the mount accepts connections by that path while the binding
+// process keeps it (the kernel finds the socket through its inode, which it
+// keeps while the socket is bound); a device node reaches the kernel's driver,
+// which a mount with nodev (go-fuse's default) refuses to open (EACCES), and
+// making one needs CAP_MKNOD in the caller, as anywhere. Device numbers
+// travel in FUSE's 32 bits (12 of major, 20 of minor); the store keeps 64
+// (unix.Mkdev), and a larger number from an archive is cut to what FUSE
+// carries. The in-process backends see such files in listings and stats, but
+// opening one through the store is ENXIO (vfs.FS.OpenFile).
 //
 // Writes go into the store through a store file handle as they arrive: the
 // store keeps them per inode (bounded by vfs.Options.DirtyBytes, then flushed)
@@ -227,13 +244,15 @@
 // FUSE's 128 KiB), asynchronous requests in flight, the
 // directory page read from the store, the open's wait for invalidations, the
 // unmount's wait. Names are limited to 255 bytes; an entry whose store path
-// would pass the store's MaxPathLen (4096) is ENAMETOOLONG, so every file stays
+// would pass the store's MaxPathLen (8192 from the store's root, twice
+// PATH_MAX: a path of PATH_MAX−1 bytes relative to the mount, or to a
+// directory of it bound elsewhere as a sandbox's /workspace, fits) is
+// ENAMETOOLONG, so every file stays
 // reachable by path from the other backends (through the mount, a path can
 // only get that long through a descriptor or a working directory).
 //
 // # Not supported
 //
-//   - Device nodes, FIFOs and sockets (mknod: EOPNOTSUPP; the store has none).
 //   - O_TMPFILE (EOPNOTSUPP).
 //   - fallocate does not reserve space (the store deduplicates content, so a
 //     later write can still fail with ENOSPC); mode 0 extends the size,

@@ -47,6 +47,7 @@ type Store interface {
 	CreateAt(ctx context.Context, dir vfs.Node, name string, flag int, perm fs.FileMode) (*vfs.File, error)
 	MkdirAt(ctx context.Context, dir vfs.Node, name string, perm fs.FileMode) (vfs.Attr, error)
 	SymlinkAt(ctx context.Context, target string, dir vfs.Node, name string) (vfs.Attr, error)
+	MknodAt(ctx context.Context, dir vfs.Node, name string, mode uint32, dev uint64) (vfs.Attr, error)
 	LinkAt(ctx context.Context, n vfs.Node, dir vfs.Node, name string) (vfs.Attr, error)
 	RemoveAt(ctx context.Context, dir vfs.Node, name string, isDir bool) error
 	RenameAt(ctx context.Context, olddir vfs.Node, oldname string, newdir vfs.Node, newname string, flags vfs.RenameFlags) error

@@ -10,6 +10,7 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -70,7 +71,11 @@ func (n *node) pinChild(name string) {
 	if c.pin != nil {
 		return
 	}
-	f, err := n.srv.store.OpenIno(n.srv.ctx, c.ref(), syscall.O_RDONLY)
+	flags := syscall.O_RDONLY
+	if ch.StableAttr().Mode&syscall.S_IFMT != syscall.S_IFREG && ch.StableAttr().Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		flags = unix.O_PATH // a FIFO, socket or device: the store opens those only so
+	}
+	f, err := n.srv.store.OpenIno(n.srv.ctx, c.ref(), flags)
 	if err != nil {
 		return // gone already
 	}
@@ -130,6 +135,7 @@ func (s *Server) fillAttr(a vfs.Attr, out *fuse.Attr) {
 	out.Nlink = a.Nlink
 	out.Uid, out.Gid = s.opts.IDMap.toKernel(a.Uid), s.opts.IDMap.toKernel(a.Gid)
 	out.Blksize = 4096
+	out.Rdev = fuseDev(a.Rdev)
 }
 
 // split gives a time as FUSE carries it: seconds (two's complement for times
@@ -283,24 +289,31 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	return n.child(ctx, fi.Attr(), out), n.srv.newHandle(f, flags), fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// Mknod makes regular files only (the store has no devices, FIFOs or sockets:
-// EOPNOTSUPP).
+// Mknod makes a FIFO, a socket (bind(2) makes one through mknod), a device
+// or an empty regular file. The kernel gives them their meaning: it pipes a
+// FIFO opened through the mount, binds and connects a socket, and reaches a
+// device (unless the mount is nodev), and sends none of that I/O here.
 func (n *node) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	if mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, syscall.EOPNOTSUPP
-	}
-	f, err := n.srv.store.CreateAt(n.srv.ownerCtx(ctx), n.ref(), name, syscall.O_RDONLY, vfs.UnixToFileMode(mode&0o7777))
+	a, err := n.srv.store.MknodAt(n.srv.ownerCtx(ctx), n.ref(), name, mode, storeDev(dev))
 	if err != nil {
 		return nil, n.srv.errno("mknod", err)
 	}
-	fi, err := f.Stat()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, n.srv.errno("mknod", err)
-	}
-	return n.child(ctx, fi.Attr(), out), 0
+	return n.child(ctx, a, out), 0
+}
+
+// storeDev converts a device number as FUSE carries it (the kernel's
+// new_encode_dev: 12 bits of major, 20 of minor) to the store's (unix.Mkdev).
+func storeDev(dev uint32) uint64 {
+	major := (dev & 0xfff00) >> 8
+	minor := dev&0xff | (dev>>12)&0xfff00
+	return unix.Mkdev(major, minor)
+}
+
+// fuseDev is the inverse of storeDev; a number beyond what the kernel can hold
+// (a major over 4095 or a minor over 2^20-1, from an archive) is cut to it.
+func fuseDev(dev uint64) uint32 {
+	major, minor := unix.Major(dev)&0xfff, unix.Minor(dev)&0xfffff
+	return minor&0xff | major<<8 | (minor&^0xff)<<12
 }
 
 // Mkdir creates directory name.

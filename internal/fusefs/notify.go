@@ -122,7 +122,7 @@ func (nt *notifier) apply(c vfs.Change) {
 		s.invalContent(c.Ino, c.Off, 0) // from the new size on
 	case vfs.OpSetattr:
 		s.invalAttr(c.Ino)
-	case vfs.OpCreate, vfs.OpMkdir, vfs.OpSymlink:
+	case vfs.OpCreate, vfs.OpMkdir, vfs.OpSymlink, vfs.OpMknod:
 		if !nt.knows(c) {
 			s.invalEntry(c.Parent, c.Name) // a cached "missing"
 		}

@@ -79,7 +79,7 @@ func (cs changeSet) under(dir string) []string {
 
 func (cs changeSet) apply(c *vfs.Change) {
 	switch c.Op {
-	case vfs.OpCreate, vfs.OpMkdir, vfs.OpSymlink, vfs.OpLink:
+	case vfs.OpCreate, vfs.OpMkdir, vfs.OpSymlink, vfs.OpMknod, vfs.OpLink:
 		cs.create(c.Path)
 	case vfs.OpRemove:
 		cs.remove(c.Path)
