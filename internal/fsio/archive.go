@@ -83,8 +83,9 @@ func ImportTar(ctx context.Context, fsys *vfs.FS, r io.Reader, dest string, opts
 // *os.File, else spooled to a temporary file first (ImportOptions.TempDir).
 // Entry names are relative to dest; an entry named "." or "./" carries dest's
 // own attributes. Absolute names, names with a ".." element, duplicate names
-// and a hard link to anything but an earlier entry are refused, and so are
-// device files and FIFOs unless ImportOptions.SkipSpecial is set. The import
+// and a hard link to anything but an earlier entry are refused, and so are a
+// zip's special files unless ImportOptions.SkipSpecial is set (a tar's FIFOs
+// and devices are imported). The import
 // is all or nothing within the limits of the options: see the package
 // documentation.
 func ImportArchive(ctx context.Context, fsys *vfs.FS, r io.Reader, dest string, opts ImportOptions) (Summary, error) {

@@ -41,6 +41,16 @@
 //
 // # What is preserved
 //
+// Special files: a tar carries FIFOs and character and block devices (type
+// and major:minor, as GNU tar writes them), into and out of a workspace, and
+// ExtractHost makes a tar's FIFOs; a tar has no type for a socket, so an
+// export leaves sockets out with a warning (as GNU tar does). ImportDir
+// copies a host directory's FIFOs, sockets and devices into the workspace (as
+// inodes: see vfs.FS.Mknod); ArchiveHost puts the FIFOs and devices in a tar.
+// A zip holds none of them: an export leaves them out with a warning, an
+// import refuses a zip that has one (see below). SkipSpecial skips every one
+// a source has. Summary.Special counts them.
+//
 // File content, all 12 permission bits (setuid, setgid and sticky included),
 // symbolic links (targets copied verbatim, never resolved), hard links within
 // the copied tree (tar hardlink entries; for a host directory, files that
@@ -71,11 +81,10 @@
 //   - two entries of the same name (tools disagree on which wins, and tar
 //     -r's appended updates are the only legitimate source): ErrUnsafePath,
 //     EEXIST;
-//   - device files and FIFOs (and a zip's sockets), which a workspace cannot
-//     store: ErrSpecialFile, EPERM, unless ImportOptions.SkipSpecial skips
-//     them with a warning. (ImportDir always skips a host directory's
-//     special files, sockets included, with a warning: the directory is the
-//     user's, not an archive someone sent.)
+//   - a zip's FIFOs, sockets and devices (a zip has no device numbers, and
+//     no zip tool makes them), and devices extracted to the host (ExtractHost:
+//     a device node on the host reaches its hardware): ErrSpecialFile, EPERM,
+//     unless ImportOptions.SkipSpecial skips them with a warning;
 //   - an entry over the name limits (MaxNameLen, 255 bytes per element;
 //     MaxPathLen, 4096 for the name joined to the destination and for a
 //     symlink target): ENAMETOOLONG;

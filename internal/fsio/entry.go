@@ -5,6 +5,8 @@ import (
 	"io"
 	"syscall"
 	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // Every copy is a source of entries feeding a sink. Sources: a tar stream
@@ -21,6 +23,7 @@ const (
 	kindFile
 	kindSymlink
 	kindHardlink
+	kindSpecial // a FIFO, socket or device: typ and rdev say which
 )
 
 // xattr is one extended attribute of an entry.
@@ -46,6 +49,11 @@ type entry struct {
 	// only when a sink wants them (a zip sink wants a hard link's too).
 	open func() (io.ReadCloser, error)
 	size int64 // expected size of the content; negative if unknown
+	// typ and rdev describe a kindSpecial entry: its Unix type bits
+	// (vfs.S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK) and device number. A
+	// kindHardlink entry to a special file has its typ too.
+	typ  uint32
+	rdev uint64
 }
 
 // content returns the entry's content and a function to release it.
@@ -75,8 +83,23 @@ type sink interface {
 	skip(src, why string)
 }
 
-// special handles a device file or FIFO of an archive: skipped with a
-// warning when skipOK, else refused.
+// specialName names the type of a kindSpecial entry for messages.
+func specialName(typ uint32) string {
+	switch typ {
+	case vfs.S_IFIFO:
+		return "FIFO"
+	case vfs.S_IFSOCK:
+		return "socket"
+	case vfs.S_IFCHR:
+		return "character device"
+	case vfs.S_IFBLK:
+		return "block device"
+	}
+	return "special file"
+}
+
+// special handles a special file a sink cannot make (a zip's, a device
+// extracted to the host): skipped with a warning when skipOK, else refused.
 func special(s sink, name, what string, skipOK bool) error {
 	if skipOK {
 		s.skip(name, "a "+what+" cannot be stored")

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -216,6 +218,16 @@ func (w *wsWalker) entry(abs, rel string, a vfs.Attr) (*entry, error) {
 		}
 		e.kind, e.target = kindSymlink, target
 		return e, nil
+	case a.IsSpecial():
+		e.kind, e.typ, e.rdev = kindSpecial, a.Mode&vfs.S_IFMT, a.Rdev
+		if a.Nlink > 1 && w.attr.IsDir() {
+			if first, ok := w.links[a.Ino]; ok {
+				e.kind, e.target = kindHardlink, first.name // typ kept: a link to a special file
+				return e, nil
+			}
+			w.links[a.Ino] = linkInfo{rel, a.Mtime, a.Atime}
+		}
+		return e, nil // no xattrs: user.* is for files and directories
 	default:
 		return nil, &fs.PathError{Op: "export", Path: abs, Err: fmt.Errorf("unknown file type %#o", a.Mode&vfs.S_IFMT)}
 	}
@@ -292,7 +304,26 @@ func (t *tarSink) add(e *entry) error {
 		hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, e.target
 		hdr.Mode = 0o777
 	case kindHardlink:
+		if e.typ == vfs.S_IFSOCK {
+			t.skip(e.src, "a tar cannot hold a socket")
+			return nil
+		}
 		hdr.Typeflag, hdr.Linkname = tar.TypeLink, e.target
+	case kindSpecial:
+		switch e.typ {
+		case vfs.S_IFIFO:
+			hdr.Typeflag = tar.TypeFifo
+		case vfs.S_IFCHR, vfs.S_IFBLK:
+			hdr.Typeflag = tar.TypeChar
+			if e.typ == vfs.S_IFBLK {
+				hdr.Typeflag = tar.TypeBlock
+			}
+			hdr.Devmajor, hdr.Devminor = int64(unix.Major(e.rdev)), int64(unix.Minor(e.rdev))
+		default:
+			// Tar has no type for a socket (GNU tar leaves them out too).
+			t.skip(e.src, "a tar cannot hold a socket")
+			return nil
+		}
 	}
 	if e.kind != kindHardlink && len(e.xattrs) > 0 {
 		hdr.PAXRecords = map[string]string{}
@@ -310,6 +341,8 @@ func (t *tarSink) add(e *entry) error {
 		t.sum.Dirs++
 	case kindSymlink:
 		t.sum.Symlinks++
+	case kindSpecial:
+		t.sum.Special++
 	case kindHardlink:
 		t.sum.Hardlinks++
 		t.prog.p.Files++

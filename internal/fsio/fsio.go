@@ -59,14 +59,16 @@ type Summary struct {
 	Dirs      int64         // directories, the root of the copied tree included
 	Symlinks  int64         // symbolic links
 	Hardlinks int64         // extra names of files already counted in Files
+	Special   int64         // FIFOs, sockets and devices
 	Bytes     int64         // file content bytes copied
 	Xattrs    int64         // extended attributes copied
-	Skipped   int64         // entries not copied: devices, FIFOs, sockets, unknown tar types
+	Skipped   int64         // entries not copied: special files a format or a host cannot hold, unknown tar types
 	Elapsed   time.Duration // wall time of the whole run
 }
 
-// Entries is the number of entries copied: files, directories, symlinks and hard links.
-func (s Summary) Entries() int64 { return s.Files + s.Dirs + s.Symlinks + s.Hardlinks }
+// Entries is the number of entries copied: files, directories, symlinks, hard
+// links and special files.
+func (s Summary) Entries() int64 { return s.Files + s.Dirs + s.Symlinks + s.Hardlinks + s.Special }
 
 // ImportOptions configure ImportDir and ImportTar. The zero value is usable.
 type ImportOptions struct {
@@ -122,10 +124,11 @@ type ImportOptions struct {
 	// merge. Default DefaultMaxMetaBytes.
 	MaxMetaBytes int64
 
-	// SkipSpecial skips the device files and FIFOs of an archive with a
-	// warning. By default an archive holding one is refused (ErrSpecialFile):
-	// a workspace cannot store them. (ImportDir always skips the special
-	// files of a host directory, sockets included, with a warning.)
+	// SkipSpecial skips the FIFOs and device files of an archive with a
+	// warning. By default a tar's are imported into a workspace (a zip's
+	// are refused, ErrSpecialFile: a zip has no device numbers), and
+	// ExtractHost makes FIFOs and refuses devices (ErrSpecialFile): a
+	// device made on the host would reach its hardware.
 	SkipSpecial bool
 	// Format, if set, is what the archive must be (FormatTar: tar, plain or
 	// gzip-compressed; FormatZip: zip); by default it is recognised from its
@@ -251,8 +254,9 @@ func limitErr(name string, max int64, what string) error {
 	return fmt.Errorf("%w: the archive holds more than %d %s (%s)", ErrLimit, max, what, name)
 }
 
-// ErrSpecialFile is wrapped by the error for a device file or FIFO in an
-// archive, unless ImportOptions.SkipSpecial is set.
+// ErrSpecialFile is wrapped by the error for a special file a destination
+// cannot hold (a zip's FIFO, socket or device; a device extracted to the
+// host), unless ImportOptions.SkipSpecial is set.
 var ErrSpecialFile = errors.New("special file")
 
 // ErrUnsafePath is wrapped by the error for an entry whose name is absolute or

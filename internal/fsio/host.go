@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // ArchiveHost writes the host file or directory hostPath to w as an archive
@@ -271,6 +273,19 @@ func (x *extractor) add(e *entry) error {
 			return err
 		}
 		x.sum.Symlinks++
+	case kindSpecial:
+		if e.typ != vfs.S_IFIFO {
+			// A device made on the host from an archive would reach the
+			// host's hardware: that is for tar run as root, not desk.
+			return special(x, e.src, specialName(e.typ)+" on the host", x.opts.SkipSpecial)
+		}
+		if err := unix.Mknod(full, unix.S_IFIFO|0o600, 0); err != nil {
+			return entryErr(e.src, &fs.PathError{Op: "mkfifo", Path: full, Err: err})
+		}
+		if err := x.setAttrs(full, e); err != nil {
+			return err
+		}
+		x.sum.Special++
 	case kindHardlink:
 		dir := path.Dir(e.target)
 		if dir == "." {
@@ -280,8 +295,8 @@ func (x *extractor) add(e *entry) error {
 		if e.target == "" || !x.dirs[dir] || err != nil {
 			return &EntryError{e.src, fmt.Errorf("hard link target %q is not an earlier entry of the source", e.target)}
 		}
-		if !fi.Mode().IsRegular() {
-			return &EntryError{e.src, fmt.Errorf("hard link target %q is not a regular file", e.target)}
+		if !fi.Mode().IsRegular() && fi.Mode().Type() != fs.ModeNamedPipe {
+			return &EntryError{e.src, fmt.Errorf("hard link target %q is not a regular file or a FIFO", e.target)}
 		}
 		if err := os.Link(x.full(e.target), full); err != nil {
 			return entryErr(e.src, err)

@@ -142,6 +142,8 @@ type hostileCase struct {
 	opts fsio.ImportOptions
 	is   error  // the error must wrap this (nil: any error)
 	msg  string // and contain this
+	// hostOnly: refused by ExtractHost only (a workspace takes a device).
+	hostOnly bool
 }
 
 func hostileCases() []hostileCase {
@@ -167,9 +169,8 @@ func hostileCases() []hostileCase {
 		{name: "tar absolute", data: tarOf(good, tarEntry{name: "/abs", body: "evil"}), is: fsio.ErrUnsafePath, msg: "absolute"},
 		{name: "tar symlink then file through it", data: tarOf(good, tarEntry{name: "l", typ: tar.TypeSymlink, link: "/"}, tarEntry{name: "l/evil.txt", body: "evil"}), is: syscall.ENOTDIR, msg: "symlink"},
 		{name: "tar symlink then dir through it", data: tarOf(tarEntry{name: "l", typ: tar.TypeSymlink, link: ".."}, tarEntry{name: "l/sub/", typ: tar.TypeDir}), is: syscall.ENOTDIR, msg: "symlink"},
-		{name: "tar char device", data: tarOf(good, tarEntry{name: "null", typ: tar.TypeChar}), is: fsio.ErrSpecialFile, msg: "character device"},
-		{name: "tar block device", data: tarOf(good, tarEntry{name: "sda", typ: tar.TypeBlock}), is: syscall.EPERM, msg: "block device"},
-		{name: "tar fifo", data: tarOf(good, tarEntry{name: "p", typ: tar.TypeFifo}), is: fsio.ErrSpecialFile, msg: "FIFO"},
+		{name: "tar char device", data: tarOf(good, tarEntry{name: "null", typ: tar.TypeChar}), is: fsio.ErrSpecialFile, msg: "character device", hostOnly: true},
+		{name: "tar block device", data: tarOf(good, tarEntry{name: "sda", typ: tar.TypeBlock}), is: syscall.EPERM, msg: "block device", hostOnly: true},
 		{name: "tar huge PAX header", data: func(t *testing.T) []byte {
 			rec := "comment=" + strings.Repeat("c", 2<<20) + "\n"
 			rec = fmt.Sprintf("%d %s", len(rec)+8, rec)
@@ -266,6 +267,9 @@ func checkHostileErr(t *testing.T, c hostileCase, err error) {
 // attribute but ctime), the same contents, a clean Check.
 func TestImportArchive_Hostile(t *testing.T) {
 	for _, c := range hostileCases() {
+		if c.hostOnly {
+			continue // TestSpecialFiles covers the workspace's side
+		}
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			fsys := openWS(t)

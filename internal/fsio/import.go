@@ -328,6 +328,20 @@ func (im *importer) add(e *entry) error {
 		im.queued[e.rel] = kindSymlink
 		im.queueBytes += int64(keptEntry(e))
 		im.sum.Symlinks++
+	case kindSpecial:
+		if err := im.checkFree(e); err != nil {
+			return err
+		}
+		im.countXattrs(e)
+		im.enqueue(e.src, func(b *vfs.Batch) error {
+			if err := b.Mknod(full, e.typ|e.perm&0o7777, e.rdev); err != nil {
+				return err
+			}
+			return im.setAttrs(b, full, e)
+		})
+		im.queued[e.rel] = kindSpecial
+		im.queueBytes += int64(keptEntry(e))
+		im.sum.Special++
 	case kindHardlink:
 		if e.target == e.rel {
 			return nil // a link to itself: nothing to do
@@ -455,9 +469,12 @@ func readSmall(r io.Reader, size, limit int64) (data []byte, small bool, err err
 // countXattrs counts e's xattrs in the summary, or warns that they cannot be
 // kept on a symlink.
 func (im *importer) countXattrs(e *entry) {
-	if e.kind != kindSymlink {
+	switch {
+	case e.kind == kindSpecial && len(e.xattrs) > 0:
+		im.warn("entry %q: extended attributes on a %s are not supported; skipped", e.src, specialName(e.typ))
+	case e.kind != kindSymlink:
 		im.sum.Xattrs += int64(len(e.xattrs))
-	} else if len(e.xattrs) > 0 {
+	case len(e.xattrs) > 0:
 		im.warn("entry %q: extended attributes on a symlink are not supported; skipped", e.src)
 	}
 }
@@ -481,6 +498,8 @@ func (im *importer) lookup(src, rel string) (k kind, ok bool, err error) {
 		return kindDir, true, nil
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return kindSymlink, true, nil
+	case fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice) != 0:
+		return kindSpecial, true, nil
 	}
 	return kindFile, true, nil
 }
@@ -584,6 +603,9 @@ func (im *importer) setAttrs(b *vfs.Batch, full string, e *entry) error {
 			}
 		}
 		for _, x := range e.xattrs {
+			if e.kind == kindSpecial {
+				break // user.* is for files and directories only (countXattrs warned)
+			}
 			if err := b.Setxattr(full, x.name, x.value, 0); err != nil {
 				return err
 			}

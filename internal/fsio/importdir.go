@@ -90,6 +90,20 @@ func (w *hostWalker) walk(hostPath, rel string, fi fs.FileInfo) error {
 		}
 		e.kind, e.target = kindSymlink, target
 		return w.s.add(e)
+	case fs.ModeNamedPipe, fs.ModeSocket, fs.ModeDevice, fs.ModeDevice | fs.ModeCharDevice:
+		e.kind, e.typ, e.size = kindSpecial, uint32(st.Mode)&vfs.S_IFMT, 0
+		if e.typ == vfs.S_IFCHR || e.typ == vfs.S_IFBLK {
+			e.rdev = st.Rdev
+		}
+		if st.Nlink > 1 {
+			key := devIno{uint64(st.Dev), st.Ino}
+			if first, ok := w.links[key]; ok {
+				e.kind, e.target = kindHardlink, first
+				return w.s.add(e)
+			}
+			w.links[key] = rel
+		}
+		return w.s.add(e) // no xattrs: user.* is for files and directories
 	default:
 		w.s.skip(src, "a "+typeName(fi.Mode())+" cannot be stored")
 		return nil

@@ -8,6 +8,11 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // maxTarTrailer is how much data readTar reads after a tar's end-of-archive
@@ -55,12 +60,15 @@ func addTarEntry(s sink, hdr *tar.Header, body io.Reader, opts *ImportOptions) e
 	case tar.TypeXGlobalHeader:
 		return nil // PAX global defaults: nothing to create
 	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-		// Validate the name all the same: a bad name is an error whatever the type.
-		if _, err := cleanEntryName(hdr.Name); err != nil {
-			return err
+		if opts.SkipSpecial {
+			// Validate the name all the same: a bad name is an error whatever the type.
+			if _, err := cleanEntryName(hdr.Name); err != nil {
+				return err
+			}
+			what := map[byte]string{tar.TypeChar: "character device", tar.TypeBlock: "block device", tar.TypeFifo: "FIFO"}[hdr.Typeflag]
+			s.skip(hdr.Name, "a "+what+" (SkipSpecial)")
+			return nil
 		}
-		what := map[byte]string{tar.TypeChar: "character device", tar.TypeBlock: "block device", tar.TypeFifo: "FIFO"}[hdr.Typeflag]
-		return special(s, hdr.Name, what, opts.SkipSpecial)
 	}
 	rel, err := cleanEntryName(hdr.Name)
 	if err != nil {
@@ -96,6 +104,17 @@ func addTarEntry(s sink, hdr *tar.Header, body io.Reader, opts *ImportOptions) e
 			return &EntryError{hdr.Name, fmt.Errorf("hard link target: %w", err)}
 		}
 		e.kind, e.target = kindHardlink, target
+	case tar.TypeFifo:
+		e.kind, e.typ = kindSpecial, vfs.S_IFIFO
+	case tar.TypeChar, tar.TypeBlock:
+		if hdr.Devmajor < 0 || hdr.Devmajor > 1<<32-1 || hdr.Devminor < 0 || hdr.Devminor > 1<<32-1 {
+			return &EntryError{hdr.Name, fmt.Errorf("device number %d:%d out of range: %w", hdr.Devmajor, hdr.Devminor, errno(syscall.EINVAL))}
+		}
+		e.kind, e.typ = kindSpecial, vfs.S_IFCHR
+		if hdr.Typeflag == tar.TypeBlock {
+			e.typ = vfs.S_IFBLK
+		}
+		e.rdev = unix.Mkdev(uint32(hdr.Devmajor), uint32(hdr.Devminor))
 	default:
 		s.skip(hdr.Name, fmt.Sprintf("unsupported tar entry type %q", hdr.Typeflag))
 		return nil

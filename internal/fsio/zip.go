@@ -338,6 +338,12 @@ func (z *zipSink) skip(src, why string) {
 // add writes one entry. A hard link is written with its content (what
 // other readers extract) and desk's link field (what ImportArchive links).
 func (z *zipSink) add(e *entry) error {
+	if e.kind == kindSpecial || e.kind == kindHardlink && e.typ != 0 {
+		// Info-ZIP's zip leaves them out too (without -FI), and no unzip
+		// would make one: a zip cannot carry a device number.
+		z.skip(e.src, "a zip cannot hold a "+specialName(e.typ))
+		return nil
+	}
 	name := e.rel
 	var typ uint32
 	switch e.kind {
