@@ -399,6 +399,14 @@ func (c *Client) Chmod(ctx context.Context, ws, p string, mode fs.FileMode) (Fil
 	return c.fileOp(ctx, ws, p, "chmod", nil, ChmodRequest{Mode: fmt.Sprintf("%04o", unixPerm(mode))})
 }
 
+// Mknod makes a FIFO, a socket, or a character or block device at p: typ is
+// TypeFIFO, TypeSocket, TypeChar or TypeBlock, device ("major:minor") only
+// for devices. Such files are the kernel's to use, through a sandbox's
+// mount; reading one through the API is ENXIO.
+func (c *Client) Mknod(ctx context.Context, ws, p, typ string, mode fs.FileMode, device string) (FileInfo, error) {
+	return c.fileOp(ctx, ws, p, "mknod", nil, MknodRequest{Type: typ, Mode: fmt.Sprintf("%04o", unixPerm(mode)), Device: device})
+}
+
 // Remove deletes a file, symlink or empty directory; recursive deletes any
 // directory with its contents.
 func (c *Client) Remove(ctx context.Context, ws, p string, recursive bool) error {

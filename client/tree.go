@@ -18,6 +18,7 @@ type TreeSummary struct {
 	Dirs      int64    `json:"dirs"`      // directories, the destination's own entry included
 	Symlinks  int64    `json:"symlinks"`  // symbolic links
 	Hardlinks int64    `json:"hardlinks"` // extra names of files counted in files
+	Special   int64    `json:"special"`   // FIFOs, sockets and devices
 	Bytes     int64    `json:"bytes"`     // file content bytes written
 	Xattrs    int64    `json:"xattrs"`    // extended attributes written
 	Skipped   int64    `json:"skipped"`   // entries left out (see warnings)

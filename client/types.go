@@ -81,19 +81,24 @@ const (
 	TypeFile    = "file"
 	TypeDir     = "dir"
 	TypeSymlink = "symlink"
+	TypeFIFO    = "fifo"   // a named pipe (mkfifo)
+	TypeSocket  = "socket" // a UNIX socket's name (bind)
+	TypeChar    = "char"   // a character device
+	TypeBlock   = "block"  // a block device
 )
 
 // FileInfo describes a file, directory or symbolic link of a workspace.
 type FileInfo struct {
 	Path   string    `json:"path"` // the workspace path asked for, cleaned
 	Name   string    `json:"name"`
-	Type   string    `json:"type"` // TypeFile, TypeDir or TypeSymlink
+	Type   string    `json:"type"` // TypeFile, TypeDir, TypeSymlink, TypeFIFO, TypeSocket, TypeChar or TypeBlock
 	Mode   string    `json:"mode"` // permission bits, octal ("0644"), setuid/setgid/sticky included
 	Size   int64     `json:"size"`
 	Mtime  time.Time `json:"mtime"`
 	Ino    uint64    `json:"ino"`
 	Nlink  uint32    `json:"nlink"`
 	Target string    `json:"target,omitempty"` // a symlink's target
+	Device string    `json:"device,omitempty"` // a device's number, "major:minor"
 }
 
 // DirEntry is one entry of a directory listing.
@@ -403,6 +408,14 @@ type (
 	// ChmodRequest changes permission bits (POST ?op=chmod); Mode is octal ("0755").
 	ChmodRequest struct {
 		Mode string `json:"mode"`
+	}
+	// MknodRequest makes a FIFO, socket or device (POST ?op=mknod): Type
+	// is TypeFIFO, TypeSocket, TypeChar or TypeBlock; Device ("major:minor")
+	// is for devices only.
+	MknodRequest struct {
+		Type   string `json:"type"`
+		Mode   string `json:"mode,omitempty"` // octal permission bits; default 0644
+		Device string `json:"device,omitempty"`
 	}
 	// KillRequest kills an execution; Signal is a name or number (default SIGTERM).
 	KillRequest struct {

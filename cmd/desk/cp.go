@@ -242,7 +242,7 @@ func (cp *copier) report(ts client.TreeSummary) {
 	for _, w := range ts.Warnings {
 		cp.warn(w)
 	}
-	cp.summary = summaryLine(fsio.Summary{Files: ts.Files, Dirs: ts.Dirs, Symlinks: ts.Symlinks, Hardlinks: ts.Hardlinks, Bytes: ts.Bytes, Xattrs: ts.Xattrs, Skipped: ts.Skipped})
+	cp.summary = summaryLine(fsio.Summary{Files: ts.Files, Dirs: ts.Dirs, Symlinks: ts.Symlinks, Hardlinks: ts.Hardlinks, Special: ts.Special, Bytes: ts.Bytes, Xattrs: ts.Xattrs, Skipped: ts.Skipped})
 	if i := strings.LastIndex(cp.summary, ";"); i >= 0 {
 		cp.summary = cp.summary[:i] + ", " + humanBytes(ts.Bytes)
 	}

@@ -60,6 +60,9 @@ func summaryLine(s fsio.Summary) string {
 	if s.Hardlinks > 0 {
 		fmt.Fprintf(&b, ", %d hard links", s.Hardlinks)
 	}
+	if s.Special > 0 {
+		fmt.Fprintf(&b, ", %d special files", s.Special)
+	}
 	if s.Xattrs > 0 {
 		fmt.Fprintf(&b, ", %d xattrs", s.Xattrs)
 	}

@@ -141,7 +141,7 @@ func (c *fsCmd) importRemote(src string, isDir bool, in io.Reader, dest string, 
 	for _, w := range ts.Warnings {
 		opts.Warn(w)
 	}
-	return fsio.Summary{Files: ts.Files, Dirs: ts.Dirs, Symlinks: ts.Symlinks, Hardlinks: ts.Hardlinks, Bytes: ts.Bytes, Xattrs: ts.Xattrs, Skipped: ts.Skipped}, nil
+	return fsio.Summary{Files: ts.Files, Dirs: ts.Dirs, Symlinks: ts.Symlinks, Hardlinks: ts.Hardlinks, Special: ts.Special, Bytes: ts.Bytes, Xattrs: ts.Xattrs, Skipped: ts.Skipped}, nil
 }
 
 // importDir imports a host directory, leaving out the workspace's own database

@@ -35,6 +35,14 @@ func typeBits(t string) uint32 {
 		return vfs.S_IFLNK
 	case client.TypeFile:
 		return vfs.S_IFREG
+	case client.TypeFIFO:
+		return vfs.S_IFIFO
+	case client.TypeSocket:
+		return vfs.S_IFSOCK
+	case client.TypeChar:
+		return vfs.S_IFCHR
+	case client.TypeBlock:
+		return vfs.S_IFBLK
 	}
 	return 0
 }

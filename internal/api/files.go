@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/mediatype"
@@ -84,9 +86,34 @@ func fileType(mode uint32) string {
 		return client.TypeDir
 	case syscall.S_IFLNK:
 		return client.TypeSymlink
+	case syscall.S_IFIFO:
+		return client.TypeFIFO
+	case syscall.S_IFSOCK:
+		return client.TypeSocket
+	case syscall.S_IFCHR:
+		return client.TypeChar
+	case syscall.S_IFBLK:
+		return client.TypeBlock
 	default:
 		return client.TypeFile
 	}
+}
+
+// nodeTypes are the types op=mknod makes, with their type bits.
+var nodeTypes = map[string]uint32{
+	client.TypeFIFO: vfs.S_IFIFO, client.TypeSocket: vfs.S_IFSOCK,
+	client.TypeChar: vfs.S_IFCHR, client.TypeBlock: vfs.S_IFBLK,
+}
+
+// parseDevice parses "major:minor" (decimal).
+func parseDevice(s string) (uint64, error) {
+	maj, min, ok := strings.Cut(s, ":")
+	a, err1 := strconv.ParseUint(maj, 10, 32)
+	b, err2 := strconv.ParseUint(min, 10, 32)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, errorf(http.StatusBadRequest, CodeInvalid, "device %q: want \"major:minor\" in decimal", s)
+	}
+	return unix.Mkdev(uint32(a), uint32(b)), nil
 }
 
 func octal(mode uint32) string { return fmt.Sprintf("%04o", mode&0o7777) }
@@ -112,6 +139,9 @@ func (s *Server) fileInfo(ctx context.Context, fsys *vfs.FS, p string) (client.F
 	out := client.FileInfo{
 		Path: quote.Path(p), Name: quote.Name(path.Base(p)), Type: fileType(a.Mode), Mode: octal(a.Mode), Size: a.Size,
 		Mtime: a.Mtime.UTC(), Ino: a.Ino, Nlink: a.Nlink,
+	}
+	if out.Type == client.TypeChar || out.Type == client.TypeBlock {
+		out.Device = fmt.Sprintf("%d:%d", unix.Major(a.Rdev), unix.Minor(a.Rdev))
 	}
 	if out.Type == client.TypeSymlink {
 		t, err := fsys.Readlink(ctx, p)
@@ -349,6 +379,8 @@ type fileOpRequest struct {
 	To        string `json:"to"`
 	NoReplace bool   `json:"no_replace"`
 	Mode      string `json:"mode"`
+	Type      string `json:"type"`   // op=mknod: fifo, socket, char or block
+	Device    string `json:"device"` // op=mknod of a device: "major:minor"
 }
 
 func (s *Server) handlePostFile(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -411,6 +443,31 @@ func (s *Server) handlePostFile(w http.ResponseWriter, r *http.Request, c *call)
 			}
 			status = http.StatusCreated
 		}
+	case "mknod":
+		typ, ok := nodeTypes[req.Type]
+		if !ok {
+			return errorf(http.StatusBadRequest, CodeInvalid, "op=mknod needs {\"type\": \"fifo\", \"socket\", \"char\" or \"block\"}, not %q", req.Type)
+		}
+		mode, err := parseMode(req.Mode, 0o644)
+		if err != nil {
+			return err
+		}
+		var dev uint64
+		switch {
+		case typ == vfs.S_IFCHR || typ == vfs.S_IFBLK:
+			if req.Device == "" {
+				return errorf(http.StatusBadRequest, CodeInvalid, "op=mknod of a %s device needs {\"device\": \"major:minor\"}", req.Type)
+			}
+			if dev, err = parseDevice(req.Device); err != nil {
+				return err
+			}
+		case req.Device != "":
+			return errorf(http.StatusBadRequest, CodeInvalid, "op=mknod: a %s has no device number", req.Type)
+		}
+		if err := fsys.Mknod(ctx, p, typ|vfs.FileModeToUnix(mode), dev); err != nil {
+			return err
+		}
+		status = http.StatusCreated
 	case "chmod":
 		if req.Mode == "" {
 			return errorf(http.StatusBadRequest, CodeInvalid, "op=chmod needs {\"mode\": \"0755\"}")
@@ -423,7 +480,7 @@ func (s *Server) handlePostFile(w http.ResponseWriter, r *http.Request, c *call)
 			return err
 		}
 	default:
-		return errorf(http.StatusBadRequest, CodeInvalid, "op=%q: want mkdir, move, copy or chmod", op)
+		return errorf(http.StatusBadRequest, CodeInvalid, "op=%q: want mkdir, mknod, move, copy or chmod", op)
 	}
 	fi, err := s.fileInfo(ctx, fsys, target)
 	if err != nil {
@@ -498,6 +555,8 @@ func (s *Server) copyEntry(ctx context.Context, fsys *vfs.FS, src, dst string, b
 			return err
 		}
 		return fsys.Symlink(ctx, t, dst)
+	case a.IsSpecial():
+		return fsys.Mknod(ctx, dst, a.Mode, a.Rdev)
 	case a.IsDir():
 		if err := fsys.Mkdir(ctx, dst, 0o700); err != nil {
 			return err

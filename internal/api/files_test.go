@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"slices"
 	"strings"
@@ -185,6 +187,61 @@ func TestAPI_Files(t *testing.T) {
 			t.Errorf("bad body: %d %s", st, code)
 		}
 		wantCode(t, "rm root", c.Remove(bg, "w", "/", true), 400, api.CodeInvalid)
+	})
+	t.Run("special files", func(t *testing.T) {
+		for _, tc := range []struct {
+			path, typ, device string
+			mode              fs.FileMode
+		}{
+			{"/sp/fifo", client.TypeFIFO, "", 0o640},
+			{"/sp/sock", client.TypeSocket, "", 0o755},
+			{"/sp/null", client.TypeChar, "1:3", 0o666},
+			{"/sp/disk", client.TypeBlock, "259:70000", 0o600},
+		} {
+			if _, err := c.Mkdir(bg, "w", "/sp", 0, true); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := c.Mknod(bg, "w", tc.path, tc.typ, tc.mode, tc.device)
+			if err != nil {
+				t.Fatalf("mknod %s: %v", tc.path, err)
+			}
+			if fi.Type != tc.typ || fi.Mode != fmt.Sprintf("%04o", tc.mode) || fi.Device != tc.device || fi.Size != 0 {
+				t.Errorf("mknod %s = %+v", tc.path, fi)
+			}
+			if st, err := c.Stat(bg, "w", tc.path); err != nil || st != fi {
+				t.Errorf("stat %s = %+v, %v; want %+v", tc.path, st, err, fi)
+			}
+			_, err = c.ReadFile(bg, "w", tc.path)
+			wantCode(t, "read "+tc.typ, err, 400, "ENXIO")
+		}
+		_, err := c.Mknod(bg, "w", "/sp/fifo", client.TypeFIFO, 0o644, "")
+		wantCode(t, "mknod existing", err, 409, "EEXIST")
+		_, err = c.Mknod(bg, "w", "/sp/x", "dir", 0o644, "")
+		wantCode(t, "mknod dir", err, 400, api.CodeInvalid)
+		_, err = c.Mknod(bg, "w", "/sp/x", client.TypeChar, 0o644, "")
+		wantCode(t, "mknod char without device", err, 400, api.CodeInvalid)
+		_, err = c.Mknod(bg, "w", "/sp/x", client.TypeFIFO, 0o644, "1:2")
+		wantCode(t, "mknod fifo with a device", err, 400, api.CodeInvalid)
+		_, err = c.Mknod(bg, "w", "/sp/x", client.TypeChar, 0o644, "1-2")
+		wantCode(t, "mknod bad device", err, 400, api.CodeInvalid)
+		list, err := c.ReadDir(bg, "w", "/sp", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var types []string
+		for _, e := range list.Entries {
+			types = append(types, e.Name+"="+e.Type)
+		}
+		if got := strings.Join(types, " "); got != "disk=block fifo=fifo null=char sock=socket" {
+			t.Errorf("list: %s", got)
+		}
+		// A copy of the tree copies them as what they are.
+		if _, err := c.Copy(bg, "w", "/sp", "/sp2"); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := c.Stat(bg, "w", "/sp2/disk"); err != nil || st.Type != client.TypeBlock || st.Device != "259:70000" || st.Mode != "0600" {
+			t.Errorf("copied disk = %+v, %v", st, err)
+		}
 	})
 	t.Run("traversal", func(t *testing.T) {
 		for _, p := range []string{

@@ -63,7 +63,7 @@ var (
 	pMode     = param{"mode", "string", "permission bits in octal (PUT default 0644, mkdir 0755); also the X-Desk-Mode header"}
 	pParents  = param{"parents", "boolean", "create missing parent directories"}
 	pRecurse  = param{"recursive", "boolean", "delete a directory with its contents"}
-	pOp       = param{"op", "string", "mkdir, move, copy or chmod"}
+	pOp       = param{"op", "string", "mkdir, mknod {type, device}, move, copy or chmod"}
 	pStatus   = param{"status", "string", "only executions with this status"}
 	pPattern  = param{"pattern", "string", "glob relative to path: * ? [..] {a,b} within a segment, ** for any number of segments"}
 	pBase     = param{"path", "string", "directory (or, for grep, file) to search (default /workspace; a relative path is taken from /workspace)"}
@@ -104,7 +104,7 @@ func routes() []route {
 
 		{method: "GET", path: ws + "/files/{path...}", op: "readFile", summary: "Stat an entry (stat=1), list a directory (paged) or read a file (Range supported)", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pStat, pAfter, pLimit}, status: 200, resp: "binary", h: (*Server).handleGetFile},
 		{method: "PUT", path: ws + "/files/{path...}", op: "writeFile", summary: "Write a file from the request body (replaced atomically)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pMode, pParents}, body: "binary", status: 200, resp: "FileInfo", h: (*Server).handlePutFile},
-		{method: "POST", path: ws + "/files/{path...}", op: "fileOp", summary: "mkdir, move {to}, copy {to} or chmod {mode} (op=...)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pOp, pMode, pParents}, body: "FileOpRequest", status: 200, resp: "FileInfo", h: (*Server).handlePostFile},
+		{method: "POST", path: ws + "/files/{path...}", op: "fileOp", summary: "mkdir, mknod {type, mode, device}, move {to}, copy {to} or chmod {mode} (op=...)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pOp, pMode, pParents}, body: "FileOpRequest", status: 200, resp: "FileInfo", h: (*Server).handlePostFile},
 		{method: "DELETE", path: ws + "/files/{path...}", op: "deleteFile", summary: "Delete a file, symlink or empty directory (recursive=1: any directory)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pRecurse}, status: 204, h: (*Server).handleDeleteFile},
 		{method: "GET", path: ws + "/tree/{path...}", op: "getTree", summary: "Download a directory (or a file) as a tar, tgz or zip archive, streamed", access: accScope, scope: auth.ScopeRead, lease: true, query: []param{pFormat, pNoFollow}, status: 200, resp: "archive", h: (*Server).handleGetTree},
 		{method: "PUT", path: ws + "/tree/{path...}", op: "putTree", summary: "Upload a tar (plain or gzip) or zip archive into a directory, all or nothing (201 if the directory was created)", access: accScope, scope: auth.ScopeWrite, lease: true, query: []param{pSkipSpecial, pOwners, pKeepDest}, body: "archive", status: 200, resp: "TreeSummary", h: (*Server).handlePutTree},

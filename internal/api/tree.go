@@ -174,7 +174,7 @@ func (s *Server) handlePutTree(w http.ResponseWriter, r *http.Request, c *call) 
 		status = http.StatusCreated
 	}
 	return writeJSON(w, status, client.TreeSummary{
-		Path: quote.Path(p), Files: sum.Files, Dirs: sum.Dirs, Symlinks: sum.Symlinks, Hardlinks: sum.Hardlinks,
+		Path: quote.Path(p), Files: sum.Files, Dirs: sum.Dirs, Symlinks: sum.Symlinks, Hardlinks: sum.Hardlinks, Special: sum.Special,
 		Bytes: sum.Bytes, Xattrs: sum.Xattrs, Skipped: sum.Skipped, Warnings: warnings,
 	})
 }
@@ -237,7 +237,7 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, c *call) 
 		return err
 	}
 	b, err := json.Marshal(client.TreeSummary{Path: quote.Path(p), Files: sum.Files, Dirs: sum.Dirs, Symlinks: sum.Symlinks,
-		Hardlinks: sum.Hardlinks, Bytes: sum.Bytes, Xattrs: sum.Xattrs, Skipped: sum.Skipped})
+		Hardlinks: sum.Hardlinks, Special: sum.Special, Bytes: sum.Bytes, Xattrs: sum.Xattrs, Skipped: sum.Skipped})
 	if err != nil {
 		return err
 	}
