@@ -35,6 +35,13 @@ type StoreStats struct {
 	DedupRatio  float64 `json:"dedup_ratio"`
 	JournalSeq  uint64  `json:"journal_seq"` // newest change number
 	DBBytes     int64   `json:"db_bytes"`
+	// The store's space on disk (vfs.Stats): pages in use, the database
+	// file, the WAL, and free pages the store gives back.
+	Special          int64 `json:"special"`
+	LiveBytes        int64 `json:"live_bytes"`
+	FileBytes        int64 `json:"file_bytes"`
+	WALBytes         int64 `json:"wal_bytes"`
+	ReclaimableBytes int64 `json:"reclaimable_bytes"`
 }
 
 // SpaceStats are a workspace's disk space, as statfs reports it: Free is the

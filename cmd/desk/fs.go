@@ -42,7 +42,7 @@ var fsVerbs []*fsVerb
 func init() {
 	fsVerbs = []*fsVerb{
 		fsLs, fsCat, fsPut, fsGet, fsMkdir, fsRm, fsMv, fsStat, fsTree,
-		fsImport, fsExport, fsCheck, fsStats,
+		fsImport, fsExport, fsCheck, fsStats, fsCompact,
 	}
 }
 

@@ -150,7 +150,8 @@ func (s *remoteStore) Stats(ctx context.Context) (vfs.Stats, error) {
 	return vfs.Stats{
 		Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, StoredBytes: st.StoredBytes,
 		UniqueBytes: st.UniqueBytes, Chunks: st.Chunks, DedupRatio: st.DedupRatio, JournalSeq: st.JournalSeq,
-		DBBytes: st.DBBytes,
+		DBBytes: st.DBBytes, Special: st.Special, LiveBytes: st.LiveBytes, FileBytes: st.FileBytes, WALBytes: st.WALBytes,
+		ReclaimableBytes: st.ReclaimableBytes,
 	}, nil
 }
 

@@ -9,7 +9,7 @@ import (
 var fsStats = &fsVerb{
 	name:     "stats",
 	synopsis: "[-json]",
-	summary:  "summarise the store: files, directories, symlinks, bytes, unique bytes, chunks, dedup ratio",
+	summary:  "summarise the store: files, directories, symlinks, bytes, unique bytes, chunks, dedup ratio, and its space on disk: live, file, WAL and reclaimable bytes",
 	minArgs:  0,
 	maxArgs:  0,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
@@ -33,6 +33,9 @@ var fsStats = &fsVerb{
 			row("files", fmt.Sprint(s.Files))
 			row("dirs", fmt.Sprint(s.Dirs))
 			row("symlinks", fmt.Sprint(s.Symlinks))
+			if s.Special > 0 {
+				row("special", fmt.Sprint(s.Special))
+			}
 			row("bytes", bytes(s.Bytes))
 			row("stored bytes", bytes(s.StoredBytes))
 			row("unique bytes", bytes(s.UniqueBytes))
@@ -40,6 +43,10 @@ var fsStats = &fsVerb{
 			row("dedup ratio", fmt.Sprintf("%.2f", s.DedupRatio))
 			row("journal seq", fmt.Sprint(s.JournalSeq))
 			row("database", bytes(s.DBBytes))
+			row("live bytes", bytes(s.LiveBytes))
+			row("file bytes", bytes(s.FileBytes))
+			row("wal bytes", bytes(s.WALBytes))
+			row("reclaimable", bytes(s.ReclaimableBytes))
 			return nil
 		}
 	},

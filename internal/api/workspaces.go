@@ -144,6 +144,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, c *call) er
 		Store: client.StoreStats{
 			Files: v.Files, Dirs: v.Dirs, Symlinks: v.Symlinks, Bytes: v.Bytes, StoredBytes: v.StoredBytes,
 			UniqueBytes: v.UniqueBytes, Chunks: v.Chunks, DedupRatio: v.DedupRatio, JournalSeq: v.JournalSeq, DBBytes: v.DBBytes,
+			Special: v.Special, LiveBytes: v.LiveBytes, FileBytes: v.FileBytes, WALBytes: v.WALBytes, ReclaimableBytes: v.ReclaimableBytes,
 		},
 		Running:  ws.Runtime().Running(),
 		Backends: ws.Runtime().Backends(),

@@ -174,13 +174,14 @@ func (f *FS) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
 	st, err := c.Prep(fmt.Sprintf(`SELECT
 		coalesce(sum(mode & %[1]d = %[2]d), 0), coalesce(sum(mode & %[1]d = %[3]d), 0), coalesce(sum(mode & %[1]d = %[4]d), 0),
-		coalesce(sum(CASE WHEN mode & %[1]d = %[2]d THEN size ELSE 0 END), 0)
-		FROM inodes WHERE nlink > 0`, S_IFMT, S_IFREG, S_IFDIR, S_IFLNK))
+		coalesce(sum(CASE WHEN mode & %[1]d = %[2]d THEN size ELSE 0 END), 0),
+		coalesce(sum(mode & %[1]d IN (%[5]d, %[6]d, %[7]d, %[8]d)), 0)
+		FROM inodes WHERE nlink > 0`, S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK))
 	if err != nil {
 		return s, err
 	}
 	if st.Step() {
-		s.Files, s.Dirs, s.Symlinks, s.Bytes = st.Int64(0), st.Int64(1), st.Int64(2), st.Int64(3)
+		s.Files, s.Dirs, s.Symlinks, s.Bytes, s.Special = st.Int64(0), st.Int64(1), st.Int64(2), st.Int64(3), st.Int64(4)
 	}
 	err = st.Err()
 	st.Reset()
@@ -201,10 +202,25 @@ func (f *FS) Stats(ctx context.Context) (Stats, error) {
 		s.DedupRatio = float64(s.StoredBytes) / float64(s.UniqueBytes)
 	}
 	s.JournalSeq = f.Seq()
-	for _, suffix := range []string{"", "-wal"} {
-		if fi, err := os.Stat(f.path + suffix); err == nil {
-			s.DBBytes += fi.Size()
-		}
+	pages, err := queryInt(c, "PRAGMA page_count")
+	if err != nil {
+		return s, err
 	}
+	free, err := queryInt(c, "PRAGMA freelist_count")
+	if err != nil {
+		return s, err
+	}
+	ps, err := f.pageSize(c)
+	if err != nil {
+		return s, err
+	}
+	s.LiveBytes, s.ReclaimableBytes = (pages-free)*ps, free*ps
+	if fi, err := os.Stat(f.path); err == nil {
+		s.FileBytes = fi.Size()
+	}
+	if fi, err := os.Stat(f.path + "-wal"); err == nil {
+		s.WALBytes = fi.Size()
+	}
+	s.DBBytes = s.FileBytes + s.WALBytes
 	return s, nil
 }

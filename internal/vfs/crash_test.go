@@ -34,6 +34,11 @@ const crashEnv = "DESK_VFS_CRASH_CHILD"
 // "ACK n" after a Commit made everything up to n durable.
 const crashDeferEnv = "DESK_VFS_CRASH_DEFER"
 
+// crashSmallEnv makes the child's store checkpoint and reclaim free pages
+// all the time (CheckpointBytes of 256 KiB: reclaim.go's incremental vacuum
+// runs whenever 64 KiB are free), so that kills land in them too.
+const crashSmallEnv = "DESK_VFS_CRASH_SMALL"
+
 func TestMain(m *testing.M) {
 	if db := os.Getenv(crashEnv); db != "" {
 		crashChild(db)
@@ -157,7 +162,11 @@ var crashOpts = vfs.Options{ChunkSize: 16 << 10, DirtyBytes: 256 << 10}
 
 func crashChild(db string) {
 	ctx := context.Background()
-	f, err := vfs.Open(ctx, db, crashOpts)
+	opts := crashOpts
+	if os.Getenv(crashSmallEnv) != "" {
+		opts.CheckpointBytes = 256 << 10
+	}
+	f, err := vfs.Open(ctx, db, opts)
 	if err != nil {
 		fmt.Println("ERR", err)
 		return
@@ -240,14 +249,18 @@ func diffModels(got, want map[string]string) string {
 	return b.String()
 }
 
-func TestCrashKill9(t *testing.T) { crashRounds(t, false) }
+func TestCrashKill9(t *testing.T) { crashRounds(t, false, false) }
+
+// TestCrashKill9Reclaim is TestCrashKill9 with a store that checkpoints and
+// gives free pages back (incremental vacuum) all the time.
+func TestCrashKill9Reclaim(t *testing.T) { crashRounds(t, false, true) }
 
 // TestCrashKill9Deferred is TestCrashKill9 with deferred commits: what survives
 // is the state after some prefix of the operations, at least every one a
 // Commit acknowledged, at most the one in flight.
-func TestCrashKill9Deferred(t *testing.T) { crashRounds(t, true) }
+func TestCrashKill9Deferred(t *testing.T) { crashRounds(t, true, false) }
 
-func crashRounds(t *testing.T, deferred bool) {
+func crashRounds(t *testing.T, deferred, small bool) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +276,9 @@ func crashRounds(t *testing.T, deferred bool) {
 		cmd.Env = append(os.Environ(), crashEnv+"="+db)
 		if deferred {
 			cmd.Env = append(cmd.Env, crashDeferEnv+"=1")
+		}
+		if small {
+			cmd.Env = append(cmd.Env, crashSmallEnv+"=1")
 		}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {

@@ -25,21 +25,7 @@ import (
 func TestMigrateV1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ws.db")
-	gz, err := os.ReadFile("testdata/store-v1.db.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeV1Store(t, path)
 	if v := userVersion(t, path); v != 1 {
 		t.Fatalf("testdata store at version %d, want 1", v)
 	}
@@ -89,6 +75,26 @@ func TestMigrateV1(t *testing.T) {
 	}
 	if a := fi.Attr(); a.Mode != vfs.S_IFCHR|0o666 || a.Rdev != unix.Mkdev(1, 3) {
 		t.Errorf("/d/null: mode %#o rdev %#x", a.Mode, a.Rdev)
+	}
+}
+
+// writeV1Store writes the version 1 store of testdata at path.
+func writeV1Store(t *testing.T, path string) {
+	t.Helper()
+	gz, err := os.ReadFile("testdata/store-v1.db.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

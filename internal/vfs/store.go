@@ -34,6 +34,9 @@ type core struct {
 	opts      Options
 	path      string
 	chunkSize int64
+	// incremental is set when the store is in incremental auto-vacuum mode
+	// (reclaim.go); written under wmu (Open, Compact), read by the checkpointer.
+	incremental atomic.Bool
 	lockFile  *os.File
 	log       *slog.Logger
 	sp        roomState // disk space (room.go)
@@ -84,8 +87,9 @@ type core struct {
 	queue   []*request
 	leading bool
 
-	ckptKick chan struct{}
-	ckptDone chan struct{}
+	ckptKick   chan struct{}
+	ckptDone   chan struct{}
+	ckptSettle chan chan struct{} // Settle's requests
 
 	tail    journalTail   // the newest changes, for followers
 	seqPub  atomic.Uint64 // newest committed seq, published after commit
@@ -134,6 +138,7 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 	if !opts.ReadOnly {
 		f.ckptKick = make(chan struct{}, 1)
 		f.ckptDone = make(chan struct{})
+		f.ckptSettle = make(chan chan struct{})
 		go f.checkpointer()
 	}
 	return f, nil
@@ -143,7 +148,9 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 // commits never pay for a checkpoint (and its fsync). A commit kicks it; it runs a
 // PASSIVE checkpoint (which never blocks readers or the writer) once the WAL has
 // grown past CheckpointBytes, and a blocking TRUNCATE one if it grows past four
-// times that (readers pinning old frames can keep PASSIVE from finishing).
+// times that (readers pinning old frames can keep PASSIVE from finishing). Then
+// it reclaims free pages (reclaim). A settle request (tests: Settle) runs a
+// round at once and is answered when nothing is left to do.
 func (f *FS) checkpointer() {
 	defer close(f.ckptDone)
 	var c *sqlite.Conn
@@ -153,31 +160,64 @@ func (f *FS) checkpointer() {
 		}
 	}()
 	for {
+		var settled chan struct{}
 		select {
 		case <-f.closeCh:
 			return
 		case <-f.ckptKick:
-		}
-		fi, err := os.Stat(f.path + "-wal")
-		if err != nil || fi.Size() < f.opts.CheckpointBytes {
-			continue
+		case settled = <-f.ckptSettle:
 		}
 		if c == nil {
+			var err error
 			if c, err = sqlite.Open(f.path, false); err != nil {
+				c = nil
+				if settled != nil {
+					close(settled)
+				}
 				continue
 			}
 			c.Exec(fmt.Sprintf("PRAGMA busy_timeout=100; PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=%d", f.opts.CheckpointBytes))
 		}
+		for round := 0; ; round++ {
+			more := f.checkpointRound(c, settled != nil)
+			if !more || round >= settleRounds {
+				break
+			}
+			if settled == nil {
+				f.kickCheckpoint() // the rest after whatever queued meanwhile
+				break
+			}
+		}
+		if settled != nil {
+			close(settled)
+		}
+	}
+}
+
+// settleRounds bounds the rounds one settle request runs.
+const settleRounds = 1 << 12
+
+// checkpointRound checkpoints the WAL if it has grown (always, with force)
+// and reclaims free pages; it reports whether free pages are left to reclaim.
+func (f *FS) checkpointRound(c *sqlite.Conn, force bool) (more bool) {
+	fi, err := os.Stat(f.path + "-wal")
+	wal := int64(0)
+	if err == nil {
+		wal = fi.Size()
+	}
+	if wal >= f.opts.CheckpointBytes || force && wal > 0 {
 		f.checkpointFull(c.Exec("PRAGMA wal_checkpoint(PASSIVE)"))
-		if fi.Size() > 4*f.opts.CheckpointBytes {
+		if wal > 4*f.opts.CheckpointBytes {
 			f.wmu.Lock()
 			if !f.closed.Load() && f.pend == nil {
 				f.checkpointFull(f.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"))
 			}
 			f.wmu.Unlock()
 		}
-		f.measure(c)
 	}
+	more = f.reclaim(c)
+	f.measure(c)
+	return more
 }
 
 func (f *FS) kickCheckpoint() {
@@ -235,6 +275,11 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 		if err := c.Exec(fmt.Sprintf("PRAGMA page_size=%d", f.opts.PageSize)); err != nil {
 			return err
 		}
+		// Incremental auto-vacuum (reclaim.go): it takes effect only in a
+		// store that has no tables yet, that is a new one.
+		if err := c.Exec("PRAGMA auto_vacuum=INCREMENTAL"); err != nil {
+			return err
+		}
 		if err := c.Exec("PRAGMA journal_mode=WAL"); err != nil {
 			return err
 		}
@@ -271,6 +316,11 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 		return fmt.Errorf("read chunk size: %w", err)
 	}
 	f.chunkSize = cs
+	av, err := queryInt(c, "PRAGMA auto_vacuum")
+	if err != nil {
+		return fmt.Errorf("read auto_vacuum: %w", err)
+	}
+	f.incremental.Store(av == 2)
 	if !f.opts.ReadOnly {
 		if err := f.recover(c); err != nil {
 			return fmt.Errorf("recover: %w", err)

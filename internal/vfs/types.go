@@ -208,6 +208,7 @@ type Stats struct {
 	Files       int64   // regular files
 	Dirs        int64   // directories (including /)
 	Symlinks    int64   // symbolic links
+	Special     int64   // FIFOs, sockets and devices
 	Bytes       int64   // logical bytes: sum of regular file sizes
 	StoredBytes int64   // bytes referenced by files, before deduplication (holes excluded)
 	UniqueBytes int64   // bytes of distinct chunks actually stored
@@ -215,4 +216,13 @@ type Stats struct {
 	DedupRatio  float64 // StoredBytes / UniqueBytes (1 when nothing is stored)
 	JournalSeq  uint64  // sequence number of the newest change
 	DBBytes     int64   // size of the database file and its WAL on disk
+	// FileBytes and WALBytes are the database file's and the WAL's sizes
+	// (DBBytes is their sum); LiveBytes is what the store's data and
+	// metadata take in it (the pages in use), ReclaimableBytes its free
+	// pages, which the store gives back to the filesystem in the background
+	// (a store made before issue 21: after Compact).
+	FileBytes        int64
+	WALBytes         int64
+	LiveBytes        int64
+	ReclaimableBytes int64
 }

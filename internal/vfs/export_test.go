@@ -1,0 +1,16 @@
+package vfs
+
+// Settle has the background checkpointer run at once, checkpoint whatever the
+// WAL holds and reclaim free pages until none is left to reclaim, and returns
+// when it is done: the event the space tests wait for.
+func (f *FS) Settle() {
+	if f.ckptSettle == nil {
+		return
+	}
+	done := make(chan struct{})
+	select {
+	case f.ckptSettle <- done:
+		<-done
+	case <-f.closeCh:
+	}
+}

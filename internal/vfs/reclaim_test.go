@@ -1,0 +1,179 @@
+package vfs_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/desk-dev/desk/internal/sqlite"
+	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/vfs/vfstest"
+)
+
+// TestSpaceReclaimed writes and deletes 1 GiB of random content in many files
+// (16 rounds of 256 files of 256 KiB; one file stays alive each round) and
+// checks, after every round once the background work has settled, that the
+// database file plus its WAL are under twice the live content plus a fixed
+// bound: the WAL bound (four CheckpointBytes, past which the checkpointer
+// truncates it), the free space a store keeps (reclaimMin, a quarter of
+// CheckpointBytes) and 4 MiB for the schema's tables and indexes.
+func TestSpaceReclaimed(t *testing.T) {
+	ctx := context.Background()
+	const ckpt = 8 << 20
+	f := openStore(t, vfs.Options{CheckpointBytes: ckpt})
+	const (
+		rounds   = 16
+		perRound = 256
+		size     = 256 << 10
+	)
+	fixed := int64(4*ckpt + ckpt/4 + 4<<20)
+	live := map[string]int64{}
+	var written int64
+	for r := range rounds {
+		dir := fmt.Sprintf("/r%d", r)
+		if err := f.Mkdir(ctx, dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range perRound {
+			p := fmt.Sprintf("%s/f%d", dir, i)
+			if err := f.WriteFile(ctx, p, vfstest.Noise(r*perRound+i, size), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			written += size
+		}
+		// Keep one file of the round; remove the others and, from time to
+		// time, a kept one.
+		for i := 1; i < perRound; i++ {
+			if err := f.Remove(ctx, fmt.Sprintf("%s/f%d", dir, i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live[dir+"/f0"] = size
+		if r%4 == 3 {
+			old := fmt.Sprintf("/r%d/f0", r-2)
+			if err := f.Remove(ctx, old); err != nil {
+				t.Fatal(err)
+			}
+			delete(live, old)
+		}
+		f.Settle()
+		var liveBytes int64
+		for _, n := range live {
+			liveBytes += n
+		}
+		disk := fileSize(t, f.Path()) + fileSize(t, f.Path()+"-wal")
+		if disk > 2*liveBytes+fixed {
+			st, _ := f.Stats(ctx)
+			t.Fatalf("round %d: %d bytes on disk (file %d, WAL %d, reclaimable %d) for %d live bytes: over 2×live+%d",
+				r, disk, st.FileBytes, st.WALBytes, st.ReclaimableBytes, liveBytes, fixed)
+		}
+		if r == rounds-1 {
+			t.Logf("after %d MiB written and deleted: %d live bytes, %d bytes on disk", written>>20, liveBytes, disk)
+		}
+	}
+	if written != 1<<30 {
+		t.Fatalf("wrote %d bytes, want 1 GiB", written)
+	}
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ReclaimableBytes > ckpt/4 || st.LiveBytes < int64(len(live))*size || st.DBBytes != st.FileBytes+st.WALBytes {
+		t.Errorf("stats after settling: %+v", st)
+	}
+}
+
+func fileSize(t *testing.T, p string) int64 {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// TestCompactConverts: a store made before incremental auto-vacuum (the
+// version 1 store of testdata) keeps its free pages until Compact converts
+// it; after, its free pages go back to the filesystem on their own.
+func TestCompactConverts(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	writeV1Store(t, path)
+	if av := pragma(t, path, "auto_vacuum"); av != 0 {
+		t.Fatalf("the testdata store has auto_vacuum %d", av)
+	}
+	f, err := vfs.Open(ctx, path, vfs.Options{CheckpointBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := range 16 {
+		if err := f.WriteFile(ctx, fmt.Sprintf("/big%d", i), vfstest.Noise(i, 1<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 16 {
+		if err := f.Remove(ctx, fmt.Sprintf("/big%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Settle()
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ReclaimableBytes < 15<<20 {
+		t.Fatalf("an old store gave back its free pages on its own: %+v", st)
+	}
+	if err := f.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ReclaimableBytes != 0 || after.FileBytes > st.FileBytes-15<<20 || after.WALBytes != 0 {
+		t.Fatalf("after Compact: %+v (before: %+v)", after, st)
+	}
+	rep, err := f.Check(ctx)
+	if err != nil || !rep.OK() {
+		t.Fatalf("Check: %v %v", err, rep)
+	}
+	// Converted: free pages now go back in the background.
+	for i := range 16 {
+		if err := f.WriteFile(ctx, fmt.Sprintf("/again%d", i), vfstest.Noise(100+i, 1<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 16 {
+		if err := f.Remove(ctx, fmt.Sprintf("/again%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Settle()
+	if st, err := f.Stats(ctx); err != nil || st.ReclaimableBytes > 1<<20/4 {
+		t.Fatalf("after Compact, deletes left %+v, %v", st, err)
+	}
+	if got, err := f.ReadFile(ctx, "/a"); err != nil || string(got) != "hello\n" {
+		t.Fatalf("ReadFile /a: %q %v", got, err)
+	}
+}
+
+func pragma(t *testing.T, path, name string) int64 {
+	t.Helper()
+	c, err := sqlite.Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var v int64
+	if err := c.Query("PRAGMA "+name, nil, func(st *sqlite.Stmt) { v = st.Int64(0) }); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
