@@ -37,9 +37,9 @@ type core struct {
 	// incremental is set when the store is in incremental auto-vacuum mode
 	// (reclaim.go); written under wmu (Open, Compact), read by the checkpointer.
 	incremental atomic.Bool
-	lockFile  *os.File
-	log       *slog.Logger
-	sp        roomState // disk space (room.go)
+	lockFile    *os.File
+	log         *slog.Logger
+	sp          roomState // disk space (room.go)
 
 	// wmu serialises write transactions on w. While it is held, the committed
 	// database state does not change underneath the holder.
