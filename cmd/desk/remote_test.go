@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
@@ -63,6 +64,7 @@ func TestMain(m *testing.M) {
 //	cat              copy stdin to stdout
 //	sum              read stdin to its end; print its length and SHA-256
 //	write PATH DATA  write a file
+//	big N            N bytes of bigOutput to stdout, in writes of 64 KiB
 //	block            wait until cancelled
 //	exit N           end with exit code N
 type lines struct{}
@@ -94,6 +96,14 @@ func (lines) Run(ctx context.Context, job *deskrun.Job) (deskrun.Outcome, error)
 		case "write":
 			p, data, _ := strings.Cut(arg, " ")
 			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
+		case "big":
+			n, _ := strconv.Atoi(arg)
+			data := bigOutput(n)
+			for len(data) > 0 && err == nil {
+				k := min(len(data), 64<<10)
+				_, err = job.Stdout.Write(data[:k])
+				data = data[k:]
+			}
 		case "block":
 			<-ctx.Done()
 			return deskrun.Outcome{}, ctx.Err()
@@ -888,4 +898,40 @@ func TestHelp_Commands(t *testing.T) {
 		t.Errorf("exec -h lacks its flags:\n%s", out)
 	}
 	wantFail(t, 2, `unknown command "frob"`, "help", "frob")
+}
+
+// bigOutput is the output of "big n": lines of their offset, cut at n bytes.
+func bigOutput(n int) []byte {
+	b := make([]byte, 0, n+16)
+	for len(b) < n {
+		b = fmt.Appendf(b, "%015d\n", len(b))
+	}
+	return b[:n]
+}
+
+// TestExecLiveOutput: a live desk exec of a program printing 5 MB (five
+// times the default output cap) receives every byte, in order, over the
+// API's event stream; the stored record keeps its head and tail (issue 21).
+func TestExecLiveOutput(t *testing.T) {
+	ts := newTestServer(t)
+	ts.use(t)
+	mustDesk(t, nil, "ws", "create", "demo")
+	out, errs, code := desk(t, nil, "exec", "--id", "big", "demo", "--", "big 5000000")
+	if code != 0 || strings.Contains(errs, "not kept") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if want := bigOutput(5_000_000); out != string(want) {
+		t.Fatalf("received %d bytes, want the %d printed", len(out), len(want))
+	}
+	c, err := client.New(ts.url, ts.admin, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.GetExecution(context.Background(), "demo", "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StdoutElided == 0 || len(res.Stdout) > 2<<20 {
+		t.Fatalf("the stored record is not capped: %d bytes kept, %d elided", len(res.Stdout), res.StdoutElided)
+	}
 }

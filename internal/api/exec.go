@@ -240,10 +240,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c *call) e
 	ctx, stop := s.longCtx(r)
 	defer stop()
 	rt := c.lease.Workspace().Runtime()
-	stream, err := rt.Attach(ctx, r.PathValue("id"), from)
+	// Follow: a live execution's output waits for this client rather than
+	// be elided from its stream (backpressure; the stored record keeps its cap).
+	stream, err := rt.Follow(ctx, r.PathValue("id"), from)
 	if err != nil {
 		return err
 	}
+	defer stream.Close()
 	if e, ok := rt.Lookup(r.PathValue("id")); ok {
 		defer e.Hold()() // a foreground execution is followed while this stream is open
 	}

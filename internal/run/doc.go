@@ -127,9 +127,21 @@
 // whose Bytes counts their output; every event carries the stdout and stderr
 // offsets at which it starts, so elided byte counts are exact. Result.Stdout
 // and Result.Stderr show "[... N bytes elided ...]" on a line where output was
-// elided, and StdoutElided/StderrElided count it. A live reader that stays
-// within the tail of the writer sees every event; one that falls further
-// behind gets a marker for exactly what it missed, as a replay would.
+// elided, and StdoutElided/StderrElided count it. A live reader of Events
+// that stays within the tail of the writer sees every event; one that falls
+// further behind gets a marker for exactly what it missed, as a replay would.
+//
+// A reader that must see every byte (a client attached to a live execution:
+// the API's event stream) uses Follow (Runtime.Follow): until it closes its
+// Stream, the tail in memory keeps every event it has not read, and when
+// keeping more would pass the cap the program's write waits for it
+// (backpressure: the program blocks in write(2), as on a slow terminal). A
+// foreground execution's output waits so from its start until its first
+// client holds it or follows it (desk exec starts it, then attaches). The
+// stored record keeps its head and tail whatever the followers do (the tail
+// may pass its cap by one chunk per waiting writer, 32 KiB); events elided
+// before a follower came stay elided for it; a killed or timed-out execution
+// stops waiting.
 //
 // # Changes
 //

@@ -224,9 +224,20 @@ func elisionLine(n int64) string {
 // shows the same). Next returns io.EOF after the exit event. A Stream is not
 // safe for concurrent use; it holds no goroutine and needs no Close.
 type Stream struct {
-	c    cursor
-	exec *Execution // live: read from the execution's view
-	v    view       // stored: read from this view
+	c      cursor
+	exec   *Execution // live: read from the execution's view
+	v      view       // stored: read from this view
+	follow bool       // made by Follow: Close unregisters it
+}
+
+// Close ends a Stream: the execution no longer keeps output for it (see
+// Execution.Follow). It is safe to call more than once; other Streams need
+// none but may be closed.
+func (s *Stream) Close() {
+	if s.follow && s.exec != nil {
+		s.follow = false
+		s.exec.unfollow(&s.c)
+	}
 }
 
 func newStream(from uint64) cursor {

@@ -137,6 +137,15 @@ type Execution struct {
 	wake        chan struct{} // closed when an event is added
 	waiting     bool          // someone holds wake
 	storeErr    error         // the last failure to write to the store (at the end: of the end)
+	// followers are the cursors of the Streams of Follow: the tail keeps
+	// every event one of them has not read yet (the writer waits on
+	// followCond, with e.mu, instead of evicting it). awaitClient makes it
+	// keep everything until the first client holds or follows a foreground
+	// execution (its client attaches just after starting it).
+	followers   map[*cursor]struct{}
+	followCond  *sync.Cond
+	evictWaits  int // writers waiting on followCond
+	awaitClient bool
 }
 
 // ID returns the execution id.
@@ -234,6 +243,10 @@ func (e *Execution) kill(sig Signal, reason string) {
 func (e *Execution) Hold() (release func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.awaitClient {
+		e.awaitClient = false // the client came: from now on, only followers keep output
+		e.followCond.Broadcast()
+	}
 	if !e.info.Foreground || e.closed {
 		return func() {}
 	}
@@ -330,9 +343,57 @@ func (e *Execution) CopyStdin(ctx context.Context, r io.Reader) (int64, error) {
 var errStdinEnded = errors.New("the execution reads no more stdin")
 
 // Events returns a Stream of the execution's events from number from on (0
-// or 1: from the first).
+// or 1: from the first). A reader that falls more than the tail of the output
+// cap behind gets an elided marker for what it missed; Follow's does not.
 func (e *Execution) Events(from uint64) *Stream {
 	return &Stream{c: newStream(from), exec: e}
+}
+
+// Follow is Events for a client that must receive every byte: until the
+// Stream is closed (Stream.Close), the execution keeps in memory every event
+// it has not read yet, and the program's writes wait for it to read when
+// keeping more would pass the output cap (backpressure: the program blocks
+// in write(2) as on a slow terminal). The stored record keeps its head and
+// tail as always. Events elided before Follow was called stay elided. A
+// killed or timed-out execution stops waiting (its stream may then elide).
+func (e *Execution) Follow(from uint64) *Stream {
+	s := &Stream{c: newStream(from), exec: e}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.followers == nil {
+		e.followers = make(map[*cursor]struct{})
+	}
+	e.followers[&s.c] = struct{}{}
+	s.follow = true
+	e.awaitClient = false
+	e.followCond.Broadcast()
+	return s
+}
+
+// unfollow forgets the cursor of a Follow stream.
+func (e *Execution) unfollow(c *cursor) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.followers, c)
+	e.followCond.Broadcast()
+}
+
+// keptLocked reports whether the tail must keep event seq: a follower has not
+// read it yet, or a foreground execution waits for its client, and the
+// execution has not been told to stop.
+func (e *Execution) keptLocked(seq uint64) bool {
+	if e.ctx.Err() != nil {
+		return false
+	}
+	if e.awaitClient {
+		return true
+	}
+	for c := range e.followers {
+		if c.next <= seq {
+			return true
+		}
+	}
+	return false
 }
 
 // next serves Stream.Next: the event at c, or whether the stream has ended,
@@ -341,6 +402,9 @@ func (e *Execution) next(c *cursor) (ev Event, ok, done bool, wake <-chan struct
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if ev, ok := (view{e.head, e.tail}).at(c); ok {
+		if e.evictWaits > 0 {
+			e.followCond.Broadcast() // a writer may wait for this reader
+		}
 		return ev, true, false, nil
 	}
 	if e.finished {
@@ -409,6 +473,14 @@ func (e *Execution) write(t EventType, p []byte) (int, error) {
 		e.tailLog = append(e.tailLog, 0)
 		e.tailCost += cost
 		for e.tailCost > e.tailMax && len(e.tail) > 1 {
+			if e.keptLocked(e.tail[0].Seq) {
+				// Backpressure: wait for the followers to read it.
+				e.broadcastLocked()
+				e.evictWaits++
+				e.followCond.Wait()
+				e.evictWaits--
+				continue
+			}
 			c := int64(len(e.tail[0].Data)) + eventCost
 			if e.tailLog[0] != 0 {
 				e.untrimmed += c

@@ -21,6 +21,7 @@ import (
 //	err TEXT         TEXT and a newline to stderr
 //	lines N          N lines "%07d\n" (8 bytes each) to stdout, one write each
 //	drip N           N one-byte writes "x" to stdout
+//	big N            N bytes of bigData to stdout, in writes of 64 KiB
 //	sleep DURATION   sleep, or return ctx's error when cancelled first
 //	wait GATE        block until the test opens GATE, or ctx is cancelled
 //	hang GATE        block until the test opens GATE, ignoring ctx
@@ -91,6 +92,14 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 				if _, err = fmt.Fprintf(job.Stdout, "%07d\n", i); err != nil {
 					break
 				}
+			}
+		case "big":
+			n, _ := strconv.Atoi(arg)
+			data := bigData(n)
+			for len(data) > 0 && err == nil {
+				k := min(len(data), 64<<10)
+				_, err = job.Stdout.Write(data[:k])
+				data = data[k:]
 			}
 		case "drip":
 			n, _ := strconv.Atoi(arg)
@@ -177,4 +186,13 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 		}
 	}
 	return Outcome{}, nil
+}
+
+// bigData is the output of "big n": lines of their offset, cut at n bytes.
+func bigData(n int) []byte {
+	b := make([]byte, 0, n+16)
+	for len(b) < n {
+		b = fmt.Appendf(b, "%015d\n", len(b))
+	}
+	return b[:n]
 }

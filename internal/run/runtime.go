@@ -251,10 +251,18 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	e.headMax = c.OutputLimit / 2
 	e.tailMax = c.OutputLimit - e.headMax
 	e.chunk = int(min(32<<10, e.tailMax/4))
+	e.followCond = sync.NewCond(&e.mu)
+	e.awaitClient = c.Foreground
 	base := vfs.WithActor(context.WithoutCancel(ctx), id)
 	cctx, cancel := context.WithCancelCause(base)
 	e.ctx, e.stopTO = context.WithTimeoutCause(cctx, c.Timeout, ErrTimedOut)
 	e.cancel = cancel
+	// A writer waiting for followers stops waiting when the execution ends.
+	context.AfterFunc(e.ctx, func() {
+		e.mu.Lock()
+		e.followCond.Broadcast()
+		e.mu.Unlock()
+	})
 	env := c.env
 	env["DESK_EXEC_ID"] = id
 	in := c.Stdin
@@ -433,7 +441,21 @@ func (r *Runtime) Wait(ctx context.Context, id string) (*Result, error) {
 // 1: from the first). For an ended execution it replays the stored events; for
 // a running one it replays what is kept and follows live.
 func (r *Runtime) Attach(ctx context.Context, id string, from uint64) (*Stream, error) {
+	return r.attach(ctx, id, from, false)
+}
+
+// Follow is Attach for a client that must receive every byte of a running
+// execution's output from now on (Execution.Follow: the program waits for
+// it); close the Stream when done.
+func (r *Runtime) Follow(ctx context.Context, id string, from uint64) (*Stream, error) {
+	return r.attach(ctx, id, from, true)
+}
+
+func (r *Runtime) attach(ctx context.Context, id string, from uint64, follow bool) (*Stream, error) {
 	if e, ok := r.Lookup(id); ok {
+		if follow {
+			return e.Follow(from), nil
+		}
 		return e.Events(from), nil
 	}
 	if _, err := r.getInfo(ctx, id); err != nil {
