@@ -134,7 +134,7 @@ func (p *Pool) countExecLocked(e *proc, ev ExecEvent) {
 		e.running[ev.Backend]++
 		return
 	}
-	p.execs.Ended[ExecEnd{ev.Backend, ev.Status}]++
+	p.execs.Ended[ExecEnd(ev)]++
 	if e.running[ev.Backend] > 0 {
 		e.running[ev.Backend]--
 		p.execs.Running[ev.Backend]--
