@@ -608,7 +608,7 @@ func TestFS_Remote(t *testing.T) {
 		wantFail(t, 1, "(not_found)", "fs", "-w", "nope", "ls")
 		wantFail(t, 1, "(bad_name)", "fs", "-w", "Bad..Name", "ls")
 		wantFail(t, 1, "the input is empty (bad_archive)", fs("import", "-")...)
-		wantFail(t, 2, "works on a workspace database file only", fs("check")...)
+		wantFail(t, 2, "works on a workspace database file only", fs("compact")...)
 		wantFail(t, 2, "not both", "fs", "-w", "demo", "-db", db, "ls")
 		if got := mustDesk(t, nil, fs("tree", "d")...); got != "/workspace/d\n└── hello.txt\n\n0 directories, 1 files, 0 symlinks\n" {
 			t.Errorf("workspace changed by bad input:\n%s", got)
