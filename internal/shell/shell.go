@@ -111,6 +111,9 @@ type Options struct {
 	// Commands are extra commands, looked up before package cmds (the place
 	// for git, which comes from another package). Nil: none.
 	Commands map[string]cmds.Func
+	// Interpreter chooses the bash interpreter: InterpMvdan (or "", the
+	// default) is mvdan.cc/sh's, InterpDesk desk's own (internal/shell/interp).
+	Interpreter string
 }
 
 func (o Options) withDefaults() Options {
@@ -201,6 +204,10 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	if err != nil {
 		fmt.Fprintf(x.stderr, "bash: %s\n", syntaxMessage(err))
 		return run.Outcome{ExitCode: ExitSyntax}, nil
+	}
+	x.parentCtx = parent
+	if b.opts.Interpreter == InterpDesk {
+		return x.runDeskChecked(file)
 	}
 	if ps := findProcSubst(file); ps != nil {
 		fmt.Fprintf(x.stderr, "bash: line %d: %v\n", ps.Pos().Line(), ErrProcSubst)
@@ -308,10 +315,11 @@ func stdinFile(r io.Reader) (*os.File, func(), error) {
 
 // execution is the state of one Run.
 type execution struct {
-	b      *Backend
-	job    *run.Job
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	b         *Backend
+	job       *run.Job
+	ctx       context.Context
+	parentCtx context.Context
+	cancel    context.CancelCauseFunc
 
 	stdout, stderr *limitWriter
 	outBytes       atomic.Int64

@@ -1,0 +1,296 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell/cmds"
+	dinterp "github.com/desk-dev/desk/internal/shell/interp"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Interpreters of Options.Interpreter.
+const (
+	// InterpMvdan is mvdan.cc/sh's interpreter (the default).
+	InterpMvdan = "mvdan"
+	// InterpDesk is desk's own interpreter, package internal/shell/interp.
+	InterpDesk = "desk"
+)
+
+// deskFiles is the store as the desk interpreter sees it.
+type deskFiles struct{ x *execution }
+
+func (f deskFiles) Open(ctx context.Context, p string, flag int, perm fs.FileMode) (io.ReadWriteCloser, error) {
+	vf, err := f.x.job.FS.OpenFile(ctx, p, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return f.x.track(vf), nil
+}
+
+func (f deskFiles) Stat(ctx context.Context, p string, follow bool) (fs.FileInfo, error) {
+	if isDev(p) || p == "/dev/zero" || p == "/dev/urandom" || p == "/dev/random" {
+		return devInfo{path.Base(p)}, nil
+	}
+	if follow {
+		return f.x.job.FS.Stat(ctx, p)
+	}
+	return f.x.job.FS.Lstat(ctx, p)
+}
+
+func (f deskFiles) ReadDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
+	var out []fs.DirEntry
+	after := ""
+	for {
+		page, err := f.x.job.FS.ReadDirPage(ctx, p, after, readDirPage)
+		if err != nil {
+			return nil, err
+		}
+		var held int64
+		for _, e := range page {
+			held += 2*int64(len(p)+len(e.Name)+1) + costField + 128
+			out = append(out, dirEntry{e: e, dir: p, x: f.x, ctx: ctx})
+		}
+		if err := f.x.mem.add(held); err != nil {
+			return nil, err
+		}
+		if len(page) < readDirPage {
+			return out, nil
+		}
+		after = page[len(page)-1].Name
+	}
+}
+
+// budget is the execution's memory budget as the interpreter's Memory.
+type budget struct{ x *execution }
+
+func (b budget) Grow(n int64) error { return b.x.mem.add(n) }
+
+// runDesk runs the parsed script on desk's interpreter.
+func (x *execution) runDesk(file *syntax.File) (run.Outcome, error) {
+	o := &x.b.opts
+	env := map[string]string{"PATH": defaultPath, "HOME": defaultHome, "USER": defaultUser, "SHELL": defaultShell}
+	for k, v := range x.job.Env {
+		env[k] = v
+	}
+	_, lang := x.job.Env["LANG"]
+	_, lcAll := x.job.Env["LC_ALL"]
+	if !lang && !lcAll {
+		env["LANG"] = defaultLang
+	}
+	cwd := x.job.Cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	var envList []string
+	for k, v := range env {
+		envList = append(envList, k+"="+v)
+	}
+	var stdin io.Reader
+	if x.job.Stdin != nil {
+		if l, ok := x.job.Stdin.(interface{ Len() int }); !ok || l.Len() > 0 {
+			stdin = ctxReader{x.ctx, x.job.Stdin}
+		}
+	}
+	cfg := &dinterp.Config{
+		Stdin: stdin, Stdout: x.stdout, Stderr: x.stderr,
+		Dir: cwd, Env: envList,
+		Files: deskFiles{x},
+		Mem:   budget{x},
+		Limits: dinterp.Limits{
+			MaxCommands: o.MaxCommands, MaxLoopIters: o.MaxLoopIters, MaxCallDepth: int64(o.MaxCallDepth),
+			MaxStringBytes: o.MaxStringBytes, MaxArgs: o.MaxArgs, MaxGlobEntries: int64(o.MaxGlobEntries),
+		},
+		Limit: func(name string, v int64) error { return x.limit(name, v) },
+		HasCommand: func(name string) bool {
+			if name == "bash" || name == "sh" {
+				return true
+			}
+			_, ok := x.lookup(name)
+			return ok
+		},
+		Pid: execPid(x.job.ID),
+	}
+	cfg.Exec = func(ctx context.Context, c *dinterp.Call) int { return x.deskExec(ctx, c) }
+	r := dinterp.New(x.ctx, cfg)
+	st, err := r.Run(file, x.job.Source)
+	x.closeAll()
+	if err != nil {
+		return x.outcome(x.parentCtx, err)
+	}
+	if x.parentCtx.Err() != nil || x.limited() {
+		return x.outcome(x.parentCtx, context.Cause(x.ctx))
+	}
+	return run.Outcome{ExitCode: st}, nil
+}
+
+// deskExec runs a command for the desk interpreter: bash/sh scripts in a
+// child interpreter, else Options.Commands and package cmds.
+func (x *execution) deskExec(ctx context.Context, c *dinterp.Call) int {
+	name := c.Args[0]
+	base := name
+	if strings.Contains(name, "/") {
+		dir, b := path.Split(name)
+		if pathDirs[path.Clean(dir)] {
+			base = b
+		}
+	}
+	if base == "bash" || base == "sh" {
+		return x.deskShell(ctx, c)
+	}
+	f, ok := x.lookup(name)
+	if !ok {
+		if strings.Contains(name, "/") {
+			if fi, err := x.job.FS.Stat(ctx, resolve(c.Dir, name)); err == nil {
+				if fi.IsDir() {
+					fmt.Fprintf(c.Stderr, "%s%s: Is a directory\n", c.Prefix, name)
+					return 126
+				}
+				return x.deskScriptFile(ctx, c, resolve(c.Dir, name), c.Args)
+			}
+			fmt.Fprintf(c.Stderr, "%s%s: No such file or directory\n", c.Prefix, name)
+			return ExitNotFound
+		}
+		fmt.Fprintf(c.Stderr, "%s%s: command not found\n", c.Prefix, name)
+		return ExitNotFound
+	}
+	env := x.deskEnv(ctx, c)
+	st := x.runCmd(f, env, c.Args)
+	return st
+}
+
+// deskShell is bash/sh [-c src [name args...]] [file args...].
+func (x *execution) deskShell(ctx context.Context, c *dinterp.Call) int {
+	args := c.Args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-c" {
+		if args[0] == "--" {
+			args = args[1:]
+			break
+		}
+		args = args[1:] // -e -u -x... are not passed on (yet)
+	}
+	if len(args) > 0 && args[0] == "-c" {
+		if len(args) < 2 {
+			fmt.Fprintf(c.Stderr, "%s: -c: option requires an argument\n", c.Args[0])
+			return 2
+		}
+		rest := args[2:]
+		if len(rest) == 0 {
+			rest = []string{path.Base(c.Args[0])}
+		}
+		return c.Sub(ctx, c, args[1], rest)
+	}
+	if len(args) == 0 {
+		data, err := io.ReadAll(io.LimitReader(c.Stdin, x.b.opts.MaxReadBytes))
+		if err != nil {
+			return 1
+		}
+		return c.Sub(ctx, c, string(data), []string{path.Base(c.Args[0])})
+	}
+	return x.deskScriptFile(ctx, c, resolve(c.Dir, args[0]), args)
+}
+
+// deskScriptFile runs a workspace script in a child interpreter.
+func (x *execution) deskScriptFile(ctx context.Context, c *dinterp.Call, abs string, args []string) int {
+	data, err := x.readAll(ctx, abs)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "bash: %s: %s\n", args[0], capErrno{vfs.Errno(err)})
+		if errors.Is(err, fs.ErrNotExist) {
+			return ExitNotFound
+		}
+		return 126
+	}
+	src := string(data)
+	if strings.HasPrefix(src, "#!") {
+		line, _, _ := strings.Cut(src, "\n")
+		interp := strings.Fields(line[2:])
+		ok := len(interp) > 0 && (path.Base(interp[0]) == "bash" || path.Base(interp[0]) == "sh" ||
+			path.Base(interp[0]) == "env" && len(interp) > 1 && (interp[1] == "bash" || interp[1] == "sh"))
+		if !ok {
+			fmt.Fprintf(c.Stderr, "bash: %s: cannot execute: %s\n", args[0], notExecutableSuffixText)
+			return 126
+		}
+	}
+	return c.Sub(ctx, c, src, args)
+}
+
+// deskEnv is the cmds.Env of a call.
+func (x *execution) deskEnv(ctx context.Context, c *dinterp.Call) *cmds.Env {
+	environ := c.Environ
+	env := &cmds.Env{
+		Ctx: ctx, FS: x.job.FS, Dir: c.Dir,
+		Stdin: ctxReader{ctx, c.Stdin}, NoStdin: c.NoStdin,
+		Stdout: c.Stdout, Stderr: c.Stderr,
+		Getenv: func(name string) string {
+			for _, kv := range environ {
+				if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+					return v
+				}
+			}
+			return ""
+		},
+		Environ: func() []string { return environ },
+		Limits:  cmds.Limits{MaxReadBytes: x.b.opts.MaxReadBytes},
+		Now:     x.b.opts.Now,
+	}
+	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
+		if len(args) == 0 {
+			return 0
+		}
+		if n := x.commands.Add(1); n > x.b.opts.MaxCommands {
+			x.limit("MaxCommands", x.b.opts.MaxCommands)
+			return ExitLimit
+		}
+		if ctx.Err() != nil {
+			return ExitLimit
+		}
+		if args[0] == "bash" || args[0] == "sh" || args[0] == "/bin/bash" || args[0] == "/bin/sh" {
+			sub := *c
+			sub.Args, sub.Stdin, sub.Stdout, sub.Stderr, sub.Dir = args, e.Stdin, e.Stdout, e.Stderr, e.Dir
+			return x.deskShell(ctx, &sub)
+		}
+		f, ok := x.lookup(args[0])
+		if !ok {
+			if args[0] == ":" || args[0] == "true" {
+				return 0
+			}
+			if args[0] == "false" {
+				return 1
+			}
+			return cmds.NotFound
+		}
+		return x.runSafe(f, e, args)
+	}
+	return env
+}
+
+var (
+	_ = os.O_RDONLY
+	_ = syscall.EACCES
+)
+
+// runDeskChecked prepares the working directory and runs the desk interpreter.
+func (x *execution) runDeskChecked(file *syntax.File) (run.Outcome, error) {
+	ctx, job := x.ctx, x.job
+	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
+		job.FS.MkdirAll(ctx, job.Cwd, 0o755)
+	}
+	if fi, err := job.FS.Stat(ctx, job.Cwd); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = syscall.ENOTDIR
+		}
+		fmt.Fprintf(x.stderr, "bash: working directory %s: %s\n", job.Cwd, capErrno{vfs.Errno(err)})
+		return run.Outcome{ExitCode: 1}, nil
+	}
+	return x.runDesk(file)
+}

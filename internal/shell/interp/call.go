@@ -1,0 +1,910 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call runs a simple command.
+func (r *Runner) call(c *syntax.CallExpr) error {
+	mark := len(r.procs)
+	defer func() {
+		if len(r.procs) > mark {
+			r.endProcs(mark)
+		}
+	}()
+	if len(c.Args) == 0 {
+		r.status = 0
+		for _, a := range c.Assigns {
+			if err := r.assignStmt(a, false, ""); err != nil {
+				return r.assignErr(err)
+			}
+			if r.opts["xtrace"] && a.Array == nil && a.Index == nil {
+				r.trace([]string{a.Name.Value + "=" + traceQuote(r.getStr(a.Name.Value))}, true)
+			}
+		}
+		return nil
+	}
+	st := r.status
+	args, err := r.fields(c.Args...)
+	if err != nil {
+		if nm, ok := err.(errNoMatch); ok {
+			r.errf("%s", nm.Error())
+			r.status = 1
+			return exitCode(1)
+		}
+		return r.expErr(err)
+	}
+	_ = st
+	if len(args) == 0 {
+		r.status = 0
+		for _, a := range c.Assigns {
+			if err := r.assignStmt(a, false, ""); err != nil {
+				return r.assignErr(err)
+			}
+		}
+		return nil
+	}
+	if len(c.Assigns) > 0 {
+		tmp := &scope{vars: map[string]*Var{}}
+		vals := make([]string, len(c.Assigns))
+		for i, a := range c.Assigns {
+			v := ""
+			if a.Value != nil {
+				if v, err = r.literal(a.Value); err != nil {
+					return r.expErr(err)
+				}
+			}
+			vals[i] = v
+		}
+		r.scopes = append(r.scopes, tmp)
+		for i, a := range c.Assigns {
+			if a.Array != nil || a.Index != nil {
+				continue
+			}
+			name := a.Name.Value
+			old := r.lookupRaw(name)
+			if old != nil && old.ro {
+				r.scopes = r.scopes[:len(r.scopes)-1]
+				r.errf("%s: readonly variable", name)
+				r.status = 1
+				return nil
+			}
+			v := &Var{set: true, export: true}
+			if a.Append && old != nil {
+				v.str = old.str
+			}
+			v.str += vals[i]
+			tmp.vars[name] = v
+		}
+		defer func() {
+			// the temporary scope is the top one unless a function call
+			// left more (it cannot: calls pop theirs)
+			for i := len(r.scopes) - 1; i > 0; i-- {
+				if r.scopes[i] == tmp {
+					r.scopes = append(r.scopes[:i:i], r.scopes[i+1:]...)
+					break
+				}
+			}
+		}()
+	}
+	if r.opts["xtrace"] {
+		r.trace(args, false)
+	}
+	return r.run(args)
+}
+
+func (r *Runner) trace(args []string, raw bool) {
+	ps4, ok := r.getVar("PS4")
+	if !ok {
+		ps4 = "+ "
+	}
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if !raw {
+			q[i] = traceQuote(a)
+		}
+	}
+	fmt.Fprintf(r.stderr(), "%s%s\n", ps4, strings.Join(q, " "))
+}
+
+func traceQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if strings.ContainsAny(s, " \t\n'\"\\$`*?[]|&;<>(){}!#~") {
+		return shellQuote(s)
+	}
+	return s
+}
+
+func (r *Runner) assignErr(err error) error {
+	switch e := err.(type) {
+	case errReadonly:
+		r.errf("%v", e)
+		r.status = 1
+		return exitCode(1)
+	case errInvalidName, errBadSubscript:
+		r.errf("%v", e)
+		r.status = 1
+		return nil
+	case errArith:
+		r.errf("%v", e)
+		r.status = 1
+		return exitCode(1)
+	}
+	return r.expErr(err)
+}
+
+// run runs a command by its expanded arguments.
+func (r *Runner) run(args []string) error {
+	n := r.sh.commands.Add(1)
+	if m := r.cfg.Limits.MaxCommands; m > 0 && n > m {
+		return r.limit("MaxCommands", m)
+	}
+	if err := r.check(); err != nil {
+		return err
+	}
+	name := args[0]
+	defer func() { r.lastArg = args[len(args)-1] }()
+	if body, ok := r.funcs[name]; ok {
+		return r.callFunc(name, body, args[1:])
+	}
+	if b, ok := builtins[name]; ok {
+		return b(r, args)
+	}
+	return r.external(args)
+}
+
+// external runs a command through Config.Exec.
+func (r *Runner) external(args []string) error {
+	if r.cfg.Exec == nil || !strings.Contains(args[0], "/") && r.cfg.HasCommand != nil && !r.cfg.HasCommand(args[0]) {
+		r.errf("%s: command not found", args[0])
+		r.status = 127
+		return nil
+	}
+	f0 := r.fds[0]
+	c := &Call{
+		Args:    args,
+		Dir:     r.dir,
+		Stdin:   r.stdin(),
+		NoStdin: f0 == nil || f0.noStdin,
+		Stdout:  r.stdout(),
+		Stderr:  r.stderr(),
+		Environ: r.environ(),
+		Prefix:  r.prefix(),
+		Sub:     r.subScript,
+	}
+	if f0 == nil {
+		c.Stdin = eofReader{}
+	}
+	r.status = r.cfg.Exec(r.ctx, c)
+	if err := r.check(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// subScript runs src in a child interpreter (bash -c): a fresh shell with
+// the call's environment and files.
+func (r *Runner) subScript(ctx context.Context, c *Call, src string, args []string) int {
+	cfg := *r.cfg
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = c.Stdin, c.Stdout, c.Stderr
+	if c.NoStdin {
+		cfg.Stdin = nil
+	}
+	cfg.Dir, cfg.Env = c.Dir, c.Environ
+	cfg.Name, cfg.Args = "bash", nil
+	if len(args) > 0 {
+		cfg.Name, cfg.Args = args[0], args[1:]
+	}
+	if err := r.chargeText(len(src)); err != nil {
+		return 1
+	}
+	defer r.chargeText(-len(src))
+	f, err := Parse(src, cfg.Name)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "%s: -c: %s\n", cfg.Name, syntaxMsg(err))
+		return 2
+	}
+	if err := r.enter(); err != nil {
+		return 1
+	}
+	defer r.leave()
+	child := New(ctx, &cfg)
+	child.sh = r.sh
+	child.src = src
+	child.pid = int(r.sh.nextPid.Add(1))
+	st, ferr := child.Run(f, src)
+	if ferr != nil {
+		return 1
+	}
+	return st
+}
+
+// callFunc runs a function.
+func (r *Runner) callFunc(name string, body *syntax.Stmt, args []string) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.leave()
+	oldParams := r.params
+	r.params = args
+	r.scopes = append(r.scopes, &scope{vars: map[string]*Var{}})
+	r.funcStack = append(r.funcStack, name)
+	oldSrc := r.src
+	if s, ok := r.funcSrc[name]; ok {
+		r.src = s
+	}
+	r.inFunc++
+	err := r.stmt(body)
+	r.inFunc--
+	r.src = oldSrc
+	r.funcStack = r.funcStack[:len(r.funcStack)-1]
+	top := r.scopes[len(r.scopes)-1]
+	for _, v := range top.vars {
+		r.charge(-v.size())
+	}
+	r.scopes = r.scopes[:len(r.scopes)-1]
+	r.params = oldParams
+	if _, ok := err.(returnCtl); ok {
+		err = nil
+	}
+	if t, ok := r.traps["RETURN"]; ok && err == nil && !r.inTrap {
+		st := r.status
+		r.inTrap = true
+		r.evalString(t, "trap")
+		r.inTrap = false
+		r.status = st
+	}
+	return err
+}
+
+// assignStmt runs one assignment (x=v, x+=v, x[i]=v, x=(...)). attrs are
+// declare's (-a / -A) for an array value.
+func (r *Runner) assignStmt(a *syntax.Assign, local bool, attrs string) error {
+	name := a.Name.Value
+	if a.Array != nil {
+		return r.assignArray(name, a.Array, a.Append, local, strings.Contains(attrs, "A"))
+	}
+	val := ""
+	if a.Value != nil {
+		var err error
+		if val, err = r.literal(a.Value); err != nil {
+			return err
+		}
+	}
+	if a.Index != nil {
+		k, err := r.indexKey(name, a.Index)
+		if err != nil {
+			return err
+		}
+		return r.assign(name, &k, val, a.Append, local)
+	}
+	return r.assign(name, nil, val, a.Append, local)
+}
+
+// indexKey evaluates the subscript of an assignment: the key of an
+// associative array, else an arithmetic index.
+func (r *Runner) indexKey(name string, x syntax.ArithmExpr) (string, error) {
+	if v := r.lookup(name); v != nil && v.kind == kAssoc {
+		return r.subscript(name, x)
+	}
+	n, err := r.arith(x)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+// assignArray is name=(...) and name+=(...).
+func (r *Runner) assignArray(name string, arr *syntax.ArrayExpr, app, local, assoc bool) error {
+	v := r.varFor(name, local)
+	if v.ro {
+		return errReadonly{name}
+	}
+	before := v.size()
+	if assoc && v.kind != kAssoc {
+		*v = Var{kind: kAssoc, set: true, export: v.export, local: v.local, assoc: map[string]string{}}
+	}
+	if v.kind == kAssoc {
+		if !app {
+			v.assoc, v.keys = map[string]string{}, nil
+		}
+		v.set = true
+		var pend []string
+		for _, el := range arr.Elems {
+			if el.Index != nil {
+				k, err := r.subscriptWord(el.Index)
+				if err != nil {
+					return err
+				}
+				val, err := r.literal(el.Value)
+				if err != nil {
+					return err
+				}
+				if app && false {
+					val = v.assoc[k] + val
+				}
+				v.setAssoc(k, v.transform(val))
+				continue
+			}
+			fs, err := r.fields(el.Value)
+			if err != nil {
+				return err
+			}
+			pend = append(pend, fs...)
+		}
+		for i := 0; i < len(pend); i += 2 {
+			val := ""
+			if i+1 < len(pend) {
+				val = pend[i+1]
+			}
+			v.setAssoc(pend[i], v.transform(val))
+		}
+		return r.charge(v.size() - before)
+	}
+	// indexed: evaluate every element before assigning
+	type kv struct {
+		idx   int64
+		hasIx bool
+		vals  []string
+	}
+	var items []kv
+	for _, el := range arr.Elems {
+		if el.Index != nil {
+			n, err := r.arith(el.Index)
+			if err != nil {
+				return err
+			}
+			val := ""
+			if el.Value != nil {
+				if val, err = r.literal(el.Value); err != nil {
+					return err
+				}
+			}
+			items = append(items, kv{idx: n, hasIx: true, vals: []string{val}})
+			continue
+		}
+		fs, err := r.fields(el.Value)
+		if err != nil {
+			return err
+		}
+		items = append(items, kv{vals: fs})
+	}
+	if !app || v.kind != kIndexed {
+		if app && v.kind == kScalar && v.set {
+			v.toIndexed()
+		} else if !app {
+			v.kind, v.idx, v.str = kIndexed, map[int]string{}, ""
+		} else {
+			v.toIndexed()
+		}
+	}
+	v.set = true
+	next := int64(v.maxIndex() + 1)
+	for _, it := range items {
+		if it.hasIx {
+			i := it.idx
+			if i < 0 {
+				i += int64(v.maxIndex() + 1)
+				if i < 0 {
+					return errBadSubscript{name, strconv.FormatInt(it.idx, 10)}
+				}
+			}
+			v.idx[int(i)] = v.transform(it.vals[0])
+			next = i + 1
+			continue
+		}
+		for _, s := range it.vals {
+			v.idx[int(next)] = v.transform(s)
+			next++
+		}
+	}
+	if v.integ {
+		for k, s := range v.idx {
+			n, err := r.arithString(s)
+			if err != nil {
+				return err
+			}
+			v.idx[k] = strconv.FormatInt(n, 10)
+		}
+	}
+	return r.charge(v.size() - before)
+}
+
+func (r *Runner) subscriptWord(x syntax.ArithmExpr) (string, error) {
+	if w, ok := x.(*syntax.Word); ok {
+		return r.literal(w)
+	}
+	return r.nodeText(x), nil
+}
+
+// declClause is declare, typeset, local, export, readonly, nameref.
+func (r *Runner) declClause(c *syntax.DeclClause) error {
+	variant := c.Variant.Value
+	var flags []string
+	type op struct {
+		a    *syntax.Assign
+		text string // a computed "name=value" or "name"
+	}
+	var ops []op
+	for _, a := range c.Args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			fs, err := r.fields(a.Value)
+			if err != nil {
+				return r.expErr(err)
+			}
+			for _, f := range fs {
+				if len(ops) == 0 && (strings.HasPrefix(f, "-") || strings.HasPrefix(f, "+")) && f != "-" && f != "+" {
+					flags = append(flags, f)
+				} else {
+					ops = append(ops, op{text: f})
+				}
+			}
+			continue
+		}
+		ops = append(ops, op{a: a})
+	}
+	st := 0
+	set := map[byte]bool{}
+	unset := map[byte]bool{}
+	for _, f := range flags {
+		if f == "--" {
+			continue
+		}
+		for i := 1; i < len(f); i++ {
+			ch := f[i]
+			if !strings.ContainsRune("aAilunrxgpfFtI", rune(ch)) {
+				r.errf("%s: %s: invalid option", variant, f[:1]+string(ch))
+				fmt.Fprintf(r.stderr(), "%s: usage: %s\n", variant, declUsage(variant))
+				r.status = 2
+				return nil
+			}
+			if f[0] == '-' {
+				set[ch] = true
+			} else {
+				unset[ch] = true
+			}
+		}
+	}
+	switch variant {
+	case "export":
+		if !unset['x'] {
+			set['x'] = true
+		}
+		if set['n'] {
+			delete(set, 'n')
+			delete(set, 'x')
+			unset['x'] = true
+		}
+	case "readonly":
+		set['r'] = true
+	case "nameref":
+		set['n'] = true
+	}
+	local := (variant == "local" || variant == "declare" || variant == "typeset") && !set['g'] && len(r.scopes) > 1
+	if variant == "local" && r.inFunc == 0 {
+		r.errf("local: can only be used in a function")
+		r.status = 1
+		return nil
+	}
+	if set['f'] || set['F'] {
+		return r.declFuncs(ops2names(ops, func(o op) string {
+			if o.a != nil {
+				return o.a.Name.Value
+			}
+			return o.text
+		}), set['F'])
+	}
+	if len(ops) == 0 && (set['p'] || len(flags) == 0 || variant == "export" || variant == "readonly") {
+		return r.declPrintAll(variant, set)
+	}
+	for _, o := range ops {
+		a := o.a
+		if a == nil {
+			name, val, hasVal := strings.Cut(o.text, "=")
+			appendv := false
+			if strings.HasSuffix(name, "+") && hasVal {
+				name, appendv = name[:len(name)-1], true
+			}
+			var idx syntax.ArithmExpr
+			if i := strings.IndexByte(name, '['); i > 0 && strings.HasSuffix(name, "]") {
+				x, err := parseArith(name[i+1 : len(name)-1])
+				if err == nil {
+					idx = x
+				}
+				name = name[:i]
+			}
+			if !validName(name) {
+				r.errf("%s: `%s': not a valid identifier", variant, o.text)
+				st = 1
+				continue
+			}
+			a = &syntax.Assign{Name: &syntax.Lit{Value: name}, Naked: !hasVal, Append: appendv, Index: idx}
+			if hasVal {
+				if strings.HasPrefix(val, "(") && strings.HasSuffix(val, ")") && (set['a'] || set['A']) {
+					f, err := Parse(name+"="+val, "")
+					if err == nil && len(f.Stmts) == 1 {
+						if ce, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 1 {
+							a = ce.Assigns[0]
+						}
+					}
+				} else {
+					a.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: val}}}
+				}
+			}
+		}
+		name := a.Name.Value
+		if set['p'] {
+			v := r.lookupRaw(name)
+			if v == nil {
+				r.errf("%s: %s: not found", variant, name)
+				st = 1
+				continue
+			}
+			fmt.Fprintln(r.stdout(), r.declareLine(name, v))
+			continue
+		}
+		if err := r.declOne(a, set, unset, local, variant); err != nil {
+			switch e := err.(type) {
+			case errReadonly, errInvalidName, errBadSubscript:
+				r.errf("%s: %v", variant, e)
+				st = 1
+				continue
+			}
+			if _, ok := err.(errArith); ok {
+				return r.expErr(err)
+			}
+			return r.expErr(err)
+		}
+	}
+	r.status = st
+	return nil
+}
+
+func ops2names[T any](ops []T, f func(T) string) []string {
+	out := make([]string, len(ops))
+	for i, o := range ops {
+		out[i] = f(o)
+	}
+	return out
+}
+
+func declUsage(v string) string {
+	switch v {
+	case "local":
+		return "local [option] name[=value] ..."
+	case "export":
+		return "export [-fn] [name[=value] ...] or export -p"
+	case "readonly":
+		return "readonly [-aAf] [name[=value] ...] or readonly -p"
+	}
+	return v + " [-aAfFgiIlnrtux] [name[=value] ...] or " + v + " -p [-aAfFilnrtux] [name ...]"
+}
+
+// declOne declares one name with attributes and maybe a value.
+func (r *Runner) declOne(a *syntax.Assign, set, unset map[byte]bool, local bool, variant string) error {
+	name := a.Name.Value
+	var v *Var
+	if set['n'] {
+		// the nameref itself, not its target
+		if local {
+			sc := r.scopes[len(r.scopes)-1]
+			if v = sc.vars[name]; v == nil {
+				v = &Var{local: true}
+				sc.vars[name] = v
+			}
+		} else if v = r.lookupRaw(name); v == nil {
+			v = &Var{}
+			r.scopes[0].vars[name] = v
+		}
+		if v.ro {
+			return errReadonly{name}
+		}
+		v.ref = true
+		if a.Value != nil {
+			t, err := r.literal(a.Value)
+			if err != nil {
+				return err
+			}
+			v.str, v.set = t, true
+		}
+		return nil
+	}
+	if local {
+		sc := r.scopes[len(r.scopes)-1]
+		if _, ok := sc.vars[r.resolveRef(name)]; !ok {
+			nv := &Var{local: true}
+			// local without a value: inherits nothing (bash: unset), but
+			// local -x etc. keep going
+			sc.vars[r.resolveRef(name)] = nv
+		}
+		v = sc.vars[r.resolveRef(name)]
+	} else {
+		v = r.varFor(name, false)
+	}
+	if v.ro && (a.Value != nil || a.Array != nil || unset['r']) {
+		return errReadonly{name}
+	}
+	if set['a'] && v.kind == kScalar {
+		v.toIndexed()
+		if !v.set {
+			v.set = true
+		}
+	}
+	if set['A'] && v.kind != kAssoc {
+		if v.kind == kIndexed && len(v.idx) > 0 {
+			return fmt.Errorf("%s: cannot convert indexed to associative array", name)
+		}
+		*v = Var{kind: kAssoc, set: true, assoc: map[string]string{}, export: v.export, local: v.local}
+	}
+	if set['i'] {
+		v.integ = true
+	}
+	if unset['i'] {
+		v.integ = false
+	}
+	if set['l'] {
+		v.lower, v.upper = true, false
+	}
+	if set['u'] {
+		v.upper, v.lower = true, false
+	}
+	if unset['l'] {
+		v.lower = false
+	}
+	if unset['u'] {
+		v.upper = false
+	}
+	if set['x'] {
+		v.export = true
+	}
+	if unset['x'] {
+		v.export = false
+	}
+	if unset['n'] {
+		v.ref = false
+	}
+	if a.Array != nil {
+		attrs := ""
+		if set['A'] || v.kind == kAssoc {
+			attrs = "A"
+		}
+		if err := r.assignArrayVar(v, name, a, attrs); err != nil {
+			return err
+		}
+	} else if a.Value != nil {
+		val, err := r.literal(a.Value)
+		if err != nil {
+			return err
+		}
+		var key *string
+		if a.Index != nil {
+			k, err := r.indexKey(name, a.Index)
+			if err != nil {
+				return err
+			}
+			key = &k
+		}
+		if local {
+			// assign into this scope's variable
+			if err := r.assign(name, key, val, a.Append, true); err != nil {
+				return err
+			}
+		} else if err := r.assign(name, key, val, a.Append, false); err != nil {
+			return err
+		}
+	}
+	if set['r'] {
+		v.ro = true
+	}
+	return nil
+}
+
+func (r *Runner) assignArrayVar(v *Var, name string, a *syntax.Assign, attrs string) error {
+	ro := v.ro
+	v.ro = false
+	defer func() { v.ro = ro }()
+	local := v.local && len(r.scopes) > 1
+	return r.assignArray(name, a.Array, a.Append, local, attrs == "A")
+}
+
+// flags are a variable's attributes as ${x@a} and declare -p give them.
+func (v *Var) flags() string {
+	var b strings.Builder
+	switch v.kind {
+	case kIndexed:
+		b.WriteByte('a')
+	case kAssoc:
+		b.WriteByte('A')
+	}
+	if v.integ {
+		b.WriteByte('i')
+	}
+	if v.lower {
+		b.WriteByte('l')
+	}
+	if v.ref {
+		b.WriteByte('n')
+	}
+	if v.ro {
+		b.WriteByte('r')
+	}
+	if v.upper {
+		b.WriteByte('u')
+	}
+	if v.export {
+		b.WriteByte('x')
+	}
+	return b.String()
+}
+
+// declareLine is one line of declare -p.
+func (r *Runner) declareLine(name string, v *Var) string {
+	f := v.flags()
+	if f == "" {
+		f = "-"
+	}
+	head := "declare -" + f + " " + name
+	if !v.set && v.kind == kScalar {
+		return head
+	}
+	if v.ref {
+		return head + "=" + declQuote(v.str)
+	}
+	switch v.kind {
+	case kIndexed:
+		var b strings.Builder
+		b.WriteString(head + "=(")
+		for i, k := range v.indexes() {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "[%d]=%s", k, declQuote(v.idx[k]))
+		}
+		b.WriteString(")")
+		return b.String()
+	case kAssoc:
+		var b strings.Builder
+		b.WriteString(head + "=(")
+		for _, k := range v.keys {
+			fmt.Fprintf(&b, "[%s]=%s ", declKey(k), declQuote(v.assoc[k]))
+		}
+		b.WriteString(")")
+		return b.String()
+	}
+	return head + "=" + declQuote(v.str)
+}
+
+func declKey(k string) string {
+	if k != "" && !strings.ContainsAny(k, " \t\n'\"\\$`*?[]|&;<>(){}!#~=") {
+		return k
+	}
+	return declQuote(k)
+}
+
+// declQuote quotes a value as declare -p does: "..." with \ before " \ $ `;
+// $'...' when it holds control characters.
+func declQuote(s string) string {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return dollarQuote(s)
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		if c == '"' || c == '\\' || c == '$' || c == '`' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func (r *Runner) declPrintAll(variant string, set map[byte]bool) error {
+	names := map[string]*Var{}
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		for n, v := range r.scopes[i].vars {
+			if _, ok := names[n]; !ok {
+				names[n] = v
+			}
+		}
+	}
+	keys := make([]string, 0, len(names))
+	for n := range names {
+		keys = append(keys, n)
+	}
+	sort.Strings(keys)
+	w := r.stdout()
+	for _, n := range keys {
+		v := names[n]
+		switch {
+		case variant == "export" || set['x']:
+			if !v.export {
+				continue
+			}
+		case variant == "readonly" || set['r']:
+			if !v.ro {
+				continue
+			}
+		case set['a'] && v.kind != kIndexed, set['A'] && v.kind != kAssoc, set['i'] && !v.integ:
+			continue
+		}
+		if !set['p'] && variant == "declare" && len(set) == 0 {
+			// plain declare: name=value like set
+			if v.kind == kScalar && v.set {
+				fmt.Fprintf(w, "%s=%s\n", n, setQuote(v.str))
+			} else if v.kind != kScalar {
+				fmt.Fprintln(w, strings.TrimPrefix(r.declareLine(n, v), "declare -"+v.flags()+" "))
+			}
+			continue
+		}
+		fmt.Fprintln(w, r.declareLine(n, v))
+	}
+	r.status = 0
+	return nil
+}
+
+func (r *Runner) declFuncs(names []string, onlyNames bool) error {
+	listAll := len(names) == 0
+	if len(names) == 0 {
+		for n := range r.funcs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	st := 0
+	for _, n := range names {
+		body, ok := r.funcs[n]
+		if !ok {
+			st = 1
+			continue
+		}
+		if onlyNames {
+			if listAll {
+				fmt.Fprintf(r.stdout(), "declare -f %s\n", n)
+			} else {
+				fmt.Fprintln(r.stdout(), n)
+			}
+			continue
+		}
+		fmt.Fprint(r.stdout(), funcText(n, body))
+	}
+	r.status = st
+	return nil
+}
+
+// funcText prints a function as bash prints it (close: the layout of
+// bash's printer is approximated by mvdan's).
+func funcText(name string, body *syntax.Stmt) string {
+	var b bytes.Buffer
+	p := syntax.NewPrinter(syntax.Indent(4))
+	p.Print(&b, &syntax.FuncDecl{Name: &syntax.Lit{Value: name}, Parens: true, Body: body})
+	s := b.String()
+	s = strings.Replace(s, name+"() {", name+" () \n{ ", 1)
+	return s + "\n"
+}
+
+// setQuote quotes a value as set prints it.
+func setQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if !strings.ContainsAny(s, " \t\n'\"\\$`*?[]|&;<>(){}!#~=") {
+		return s
+	}
+	return shellQuote(s)
+}
+
+var _ = io.Discard

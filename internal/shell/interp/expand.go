@@ -1,0 +1,1501 @@
+package interp
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// seg is a piece of an expanded word: text, whether it was quoted (no
+// splitting, no globbing), whether it may be split (an unquoted expansion),
+// or a break between fields ("$@").
+type seg struct {
+	text   string
+	quoted bool
+	split  bool
+	brk    bool
+}
+
+type errUnbound struct{ name string }
+
+func (e errUnbound) Error() string {
+	if e.name != "" && e.name[0] >= '0' && e.name[0] <= '9' {
+		return "$" + e.name + ": unbound variable"
+	}
+	return e.name + ": unbound variable"
+}
+
+type errParamUnset struct{ msg string }
+
+func (e errParamUnset) Error() string { return e.msg }
+
+type errBadSubst struct{ text, msg string }
+
+func (e errBadSubst) Error() string {
+	if e.msg != "" {
+		return e.text + ": " + e.msg
+	}
+	return e.text + ": bad substitution"
+}
+
+// fields expands words as command arguments: brace expansion, expansions,
+// field splitting, globbing, quote removal.
+func (r *Runner) fields(words ...*syntax.Word) ([]string, error) {
+	var out []string
+	for _, w := range words {
+		ws := []*syntax.Word{w}
+		if r.opts["braceexpand"] && hasBraceCandidate(w) {
+			ws = r.braces(w)
+		}
+		for _, w := range ws {
+			segs, err := r.segs(w.Parts, false)
+			if err != nil {
+				return nil, err
+			}
+			fs, err := r.splitGlob(segs)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fs...)
+			if m := r.cfg.Limits.MaxArgs; m > 0 && len(out) > m {
+				return nil, r.limit("MaxArgs", int64(m))
+			}
+		}
+	}
+	return out, nil
+}
+
+func hasBraceCandidate(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
+}
+
+// literal expands a word to one string, without splitting or globbing
+// (assignments, redirection targets, case subjects, [[ ]] operands).
+func (r *Runner) literal(w *syntax.Word) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	segs, err := r.segs(w.Parts, false)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if s.brk {
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteString(s.text)
+	}
+	return b.String(), r.checkLen(b.Len())
+}
+
+func (r *Runner) checkLen(n int) error {
+	if m := r.cfg.Limits.MaxStringBytes; m > 0 && n > m {
+		return r.limit("MaxStringBytes", int64(m))
+	}
+	return nil
+}
+
+// pattern expands a word as a pattern: quoted characters are escaped with
+// a backslash.
+func (r *Runner) pattern(w *syntax.Word) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	segs, err := r.segs(w.Parts, false)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if s.brk {
+			b.WriteByte(' ')
+			continue
+		}
+		if s.quoted {
+			b.WriteString(quotePattern(s.text))
+		} else {
+			b.WriteString(s.text)
+		}
+	}
+	return b.String(), nil
+}
+
+// quotePattern escapes the pattern characters of s.
+func quotePattern(s string) string {
+	if !strings.ContainsAny(s, `*?[]\()|!+@{}`) {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[]\()|!+@{}`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// segs expands word parts. quoted tells the parts are inside "...".
+func (r *Runner) segs(parts []syntax.WordPart, quoted bool) ([]seg, error) {
+	var out []seg
+	for i, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if quoted {
+				out = append(out, seg{text: unescapeDq(v), quoted: true})
+				continue
+			}
+			// tilde at the start of a word
+			if i == 0 && strings.HasPrefix(v, "~") {
+				var s seg
+				var ok bool
+				s, v, ok = r.tilde(v, len(parts) == 1)
+				if ok {
+					out = append(out, s)
+				}
+			}
+			out = appendUnquotedLit(out, v)
+		case *syntax.SglQuoted:
+			v := p.Value
+			if p.Dollar {
+				v = ansiC(v)
+			}
+			out = append(out, seg{text: v, quoted: true})
+		case *syntax.DblQuoted:
+			in, err := r.segs(p.Parts, true)
+			if err != nil {
+				return nil, err
+			}
+			if len(p.Parts) == 0 {
+				out = append(out, seg{quoted: true})
+				continue
+			}
+			if len(in) == 0 {
+				// "$@" with no parameters: nothing, not even an empty field
+				// unless other parts exist.
+				continue
+			}
+			out = append(out, in...)
+		case *syntax.ParamExp:
+			s, err := r.paramExp(p, quoted)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s...)
+		case *syntax.CmdSubst:
+			s, err := r.cmdSubst(p.Stmts)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, seg{text: s, quoted: quoted, split: !quoted})
+		case *syntax.ArithmExp:
+			n, err := r.arith(p.X)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, seg{text: strconv.FormatInt(n, 10), quoted: quoted, split: !quoted})
+		case *syntax.ExtGlob:
+			out = append(out, seg{text: p.Op.String() + p.Pattern.Value + ")"})
+		case *syntax.ProcSubst:
+			s, err := r.procSubst(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, seg{text: s, quoted: true})
+		case *syntax.BraceExp:
+			// left after brace expansion did not apply: print it back
+			var b strings.Builder
+			syntax.NewPrinter().Print(&b, &syntax.Word{Parts: []syntax.WordPart{p}})
+			out = append(out, seg{text: b.String()})
+		default:
+			return nil, fmt.Errorf("unsupported word part %T", p)
+		}
+	}
+	return out, nil
+}
+
+// appendUnquotedLit splits an unquoted literal at backslash escapes: an
+// escaped character is quoted.
+func appendUnquotedLit(out []seg, v string) []seg {
+	if !strings.Contains(v, `\`) {
+		if v != "" {
+			out = append(out, seg{text: v})
+		}
+		return out
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			if b.Len() > 0 {
+				out = append(out, seg{text: b.String()})
+				b.Reset()
+			}
+			if v[i+1] == '\n' {
+				i++
+				continue
+			}
+			_, n := utf8.DecodeRuneInString(v[i+1:])
+			out = append(out, seg{text: v[i+1 : i+1+n], quoted: true})
+			i += n
+			continue
+		}
+		b.WriteByte(v[i])
+	}
+	if b.Len() > 0 {
+		out = append(out, seg{text: b.String()})
+	}
+	return out
+}
+
+// unescapeDq removes the backslashes that are special inside "...".
+func unescapeDq(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			switch v[i+1] {
+			case '$', '`', '"', '\\':
+				b.WriteByte(v[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// tilde expands ~ and ~/... (HOME), ~+ and ~-; ~user stays as written.
+func (r *Runner) tilde(v string, whole bool) (seg, string, bool) {
+	end := strings.IndexByte(v, '/')
+	if end < 0 {
+		end = len(v)
+	}
+	name := v[1:end]
+	switch name {
+	case "":
+		return seg{text: r.getStr("HOME"), quoted: true}, v[end:], true
+	case "+":
+		return seg{text: r.dir, quoted: true}, v[end:], true
+	case "-":
+		if o, ok := r.getVar("OLDPWD"); ok {
+			return seg{text: o, quoted: true}, v[end:], true
+		}
+	}
+	return seg{}, v, false
+}
+
+// splitGlob splits segments into fields with IFS and globs each field.
+func (r *Runner) splitGlob(segs []seg) ([]string, error) {
+	ifs, ok := r.getVar("IFS")
+	if !ok {
+		ifs = " \t\n"
+	}
+	type field struct {
+		segs []seg
+	}
+	var fields []field
+	var cur field
+	started := false
+	wsJust := false
+	emit := func() {
+		fields = append(fields, cur)
+		cur = field{}
+		started = false
+	}
+	for _, s := range segs {
+		if s.brk {
+			emit()
+			wsJust = false
+			continue
+		}
+		if !s.split || ifs == "" {
+			if s.text != "" || s.quoted {
+				cur.segs = append(cur.segs, s)
+				started = true
+				wsJust = false
+			}
+			continue
+		}
+		start := 0
+		txt := s.text
+		for i := 0; i < len(txt); i++ {
+			c := txt[i]
+			if !strings.ContainsRune(ifs, rune(c)) {
+				continue
+			}
+			if i > start {
+				cur.segs = append(cur.segs, seg{text: txt[start:i]})
+				started = true
+			}
+			start = i + 1
+			if c == ' ' || c == '\t' || c == '\n' {
+				if started {
+					emit()
+					wsJust = true
+				}
+				continue
+			}
+			if started {
+				emit()
+			} else if !wsJust {
+				emit()
+			}
+			wsJust = false
+		}
+		if start < len(txt) {
+			cur.segs = append(cur.segs, seg{text: txt[start:]})
+			started = true
+			wsJust = false
+		}
+	}
+	if started {
+		emit()
+	}
+	var out []string
+	for _, f := range fields {
+		glob := false
+		if !r.opts["noglob"] {
+			for _, s := range f.segs {
+				if !s.quoted && hasGlobMeta(s.text, r.shopts["extglob"]) {
+					glob = true
+					break
+				}
+			}
+		}
+		var lit strings.Builder
+		for _, s := range f.segs {
+			lit.WriteString(s.text)
+		}
+		if err := r.checkLen(lit.Len()); err != nil {
+			return nil, err
+		}
+		if !glob {
+			out = append(out, lit.String())
+			continue
+		}
+		var pat strings.Builder
+		for _, s := range f.segs {
+			if s.quoted {
+				pat.WriteString(quotePattern(s.text))
+			} else {
+				pat.WriteString(s.text)
+			}
+		}
+		matches, err := r.glob(pat.String())
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			if r.shopts["failglob"] {
+				return nil, errNoMatch{lit.String()}
+			}
+			if r.shopts["nullglob"] {
+				continue
+			}
+			out = append(out, lit.String())
+			continue
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
+}
+
+type errNoMatch struct{ pat string }
+
+func (e errNoMatch) Error() string { return "no match: " + e.pat }
+
+// paramExp expands ${...}.
+func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
+	name := p.Param.Value
+	mk := func(vals []string, star bool) []seg {
+		return r.joinVals(vals, star, quoted)
+	}
+	// ${!prefix*} ${!prefix@}
+	if p.Names != 0 {
+		names := r.namesWithPrefix(name)
+		return mk(names, p.Names == syntax.NamesPrefix), nil
+	}
+	// ${!a[@]} keys
+	if p.Excl && p.Index != nil {
+		if sub, ok := allIndex(p.Index); ok {
+			v := r.lookup(name)
+			var keys []string
+			if v != nil {
+				keys = v.keyList()
+			}
+			return mk(keys, sub == "*"), nil
+		}
+	}
+	if p.Excl && !p.Length {
+		// indirect: ${!x}, or a nameref's name
+		if v := r.lookupRaw(name); v != nil && v.ref && p.Index == nil {
+			return []seg{{text: v.str, quoted: quoted, split: !quoted}}, nil
+		}
+		target, ok := r.getVar(name)
+		if !ok && r.opts["nounset"] {
+			return nil, errUnbound{name}
+		}
+		if target == "" {
+			return nil, errBadSubst{text: name, msg: "invalid indirect expansion"}
+		}
+		np, err := r.parseParamRef(target)
+		if err != nil {
+			return nil, err
+		}
+		q := *p
+		q.Excl = false
+		q.Param = &syntax.Lit{Value: np.name}
+		q.Index = np.index
+		return r.paramExp(&q, quoted)
+	}
+	vals, isArr, star, set, err := r.paramValues(name, p.Index)
+	if err != nil {
+		return nil, err
+	}
+	if p.Length {
+		if isArr {
+			return []seg{{text: strconv.Itoa(len(vals)), quoted: quoted, split: !quoted}}, nil
+		}
+		if !set && r.opts["nounset"] {
+			return nil, errUnbound{name}
+		}
+		s := ""
+		if len(vals) > 0 {
+			s = vals[0]
+		}
+		return []seg{{text: strconv.Itoa(utf8.RuneCountInString(s)), quoted: quoted, split: !quoted}}, nil
+	}
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull, syntax.DefaultUnset, syntax.DefaultUnsetOrNull,
+			syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			null := !set || isArr && len(vals) == 0 || !isArr && len(vals) > 0 && vals[0] == "" || len(vals) == 0
+			if isArr && len(vals) > 0 {
+				null = star && strings.Join(vals, "") == "" && false
+				if len(vals) == 1 && vals[0] == "" {
+					null = true
+				}
+			}
+			colon := p.Exp.Op == syntax.AlternateUnsetOrNull || p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.ErrorUnsetOrNull || p.Exp.Op == syntax.AssignUnsetOrNull
+			use := !set || colon && null
+			switch p.Exp.Op {
+			case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+				if use {
+					return nil, nil
+				}
+				return r.segs(p.Exp.Word.Parts, quoted)
+			case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+				if use {
+					if p.Exp.Word == nil {
+						if quoted {
+							return []seg{{quoted: true}}, nil
+						}
+						return nil, nil
+					}
+					return r.wordSegs(p.Exp.Word, quoted)
+				}
+			case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+				if use {
+					msg := "parameter null or not set"
+					if p.Exp.Word != nil {
+						m, err := r.literal(p.Exp.Word)
+						if err != nil {
+							return nil, err
+						}
+						msg = m
+					}
+					return nil, errParamUnset{name + ": " + msg}
+				}
+			case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+				if use {
+					v, err := r.literal(p.Exp.Word)
+					if err != nil {
+						return nil, err
+					}
+					var key *string
+					if p.Index != nil {
+						k, err := r.subscript(name, p.Index)
+						if err != nil {
+							return nil, err
+						}
+						key = &k
+					}
+					if isSpecialParam(name) {
+						return nil, errBadSubst{text: "$" + name, msg: "cannot assign in this way"}
+					}
+					if err := r.assign(name, key, v, false, false); err != nil {
+						return nil, err
+					}
+					return []seg{{text: v, quoted: quoted, split: !quoted}}, nil
+				}
+			}
+		}
+	}
+	if !set && r.opts["nounset"] && !(isArr && (name == "@" || name == "*")) {
+		if name == "@" || name == "*" {
+			if len(vals) == 0 && p.Exp == nil {
+				// bash: $@ and $* are allowed under set -u
+			}
+		} else {
+			return nil, errUnbound{displayName(name, p.Index)}
+		}
+	}
+	// transformations, element-wise
+	var err2 error
+	apply := func(f func(string) (string, error)) {
+		for i, v := range vals {
+			if err2 != nil {
+				return
+			}
+			vals[i], err2 = f(v)
+		}
+	}
+	switch {
+	case p.Slice != nil:
+		vals, err = r.slice(name, vals, isArr, p.Slice)
+		if err != nil {
+			return nil, err
+		}
+	case p.Repl != nil:
+		pat, err := r.pattern(p.Repl.Orig)
+		if err != nil {
+			return nil, err
+		}
+		with, err := r.replWord(p.Repl.With, quoted)
+		if err != nil {
+			return nil, err
+		}
+		apply(func(s string) (string, error) { return r.replace(s, pat, with, p.Repl.All), nil })
+	case p.Exp != nil:
+		switch op := p.Exp.Op; op {
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+			pat, err := r.pattern(p.Exp.Word)
+			if err != nil {
+				return nil, err
+			}
+			apply(func(s string) (string, error) { return r.trim(s, pat, op), nil })
+		case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+			pat := "?"
+			if p.Exp.Word != nil {
+				if pat, err = r.pattern(p.Exp.Word); err != nil {
+					return nil, err
+				}
+			}
+			apply(func(s string) (string, error) { return r.caseMod(s, pat, op), nil })
+		case syntax.OtherParamOps:
+			opc, _ := r.literal(p.Exp.Word)
+			if opc == "A" || opc == "a" || opc == "K" || opc == "k" {
+				return r.attrOp(name, p.Index, opc, vals, isArr, star, quoted)
+			}
+			apply(func(s string) (string, error) { return r.atOp(s, opc) })
+		}
+	}
+	if err2 != nil {
+		return nil, err2
+	}
+	if !isArr {
+		if len(vals) == 0 {
+			return nil, nil
+		}
+		return []seg{{text: vals[0], quoted: quoted, split: !quoted}}, nil
+	}
+	return mk(vals, star), nil
+}
+
+// replWord expands the replacement of ${x/p/rep}: an & that was quoted
+// (or escaped) stays literal, as bash's patsub_replacement does.
+func (r *Runner) replWord(w *syntax.Word, quoted bool) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	var b strings.Builder
+	esc := func(s string) {
+		for _, c := range s {
+			if c == '&' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+		}
+	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && quoted {
+			// inside "...": \& and \\ are read by the replacement
+			b.WriteString(strings.NewReplacer(`\$`, "$", "\\`", "`", `\"`, `"`).Replace(l.Value))
+			continue
+		}
+		segs, err := r.segs([]syntax.WordPart{p}, quoted)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range segs {
+			if s.quoted {
+				esc(s.text)
+			} else {
+				b.WriteString(s.text)
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// wordSegs expands a word inside a ${x:-word}, keeping quoting context.
+func (r *Runner) wordSegs(w *syntax.Word, quoted bool) ([]seg, error) {
+	s, err := r.segs(w.Parts, quoted)
+	if err != nil {
+		return nil, err
+	}
+	if !quoted {
+		for i := range s {
+			if !s[i].quoted && !s[i].split && !s[i].brk {
+				// unquoted literal text inside ${x:-a b} is split too
+				s[i].split = true
+			}
+		}
+	}
+	return s, nil
+}
+
+func displayName(name string, idx syntax.ArithmExpr) string {
+	if idx == nil {
+		return name
+	}
+	var b strings.Builder
+	syntax.NewPrinter().Print(&b, idx)
+	return name + "[" + b.String() + "]"
+}
+
+func isSpecialParam(name string) bool {
+	switch name {
+	case "@", "*", "#", "?", "-", "$", "!", "0":
+		return true
+	}
+	return name[0] >= '0' && name[0] <= '9'
+}
+
+// joinVals turns array values into segments: "${a[@]}" one field each,
+// "${a[*]}" joined with IFS's first character.
+func (r *Runner) joinVals(vals []string, star, quoted bool) []seg {
+	if star && quoted {
+		ifs, ok := r.getVar("IFS")
+		sep := " "
+		if ok {
+			sep = ""
+			if ifs != "" {
+				sep = ifs[:1]
+			}
+		}
+		return []seg{{text: strings.Join(vals, sep), quoted: true}}
+	}
+	var out []seg
+	for i, v := range vals {
+		if i > 0 {
+			out = append(out, seg{brk: true})
+		}
+		out = append(out, seg{text: v, quoted: quoted, split: !quoted})
+	}
+	if quoted && len(vals) == 0 {
+		return nil
+	}
+	return out
+}
+
+func allIndex(x syntax.ArithmExpr) (string, bool) {
+	w, ok := x.(*syntax.Word)
+	if !ok || len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || l.Value != "@" && l.Value != "*" {
+		return "", false
+	}
+	return l.Value, true
+}
+
+// subscript evaluates an index for name: an associative array's key as a
+// string, else arithmetic.
+func (r *Runner) subscript(name string, x syntax.ArithmExpr) (string, error) {
+	if v := r.lookup(name); v != nil && v.kind == kAssoc {
+		if w, ok := x.(*syntax.Word); ok {
+			return r.literal(w)
+		}
+		var b strings.Builder
+		syntax.NewPrinter().Print(&b, x)
+		return b.String(), nil
+	}
+	n, err := r.arith(x)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+// paramValues returns the values of name[index]: the list, whether it is
+// an array expansion ([@] [*] $@ $*), whether it is [*]/$*, whether set.
+func (r *Runner) paramValues(name string, index syntax.ArithmExpr) (vals []string, isArr, star, set bool, err error) {
+	switch name {
+	case "@", "*":
+		return append([]string(nil), r.params...), true, name == "*", true, nil
+	case "PIPESTATUS":
+		if r.lookupRaw(name) == nil {
+			ps := make([]string, len(r.pipeSt))
+			for i, s := range r.pipeSt {
+				ps[i] = strconv.Itoa(s)
+			}
+			if index == nil {
+				if len(ps) == 0 {
+					return nil, false, false, false, nil
+				}
+				return ps[:1], false, false, true, nil
+			}
+			if sub, ok := allIndex(index); ok {
+				return ps, true, sub == "*", true, nil
+			}
+			n, err := r.arith(index)
+			if err != nil {
+				return nil, false, false, false, err
+			}
+			if n >= 0 && n < int64(len(ps)) {
+				return []string{ps[n]}, false, false, true, nil
+			}
+			return nil, false, false, false, nil
+		}
+	case "FUNCNAME":
+		if index != nil && len(r.funcStack) > 0 {
+			fs := make([]string, len(r.funcStack))
+			for i, f := range r.funcStack {
+				fs[len(fs)-1-i] = f
+			}
+			if sub, ok := allIndex(index); ok {
+				return fs, true, sub == "*", true, nil
+			}
+			n, err := r.arith(index)
+			if err != nil {
+				return nil, false, false, false, err
+			}
+			if n >= 0 && n < int64(len(fs)) {
+				return []string{fs[n]}, false, false, true, nil
+			}
+			return nil, false, false, false, nil
+		}
+	}
+	if index != nil {
+		if sub, ok := allIndex(index); ok {
+			v := r.lookup(name)
+			if s, ok2, special := r.special(name); special {
+				if ok2 {
+					return []string{s}, true, sub == "*", true, nil
+				}
+				return nil, true, sub == "*", false, nil
+			}
+			if v == nil || !v.set {
+				return nil, true, sub == "*", false, nil
+			}
+			return v.values(), true, sub == "*", true, nil
+		}
+		v := r.lookup(name)
+		if v == nil {
+			if _, err := r.subscript(name, index); err != nil {
+				return nil, false, false, false, err
+			}
+			return nil, false, false, false, nil
+		}
+		k, err := r.subscript(name, index)
+		if err != nil {
+			return nil, false, false, false, err
+		}
+		switch v.kind {
+		case kAssoc:
+			s, ok := v.assoc[k]
+			if !ok {
+				return nil, false, false, false, nil
+			}
+			return []string{s}, false, false, true, nil
+		case kIndexed:
+			i, _ := strconv.Atoi(k)
+			if i < 0 {
+				i += v.maxIndex() + 1
+				if i < 0 {
+					r.errf("%s: bad array subscript", name)
+					return nil, false, false, false, nil
+				}
+			}
+			s, ok := v.idx[i]
+			if !ok {
+				return nil, false, false, false, nil
+			}
+			return []string{s}, false, false, true, nil
+		}
+		if k == "0" && v.set {
+			return []string{v.str}, false, false, true, nil
+		}
+		return nil, false, false, false, nil
+	}
+	s, ok := r.getVar(name)
+	if !ok {
+		return nil, false, false, false, nil
+	}
+	return []string{s}, false, false, true, nil
+}
+
+// special answers the special parameters; special reports whether name is
+// one.
+func (r *Runner) special(name string) (s string, set, special bool) {
+	switch name {
+	case "#":
+		return strconv.Itoa(len(r.params)), true, true
+	case "?":
+		return strconv.Itoa(r.status), true, true
+	case "$":
+		return strconv.Itoa(r.cfg.Pid), true, true
+	case "!":
+		if r.lastBg == 0 {
+			return "", false, true
+		}
+		return strconv.Itoa(r.lastBg), true, true
+	case "-":
+		return r.flagString(), true, true
+	case "0":
+		return r.name0, true, true
+	case "_":
+		return r.lastArg, true, true
+	case "@", "*":
+		return strings.Join(r.params, " "), len(r.params) > 0, true
+	case "RANDOM":
+		if v := r.lookupRaw(name); v != nil && !v.set {
+			return "", false, false
+		}
+		x := r.sh.rnd.Load()
+		x = x*1103515245 + 12345
+		r.sh.rnd.Store(x)
+		return strconv.Itoa(int(x>>16) & 0x7fff), true, true
+	case "SECONDS":
+		return strconv.Itoa(int(r.sinceStart().Seconds())), true, true
+	case "LINENO":
+		return strconv.Itoa(int(r.line)), true, true
+	case "BASHPID":
+		return strconv.Itoa(r.pid), true, true
+	case "PWD":
+		return r.dir, true, true
+	case "FUNCNAME":
+		if len(r.funcStack) == 0 {
+			return "", false, true
+		}
+		return r.funcStack[len(r.funcStack)-1], true, true
+	case "EPOCHSECONDS":
+		return strconv.FormatInt(nowUnix(), 10), true, true
+	}
+	if name[0] >= '1' && name[0] <= '9' {
+		n, err := strconv.Atoi(name)
+		if err != nil || n > len(r.params) {
+			return "", false, true
+		}
+		return r.params[n-1], true, true
+	}
+	return "", false, false
+}
+
+func (r *Runner) namesWithPrefix(prefix string) []string {
+	seen := map[string]bool{}
+	for _, sc := range r.scopes {
+		for n, v := range sc.vars {
+			if strings.HasPrefix(n, prefix) && (v.set || v.kind != kScalar) {
+				seen[n] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type paramRef struct {
+	name  string
+	index syntax.ArithmExpr
+}
+
+// parseParamRef parses "name" or "name[sub]" (the target of ${!x}).
+func (r *Runner) parseParamRef(s string) (paramRef, error) {
+	name, sub, hasSub := strings.Cut(s, "[")
+	if hasSub && strings.HasSuffix(sub, "]") {
+		sub = sub[:len(sub)-1]
+		if !validName(name) {
+			return paramRef{}, errBadSubst{text: "${!" + s + "}"}
+		}
+		if sub == "@" || sub == "*" {
+			return paramRef{name, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}}, nil
+		}
+		x, err := parseArith(sub)
+		if err != nil {
+			return paramRef{}, err
+		}
+		return paramRef{name, x}, nil
+	}
+	if !validName(s) && !(len(s) > 0 && (isSpecialParam(s))) {
+		return paramRef{}, errBadSubst{text: s}
+	}
+	return paramRef{name: s}, nil
+}
+
+// slice is ${x:off:len}.
+func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice) ([]string, error) {
+	off, err := r.arith(sl.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if isArr && name != "@" && name != "*" {
+		if v := r.lookup(name); v != nil && v.kind == kIndexed {
+			ks := v.indexes()
+			if off < 0 {
+				off += int64(v.maxIndex() + 1)
+				if off < 0 {
+					return nil, nil
+				}
+			}
+			var out []string
+			var limit int64 = -1
+			if sl.Length != nil {
+				l, err := r.arith(sl.Length)
+				if err != nil {
+					return nil, err
+				}
+				if l < 0 {
+					return nil, errArith{expr: strconv.FormatInt(l, 10), msg: "substring expression < 0", fatal: true}
+				}
+				limit = l
+			}
+			for _, k := range ks {
+				if int64(k) >= off && (limit < 0 || int64(len(out)) < limit) {
+					out = append(out, v.idx[k])
+				}
+			}
+			return out, nil
+		}
+	}
+	if isArr {
+		all := vals
+		if name == "@" || name == "*" {
+			all = append([]string{r.name0}, vals...)
+		}
+		n := int64(len(all))
+		if off < 0 {
+			off += n
+			if off < 0 {
+				return nil, nil
+			}
+		}
+		if off > n {
+			return nil, nil
+		}
+		end := n
+		if sl.Length != nil {
+			l, err := r.arith(sl.Length)
+			if err != nil {
+				return nil, err
+			}
+			if l < 0 {
+				return nil, errArith{msg: fmt.Sprintf("%d: substring expression < 0", l), fatal: true}
+			}
+			end = min(off+l, n)
+		}
+		return all[off:end], nil
+	}
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	rs := []rune(vals[0])
+	n := int64(len(rs))
+	if off < 0 {
+		off += n
+		if off < 0 {
+			return []string{""}, nil
+		}
+	}
+	if off > n {
+		return []string{""}, nil
+	}
+	end := n
+	if sl.Length != nil {
+		l, err := r.arith(sl.Length)
+		if err != nil {
+			return nil, err
+		}
+		if l < 0 {
+			end = n + l
+			if end < off {
+				return nil, errArith{msg: fmt.Sprintf("%d: substring expression < 0", l), fatal: true}
+			}
+		} else {
+			end = min(off+l, n)
+		}
+	}
+	return []string{string(rs[off:end])}, nil
+}
+
+// replace is ${x/pat/with}, ${x//pat/with}, ${x/#pat/with}, ${x/%pat/with}.
+func (r *Runner) replace(s, pat, with string, all bool) string {
+	anchor := byte(0)
+	if !all && len(pat) > 0 && (pat[0] == '#' || pat[0] == '%') {
+		anchor, pat = pat[0], pat[1:]
+	}
+	m := r.compile(pat, false)
+	// & in the replacement is the match (patsub_replacement)
+	expandWith := func(match string) string {
+		if !r.shopts["patsub_replacement"] || !strings.Contains(with, "&") {
+			return with
+		}
+		var b strings.Builder
+		for i := 0; i < len(with); i++ {
+			if with[i] == '\\' && i+1 < len(with) && (with[i+1] == '&' || with[i+1] == '\\') {
+				b.WriteByte(with[i+1])
+				i++
+				continue
+			}
+			if with[i] == '&' {
+				b.WriteString(match)
+				continue
+			}
+			b.WriteByte(with[i])
+		}
+		return b.String()
+	}
+	switch anchor {
+	case '#':
+		for j := len(s); j >= 0; j-- {
+			if m.match(s[:j]) {
+				return expandWith(s[:j]) + s[j:]
+			}
+		}
+		return s
+	case '%':
+		for j := 0; j <= len(s); j++ {
+			if m.match(s[j:]) {
+				return s[:j] + expandWith(s[j:])
+			}
+		}
+		return s
+	}
+	if pat == "" {
+		return s
+	}
+	var b strings.Builder
+	i := 0
+	done := false
+	for i < len(s) {
+		if !done {
+			found := -1
+			for j := len(s); j > i; j-- {
+				if m.match(s[i:j]) {
+					found = j
+					break
+				}
+			}
+			if found >= 0 {
+				b.WriteString(expandWith(s[i:found]))
+				i = found
+				if !all {
+					done = true
+				}
+				continue
+			}
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
+}
+
+// trim is ${x#p} ${x##p} ${x%p} ${x%%p}.
+func (r *Runner) trim(s, pat string, op syntax.ParExpOperator) string {
+	m := r.compile(pat, false)
+	switch op {
+	case syntax.RemSmallPrefix:
+		for j := 0; j <= len(s); j++ {
+			if m.match(s[:j]) {
+				return s[j:]
+			}
+		}
+	case syntax.RemLargePrefix:
+		for j := len(s); j >= 0; j-- {
+			if m.match(s[:j]) {
+				return s[j:]
+			}
+		}
+	case syntax.RemSmallSuffix:
+		for j := len(s); j >= 0; j-- {
+			if m.match(s[j:]) {
+				return s[:j]
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for j := 0; j <= len(s); j++ {
+			if m.match(s[j:]) {
+				return s[:j]
+			}
+		}
+	}
+	return s
+}
+
+func (r *Runner) caseMod(s, pat string, op syntax.ParExpOperator) string {
+	m := r.compile(pat, false)
+	var b strings.Builder
+	first := true
+	for _, c := range s {
+		if (first || op == syntax.UpperAll || op == syntax.LowerAll) && m.match(string(c)) {
+			if op == syntax.UpperFirst || op == syntax.UpperAll {
+				c = []rune(strings.ToUpper(string(c)))[0]
+			} else {
+				c = []rune(strings.ToLower(string(c)))[0]
+			}
+		}
+		first = false
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// atOp is ${x@Q}, ${x@E}, ${x@P}, ${x@U}, ${x@u}, ${x@L}.
+func (r *Runner) atOp(s, op string) (string, error) {
+	switch op {
+	case "Q":
+		return shellQuote(s), nil
+	case "E":
+		return ansiC(s), nil
+	case "P":
+		return s, nil
+	case "U":
+		return strings.ToUpper(s), nil
+	case "L":
+		return strings.ToLower(s), nil
+	case "u":
+		if s == "" {
+			return s, nil
+		}
+		rs := []rune(s)
+		return strings.ToUpper(string(rs[0])) + string(rs[1:]), nil
+	}
+	return "", errBadSubst{text: "${@" + op + "}"}
+}
+
+// attrOp is ${x@a}, ${x@A}, ${a[@]@K}.
+func (r *Runner) attrOp(name string, index syntax.ArithmExpr, op string, vals []string, isArr, star, quoted bool) ([]seg, error) {
+	v := r.lookup(name)
+	switch op {
+	case "a":
+		s := ""
+		if v != nil {
+			s = v.flags()
+		}
+		return []seg{{text: s, quoted: quoted, split: !quoted}}, nil
+	case "A":
+		if v == nil {
+			return nil, nil
+		}
+		line := r.declareLine(name, v)
+		if v.kind == kScalar && v.set {
+			if f := v.flags(); f == "" {
+				line = name + "=" + shellQuote(v.str)
+			} else {
+				line = "declare -" + f + " " + name + "=" + shellQuote(v.str)
+			}
+		}
+		return []seg{{text: line, quoted: quoted, split: !quoted}}, nil
+	case "K", "k":
+		if v == nil {
+			return nil, nil
+		}
+		var parts []string
+		for i, k := range v.keyList() {
+			val := v.values()[i]
+			if v.kind == kAssoc {
+				parts = append(parts, declKey(k), declQuote(val))
+			} else {
+				parts = append(parts, k, declQuote(val))
+			}
+		}
+		if op == "k" {
+			var kv []string
+			for i, k := range v.keyList() {
+				kv = append(kv, k, v.values()[i])
+			}
+			return r.joinVals(kv, star, quoted), nil
+		}
+		return []seg{{text: strings.Join(parts, " "), quoted: quoted, split: !quoted}}, nil
+	}
+	return nil, nil
+}
+
+// shellQuote quotes as bash's ${x@Q}: '...' with ' as '\”; $'...' when
+// the value holds control characters.
+func shellQuote(s string) string {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return dollarQuote(s)
+		}
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func dollarQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for _, c := range []byte(s) {
+		switch c {
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\v':
+			b.WriteString(`\v`)
+		case 0x1b:
+			b.WriteString(`\E`)
+		case '\'':
+			b.WriteString(`\'`)
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, "\\%03o", c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// ansiC decodes $'...' escapes.
+func ansiC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case '\\', '\'', '"', '?':
+			b.WriteByte(s[i])
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteString(`\x`)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 8)
+			b.WriteByte(byte(n))
+			i = j - 1
+		case 'u', 'U':
+			max := 4
+			if s[i] == 'U' {
+				max = 8
+			}
+			j := i + 1
+			for j < len(s) && j < i+1+max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(s[i])
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			b.WriteRune(rune(n))
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// braces expands brace expressions of a word into words.
+func (r *Runner) braces(w *syntax.Word) []*syntax.Word {
+	w2 := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(w2) {
+		return []*syntax.Word{w}
+	}
+	out := expandBraces(w2, 0)
+	return out
+}
+
+func expandBraces(w *syntax.Word, depth int) []*syntax.Word {
+	for i, p := range w.Parts {
+		be, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		var alts []*syntax.Word
+		if be.Sequence {
+			alts = braceSeq(be)
+			if alts == nil {
+				continue
+			}
+		} else {
+			alts = be.Elems
+		}
+		var out []*syntax.Word
+		for _, a := range alts {
+			parts := append([]syntax.WordPart(nil), w.Parts[:i]...)
+			parts = append(parts, a.Parts...)
+			parts = append(parts, w.Parts[i+1:]...)
+			out = append(out, expandBraces(&syntax.Word{Parts: parts}, depth+1)...)
+			if len(out) > 1<<20 {
+				return out
+			}
+		}
+		return out
+	}
+	return []*syntax.Word{w}
+}
+
+func braceSeq(be *syntax.BraceExp) []*syntax.Word {
+	lit := func(w *syntax.Word) string { return w.Lit() }
+	from, to := lit(be.Elems[0]), lit(be.Elems[1])
+	step := int64(1)
+	if len(be.Elems) > 2 {
+		s, err := strconv.ParseInt(lit(be.Elems[2]), 10, 64)
+		if err != nil {
+			return nil
+		}
+		if s < 0 {
+			s = -s
+		}
+		if s == 0 {
+			s = 1
+		}
+		step = s
+	}
+	mk := func(s string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}} }
+	a, e1 := strconv.ParseInt(from, 10, 64)
+	b, e2 := strconv.ParseInt(to, 10, 64)
+	var out []*syntax.Word
+	if e1 == nil && e2 == nil {
+		width := 0
+		if len(from) > 1 && (from[0] == '0' || strings.HasPrefix(from, "-0")) || len(to) > 1 && (to[0] == '0' || strings.HasPrefix(to, "-0")) {
+			width = max(len(from), len(to))
+		}
+		for i := a; ; {
+			s := strconv.FormatInt(i, 10)
+			if width > 0 {
+				neg := i < 0
+				if neg {
+					s = s[1:]
+				}
+				for len(s) < width-b2i(neg) {
+					s = "0" + s
+				}
+				if neg {
+					s = "-" + s
+				}
+			}
+			out = append(out, mk(s))
+			if len(out) > 1<<20 {
+				break
+			}
+			if a <= b {
+				i += step
+				if i > b {
+					break
+				}
+			} else {
+				i -= step
+				if i < b {
+					break
+				}
+			}
+		}
+		return out
+	}
+	if len(from) == 1 && len(to) == 1 {
+		x, y := int64(from[0]), int64(to[0])
+		for i := x; ; {
+			out = append(out, mk(string(rune(i))))
+			if x <= y {
+				i += step
+				if i > y {
+					break
+				}
+			} else {
+				i -= step
+				if i < y {
+					break
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}

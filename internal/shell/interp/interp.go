@@ -1,0 +1,1063 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Files is the file system the interpreter works on: every open, stat and
+// directory listing of a script goes through it (the shell backend gives the
+// workspace store). Paths are absolute. Errors should be *fs.PathError.
+type Files interface {
+	Open(ctx context.Context, path string, flag int, perm fs.FileMode) (io.ReadWriteCloser, error)
+	Stat(ctx context.Context, path string, follow bool) (fs.FileInfo, error)
+	ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error)
+}
+
+// Call is one command the interpreter does not run itself.
+type Call struct {
+	Args           []string
+	Dir            string
+	Stdin          io.Reader // never nil (empty when NoStdin)
+	NoStdin        bool
+	Stdout, Stderr io.Writer
+	Environ        []string // exported variables, NAME=value, sorted
+	Prefix         string   // what bash puts before its messages ("bash: line 3: ")
+	// Sub runs a script in a child interpreter (bash -c, sh -c, xargs of
+	// them): it is the interpreter's own, with the call's files and
+	// environment.
+	Sub func(ctx context.Context, c *Call, src string, args []string) int
+}
+
+// Memory is a memory budget: Grow charges n bytes (n < 0 returns them) and
+// fails when the budget cannot hold them.
+type Memory interface {
+	Grow(n int64) error
+}
+
+// Limits bound an execution. Zero fields mean no bound.
+type Limits struct {
+	MaxCommands    int64 // simple commands run
+	MaxLoopIters   int64 // iterations of all loops
+	MaxCallDepth   int64 // function calls, subshells, eval, source alive at once
+	MaxStringBytes int   // one word or variable
+	MaxArgs        int   // arguments of one command
+	MaxGlobEntries int64 // directory entries read by globbing
+}
+
+// Config is what an execution runs with.
+type Config struct {
+	Stdin          io.Reader // nil: empty
+	Stdout, Stderr io.Writer
+	Dir            string   // absolute working directory
+	Env            []string // the environment, NAME=value (exported)
+	Files          Files
+	// HasCommand reports whether Exec knows a command (type, command -v).
+	HasCommand func(name string) bool
+	// Exec runs a command that is not a function or builtin; it prints its
+	// own "command not found" and returns 127 when there is none.
+	Exec   func(ctx context.Context, c *Call) int
+	Mem    Memory
+	Limits Limits
+	// Limit is called when a limit of Limits is reached; the error it
+	// returns stops the execution (nil: a generic error).
+	Limit func(name string, value int64) error
+	Name  string   // $0 (default "bash")
+	Args  []string // $1...
+	Pid   int      // $$ (default 2)
+}
+
+// shared is the state all runners of one execution share.
+type shared struct {
+	cfg      *Config
+	commands atomic.Int64
+	loops    atomic.Int64
+	depth    atomic.Int64
+	globs    atomic.Int64
+	start    time.Time
+	rnd      atomic.Uint32
+	fatal    atomic.Pointer[error]
+	nextPid  atomic.Int64
+}
+
+// Runner is one shell: the script's, or a subshell's copy.
+type Runner struct {
+	sh  *shared
+	cfg *Config
+	ctx context.Context
+
+	scopes  []*scope
+	funcs   map[string]*syntax.Stmt
+	params  []string
+	name0   string
+	dir     string
+	status  int
+	lastArg string
+
+	opts    map[string]bool // set -o
+	shopts  map[string]bool
+	fds     map[int]*fdesc
+	traps   map[string]string
+	aliases map[string]string
+	dirs    []string
+
+	funcStack []string // FUNCNAME
+	srcStack  []string
+	subshell  int
+	noErrExit int
+	inTrap    bool
+	pipeSt    []int
+	umaskV    uint64
+	bgJobs    []*bgJob
+	lastBg    int
+	optPos    int // getopts position inside an argument
+	pid       int
+	line      uint
+	closers   []io.Closer
+	inFunc    int
+	loopDepth int
+	procs     []procEnd
+	src       string            // the source text being run (error messages)
+	funcSrc   map[string]string // the source each function was defined in
+}
+
+type bgJob struct {
+	pid    int
+	done   chan struct{}
+	status int
+}
+
+// exit statuses and control flow as errors.
+type exitCode int
+
+func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
+
+type loopCtl struct {
+	brk bool
+	n   int
+}
+
+func (loopCtl) Error() string { return "loop control" }
+
+type returnCtl struct{}
+
+func (returnCtl) Error() string { return "return" }
+
+// fatalErr stops the whole execution (limits, cancellation).
+type fatalErr struct{ err error }
+
+func (f fatalErr) Error() string { return f.err.Error() }
+func (f fatalErr) Unwrap() error { return f.err }
+
+// ErrLimit is wrapped by the error of a limit reached when Config.Limit is nil.
+var ErrLimit = errors.New("limit exceeded")
+
+// New makes the runner of an execution.
+func New(ctx context.Context, cfg *Config) *Runner {
+	if cfg.Name == "" {
+		cfg.Name = "bash"
+	}
+	if cfg.Pid == 0 {
+		cfg.Pid = 2
+	}
+	sh := &shared{cfg: cfg, start: time.Now()}
+	sh.rnd.Store(uint32(cfg.Pid)*2654435761 + 1)
+	sh.nextPid.Store(int64(cfg.Pid) + 1)
+	r := &Runner{
+		sh: sh, cfg: cfg, ctx: ctx,
+		scopes:  []*scope{{vars: map[string]*Var{}}},
+		funcs:   map[string]*syntax.Stmt{},
+		params:  append([]string(nil), cfg.Args...),
+		name0:   cfg.Name,
+		dir:     cfg.Dir,
+		opts:    map[string]bool{"braceexpand": true, "hashall": true, "interactive-comments": true},
+		shopts:  map[string]bool{"extglob": true, "extquote": true, "sourcepath": true, "checkwinsize": true, "cmdhist": true, "complete_fullquote": true, "force_fignore": true, "globasciiranges": true, "hostcomplete": true, "interactive_comments": true, "patsub_replacement": true, "progcomp": true, "promptvars": true},
+		fds:     map[int]*fdesc{},
+		traps:   map[string]string{},
+		aliases: map[string]string{},
+		pid:     cfg.Pid,
+	}
+	var in io.Reader = eofReader{}
+	if cfg.Stdin != nil {
+		in = cfg.Stdin
+	}
+	r.fds[0] = &fdesc{r: in, noStdin: cfg.Stdin == nil}
+	r.fds[1] = &fdesc{w: cfg.Stdout}
+	r.fds[2] = &fdesc{w: cfg.Stderr}
+	for _, kv := range cfg.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !validName(k) {
+			continue
+		}
+		r.scopes[0].vars[k] = &Var{set: true, str: v, export: true}
+	}
+	for k, v := range map[string]string{"IFS": " \t\n", "OPTIND": "1", "PS4": "+ ", "BASH_VERSION": "5.2.15(1)-release", "HOSTNAME": "desk", "HOSTTYPE": "x86_64", "OSTYPE": "linux-gnu", "MACHTYPE": "x86_64-pc-linux-gnu", "UID": "1000", "EUID": "1000", "PPID": "1", "SHLVL": "1"} {
+		if _, ok := r.scopes[0].vars[k]; !ok {
+			r.scopes[0].vars[k] = &Var{set: true, str: v}
+		}
+	}
+	r.scopes[0].vars["UID"].ro = true
+	r.scopes[0].vars["EUID"].ro = true
+	r.scopes[0].vars["PWD"] = &Var{set: true, str: cfg.Dir, export: true}
+	r.scopes[0].vars["BASH_VERSINFO"] = &Var{kind: kIndexed, set: true, ro: true, idx: map[int]string{0: "5", 1: "2", 2: "15", 3: "1", 4: "release", 5: "x86_64-pc-linux-gnu"}}
+	return r
+}
+
+// Parse parses src as bash.
+func Parse(src, name string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
+}
+
+// Run runs a parsed script and returns its exit status; err is non-nil only
+// when the execution was stopped (a limit, cancellation).
+func (r *Runner) Run(f *syntax.File, src string) (int, error) {
+	r.src = src
+	err := r.stmts(f.Stmts)
+	return r.finish(err)
+}
+
+// finish runs the EXIT trap and turns the result into a status.
+func (r *Runner) finish(err error) (int, error) {
+	var fe fatalErr
+	if errors.As(err, &fe) {
+		return 1, fe.err
+	}
+	if ec, ok := err.(exitCode); ok {
+		r.status = int(ec)
+	}
+	if t, ok := r.traps["EXIT"]; ok && !r.inTrap {
+		delete(r.traps, "EXIT")
+		st := r.status
+		r.inTrap = true
+		e := r.evalString(t, "trap")
+		r.inTrap = false
+		if errors.As(e, &fe) {
+			return 1, fe.err
+		}
+		if ec, ok := e.(exitCode); ok {
+			st = int(ec)
+		}
+		r.status = st
+	}
+	r.waitAll()
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i].Close()
+	}
+	r.closers = nil
+	if p := r.sh.fatal.Load(); p != nil {
+		return 1, *p
+	}
+	return r.status, nil
+}
+
+// limit stops the execution because a limit was reached.
+func (r *Runner) limit(name string, v int64) error {
+	var err error
+	if r.cfg.Limit != nil {
+		err = r.cfg.Limit(name, v)
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: %s (%d)", ErrLimit, name, v)
+	}
+	r.sh.fatal.CompareAndSwap(nil, &err)
+	return fatalErr{err}
+}
+
+// check is called at every command and loop iteration: cancellation.
+func (r *Runner) check() error {
+	if p := r.sh.fatal.Load(); p != nil {
+		return fatalErr{*p}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return fatalErr{context.Cause(r.ctx)}
+	}
+	return nil
+}
+
+// errf prints a diagnostic as bash -c does: "bash: line N: ...".
+func (r *Runner) errf(format string, a ...any) {
+	fmt.Fprintf(r.stderr(), "%s: line %d: "+format+"\n", append([]any{r.name0, r.line}, a...)...)
+}
+
+// prefix is what errf puts before a message.
+func (r *Runner) prefix() string { return fmt.Sprintf("%s: line %d: ", r.name0, r.line) }
+
+func (r *Runner) stdout() io.Writer { return r.out(1) }
+func (r *Runner) stderr() io.Writer { return r.out(2) }
+
+func (r *Runner) out(n int) io.Writer {
+	if f := r.fds[n]; f != nil && f.w != nil {
+		return f.w
+	}
+	return badWriter{}
+}
+
+func (r *Runner) stdin() io.Reader {
+	if f := r.fds[0]; f != nil && f.r != nil {
+		return f.r
+	}
+	return badReader{}
+}
+
+// sub makes a subshell: a copy of the runner's state.
+func (r *Runner) sub() *Runner {
+	c := *r
+	c.scopes = make([]*scope, len(r.scopes))
+	for i, s := range r.scopes {
+		ns := &scope{vars: make(map[string]*Var, len(s.vars))}
+		for k, v := range s.vars {
+			ns.vars[k] = v.clone()
+		}
+		c.scopes[i] = ns
+	}
+	c.funcs = cloneMap(r.funcs)
+	c.funcSrc = cloneMap(r.funcSrc)
+	c.params = append([]string(nil), r.params...)
+	c.opts = cloneMap(r.opts)
+	c.shopts = cloneMap(r.shopts)
+	c.fds = cloneMap(r.fds)
+	c.traps = map[string]string{}
+	for k, v := range r.traps {
+		if k != "EXIT" && k != "ERR" && k != "RETURN" {
+			c.traps[k] = v
+		}
+	}
+	if t, ok := r.traps["ERR"]; ok && r.opts["errtrace"] {
+		c.traps["ERR"] = t
+	}
+	c.aliases = cloneMap(r.aliases)
+	c.dirs = append([]string(nil), r.dirs...)
+	c.funcStack = append([]string(nil), r.funcStack...)
+	c.bgJobs = nil
+	c.closers = nil
+	c.subshell++
+	c.pid = int(r.sh.nextPid.Add(1))
+	return &c
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// runSub runs fn in a subshell and returns its status.
+func (r *Runner) runSub(fn func(c *Runner) error) (int, error) {
+	if err := r.enter(); err != nil {
+		return 1, err
+	}
+	defer r.leave()
+	c := r.sub()
+	err := fn(c)
+	st, ferr := c.finish(err)
+	if ferr != nil {
+		return st, fatalErr{ferr}
+	}
+	return st, nil
+}
+
+// enter counts a call frame (MaxCallDepth).
+func (r *Runner) enter() error {
+	n := r.sh.depth.Add(1)
+	if m := r.cfg.Limits.MaxCallDepth; m > 0 && n > m {
+		r.sh.depth.Add(-1)
+		return r.limit("MaxCallDepth", m)
+	}
+	return nil
+}
+
+func (r *Runner) leave() { r.sh.depth.Add(-1) }
+
+func (r *Runner) stmts(list []*syntax.Stmt) error {
+	for _, st := range list {
+		if err := r.stmt(st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Runner) stmt(st *syntax.Stmt) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	r.line = st.Pos().Line()
+	if st.Background {
+		return r.background(st)
+	}
+	err := r.stmtRedir(st)
+	if err != nil {
+		if _, ok := err.(exitCode); ok {
+			return err
+		}
+		if _, ok := err.(fatalErr); ok {
+			return err
+		}
+		if _, ok := err.(loopCtl); ok {
+			return err
+		}
+		if _, ok := err.(returnCtl); ok {
+			return err
+		}
+		return err
+	}
+	if _, isBin := st.Cmd.(*syntax.BinaryCmd); !isBin {
+		r.pipeSt = append(r.pipeSt[:0], r.status)
+	}
+	if st.Negated {
+		if r.status == 0 {
+			r.status = 1
+		} else {
+			r.status = 0
+		}
+		return nil
+	}
+	if r.status != 0 && r.noErrExit == 0 {
+		if _, isBin := st.Cmd.(*syntax.BinaryCmd); !isBin || st.Cmd.(*syntax.BinaryCmd).Op == syntax.Pipe || st.Cmd.(*syntax.BinaryCmd).Op == syntax.PipeAll {
+			if err := r.errTrap(); err != nil {
+				return err
+			}
+			if r.opts["errexit"] {
+				return exitCode(r.status)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Runner) errTrap() error {
+	t, ok := r.traps["ERR"]
+	if !ok || r.inTrap {
+		return nil
+	}
+	st := r.status
+	r.inTrap = true
+	err := r.evalString(t, "trap")
+	r.inTrap = false
+	r.status = st
+	return err
+}
+
+func (r *Runner) background(st *syntax.Stmt) error {
+	c := r.sub()
+	c.fds[0] = &fdesc{r: eofReader{}, noStdin: true}
+	job := &bgJob{pid: c.pid, done: make(chan struct{})}
+	r.bgJobs = append(r.bgJobs, job)
+	r.lastBg = c.pid
+	if err := r.enter(); err != nil {
+		return err
+	}
+	s2 := *st
+	s2.Background = false
+	go func() {
+		defer close(job.done)
+		defer r.leave()
+		err := c.stmt(&s2)
+		job.status, _ = c.finish(err)
+	}()
+	r.status = 0
+	return nil
+}
+
+func (r *Runner) waitAll() {
+	for _, j := range r.bgJobs {
+		<-j.done
+	}
+}
+
+func (r *Runner) stmtRedir(st *syntax.Stmt) error {
+	if len(st.Redirs) == 0 {
+		return r.cmd(st.Cmd)
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 1 && len(ce.Assigns) == 0 && ce.Args[0].Lit() == "exec" {
+		// exec with redirections only: they stay
+		if _, err := r.redirect(st.Redirs, true); err != nil {
+			if _, ok := err.(fatalErr); ok {
+				return err
+			}
+			r.errf("%v", err)
+			r.status = 1
+			return nil
+		}
+		r.status = 0
+		return nil
+	}
+	restore, err := r.redirect(st.Redirs, false)
+	if err != nil {
+		if _, ok := err.(fatalErr); ok {
+			return err
+		}
+		r.status = 1
+		if ec, ok := err.(exitCode); ok {
+			return ec
+		}
+		r.errf("%v", err)
+		return nil
+	}
+	err = r.cmd(st.Cmd)
+	restore()
+	return err
+}
+
+func (r *Runner) cmd(c syntax.Command) error {
+	switch c := c.(type) {
+	case nil:
+		return nil
+	case *syntax.CallExpr:
+		return r.call(c)
+	case *syntax.Block:
+		return r.stmts(c.Stmts)
+	case *syntax.Subshell:
+		st, err := r.runSub(func(s *Runner) error { return s.stmts(c.Stmts) })
+		r.status = st
+		return err
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			r.noErrExit++
+			err := r.stmt(c.X)
+			r.noErrExit--
+			if err != nil {
+				return err
+			}
+			if (r.status == 0) == (c.Op == syntax.AndStmt) {
+				return r.stmt(c.Y)
+			}
+			return nil
+		default:
+			return r.pipeline(c)
+		}
+	case *syntax.IfClause:
+		return r.ifClause(c)
+	case *syntax.WhileClause:
+		return r.while(c)
+	case *syntax.ForClause:
+		return r.forClause(c)
+	case *syntax.CaseClause:
+		return r.caseClause(c)
+	case *syntax.FuncDecl:
+		r.funcs[c.Name.Value] = c.Body
+		if r.funcSrc == nil {
+			r.funcSrc = map[string]string{}
+		}
+		r.funcSrc[c.Name.Value] = r.src
+		r.status = 0
+		return nil
+	case *syntax.ArithmCmd:
+		n, err := r.arith(c.X)
+		if err != nil {
+			if ae, ok := err.(errArith); ok {
+				r.errf("((: %v", ae)
+				r.status = 1
+				return nil
+			}
+			return r.expErr(err)
+		}
+		r.status = b2i(n == 0)
+		return nil
+	case *syntax.LetClause:
+		var n int64
+		for _, x := range c.Exprs {
+			var err error
+			if n, err = r.arith(x); err != nil {
+				if ae, ok := err.(errArith); ok {
+					r.errf("let: %v", ae)
+					r.status = 1
+					return nil
+				}
+				return r.expErr(err)
+			}
+		}
+		r.status = b2i(n == 0)
+		return nil
+	case *syntax.TestClause:
+		ok, err := r.testExpr(c.X)
+		if err != nil {
+			return r.expErr(err)
+		}
+		r.status = b2i(!ok)
+		return nil
+	case *syntax.DeclClause:
+		return r.declClause(c)
+	case *syntax.TimeClause:
+		start := time.Now()
+		var err error
+		if c.Stmt != nil {
+			err = r.stmt(c.Stmt)
+		}
+		d := time.Since(start)
+		if c.PosixFormat {
+			fmt.Fprintf(r.stderr(), "real %.2f\nuser 0.00\nsys 0.00\n", d.Seconds())
+		} else {
+			fmt.Fprintf(r.stderr(), "\nreal\t%dm%.3fs\nuser\t0m0.000s\nsys\t0m0.000s\n", int(d.Minutes()), d.Seconds()-60*float64(int(d.Minutes())))
+		}
+		return err
+	case *syntax.CoprocClause:
+		r.errf("coproc: not supported by the shell backend")
+		r.status = 2
+		return nil
+	}
+	r.errf("unsupported command")
+	r.status = 2
+	return nil
+}
+
+// expErr reports an expansion error: bash -c stops with status 1 (127
+// for unbound variables and ${x?}), printing it.
+func (r *Runner) expErr(err error) error {
+	switch e := err.(type) {
+	case fatalErr, exitCode:
+		return err
+	case errUnbound:
+		r.errf("%v", e)
+		r.status = 127
+		if r.subshell > 0 || true {
+			return exitCode(127)
+		}
+	case errParamUnset:
+		r.errf("%s", e.msg)
+		return exitCode(127)
+	case errArith:
+		r.errf("%v", e)
+		r.status = 1
+		if e.fatal {
+			return exitCode(1)
+		}
+		return nil
+	case errBadSubst:
+		r.errf("%v", e)
+		return exitCode(1)
+	}
+	r.errf("%v", err)
+	r.status = 1
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (r *Runner) ifClause(c *syntax.IfClause) error {
+	for ; c != nil; c = c.Else {
+		if c.ThenPos.IsValid() || len(c.Cond) > 0 {
+			r.noErrExit++
+			err := r.stmts(c.Cond)
+			r.noErrExit--
+			if err != nil {
+				return err
+			}
+			if r.status == 0 {
+				return r.stmts(c.Then)
+			}
+			continue
+		}
+		return r.stmts(c.Then)
+	}
+	r.status = 0
+	return nil
+}
+
+// tick counts a loop iteration (MaxLoopIters).
+func (r *Runner) tick() error {
+	n := r.sh.loops.Add(1)
+	if m := r.cfg.Limits.MaxLoopIters; m > 0 && n > m {
+		return r.limit("MaxLoopIters", m)
+	}
+	return r.check()
+}
+
+// loopBody runs a loop body; it reports whether the loop stops and the
+// error to return.
+func (r *Runner) loopBody(body []*syntax.Stmt) (bool, error) {
+	r.loopDepth++
+	err := r.stmts(body)
+	r.loopDepth--
+	if lc, ok := err.(loopCtl); ok {
+		if lc.n > 1 {
+			lc.n--
+			return true, lc
+		}
+		return lc.brk, nil
+	}
+	return err != nil, err
+}
+
+func (r *Runner) while(c *syntax.WhileClause) error {
+	status := 0
+	for {
+		if err := r.tick(); err != nil {
+			return err
+		}
+		r.noErrExit++
+		err := r.stmts(c.Cond)
+		r.noErrExit--
+		if err != nil {
+			if lc, ok := err.(loopCtl); ok {
+				if lc.n > 1 {
+					lc.n--
+					return lc
+				}
+				if lc.brk {
+					break
+				}
+				continue
+			}
+			return err
+		}
+		if (r.status == 0) == c.Until {
+			break
+		}
+		stop, err := r.loopBody(c.Do)
+		status = r.status
+		if stop {
+			r.status = status
+			return err
+		}
+	}
+	r.status = status
+	return nil
+}
+
+func (r *Runner) forClause(c *syntax.ForClause) error {
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		var items []string
+		if l.InPos.IsValid() {
+			var err error
+			items, err = r.fields(l.Items...)
+			if err != nil {
+				return r.expErr(err)
+			}
+		} else {
+			items = append([]string(nil), r.params...)
+		}
+		if c.Select {
+			return r.selectLoop(l.Name.Value, items, c.Do)
+		}
+		r.status = 0
+		for _, it := range items {
+			if err := r.tick(); err != nil {
+				return err
+			}
+			if err := r.setStr(l.Name.Value, it); err != nil {
+				r.errf("%v", err)
+				r.status = 1
+				return nil
+			}
+			if stop, err := r.loopBody(c.Do); stop {
+				return err
+			}
+		}
+		return nil
+	case *syntax.CStyleLoop:
+		if l.Init != nil {
+			if _, err := r.arith(l.Init); err != nil {
+				return r.expErr(err)
+			}
+		}
+		r.status = 0
+		st := 0
+		for {
+			if err := r.tick(); err != nil {
+				return err
+			}
+			if l.Cond != nil {
+				n, err := r.arith(l.Cond)
+				if err != nil {
+					return r.expErr(err)
+				}
+				if n == 0 {
+					break
+				}
+			}
+			stop, err := r.loopBody(c.Do)
+			st = r.status
+			if stop {
+				return err
+			}
+			if l.Post != nil {
+				if _, err := r.arith(l.Post); err != nil {
+					return r.expErr(err)
+				}
+			}
+		}
+		r.status = st
+		return nil
+	}
+	return nil
+}
+
+func (r *Runner) selectLoop(name string, items []string, body []*syntax.Stmt) error {
+	for {
+		if err := r.tick(); err != nil {
+			return err
+		}
+		for i, it := range items {
+			fmt.Fprintf(r.stderr(), "%d) %s\n", i+1, it)
+		}
+		ps3, ok := r.getVar("PS3")
+		if !ok {
+			ps3 = "#? "
+		}
+		io.WriteString(r.stderr(), ps3)
+		line, err := readLine(r.stdin(), '\n', -1)
+		if err != nil && line == "" {
+			r.status = 1
+			return nil
+		}
+		line = strings.TrimSpace(line)
+		r.setStr("REPLY", line)
+		n, e := strconv.Atoi(line)
+		if e == nil && n >= 1 && n <= len(items) {
+			r.setStr(name, items[n-1])
+		} else {
+			r.setStr(name, "")
+		}
+		if stop, err := r.loopBody(body); stop {
+			return err
+		}
+	}
+}
+
+func (r *Runner) caseClause(c *syntax.CaseClause) error {
+	w, err := r.literal(c.Word)
+	if err != nil {
+		return r.expErr(err)
+	}
+	r.status = 0
+	for i := 0; i < len(c.Items); i++ {
+		it := c.Items[i]
+		matched := false
+		for _, p := range it.Patterns {
+			pat, err := r.pattern(p)
+			if err != nil {
+				return r.expErr(err)
+			}
+			if r.match(pat, w, false) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			continue
+		}
+		for {
+			if err := r.stmts(it.Stmts); err != nil {
+				return err
+			}
+			if it.Op == syntax.Fallthrough && i+1 < len(c.Items) {
+				i++
+				it = c.Items[i]
+				continue
+			}
+			break
+		}
+		if it.Op != syntax.Resume {
+			return nil
+		}
+	}
+	return nil
+}
+
+// pipeline runs a | b | c: every stage in a subshell, concurrently.
+func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
+	var stages []*syntax.Stmt
+	var all []bool
+	var walk func(s *syntax.Stmt, amp bool)
+	walk = func(s *syntax.Stmt, amp bool) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && !s.Negated && len(s.Redirs) == 0 && !s.Background {
+			walk(b.X, b.Op == syntax.PipeAll)
+			walk(b.Y, amp)
+			return
+		}
+		stages = append(stages, s)
+		all = append(all, amp)
+	}
+	walk(c.X, c.Op == syntax.PipeAll)
+	walk(c.Y, false)
+	// all[i] tells whether stage i's stderr joins the pipe too.
+	n := len(stages)
+	statuses := make([]int, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	var in io.Reader = r.stdin()
+	noStdin := r.fds[0] != nil && r.fds[0].noStdin
+	for i, st := range stages {
+		var pr *pipeReader
+		var pw *pipeWriter
+		if i < n-1 {
+			pr, pw = newPipe()
+		}
+		c := r.sub()
+		c.fds[0] = &fdesc{r: in, noStdin: noStdin && i == 0}
+		if pw != nil {
+			c.fds[1] = &fdesc{w: pw}
+			if all[i] {
+				c.fds[2] = &fdesc{w: pw}
+			}
+		}
+		if err := r.enter(); err != nil {
+			if pw != nil {
+				pw.Close()
+			}
+			wg.Wait()
+			return err
+		}
+		wg.Add(1)
+		go func(i int, c *Runner, st *syntax.Stmt, inR io.Reader, pw *pipeWriter) {
+			defer wg.Done()
+			defer r.leave()
+			err := c.stmt(st)
+			statuses[i], errs[i] = c.finish(err)
+			if pw != nil {
+				pw.Close()
+			}
+			if p, ok := inR.(*pipeReader); ok {
+				p.Close()
+			}
+		}(i, c, st, in, pw)
+		if pr != nil {
+			in = pr
+		}
+		noStdin = false
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return fatalErr{e}
+		}
+	}
+	r.pipeSt = statuses
+	r.status = statuses[n-1]
+	if r.opts["pipefail"] {
+		for i := n - 1; i >= 0; i-- {
+			if statuses[i] != 0 {
+				r.status = statuses[i]
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// evalString parses and runs src in the current shell (eval, traps).
+func (r *Runner) evalString(src, what string) error {
+	old := r.src
+	r.src = src
+	defer func() { r.src = old }()
+	f, err := Parse(src, "bash")
+	if err != nil {
+		r.errf("%s: %s", what, syntaxMsg(err))
+		r.status = 2
+		return nil
+	}
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.leave()
+	return r.stmts(f.Stmts)
+}
+
+func syntaxMsg(err error) string {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("line %d: syntax error: %s", pe.Pos.Line(), pe.Text)
+	}
+	return err.Error()
+}
+
+// cmdSubst runs stmts in a subshell and returns its output, trailing
+// newlines removed.
+func (r *Runner) cmdSubst(stmts []*syntax.Stmt) (string, error) {
+	var buf limitBuf
+	buf.max = r.cfg.Limits.MaxStringBytes
+	buf.mem = r.cfg.Mem
+	st, err := r.runSub(func(c *Runner) error {
+		c.fds[1] = &fdesc{w: &buf}
+		// $(<file)
+		if len(stmts) == 1 && len(stmts[0].Redirs) == 1 && stmts[0].Cmd == nil && stmts[0].Redirs[0].Op == syntax.RdrIn {
+			name, err := c.literal(stmts[0].Redirs[0].Word)
+			if err != nil {
+				return c.expErr(err)
+			}
+			f, err := c.openFile(name, 0, 0)
+			if err != nil {
+				c.errf("%v", err)
+				c.status = 1
+				return nil
+			}
+			defer f.Close()
+			_, err = io.Copy(&buf, f)
+			return err
+		}
+		return c.stmts(stmts)
+	})
+	defer buf.release()
+	if buf.over {
+		return "", r.limit("MaxStringBytes", int64(buf.max))
+	}
+	if buf.memErr != nil {
+		return "", fatalErr{buf.memErr}
+	}
+	r.status = st
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(buf.b.String(), "\n"), nil
+}
+
+// limitBuf is a command substitution's capture, bounded and charged.
+type limitBuf struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	max     int
+	over    bool
+	mem     Memory
+	charged int64
+	memErr  error
+}
+
+func (l *limitBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.over || l.memErr != nil {
+		return 0, errWriteLimit
+	}
+	if l.max > 0 && l.b.Len()+len(p) > l.max {
+		l.over = true
+		return 0, errWriteLimit
+	}
+	if l.mem != nil {
+		if err := l.mem.Grow(int64(len(p))); err != nil {
+			l.memErr = err
+			return 0, err
+		}
+		l.charged += int64(len(p))
+	}
+	return l.b.Write(p)
+}
+
+func (l *limitBuf) release() {
+	if l.mem != nil && l.charged > 0 {
+		l.mem.Grow(-l.charged)
+		l.charged = 0
+	}
+}
+
+var errWriteLimit = errors.New("write: output too large")
