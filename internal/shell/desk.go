@@ -8,10 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
-
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/shell/cmds"
@@ -77,7 +76,7 @@ type budget struct{ x *execution }
 func (b budget) Grow(n int64) error { return b.x.mem.add(n) }
 
 // runDesk runs the parsed script on desk's interpreter.
-func (x *execution) runDesk(file *syntax.File) (run.Outcome, error) {
+func (x *execution) runDesk() (run.Outcome, error) {
 	o := &x.b.opts
 	env := map[string]string{"PATH": defaultPath, "HOME": defaultHome, "USER": defaultUser, "SHELL": defaultShell}
 	for k, v := range x.job.Env {
@@ -123,7 +122,7 @@ func (x *execution) runDesk(file *syntax.File) (run.Outcome, error) {
 	}
 	cfg.Exec = func(ctx context.Context, c *dinterp.Call) int { return x.deskExec(ctx, c) }
 	r := dinterp.New(x.ctx, cfg)
-	st, err := r.Run(file, x.job.Source)
+	st, err := r.RunSource(x.job.Source)
 	x.closeAll()
 	if err != nil {
 		return x.outcome(x.parentCtx, err)
@@ -156,6 +155,10 @@ func (x *execution) deskExec(ctx context.Context, c *dinterp.Call) int {
 					fmt.Fprintf(c.Stderr, "%s%s: Is a directory\n", c.Prefix, name)
 					return 126
 				}
+				if fi.Mode().Perm()&0o111 == 0 {
+					fmt.Fprintf(c.Stderr, "%s%s: Permission denied\n", c.Prefix, name)
+					return 126
+				}
 				return x.deskScriptFile(ctx, c, resolve(c.Dir, name), c.Args)
 			}
 			fmt.Fprintf(c.Stderr, "%s%s: No such file or directory\n", c.Prefix, name)
@@ -164,9 +167,88 @@ func (x *execution) deskExec(ctx context.Context, c *dinterp.Call) int {
 		fmt.Fprintf(c.Stderr, "%s%s: command not found\n", c.Prefix, name)
 		return ExitNotFound
 	}
+	args, cleanup, err := x.materializeFds(ctx, c)
+	defer cleanup()
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "%s%v\n", c.Prefix, err)
+		return 1
+	}
 	env := x.deskEnv(ctx, c)
-	st := x.runCmd(f, env, c.Args)
+	st := x.runCmd(f, env, args)
 	return st
+}
+
+// fdDir is where materializeFds puts the content of /dev/fd/N arguments.
+const fdDir = "/tmp/.desk-fd"
+
+// materializeFds gives commands, which open files in the store, the
+// arguments /dev/fd/N naming a process substitution <(...) (or another fd
+// open for reading) as a store file holding what the fd reads, made
+// before the command runs (within MaxReadBytes, charged to the memory
+// budget) and removed after it. /dev/null is an empty file (what a command
+// writes there is dropped with it), /dev/stdin what stdin reads; /dev/zero
+// and /dev/urandom are not materialized (a command reading them gets
+// ENOENT; redirections from them work).
+func (x *execution) materializeFds(ctx context.Context, c *dinterp.Call) ([]string, func(), error) {
+	var made []string
+	cleanup := func() {
+		for _, p := range made {
+			x.job.FS.Remove(ctx, p)
+		}
+		if len(made) > 0 {
+			x.job.FS.Remove(ctx, fdDir) // fails while another execution uses it
+		}
+	}
+	args := c.Args
+	for i, a := range c.Args {
+		if i == 0 || c.Fd == nil {
+			continue
+		}
+		var rd io.Reader
+		switch a {
+		case "/dev/null":
+			rd = strings.NewReader("")
+		case "/dev/stdin":
+			rd = c.Fd(0)
+		default:
+			n, ok := strings.CutPrefix(a, "/dev/fd/")
+			if !ok {
+				continue
+			}
+			fd, err := strconv.Atoi(n)
+			if err != nil || fd == 1 || fd == 2 {
+				continue
+			}
+			rd = c.Fd(fd)
+		}
+		if rd == nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(rd, x.b.opts.MaxReadBytes+1))
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("%s: %w", a, err)
+		}
+		if int64(len(data)) > x.b.opts.MaxReadBytes {
+			return nil, cleanup, x.limit("MaxReadBytes", x.b.opts.MaxReadBytes)
+		}
+		if err := x.mem.add(int64(len(data))); err != nil {
+			return nil, cleanup, err
+		}
+		x.mem.add(-int64(len(data)))
+		if err := x.job.FS.MkdirAll(ctx, fdDir, 0o700); err != nil {
+			return nil, cleanup, fmt.Errorf("%s: %w", a, err)
+		}
+		p := fmt.Sprintf("%s/%d-%d", fdDir, execPid(x.job.ID), x.fdSeq.Add(1))
+		if err := x.job.FS.WriteFile(ctx, p, data, 0o600); err != nil {
+			return nil, cleanup, fmt.Errorf("%s: %w", a, err)
+		}
+		made = append(made, p)
+		if &args[0] == &c.Args[0] {
+			args = append([]string(nil), c.Args...)
+		}
+		args[i] = p
+	}
+	return args, cleanup, nil
 }
 
 // deskShell is bash/sh [-c src [name args...]] [file args...].
@@ -280,7 +362,7 @@ var (
 )
 
 // runDeskChecked prepares the working directory and runs the desk interpreter.
-func (x *execution) runDeskChecked(file *syntax.File) (run.Outcome, error) {
+func (x *execution) runDeskChecked() (run.Outcome, error) {
 	ctx, job := x.ctx, x.job
 	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
 		job.FS.MkdirAll(ctx, job.Cwd, 0o755)
@@ -292,5 +374,5 @@ func (x *execution) runDeskChecked(file *syntax.File) (run.Outcome, error) {
 		fmt.Fprintf(x.stderr, "bash: working directory %s: %s\n", job.Cwd, capErrno{vfs.Errno(err)})
 		return run.Outcome{ExitCode: 1}, nil
 	}
-	return x.runDesk(file)
+	return x.runDesk()
 }

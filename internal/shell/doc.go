@@ -271,6 +271,24 @@
 // statements' check redirections). read and printf -v assign through eval:
 // set -x traces the assignment after the command. Error messages carry no "line N:" (as bash -c on Debian).
 //
+// # desk's own interpreter (Options.Interpreter)
+//
+// Options.Interpreter "desk" runs scripts on package internal/shell/interp,
+// desk's own bash interpreter, instead of mvdan.cc/sh's (the default,
+// "mvdan"). It uses the same parser, the store for every file access
+// (interp.Files), the commands above (bash -c, sh -c, bash file and
+// ./script with a bash or sh shebang run in a child interpreter in
+// process), the limits of Options and the memory budget (variables,
+// command substitution output, read, mapfile and eval/source text are
+// charged as they are made; a statement's expansions are not yet bounded
+// before they are built, as the plans above do for mvdan's). A command's
+// argument /dev/fd/N (a process substitution <(...)), /dev/stdin or
+// /dev/null is given to it as a store file under /tmp/.desk-fd holding
+// what the descriptor reads (read whole before the command starts, within
+// MaxReadBytes), removed when the command ends. Errors read as bash -c's
+// under a pipe ("bash: line N: ..."). See docs/decisions.md for why and
+// how far it is; TestInterpTable_* and TestTable_interpreters measure it.
+//
 // # Routing ("auto")
 //
 // Backend.Route is the run.Options.Router for executions that ask for the

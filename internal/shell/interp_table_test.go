@@ -5,31 +5,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// The interpreter table (testdata/interp_table.jsonl): one bash script a
-// line with the stdout, stderr and exit status bash 5.2 gives it (bash -c in
-// a copy of the fixture). Every row is confirmed against the real bash
-// (TestInterpTable_confirm) and run through the backend on desk's
-// interpreter (TestInterpTable_desk), which must agree exactly on all
-// three except on the rows of deskGaps, each still failing; the same rows
-// on mvdan.cc/sh's interpreter are counted (TestInterpTable_mvdan).
-//
-// go test ./internal/shell -run TestInterpTable_confirm -update-interp-table
-// rewrites the expectations from bash (for new rows; review the diff).
-
-var updateInterpTable = flag.Bool("update-interp-table", false, "rewrite testdata/interp_table.jsonl's expectations from bash")
-
+// The interpreter table, testdata/interp_table.jsonl, is tested by package
+// interptest (confirmed against bash, run on both interpreters); the
+// canary test runs it here too.
 const interpTableFile = "testdata/interp_table.jsonl"
 
 // irow is one row of the interpreter table.
@@ -73,10 +64,109 @@ func loadInterpTable(t testing.TB) []irow {
 	return rows
 }
 
-// runBash runs a script with the real bash -c in a fresh copy of the fixture.
-func runBash(t testing.TB, bash, script, stdin string) result {
+// testTimeout is a hang guard for one row, not a speed expectation.
+const testTimeout = 60 * time.Second
+
+// runRecovered is runScript with a panic of the interpreter turned into a
+// failed result (mvdan.cc/sh's panics on some scripts, e.g. ((c[$k]++))).
+func runRecovered(ctx context.Context, b *Backend, f *vfs.FS, dir, script, stdin string) (got result) {
+	defer func() {
+		if p := recover(); p != nil {
+			got = result{err: fmt.Errorf("panic: %v", p), exit: -1}
+		}
+	}()
+	return runScriptIn(ctx, b, f, dir, script, stdin)
+}
+
+// writeStoreFixture writes files under dir in the store.
+func writeStoreFixture(t testing.TB, f *vfs.FS, dir string, files map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := f.MkdirAll(ctx, dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range sortedKeys(files) {
+		p := dir + "/" + n
+		var err error
+		if strings.HasSuffix(p, "/") {
+			err = f.MkdirAll(ctx, p, 0o755)
+		} else if err = f.MkdirAll(ctx, path.Dir(p), 0o755); err == nil {
+			err = f.WriteFile(ctx, p, []byte(files[n]), 0o644)
+		}
+		if err != nil {
+			t.Fatalf("fixture %s: %v", p, err)
+		}
+	}
+}
+
+// runScriptIn runs script through b on f in dir with stdin.
+func runScriptIn(ctx context.Context, b *Backend, f *vfs.FS, dir, script, stdin string) result {
+	var out, errb syncBuffer
+	job := &run.Job{
+		ID: "test", Backend: "shell", Source: script, Cwd: dir,
+		Env:   map[string]string{"LANG": "C.UTF-8", "DESK_EXEC_ID": "test"},
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, FS: f,
+	}
+	o, err := b.Run(vfs.WithActor(ctx, "test"), job)
+	return result{out.String(), errb.String(), o.ExitCode, err}
+}
+
+// TestTable_interpreters runs the existing compatibility table (allRows)
+// on both interpreters. A row's expectation is bash's, except on rows
+// marked diverge, whose expectation is the mvdan interpreter's own
+// divergence: for those, desk's interpreter counts as passing when it
+// gives what bash gives (TestTable_confirm's bash run), as it should.
+// It fails when desk's interpreter misses a row mvdan's passes, unless
+// the row is listed in deskBehind (each still failing).
+func TestTable_interpreters(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		testenv.Need(t, testenv.Shells, fmt.Errorf("find bash: %w", err))
+	}
+	rows := allRows()
+	bm, bd := New(Options{}), New(Options{Interpreter: InterpDesk})
+	f := newStore(t, nil)
+	mvdanPass, deskPass := 0, 0
+	for i, r := range rows {
+		if len(missing(r.needs)) > 0 {
+			continue
+		}
+		fx := rowFixture(r)
+		dm, dd := fmt.Sprintf("/m%d", i), fmt.Sprintf("/d%d", i)
+		writeStoreFixture(t, f, dm, fx)
+		writeStoreFixture(t, f, dd, fx)
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		gm := runRecovered(ctx, bm, f, dm, r.script, r.stdin)
+		gd := runRecovered(ctx, bd, f, dd, r.script, r.stdin)
+		cancel()
+		okM := agrees(r, gm)
+		okD := agrees(r, gd)
+		if r.diverge != "" {
+			// desk passes a mvdan divergence by agreeing with bash
+			bt := runBashFixture(t, bash, fx, r.script, r.stdin)
+			okD = okD || gd.err == nil && gd.stdout == bt.stdout && gd.exit == bt.exit
+		}
+		if okM {
+			mvdanPass++
+		}
+		if okD {
+			deskPass++
+		}
+		reason, behind := deskBehind[r.name]
+		switch {
+		case behind && (okD || !okM):
+			t.Errorf("%s: listed in deskBehind (%s) but desk passes or mvdan fails: unlist it", r.name, reason)
+		case !behind && okM && !okD:
+			t.Errorf("%s: mvdan passes, desk does not: stdout %q stderr %q exit %d (want %q, %q, %d)", r.name, gd.stdout, gd.stderr, gd.exit, r.out, r.errSub, r.exit)
+		}
+	}
+	t.Logf("existing table, %d rows: mvdan interpreter %d, desk interpreter %d", len(rows), mvdanPass, deskPass)
+}
+
+// runBashFixture runs a script with bash -c in a copy of files.
+func runBashFixture(t testing.TB, bash string, files map[string]string, script, stdin string) result {
 	dir := t.TempDir()
-	writeHostFixture(t, dir, fixture)
+	writeHostFixture(t, dir, files)
 	cmd := exec.Command(bash, "-c", script)
 	cmd.Args[0] = "bash"
 	cmd.Dir = dir
@@ -86,144 +176,14 @@ func runBash(t testing.TB, bash, script, stdin string) result {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	got := result{}
 	if err := cmd.Run(); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatal(err)
+		if ee, ok := err.(*exec.ExitError); ok {
+			got.exit = ee.ExitCode()
 		}
-		got.exit = ee.ExitCode()
 	}
 	got.stdout, got.stderr = out.String(), errb.String()
 	return got
 }
 
-func (r irow) agrees(got result) bool {
-	return got.err == nil && got.stdout == r.Out && got.stderr == r.Err && got.exit == r.Exit
-}
-
-func (r irow) diff(got result) string {
-	var b strings.Builder
-	if got.err != nil {
-		fmt.Fprintf(&b, "Run error: %v; ", got.err)
-	}
-	if got.stdout != r.Out {
-		fmt.Fprintf(&b, "stdout %q, want %q; ", got.stdout, r.Out)
-	}
-	if got.stderr != r.Err {
-		fmt.Fprintf(&b, "stderr %q, want %q; ", got.stderr, r.Err)
-	}
-	if got.exit != r.Exit {
-		fmt.Fprintf(&b, "exit %d, want %d", got.exit, r.Exit)
-	}
-	return b.String()
-}
-
-func TestInterpTable_confirm(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		testenv.Need(t, testenv.Shells, fmt.Errorf("find bash: %w", err))
-	}
-	rows := loadInterpTable(t)
-	if *updateInterpTable {
-		var b bytes.Buffer
-		for _, r := range rows {
-			if r.Diverge == "" {
-				got := runBash(t, bash, r.Script, r.Stdin)
-				r.Out, r.Err, r.Exit = got.stdout, got.stderr, got.exit
-			}
-			line, _ := json.Marshal(r)
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		if err := os.WriteFile(interpTableFile, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	for _, r := range rows {
-		t.Run(r.Name, func(t *testing.T) {
-			got := runBash(t, bash, r.Script, r.Stdin)
-			if r.Diverge != "" {
-				if r.agrees(got) {
-					t.Errorf("marked as a divergence (%s), but bash agrees", r.Diverge)
-				}
-				return
-			}
-			if !r.agrees(got) {
-				t.Errorf("bash: %s", r.diff(got))
-			}
-		})
-	}
-	t.Logf("%d rows confirmed against bash", len(rows))
-}
-
-// runInterpTable runs every row through the backend on interpreter name
-// and returns the names of the rows it fails.
-func runInterpTable(t *testing.T, name string, rows []irow, each func(r irow, got result)) map[string]bool {
-	b := New(Options{Interpreter: name})
-	failed := map[string]bool{}
-	for _, r := range rows {
-		f := newStore(t, fixture)
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		got := runRecovered(ctx, b, f, r.Script, r.Stdin)
-		cancel()
-		if !r.agrees(got) {
-			failed[r.Name] = true
-		}
-		if each != nil {
-			each(r, got)
-		}
-	}
-	return failed
-}
-
-func TestInterpTable_desk(t *testing.T) {
-	rows := loadInterpTable(t)
-	passed := 0
-	runInterpTable(t, InterpDesk, rows, func(r irow, got result) {
-		ok := r.agrees(got)
-		if ok {
-			passed++
-		}
-		gap, isGap := deskGaps[r.Name]
-		switch {
-		case isGap && ok:
-			t.Errorf("%s: listed in deskGaps (%s) but passes: unlist it", r.Name, gap)
-		case !isGap && !ok:
-			t.Errorf("%s: %s\nscript: %s", r.Name, r.diff(got), r.Script)
-		}
-	})
-	for n := range deskGaps {
-		found := false
-		for _, r := range rows {
-			found = found || r.Name == n
-		}
-		if !found {
-			t.Errorf("deskGaps lists %q, not a row", n)
-		}
-	}
-	t.Logf("desk interpreter: %d of %d rows", passed, len(rows))
-}
-
-func TestInterpTable_mvdan(t *testing.T) {
-	rows := loadInterpTable(t)
-	failed := runInterpTable(t, InterpMvdan, rows, nil)
-	t.Logf("mvdan interpreter: %d of %d rows", len(rows)-len(failed), len(rows))
-}
-
-// testTimeout is a hang guard for one row, not a speed expectation.
-const testTimeout = 60 * time.Second
-
-// deskGaps are rows desk's interpreter does not pass yet, each with what is
-// missing; TestInterpTable_desk fails when one starts passing.
-var deskGaps = map[string]string{}
-
-// runRecovered is runScript with a panic of the interpreter turned into a
-// failed result (mvdan.cc/sh's panics on some scripts, e.g. ((c[$k]++))).
-func runRecovered(ctx context.Context, b *Backend, f *vfs.FS, script, stdin string) (got result) {
-	defer func() {
-		if p := recover(); p != nil {
-			got = result{err: fmt.Errorf("panic: %v", p), exit: -1}
-		}
-	}()
-	return runScript(ctx, b, f, script, stdin)
-}
+// deskBehind lists the rows of the existing table mvdan's interpreter
+// passes and desk's does not yet, each with why.
+var deskBehind = map[string]string{}

@@ -86,6 +86,7 @@ func TestBackend_canary(t *testing.T) {
 	})
 	hostTmp := os.TempDir()
 	store := newStore(t, fixture) // its database lives in another temp dir
+	interpRows := loadInterpTable(t) // read before the working directory moves
 	t.Chdir(canary)
 	t.Setenv("TMPDIR", canary)
 	before := snapshot(t, canary)
@@ -121,6 +122,24 @@ func TestBackend_canary(t *testing.T) {
 	// The table too, over the same canary.
 	for _, r := range allRows() {
 		runScript(context.Background(), b, newStore(t, rowFixture(r)), r.script, r.stdin)
+	}
+	// desk's interpreter: the hostile scripts, its own table and the fuzz
+	// target's seeds, over the same canary.
+	bd := New(Options{Interpreter: InterpDesk, MaxLoopIters: 100_000, MaxCommands: 200_000})
+	for _, s := range scripts {
+		if got := runScript(context.Background(), bd, store, s, ""); got.err != nil {
+			t.Errorf("desk interpreter: %q: %v", s, got.err)
+		}
+	}
+	deskStore := newStore(t, nil)
+	for i, r := range interpRows {
+		dir := fmt.Sprintf("/r%d", i)
+		writeStoreFixture(t, deskStore, dir, fixture)
+		runScriptIn(context.Background(), bd, deskStore, dir, r.Script, r.Stdin)
+	}
+	for _, s := range fuzzSeeds {
+		runScript(context.Background(), bd, store, s, "")
+		runScript(context.Background(), bd, store, grammarScript([]byte(s)), "")
 	}
 	after := snapshot(t, canary)
 	if d := diffSnap(before, after); len(d) > 0 {

@@ -199,15 +199,15 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		return x.outcome(parent, err)
 	}
 
+	x.parentCtx = parent
+	if b.opts.Interpreter == InterpDesk {
+		return x.runDeskChecked()
+	}
 	// The name is $0, as for bash -c.
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(job.Source), "bash")
 	if err != nil {
 		fmt.Fprintf(x.stderr, "bash: %s\n", syntaxMessage(err))
 		return run.Outcome{ExitCode: ExitSyntax}, nil
-	}
-	x.parentCtx = parent
-	if b.opts.Interpreter == InterpDesk {
-		return x.runDeskChecked(file)
 	}
 	if ps := findProcSubst(file); ps != nil {
 		fmt.Fprintf(x.stderr, "bash: line %d: %v\n", ps.Pos().Line(), ErrProcSubst)
@@ -324,6 +324,7 @@ type execution struct {
 	stdout, stderr *limitWriter
 	outBytes       atomic.Int64
 	commands       atomic.Int64
+	fdSeq          atomic.Int64 // names of materializeFds' files
 	loops          atomic.Int64
 	globEntries    atomic.Int64
 	frames         atomic.Int64    // call frames open (MaxCallDepth)

@@ -115,6 +115,21 @@ func (r *Runner) nodeText(n syntax.Node) string {
 	return sb.String()
 }
 
+// leadText is nodeText with the blanks before the node in the source (bash
+// names the text of a slice's length as written after the colon).
+func (r *Runner) leadText(n syntax.Node) string {
+	t := r.nodeText(n)
+	a := int(n.Pos().Offset())
+	if r.src == "" || a > len(r.src) {
+		return t
+	}
+	i := a
+	for i > 0 && (r.src[i-1] == ' ' || r.src[i-1] == '\t') {
+		i--
+	}
+	return r.src[i:a] + t
+}
+
 // arithString evaluates a string as an arithmetic expression.
 func (r *Runner) arithString(s string) (int64, error) {
 	e := arithEval{r: r}

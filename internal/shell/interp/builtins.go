@@ -38,7 +38,7 @@ func init() {
 		"true":      func(r *Runner, a []string) error { r.status = 0; return nil },
 		"false":     func(r *Runner, a []string) error { r.status = 1; return nil },
 		"echo":      biEcho,
-		"printf":    biPrintf,
+		"printf":    biPrintfNative,
 		"cd":        biCd,
 		"pwd":       biPwd,
 		"exit":      biExit,
@@ -209,54 +209,6 @@ func echoEscapes(s string) (string, bool) {
 	return b.String(), false
 }
 
-// biPrintf runs the printf command of Exec (the backend's, bash-flavoured),
-// adding -v.
-func biPrintf(r *Runner, args []string) error {
-	if len(args) >= 3 && args[1] == "-v" {
-		name := args[2]
-		base := name
-		if i := strings.IndexByte(name, '['); i > 0 {
-			base = name[:i]
-		}
-		if !validName(base) {
-			r.errf("printf: `%s': not a valid identifier", name)
-			r.status = 2
-			return nil
-		}
-		var buf limitBuf
-		buf.max = r.cfg.Limits.MaxStringBytes
-		saved := r.fds[1]
-		r.fds[1] = &fdesc{w: &buf}
-		err := r.external(append([]string{"printf"}, args[3:]...))
-		r.fds[1] = saved
-		if err != nil {
-			return err
-		}
-		st := r.status
-		if buf.over {
-			return r.limit("MaxStringBytes", int64(buf.max))
-		}
-		var key *string
-		if base != name {
-			k := name[len(base)+1 : len(name)-1]
-			if v := r.lookup(base); v == nil || v.kind != kAssoc {
-				n, err := r.arithString(k)
-				if err != nil {
-					return r.expErr(err)
-				}
-				k = strconv.FormatInt(n, 10)
-			}
-			key = &k
-		}
-		if err := r.assign(base, key, buf.b.String(), false, false); err != nil {
-			return r.assignErr(err)
-		}
-		r.status = st
-		return nil
-	}
-	return r.external(args)
-}
-
 func biCd(r *Runner, args []string) error {
 	args = args[1:]
 	phys := false
@@ -321,6 +273,10 @@ func biCd(r *Runner, args []string) error {
 }
 
 func biPwd(r *Runner, args []string) error {
+	if len(args) > 1 && r.cfg.HasCommand != nil && r.cfg.HasCommand("pwd") {
+		// -P resolves links: the command does it on the store
+		return r.external(args)
+	}
 	fmt.Fprintln(r.stdout(), r.dir)
 	r.status = 0
 	return nil
@@ -359,6 +315,11 @@ func biReturn(r *Runner, args []string) error {
 }
 
 func biBreak(r *Runner, args []string) error {
+	if r.loopDepth == 0 {
+		r.errf("%s: only meaningful in a `for', `while', or `until' loop", args[0])
+		r.status = 0
+		return nil
+	}
 	n := 1
 	if len(args) > 1 {
 		var err error
@@ -368,11 +329,6 @@ func biBreak(r *Runner, args []string) error {
 			r.status = 1
 			return nil
 		}
-	}
-	if r.loopDepth == 0 {
-		r.errf("%s: only meaningful in a `for', `while', or `until' loop", args[0])
-		r.status = 0
-		return nil
 	}
 	r.status = 0
 	return loopCtl{brk: args[0] == "break", n: min(n, r.loopDepth)}
@@ -532,7 +488,10 @@ func biUnset(r *Runner, args []string) error {
 			mode = "n"
 		case "--":
 		default:
-			return r.usageErr("unset", args[0]+": invalid option", 2)
+			r.errf("unset: %s: invalid option", args[0])
+			fmt.Fprintln(r.stderr(), "unset: usage: unset [-f] [-v] [-n] [name ...]")
+			r.status = 2
+			return nil
 		}
 		args = args[1:]
 	}
@@ -665,7 +624,8 @@ func biSource(r *Runner, args []string) error {
 	defer r.chargeText(-len(src))
 	file, perr := Parse(src, name)
 	if perr != nil {
-		r.errf("%s: %s", name, syntaxMsg(perr))
+		msg, _ := SyntaxError(perr, src, r.name0, name)
+		io.WriteString(r.stderr(), msg)
 		r.status = 2
 		return nil
 	}
@@ -716,7 +676,7 @@ func biLet(r *Runner, args []string) error {
 
 func (r *Runner) typeOf(name string) string {
 	switch {
-	case r.aliases[name] != "":
+	case r.aliases[name] != "" && r.shopts["expand_aliases"]:
 		return "alias"
 	case keywords[name]:
 		return "keyword"
@@ -831,15 +791,17 @@ func biCommand(r *Runner, args []string) error {
 		return nil
 	}
 	if mode != "" {
-		st := 0
+		st := 1
 		for _, n := range args {
+			if r.typeOf(n) != "" {
+				st = 0
+			}
 			t := r.typeOf(n)
 			switch {
 			case t == "":
 				if mode == "V" {
 					r.errf("command: %s: not found", n)
 				}
-				st = 1
 			case mode == "v":
 				if t == "file" {
 					fmt.Fprintln(r.stdout(), cmdPath(n))
@@ -904,17 +866,21 @@ func biTrap(r *Runner, args []string) error {
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0] == "-p" {
+		traps := r.traps
+		if len(traps) == 0 && r.parentTraps != nil {
+			traps = r.parentTraps
+		}
 		var keys []string
 		if len(args) > 1 {
 			for _, s := range args[1:] {
 				if n, ok := sigName(s); ok {
-					if _, ok := r.traps[n]; ok {
+					if _, ok := traps[n]; ok {
 						keys = append(keys, n)
 					}
 				}
 			}
 		} else {
-			for k := range r.traps {
+			for k := range traps {
 				keys = append(keys, k)
 			}
 		}
@@ -924,7 +890,7 @@ func biTrap(r *Runner, args []string) error {
 			if _, ok := signals[k]; ok {
 				n = "SIG" + k
 			}
-			fmt.Fprintf(r.stdout(), "trap -- %s %s\n", shellQuote(r.traps[k]), n)
+			fmt.Fprintf(r.stdout(), "trap -- %s %s\n", shellQuote(traps[k]), n)
 		}
 		r.status = 0
 		return nil
@@ -985,6 +951,11 @@ func biWait(r *Runner, args []string) error {
 }
 
 func biKill(r *Runner, args []string) error {
+	if len(args) == 1 {
+		fmt.Fprintln(r.stderr(), "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]")
+		r.status = 2
+		return nil
+	}
 	r.status = 0
 	return nil
 }
@@ -1215,6 +1186,13 @@ func biPushd(r *Runner, args []string) error {
 		return biDirs(r, []string{"dirs"})
 	}
 	cur := r.dir
+	if fi, err := r.statPath(args[1], true); err != nil || !fi.IsDir() {
+		msg := "Not a directory"
+		if err != nil {
+			msg = errText(err)
+		}
+		return r.usageErr("pushd", args[1]+": "+msg, 1)
+	}
 	biCd(r, []string{"cd", args[1]})
 	if r.status != 0 {
 		return nil
@@ -1298,7 +1276,7 @@ func biExec(r *Runner, args []string) error {
 // getopts optstring name [args]
 func biGetopts(r *Runner, args []string) error {
 	if len(args) < 3 {
-		r.errf("getopts: usage: getopts optstring name [arg ...]")
+		fmt.Fprintln(r.stderr(), "getopts: usage: getopts optstring name [arg ...]")
 		r.status = 2
 		return nil
 	}
@@ -1507,7 +1485,13 @@ func biRead(r *Runner, args []string) error {
 		}
 	}
 	if timeout == 0 {
-		r.status = 0
+		// input available? only a reader that knows its length can say
+		r.status = 1
+		if f := r.fds[fd]; f != nil && f.r != nil {
+			if l, ok := f.r.(interface{ Len() int }); ok && l.Len() > 0 {
+				r.status = 0
+			}
+		}
 		return nil
 	}
 	var in io.Reader = badReader{}

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,23 +13,32 @@ import (
 
 // call runs a simple command.
 func (r *Runner) call(c *syntax.CallExpr) error {
-	mark := len(r.procs)
-	defer func() {
-		if len(r.procs) > mark {
-			r.endProcs(mark)
-		}
-	}()
 	if len(c.Args) == 0 {
 		r.status = 0
 		for _, a := range c.Assigns {
 			if err := r.assignStmt(a, false, ""); err != nil {
 				return r.assignErr(err)
 			}
-			if r.opts["xtrace"] && a.Array == nil && a.Index == nil {
-				r.trace([]string{a.Name.Value + "=" + traceQuote(r.getStr(a.Name.Value))}, true)
+			if r.opts["xtrace"] && a.Index == nil {
+				if a.Array != nil {
+					var q []string
+					if v := r.lookup(a.Name.Value); v != nil {
+						for _, x := range v.values() {
+							q = append(q, traceQuote(x))
+						}
+					}
+					r.trace([]string{a.Name.Value + "=(" + strings.Join(q, " ") + ")"}, true)
+				} else {
+					r.trace([]string{a.Name.Value + "=" + traceQuote(r.getStr(a.Name.Value))}, true)
+				}
 			}
 		}
 		return nil
+	}
+	if r.shopts["expand_aliases"] && len(r.aliases) > 0 {
+		if name := c.Args[0].Lit(); name != "" && r.aliases[name] != "" && !r.inAlias[name] {
+			return r.runAlias(name, c)
+		}
 	}
 	st := r.status
 	args, err := r.fields(c.Args...)
@@ -144,6 +152,32 @@ func (r *Runner) assignErr(err error) error {
 	return r.expErr(err)
 }
 
+// runAlias runs a command whose name is an alias: the alias's text and
+// the rest of the words, parsed again (the alias is not expanded inside
+// itself).
+func (r *Runner) runAlias(name string, c *syntax.CallExpr) error {
+	text := r.aliases[name]
+	for _, w := range c.Args[1:] {
+		text += " " + printNode(w)
+	}
+	f, err := Parse(text, "alias")
+	if err != nil {
+		msg, _ := SyntaxError(err, text, r.name0, "alias")
+		io.WriteString(r.stderr(), msg)
+		r.status = 2
+		return nil
+	}
+	if r.inAlias == nil {
+		r.inAlias = map[string]bool{}
+	}
+	r.inAlias[name] = true
+	defer delete(r.inAlias, name)
+	old := r.src
+	r.src = text
+	defer func() { r.src = old }()
+	return r.stmts(f.Stmts)
+}
+
 // run runs a command by its expanded arguments.
 func (r *Runner) run(args []string) error {
 	n := r.sh.commands.Add(1)
@@ -181,7 +215,13 @@ func (r *Runner) external(args []string) error {
 		Stderr:  r.stderr(),
 		Environ: r.environ(),
 		Prefix:  r.prefix(),
-		Sub:     r.subScript,
+		Fd: func(n int) io.Reader {
+			if f := r.fds[n]; f != nil && f.r != nil {
+				return f.r
+			}
+			return nil
+		},
+		Sub: r.subScript,
 	}
 	if f0 == nil {
 		c.Stdin = eofReader{}
@@ -210,20 +250,14 @@ func (r *Runner) subScript(ctx context.Context, c *Call, src string, args []stri
 		return 1
 	}
 	defer r.chargeText(-len(src))
-	f, err := Parse(src, cfg.Name)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "%s: -c: %s\n", cfg.Name, syntaxMsg(err))
-		return 2
-	}
 	if err := r.enter(); err != nil {
 		return 1
 	}
 	defer r.leave()
 	child := New(ctx, &cfg)
 	child.sh = r.sh
-	child.src = src
 	child.pid = int(r.sh.nextPid.Add(1))
-	st, ferr := child.Run(f, src)
+	st, ferr := child.RunSource(src)
 	if ferr != nil {
 		return 1
 	}
@@ -554,9 +588,19 @@ func (r *Runner) declClause(c *syntax.DeclClause) error {
 			fmt.Fprintln(r.stdout(), r.declareLine(name, v))
 			continue
 		}
-		if err := r.declOne(a, set, unset, local, variant); err != nil {
+		declOne := r.declOne
+		if set['g'] && len(r.scopes) > 1 {
+			// -g: the global, past any local of the same name
+			declOne = func(a *syntax.Assign, set, unset map[byte]bool, local bool, variant string) error {
+				saved := r.scopes
+				r.scopes = r.scopes[:1]
+				defer func() { r.scopes = saved }()
+				return r.declOne(a, set, unset, false, variant)
+			}
+		}
+		if err := declOne(a, set, unset, local, variant); err != nil {
 			switch e := err.(type) {
-			case errReadonly, errInvalidName, errBadSubscript:
+			case errReadonly, errInvalidName, errBadSubscript, errConvert:
 				r.errf("%s: %v", variant, e)
 				st = 1
 				continue
@@ -570,6 +614,11 @@ func (r *Runner) declClause(c *syntax.DeclClause) error {
 	r.status = st
 	return nil
 }
+
+// errConvert is declare's refusal to change an array's kind.
+type errConvert struct{ msg string }
+
+func (e errConvert) Error() string { return e.msg }
 
 func ops2names[T any](ops []T, f func(T) string) []string {
 	out := make([]string, len(ops))
@@ -635,6 +684,9 @@ func (r *Runner) declOne(a *syntax.Assign, set, unset map[byte]bool, local bool,
 	if v.ro && (a.Value != nil || a.Array != nil || unset['r']) {
 		return errReadonly{name}
 	}
+	if set['a'] && v.kind == kAssoc {
+		return errConvert{name + ": cannot convert associative to indexed array"}
+	}
 	if set['a'] && v.kind == kScalar {
 		v.toIndexed()
 		if !v.set {
@@ -643,7 +695,7 @@ func (r *Runner) declOne(a *syntax.Assign, set, unset map[byte]bool, local bool,
 	}
 	if set['A'] && v.kind != kAssoc {
 		if v.kind == kIndexed && len(v.idx) > 0 {
-			return fmt.Errorf("%s: cannot convert indexed to associative array", name)
+			return errConvert{name + ": cannot convert indexed to associative array"}
 		}
 		*v = Var{kind: kAssoc, set: true, assoc: map[string]string{}, export: v.export, local: v.local}
 	}
@@ -883,17 +935,6 @@ func (r *Runner) declFuncs(names []string, onlyNames bool) error {
 	}
 	r.status = st
 	return nil
-}
-
-// funcText prints a function as bash prints it (close: the layout of
-// bash's printer is approximated by mvdan's).
-func funcText(name string, body *syntax.Stmt) string {
-	var b bytes.Buffer
-	p := syntax.NewPrinter(syntax.Indent(4))
-	p.Print(&b, &syntax.FuncDecl{Name: &syntax.Lit{Value: name}, Parens: true, Body: body})
-	s := b.String()
-	s = strings.Replace(s, name+"() {", name+" () \n{ ", 1)
-	return s + "\n"
 }
 
 // setQuote quotes a value as set prints it.

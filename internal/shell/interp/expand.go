@@ -322,7 +322,9 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 	}
 	for _, s := range segs {
 		if s.brk {
-			emit()
+			if started {
+				emit()
+			}
 			wsJust = false
 			continue
 		}
@@ -374,7 +376,7 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 		glob := false
 		if !r.opts["noglob"] {
 			for _, s := range f.segs {
-				if !s.quoted && hasGlobMeta(s.text, r.shopts["extglob"]) {
+				if !s.quoted && hasGlobMeta(s.text, true) {
 					glob = true
 					break
 				}
@@ -613,6 +615,9 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 	}
 	if !isArr {
 		if len(vals) == 0 {
+			if quoted {
+				return []seg{{quoted: true}}, nil
+			}
 			return nil, nil
 		}
 		return []seg{{text: vals[0], quoted: quoted, split: !quoted}}, nil
@@ -890,6 +895,8 @@ func (r *Runner) special(name string) (s string, set, special bool) {
 		return strconv.Itoa(int(r.sinceStart().Seconds())), true, true
 	case "LINENO":
 		return strconv.Itoa(int(r.line)), true, true
+	case "BASH_SUBSHELL":
+		return strconv.Itoa(r.subshell), true, true
 	case "BASHPID":
 		return strconv.Itoa(r.pid), true, true
 	case "PWD":
@@ -974,13 +981,16 @@ func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice)
 			}
 			var out []string
 			var limit int64 = -1
+			if off > int64(v.maxIndex()) {
+				return nil, nil
+			}
 			if sl.Length != nil {
 				l, err := r.arith(sl.Length)
 				if err != nil {
 					return nil, err
 				}
 				if l < 0 {
-					return nil, errArith{expr: strconv.FormatInt(l, 10), msg: "substring expression < 0", fatal: true}
+					return nil, errArith{expr: r.leadText(sl.Length), msg: "substring expression < 0", fatal: true}
 				}
 				limit = l
 			}
@@ -1014,7 +1024,7 @@ func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice)
 				return nil, err
 			}
 			if l < 0 {
-				return nil, errArith{msg: fmt.Sprintf("%d: substring expression < 0", l), fatal: true}
+				return nil, errArith{expr: r.leadText(sl.Length), msg: "substring expression < 0", fatal: true}
 			}
 			end = min(off+l, n)
 		}
@@ -1043,7 +1053,7 @@ func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice)
 		if l < 0 {
 			end = n + l
 			if end < off {
-				return nil, errArith{msg: fmt.Sprintf("%d: substring expression < 0", l), fatal: true}
+				return nil, errArith{expr: r.leadText(sl.Length), msg: "substring expression < 0", fatal: true}
 			}
 		} else {
 			end = min(off+l, n)

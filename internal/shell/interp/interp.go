@@ -34,6 +34,9 @@ type Call struct {
 	Stdout, Stderr io.Writer
 	Environ        []string // exported variables, NAME=value, sorted
 	Prefix         string   // what bash puts before its messages ("bash: line 3: ")
+	// Fd returns the reader of the shell's file descriptor n (nil when it
+	// is not open for reading): process substitutions <(...) are /dev/fd/N.
+	Fd func(n int) io.Reader
 	// Sub runs a script in a child interpreter (bash -c, sh -c, xargs of
 	// them): it is the interpreter's own, with the call's files and
 	// environment.
@@ -119,17 +122,21 @@ type Runner struct {
 	inTrap    bool
 	pipeSt    []int
 	umaskV    uint64
-	bgJobs    []*bgJob
-	lastBg    int
-	optPos    int // getopts position inside an argument
-	pid       int
-	line      uint
-	closers   []io.Closer
-	inFunc    int
-	loopDepth int
-	procs     []procEnd
-	src       string            // the source text being run (error messages)
-	funcSrc   map[string]string // the source each function was defined in
+	inAlias   map[string]bool
+	// parentTraps are the traps of the shell a subshell came from: trap
+	// lists them until the subshell sets one (as bash does).
+	parentTraps map[string]string
+	bgJobs      []*bgJob
+	lastBg      int
+	optPos      int // getopts position inside an argument
+	pid         int
+	line        uint
+	closers     []io.Closer
+	inFunc      int
+	loopDepth   int
+	procs       []procEnd
+	src         string            // the source text being run (error messages)
+	funcSrc     map[string]string // the source each function was defined in
 }
 
 type bgJob struct {
@@ -182,7 +189,7 @@ func New(ctx context.Context, cfg *Config) *Runner {
 		name0:   cfg.Name,
 		dir:     cfg.Dir,
 		opts:    map[string]bool{"braceexpand": true, "hashall": true, "interactive-comments": true},
-		shopts:  map[string]bool{"extglob": true, "extquote": true, "sourcepath": true, "checkwinsize": true, "cmdhist": true, "complete_fullquote": true, "force_fignore": true, "globasciiranges": true, "hostcomplete": true, "interactive_comments": true, "patsub_replacement": true, "progcomp": true, "promptvars": true},
+		shopts:  map[string]bool{"extquote": true, "sourcepath": true, "checkwinsize": true, "cmdhist": true, "complete_fullquote": true, "force_fignore": true, "globasciiranges": true, "hostcomplete": true, "interactive_comments": true, "patsub_replacement": true, "progcomp": true, "promptvars": true},
 		fds:     map[int]*fdesc{},
 		traps:   map[string]string{},
 		aliases: map[string]string{},
@@ -221,10 +228,38 @@ func Parse(src, name string) (*syntax.File, error) {
 
 // Run runs a parsed script and returns its exit status; err is non-nil only
 // when the execution was stopped (a limit, cancellation).
-func (r *Runner) Run(f *syntax.File, src string) (int, error) {
+func (r *Runner) Run(f *syntax.File, src string) (st int, ferr error) {
+	defer r.recoverPanic(&st, &ferr)
 	r.src = src
 	err := r.stmts(f.Stmts)
 	return r.finish(err)
+}
+
+// ErrInternal is the error of an execution stopped by a bug of the
+// interpreter (a recovered panic): it never takes the process down.
+var ErrInternal = errors.New("internal error of the shell interpreter")
+
+// recoverPanic turns a panic into ErrInternal (the last line of defence:
+// the fuzz target checks that none happens).
+func (r *Runner) recoverPanic(st *int, err *error) {
+	if p := recover(); p != nil {
+		e := fmt.Errorf("%w: %v", ErrInternal, p)
+		r.sh.fatal.CompareAndSwap(nil, &e)
+		*st, *err = 2, e
+	}
+}
+
+// goSafe runs fn in a goroutine, recovering a panic as recoverPanic does.
+func (r *Runner) goSafe(fn func()) {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				e := fmt.Errorf("%w: %v", ErrInternal, p)
+				r.sh.fatal.CompareAndSwap(nil, &e)
+			}
+		}()
+		fn()
+	}()
 }
 
 // finish runs the EXIT trap and turns the result into a status.
@@ -327,6 +362,10 @@ func (r *Runner) sub() *Runner {
 	c.opts = cloneMap(r.opts)
 	c.shopts = cloneMap(r.shopts)
 	c.fds = cloneMap(r.fds)
+	c.parentTraps = r.traps
+	if len(r.traps) == 0 {
+		c.parentTraps = r.parentTraps
+	}
 	c.traps = map[string]string{}
 	for k, v := range r.traps {
 		if k != "EXIT" && k != "ERR" && k != "RETURN" {
@@ -398,7 +437,11 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	if st.Background {
 		return r.background(st)
 	}
+	mark := len(r.procs)
 	err := r.stmtRedir(st)
+	if len(r.procs) > mark {
+		r.endProcs(mark)
+	}
 	if err != nil {
 		if _, ok := err.(exitCode); ok {
 			return err
@@ -427,8 +470,10 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	}
 	if r.status != 0 && r.noErrExit == 0 {
 		if _, isBin := st.Cmd.(*syntax.BinaryCmd); !isBin || st.Cmd.(*syntax.BinaryCmd).Op == syntax.Pipe || st.Cmd.(*syntax.BinaryCmd).Op == syntax.PipeAll {
-			if err := r.errTrap(); err != nil {
-				return err
+			if errTrapCmd(st.Cmd) && (r.inFunc == 0 || r.opts["errtrace"]) {
+				if err := r.errTrap(); err != nil {
+					return err
+				}
 			}
 			if r.opts["errexit"] {
 				return exitCode(r.status)
@@ -436,6 +481,16 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 		}
 	}
 	return nil
+}
+
+// errTrapCmd reports whether a failing command of this kind runs the ERR
+// trap (compound commands do not: the command inside them that failed did).
+func errTrapCmd(c syntax.Command) bool {
+	switch c.(type) {
+	case *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+		return false
+	}
+	return true
 }
 
 func (r *Runner) errTrap() error {
@@ -462,12 +517,12 @@ func (r *Runner) background(st *syntax.Stmt) error {
 	}
 	s2 := *st
 	s2.Background = false
-	go func() {
+	r.goSafe(func() {
 		defer close(job.done)
 		defer r.leave()
 		err := c.stmt(&s2)
 		job.status, _ = c.finish(err)
-	}()
+	})
 	r.status = 0
 	return nil
 }
@@ -755,6 +810,13 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			if err := r.tick(); err != nil {
 				return err
 			}
+			if r.opts["xtrace"] {
+				q := []string{"for", l.Name.Value, "in"}
+				for _, x := range items {
+					q = append(q, traceQuote(x))
+				}
+				r.trace(q, true)
+			}
 			if err := r.setStr(l.Name.Value, it); err != nil {
 				r.errf("%v", err)
 				r.status = 1
@@ -920,7 +982,8 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 			return err
 		}
 		wg.Add(1)
-		go func(i int, c *Runner, st *syntax.Stmt, inR io.Reader, pw *pipeWriter) {
+		inR := in
+		r.goSafe(func() {
 			defer wg.Done()
 			defer r.leave()
 			err := c.stmt(st)
@@ -931,7 +994,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 			if p, ok := inR.(*pipeReader); ok {
 				p.Close()
 			}
-		}(i, c, st, in, pw)
+		})
 		if pr != nil {
 			in = pr
 		}
@@ -963,7 +1026,8 @@ func (r *Runner) evalString(src, what string) error {
 	defer func() { r.src = old }()
 	f, err := Parse(src, "bash")
 	if err != nil {
-		r.errf("%s: %s", what, syntaxMsg(err))
+		msg, _ := SyntaxError(err, src, r.name0, what)
+		io.WriteString(r.stderr(), msg)
 		r.status = 2
 		return nil
 	}
@@ -972,14 +1036,6 @@ func (r *Runner) evalString(src, what string) error {
 	}
 	defer r.leave()
 	return r.stmts(f.Stmts)
-}
-
-func syntaxMsg(err error) string {
-	var pe syntax.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("line %d: syntax error: %s", pe.Pos.Line(), pe.Text)
-	}
-	return err.Error()
 }
 
 // cmdSubst runs stmts in a subshell and returns its output, trailing

@@ -94,7 +94,10 @@ func hasGlobMeta(s string, ext bool) bool {
 
 // compile parses a pattern (backslash quotes the next character).
 func (r *Runner) compile(pat string, pathDot bool) *matcher {
-	toks, _ := parsePattern(pat, 0, r.shopts["extglob"], false)
+	// extglob's patterns always: mvdan's parser reads them whatever the
+	// option (bash would not parse a script using them without it), and a
+	// quoted ( | ) is escaped
+	toks, _ := parsePattern(pat, 0, true, false)
 	return &matcher{toks: toks, nocase: r.shopts["nocasematch"], pathDot: pathDot}
 }
 
@@ -345,7 +348,7 @@ func (r *Runner) glob(pat string) ([]string, error) {
 			}
 			continue
 		}
-		if !hasGlobMeta(part, r.shopts["extglob"]) {
+		if !hasGlobMeta(part, true) {
 			lit := unquotePattern(part)
 			var next []string
 			for _, b := range bases {
@@ -416,9 +419,9 @@ func (r *Runner) walkDirs(b string, last bool) ([]string, error) {
 	out := []string{}
 	if last {
 		out = append(out, "")
-	}
-	if b != "" {
-		out[0] = b
+		if b != "" {
+			out[0] = strings.TrimSuffix(b, "/") + "/"
+		}
 	}
 	var walk func(d string) error
 	walk = func(d string) error {

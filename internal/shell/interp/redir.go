@@ -493,7 +493,7 @@ func (r *Runner) procSubst(p *syntax.ProcSubst) (string, error) {
 		c.fds[0] = &fdesc{r: pr}
 		r.fds[fd] = &fdesc{w: pw}
 	}
-	go func() {
+	r.goSafe(func() {
 		defer close(done)
 		defer r.leave()
 		err := c.stmts(p.Stmts)
@@ -503,7 +503,7 @@ func (r *Runner) procSubst(p *syntax.ProcSubst) (string, error) {
 		} else {
 			pr.Close()
 		}
-	}()
+	})
 	r.procs = append(r.procs, procEnd{fd: fd, pr: pr, pw: pw, done: done, in: p.Op == syntax.CmdIn})
 	return "/dev/fd/" + strconv.Itoa(fd), nil
 }

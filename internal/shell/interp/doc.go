@@ -1,0 +1,73 @@
+// Package interp is desk's own bash interpreter: it walks the syntax tree
+// mvdan.cc/sh/v3/syntax parses (LangBash) and runs it as bash 5.2 would,
+// with every file access through Config.Files and every command it does
+// not run itself through Config.Exec. It never starts a host process and
+// never touches the host's files.
+//
+// # Concepts
+//
+// A Runner is one shell: New makes the execution's, and subshells
+// (( ... ), pipeline stages, command and process substitutions, background
+// jobs) run on copies of it, with their own variables, functions, options,
+// traps and file descriptors. The runners of one execution share their
+// counters (limits) and a stop flag. RunSource parses and runs a script as
+// bash -c does (on a syntax error the lines before it run, then bash's two
+// lines of message, status 2); Run runs a parsed one.
+//
+// Parts: vars.go (variables: scalars, sparse indexed arrays, associative
+// arrays in insertion order, namerefs, the attributes -i -l -u -r -x -n),
+// expand.go (words: brace expansion, tilde, parameter expansion in every
+// form, command and arithmetic substitution, field splitting with any IFS,
+// globbing, quote removal), arith.go (arithmetic: bash's operators, bases,
+// 64-bit wrap-around, bash's error words), pattern.go (shell patterns with
+// extglob, classes, nocase; globbing with nullglob, failglob, dotglob,
+// globstar, nocaseglob), redir.go (file descriptors 0–1023 and {var},
+// dup and move, here-documents and here-strings, the virtual /dev files,
+// in-process pipes for pipelines and process substitution), test.go
+// ([[ ]], test and [), builtins.go and printf.go (the builtins),
+// call.go (simple commands, functions, declare), bashfmt.go (functions
+// printed as bash prints them), syntaxerr.go (parse errors worded as bash's).
+//
+// # What goes out
+//
+// Files.Open, Stat and ReadDir get absolute paths; /dev/null, /dev/zero,
+// /dev/urandom, /dev/random, /dev/stdin, /dev/stdout, /dev/stderr and
+// /dev/fd/N are served by the interpreter for redirections (other /dev
+// paths: EACCES). Config.Exec runs every other command with a Call: its
+// arguments, directory, standard streams, exported environment, the
+// prefix bash puts before its messages, the shell's readable descriptors
+// (Fd, for /dev/fd/N arguments) and Sub, which runs a script in a child
+// interpreter (bash -c, sh -c, bash file): a fresh shell on the same
+// counters.
+//
+// # Limits
+//
+// Limits bound what one execution does: simple commands, loop iterations,
+// call frames alive at once (functions, subshells, eval, source, command
+// substitutions), the bytes of one word or variable, the arguments of one
+// command, the directory entries globbing reads. Reaching one calls
+// Config.Limit, whose error stops every runner of the execution
+// (Run returns it). Config.Mem is charged with the variables (their size
+// as they change), command substitution output as it arrives, read's line,
+// mapfile's input, and eval's and source's text before it is parsed.
+// Cancellation of the context is checked at every statement, loop
+// iteration and arithmetic step.
+//
+// # Never a panic
+//
+// A panic anywhere in the interpreter (a bug) is recovered, in the main
+// runner and in every goroutine it starts, and stops the execution with
+// ErrInternal; the shell backend's fuzz target (FuzzDeskInterp) runs
+// generated scripts and fails on it.
+//
+// # Known gaps
+//
+// The parser is mvdan.cc/sh's: what it rejects at parse time and bash
+// accepts ($((1 +)) and other arithmetic errors, ${x!y}, ${m[a b]},
+// declare 1x=2, A=(a b) cmd) is a syntax error here (docs/decisions.md).
+// Not done yet: coproc, select's full prompt, kill of jobs, times'
+// figures, caller's frames, the DEBUG trap, signals; set -o only records
+// most options (errexit, nounset, xtrace, noglob, noclobber, pipefail and
+// braceexpand act); the memory budget does not yet bound what a statement
+// is about to build before it builds it, as the mvdan backend's plans do.
+package interp

@@ -1,0 +1,58 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	dinterp "github.com/desk-dev/desk/internal/shell/interp"
+)
+
+// BenchmarkInterp_coldStart runs `true` through the backend on each
+// interpreter (desk's target: under 100 µs; compare the two sub-benchmarks
+// of one run).
+func BenchmarkInterp_coldStart(b *testing.B) {
+	for _, name := range []string{InterpMvdan, InterpDesk} {
+		b.Run(name, func(b *testing.B) {
+			be := New(Options{Interpreter: name})
+			f := newStore(b, fixture)
+			ctx := context.Background()
+			for b.Loop() {
+				if r := runScript(ctx, be, f, "true", ""); r.exit != 0 || r.err != nil {
+					b.Fatal(r)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkInterp_trueBare is desk's interpreter alone: a new runner and
+// `true`, without the backend's store and limits.
+func BenchmarkInterp_trueBare(b *testing.B) {
+	ctx := context.Background()
+	var out bytes.Buffer
+	for b.Loop() {
+		r := dinterp.New(ctx, &dinterp.Config{Stdout: &out, Stderr: &out, Dir: "/"})
+		if st, err := r.RunSource("true"); st != 0 || err != nil {
+			b.Fatal(st, err)
+		}
+	}
+}
+
+// BenchmarkInterp_loop is a loop of arithmetic and expansions on each
+// interpreter.
+func BenchmarkInterp_loop(b *testing.B) {
+	const script = `s=0; for ((i=0; i<1000; i++)); do s=$((s+i)); x=${s%0}; done; echo $s`
+	for _, name := range []string{InterpMvdan, InterpDesk} {
+		b.Run(name, func(b *testing.B) {
+			be := New(Options{Interpreter: name})
+			f := newStore(b, fixture)
+			ctx := context.Background()
+			for b.Loop() {
+				if r := runScript(ctx, be, f, script, ""); r.exit != 0 || r.stdout != "499500\n" {
+					b.Fatal(r)
+				}
+			}
+		})
+	}
+}
