@@ -85,7 +85,7 @@ func TestBackend_canary(t *testing.T) {
 		return nil
 	})
 	hostTmp := os.TempDir()
-	store := newStore(t, fixture) // its database lives in another temp dir
+	store := newStore(t, fixture)    // its database lives in another temp dir
 	interpRows := loadInterpTable(t) // read before the working directory moves
 	t.Chdir(canary)
 	t.Setenv("TMPDIR", canary)
