@@ -324,6 +324,7 @@ func (x *execution) deskEnv(ctx context.Context, c *dinterp.Call) *cmds.Env {
 		Environ: func() []string { return environ },
 		Limits:  cmds.Limits{MaxReadBytes: x.b.opts.MaxReadBytes},
 		Now:     x.b.opts.Now,
+		Net:     x.job.Net,
 	}
 	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
 		if len(args) == 0 {
