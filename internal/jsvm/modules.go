@@ -23,7 +23,7 @@ import (
 // (internals.module).
 var builtins = []string{
 	"node:assert", "node:assert/strict", "node:buffer", "node:console", "node:crypto", "node:events",
-	"node:fs", "node:fs/promises", "node:module", "node:os", "node:path", "node:path/posix", "node:process",
+	"node:fs", "node:fs/promises", "node:module", "node:os", "node:path", "node:path/posix", "node:path/win32", "node:process",
 	"node:readline", "node:readline/promises", "node:stream", "node:stream/promises", "node:timers",
 	"node:timers/promises", "node:url", "node:util",
 }
@@ -35,7 +35,7 @@ var nodeModules = []string{
 	"domain", "http", "http2", "https", "inspector", "net", "perf_hooks", "punycode",
 	"querystring", "repl", "stream/web",
 	"string_decoder", "sys", "test", "tls", "trace_events", "tty", "v8", "vm", "wasi", "worker_threads", "zlib",
-	"path/win32", "util/types",
+	"util/types",
 }
 
 // isBuiltin reports whether spec names a built-in module or one of Node's.

@@ -1,5 +1,5 @@
-// node:path, POSIX only (path.posix; path.win32 is not offered), after
-// Node's lib/path.js.
+// node:path (POSIX; path.win32 is 51_path_win32.js), after Node's
+// lib/path.js.
 
 function normalizeString(path, allowAboveRoot) {
   let res = '';

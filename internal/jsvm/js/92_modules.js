@@ -10,4 +10,5 @@ Object.assign(builtinModules, {
   'node:readline': makeReadlineModule,
   'node:readline/promises': makeReadlinePromisesModule,
   'node:module': makeModuleModule,
+  'node:path/win32': () => win32,
 });
