@@ -784,6 +784,12 @@ func TestServe(t *testing.T) {
 	if got := mustDesk(t, nil, "exec", "--backend", "js", "demo", "--input", `{"a":1}`, "--file", mod); got != "hi\n{\"sum\":2,\"text\":\"hi\\n\"}\n" {
 		t.Errorf("exec --backend js --file = %q", got)
 	}
+	// TypeScript: the content of main.ts is sent; its types are stripped.
+	tsMod := filepath.Join(t.TempDir(), "main.ts")
+	os.WriteFile(tsMod, []byte("interface In { a: number }\nenum E { X = 5 }\nexport default (i: In): number => i.a + E.X;\n"), 0o644)
+	if got := mustDesk(t, nil, "exec", "--backend", "js", "demo", "--input", `{"a":1}`, "--file", tsMod); got != "6\n" {
+		t.Errorf("exec --backend js --file main.ts = %q", got)
+	}
 	if got := mustDesk(t, nil, "exec", "--backend", "js", "demo", "--input", `{"a":1}`, "--", "export default (i) => i.a * 2"); got != "2\n" {
 		t.Errorf("exec --backend js -- SOURCE = %q", got)
 	}

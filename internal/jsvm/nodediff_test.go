@@ -167,7 +167,7 @@ func runDiffCase(t *testing.T, c diffCase) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r := runJS(ctx, sharedBackend(t), fsys, job{src: src, env: map[string]string{"HOME": "/workspace", "LANG": "C", "TZ": "UTC"}})
+	r := runJS(ctx, sharedBackend(t), fsys, job{src: src, env: map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/workspace", "LANG": "C", "TZ": "UTC"}})
 	got := strings.ReplaceAll(strings.ReplaceAll(r.stdout, mainModuleName, c.mainName()), "%3Csource%3E", c.mainName())
 	if got != want {
 		diffLines(t, c.name+" stdout", got, want)

@@ -12,3 +12,30 @@ Object.assign(builtinModules, {
   'node:module': makeModuleModule,
   'node:path/win32': () => win32,
 });
+
+// performance: now() in milliseconds since the execution started, and
+// timeOrigin; marks and measures are kept.
+{
+  const t0 = host.hrtime();
+  const origin = host.now();
+  const entries = [];
+  const now = () => (host.hrtime() - t0) / 1e6;
+  const performance = {
+    now,
+    timeOrigin: origin,
+    mark(name) { const e = { name, entryType: 'mark', startTime: now(), duration: 0 }; entries.push(e); return e; },
+    measure(name, start, end) {
+      const at = (m) => (m === undefined ? undefined : entries.findLast((e) => e.name === m)?.startTime);
+      const s = at(start) ?? 0;
+      const e = { name, entryType: 'measure', startTime: s, duration: (at(end) ?? now()) - s };
+      entries.push(e);
+      return e;
+    },
+    getEntries: () => [...entries],
+    getEntriesByName: (n) => entries.filter((e) => e.name === n),
+    getEntriesByType: (t) => entries.filter((e) => e.entryType === t),
+    clearMarks: () => { for (let i = entries.length - 1; i >= 0; i--) if (entries[i].entryType === 'mark') entries.splice(i, 1); },
+    toJSON: () => ({ timeOrigin: origin }),
+  };
+  defineGlobal('performance', performance);
+}
