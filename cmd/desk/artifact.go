@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/desk-dev/desk/client"
@@ -130,45 +129,16 @@ func runArtifactLs(ctx context.Context, args []string, st streams) int {
 		return code
 	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
-		enc := json.NewEncoder(st.out)
 		if len(pos) == 1 {
 			l, err := c.ListArtifacts(ctx, pos[0])
-			if err != nil {
-				return err
-			}
-			if !*asJSON {
-				fmt.Fprintln(tw, "NAME\tPATH\tCREATED\tURL")
-			}
-			for _, a := range l.Artifacts {
-				if *asJSON {
-					if err := enc.Encode(a); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Name, a.Path, a.Created.Local().Format("2006-01-02 15:04:05"), a.URL)
-			}
-			return tw.Flush()
+			return table(st, *asJSON, "NAME\tPATH\tCREATED\tURL", onePage(l.Artifacts, err), func(a client.Artifact) string {
+				return fmt.Sprintf("%s\t%s\t%s\t%s", a.Name, a.Path, stamp(a.Created), a.URL)
+			})
 		}
 		l, err := c.ListArtifactTokens(ctx, pos[0], pos[1])
-		if err != nil {
-			return err
-		}
-		if !*asJSON {
-			fmt.Fprintln(tw, "ID\tSCOPE\tCREATED\tEXPIRES\tSTATE")
-		}
-		for _, t := range l.Tokens {
-			if *asJSON {
-				if err := enc.Encode(t); err != nil {
-					return err
-				}
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Scope, t.Created.Local().Format("2006-01-02 15:04:05"),
-				t.Expires.Local().Format("2006-01-02 15:04:05"), t.State)
-		}
-		return tw.Flush()
+		return table(st, *asJSON, "ID\tSCOPE\tCREATED\tEXPIRES\tSTATE", onePage(l.Tokens, err), func(t client.ArtifactToken) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", t.ID, t.Scope, stamp(t.Created), stamp(t.Expires), t.State)
+		})
 	})
 }
 

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/desk-dev/desk/internal/fsio"
@@ -72,3 +74,43 @@ func summaryLine(s fsio.Summary) string {
 	fmt.Fprintf(&b, "; %s in %s (%s)", humanBytes(s.Bytes), s.Elapsed.Round(time.Millisecond), rate(s.Bytes, s.Elapsed))
 	return b.String()
 }
+
+// table prints a list command's items: one JSON object a line with asJSON,
+// else a table of header (tab-separated; "" for none) and one row per item.
+// next gives the page after the cursor it is called with ("" first): its
+// items and the next cursor, "" after the last page.
+func table[T any](st streams, asJSON bool, header string, next func(after string) ([]T, string, error), row func(x T) string) error {
+	tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
+	enc := json.NewEncoder(st.out)
+	if !asJSON && header != "" {
+		fmt.Fprintln(tw, header)
+	}
+	for after := ""; ; {
+		items, cursor, err := next(after)
+		if err != nil {
+			return err
+		}
+		for _, x := range items {
+			if asJSON {
+				if err := enc.Encode(x); err != nil {
+					return err
+				}
+				continue
+			}
+			fmt.Fprintln(tw, row(x))
+		}
+		if cursor == "" || len(items) == 0 {
+			break
+		}
+		after = cursor
+	}
+	return tw.Flush()
+}
+
+// onePage is table's next for a list that comes in one page.
+func onePage[T any](items []T, err error) func(string) ([]T, string, error) {
+	return func(string) ([]T, string, error) { return items, "", err }
+}
+
+// stamp is how list commands show a time.
+func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }

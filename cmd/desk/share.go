@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/desk-dev/desk/client"
@@ -127,33 +126,12 @@ func runShareLs(ctx context.Context, args []string, st streams) int {
 		return code
 	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
-		if !*asJSON {
-			fmt.Fprintln(tw, "ID\tPATH\tSIZE\tTYPE\tEXPIRES\tSTATE")
-		}
-		enc := json.NewEncoder(st.out)
-		after := ""
-		for {
+		return table(st, *asJSON, "ID\tPATH\tSIZE\tTYPE\tEXPIRES\tSTATE", func(after string) ([]client.Share, string, error) {
 			l, err := c.ListShares(ctx, pos[0], after, 0)
-			if err != nil {
-				return err
-			}
-			for _, sh := range l.Shares {
-				if *asJSON {
-					if err := enc.Encode(sh); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", sh.ID, sh.Path, sh.Size, sh.ContentType,
-					sh.Expires.Local().Format("2006-01-02 15:04:05"), sh.State)
-			}
-			if l.Next == "" || len(l.Shares) == 0 {
-				break
-			}
-			after = l.Next
-		}
-		return tw.Flush()
+			return l.Shares, l.Next, err
+		}, func(sh client.Share) string {
+			return fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%s", sh.ID, sh.Path, sh.Size, sh.ContentType, stamp(sh.Expires), sh.State)
+		})
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/desk-dev/desk/client"
 )
@@ -109,40 +108,19 @@ func runTokenLs(ctx context.Context, args []string, st streams) int {
 		return code
 	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
-		if !*asJSON {
-			fmt.Fprintln(tw, "ID\tWORKSPACE\tSCOPES\tBACKENDS\tCREATED\tSTATE")
-		}
-		enc := json.NewEncoder(st.out)
-		after := ""
-		for {
+		return table(st, *asJSON, "ID\tWORKSPACE\tSCOPES\tBACKENDS\tCREATED\tSTATE", func(after string) ([]client.Token, string, error) {
 			l, err := c.ListTokens(ctx, after, 0)
-			if err != nil {
-				return err
+			return l.Tokens, l.Next, err
+		}, func(t client.Token) string {
+			backends, state := strings.Join(t.Backends, ","), "active"
+			if backends == "" {
+				backends = "all"
 			}
-			for _, t := range l.Tokens {
-				if *asJSON {
-					if err := enc.Encode(t); err != nil {
-						return err
-					}
-					continue
-				}
-				backends, state := strings.Join(t.Backends, ","), "active"
-				if backends == "" {
-					backends = "all"
-				}
-				if t.Revoked {
-					state = "revoked " + t.RevokedAt.Local().Format("2006-01-02 15:04:05")
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Workspace, strings.Join(t.Scopes, ","), backends,
-					t.Created.Local().Format("2006-01-02 15:04:05"), state)
+			if t.Revoked {
+				state = "revoked " + stamp(t.RevokedAt)
 			}
-			if l.Next == "" || len(l.Tokens) == 0 {
-				break
-			}
-			after = l.Next
-		}
-		return tw.Flush()
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", t.ID, t.Workspace, strings.Join(t.Scopes, ","), backends, stamp(t.Created), state)
+		})
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/desk-dev/desk/client"
 )
@@ -72,42 +71,26 @@ func runWSLs(ctx context.Context, args []string, st streams) int {
 		return code
 	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
-		if !*asJSON && !*quiet {
-			fmt.Fprintln(tw, "NAME\tSIZE\tMODIFIED\tSTATE")
+		header := "NAME\tSIZE\tMODIFIED\tSTATE"
+		if *quiet {
+			header = ""
 		}
-		enc := json.NewEncoder(st.out)
-		after := ""
-		for {
+		return table(st, *asJSON, header, func(after string) ([]client.Workspace, string, error) {
 			l, err := c.ListWorkspaces(ctx, after, 0)
-			if err != nil {
-				return err
+			return l.Workspaces, l.Next, err
+		}, func(w client.Workspace) string {
+			if *quiet {
+				return w.Name
 			}
-			for _, w := range l.Workspaces {
-				switch {
-				case *asJSON:
-					if err := enc.Encode(w); err != nil {
-						return err
-					}
-				case *quiet:
-					fmt.Fprintln(st.out, w.Name)
-				default:
-					state := "hibernated"
-					switch {
-					case w.Leases > 0:
-						state = fmt.Sprintf("in use (%d)", w.Leases)
-					case w.Open:
-						state = "open"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", w.Name, humanBytes(w.Bytes), w.Modified.Local().Format("2006-01-02 15:04:05"), state)
-				}
+			state := "hibernated"
+			switch {
+			case w.Leases > 0:
+				state = fmt.Sprintf("in use (%d)", w.Leases)
+			case w.Open:
+				state = "open"
 			}
-			if l.Next == "" || len(l.Workspaces) == 0 {
-				break
-			}
-			after = l.Next
-		}
-		return tw.Flush()
+			return fmt.Sprintf("%s\t%s\t%s\t%s", w.Name, humanBytes(w.Bytes), stamp(w.Modified), state)
+		})
 	})
 }
 
