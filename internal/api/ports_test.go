@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,14 +20,8 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
-	"github.com/desk-dev/desk/internal/auth"
-	"github.com/desk-dev/desk/internal/host"
-	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -72,48 +64,12 @@ type portsEnv struct {
 }
 
 func newPortsEnv(t testing.TB) *portsEnv {
-	sandboxtest.Require(t)
 	ctx := context.Background()
-	dir := testenv.TraversableDir(t)
-	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     sandboxtest.InitPath(t),
-		RuntimeRoot:  filepath.Join(dir, "runc"),
-		StateDir:     filepath.Join(dir, "state"),
-		CgroupParent: "desk-api-test",
-		Logger:       slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := shell.New(shell.Options{})
-	h, err := host.Open(ctx, host.Options{DataDir: filepath.Join(dir, "data"), Workspace: workspace.Options{
-		Backends: map[string]run.Backend{"shell": sh, sandbox.ID: sb},
-		Run:      run.Options{DefaultBackend: "shell", Router: sh.Route},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.Open(ctx, filepath.Join(dir, "data"), auth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	e := &portsEnv{key: []byte(strings.Repeat("k", 32))}
-	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler), Ports: api.PortConfig{Dialer: sandboxPorts{sb}, LinkKey: e.key}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.ts = httptest.NewServer(srv)
-	t.Cleanup(func() {
-		e.ts.CloseClientConnections()
-		if err := srv.Shutdown(ctx, nil); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		e.ts.Close()
-		sb.Close()
+	s := newSandboxServer(t, "desk-api-test", func(sb *sandbox.Backend) api.Options {
+		return api.Options{Ports: api.PortConfig{Dialer: sandboxPorts{sb}, LinkKey: e.key}}
 	})
-	if e.admin, err = client.New(e.ts.URL, a.AdminToken(), client.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	e.ts, e.admin = s.ts, s.c
 	if _, err := e.admin.CreateWorkspace(ctx, "w"); err != nil {
 		t.Fatal(err)
 	}

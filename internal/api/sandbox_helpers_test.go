@@ -19,11 +19,19 @@ import (
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
-// sandboxAPI serves the API over a host with the shell and the real
-// sandbox backends (cgroups below cgroupParent) on a test HTTP server, and
-// returns an admin client and the sandbox backend. It needs the sandbox
+// sandboxServer is the API over a host with the shell and the real
+// sandbox backends, on a test HTTP server, with an admin client.
+type sandboxServer struct {
+	c  *client.Client
+	sb *sandbox.Backend
+	ts *httptest.Server
+}
+
+// newSandboxServer starts a sandboxServer whose sandboxes' cgroups go below
+// cgroupParent; options, if set, gives the API's options (a logger that
+// discards is set when it gives none). It needs the sandbox
 // (sandboxtest.Require); everything is stopped at the test's end.
-func sandboxAPI(t *testing.T, cgroupParent string) (*client.Client, *sandbox.Backend) {
+func newSandboxServer(t testing.TB, cgroupParent string, options func(*sandbox.Backend) api.Options) *sandboxServer {
 	t.Helper()
 	sandboxtest.Require(t)
 	ctx := context.Background()
@@ -50,12 +58,20 @@ func sandboxAPI(t *testing.T, cgroupParent string) (*client.Client, *sandbox.Bac
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	var o api.Options
+	if options != nil {
+		o = options(sb)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	srv, err := api.New(h, a, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
+		ts.CloseClientConnections()
 		if err := srv.Shutdown(ctx, nil); err != nil {
 			t.Errorf("Shutdown: %v", err)
 		}
@@ -66,5 +82,13 @@ func sandboxAPI(t *testing.T, cgroupParent string) (*client.Client, *sandbox.Bac
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, sb
+	return &sandboxServer{c: c, sb: sb, ts: ts}
+}
+
+// sandboxAPI is newSandboxServer with the API's default options: its admin
+// client and sandbox backend.
+func sandboxAPI(t *testing.T, cgroupParent string) (*client.Client, *sandbox.Backend) {
+	t.Helper()
+	s := newSandboxServer(t, cgroupParent, nil)
+	return s.c, s.sb
 }
