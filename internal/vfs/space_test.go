@@ -251,7 +251,7 @@ func TestSpaceLimit(t *testing.T) {
 		return f
 	}
 	a, b := open("a.db"), open("b.db")
-	errA, errB, written := fillTogether(t, a, b)
+	written, errA, errB := fillTogether(t, a, b)
 	wantNoSpace(t, errA, "the data directory's bound of 4194304 bytes is reached")
 	wantNoSpace(t, errB, "the data directory's bound of 4194304 bytes is reached")
 	if written < 2<<20 {
@@ -284,8 +284,8 @@ func TestSpaceLimit(t *testing.T) {
 }
 
 // fillTogether writes to a and b in turn until each is refused, and returns
-// their errors and the bytes written.
-func fillTogether(t *testing.T, a, b *vfs.FS) (errA, errB error, written int) {
+// the bytes written and their errors.
+func fillTogether(t *testing.T, a, b *vfs.FS) (written int, errA, errB error) {
 	t.Helper()
 	for n := 0; n < 100 && (errA == nil || errB == nil); n++ {
 		f, e := a, &errA
@@ -299,7 +299,7 @@ func fillTogether(t *testing.T, a, b *vfs.FS) (errA, errB error, written int) {
 			written += 256 << 10
 		}
 	}
-	return errA, errB, written
+	return written, errA, errB
 }
 
 // TestSpaceLimitShared: two Spaces of one directory, as desk serve's front
@@ -322,7 +322,7 @@ func TestSpaceLimitShared(t *testing.T) {
 		return f
 	}
 	a, b := open("a.db", first), open("b.db", second)
-	errA, errB, written := fillTogether(t, a, b)
+	written, errA, errB := fillTogether(t, a, b)
 	wantNoSpace(t, errA, "the data directory's bound of 4194304 bytes is reached")
 	wantNoSpace(t, errB, "the data directory's bound of 4194304 bytes is reached")
 	// Each store's admission counts its content twice (WAL and file), so
