@@ -234,7 +234,7 @@ const types = {
 
 const makeUtilModule = once(() => ({
   format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, isDeepStrictEqual,
-  stripVTControlCharacters, types,
+  stripVTControlCharacters, types, parseArgs,
   isArray: Array.isArray,
   toUSVString: (s) => `${s}`.toWellFormed?.() ?? `${s}`,
   TextEncoder, TextDecoder,
