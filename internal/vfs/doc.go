@@ -282,7 +282,7 @@
 // Freed content becomes free pages of the store's file. A store is in
 // SQLite's incremental auto-vacuum mode (since issue 21; an older store after
 // Compact, which converts it with one VACUUM): when its free pages hold more
-// than a quarter of CheckpointBytes, the checkpointer frees up to 1024 of them
+// than a quarter of CheckpointBytes, the checkpointer frees up to 256 of them
 // at a time (PRAGMA incremental_vacuum on the writer, between commits) and
 // checkpoints, which cuts the file. Below that they stay, reused by the
 // store's own writes, and so they do while less than CheckpointBytes is left
@@ -291,7 +291,7 @@
 // past four times it, and cut back to CheckpointBytes when it restarts
 // (journal_size_limit), so that the file plus the WAL stay within the live
 // pages plus about 4¼ CheckpointBytes (TestSpaceReclaimed: 1 GiB written and
-// deleted in 4,096 files leaves 13 MiB on disk for 3 MiB of live content).
+// deleted in 4,096 files leaves 5 MiB on disk for 3 MiB of live content).
 // Stats reports LiveBytes (pages in use), FileBytes, WALBytes and
 // ReclaimableBytes (free pages). An older store gives nothing back before
 // Compact: its deletes give the host's disk no room.

@@ -23,8 +23,11 @@ import (
 // converts it (a VACUUM, once).
 
 // reclaimPages bounds the pages one incremental vacuum frees: it holds the
-// writer for the time it takes to move them (8 MiB of 8 KiB pages).
-const reclaimPages = 1024
+// writer for the time it takes to move them (2 MiB of 8 KiB pages): with 1024
+// a write right after a 64 MiB delete took 8–10 times as long
+// (BenchmarkOverwrite1MiBIn64MiB, docs/benchmarks.md), with 256 as long as
+// without auto-vacuum.
+const reclaimPages = 256
 
 // reclaimMin is the free space a store keeps for its own writes before the
 // checkpointer gives it back: a quarter of CheckpointBytes (16 MiB by default).
