@@ -20,6 +20,14 @@ func typeString(m uint32) string {
 		return "symbolic link"
 	case vfs.S_IFREG:
 		return "regular file"
+	case vfs.S_IFIFO:
+		return "fifo" // GNU stat's names
+	case vfs.S_IFSOCK:
+		return "socket"
+	case vfs.S_IFCHR:
+		return "character special file"
+	case vfs.S_IFBLK:
+		return "block special file"
 	}
 	return fmt.Sprintf("unknown (%#o)", m&vfs.S_IFMT)
 }
