@@ -340,6 +340,9 @@ func (x *execution) deskEnv(ctx context.Context, c *dinterp.Call) *cmds.Env {
 		if args[0] == "bash" || args[0] == "sh" || args[0] == "/bin/bash" || args[0] == "/bin/sh" {
 			sub := *c
 			sub.Args, sub.Stdin, sub.Stdout, sub.Stderr, sub.Dir = args, e.Stdin, e.Stdout, e.Stderr, e.Dir
+			if e.Environ != nil {
+				sub.Environ = e.Environ() // env -u, env X=1 ...
+			}
 			return x.deskShell(ctx, &sub)
 		}
 		f, ok := x.lookup(args[0])

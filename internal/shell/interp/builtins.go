@@ -1478,7 +1478,7 @@ func biRead(r *Runner, args []string) error {
 	_ = silent
 	_ = prompt // bash shows the prompt only on a terminal
 	for _, n := range args {
-		if !validName(n) {
+		if !validName(n) && !validElem(n) {
 			r.errf("read: `%s': not a valid identifier", n)
 			r.status = 1
 			return nil
@@ -1595,12 +1595,35 @@ func biRead(r *Runner, args []string) error {
 		if i < len(fields) {
 			v = fields[i]
 		}
-		if err := r.setStr(n, v); err != nil {
+		if err := r.setName(n, v); err != nil {
 			return r.assignErr(err)
 		}
 	}
 	r.status = st
 	return nil
+}
+
+// validElem reports whether s is name[subscript].
+func validElem(s string) bool {
+	i := strings.IndexByte(s, '[')
+	return i > 0 && strings.HasSuffix(s, "]") && validName(s[:i])
+}
+
+// setName assigns name or name[subscript].
+func (r *Runner) setName(n, v string) error {
+	if !validElem(n) {
+		return r.setStr(n, v)
+	}
+	i := strings.IndexByte(n, '[')
+	base, k := n[:i], n[i+1:len(n)-1]
+	if vv := r.lookup(base); vv == nil || vv.kind != kAssoc {
+		x, err := r.arithString(k)
+		if err != nil {
+			return err
+		}
+		k = strconv.FormatInt(x, 10)
+	}
+	return r.assign(base, &k, v, false, false)
 }
 
 func unbackslash(s string) string {

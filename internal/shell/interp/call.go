@@ -14,7 +14,9 @@ import (
 // call runs a simple command.
 func (r *Runner) call(c *syntax.CallExpr) error {
 	if len(c.Args) == 0 {
-		r.status = 0
+		// $? in the values is the previous command's; the status is the
+		// last command substitution's, else 0
+		runs := r.substRuns
 		for _, a := range c.Assigns {
 			if err := r.assignStmt(a, false, ""); err != nil {
 				return r.assignErr(err)
@@ -33,15 +35,26 @@ func (r *Runner) call(c *syntax.CallExpr) error {
 				}
 			}
 		}
+		if r.substRuns == runs {
+			r.status = 0
+		}
 		return nil
 	}
 	if r.shopts["expand_aliases"] && len(r.aliases) > 0 {
 		if name := c.Args[0].Lit(); name != "" && r.aliases[name] != "" && !r.inAlias[name] {
+			restore, ok, err := r.applyPending()
+			if !ok {
+				return err
+			}
+			defer restore()
 			return r.runAlias(name, c)
 		}
 	}
 	st := r.status
+	pending := r.pendingRedirs
+	r.pendingRedirs = nil
 	args, err := r.fields(c.Args...)
+	r.pendingRedirs = pending
 	if err != nil {
 		if nm, ok := err.(errNoMatch); ok {
 			r.errf("%s", nm.Error())
@@ -51,6 +64,11 @@ func (r *Runner) call(c *syntax.CallExpr) error {
 		return r.expErr(err)
 	}
 	_ = st
+	restore, ok, rerr := r.applyPending()
+	if !ok {
+		return rerr
+	}
+	defer restore()
 	if len(args) == 0 {
 		r.status = 0
 		for _, a := range c.Assigns {
@@ -539,6 +557,26 @@ func (r *Runner) declClause(c *syntax.DeclClause) error {
 			return o.text
 		}), set['F'])
 	}
+	if len(ops) == 0 && variant == "local" && !set['p'] {
+		sc := r.scopes[len(r.scopes)-1]
+		var names []string
+		for n, v := range sc.vars {
+			if v.set {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			v := sc.vars[n]
+			if v.kind == kScalar {
+				fmt.Fprintf(r.stdout(), "%s=%s\n", n, setQuote(v.str))
+			} else {
+				fmt.Fprintln(r.stdout(), strings.TrimPrefix(r.declareLine(n, v), "declare -"+v.flags()+" "))
+			}
+		}
+		r.status = 0
+		return nil
+	}
 	if len(ops) == 0 && (set['p'] || len(flags) == 0 || variant == "export" || variant == "readonly") {
 		return r.declPrintAll(variant, set)
 	}
@@ -726,6 +764,16 @@ func (r *Runner) declOne(a *syntax.Assign, set, unset map[byte]bool, local bool,
 	if unset['n'] {
 		v.ref = false
 	}
+	if a.Array == nil && a.Value != nil && a.Index == nil && (set['a'] || set['A'] || v.kind != kScalar) {
+		// declare -a x='(1 2)': a quoted compound value is one too
+		if t, err := r.literal(a.Value); err == nil && strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
+			if f, perr := Parse(name+"="+t, ""); perr == nil && len(f.Stmts) == 1 {
+				if ce, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 1 && ce.Assigns[0].Array != nil {
+					a = ce.Assigns[0]
+				}
+			}
+		}
+	}
 	if a.Array != nil {
 		attrs := ""
 		if set['A'] || v.kind == kAssoc {
@@ -779,11 +827,9 @@ func (v *Var) flags() string {
 	case kAssoc:
 		b.WriteByte('A')
 	}
+	// bash's order: a A i n r t x c l u
 	if v.integ {
 		b.WriteByte('i')
-	}
-	if v.lower {
-		b.WriteByte('l')
 	}
 	if v.ref {
 		b.WriteByte('n')
@@ -791,11 +837,14 @@ func (v *Var) flags() string {
 	if v.ro {
 		b.WriteByte('r')
 	}
-	if v.upper {
-		b.WriteByte('u')
-	}
 	if v.export {
 		b.WriteByte('x')
+	}
+	if v.lower {
+		b.WriteByte('l')
+	}
+	if v.upper {
+		b.WriteByte('u')
 	}
 	return b.String()
 }

@@ -1340,7 +1340,11 @@ func ansiC(s string) string {
 		case 'c':
 			if i+1 < len(s) {
 				i++
-				b.WriteByte(s[i] & 0x1f)
+				if s[i] == '?' {
+					b.WriteByte(0x7f)
+				} else {
+					b.WriteByte(s[i] & 0x1f)
+				}
 			}
 		case 'x':
 			j := i + 1
@@ -1377,6 +1381,10 @@ func ansiC(s string) string {
 				j++
 			}
 			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			if byte(n) == 0 {
+				// a NUL ends the string, as in C
+				return b.String()
+			}
 			b.WriteByte(byte(n))
 			i = j - 1
 		default:

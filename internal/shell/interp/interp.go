@@ -123,6 +123,10 @@ type Runner struct {
 	pipeSt    []int
 	umaskV    uint64
 	inAlias   map[string]bool
+	substRuns int // command substitutions run (the status of x=$(...))
+	// pendingRedirs are the redirections of the simple command being
+	// expanded, performed once its words are
+	pendingRedirs []*syntax.Redirect
 	// parentTraps are the traps of the shell a subshell came from: trap
 	// lists them until the subshell sets one (as bash does).
 	parentTraps map[string]string
@@ -213,6 +217,10 @@ func New(ctx context.Context, cfg *Config) *Runner {
 		if _, ok := r.scopes[0].vars[k]; !ok {
 			r.scopes[0].vars[k] = &Var{set: true, str: v}
 		}
+	}
+	if _, ok := r.scopes[0].vars["PATH"]; !ok {
+		// bash's own default when the environment has none
+		r.scopes[0].vars["PATH"] = &Var{set: true, str: "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:."}
 	}
 	r.scopes[0].vars["UID"].ro = true
 	r.scopes[0].vars["EUID"].ro = true
@@ -550,6 +558,32 @@ func (r *Runner) stmtRedir(st *syntax.Stmt) error {
 		r.status = 0
 		return nil
 	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 {
+		// bash assigns first, then performs the redirections
+		if err := r.cmd(st.Cmd); err != nil {
+			return err
+		}
+		st0 := r.status
+		restore, err := r.redirect(st.Redirs, false)
+		if err != nil {
+			if _, ok := err.(fatalErr); ok {
+				return err
+			}
+			r.errf("%v", err)
+			r.status = 1
+			return nil
+		}
+		restore()
+		r.status = st0
+		return nil
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok {
+		// bash expands the words first, then performs the redirections
+		r.pendingRedirs = st.Redirs
+		err := r.call(ce)
+		r.pendingRedirs = nil
+		return err
+	}
 	restore, err := r.redirect(st.Redirs, false)
 	if err != nil {
 		if _, ok := err.(fatalErr); ok {
@@ -565,6 +599,29 @@ func (r *Runner) stmtRedir(st *syntax.Stmt) error {
 	err = r.cmd(st.Cmd)
 	restore()
 	return err
+}
+
+// applyPending performs the redirections of the simple command being run
+// (after its words were expanded); ok false: they failed (reported).
+func (r *Runner) applyPending() (restore func(), ok bool, err error) {
+	rs := r.pendingRedirs
+	r.pendingRedirs = nil
+	if len(rs) == 0 {
+		return func() {}, true, nil
+	}
+	restore, err = r.redirect(rs, false)
+	if err != nil {
+		if _, ok := err.(fatalErr); ok {
+			return nil, false, err
+		}
+		r.status = 1
+		if ec, ok := err.(exitCode); ok {
+			return nil, false, ec
+		}
+		r.errf("%v", err)
+		return nil, false, nil
+	}
+	return restore, true, nil
 }
 
 func (r *Runner) cmd(c syntax.Command) error {
@@ -1065,6 +1122,7 @@ func (r *Runner) cmdSubst(stmts []*syntax.Stmt) (string, error) {
 		return c.stmts(stmts)
 	})
 	defer buf.release()
+	r.substRuns++
 	if buf.over {
 		return "", r.limit("MaxStringBytes", int64(buf.max))
 	}

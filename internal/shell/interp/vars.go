@@ -411,9 +411,9 @@ func (r *Runner) unsetVar(name string) error {
 			}
 			r.charge(-v.size())
 			if i > 0 && v.local {
-				// bash: unset of a local leaves it unset in that scope
-				// (a dynamic-scope hole); model as deleted.
-				delete(r.scopes[i].vars, name)
+				// bash: unset of a local leaves it unset in its scope; the
+				// global stays hidden until the function returns
+				r.scopes[i].vars[name] = &Var{local: true}
 			} else {
 				delete(r.scopes[i].vars, name)
 			}
