@@ -98,6 +98,14 @@ func direntType(mode uint32) int64 {
 		return 2
 	case vfs.S_IFLNK:
 		return 3
+	case vfs.S_IFIFO:
+		return 4
+	case vfs.S_IFSOCK:
+		return 5
+	case vfs.S_IFCHR:
+		return 6
+	case vfs.S_IFBLK:
+		return 7
 	}
 	return 0
 }

@@ -37,6 +37,7 @@ var errnoText = map[syscall.Errno][2]string{
 	syscall.ENOSYS:       {"ENOSYS", "function not implemented"},
 	syscall.ENODATA:      {"ENODATA", "no data available"},
 	syscall.ENOTSUP:      {"ENOTSUP", "operation not supported on socket"},
+	syscall.ENXIO:        {"ENXIO", "no such device or address"},
 }
 
 // errnoOf returns the errno of a store error (EIO for anything else).
