@@ -661,6 +661,16 @@ func (r *Runner) cmd(c syntax.Command) error {
 	case *syntax.CaseClause:
 		return r.caseClause(c)
 	case *syntax.FuncDecl:
+		if c.Name == nil {
+			// an anonymous function (zsh's), which bash does not parse
+			line := ""
+			if ls := strings.Split(r.src, "\n"); int(r.line) >= 1 && int(r.line) <= len(ls) {
+				line = ls[r.line-1]
+			}
+			fmt.Fprintf(r.stderr(), "%s: -c: line %d: syntax error near unexpected token `)'\n%s: -c: line %d: `%s'\n", r.name0, r.line, r.name0, r.line, line)
+			r.status = 2
+			return exitCode(2)
+		}
 		r.funcs[c.Name.Value] = c.Body
 		if r.funcSrc == nil {
 			r.funcSrc = map[string]string{}
