@@ -28,6 +28,11 @@
 // call.go (simple commands, functions, declare), bashfmt.go (functions
 // printed as bash prints them), syntaxerr.go (parse errors worded as bash's).
 //
+// Order as in bash: a simple command's words are expanded (command
+// substitutions run) before its redirections are performed, so
+// echo $(cat f) > f reads f before truncating it; an assignment-only
+// command assigns, then redirects.
+//
 // # What goes out
 //
 // Files.Open, Stat and ReadDir get absolute paths; /dev/null, /dev/zero,
