@@ -83,10 +83,14 @@ func (x *box) markIdle(idle bool) {
 	}
 }
 
-// programOOMScoreAdj is the oom_score_adj of every program in a sandbox: the
-// OOM killer picks a program before the init (which stays at 0: lowering it
-// would need CAP_SYS_RESOURCE, which desk may not have).
-const programOOMScoreAdj = 500
+// programOOMScoreAdj is the oom_score_adj of every program in a sandbox:
+// the most, so that the OOM killer picks a program (the largest of them)
+// before the init, whatever the init's size: the init keeps what it
+// inherited (a worker's 300, or 0), as lowering it would need
+// CAP_SYS_RESOURCE, which desk may not have. At 500 a grown init (its
+// forwarders and mounts, race-instrumented in tests) was picked first in a
+// 32 MiB sandbox, ending the sandbox instead of the program.
+const programOOMScoreAdj = 1000
 
 var idChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 

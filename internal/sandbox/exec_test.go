@@ -266,7 +266,7 @@ func TestLimits_OutOfMemory(t *testing.T) {
 	e := newEnv(t, Options{Memory: 32 << 20})
 	res := e.run("x=$(head -c 100000000 /dev/zero | tr '\\0' x); echo survived", run.ExecOptions{})
 	if res.ExitCode != 137 || !strings.Contains(res.Stderr, "desk: sandbox: killed: out of memory (limit 32 MiB)") {
-		t.Errorf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, tail(res.Stderr))
+		t.Errorf("exit %d status %s error %q stdout %q stderr %q", res.ExitCode, res.Status, res.Error, res.Stdout, tail(res.Stderr))
 	}
 	if out := e.ok("echo alive"); out != "alive\n" {
 		t.Errorf("after OOM: %q", out)
