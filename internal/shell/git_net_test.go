@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"net/http/cgi"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -23,7 +25,7 @@ import (
 func TestGit_Net(t *testing.T) {
 	backend := "/usr/lib/git-core/git-http-backend"
 	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("no %s", backend)
+		testenv.Need(t, testenv.Shells, fmt.Errorf("no %s (make test-setup installs git)", backend))
 	}
 	dir := t.TempDir()
 	work, bare := filepath.Join(dir, "work"), filepath.Join(dir, "git", "repo.git")
