@@ -162,6 +162,8 @@ demo: build
 RACE_EXCLUDE := /internal/shell(/|$$)
 
 test: test-setup
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go tool staticcheck ./...
 	go test -count=1 -timeout 20m -race $$(go list ./... | grep -Ev '$(RACE_EXCLUDE)')

@@ -153,7 +153,7 @@ func TestServe_Egress(t *testing.T) {
 		t.Fatal("the server's log holds the secret's value")
 	}
 	// Each refusal is in the server's log, with its execution.
-	if !regexp.MustCompile(`egress refused.*workspace=demo execution=\S+ target="GET other\.test:`+other.port+`/"`).MatchString(errb.String()) {
+	if !regexp.MustCompile(`egress refused.*workspace=demo execution=\S+ target="GET other\.test:` + other.port + `/"`).MatchString(errb.String()) {
 		t.Errorf("the log lacks the refusal:\n%s", errb.String())
 	}
 	secretFile := filepath.Join(data, "egress", "demo", "secrets", "API_KEY.json")

@@ -273,7 +273,7 @@ export default () => new Promise((done) => {
 
 	t.Run("sandbox client killed", func(t *testing.T) {
 		if !haveSandbox {
-			t.Skip("no sandbox backend on this host")
+			testenv.Need(t, testenv.Sandbox, sandboxtest.Available()) // a failure under DESK_REQUIRE_SANDBOX
 		}
 		cmd := startedClient(t, "started\n", "exec", "--id", "sbfg", "demo", "--backend", "sandbox", "--", "echo started; exec sleep 1000")
 		cmd.Process.Kill()
