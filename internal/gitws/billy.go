@@ -27,6 +27,11 @@ type Billy struct {
 	ctx  context.Context
 	fs   *vfs.FS
 	root string // absolute, cleaned
+	// inPlace makes O_TRUNC opens rewrite the file in place instead of
+	// staging a replacement (openStaged): for a work tree, where the extra
+	// create and rename per file would cost a checkout and no git reader
+	// depends on seeing a file whole.
+	inPlace bool
 }
 
 var (
@@ -78,7 +83,7 @@ func (b *Billy) OpenFile(name string, flag int, perm os.FileMode) (billy.File, e
 			return nil, b.rel(err)
 		}
 	}
-	if flag&os.O_TRUNC != 0 && flag&(os.O_WRONLY|os.O_RDWR) != 0 && flag&os.O_EXCL == 0 {
+	if !b.inPlace && flag&os.O_TRUNC != 0 && flag&(os.O_WRONLY|os.O_RDWR) != 0 && flag&os.O_EXCL == 0 {
 		return b.openStaged(name, p, flag, perm)
 	}
 	f, err := b.fs.OpenFile(b.ctx, p, flag, perm)
@@ -215,7 +220,7 @@ func (b *Billy) Readlink(link string) (string, error) {
 
 // Chroot returns the filesystem rooted at p below this one.
 func (b *Billy) Chroot(p string) (billy.Filesystem, error) {
-	return &Billy{ctx: b.ctx, fs: b.fs, root: b.abs(p)}, nil
+	return &Billy{ctx: b.ctx, fs: b.fs, root: b.abs(p), inPlace: b.inPlace}, nil
 }
 
 // Root returns the root's path in the store.

@@ -158,6 +158,7 @@ func openRepo(env *Env, gitDir, work string) (*Repo, error) {
 	var wt *Billy
 	if work != "" {
 		wt = NewBilly(env.Ctx, env.FS, work)
+		wt.inPlace = true // work-tree files: no reader needs them whole
 	}
 	var r *git.Repository
 	var err error
