@@ -217,6 +217,13 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, c *call, route
 	if s.opts.Workers != nil {
 		return s.forwardRaw(w, r, c)
 	}
+	if route != "info/refs" {
+		release, err := s.takeGitSlot(c.ws)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	l, err := s.host.Acquire(r.Context(), c.ws)
 	if err != nil {
 		return err
@@ -266,4 +273,30 @@ func artifactError(err error) *Error {
 		}
 	}
 	return nil
+}
+
+// MaxGitRequests bounds the clones, fetches and pushes one workspace serves
+// at once: each may hold its repository's pack files in memory (up to
+// artifact.MaxPackCacheBytes, 256 MiB), so that many of them stay within a
+// worker's memory. The next one gets 429 too_many.
+const MaxGitRequests = 4
+
+// takeGitSlot counts a git pack request of ws against MaxGitRequests.
+func (s *Server) takeGitSlot(ws string) (release func(), err error) {
+	s.gitMu.Lock()
+	defer s.gitMu.Unlock()
+	if s.gitBusy[ws] >= MaxGitRequests {
+		return nil, errorf(http.StatusTooManyRequests, CodeTooMany, "workspace %s already serves %d git requests (clones, fetches, pushes) at once, the most it serves (MaxGitRequests): retry when one has ended", ws, MaxGitRequests)
+	}
+	if s.gitBusy == nil {
+		s.gitBusy = map[string]int{}
+	}
+	s.gitBusy[ws]++
+	return func() {
+		s.gitMu.Lock()
+		defer s.gitMu.Unlock()
+		if s.gitBusy[ws]--; s.gitBusy[ws] == 0 {
+			delete(s.gitBusy, ws)
+		}
+	}, nil
 }

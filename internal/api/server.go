@@ -247,6 +247,9 @@ type Server struct {
 	m    *metrics
 	mcp  *mcp.Handler
 
+	gitMu   sync.Mutex
+	gitBusy map[string]int // git pack requests being served, by workspace (MaxGitRequests)
+
 	ctx    context.Context // cancelled by Shutdown: ends streams and waits
 	cancel context.CancelFunc
 
