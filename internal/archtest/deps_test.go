@@ -26,7 +26,7 @@ var layers = map[string]int{
 	"internal/sqlite":    -1, // the SQLite driver's seam, below everything that stores
 	"internal/vfs":       0,
 	"internal/policy":    0,
-	"internal/glob":      0,
+	"internal/glob":      -1, // a leaf below the layer-0 packages that match patterns (policy)
 	"internal/jsonlimit": 0,
 	"internal/wspath":    0,
 	"internal/mediatype": 0,

@@ -1,0 +1,228 @@
+package policy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Defaults and limits of Approvals.
+const (
+	// DefaultApprovalTimeout is how long a call waits for its approval
+	// before it fails with ErrApprovalTimeout.
+	DefaultApprovalTimeout = 10 * time.Minute
+	// DefaultMaxPending bounds the approvals pending at once; past it a
+	// call that must ask fails with ErrTooManyPending.
+	DefaultMaxPending = 64
+	// MaxSubjectBytes bounds the script or call kept with an approval.
+	MaxSubjectBytes = 16 << 10
+)
+
+// Errors of Approvals. Test with errors.Is.
+var (
+	// ErrApprovalDenied: an approver denied the call.
+	ErrApprovalDenied = errors.New("approval denied")
+	// ErrApprovalTimeout: nobody decided within the timeout.
+	ErrApprovalTimeout = errors.New("approval timed out")
+	// ErrTooManyPending: MaxPending approvals are pending already.
+	ErrTooManyPending = errors.New("too many pending approvals")
+	// ErrNoApproval: no pending approval has that id.
+	ErrNoApproval = errors.New("no such pending approval")
+)
+
+// Statuses of an Approval.
+const (
+	Pending  = "pending_approval"
+	Approved = "approved"
+	Rejected = "denied"
+	Expired  = "expired"
+	Canceled = "canceled" // the caller went away
+)
+
+// Approval is a call held until an approver decides.
+type Approval struct {
+	ID        string `json:"id"`
+	Workspace string `json:"workspace"`
+	// Kind is what waits: "execution" or "tool".
+	Kind string `json:"kind"`
+	// Backend is the execution's backend, when Kind is execution.
+	Backend string `json:"backend,omitempty"`
+	// Subject is the script (or the tool call), at most MaxSubjectBytes.
+	Subject string `json:"subject"`
+	// Decision is the evaluation that asked: its rule and command.
+	Decision Decision `json:"decision"`
+	// Requester is who made the call (a token id, "admin").
+	Requester string    `json:"requester"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires"`
+	Status    string    `json:"status"`
+	// Approver is who decided (a token id, "admin"), when decided.
+	Approver string    `json:"approver,omitempty"`
+	Decided  time.Time `json:"decided,omitzero"`
+}
+
+// ApprovalOptions configure Approvals. The zero value gives the defaults.
+type ApprovalOptions struct {
+	Timeout    time.Duration // default DefaultApprovalTimeout
+	MaxPending int           // default DefaultMaxPending
+	// OnDecide, if set, is called with every approval when it stops
+	// pending (approved, denied, expired, canceled): the audit journal's
+	// hook. It must not block.
+	OnDecide func(Approval)
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Approvals holds the calls waiting for approval (of one worker: each
+// workspace's are where its executions run). Safe for concurrent use.
+type Approvals struct {
+	opts    ApprovalOptions
+	mu      sync.Mutex
+	pending map[string]*waiting
+}
+
+type waiting struct {
+	a    Approval
+	done chan struct{}
+}
+
+// NewApprovals returns an empty set of approvals.
+func NewApprovals(o ApprovalOptions) *Approvals {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultApprovalTimeout
+	}
+	if o.MaxPending <= 0 {
+		o.MaxPending = DefaultMaxPending
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Approvals{opts: o, pending: map[string]*waiting{}}
+}
+
+// Wait holds a call as pending until it is approved (nil), denied
+// (ErrApprovalDenied), not decided within the timeout
+// (ErrApprovalTimeout) or ctx is done. a names the call; ID, Created,
+// Expires and Status are set by Wait. started, if set, is called with the
+// pending approval once it is listed.
+func (s *Approvals) Wait(ctx context.Context, a Approval, started func(Approval)) (Approval, error) {
+	var b [8]byte
+	rand.Read(b[:])
+	a.ID = "apr_" + hex.EncodeToString(b[:])
+	if len(a.Subject) > MaxSubjectBytes {
+		a.Subject = a.Subject[:MaxSubjectBytes] + "…"
+	}
+	a.Created = s.opts.Now().UTC()
+	a.Expires = a.Created.Add(s.opts.Timeout)
+	a.Status = Pending
+	w := &waiting{a: a, done: make(chan struct{})}
+	s.mu.Lock()
+	if len(s.pending) >= s.opts.MaxPending {
+		s.mu.Unlock()
+		return a, fmt.Errorf("hold %s for approval: %d are pending: %w", a.Kind, s.opts.MaxPending, ErrTooManyPending)
+	}
+	s.pending[a.ID] = w
+	s.mu.Unlock()
+	if started != nil {
+		started(a)
+	}
+	t := time.NewTimer(s.opts.Timeout)
+	defer t.Stop()
+	select {
+	case <-w.done:
+	case <-t.C:
+		s.finish(a.ID, Expired, "")
+	case <-ctx.Done():
+		s.finish(a.ID, Canceled, "")
+	}
+	<-w.done
+	got := w.a
+	switch got.Status {
+	case Approved:
+		return got, nil
+	case Rejected:
+		return got, fmt.Errorf("run %s: %s denied it (rule %q): %w", a.Kind, got.Approver, a.Decision.Rule, ErrApprovalDenied)
+	case Expired:
+		return got, fmt.Errorf("run %s: nobody approved it within %s (rule %q): %w", a.Kind, s.opts.Timeout, a.Decision.Rule, ErrApprovalTimeout)
+	default:
+		return got, fmt.Errorf("run %s: waiting for approval: %w", a.Kind, ctx.Err())
+	}
+}
+
+// finish ends a pending approval with status; false when it was not
+// pending.
+func (s *Approvals) finish(id, status, approver string) (Approval, bool) {
+	s.mu.Lock()
+	w, ok := s.pending[id]
+	if ok {
+		delete(s.pending, id)
+		w.a.Status, w.a.Approver, w.a.Decided = status, approver, s.opts.Now().UTC()
+	}
+	s.mu.Unlock()
+	if !ok {
+		return Approval{}, false
+	}
+	close(w.done)
+	if s.opts.OnDecide != nil {
+		s.opts.OnDecide(w.a)
+	}
+	return w.a, true
+}
+
+// Decide approves (approve true) or denies the pending approval id of
+// workspace ws on behalf of approver. The caller checks that approver may
+// (the approve scope).
+func (s *Approvals) Decide(ws, id string, approve bool, approver string) (Approval, error) {
+	s.mu.Lock()
+	w, ok := s.pending[id]
+	s.mu.Unlock()
+	if !ok || w.a.Workspace != ws {
+		return Approval{}, fmt.Errorf("decide approval %q: %w", id, ErrNoApproval)
+	}
+	st := Rejected
+	if approve {
+		st = Approved
+	}
+	a, ok := s.finish(id, st, approver)
+	if !ok {
+		return Approval{}, fmt.Errorf("decide approval %q: %w", id, ErrNoApproval)
+	}
+	return a, nil
+}
+
+// List returns the pending approvals of workspace ws, oldest first.
+func (s *Approvals) List(ws string) []Approval {
+	s.mu.Lock()
+	var out []Approval
+	for _, w := range s.pending {
+		if w.a.Workspace == ws {
+			out = append(out, w.a)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Approval) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return compareStrings(a.ID, b.ID)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Timeout is the approval timeout in force.
+func (s *Approvals) Timeout() time.Duration { return s.opts.Timeout }
