@@ -7,6 +7,11 @@
 //	_, err = c.WriteFile(ctx, "notes", "todo.txt", strings.NewReader("milk\n"), client.WriteOptions{})
 //	res, err := c.Run(ctx, "notes", client.ExecRequest{Backend: "shell", Source: "cat todo.txt"})
 //
+// FromEnvironment finds the server as the desk commands do: $DESK_URL and
+// $DESK_TOKEN, else the config file `desk serve` writes for the local user
+// (ConfigPath, ReadConfig; Resolve gives the lookup's result and where the
+// URL came from). The runnable examples in examples/ use it.
+//
 // # Paths
 //
 // A relative workspace path is taken from /workspace by the server, as on

@@ -2,69 +2,29 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/desk-dev/desk/client"
 )
 
-// Environment variables the client commands read.
+// Environment variables the client commands read (the client package's).
 const (
-	envURL    = "DESK_URL"    // the server's URL
-	envToken  = "DESK_TOKEN"  // the bearer token (admin or workspace token)
-	envConfig = "DESK_CONFIG" // the config file's path, replacing the default
+	envURL    = client.EnvURL
+	envToken  = client.EnvToken
+	envConfig = client.EnvConfig
 )
 
-// errNoServer is the message when no server address is found anywhere.
-var errNoServer = errors.New("no desk server configured: run `desk serve`, or set DESK_URL and DESK_TOKEN")
+// configFile is the JSON file `desk serve` writes for the local user.
+type configFile = client.Config
 
-// configFile is the JSON file `desk serve` writes for the local user, so
-// that the client commands on this machine find the server without flags.
-type configFile struct {
-	URL     string `json:"url"`           // the server's URL, http://127.0.0.1:7878
-	Token   string `json:"token"`         // the admin token
-	DataDir string `json:"data_dir"`      // the server's data directory (informational)
-	PID     int    `json:"pid,omitempty"` // the server process (informational)
-}
-
-// configPath returns the config file's path: $DESK_CONFIG if set, else
-// desk/config.json in the user's config directory ($XDG_CONFIG_HOME, or
-// ~/.config).
-func configPath() (string, error) {
-	if p := os.Getenv(envConfig); p != "" {
-		return p, nil
-	}
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("find config file: %w", err)
-	}
-	return filepath.Join(dir, "desk", "config.json"), nil
-}
+// configPath returns the config file's path (client.ConfigPath).
+func configPath() (string, error) { return client.ConfigPath() }
 
 // readConfig reads the config file; a missing file is (nil, path, nil).
-func readConfig() (*configFile, string, error) {
-	p, err := configPath()
-	if err != nil {
-		return nil, "", err
-	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, p, nil
-	}
-	if err != nil {
-		return nil, p, fmt.Errorf("read config file: %w", err)
-	}
-	var cf configFile
-	if err := json.Unmarshal(b, &cf); err != nil {
-		return nil, p, fmt.Errorf("read config file %s: %w", p, err)
-	}
-	return &cf, p, nil
-}
+func readConfig() (*configFile, string, error) { return client.ReadConfig() }
 
 // writeConfig writes the config file atomically with mode 0600 (its
 // directory 0700) and returns its path.
@@ -117,48 +77,11 @@ func addServerFlags(fl *flag.FlagSet) *serverFlags {
 }
 
 // server is a resolved server address and token.
-type server struct {
-	URL, Token string
-	From       string // where the URL came from: "--url", "$DESK_URL" or the config file's path
-}
+type server = client.Server
 
 // resolve finds the server and token: each from its flag, else its
-// environment variable, else the config file. The config file's token is
-// only sent to the config file's URL: a URL from a flag or the environment
-// with no token of its own gets none from the file.
-func (sf *serverFlags) resolve() (server, error) {
-	s := server{URL: sf.url, Token: sf.token, From: "--url"}
-	if s.URL == "" {
-		s.URL, s.From = os.Getenv(envURL), "$"+envURL
-	}
-	if s.Token == "" {
-		s.Token = os.Getenv(envToken)
-	}
-	if s.URL != "" && s.Token != "" {
-		return s, nil
-	}
-	cf, path, err := readConfig()
-	if err != nil {
-		return server{}, err
-	}
-	if s.URL == "" {
-		if cf == nil || cf.URL == "" {
-			return server{}, errNoServer
-		}
-		s.URL, s.From = cf.URL, path
-	}
-	if s.Token == "" && cf != nil && sameURL(cf.URL, s.URL) {
-		s.Token = cf.Token
-	}
-	if s.Token == "" {
-		return server{}, fmt.Errorf("no token for the desk server at %s: pass --token or set %s", s.URL, envToken)
-	}
-	return s, nil
-}
-
-func sameURL(a, b string) bool {
-	return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
-}
+// environment variable, else the config file (client.Resolve).
+func (sf *serverFlags) resolve() (server, error) { return client.Resolve(sf.url, sf.token) }
 
 // client resolves the server and returns a client for it.
 func (sf *serverFlags) client() (*client.Client, server, error) {
