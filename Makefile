@@ -8,8 +8,11 @@
 #                    under the race detector (CI runs exactly this, via .ci/run)
 #   make setup       the run set-up alone: check Go, install runc
 #   make test-setup  setup, plus the tests' reference tools, the programs the
-#                    sandbox workloads run and the MCP end-to-end test's npm
-#                    packages
+#                    sandbox workloads and the examples run and the MCP
+#                    end-to-end test's npm packages
+#   make examples-setup  setup, plus what the runnable examples (examples/)
+#                    run in the sandbox: pandoc and TeX, node and npm,
+#                    python3, git
 #   make build       build ./bin/desk
 #   make install     build desk and install it on PATH ($(PREFIX)/bin/desk)
 #   make demo        build desk and run the store demo: import this tree, check, export, compare
@@ -27,19 +30,29 @@ RUN_APT_PACKAGES := runc
 # the sandbox's C workloads, and what the sandbox's pandoc → PDF test needs
 # besides pandoc and pdflatex (SANDBOX_TOOLS): LaTeX's recommended packages,
 # the Latin Modern fonts of pandoc's default template and pdftotext
-# (poppler-utils) to read the PDF back. (pandoc, texlive-latex-base,
-# texlive-latex-recommended, lmodern and poppler-utils took 41 s to install
-# with apt-get update on a Debian 12 machine and 368 MB of disk.) curl and
-# wget are the references of the shell's curl and wget. `make
-# test-setup` installs whichever are missing.
-TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev texlive-latex-recommended lmodern poppler-utils curl wget
+# (poppler-utils) to read the PDF back (pandoc and TeX themselves come with
+# the examples' set-up, EXAMPLES_APT_PACKAGES). curl and wget are the
+# references of the shell's curl and wget. `make test-setup` installs
+# whichever are missing.
+TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev poppler-utils curl wget
 
 # Programs the sandbox's workload tests and `desk bench fs` run inside the
 # sandbox, which sees the host's /usr read-only (so a python3 under ~/.pyenv
 # or a node under ~/.nvm does not count): COMMAND:PACKAGE, the package
 # `make test-setup` installs when /usr/bin/COMMAND is missing. (NodeSource's
 # nodejs brings its own npm; Debian's nodejs needs the npm package.)
-SANDBOX_TOOLS := git:git gcc:gcc make:make python3:python3 pip3:python3-pip node:nodejs npm:npm pandoc:pandoc pdflatex:texlive-latex-base busybox:busybox-static curl:curl
+SANDBOX_TOOLS := gcc:gcc make:make pip3:python3-pip busybox:busybox-static curl:curl
+
+# What the runnable examples (examples/README.md) run in the sandbox, which
+# sees the host's /usr: pandoc with TeX as its PDF engine (examples/pdf; TeX's
+# recommended packages and the Latin Modern fonts of pandoc's default
+# template), git, node and npm (examples/publish), python3
+# (examples/go-client); the sandbox's own tests run them too. `make
+# examples-setup` installs whichever are missing: not part of `make run`,
+# because pandoc and TeX alone took 41 s to install with apt-get update on a
+# Debian 12 machine and 368 MB of disk.
+EXAMPLES_APT_PACKAGES := texlive-latex-recommended lmodern
+EXAMPLES_TOOLS := pandoc:pandoc pdflatex:texlive-latex-base git:git node:nodejs npm:npm python3:python3
 
 # The MCP end-to-end test drives desk with the official TypeScript client,
 # pinned by this directory's package-lock.json (npm registry only);
@@ -59,7 +72,7 @@ BIN  := bin/desk
 DATA := desk-data
 DEMO_DB := $(DATA)/demo.db
 
-.PHONY: setup test-setup test-packages build run install demo test clean
+.PHONY: setup test-setup test-packages examples-setup build run install demo test clean
 
 # apt_install installs the Debian packages $(1) and, for each COMMAND:PACKAGE
 # of $(2) whose /usr/bin/COMMAND is missing, PACKAGE, when not installed yet
@@ -100,8 +113,13 @@ setup:
 	fi; \
 	echo "setup: go $$v ok"
 
-# test-setup: setup, plus what only the tests need.
-test-setup: setup test-packages $(E2E_NPM_STAMP)
+# test-setup: setup, plus what only the tests (and the examples, which are
+# tests too) need.
+test-setup: setup examples-setup test-packages $(E2E_NPM_STAMP)
+
+# examples-setup: setup, plus what the examples run in the sandbox.
+examples-setup: setup
+	$(call apt_install,$(EXAMPLES_APT_PACKAGES),$(EXAMPLES_TOOLS))
 
 test-packages:
 	$(call apt_install,$(TEST_APT_PACKAGES),$(SANDBOX_TOOLS))

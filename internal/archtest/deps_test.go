@@ -61,10 +61,15 @@ var layers = map[string]int{
 // testOnly are the packages that only tests import: the shared test helpers.
 // Outside a test only another of them may import one. internal/testenv
 // imports only the standard library.
-var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/image/imagetest", "internal/vfs/vfstest", "internal/share/s3remote/s3test"}
+var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/image/imagetest", "internal/vfs/vfstest", "internal/share/s3remote/s3test", "examples/internal/exampletest"}
 
 // cmdRoot may import anything and is imported by nothing.
 const cmdRoot = "cmd/desk"
+
+// examplesRoot holds the runnable examples: programs of desk's public
+// surface, so they import only the client (and, in tests, the test helpers
+// and internal/testenv), and nothing imports them.
+const examplesRoot = "examples"
 
 // backends are the execution backends: they never import each other.
 var backends = []string{"internal/shell", "internal/jsvm", "internal/sandbox"}
@@ -104,6 +109,9 @@ type pkg struct {
 func root(rel string) string {
 	if rel == cmdRoot || strings.HasPrefix(rel, cmdRoot+"/") {
 		return cmdRoot
+	}
+	if rel == examplesRoot || strings.HasPrefix(rel, examplesRoot+"/") {
+		return examplesRoot
 	}
 	best := ""
 	for r := range layers {
@@ -205,6 +213,12 @@ func check(pkgs []pkg) []string {
 				continue // own subtree
 			case ir == cmdRoot:
 				report("%s %s %s: nothing may import the command", rel, what, irel)
+			case ir == examplesRoot:
+				report("%s %s %s: nothing may import an example", rel, what, irel)
+			case pr == examplesRoot:
+				if ir != "client" && !slices.Contains(testOnly, irel) {
+					report("%s %s %s: an example may import only the client (and the test helpers in tests)", rel, what, irel)
+				}
 			case (pr == "client" || pr == "internal/textdiff") && !(im.test && ir == "internal/testenv"):
 				report("%s %s %s: %s may import only the standard library (and internal/testenv in tests)", rel, what, irel, pr)
 			case slices.Contains(backends, pr) && slices.Contains(backends, ir):
@@ -310,6 +324,12 @@ func TestCheck_Violations(t *testing.T) {
 		{"textdiff is a leaf", pkg{ImportPath: m("internal/textdiff"), Imports: []string{m("internal/glob")}}, "internal/textdiff may import only the standard library"},
 		{"textdiff's tests use testenv", pkg{ImportPath: m("internal/textdiff"), TestImports: []string{m("internal/testenv")}}, ""},
 		{"textdiff third party", pkg{ImportPath: m("internal/textdiff"), TestImports: []string{"github.com/some/diff"}}, "internal/textdiff may import only the standard library"},
+		{"example uses the client", pkg{ImportPath: m("examples/pdf"), Imports: []string{m("client"), "github.com/some/thing"}, TestImports: []string{m("examples/internal/exampletest"), m("internal/testenv")}}, ""},
+		{"example uses internals", pkg{ImportPath: m("examples/pdf"), Imports: []string{m("internal/tools")}}, "an example may import only the client"},
+		{"example uses testenv outside a test", pkg{ImportPath: m("examples/pdf"), Imports: []string{m("internal/testenv")}}, "only tests"},
+		{"example harness uses testenv", pkg{ImportPath: m("examples/internal/exampletest"), Imports: []string{m("client"), m("internal/testenv")}}, ""},
+		{"example harness outside a test", pkg{ImportPath: m("examples/pdf"), Imports: []string{m("examples/internal/exampletest")}}, "only tests"},
+		{"imports an example", pkg{ImportPath: m("internal/api"), Imports: []string{m("examples/pdf")}}, "nothing may import an example"},
 		{"imports the command", pkg{ImportPath: m("internal/api"), Imports: []string{m("cmd/desk")}}, "nothing may import the command"},
 		{"glob allowed deps", pkg{ImportPath: m("internal/glob/gitignore"), Imports: []string{"mvdan.cc/sh/v3/pattern", "regexp"}}, ""},
 		{"glob heavy dep", pkg{ImportPath: m("internal/glob/gitignore"), Imports: []string{"github.com/go-git/go-git/v5/plumbing/format/gitignore"}}, "internal/glob may import only"},
