@@ -1,0 +1,432 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/examples/internal/exampletest"
+)
+
+// A scripted model session: each request the fake provider gets is
+// answered with the next reply, in the provider's own wire format.
+type fakeReply struct {
+	status int      // an HTTP error answer (retryable) instead of a stream
+	text   []string // text deltas
+	call   *fakeCall
+	// breakAfterText ends the stream with an error event after the text.
+	breakAfterText bool
+}
+
+type fakeCall struct {
+	id, name string
+	input    []string // fragments of the JSON input
+}
+
+var script = []fakeReply{
+	{status: 529},
+	{text: []string{"I'll write ", "the notes."}, call: &fakeCall{"call_1", "write", []string{`{"path": "no`, `tes.txt", "content": "alpha\nbe`, `ta\n"}`}}},
+	{call: &fakeCall{"call_2", "exec", []string{`{"command": "wc -l < notes.txt`, `; cat notes.txt"}`}}},
+	{text: []string{"The file ", "has 2 lines: ", "alpha and beta."}},
+	// The second line of the person's.
+	{text: []string{"Hm"}, breakAfterText: true},
+	{text: []string{"Done", "."}},
+}
+
+// fakeProvider is a loopback server speaking a provider's wire format that
+// replays script, keeping every request body.
+type fakeProvider struct {
+	kind string // "anthropic" or "openai"
+	mu   sync.Mutex
+	reqs [][]byte
+	bad  []string // wrong headers or bodies, found while serving
+}
+
+func (f *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	n := len(f.reqs)
+	f.reqs = append(f.reqs, body)
+	f.mu.Unlock()
+	problem := func(format string, args ...any) {
+		f.mu.Lock()
+		f.bad = append(f.bad, fmt.Sprintf("request %d: ", n)+fmt.Sprintf(format, args...))
+		f.mu.Unlock()
+	}
+	var head struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil || !head.Stream || head.Model != "test-model" {
+		problem("body %s: %v", body, err)
+	}
+	switch f.kind {
+	case "anthropic":
+		if r.URL.Path != "/v1/messages" || r.Header.Get("X-Api-Key") != "test-key" || r.Header.Get("Anthropic-Version") != "2023-06-01" {
+			problem("path %s, headers %v", r.URL.Path, r.Header)
+		}
+	case "openai":
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" {
+			problem("path %s, headers %v", r.URL.Path, r.Header)
+		}
+	}
+	if n >= len(script) {
+		problem("more requests than the script has")
+		http.Error(w, `{"error":{"type":"invalid_request_error","message":"no more script"}}`, 400)
+		return
+	}
+	rep := script[n]
+	if rep.status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		if f.kind == "anthropic" {
+			w.WriteHeader(529)
+			io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+		} else {
+			w.Header().Set("Retry-After-Ms", "1")
+			w.WriteHeader(429)
+			io.WriteString(w, `{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`)
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flush := w.(http.Flusher).Flush
+	if f.kind == "anthropic" {
+		anthropicStream(w, flush, n, rep)
+	} else {
+		openaiStream(w, flush, n, rep)
+	}
+}
+
+// anthropicStream writes rep as the Messages API streams it.
+func anthropicStream(w io.Writer, flush func(), n int, rep fakeReply) {
+	ev := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		flush()
+	}
+	type m = map[string]any
+	ev("message_start", m{"type": "message_start", "message": m{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant",
+		"content": []any{}, "model": "test-model", "stop_reason": nil, "stop_sequence": nil, "usage": m{"input_tokens": 100, "output_tokens": 1}}})
+	ev("ping", m{"type": "ping"})
+	i := 0
+	if len(rep.text) > 0 {
+		ev("content_block_start", m{"type": "content_block_start", "index": i, "content_block": m{"type": "text", "text": ""}})
+		for _, t := range rep.text {
+			ev("content_block_delta", m{"type": "content_block_delta", "index": i, "delta": m{"type": "text_delta", "text": t}})
+		}
+		if rep.breakAfterText {
+			ev("error", m{"type": "error", "error": m{"type": "overloaded_error", "message": "Overloaded"}})
+			return
+		}
+		ev("content_block_stop", m{"type": "content_block_stop", "index": i})
+		i++
+	}
+	stop := "end_turn"
+	if c := rep.call; c != nil {
+		stop = "tool_use"
+		ev("content_block_start", m{"type": "content_block_start", "index": i, "content_block": m{"type": "tool_use", "id": c.id, "name": c.name, "input": m{}}})
+		ev("content_block_delta", m{"type": "content_block_delta", "index": i, "delta": m{"type": "input_json_delta", "partial_json": ""}})
+		for _, p := range c.input {
+			ev("content_block_delta", m{"type": "content_block_delta", "index": i, "delta": m{"type": "input_json_delta", "partial_json": p}})
+		}
+		ev("content_block_stop", m{"type": "content_block_stop", "index": i})
+	}
+	ev("message_delta", m{"type": "message_delta", "delta": m{"stop_reason": stop, "stop_sequence": nil}, "usage": m{"output_tokens": 20}})
+	ev("message_stop", m{"type": "message_stop"})
+}
+
+// openaiStream writes rep as Chat Completions streams it.
+func openaiStream(w io.Writer, flush func(), n int, rep fakeReply) {
+	type m = map[string]any
+	chunk := func(delta m, finish any) {
+		b, _ := json.Marshal(m{"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion.chunk", "created": 1700000000, "model": "test-model",
+			"choices": []any{m{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		flush()
+	}
+	chunk(m{"role": "assistant", "content": ""}, nil)
+	for _, t := range rep.text {
+		chunk(m{"content": t}, nil)
+	}
+	if rep.breakAfterText {
+		fmt.Fprint(w, "data: {\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
+		return
+	}
+	finish := "stop"
+	if c := rep.call; c != nil {
+		finish = "tool_calls"
+		chunk(m{"tool_calls": []any{m{"index": 0, "id": c.id, "type": "function", "function": m{"name": c.name, "arguments": ""}}}}, nil)
+		for _, p := range c.input {
+			chunk(m{"tool_calls": []any{m{"index": 0, "function": m{"arguments": p}}}}, nil)
+		}
+	}
+	chunk(m{}, finish)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	flush()
+}
+
+// entry is one part of a request's conversation, in a neutral form.
+type entry struct {
+	Kind string // "user", "assistant", "call", "result"
+	ID   string // a call's or a result's tool call id
+	Name string // a call's tool
+	Text string // text, a call's input, a result's content
+	Err  bool   // a result marked as an error
+}
+
+// transcript decodes a request body of either provider into entries, and
+// the tools it offers (name → input schema).
+func transcript(t *testing.T, kind string, body []byte) ([]entry, map[string]json.RawMessage) {
+	t.Helper()
+	var out []entry
+	tools := map[string]json.RawMessage{}
+	if kind == "anthropic" {
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content []struct {
+					Type      string          `json:"type"`
+					Text      string          `json:"text"`
+					ID        string          `json:"id"`
+					Name      string          `json:"name"`
+					Input     json.RawMessage `json:"input"`
+					ToolUseID string          `json:"tool_use_id"`
+					IsError   bool            `json:"is_error"`
+					Content   []struct {
+						Type string `json:"type"`
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"content"`
+			} `json:"messages"`
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"input_schema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatalf("decode request: %v", err)
+		}
+		for _, tl := range req.Tools {
+			tools[tl.Name] = tl.InputSchema
+		}
+		for _, msg := range req.Messages {
+			for _, b := range msg.Content {
+				switch b.Type {
+				case "text":
+					out = append(out, entry{Kind: msg.Role, Text: b.Text})
+				case "tool_use":
+					out = append(out, entry{Kind: "call", ID: b.ID, Name: b.Name, Text: compact(t, b.Input)})
+				case "tool_result":
+					var s strings.Builder
+					for _, c := range b.Content {
+						s.WriteString(c.Text)
+					}
+					out = append(out, entry{Kind: "result", ID: b.ToolUseID, Text: s.String(), Err: b.IsError})
+				}
+			}
+		}
+		return out, tools
+	}
+	var req struct {
+		Messages []struct {
+			Role       string  `json:"role"`
+			Content    *string `json:"content"`
+			ToolCallID string  `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+		Tools []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("decode request: %v", err)
+	}
+	for _, tl := range req.Tools {
+		tools[tl.Function.Name] = tl.Function.Parameters
+	}
+	for _, msg := range req.Messages {
+		text := ""
+		if msg.Content != nil {
+			text = *msg.Content
+		}
+		switch msg.Role {
+		case "system":
+		case "tool":
+			out = append(out, entry{Kind: "result", ID: msg.ToolCallID, Text: text})
+		default:
+			if text != "" {
+				out = append(out, entry{Kind: msg.Role, Text: text})
+			}
+			for _, c := range msg.ToolCalls {
+				out = append(out, entry{Kind: "call", ID: c.ID, Name: c.Function.Name, Text: compact(t, json.RawMessage(c.Function.Arguments))})
+			}
+		}
+	}
+	return out, tools
+}
+
+func compact(t *testing.T, b json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Errorf("invalid JSON %q: %v", b, err)
+		return string(b)
+	}
+	return buf.String()
+}
+
+// TestAgent runs the agent's REPL, as `go run ./examples/agent` does, on a
+// real desk server against a fake provider of each wire format replaying a
+// scripted session: a rate limit, a tool call to write a file, one to exec a
+// command reading it, a streamed answer, then a second line whose first
+// answer breaks off mid-stream.
+func TestAgent(t *testing.T) {
+	desk := exampletest.Start(t, "--sandbox", "off")
+	for _, kind := range []string{"anthropic", "openai"} {
+		t.Run(kind, func(t *testing.T) { testAgent(t, desk, kind) })
+	}
+}
+
+func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	adminClient := desk.Client
+	ws := "notes-" + kind
+	if _, err := adminClient.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := adminClient.MintToken(ctx, client.TokenRequest{Workspace: ws, Scopes: []string{"read", "write", "exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeProvider{kind: kind}
+	ps := httptest.NewServer(fake)
+	defer ps.Close()
+	base := ps.URL
+	if kind == "openai" {
+		base += "/v1"
+	}
+	t.Setenv("DESK_URL", desk.URL)
+	t.Setenv("DESK_TOKEN", tok.Secret)
+	t.Setenv("DESK_CONFIG", filepath.Join(t.TempDir(), "none.json"))
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"} {
+		t.Setenv(k, "")
+	}
+	if kind == "anthropic" {
+		t.Setenv("ANTHROPIC_API_KEY", "test-key")
+		t.Setenv("ANTHROPIC_BASE_URL", base)
+	} else {
+		t.Setenv("OPENAI_API_KEY", "test-key")
+		t.Setenv("OPENAI_BASE_URL", base)
+	}
+	stdin := strings.NewReader("write notes.txt with alpha and beta, then count its lines\nand now?\n")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-w", ws, "-model", "test-model", "-retry-wait", "1ms"}, stdin, &stdout, &stderr, nil)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, p := range fake.bad {
+		t.Error(p)
+	}
+	if len(fake.reqs) != len(script) {
+		t.Fatalf("the provider got %d requests, want %d", len(fake.reqs), len(script))
+	}
+
+	// The file is in the workspace.
+	if b, err := adminClient.ReadFile(ctx, ws, "notes.txt"); err != nil || string(b) != "alpha\nbeta\n" {
+		t.Errorf("notes.txt = %q, %v", b, err)
+	}
+
+	// The tools offered are the server's own definitions.
+	serverTools, err := adminClient.Tools(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, offered := transcript(t, kind, fake.reqs[1])
+	if len(offered) != len(serverTools) {
+		t.Errorf("offered %d tools, the server has %d", len(offered), len(serverTools))
+	}
+	for _, st := range serverTools {
+		if got, want := compact(t, offered[st.Name]), compact(t, st.InputSchema); got != want {
+			t.Errorf("tool %s: schema sent %s, the server's %s", st.Name, got, want)
+		}
+	}
+
+	// The retried request is the same request.
+	if !bytes.Equal(fake.reqs[0], fake.reqs[1]) {
+		t.Errorf("the retry sent another request:\n%s\n%s", fake.reqs[0], fake.reqs[1])
+	}
+
+	// The second request carries the write's real result.
+	tr, _ := transcript(t, kind, fake.reqs[2])
+	if len(tr) != 4 || tr[0].Kind != "user" || tr[1].Text != "I'll write the notes." || tr[2].Kind != "call" || tr[2].ID != "call_1" ||
+		tr[2].Text != `{"path":"notes.txt","content":"alpha\nbeta\n"}` || tr[3].Kind != "result" || tr[3].ID != "call_1" ||
+		!strings.HasPrefix(tr[3].Text, "created /workspace/notes.txt (11 bytes), revision ") || tr[3].Err {
+		t.Errorf("request 2: %+v", tr)
+	}
+	// The third carries the exec's real output.
+	tr, _ = transcript(t, kind, fake.reqs[3])
+	if len(tr) != 6 || tr[4].Kind != "call" || tr[4].Name != "exec" || tr[5].ID != "call_2" ||
+		!strings.HasPrefix(tr[5].Text, "2\nalpha\nbeta\n[exit code 0 · shell backend · ") {
+		t.Errorf("request 3: %+v", tr)
+	}
+	// The last request has the whole conversation, without the answer that
+	// broke off, and the retry is the same request again.
+	if !bytes.Equal(fake.reqs[4], fake.reqs[5]) {
+		t.Errorf("the retry after a broken stream sent another request")
+	}
+	tr, _ = transcript(t, kind, fake.reqs[5])
+	if len(tr) != 8 || tr[6].Text != "The file has 2 lines: alpha and beta." || tr[7].Kind != "user" || tr[7].Text != "and now?" {
+		t.Errorf("request 5: %+v", tr)
+	}
+
+	// The streamed text and the tool calls reached stdout in order.
+	out := stdout.String()
+	at := 0
+	for _, want := range []string{
+		"desk agent · workspace " + ws + " · " + kind + " test-model",
+		"> I'll write the notes.\n",
+		"-> write path=\"notes.txt\" content=\"alpha\\nbeta\\n\"\n",
+		"   created /workspace/notes.txt (11 bytes)",
+		"-> exec command=\"wc -l < notes.txt; cat notes.txt\"\n",
+		"   2\n   alpha\n   beta\n   [exit code 0 · shell backend",
+		"The file has 2 lines: alpha and beta.\n",
+		"> Hm\n",
+		"Done.\n",
+		"> \n",
+	} {
+		i := strings.Index(out[at:], want)
+		if i < 0 {
+			t.Fatalf("stdout lacks %q after byte %d", want, at)
+		}
+		at += i + len(want)
+	}
+	limit := map[string]string{"anthropic": "529 overloaded_error", "openai": "429 rate_limit_exceeded"}[kind]
+	for _, want := range []string{limit, "retry 1 of 5", "the answer above broke off"} {
+		if !strings.Contains(strings.ToLower(stderr.String()), strings.ToLower(want)) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+}

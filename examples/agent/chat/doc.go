@@ -1,0 +1,85 @@
+// Package chat is a terminal chat agent on a desk workspace: a REPL that
+// sends the person's lines to a model, streams its answer, runs the tools it
+// calls on the desk server and sends their results back, until the model
+// answers without a tool call. It is the engine of examples/agent (`go run
+// ./examples/agent -w WS`); it imports only the standard library and desk's
+// public client.
+//
+// # Providers
+//
+// Anthropic speaks the Messages API (POST /v1/messages, "stream": true):
+// Server-Sent Events message_start, content_block_start (text and tool_use
+// blocks), content_block_delta (text_delta, input_json_delta),
+// content_block_stop, message_delta (the stop reason), message_stop; ping is
+// ignored; an error event ends the stream with an *APIError. Other block
+// types (thinking) are dropped. The system prompt and the last block of the
+// conversation carry cache_control breakpoints, so each step of a turn reads
+// the conversation so far from the prompt cache.
+//
+// OpenAI speaks an OpenAI-compatible Chat Completions API (POST
+// {base}/chat/completions, "stream": true): "data:" chunks with
+// delta.content and delta.tool_calls fragments joined by their index, up to
+// "data: [DONE]"; an "error" object inside the stream ends it. Tool results
+// become "tool" messages; Chat Completions takes no image there, so an image
+// a tool returned (read of a PNG) is described in words, where the Anthropic
+// provider sends the image itself.
+//
+// Flags.NewProvider chooses: -provider, else anthropic when
+// ANTHROPIC_API_KEY is set, else openai when OPENAI_API_KEY or
+// OPENAI_BASE_URL is; the key, model and base URL come from -api-key,
+// -model and -base-url, else ANTHROPIC_API_KEY, ANTHROPIC_MODEL,
+// ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL.
+//
+// # Tools
+//
+// The tools are the desk server's: New lists them (GET
+// /v1/workspaces/{ws}/tools, the token's tools only) and gives the model
+// their names, descriptions and input schemas as the server defines them,
+// so there is no second copy to drift. A call is POST
+// /v1/workspaces/{ws}/tools/{name} through the client; a tool's failure is a
+// result marked is_error for the model to read, and so is a call the server
+// refused (a missing scope, an unknown tool), with the server's message. A
+// tool input that is not valid JSON (an answer cut at the token limit) is
+// answered with an error result without calling the server. Calls run one
+// after another in the order the model gave them.
+//
+// # Limits
+//
+//   - A tool result's text sent to the model is at most MaxResultBytes
+//     (default 32 KiB): past it each text part keeps its share as head
+//     (three quarters) and tail with a note of the bytes cut. desk bounds
+//     its own outputs first (read 256 KiB a call, exec's output head and
+//     tail), so this cap matters for a model with a small context.
+//   - A turn makes at most MaxSteps model calls (default 50), then stops
+//     and says so; the next line goes on.
+//   - A model call that fails with a retryable error — HTTP 408, 409, 429,
+//     500, 502, 503, 504, 529, an error event of type overloaded_error,
+//     rate_limit_error, api_error or server_error, a stream that breaks or
+//     ends early, a failed connection — is retried at most Retries times
+//     (default 5), waiting RetryWait (1 s) doubled each time, plus up to a
+//     quarter of jitter, at most MaxRetryWait (1 min), or the server's
+//     Retry-After (or retry-after-ms) when longer, up to twice MaxRetryWait.
+//     A 429 for an exhausted quota (insufficient_quota) and other errors
+//     are not retried. Text already streamed of an answer that broke off is
+//     dropped from the conversation, and the terminal says so.
+//   - One Server-Sent Event is at most MaxEventBytes (4 MiB); an answer's
+//     headers must come within 2 minutes; an input line is at most 1 MiB.
+//
+// # Conversation
+//
+// The conversation is kept in memory across turns, whole: there is no
+// compaction, so a long session ends when the model's context is full (the
+// provider's error says so; /reset starts over). A turn that failed or was
+// stopped keeps what it got: the next line joins the last message of the
+// person's, so roles keep alternating and every tool call keeps its
+// result. Ctrl-C during a turn stops it (a running exec is killed, through
+// the call's context); at the prompt it ends the session, as do Ctrl-D and
+// /exit.
+//
+// # Terminal
+//
+// The model's text goes to IO.Out as it arrives. Each tool call is one line,
+// "-> name key=value ..." (strings quoted, long ones cut), and its result
+// its first ShowLines (6) lines, indented, each cut at 160 bytes, then how
+// many more lines and bytes there were. Retries and errors go to IO.Err.
+package chat

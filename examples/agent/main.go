@@ -1,0 +1,78 @@
+// Command agent is a terminal chat agent on a desk workspace: it talks to a
+// model over the Anthropic Messages API or an OpenAI-compatible Chat
+// Completions API and works in the workspace through desk's agent tools
+// (package chat does the work; see its documentation and README.md).
+//
+//	go run ./examples/agent -w WORKSPACE
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/examples/agent/chat"
+)
+
+func main() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sig))
+}
+
+// run is the command: its exit status is 0 at the session's end, 1 when it
+// could not start, 2 for a usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, interrupt <-chan os.Signal) int {
+	fl := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	ws := fl.String("w", "", "the workspace to work in (required)")
+	url := fl.String("url", "", "the desk server's URL (default: $DESK_URL, else the config file desk serve writes)")
+	token := fl.String("token", "", "the desk token (default: $DESK_TOKEN, else the config file's)")
+	pf := chat.AddFlags(fl)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "usage: go run ./examples/agent -w WORKSPACE [flags]\n\nA terminal chat agent working in a desk workspace through its tools.\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *ws == "" || fl.NArg() > 0 {
+		fl.Usage()
+		return 2
+	}
+	srv, err := client.Resolve(*url, *token)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return 1
+	}
+	dc, err := client.New(srv.URL, srv.Token, client.Options{UserAgent: "desk-agent-example"})
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: desk server %q (from %s): %v\n", srv.URL, srv.From, err)
+		return 1
+	}
+	p, err := pf.NewProvider(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return 1
+	}
+	cfg := pf.Options()
+	cfg.Desk, cfg.Workspace, cfg.Provider = dc, *ws, p
+	a, err := chat.New(ctx, cfg, chat.IO{In: stdin, Out: stdout, Err: stderr, Interrupt: interrupt})
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return 1
+	}
+	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return 1
+	}
+	return 0
+}
