@@ -91,4 +91,20 @@ func TestGit_interchange(t *testing.T) {
 	eq("sandbox after the shell's resolution", run(sandbox.ID, 0, "git status --porcelain && git log -n1 --format='%s %P' | wc -w && cat d/x.txt"), "4\nboth x\n")
 	run(sandbox.ID, 0, "git fsck --strict --no-progress")
 	eq("both logs", run("shell", 0, "git log --format='%H %T %s'"), run(sandbox.ID, 0, "git log --format='%H %T %s'"))
+
+	// A stash pushed in the shell is listed and popped by the real git in
+	// the sandbox, and one pushed there is popped in the shell.
+	run("shell", 0, "echo wip >> a.txt && echo new > n.txt && git stash -q -u -m 'shell wip'")
+	eq("sandbox stash list", run(sandbox.ID, 0, "git stash list"), "stash@{0}: On main: shell wip\n")
+	eq("sandbox stash show", run(sandbox.ID, 0, "git stash show --include-untracked"), " a.txt | 1 +\n n.txt | 1 +\n 2 files changed, 2 insertions(+)\n")
+	run(sandbox.ID, 0, "git stash pop -q")
+	eq("sandbox after pop", run(sandbox.ID, 0, "git status --porcelain && git stash list"), " M a.txt\n?? n.txt\n")
+	run(sandbox.ID, 0, "git fsck --strict --no-progress")
+	run(sandbox.ID, 0, "git add n.txt && git stash -q")
+	short := run("shell", 0, "git rev-parse --short HEAD")
+	eq("shell stash list", run("shell", 0, "git stash list"), "stash@{0}: WIP on main: "+strings.TrimSpace(short)+" merge other\n")
+	run("shell", 0, "git stash pop -q --index")
+	eq("shell after pop", run("shell", 0, "git status --porcelain && git stash list"), " M a.txt\nA  n.txt\n")
+	run(sandbox.ID, 0, "git fsck --strict --no-progress")
+	eq("sandbox status after the shell's pop", run(sandbox.ID, 0, "git status --porcelain"), " M a.txt\nA  n.txt\n")
 }

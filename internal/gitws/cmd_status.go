@@ -274,7 +274,9 @@ func (c *cmd) longStatus(w io.Writer, r *Repo, changes []change, untracked []str
 		}
 	}
 	label := func(l string, width int) string { return l + strings.Repeat(" ", width-len(l)) }
-	if len(unmerged) > 0 {
+	_, merr := c.env.FS.Stat(c.env.Ctx, r.GitDir+"/MERGE_HEAD")
+	merging := merr == nil // unmerged paths without a merge: left by stash apply
+	if len(unmerged) > 0 && merging {
 		fmt.Fprint(w, "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n\n")
 	}
 	if len(staged) > 0 {
@@ -294,7 +296,11 @@ func (c *cmd) longStatus(w io.Writer, r *Repo, changes []change, untracked []str
 		fmt.Fprint(w, "\n")
 	}
 	if len(unmerged) > 0 {
-		fmt.Fprint(w, "Unmerged paths:\n  (use \"git add <file>...\" to mark resolution)\n")
+		fmt.Fprint(w, "Unmerged paths:\n")
+		if !merging {
+			fmt.Fprint(w, "  (use \"git restore --staged <file>...\" to unstage)\n")
+		}
+		fmt.Fprint(w, "  (use \"git add <file>...\" to mark resolution)\n")
 		for _, ch := range unmerged {
 			fmt.Fprintf(w, "\t%s%s\n", label(unmergedLabel[string([]byte{ch.X, ch.Y})], 17), quotePath(c.relPath(ch.Path), false))
 		}
@@ -321,8 +327,8 @@ func (c *cmd) longStatus(w io.Writer, r *Repo, changes []change, untracked []str
 		fmt.Fprint(w, "\n")
 	}
 	switch {
-	case len(staged) > 0 || len(unmerged) > 0:
-	case len(unstaged) > 0:
+	case len(staged) > 0 || len(unmerged) > 0 && merging:
+	case len(unstaged) > 0 || len(unmerged) > 0:
 		fmt.Fprint(w, "no changes added to commit (use \"git add\" and/or \"git commit -a\")\n")
 	case len(untracked) > 0:
 		fmt.Fprint(w, "nothing added to commit but untracked files present (use \"git add\" to track)\n")

@@ -45,9 +45,27 @@
 // (fast-forward, three-way with git's conflict markers, --no-ff,
 // --ff-only, --abort), fetch, pull (fast-forward and merge), push (--force,
 // --delete, -u, tags, new branches), remote (add, remove, -v, get-url,
-// set-url). Supported says which subcommands exist; the shell's router
-// sends a script using any other (rebase, stash, bisect, ...) to the
-// sandbox, where the real git runs on the same .git.
+// set-url), stash (push with -m, -u, -k and paths, save, list, show [-p]
+// [-u], apply [--index], pop, drop, clear). Supported says which
+// subcommands exist; the shell's router sends a script using any other
+// (rebase, bisect, ...) to the sandbox, where the real git runs on the
+// same .git.
+//
+// # Stash
+//
+// A stash is the commits git makes, with the same ids: the index ("index
+// on <branch>: <short> <subject>"), the untracked files with -u, and the
+// work tree on top (parents HEAD, the index commit and the untracked
+// commit), named by refs/stash and its reflog, which is the stash list
+// (stash@{n} resolves in every revision). So the real git in the sandbox
+// lists, shows and pops a stash pushed here, and the other way round.
+// Apply merges the stash into the work tree with the merge code of merge
+// (mergeFiles), as git's merge-recursive does: its messages, "Updated
+// upstream" and "Stashed changes" as the conflict labels, the result tree
+// stored as git stores it, the entry kept on a conflict; without --index
+// the changes end unstaged except added files, as in git. Not here: -p,
+// --staged, -a (--all), --pathspec-from-file, stash branch, stash create
+// and store.
 //
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
@@ -108,8 +126,8 @@
 // diff is a shortest edit script (internal/textdiff, minimal mode) without
 // git's indent heuristic, so an ambiguous hunk can be placed differently;
 // hunk headers use git's default function-name rule. A failed merge stores
-// no tree object (git's ort leaves one dangling). Not implemented: stash,
-// apply, format-patch, rebase, cherry-pick, revert, bisect, submodules,
+// no tree object (git's ort leaves one dangling). Not implemented: apply,
+// format-patch, rebase, cherry-pick, revert, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
 // editor (commit and tag need -m or -F), pull --rebase.
 //

@@ -266,131 +266,7 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	paths := map[string]bool{}
-	for _, m := range []map[string]treeEntry{baseTree, ourTree, theirTree} {
-		for p := range m {
-			paths[p] = true
-		}
-	}
-	var names []string
-	for p := range paths {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	var conflicts []string
-	var msgs []string
-	for _, p := range names {
-		b, bok := baseTree[p]
-		o, ook := ourTree[p]
-		t, tok := theirTree[p]
-		switch {
-		case ook == tok && o == t:
-			continue // same on both sides
-		case bok == tok && b == t:
-			continue // only ours changed
-		case bok == ook && b == o:
-			// only theirs changed: take theirs
-			if !tok {
-				if err := r.removeWorkFile(p); err != nil {
-					c.dieErr(err)
-				}
-				removeEntry(idx, p)
-				continue
-			}
-			ne, err := r.writeWorkFile(p, t)
-			if err != nil {
-				c.dieErr(err)
-			}
-			removeEntry(idx, p)
-			idx.Entries = append(idx.Entries, ne)
-			continue
-		}
-		// both changed
-		if !ook || !tok {
-			side := "HEAD"
-			if !tok {
-				side = theirName
-			}
-			modified := theirName
-			if !tok {
-				modified = "HEAD"
-			}
-			msgs = append(msgs, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, side, modified, modified, p))
-			conflicts = append(conflicts, p)
-			removeEntry(idx, p)
-			if bok {
-				idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: b.Hash, Mode: b.Mode, Stage: index.AncestorMode})
-			}
-			if ook {
-				idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: o.Hash, Mode: o.Mode, Stage: index.OurMode})
-			} else {
-				if _, err := r.writeWorkFile(p, t); err != nil {
-					c.dieErr(err)
-				}
-				idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: t.Hash, Mode: t.Mode, Stage: index.TheirMode})
-			}
-			continue
-		}
-		msgs = append(msgs, "Auto-merging "+p)
-		var bl []string
-		if bok {
-			bd, err := r.blob(b.Hash)
-			if err != nil {
-				c.dieErr(err)
-			}
-			bl = textdiff.SplitLines(string(bd))
-		}
-		od, err := r.blob(o.Hash)
-		if err != nil {
-			c.dieErr(err)
-		}
-		td, err := r.blob(t.Hash)
-		if err != nil {
-			c.dieErr(err)
-		}
-		if isBinary(od) || isBinary(td) {
-			msgs = append(msgs, "warning: Cannot merge binary files: "+p+" (HEAD vs. "+theirName+")", "CONFLICT (content): Merge conflict in "+p)
-			conflicts = append(conflicts, p)
-			c.stageConflict(idx, p, b, bok, o, t)
-			continue
-		}
-		merged, conflict, err := merge3(bl, textdiff.SplitLines(string(od)), textdiff.SplitLines(string(td)), "HEAD", theirName)
-		if err != nil {
-			c.dieErr(err)
-		}
-		data := []byte(strings.Join(merged, ""))
-		mode := o.Mode
-		if b.Mode == o.Mode {
-			mode = t.Mode
-		}
-		if conflict {
-			if !bok {
-				msgs[len(msgs)-1] = "Auto-merging " + p
-				msgs = append(msgs, "CONFLICT (add/add): Merge conflict in "+p)
-			} else {
-				msgs = append(msgs, "CONFLICT (content): Merge conflict in "+p)
-			}
-			conflicts = append(conflicts, p)
-			if err := r.makeParents(p); err != nil {
-				c.dieErr(err)
-			}
-			if err := c.env.FS.WriteFile(c.env.Ctx, r.Work+"/"+p, data, 0o644); err != nil {
-				c.dieErr(err)
-			}
-			c.stageConflict(idx, p, b, bok, o, t)
-			continue
-		}
-		h, err := r.storeBlob(data)
-		if err != nil {
-			c.dieErr(err)
-		}
-		ne, err := r.writeWorkFile(p, treeEntry{h, mode})
-		if err != nil {
-			c.dieErr(err)
-		}
-		removeEntry(idx, p)
-		idx.Entries = append(idx.Entries, ne)
-	}
+	conflicts, msgs := c.mergeFiles(r, idx, baseTree, ourTree, theirTree, "HEAD", theirName)
 	if err := r.writeIndex(idx); err != nil {
 		c.dieErr(err)
 	}
@@ -442,6 +318,139 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	fmt.Fprintln(c.out, "Merge made by the 'ort' strategy.")
 	c.statSince(r, ourTree, h)
 	return 0
+}
+
+// mergeFiles merges the flat trees base, ours and theirs path by path into
+// idx and the work tree (which must hold ours): a path changed on one side
+// takes that side, a file changed on both is merged line by line with
+// merge3 (conflict markers labelled oursName and theirName), and a
+// conflict leaves stages 1-3 in idx. It returns the conflicted paths and
+// the messages git prints ("Auto-merging p", "CONFLICT (...)").
+func (c *cmd) mergeFiles(r *Repo, idx *index.Index, baseTree, ourTree, theirTree map[string]treeEntry, oursName, theirName string) (conflicts, msgs []string) {
+	paths := map[string]bool{}
+	for _, m := range []map[string]treeEntry{baseTree, ourTree, theirTree} {
+		for p := range m {
+			paths[p] = true
+		}
+	}
+	var names []string
+	for p := range paths {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		b, bok := baseTree[p]
+		o, ook := ourTree[p]
+		t, tok := theirTree[p]
+		switch {
+		case ook == tok && o == t:
+			continue // same on both sides
+		case bok == tok && b == t:
+			continue // only ours changed
+		case bok == ook && b == o:
+			// only theirs changed: take theirs
+			if !tok {
+				if err := r.removeWorkFile(p); err != nil {
+					c.dieErr(err)
+				}
+				removeEntry(idx, p)
+				continue
+			}
+			ne, err := r.writeWorkFile(p, t)
+			if err != nil {
+				c.dieErr(err)
+			}
+			removeEntry(idx, p)
+			idx.Entries = append(idx.Entries, ne)
+			continue
+		}
+		// both changed
+		if !ook || !tok {
+			side := oursName
+			if !tok {
+				side = theirName
+			}
+			modified := theirName
+			if !tok {
+				modified = oursName
+			}
+			msgs = append(msgs, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, side, modified, modified, p))
+			conflicts = append(conflicts, p)
+			removeEntry(idx, p)
+			if bok {
+				idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: b.Hash, Mode: b.Mode, Stage: index.AncestorMode})
+			}
+			if ook {
+				idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: o.Hash, Mode: o.Mode, Stage: index.OurMode})
+			} else {
+				if _, err := r.writeWorkFile(p, t); err != nil {
+					c.dieErr(err)
+				}
+				idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: t.Hash, Mode: t.Mode, Stage: index.TheirMode})
+			}
+			continue
+		}
+		msgs = append(msgs, "Auto-merging "+p)
+		var bl []string
+		if bok {
+			bd, err := r.blob(b.Hash)
+			if err != nil {
+				c.dieErr(err)
+			}
+			bl = textdiff.SplitLines(string(bd))
+		}
+		od, err := r.blob(o.Hash)
+		if err != nil {
+			c.dieErr(err)
+		}
+		td, err := r.blob(t.Hash)
+		if err != nil {
+			c.dieErr(err)
+		}
+		if isBinary(od) || isBinary(td) {
+			msgs = append(msgs, "warning: Cannot merge binary files: "+p+" ("+oursName+" vs. "+theirName+")", "CONFLICT (content): Merge conflict in "+p)
+			conflicts = append(conflicts, p)
+			c.stageConflict(idx, p, b, bok, o, t)
+			continue
+		}
+		merged, conflict, err := merge3(bl, textdiff.SplitLines(string(od)), textdiff.SplitLines(string(td)), oursName, theirName)
+		if err != nil {
+			c.dieErr(err)
+		}
+		data := []byte(strings.Join(merged, ""))
+		mode := o.Mode
+		if b.Mode == o.Mode {
+			mode = t.Mode
+		}
+		if conflict {
+			if !bok {
+				msgs[len(msgs)-1] = "Auto-merging " + p
+				msgs = append(msgs, "CONFLICT (add/add): Merge conflict in "+p)
+			} else {
+				msgs = append(msgs, "CONFLICT (content): Merge conflict in "+p)
+			}
+			conflicts = append(conflicts, p)
+			if err := r.makeParents(p); err != nil {
+				c.dieErr(err)
+			}
+			if err := c.env.FS.WriteFile(c.env.Ctx, r.Work+"/"+p, data, 0o644); err != nil {
+				c.dieErr(err)
+			}
+			c.stageConflict(idx, p, b, bok, o, t)
+			continue
+		}
+		h, err := r.storeBlob(data)
+		if err != nil {
+			c.dieErr(err)
+		}
+		ne, err := r.writeWorkFile(p, treeEntry{h, mode})
+		if err != nil {
+			c.dieErr(err)
+		}
+		removeEntry(idx, p)
+		idx.Entries = append(idx.Entries, ne)
+	}
+	return conflicts, msgs
 }
 
 func (c *cmd) stageConflict(idx *index.Index, p string, b treeEntry, bok bool, o, t treeEntry) {

@@ -175,7 +175,13 @@ func (c *cmd) resolve(r *Repo, rev string) (plumbing.Hash, error) {
 		name = "HEAD"
 	}
 	var h plumbing.Hash
-	if rh, _, ok := r.lookupRef(name); ok {
+	if at := strings.Index(name, "@{"); at >= 0 && strings.HasSuffix(name, "}") {
+		rh, err := r.reflogAt(name[:at], name[at+2:len(name)-1])
+		if err != nil {
+			return h, err
+		}
+		h = rh
+	} else if rh, _, ok := r.lookupRef(name); ok {
 		h = rh
 	} else if isHex(name) {
 		var err error

@@ -1,0 +1,47 @@
+package shell
+
+// gitOpsTable holds the differential rows of stash, apply, format-patch,
+// am, cherry-pick and revert; they join gitTable.
+var gitOpsTable = []gitRow{
+	// stash
+	{name: "stash", script: S + "echo m >> a.txt && echo s >> b.txt && git add b.txt && echo n > n.txt && git stash && git stash list && git status --porcelain"},
+	{name: "stash nothing", script: S + "git stash; echo $?; git stash list"},
+	{name: "stash no commit", script: "git init -q && git add a.txt && git stash; echo $?"},
+	{name: "stash -m", script: S + "echo m >> a.txt && git stash push -m 'my work' && git stash list"},
+	{name: "stash save message", script: S + "echo m >> a.txt && git stash save my work && git stash list"},
+	{name: "stash -u", script: S + "echo m >> a.txt && echo n > n.txt && mkdir -p u && echo x > u/x && git stash -u && git status --porcelain && git stash show --include-untracked"},
+	{name: "stash only untracked", script: S + "echo n > n.txt && git stash; echo $?; git stash -u -q && git status --porcelain && git stash list"},
+	{name: "stash -k", script: S + "echo m >> a.txt && git add a.txt && echo w >> b.txt && git stash -k -q && git status --porcelain && git diff --cached --stat"},
+	{name: "stash paths", script: S + "echo m >> a.txt && echo w >> b.txt && git stash push -q -- a.txt && git status --porcelain && git stash show"},
+	{name: "stash paths no match", script: S + "echo m >> a.txt && git stash push -- nope; echo $?"},
+	{name: "stash list two", script: S + "echo m >> a.txt && git stash -q && echo w >> b.txt && git stash -q -m second && git stash list"},
+	{name: "stash show", script: S + "echo m >> a.txt && sed -i 's/two/TWO/' b.txt && git stash -q && git stash show && git stash show -p && git stash show --name-only stash@{0}"},
+	{name: "stash show none", script: S + "git stash show; echo $?"},
+	{name: "stash show bad", script: S + "echo m >> a.txt && git stash -q && git stash show nope; echo $?"},
+	{name: "stash pop", script: S + "echo m >> a.txt && echo s >> b.txt && git add b.txt && git stash -q && git stash pop && git stash list && git status --porcelain"},
+	{name: "stash pop quiet", script: S + "echo m >> a.txt && git stash -q && git stash pop -q && git status --porcelain"},
+	{name: "stash pop none", script: S + "git stash pop; echo $?"},
+	{name: "stash apply keeps entry", script: S + "echo m >> a.txt && git stash -q && git stash apply && git stash list"},
+	{name: "stash apply --index", script: S + "echo m >> a.txt && git add a.txt && echo w >> b.txt && git stash -q && git stash apply --index -q && git status --porcelain"},
+	{name: "stash apply new file", script: S + "echo n > n.txt && git add n.txt && git stash -q && git status --porcelain && git stash apply -q && git status --porcelain"},
+	{name: "stash apply deleted file", script: S + "git rm -q a.txt && git stash -q && ls && git stash apply -q && git status --porcelain"},
+	{name: "stash apply onto new commit", script: S + "echo m >> b.txt && git stash -q && sed -i 's/one/ONE/' b.txt && git commit -qam up && git stash pop && cat b.txt"},
+	{name: "stash pop conflict", script: S + "echo m > a.txt && git stash -q && echo o > a.txt && git commit -qam o && git stash pop; echo $?; cat a.txt; git status --porcelain; git stash list"},
+	{name: "stash pop dirty refused", script: S + "echo m >> a.txt && git stash -q && echo z >> a.txt && git stash pop; echo $?; git stash list"},
+	{name: "stash pop untracked exists", script: S + "echo u > u && git stash -u -q && echo u > u && git stash pop; echo $?; git stash list"},
+	{name: "stash pop -u", script: S + "echo u > u && mkdir -p d2 && echo y > d2/y && git stash -u -q && git stash pop -q && git status --porcelain"},
+	{name: "stash apply by number", script: S + "echo m >> a.txt && git stash -q && echo w >> b.txt && git stash -q && git stash apply 1 -q && git status --porcelain"},
+	{name: "stash apply not a stash", script: S + "git stash apply HEAD; echo $?"},
+	{name: "stash drop", script: S + "echo m >> a.txt && git stash -q && echo w >> b.txt && git stash -q && git stash drop && git stash list"},
+	{name: "stash drop middle", script: S + "echo 1 >> a.txt && git stash -q && echo 2 >> a.txt && git stash -q && echo 3 >> a.txt && git stash -q && git stash drop stash@{1} && git stash list && git stash pop -q && git stash pop -q && cat a.txt"},
+	{name: "stash drop out of range", script: S + "echo m >> a.txt && git stash -q && git stash drop stash@{3}; echo $?"},
+	{name: "stash drop none", script: S + "git stash drop; echo $?"},
+	{name: "stash clear", script: S + "echo m >> a.txt && git stash -q && echo w >> b.txt && git stash -q && git stash clear && git stash list && git rev-parse -q --verify refs/stash; echo $?"},
+	{name: "stash rev syntax", script: S + "echo m >> a.txt && git stash -q && git rev-parse stash@{0}^1 && git log -1 --format=%s stash@{0}^2 && git show stash@{0}:a.txt && git diff stash@{0}^ stash@{0} --stat"},
+	{name: "stash in subdirectory", script: S + "echo m >> dir/c.txt && cd dir && git stash -q && git status --porcelain && git stash pop -q && git status --porcelain"},
+	{name: "stash detached", script: S + "git checkout -q $(git rev-parse HEAD) && echo m >> a.txt && git stash && git stash list"},
+	{name: "stash mode change", script: S + "chmod +x a.txt && git stash -q && git ls-files -s a.txt && git stash pop -q && git status --porcelain"},
+	{name: "stash unknown subcommand", script: S + "git stash frob; echo $?"},
+}
+
+func init() { gitTable = append(gitTable, gitOpsTable...) }
