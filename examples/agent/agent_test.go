@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,6 +27,9 @@ type fakeReply struct {
 	call   *fakeCall
 	// breakAfterText ends the stream with an error event after the text.
 	breakAfterText bool
+	// hang sends the stream's first event, says so on fakeProvider.hung and
+	// waits for the client to go away.
+	hang bool
 }
 
 type fakeCall struct {
@@ -46,10 +50,14 @@ var script = []fakeReply{
 // fakeProvider is a loopback server speaking a provider's wire format that
 // replays script, keeping every request body.
 type fakeProvider struct {
-	kind string // "anthropic" or "openai"
-	mu   sync.Mutex
-	reqs [][]byte
-	bad  []string // wrong headers or bodies, found while serving
+	kind   string // "anthropic" or "openai"
+	script []fakeReply
+	// hung is closed when a hang reply has begun; gone when its client
+	// went away.
+	hung, gone chan struct{}
+	mu         sync.Mutex
+	reqs       [][]byte
+	bad        []string // wrong headers or bodies, found while serving
 }
 
 func (f *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -80,12 +88,12 @@ func (f *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			problem("path %s, headers %v", r.URL.Path, r.Header)
 		}
 	}
-	if n >= len(script) {
+	if n >= len(f.script) {
 		problem("more requests than the script has")
 		http.Error(w, `{"error":{"type":"invalid_request_error","message":"no more script"}}`, 400)
 		return
 	}
-	rep := script[n]
+	rep := f.script[n]
 	if rep.status != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		if f.kind == "anthropic" {
@@ -101,6 +109,18 @@ func (f *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flush := w.(http.Flusher).Flush
+	if rep.hang {
+		io.WriteString(w, ": a first comment, so that the client has the answer's headers\n\n")
+		flush()
+		close(f.hung)
+		select {
+		case <-r.Context().Done():
+			close(f.gone)
+		case <-time.After(time.Minute): // a hang guard
+			problem("the client did not go away")
+		}
+		return
+	}
 	if f.kind == "anthropic" {
 		anthropicStream(w, flush, n, rep)
 	} else {
@@ -174,6 +194,36 @@ func openaiStream(w io.Writer, flush func(), n int, rep fakeReply) {
 	chunk(m{}, finish)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush()
+}
+
+// start serves f on a loopback port until the test ends and returns the
+// base URL the provider's clients take.
+func (f *fakeProvider) start(t *testing.T) string {
+	f.hung, f.gone = make(chan struct{}), make(chan struct{})
+	ps := httptest.NewServer(f)
+	t.Cleanup(ps.Close)
+	if f.kind == "openai" {
+		return ps.URL + "/v1"
+	}
+	return ps.URL
+}
+
+// setEnv gives the agent the desk server and the provider through the
+// environment, as a person would.
+func setEnv(t *testing.T, deskURL, token, kind, base string) {
+	t.Setenv("DESK_URL", deskURL)
+	t.Setenv("DESK_TOKEN", token)
+	t.Setenv("DESK_CONFIG", filepath.Join(t.TempDir(), "none.json"))
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"} {
+		t.Setenv(k, "")
+	}
+	if kind == "anthropic" {
+		t.Setenv("ANTHROPIC_API_KEY", "test-key")
+		t.Setenv("ANTHROPIC_BASE_URL", base)
+	} else {
+		t.Setenv("OPENAI_API_KEY", "test-key")
+		t.Setenv("OPENAI_BASE_URL", base)
+	}
 }
 
 // entry is one part of a request's conversation, in a neutral form.
@@ -306,6 +356,60 @@ func TestAgent(t *testing.T) {
 	for _, kind := range []string{"anthropic", "openai"} {
 		t.Run(kind, func(t *testing.T) { testAgent(t, desk, kind) })
 	}
+	for _, kind := range []string{"anthropic", "openai"} {
+		t.Run(kind+"/interrupt", func(t *testing.T) { testInterrupt(t, desk, kind) })
+	}
+}
+
+// testInterrupt stops a turn with Ctrl-C while the model's answer streams:
+// the request is cancelled, the terminal says so, and the next line goes
+// on in the same conversation.
+func testInterrupt(t *testing.T, desk *exampletest.Server, kind string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	ws := "interrupt-" + kind
+	if _, err := desk.Client.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeProvider{kind: kind, script: []fakeReply{{hang: true}, {text: []string{"ok"}}}}
+	setEnv(t, desk.URL, desk.Token, kind, fake.start(t))
+	interrupt := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case <-fake.hung:
+			interrupt <- os.Interrupt
+		case <-ctx.Done():
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-w", ws, "-model", "test-model"}, strings.NewReader("first\nsecond\n"), &stdout, &stderr, interrupt)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	select {
+	case <-fake.gone: // the server saw the client go away
+	case <-time.After(time.Minute): // a hang guard
+		t.Error("the interrupted request was not cancelled")
+	}
+	for _, p := range fake.bad {
+		t.Error(p)
+	}
+	if len(fake.reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(fake.reqs))
+	}
+	tr, _ := transcript(t, kind, fake.reqs[1])
+	var users []string
+	for _, e := range tr {
+		users = append(users, e.Kind+": "+e.Text)
+	}
+	want := map[string]string{"anthropic": "user: first|user: second", "openai": "user: first\n\nsecond"}[kind]
+	if got := strings.Join(users, "|"); got != want {
+		t.Errorf("the request after the interrupt: %q, want %q", got, want)
+	}
+	if !strings.Contains(stderr.String(), "[turn stopped]") || !strings.Contains(stdout.String(), "> ok\n") {
+		t.Errorf("the terminal does not show the stop and the next answer")
+	}
 }
 
 func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
@@ -320,26 +424,9 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := &fakeProvider{kind: kind}
-	ps := httptest.NewServer(fake)
-	defer ps.Close()
-	base := ps.URL
-	if kind == "openai" {
-		base += "/v1"
-	}
-	t.Setenv("DESK_URL", desk.URL)
-	t.Setenv("DESK_TOKEN", tok.Secret)
-	t.Setenv("DESK_CONFIG", filepath.Join(t.TempDir(), "none.json"))
-	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"} {
-		t.Setenv(k, "")
-	}
-	if kind == "anthropic" {
-		t.Setenv("ANTHROPIC_API_KEY", "test-key")
-		t.Setenv("ANTHROPIC_BASE_URL", base)
-	} else {
-		t.Setenv("OPENAI_API_KEY", "test-key")
-		t.Setenv("OPENAI_BASE_URL", base)
-	}
+	fake := &fakeProvider{kind: kind, script: script}
+	base := fake.start(t)
+	setEnv(t, desk.URL, tok.Secret, kind, base)
 	stdin := strings.NewReader("write notes.txt with alpha and beta, then count its lines\nand now?\n")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"-w", ws, "-model", "test-model", "-retry-wait", "1ms"}, stdin, &stdout, &stderr, nil)
@@ -350,8 +437,8 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	for _, p := range fake.bad {
 		t.Error(p)
 	}
-	if len(fake.reqs) != len(script) {
-		t.Fatalf("the provider got %d requests, want %d", len(fake.reqs), len(script))
+	if len(fake.reqs) != len(fake.script) {
+		t.Fatalf("the provider got %d requests, want %d", len(fake.reqs), len(fake.script))
 	}
 
 	// The file is in the workspace.
