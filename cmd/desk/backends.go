@@ -7,6 +7,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/jsvm"
+	"github.com/desk-dev/desk/internal/jsvm/deskgit"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/shell"
@@ -54,7 +55,7 @@ func newBackendsAt(runtime, dataDir string, sub func(string) string, lim backend
 	backends := map[string]deskrun.Backend{
 		"shell": shell.New(shell.Options{}),
 	}
-	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent, OnStuck: lim.onJSStuck, Logger: log})
+	js, err := jsvm.New(jsvm.Options{MaxConcurrent: lim.jsConcurrent, OnStuck: lim.onJSStuck, Logger: log, HostModules: deskgit.Modules()})
 	if err != nil {
 		return nil, fmt.Errorf("start the js backend: %w", err)
 	}

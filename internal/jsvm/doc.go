@@ -73,8 +73,11 @@
 //   - Trusted modules (Options.Modules): bare specifiers an operator offers,
 //     as source text; their relative imports resolve among themselves.
 //   - Host modules (Options.HostModules): modules implemented in Go, whose
-//     functions take and return JSON. desk:git will be one; until then
-//     importing it says it is not available.
+//     functions take and return JSON (each an async function; a Go error
+//     rejects with an Error carrying its Code() and Props()). desk serve
+//     gives the backend desk:git (package deskgit: git on the workspace
+//     store through gitws); another desk: specifier says it is not
+//     available on this server.
 //
 // # Globals
 //

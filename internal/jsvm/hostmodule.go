@@ -23,8 +23,9 @@ type HostModule interface {
 
 // HostFunc is one function of a HostModule. args is the JSON array of the
 // call's arguments; the result is JSON (nil: undefined). An error rejects
-// the call's promise with an Error carrying its text, and its Code() when it
-// has one.
+// the call's promise with an Error carrying its text, its Code() as the
+// code property when it has one, and the properties of its Props() (a
+// map of JSON values, set in key order) when it has them.
 type HostFunc func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // hostModuleFuncs returns the functions of host module spec for this
@@ -85,9 +86,23 @@ func hostCallHost(x *execution, args []qjs.Value) (qjs.Value, error) {
 	out, err := f(x.ctx, json.RawMessage(in))
 	if err != nil {
 		var coded interface{ Code() string }
+		var withProps interface{ Props() map[string]any }
 		var props []prop
 		if errors.As(err, &coded) {
 			props = append(props, prop{"code", coded.Code()})
+		}
+		if errors.As(err, &withProps) {
+			m := withProps.Props()
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				if k != "code" && k != "message" && k != "stack" {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				props = append(props, prop{k, m[k]})
+			}
 		}
 		return qjs.Undefined, x.jsError("Error", "", err.Error(), props, true)
 	}
