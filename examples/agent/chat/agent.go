@@ -116,7 +116,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		names[i] = t.Name
 	}
 	fmt.Fprintf(a.io.Out, "desk agent · workspace %s · %s · tools: %s\n", a.cfg.Workspace, a.cfg.Provider.Name(), strings.Join(names, ", "))
-	fmt.Fprintf(a.io.Out, "Type a message. /reset starts over, /exit or Ctrl-D quits, Ctrl-C stops a turn.\n")
+	fmt.Fprintf(a.io.Out, "Type a message. /help, /reset starts over, /exit or Ctrl-D quits, Ctrl-C stops a turn.\n")
 	for {
 		fmt.Fprint(a.io.Out, "> ")
 		line, ok := a.readLine(ctx, true)
@@ -134,6 +134,9 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.msgs = nil
 			fmt.Fprintln(a.io.Out, "[a new conversation]")
 			continue
+		case "/help":
+			fmt.Fprintln(a.io.Out, "A line is a message to the model (end it with \\ to go on on the next line). /reset starts a new conversation; /exit or Ctrl-D quits; Ctrl-C stops a turn (a running exec is killed), or quits at the prompt.")
+			continue
 		}
 		a.atLineStart = true
 		tctx, cancel := context.WithCancel(ctx)
@@ -149,8 +152,22 @@ func (a *Agent) Run(ctx context.Context) error {
 			fmt.Fprintln(a.io.Err, "[turn stopped]")
 		case err != nil:
 			fmt.Fprintf(a.io.Err, "error: %v\n", err)
+			if tooLong(err) {
+				fmt.Fprintln(a.io.Err, "[the conversation is longer than the model's context: /reset starts a new one]")
+			}
 		}
 	}
+}
+
+// tooLong reports whether a provider refused the request for its length
+// (Anthropic: "prompt is too long"; OpenAI: context_length_exceeded).
+func tooLong(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	m := strings.ToLower(ae.Message)
+	return ae.Type == "context_length_exceeded" || strings.Contains(m, "prompt is too long") || strings.Contains(m, "context length") || strings.Contains(m, "context window")
 }
 
 // readLines sends the person's lines (a trailing backslash joins the next)

@@ -184,3 +184,19 @@ func TestOpenAIParallelCalls(t *testing.T) {
 		t.Errorf("reply %+v", r)
 	}
 }
+
+func TestTooLong(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&APIError{Status: 400, Type: "invalid_request_error", Message: "prompt is too long: 210000 tokens > 200000 maximum"}, true},
+		{&APIError{Status: 400, Type: "context_length_exceeded", Message: "This model's maximum context length is 128000 tokens."}, true},
+		{&APIError{Status: 400, Type: "invalid_request_error", Message: "tools.0.name: bad"}, false},
+		{errors.New("prompt is too long"), false},
+	} {
+		if got := tooLong(tc.err); got != tc.want {
+			t.Errorf("tooLong(%v) = %v", tc.err, got)
+		}
+	}
+}
