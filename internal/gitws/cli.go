@@ -33,7 +33,7 @@ func init() {
 		"cat-file": cmdCatFile, "merge": cmdMerge, "hash-object": cmdHashObject,
 		"write-tree": cmdWriteTree, "symbolic-ref": cmdSymbolicRef,
 		"update-ref": cmdUpdateRef, "clean": cmdClean, "version": cmdVersion,
-		"stash": cmdStash,
+		"stash": cmdStash, "format-patch": cmdFormatPatch,
 	}
 }
 

@@ -351,6 +351,12 @@ func decimalWidth(n int) int { return len(strconv.Itoa(n)) }
 
 // writeStat writes git's --stat table (80 columns) and its summary.
 func writeStat(w io.Writer, pairs []filePair, stats []lineStats, name func(string) string) {
+	writeStatWidth(w, pairs, stats, name, 80)
+}
+
+// writeStatWidth is writeStat for a table width columns wide
+// (format-patch's is 72).
+func writeStatWidth(w io.Writer, pairs []filePair, stats []lineStats, name func(string) string, width int) {
 	maxLen, maxChange := 0, 0
 	names := make([]string, len(pairs))
 	hasBin := false
@@ -367,7 +373,6 @@ func writeStat(w io.Writer, pairs []filePair, stats []lineStats, name func(strin
 		}
 		maxChange = max(maxChange, stats[i].add+stats[i].del)
 	}
-	width := 80
 	numberWidth := decimalWidth(maxChange)
 	if hasBin && numberWidth < 3 {
 		numberWidth = 3

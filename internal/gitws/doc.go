@@ -46,7 +46,10 @@
 // --ff-only, --abort), fetch, pull (fast-forward and merge), push (--force,
 // --delete, -u, tags, new branches), remote (add, remove, -v, get-url,
 // set-url), stash (push with -m, -u, -k and paths, save, list, show [-p]
-// [-u], apply [--index], pop, drop, clear). Supported says which
+// [-u], apply [--index], pop, drop, clear), format-patch (-<n>, <since>,
+// ranges, --root, --stdout, -o, -n/-N, --start-number, --subject-prefix,
+// --rfc, -v, -k, --signature, --no-signature, --suffix, --numbered-files,
+// -p, --zero-commit, -q). Supported says which
 // subcommands exist; the shell's router sends a script using any other
 // (rebase, bisect, ...) to the sandbox, where the real git runs on the
 // same .git.
@@ -66,6 +69,23 @@
 // the changes end unstaged except added files, as in git. Not here: -p,
 // --staged, -a (--all), --pathspec-from-file, stash branch, stash create
 // and store.
+//
+// # Format-patch
+//
+// A patch is byte-identical to the real git 2.39.5's for text files: the
+// mbox "From <id> Mon Sep 17 00:00:00 2001" line, From (RFC 2047 encoded
+// when not ASCII, quoted when it holds an RFC 822 special), Date in RFC
+// 2822 form, Subject with [PATCH n/m] numbering (folded at 78 columns as
+// git folds it, RFC 2047 encoded and split at 76 when not ASCII), the MIME
+// headers of an 8-bit message, the body, "---", the 72-column diffstat
+// and summary, the patch and the signature. The signature is "-- " and
+// the version gitVersion ("2.39.5", the git this package follows and git
+// version reports), so patches made here and by the sandbox's git agree;
+// format.signature, --signature and --no-signature change it as in git.
+// Merges are skipped, as git skips them. Not here: --cover-letter,
+// --thread, --in-reply-to, --base, --attach/--inline, binary patches
+// (git writes "GIT binary patch" data; here a binary file gets "Binary
+// files differ", which git apply rejects).
 //
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
@@ -127,7 +147,7 @@
 // git's indent heuristic, so an ambiguous hunk can be placed differently;
 // hunk headers use git's default function-name rule. A failed merge stores
 // no tree object (git's ort leaves one dangling). Not implemented: apply,
-// format-patch, rebase, cherry-pick, revert, bisect, submodules,
+// rebase, cherry-pick, revert, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
 // editor (commit and tag need -m or -F), pull --rebase.
 //
