@@ -40,7 +40,10 @@
 // with its slash (desk://demo//etc/hosts); listed resources use the short
 // form. resources/list lists the files
 // under /workspace, depth first in name order, Options.ResourcePage (500) at
-// a time, the cursor being the count listed before; resources/read reads any
+// a time, the cursor being the find tool's next_cursor (constant cost per
+// page; it also goes on past a walk that stopped at the find tool's
+// MaxWalk, and a number, as earlier servers gave, is taken as an offset);
+// resources/read reads any
 // file through the template desk://WORKSPACE/{+path}: text as text, other
 // content as a base64 blob, at most Options.MaxResourceBytes (8 MiB; larger:
 // use the read tool). MIME types are package mediatype's, as the HTTP

@@ -97,17 +97,18 @@ func addResources(srv *sdk.Server, ws Workspace, defs []tools.Tool, opts *Option
 }
 
 // listResources lists one page of the files under /workspace, depth first
-// in name order; the cursor is the number of files listed before.
+// in name order; the cursor is the find tool's next_cursor (a number, as
+// earlier servers gave, is taken as an offset).
 func listResources(ctx context.Context, ws Workspace, req *sdk.ListResourcesRequest, opts *Options) (*sdk.ListResourcesResult, error) {
-	offset := 0
+	args := map[string]any{"pattern": "**", "limit": opts.ResourcePage}
 	if req.Params != nil && req.Params.Cursor != "" {
-		n, err := strconv.Atoi(req.Params.Cursor)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("invalid cursor %q", req.Params.Cursor)
+		if n, err := strconv.Atoi(req.Params.Cursor); err == nil && n >= 0 {
+			args["offset"] = n
+		} else {
+			args["cursor"] = req.Params.Cursor
 		}
-		offset = n
 	}
-	in, _ := json.Marshal(map[string]any{"pattern": "**", "offset": offset, "limit": opts.ResourcePage})
+	in, _ := json.Marshal(args)
 	res, err := ws.Call(ctx, "find", in, nil)
 	if err != nil {
 		return nil, err
@@ -121,8 +122,7 @@ func listResources(ctx context.Context, ws Workspace, req *sdk.ListResourcesRequ
 			Type string `json:"type"`
 			Size int64  `json:"size"`
 		} `json:"matches"`
-		Truncated  bool `json:"truncated"`
-		NextOffset int  `json:"next_offset"`
+		NextCursor string `json:"next_cursor"`
 	}
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
@@ -137,8 +137,7 @@ func listResources(ctx context.Context, ws Workspace, req *sdk.ListResourcesRequ
 			MIMEType: mediatype.ByName(m.Path), Size: m.Size,
 		})
 	}
-	if out.Truncated {
-		lr.NextCursor = strconv.Itoa(out.NextOffset)
-	}
+	// Set when more matches follow and when the walk stopped at its bound.
+	lr.NextCursor = out.NextCursor
 	return lr, nil
 }

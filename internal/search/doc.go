@@ -14,7 +14,10 @@
 // (vfs.ReadDirFiles). A page is dropped when the walk goes down into a
 // subdirectory and the listing is read again after it, so a walk holds one
 // page whatever the depth of the tree. Walk.From starts a walk at a path
-// (the API's grep cursor) without reading what comes before it.
+// (the API's grep cursor) without reading what comes before it
+// (an ancestor of From that is no longer a directory is passed over), and
+// FindAfter resumes a find after a path, returning the last entry visited:
+// the tools' cursors, with which a walk stopped at MaxEntries goes on.
 //
 // # Grep
 //
@@ -40,7 +43,8 @@
 //
 // A walk or grep that reaches MaxEntries, MaxBytes or MaxTime stops with a
 // *LimitError (errors.Is ErrLimit) naming the limit; what it found until
-// then stands, and Grep.Next says where to go on. A query over
+// then stands, and Grep.Next says where to go on (Line EndLine: after a
+// whole file, which a resumed search does not read again). A query over
 // MaxPatternBytes or MaxRegexpInsts is refused by Compile with an error
 // wrapping ErrRegexpTooLarge; the size is estimated from the parse tree
 // before a program is built, so "(?:x{1000}){1000}" costs nothing. RE2

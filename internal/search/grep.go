@@ -15,7 +15,7 @@ import (
 const sniffBytes = 8000
 
 // Cursor is a place in a search: a path and a line of it (0: before its
-// first line).
+// first line; EndLine: after its last, the file is done).
 type Cursor struct {
 	Path string
 	Line int
@@ -65,6 +65,10 @@ type Grep struct {
 	read int64
 }
 
+// EndLine as a Cursor's Line means the whole file: a search resumed there
+// goes on after the file without reading it.
+const EndLine = 1 << 30
+
 // errStop stops a walk from inside a file.
 var errStop = errors.New("stop")
 
@@ -107,7 +111,7 @@ func (g *Grep) run(ctx context.Context, root string) error {
 	err = w.Run(ctx, root)
 	if err != nil && !errors.Is(err, errStop) && g.Next.Path == "" && w.Last != "" {
 		// The walk stopped between files: go on after the last entry.
-		g.Next = Cursor{w.Last, 1 << 30}
+		g.Next = Cursor{w.Last, EndLine}
 	}
 	return err
 }
@@ -116,6 +120,9 @@ func (g *Grep) run(ctx context.Context, root string) error {
 func (g *Grep) file(ctx context.Context, p string, f *vfs.DirFile) error {
 	from := 1
 	if p == g.After.Path {
+		if g.After.Line >= EndLine {
+			return nil // done before the cursor
+		}
 		from = g.After.Line + 1
 	}
 	if f.Attr.Size > g.Limits.MaxFileBytes {
@@ -200,11 +207,25 @@ func cut(data []byte) (line, rest []byte) {
 // whose path relative to root matches g, in the order of Walk; found
 // returning false stops. Its error is Walk.Run's.
 func Find(ctx context.Context, fsys *vfs.FS, root string, g *glob.Pattern, l Limits, found func(p string, f *vfs.DirFile) bool) error {
-	w := &Walk{FS: fsys, Limits: l, Visit: func(p string, f *vfs.DirFile) (bool, error) {
-		if !g.Match(Rel(root, p)) {
+	_, err := FindAfter(ctx, fsys, root, "", g, l, found)
+	return err
+}
+
+// FindAfter is Find resuming after a path: with after set (a path below
+// root that an earlier call visited, such as its last), entries up to it
+// in the walk's order are neither read nor visited, so a resumed call
+// costs what its own part of the walk costs. It returns the last entry
+// visited (whether or not it matched): after a limit stopped the call
+// (a *LimitError), passing it as after goes on where the walk stopped,
+// with the limits afresh; after found stopped it, the last entry is the
+// one found refused.
+func FindAfter(ctx context.Context, fsys *vfs.FS, root, after string, g *glob.Pattern, l Limits, found func(p string, f *vfs.DirFile) bool) (last string, err error) {
+	w := &Walk{FS: fsys, Limits: l, From: after, Visit: func(p string, f *vfs.DirFile) (bool, error) {
+		if p == after || !g.Match(Rel(root, p)) {
 			return true, nil
 		}
 		return found(p, f), nil
 	}}
-	return w.Run(ctx, root)
+	err = w.Run(ctx, root)
+	return w.Last, err
 }

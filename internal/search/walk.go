@@ -94,6 +94,11 @@ func (w *Walk) dir(ctx context.Context, dir string) (bool, error) {
 				continue
 			}
 			if strings.HasPrefix(w.From, p+"/") {
+				if !e.Attr.IsDir() {
+					// Was an ancestor of From, is no directory now: it
+					// sorts before From, so it counts as visited.
+					continue
+				}
 				// An ancestor of From: visited before it, on the way.
 				sub = e.Name
 				break

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,36 @@ func BenchmarkCall(b *testing.B) {
 			for b.Loop() {
 				if _, err := e.set.Call(e.ctx, c.tool, json.RawMessage(c.in), nil); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLsPage lists pages of 500 entries of a directory of 100,000:
+// the first page, the last page through a cursor (constant cost), and
+// the last page through an offset (reads the 99,500 entries before it).
+func BenchmarkLsPage(b *testing.B) {
+	e := newEnvB(b)
+	files := map[string]string{}
+	for i := range 100_000 {
+		files[fmt.Sprintf("/workspace/big/f%06d", i)] = ""
+	}
+	e.fill(files)
+	last := cursor{tool: "ls", root: "/workspace/big", after: "f099499", count: 99_500}.String()
+	for _, c := range []struct{ name, in string }{
+		{"first", `{"path":"big"}`},
+		{"last_cursor", `{"path":"big","cursor":` + mustJSON(last) + `}`},
+		{"last_offset", `{"path":"big","offset":99500}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := e.set.Call(e.ctx, "ls", json.RawMessage(c.in), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := len(res.Structured.(*LsOutput).Entries); n != 500 {
+					b.Fatalf("%d entries", n)
 				}
 			}
 		})

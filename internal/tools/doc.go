@@ -73,11 +73,21 @@
 //     size, mtime, ctime), so a concurrent writer outside the tools (an
 //     execution) makes the edit fail with a conflict instead of being lost.
 //   - ls, find, grep: deterministic (depth first, byte order of names), paged
-//     by offset and limit. find and grep are package search's engine (the
+//     by limit and a cursor (offset too, for older callers: it re-reads what
+//     it skips). A result that is Truncated or Incomplete carries NextCursor,
+//     an opaque position (cursor.go: the tool, the root, the last name or
+//     path, a line for grep, the count before it), which the next call
+//     resumes from at the cost of its own page: ls lists after the name,
+//     find and grep start the walk there (search.FindAfter, Grep.After)
+//     without reading what comes before. It is a position in name order, not
+//     a snapshot: names created after it are seen, before it or removed are
+//     not, nothing twice. find and grep are package search's engine (the
 //     API's too): a walk of at most MaxWalk entries that holds one directory
 //     page at a time, grep reading at most MaxGrepBytes, both within
-//     MaxSearchTime; past any of them the result is Incomplete and says
-//     which. find and grep's include take package glob's globs (star, ?,
+//     MaxSearchTime; past any of them the result is Incomplete, says which
+//     (grep: and how many files it searched), and NextCursor goes on after
+//     the last entry visited, so a bounded walk is never a silent
+//     truncation. find and grep's include take package glob's globs (star, ?,
 //     [...], {a,b}, and a double star for any depth; a pattern without "/"
 //     matches names at any depth). grep is RE2, a query of at most
 //     MaxPatternBytes compiling to at most MaxRegexpInsts instructions; it

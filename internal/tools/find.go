@@ -18,6 +18,8 @@ type FindInput struct {
 	Pattern string `json:"pattern"`
 	Offset  int    `json:"offset,omitempty"`
 	Limit   int    `json:"limit,omitempty"`
+	// Cursor continues a search where a result ended (its NextCursor).
+	Cursor string `json:"cursor,omitempty"`
 }
 
 // FindOutput is the output of find.
@@ -25,12 +27,16 @@ type FindOutput struct {
 	Path    string  `json:"path"`
 	Pattern string  `json:"pattern"`
 	Matches []Entry `json:"matches"`
-	// Truncated: more matches follow; call again with NextOffset.
+	// Truncated: more matches follow; call again with NextCursor (or
+	// NextOffset).
 	Truncated  bool `json:"truncated"`
 	NextOffset int  `json:"next_offset,omitempty"`
 	// Incomplete: the search stopped at a limit (MaxWalk, MaxSearchTime)
-	// before the end of the tree.
+	// before the end of the tree; NextCursor goes on from where it stopped.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// NextCursor, set when Truncated or Incomplete, continues the search
+	// after the last entry this call returned or visited.
+	NextCursor string `json:"next_cursor,omitempty"`
 
 	stop string // why the search was incomplete
 }
@@ -47,11 +53,13 @@ func (o *FindOutput) content() []Content {
 		}
 		b.WriteByte('\n')
 	}
-	if o.Truncated {
-		fmt.Fprintf(&b, "[more matches follow: call find with offset=%d]\n", o.NextOffset)
-	}
-	if o.Incomplete {
-		fmt.Fprintf(&b, "[the search stopped %s: narrow it with a deeper path]\n", o.stop)
+	switch {
+	case o.Truncated:
+		fmt.Fprintf(&b, "[more matches follow: call find with cursor=%q]\n", o.NextCursor)
+	case o.Incomplete && o.NextCursor != "":
+		fmt.Fprintf(&b, "[the search stopped %s, before the end of the tree: call find with cursor=%q to go on, or narrow it with a deeper path]\n", o.stop, o.NextCursor)
+	case o.Incomplete:
+		fmt.Fprintf(&b, "[the search stopped %s, before the end of the tree: call again, or narrow it with a deeper path]\n", o.stop)
 	}
 	return []Content{TextContent(b.String())}
 }
@@ -70,14 +78,15 @@ var findSpec = &spec{
 
 Patterns: * matches any characters but "/", ? one character, [abc] and [a-z] a class, {go,mod} alternatives, and ** as a whole segment any number of directories. A pattern without "/" matches names at any depth ("*.go", "Makefile"); with "/" it matches the path relative to path ("src/**/*_test.go", "cmd/*/main.go"). Symlinks are not followed.
 
-Paged: 500 matches by default (limit up to 5000), with the offset to continue from. To search file contents use grep.`,
+Paged: 500 matches by default (limit up to 5000); when more follow, the result gives next_cursor: pass it as cursor to continue (each page costs only its own part of the walk). A call visits at most 100,000 entries: past that (or its time limit) the result is incomplete and next_cursor goes on from where it stopped. To search file contents use grep.`,
 		InputSchema: schema(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "Directory to search. Default /workspace; relative paths are taken from /workspace."},
     "pattern": {"type": "string", "description": "Glob: * ? [..] {a,b} within a name, ** for any number of directories. Without \"/\" it matches names at any depth."},
-    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip (from a previous page's next_offset). Default 0."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most matches to return. Default 500."}
+    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip (from a previous page's next_offset). Default 0. Prefer cursor."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most matches to return. Default 500."},
+    "cursor": {"type": "string", "description": "Continue a previous search: its next_cursor, as it is, with the same path. Not with offset."}
   },
   "required": ["pattern"],
   "additionalProperties": false
@@ -96,9 +105,10 @@ Paged: 500 matches by default (limit up to 5000), with the offset to continue fr
       },
       "required": ["path", "type", "size"]
     }},
-    "truncated": {"type": "boolean", "description": "More matches follow: call again with next_offset."},
-    "next_offset": {"type": "integer"},
-    "incomplete": {"type": "boolean", "description": "The search stopped at a limit (entries visited, time) before the end of the tree."}
+    "truncated": {"type": "boolean", "description": "More matches follow: call again with cursor set to next_cursor."},
+    "next_offset": {"type": "integer", "description": "The offset of the next page (costs more the further it is: prefer next_cursor)."},
+    "incomplete": {"type": "boolean", "description": "The search stopped at a limit (entries visited, time) before the end of the tree: next_cursor goes on."},
+    "next_cursor": {"type": "string", "description": "Set when truncated or incomplete: pass as cursor to continue."}
   },
   "required": ["path", "pattern", "matches", "truncated"]
 }`),
@@ -144,13 +154,18 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 	if !fi.IsDir() {
 		return nil, errorf(CodeNotDirectory, "%s is not a directory: find searches a directory tree", quote.Path(base))
 	}
-	seen := 0
-	err = search.Find(ctx, s.fs, base, g, s.searchLimits(), func(p string, f *vfs.DirFile) bool {
+	cur, resume, err := pageStart("find", base, offset, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	seen, lastMatch := 0, ""
+	last, err := search.FindAfter(ctx, s.fs, base, cur.after, g, s.searchLimits(), func(p string, f *vfs.DirFile) bool {
 		if seen++; seen <= offset {
 			return true
 		}
 		if len(out.Matches) == limit {
-			out.Truncated, out.NextOffset = true, offset+limit
+			out.Truncated, out.NextOffset = true, cur.count+offset+limit
+			out.NextCursor = cursor{tool: "find", root: base, after: lastMatch, count: out.NextOffset}.String()
 			return false
 		}
 		e := Entry{Path: quote.Path(p), Type: search.Type(f.Attr.Mode)}
@@ -158,11 +173,20 @@ func (s *Set) find(ctx context.Context, in FindInput, _ *CallOptions) (*FindOutp
 			e.Size = f.Attr.Size
 		}
 		out.Matches = append(out.Matches, e)
+		lastMatch = p
 		return true
 	})
 	if out.stop, err = incomplete(err); err != nil {
 		return nil, AsError(err, base)
 	}
-	out.Incomplete = out.stop != ""
+	if out.Incomplete = out.stop != ""; out.Incomplete {
+		// Go on after the last entry visited (matched or not).
+		if last == "" && resume {
+			last = cur.after
+		}
+		if last != "" {
+			out.NextCursor = cursor{tool: "find", root: base, after: last, count: cur.count + seen}.String()
+		}
+	}
 	return out, nil
 }

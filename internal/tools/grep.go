@@ -24,6 +24,8 @@ type GrepInput struct {
 	Context    int    `json:"context,omitempty"`
 	Offset     int    `json:"offset,omitempty"`
 	Limit      int    `json:"limit,omitempty"`
+	// Cursor continues a search where a result ended (its NextCursor).
+	Cursor string `json:"cursor,omitempty"`
 }
 
 // GrepLine is a numbered line.
@@ -48,12 +50,17 @@ type GrepOutput struct {
 	// (binary, or over the size cap).
 	Files   int `json:"files"`
 	Skipped int `json:"skipped"`
-	// Truncated: more matches follow; call again with NextOffset.
+	// Truncated: more matches follow; call again with NextCursor (or
+	// NextOffset).
 	Truncated  bool `json:"truncated"`
 	NextOffset int  `json:"next_offset,omitempty"`
 	// Incomplete: the search stopped at a limit (MaxWalk, MaxGrepBytes,
-	// MaxSearchTime) before the end of the tree.
+	// MaxSearchTime) before the end of the tree; NextCursor goes on from
+	// where it stopped.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// NextCursor, set when Truncated or Incomplete, continues the search
+	// at the line after the last one this call searched or returned.
+	NextCursor string `json:"next_cursor,omitempty"`
 
 	query string
 	stop  string // why the search was incomplete
@@ -91,13 +98,16 @@ func (o *GrepOutput) content() []Content {
 		lastPath = m.Path
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, "[more matches follow: call grep with offset=%d]\n", o.NextOffset)
+		fmt.Fprintf(&b, "[more matches follow: call grep with cursor=%q]\n", o.NextCursor)
 	}
 	if o.Skipped > 0 {
 		fmt.Fprintf(&b, "[%s skipped: binary or too large]\n", plural(int64(o.Skipped), "file"))
 	}
-	if o.Incomplete {
-		fmt.Fprintf(&b, "[the search stopped %s: narrow it with path or include]\n", o.stop)
+	switch {
+	case o.Incomplete && o.NextCursor != "":
+		fmt.Fprintf(&b, "[the search stopped %s, before the end of the tree (%s searched): call grep with cursor=%q to go on, or narrow it with path or include]\n", o.stop, plural(int64(o.Files), "file"), o.NextCursor)
+	case o.Incomplete:
+		fmt.Fprintf(&b, "[the search stopped %s, before the end of the tree: call again, or narrow it with path or include]\n", o.stop)
 	}
 	return []Content{TextContent(b.String())}
 }
@@ -119,7 +129,7 @@ var grepSpec = &spec{
 
 query is plain text unless regex is true (RE2 syntax: no backreferences or lookaround). include limits the files searched by a glob ("*.go", "src/**/*.{ts,tsx}"; without "/" it matches names). Binary files and files over 8 MiB are skipped and counted; lines longer than 500 bytes are cut. Symlinks are not followed.
 
-Paged: 100 matches by default (limit up to 1000), with the offset to continue from. Prefer it to reading whole files to find where something is.`,
+Paged: 100 matches by default (limit up to 1000); when more follow, the result gives next_cursor: pass it as cursor to continue (a page costs only its own part of the search). A call visits at most 100,000 entries and reads at most 64 MiB: past that (or its time limit) the result is incomplete, says how many files it searched, and next_cursor goes on from where it stopped. Prefer it to reading whole files to find where something is.`,
 		InputSchema: schema(`{
   "type": "object",
   "properties": {
@@ -129,8 +139,9 @@ Paged: 100 matches by default (limit up to 1000), with the offset to continue fr
     "ignore_case": {"type": "boolean", "description": "Match case-insensitively. Default false."},
     "include": {"type": "string", "description": "Only search files matching this glob (\"*.py\", \"src/**/*.{ts,tsx}\")."},
     "context": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Lines of context before and after each match. Default 0."},
-    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip (from a previous page's next_offset). Default 0."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Most matches to return. Default 100."}
+    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip (from a previous page's next_offset). Default 0. Prefer cursor."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Most matches to return. Default 100."},
+    "cursor": {"type": "string", "description": "Continue a previous search: its next_cursor, as it is, with the same path. Not with offset."}
   },
   "required": ["query"],
   "additionalProperties": false
@@ -151,9 +162,10 @@ Paged: 100 matches by default (limit up to 1000), with the offset to continue fr
     }},
     "files": {"type": "integer", "description": "Files searched."},
     "skipped": {"type": "integer", "description": "Files skipped: binary or over the size cap."},
-    "truncated": {"type": "boolean", "description": "More matches follow: call again with next_offset."},
-    "next_offset": {"type": "integer"},
-    "incomplete": {"type": "boolean", "description": "The search stopped at a limit (entries visited, bytes read, time) before the end of the tree."}
+    "truncated": {"type": "boolean", "description": "More matches follow: call again with cursor set to next_cursor."},
+    "next_offset": {"type": "integer", "description": "The offset of the next page (costs more the further it is: prefer next_cursor)."},
+    "incomplete": {"type": "boolean", "description": "The search stopped at a limit (entries visited, bytes read, time) before the end of the tree: next_cursor goes on."},
+    "next_cursor": {"type": "string", "description": "Set when truncated or incomplete: pass as cursor to continue."}
   },
   "required": ["matches", "files", "skipped", "truncated"]
 }`),
@@ -210,14 +222,19 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 		}
 		return nil, AsError(err, base)
 	}
+	cur, resume, err := pageStart("grep", base, offset, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
 	seen := 0
 	g := &search.Grep{FS: s.fs, Limits: s.searchLimits(), Re: re, Include: inc, Context: in.Context,
+		After: search.Cursor{Path: cur.after, Line: cur.line},
 		Hit: func(h *search.Hit) bool {
 			if seen++; seen <= offset {
 				return true
 			}
 			if len(out.Matches) == limit {
-				out.Truncated, out.NextOffset = true, offset+limit
+				out.Truncated, out.NextOffset = true, cur.count+offset+limit
 				return false
 			}
 			m := GrepMatch{Path: quote.Path(h.Path), Line: h.N, Text: s.capLine(h.Text)}
@@ -235,7 +252,17 @@ func (s *Set) grep(ctx context.Context, in GrepInput, _ *CallOptions) (*GrepOutp
 	if out.stop, err = incomplete(err); err != nil {
 		return nil, AsError(err, base)
 	}
-	out.Incomplete = out.stop != ""
+	next := g.Next
+	if out.Incomplete = out.stop != ""; out.Incomplete && next.Path == "" && resume {
+		next = g.After // stopped before it moved
+	}
+	if (out.Truncated || out.Incomplete) && next.Path != "" {
+		n := out.NextOffset
+		if !out.Truncated {
+			n = cur.count + seen
+		}
+		out.NextCursor = cursor{tool: "grep", root: base, after: next.Path, line: next.Line, count: n}.String()
+	}
 	return out, nil
 }
 

@@ -23,6 +23,9 @@ type LsInput struct {
 	Path   string `json:"path,omitempty"`
 	Offset int    `json:"offset,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
+	// Cursor continues a listing where a page ended (its NextCursor), at
+	// the cost of one page; Offset re-reads what comes before it.
+	Cursor string `json:"cursor,omitempty"`
 }
 
 // Entry is one entry of a listing.
@@ -43,9 +46,11 @@ type Entry struct {
 type LsOutput struct {
 	Path    string  `json:"path"`
 	Entries []Entry `json:"entries"`
-	// Truncated: more entries follow; call again with NextOffset.
-	Truncated  bool `json:"truncated"`
-	NextOffset int  `json:"next_offset,omitempty"`
+	// Truncated: more entries follow; call again with NextCursor (or
+	// NextOffset, which costs more the further it is).
+	Truncated  bool   `json:"truncated"`
+	NextOffset int    `json:"next_offset,omitempty"`
+	NextCursor string `json:"next_cursor,omitempty"`
 
 	note string
 }
@@ -70,7 +75,7 @@ func (o *LsOutput) content() []Content {
 		}
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, "[more entries follow: call ls with offset=%d]\n", o.NextOffset)
+		fmt.Fprintf(&b, "[more entries follow: call ls with cursor=%q]\n", o.NextCursor)
 	}
 	b.WriteString(o.note)
 	return []Content{TextContent(b.String())}
@@ -88,13 +93,14 @@ var lsSpec = &spec{
 		Title: "List a directory",
 		Description: `List a directory of the workspace in name order: one entry per line, directories with a trailing "/", files with a tab and their size in bytes, symlinks with a tab, "-> " and their target. Without path it lists /workspace, the directory commands run in. A name that is not printable UTF-8 (a newline, a byte that is not UTF-8) or that begins with a double quote is shown Go-quoted, "a\nb"; every tool takes it back as shown, in any path.
 
-Paged: at most 500 entries by default (limit up to 5000); when more follow, the result gives the offset to continue from. To search a tree by name use find; to search contents use grep.`,
+Paged: at most 500 entries by default (limit up to 5000); when more follow, the result gives next_cursor: pass it as cursor to get the next page (each page costs the same however far the listing goes; entries created or removed meanwhile are seen or not by where their names sort, and none is returned twice). To search a tree by name use find; to search contents use grep.`,
 		InputSchema: schema(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "Directory to list. Default /workspace; relative paths are taken from /workspace."},
-    "offset": {"type": "integer", "minimum": 0, "description": "Entries to skip (from a previous page's next_offset). Default 0."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most entries to return. Default 500."}
+    "offset": {"type": "integer", "minimum": 0, "description": "Entries to skip (from a previous page's next_offset). Default 0. Prefer cursor."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most entries to return. Default 500."},
+    "cursor": {"type": "string", "description": "Continue after the previous page: its next_cursor, as it is, with the same path. Not with offset."}
   },
   "additionalProperties": false
 }`),
@@ -113,8 +119,9 @@ Paged: at most 500 entries by default (limit up to 5000); when more follow, the 
       },
       "required": ["name", "type", "size"]
     }},
-    "truncated": {"type": "boolean", "description": "More entries follow: call again with next_offset."},
-    "next_offset": {"type": "integer"}
+    "truncated": {"type": "boolean", "description": "More entries follow: call again with cursor set to next_cursor."},
+    "next_offset": {"type": "integer", "description": "The offset of the next page (costs more the further it is: prefer next_cursor)."},
+    "next_cursor": {"type": "string", "description": "Set when truncated: pass as cursor to get the next page."}
   },
   "required": ["path", "entries", "truncated"]
 }`),
@@ -162,12 +169,22 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 		out.Entries = append(out.Entries, e)
 		return out, nil
 	}
-	after, skipped := "", 0
+	cur, resume, err := pageStart("ls", p, offset, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	// With a cursor the listing starts after its name: one page read
+	// whatever the position. An offset reads (and drops) what it skips.
+	after, skipped, before, last := cur.after, 0, cur.count, ""
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, AsError(err, p)
 		}
-		ents, err := s.fs.ReadDirFiles(ctx, p, after, listPage, 0)
+		n := listPage
+		if resume || offset == 0 {
+			n = limit + 1 // one more tells whether the listing goes on
+		}
+		ents, err := s.fs.ReadDirFiles(ctx, p, after, n, 0)
 		if err != nil {
 			return nil, AsError(err, p)
 		}
@@ -177,7 +194,8 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 				continue
 			}
 			if len(out.Entries) == limit {
-				out.Truncated, out.NextOffset = true, offset+limit
+				out.Truncated, out.NextOffset = true, before+offset+limit
+				out.NextCursor = cursor{tool: "ls", root: p, after: last, count: out.NextOffset}.String()
 				return out, nil
 			}
 			a := ents[i].Attr
@@ -190,8 +208,9 @@ func (s *Set) ls(ctx context.Context, in LsInput, _ *CallOptions) (*LsOutput, er
 				e.Size = 0
 			}
 			out.Entries = append(out.Entries, e)
+			last = ents[i].Name
 		}
-		if len(ents) < listPage {
+		if len(ents) < n {
 			break
 		}
 		after = ents[len(ents)-1].Name

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestLs(t *testing.T) {
 		t.Errorf("%+v", out)
 	}
 	got, res = e.ok("ls", `{"offset":1,"limit":2}`)
-	if got != "bin.dat\t11\ngo.mod\t12\n[more entries follow: call ls with offset=3]\n" {
+	if got != "bin.dat\t11\ngo.mod\t12\n[more entries follow: call ls with cursor="+strconv.Quote(cursor{"ls", "/workspace", "go.mod", 0, 3}.String())+"]\n" {
 		t.Errorf("page: %q", got)
 	}
 	if out := res.Structured.(*LsOutput); !out.Truncated || out.NextOffset != 3 {
@@ -78,7 +79,7 @@ func TestFind(t *testing.T) {
 		{`{"pattern":"s*"}`, "/workspace/src/\n/workspace/src/sub/\n/workspace/srclink\n"},
 		{`{"pattern":"*.go","path":"src/sub"}`, "/workspace/src/sub/c.go\n"},
 		{`{"pattern":"*.rs"}`, "no paths under /workspace match \"*.rs\"\n"},
-		{`{"pattern":"*.go","limit":2}`, "/workspace/src/a.go\n/workspace/src/b_test.go\n[more matches follow: call find with offset=2]\n"},
+		{`{"pattern":"*.go","limit":2}`, "/workspace/src/a.go\n/workspace/src/b_test.go\n[more matches follow: call find with cursor=" + strconv.Quote(cursor{"find", "/workspace", "/workspace/src/b_test.go", 0, 2}.String()) + "]\n"},
 		{`{"pattern":"*.go","offset":2}`, "/workspace/src/sub/c.go\n"},
 	}
 	for _, tt := range tests {
@@ -117,7 +118,7 @@ func TestGrep(t *testing.T) {
 		{`{"query":"TODO$","regex":true}`, "/workspace/crlf.txt:1:end TODO\n[1 file skipped: binary or too large]\n"},
 		{`{"query":"func","path":"src/a.go"}`, "/workspace/src/a.go:4:func A() int { return 1 }\n"},
 		{`{"query":"A()","path":"src"}`, "/workspace/src/a.go:4:func A() int { return 1 }\n"},
-		{`{"query":"package","include":"src/**/*.go","limit":2}`, "/workspace/src/a.go:1:package src\n/workspace/src/b_test.go:1:package src\n[more matches follow: call grep with offset=2]\n"},
+		{`{"query":"package","include":"src/**/*.go","limit":2}`, "/workspace/src/a.go:1:package src\n/workspace/src/b_test.go:1:package src\n[more matches follow: call grep with cursor=" + strconv.Quote(cursor{"grep", "/workspace", "/workspace/src/sub/c.go", 0, 2}.String()) + "]\n"},
 		{`{"query":"package","include":"src/**/*.go","offset":2}`, "/workspace/src/sub/c.go:1:package sub\n"},
 		{`{"query":"TODO: a","context":1}`, "/workspace/src/a.go-2-\n/workspace/src/a.go:3:// TODO: a\n/workspace/src/a.go-4-func A() int { return 1 }\n[1 file skipped: binary or too large]\n"},
 		{`{"query":"nothing here"}`, "no matches for \"nothing here\" (9 files searched)\n[1 file skipped: binary or too large]\n"},
