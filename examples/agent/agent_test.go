@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -358,6 +359,87 @@ func TestAgent(t *testing.T) {
 	}
 	for _, kind := range []string{"anthropic", "openai"} {
 		t.Run(kind+"/interrupt", func(t *testing.T) { testInterrupt(t, desk, kind) })
+	}
+	t.Run("interrupt-exec", func(t *testing.T) { testInterruptExec(t, desk) })
+}
+
+// testInterruptExec stops a turn with Ctrl-C while an exec runs: the
+// execution is killed, the model is told the person stopped it, and the
+// conversation goes on. The interrupt comes when the exec's first file
+// change shows on the workspace's change feed, so the command is running.
+func testInterruptExec(t *testing.T, desk *exampletest.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	ws := "interrupt-exec"
+	if _, err := desk.Client.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := desk.Client.FollowChanges(ctx, ws, 0, client.NDJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer changes.Close()
+	interrupt := make(chan os.Signal, 1)
+	go func() {
+		for {
+			c, err := changes.Next()
+			if err != nil {
+				return
+			}
+			if c.Path == "/workspace/started" {
+				interrupt <- os.Interrupt
+				return
+			}
+		}
+	}()
+	fake := &fakeProvider{kind: "anthropic", script: []fakeReply{
+		{call: &fakeCall{"call_1", "exec", []string{`{"command": "touch started && sleep 600"}`}}},
+		{text: []string{"ok"}},
+	}}
+	setEnv(t, desk.URL, desk.Token, "anthropic", fake.start(t))
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-w", ws, "-model", "test-model"}, strings.NewReader("run it\nnext\n"), &stdout, &stderr, interrupt)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, p := range fake.bad {
+		t.Error(p)
+	}
+	if len(fake.reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(fake.reqs))
+	}
+	tr, _ := transcript(t, "anthropic", fake.reqs[1])
+	if len(tr) != 4 || tr[2].Kind != "result" || !tr[2].Err || tr[2].Text != "stopped by the person (Ctrl-C)" || tr[3].Text != "next" {
+		t.Errorf("the request after the interrupt: %+v", tr)
+	}
+	l, err := desk.Client.ListExecutions(ctx, ws, client.ListExecutionsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Executions) != 1 {
+		t.Fatalf("executions: %+v", l.Executions)
+	}
+	// The server kills the execution when the agent's call goes away: its
+	// event stream ends with its exit (sleep 600 outlasts the hang guard).
+	id := l.Executions[0].ID
+	evs, err := desk.Client.Events(ctx, ws, id, client.EventsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evs.Close()
+	for {
+		ev, err := evs.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("events of %s: %v", id, err)
+		}
+		_ = ev
+	}
+	if e, err := desk.Client.GetExecution(ctx, ws, id); err != nil || e.Status != "cancelled" {
+		t.Errorf("the interrupted execution: %+v, %v", e, err)
 	}
 }
 
