@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // Sources of the layers desk makes, as decisions name them.
@@ -253,4 +254,19 @@ func (s Set) Script(src string) Decision {
 		return Decision{Kind: "command", Action: string(Allow), Outcome: Allowed}
 	}
 	return s.Commands(Parse(src))
+}
+
+// AllowPath is s as the store's path check (vfs.Access): 0 when the
+// cleaned absolute path p may be read (write false) or changed (write
+// true); ENOENT for a read of a denied path (it is not visible), EACCES
+// for a change of a denied or read-only one.
+func (s Set) AllowPath(p string, write bool) syscall.Errno {
+	a := s.Access(p)
+	switch {
+	case a == Deny && !write:
+		return syscall.ENOENT
+	case a == Deny, write && a != Write:
+		return syscall.EACCES
+	}
+	return 0
 }

@@ -43,6 +43,32 @@ func (f *FS) ReadDirFiles(ctx context.Context, name, after string, limit int, ma
 	if err != nil {
 		return nil, err
 	}
+	if accessOf(ctx) == nil {
+		return f.readDirFiles(ctx, r, name, after, limit, maxSize)
+	}
+	// Entries the caller may not see are left out; pages are refilled so
+	// that a short page still means the end.
+	var out []DirFile
+	for len(out) < limit {
+		want := limit - len(out)
+		page, err := f.readDirFiles(ctx, r, name, after, want, maxSize)
+		if err != nil {
+			return nil, err
+		}
+		if len(page) > 0 {
+			after = page[len(page)-1].Name
+		}
+		n := len(page)
+		out = append(out, visible(ctx, r.path, page, func(e *DirFile) string { return e.Name })...)
+		if n < want {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (f *FS) readDirFiles(ctx context.Context, r resolved, name, after string, limit int, maxSize int64) ([]DirFile, error) {
+	var err error
 	maxSize = min(maxSize, f.chunkSize)
 	var out []DirFile
 	err = f.queryRows(ctx, dirFilesQuery, []any{r.ino, after, limit, maxSize}, func(st *sqlite.Stmt) {

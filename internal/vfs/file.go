@@ -373,6 +373,11 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	if err != nil {
 		return nil, asPathErr(op, name, err)
 	}
+	if a := accessOf(ctx); a != nil && write && r.ino != 0 {
+		if e := a.AllowPath(r.path, true); e != 0 {
+			return nil, perr(op, name, e)
+		}
+	}
 	var in inode
 	openPath := r.path
 	if r.ino == 0 || flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 || flag&os.O_TRUNC != 0 {

@@ -174,11 +174,32 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 	if err != nil {
 		return nil, err
 	}
-	ents, err := f.listDir(ctx, r.ino, after, limit)
-	if err != nil {
-		return nil, asPathErr("readdir", name, err)
+	if accessOf(ctx) == nil {
+		ents, err := f.listDir(ctx, r.ino, after, limit)
+		if err != nil {
+			return nil, asPathErr("readdir", name, err)
+		}
+		return ents, nil
 	}
-	return ents, nil
+	// Entries the caller may not see are left out; pages are refilled so
+	// that a short page still means the end.
+	var out []DirEntry
+	for len(out) < limit {
+		want := limit - len(out)
+		ents, err := f.listDir(ctx, r.ino, after, want)
+		if err != nil {
+			return nil, asPathErr("readdir", name, err)
+		}
+		if len(ents) > 0 {
+			after = ents[len(ents)-1].Name
+		}
+		n := len(ents)
+		out = append(out, visible(ctx, r.path, ents, func(e *DirEntry) string { return e.Name })...)
+		if n < want {
+			break
+		}
+	}
+	return out, nil
 }
 
 func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
@@ -1176,6 +1197,11 @@ func (t *tx) opMkdirAll(name string, perm fs.FileMode) error {
 			return err
 		}
 		if ino == 0 {
+			if t.access != nil {
+				if e := t.access.AllowPath(curPath, true); e != 0 {
+					return e
+				}
+			}
 			if cur, err = t.mkdir(cur, part, curPath, FileModeToUnix(perm), t.uid, t.gid); err != nil {
 				return err
 			}

@@ -105,7 +105,8 @@ func (c committed) peek(ino uint64) (inode, error) {
 	return in, nil
 }
 
-// walk resolves the cleaned absolute path p. Intermediate symlinks are always
+// walkPath resolves the cleaned absolute path p (walk adds the caller's
+// Access check). Intermediate symlinks are always
 // followed; the final one only when follow is set. Symlink targets are resolved
 // physically (".." in a target goes to the real parent directory, as the kernel
 // does), with at most 40 symlinks per walk (ELOOP). A missing final component is
@@ -114,7 +115,7 @@ func (c committed) peek(ino uint64) (inode, error) {
 //
 // The walk keeps the unresolved rest of the path as a string (symlink targets
 // are spliced in front of it), so an ordinary lookup allocates only its result.
-func (f *FS) walk(l lookupFn, p string, follow bool) (resolved, error) {
+func (f *FS) walkPath(l lookupFn, p string, follow bool) (resolved, error) {
 	var buf [16]walkFrame
 	w := walker{stack: append(buf[:0], walkFrame{RootIno, ""})}
 	rest := p

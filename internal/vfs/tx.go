@@ -26,6 +26,7 @@ type tx struct {
 	uid     uint32 // owner of inodes this transaction creates (WithOwner)
 	gid     uint32
 	actor   string              // who the current request acts for (WithActor)
+	access  Access              // the current request's path rules (WithAccess)
 	after   []func()            // run when the request returns (committed, or applied if deferred), outside wmu
 	created map[uint64]bool     // inodes created by this transaction (INSERT, not UPDATE)
 	drops   map[uint64]struct{} // pending deletions it took (applyDrops), queued again if it fails
@@ -214,7 +215,7 @@ func (f *FS) commitGroup(group []*request) {
 			r.err = t.savepoint(r)
 		} else {
 			t.uid, t.gid = owner(r.ctx)
-			t.actor = actorOf(r.ctx)
+			t.actor, t.access = actorOf(r.ctx), accessOf(r.ctx)
 			used0, nin0 := t.used, t.ninodes
 			err := r.fn(t)
 			if err == nil && t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
@@ -335,7 +336,7 @@ func (t *tx) savepoint(r *request) error {
 	mark := len(t.touched)
 	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
 	t.uid, t.gid = owner(r.ctx)
-	t.actor = actorOf(r.ctx)
+	t.actor, t.access = actorOf(r.ctx), accessOf(r.ctx)
 	err := r.fn(t)
 	if err == nil && t.used > used && t.f.used+t.used > t.f.opts.QuotaBytes {
 		err = t.f.quotaError()
