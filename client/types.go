@@ -374,6 +374,9 @@ type TokenRequest struct {
 	// Egress, if set, narrows the workspace's egress policy for what the
 	// token runs: "none", "all" or "allow RULE; RULE" (docs/api.md).
 	Egress string `json:"egress,omitempty"`
+	// Rules, if set, narrow the workspace's path and command rules for
+	// the token's calls (docs/api.md).
+	Rules *Rules `json:"rules,omitempty"`
 }
 
 // Token describes a workspace token (never its secret).
@@ -383,6 +386,7 @@ type Token struct {
 	Scopes    []string  `json:"scopes"`
 	Backends  []string  `json:"backends,omitempty"`
 	Egress    string    `json:"egress,omitempty"` // the token's narrowing egress policy
+	Rules     *Rules    `json:"rules,omitempty"`  // the token's narrowing path and command rules
 	Created   time.Time `json:"created"`
 	Revoked   bool      `json:"revoked,omitempty"`
 	RevokedAt time.Time `json:"revoked_at,omitzero"`

@@ -12,6 +12,9 @@ import (
 
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/policy"
+	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 var mcpSpec = &cmdSpec{
@@ -83,6 +86,10 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 	// The workspace's stored egress policy and secrets hold here too (with
 	// no policy of its own: none, desk serve's default).
 	newEgressHost(defaultEgress(), *wf.data, log).setRun(bs)
+	// So do its path and command rules (no token: the workspace's alone;
+	// an execution that must ask is refused, nobody here can approve).
+	rules := policy.OpenStore(*wf.data)
+	bs.run.Gate = deskrun.PolicyGate(deskrun.PolicyConfig{Store: rules})
 	h, err := host.Open(ctx, host.Options{
 		DataDir:   *wf.data,
 		Workspace: bs.workspaceOptions(),
@@ -109,7 +116,14 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		}
 		return nil, nil, err
 	}
-	return &mcp.HostWorkspace{Host: h, Workspace: *wf.ws}, closeAll, nil
+	ws := *wf.ws
+	return &mcp.HostWorkspace{Host: h, Workspace: ws, Context: func(ctx context.Context) (context.Context, error) {
+		set, err := deskrun.LayersFor(ctx, rules, ws)
+		if err != nil || !set.HasPathRules() {
+			return ctx, err
+		}
+		return vfs.WithAccess(policy.WithSet(ctx, set), set), nil
+	}}, closeAll, nil
 }
 
 func runMCP(ctx context.Context, args []string, st streams) int {

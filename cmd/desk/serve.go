@@ -224,6 +224,10 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	default:
 		names = slices.Sorted(maps.Keys(bs.backends))
 	}
+	ph := newPolicyHost(cfg.data, cfg.log)
+	if cfg.workers == nil {
+		ph.setRun(bs, cfg.log)
+	}
 	backends := bs.backends
 	h, err := host.Open(ctx, host.Options{
 		DataDir:      cfg.data,
@@ -290,7 +294,8 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	}
 	defer artifacts.Close()
 	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
-		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL}
+		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL,
+		Policy: ph.store, Approvals: ph.approvals}
 	ao.Ports = portConfig(backends, linkKey)
 	ao.Ports.PublicURL = cfg.shares.publicURL
 	if ledger != nil {

@@ -263,6 +263,8 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	ledger := fair.NewLedger(wr.fair.Limits, slots)
 	wr.fair.setRun(&bs.run)
 	newEgressHost(wr.egress, wr.data, wr.log).setRun(bs)
+	ph := newPolicyHost(wr.data, wr.log)
+	ph.setRun(bs, wr.log)
 	bs.admit = wr.fair.admit(ledger, bs.sandbox)
 	// The data directory's lock is the parent's. The reserve file is
 	// shared: any process that finds the disk full empties it (its other
@@ -311,7 +313,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
 	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
-		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL})
+		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL, Policy: ph.store, Approvals: ph.approvals})
 	if err != nil {
 		h.Close()
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -48,6 +49,9 @@ const (
 	CodeBusy             = "busy"              // 429: too many running executions
 	CodeInternal         = "internal"          // 500
 	CodeUnavailable      = "unavailable"       // 503: too many workspaces open, or shutting down
+	CodePolicyDenied     = "policy_denied"     // 403: a command rule denies the execution
+	CodeApprovalDenied   = "approval_denied"   // 403: an approver denied the execution
+	CodeApprovalTimeout  = "approval_timeout"  // 408: nobody approved the execution in time
 )
 
 // Error is an error with an HTTP status and a stable code.
@@ -128,6 +132,12 @@ func classify(err error) *Error {
 		{run.ErrStdinTaken, http.StatusConflict, CodeStdinTaken},
 		{run.ErrClosed, http.StatusServiceUnavailable, CodeUnavailable},
 		{vfs.ErrClosed, http.StatusServiceUnavailable, CodeUnavailable},
+		{policy.ErrInvalid, http.StatusBadRequest, CodeInvalid},
+		{policy.ErrDenied, http.StatusForbidden, CodePolicyDenied},
+		{policy.ErrApprovalDenied, http.StatusForbidden, CodeApprovalDenied},
+		{policy.ErrApprovalTimeout, http.StatusRequestTimeout, CodeApprovalTimeout},
+		{policy.ErrTooManyPending, http.StatusTooManyRequests, CodeTooMany},
+		{policy.ErrNoApproval, http.StatusNotFound, CodeNotFound},
 		{context.Canceled, 499, "cancelled"},
 		{context.DeadlineExceeded, http.StatusGatewayTimeout, CodeTimeout},
 	} {

@@ -30,6 +30,7 @@ var schemaTypes = map[string]any{
 	"MountRequest": client.MountRequest{}, "MountEvent": client.MountEvent{},
 	"PolicyRequest": client.PolicyRequest{}, "PolicyInfo": client.PolicyInfo{}, "SecretRequest": client.SecretRequest{},
 	"Secret": client.Secret{}, "SecretList": client.SecretList{},
+	"Rules": client.Rules{}, "RulesInfo": client.RulesInfo{}, "ApprovalList": client.ApprovalList{}, "Approval": client.Approval{},
 	"PortList": client.PortList{}, "PortLinkRequest": client.PortLinkRequest{}, "PortLink": client.PortLink{},
 	"Health": struct {
 		Status string    `json:"status"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/policy"
 	"io"
 	"log/slog"
 	"net/http"
@@ -176,6 +177,13 @@ type Options struct {
 	// EgressDefault is the policy of a workspace without its own (desk
 	// serve --egress; zero: none).
 	EgressDefault egress.Policy
+	// Policy keeps the workspaces' path and command rules (package
+	// policy: the …/rules routes, and every workspace call's path
+	// checks); nil: no workspace rules (a token's still hold).
+	Policy *policy.Store
+	// Approvals holds this process's calls pending approval (the
+	// …/approvals routes); nil: those routes answer 501.
+	Approvals *policy.Approvals
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.
@@ -319,6 +327,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	}
 	if opts.Workers != nil {
 		mo.Workspace = s.remoteWorkspace
+	}
+	mo.Context = func(ctx context.Context, p auth.Principal, ws string) (context.Context, error) {
+		return s.policyContext(ctx, &call{p: p, ws: ws})
 	}
 	if a != nil {
 		if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
@@ -589,6 +600,13 @@ func (s *Server) serve(rt route, w http.ResponseWriter, r *http.Request, c *call
 			defer l.Release()
 			c.lease = l
 		}
+	}
+	if c.ws != "" {
+		ctx, err := s.policyContext(r.Context(), c)
+		if err != nil {
+			return err
+		}
+		r = r.WithContext(ctx)
 	}
 	return rt.h(s, w, r, c)
 }

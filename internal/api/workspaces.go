@@ -171,6 +171,10 @@ func wireToken(t auth.Token) client.Token {
 	if t.Egress != nil {
 		out.Egress = t.Egress.String()
 	}
+	if t.Policy != nil {
+		r := wireRules(*t.Policy)
+		out.Rules = &r
+	}
 	return out
 }
 
@@ -207,10 +211,17 @@ func (s *Server) mintOptions(req client.TokenRequest) (auth.MintOptions, error) 
 		}
 		o.Egress = &p
 	}
+	if req.Rules != nil {
+		p, err := parseRules("rules", *req.Rules)
+		if err != nil {
+			return o, err
+		}
+		o.Policy = &p
+	}
 	hasExec := false
 	for _, sc := range req.Scopes {
 		if !auth.Scope(sc).Valid() {
-			return o, errorf(http.StatusBadRequest, CodeInvalid, "unknown scope %q: the scopes are read, write and exec", sc)
+			return o, errorf(http.StatusBadRequest, CodeInvalid, "unknown scope %q: the scopes are read, write, exec and approve", sc)
 		}
 		hasExec = hasExec || auth.Scope(sc) == auth.ScopeExec
 		o.Scopes = append(o.Scopes, auth.Scope(sc))

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/policy"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,10 +59,15 @@ const (
 	ScopeRead  Scope = "read"  // read files, list and follow changes, read execution records and events
 	ScopeWrite Scope = "write" // change files
 	ScopeExec  Scope = "exec"  // start, kill and dispose executions (on the token's backends)
+	// ScopeApprove: list, approve and deny the workspace's calls pending
+	// approval (package policy). A token never approves its own calls.
+	ScopeApprove Scope = "approve"
 )
 
 // Valid reports whether s is a known scope.
-func (s Scope) Valid() bool { return s == ScopeRead || s == ScopeWrite || s == ScopeExec }
+func (s Scope) Valid() bool {
+	return s == ScopeRead || s == ScopeWrite || s == ScopeExec || s == ScopeApprove
+}
 
 // Token is a workspace token as stored (without its secret).
 type Token struct {
@@ -72,7 +78,10 @@ type Token struct {
 	// Egress, if set, narrows the workspace's egress policy for the
 	// executions the token starts (package egress: a layer after the
 	// workspace's, which can only narrow).
-	Egress    *egress.Policy `json:"egress,omitempty"`
+	Egress *egress.Policy `json:"egress,omitempty"`
+	// Policy, if set, narrows the workspace's path and command rules for
+	// the token's calls (package policy: a layer after the workspace's).
+	Policy    *policy.Policy `json:"policy,omitempty"`
 	Created   time.Time      `json:"created"`
 	Revoked   bool           `json:"revoked,omitempty"`
 	RevokedAt time.Time      `json:"revoked_at,omitzero"`
@@ -144,6 +153,7 @@ type MintOptions struct {
 	Scopes    []Scope
 	Backends  []string       // empty: every backend
 	Egress    *egress.Policy // nil: the workspace's policy as is
+	Policy    *policy.Policy // nil: the workspace's path and command rules as is
 }
 
 // Store holds the admin token and the workspace tokens of one data directory.
@@ -339,14 +349,14 @@ func (s *Store) Mint(ctx context.Context, o MintOptions) (Token, string, error) 
 		return Token{}, "", fmt.Errorf("mint token: %w: no workspace", ErrInvalid)
 	}
 	if len(o.Scopes) == 0 {
-		return Token{}, "", fmt.Errorf("mint token: %w: no scopes (give some of read, write, exec)", ErrInvalid)
+		return Token{}, "", fmt.Errorf("mint token: %w: no scopes (give some of read, write, exec, approve)", ErrInvalid)
 	}
 	scopes := slices.Clone(o.Scopes)
 	slices.Sort(scopes)
 	scopes = slices.Compact(scopes)
 	for _, sc := range scopes {
 		if !sc.Valid() {
-			return Token{}, "", fmt.Errorf("mint token: %w: unknown scope %q (want read, write or exec)", ErrInvalid, sc)
+			return Token{}, "", fmt.Errorf("mint token: %w: unknown scope %q (want read, write, exec or approve)", ErrInvalid, sc)
 		}
 	}
 	backends := slices.Clone(o.Backends)
@@ -369,8 +379,19 @@ func (s *Store) Mint(ctx context.Context, o MintOptions) (Token, string, error) 
 		}
 		o.Egress = &p
 	}
+	if o.Policy != nil {
+		p, err := o.Policy.Validate()
+		if err != nil {
+			return Token{}, "", fmt.Errorf("mint token: %w: %w", ErrInvalid, err)
+		}
+		if p.IsZero() {
+			o.Policy = nil
+		} else {
+			o.Policy = &p
+		}
+	}
 	t := &Token{
-		ID: id, Workspace: o.Workspace, Scopes: scopes, Backends: backends, Egress: o.Egress,
+		ID: id, Workspace: o.Workspace, Scopes: scopes, Backends: backends, Egress: o.Egress, Policy: o.Policy,
 		Created: s.opts.Now().UTC(), Digest: hex.EncodeToString(sum[:]),
 	}
 	s.mu.Lock()

@@ -60,6 +60,10 @@ type HandlerOptions struct {
 	// Publisher, if set, gives the publish tool of workspace ws its share
 	// store (HostWorkspace sessions; a RemoteWorkspace's worker has its own).
 	Publisher func(ws string) tools.Publisher
+	// Context, if set, derives the context of a HostWorkspace session's
+	// calls and reads for principal p on workspace ws: the path and
+	// command rules in force (package policy; the API server's).
+	Context func(ctx context.Context, p auth.Principal, ws string) (context.Context, error)
 }
 
 // Handler serves MCP over streamable HTTP at /mcp/{ws} for the workspaces
@@ -229,6 +233,9 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 	}
 	var hw Workspace = &HostWorkspace{Host: hd.h, Workspace: ws, Options: to,
 		Allow: func(t tools.Tool) bool { return AllowTool(p, ws, t, nil) == nil }}
+	if hd.opts.Context != nil {
+		hw.(*HostWorkspace).Context = func(ctx context.Context) (context.Context, error) { return hd.opts.Context(ctx, p, ws) }
+	}
 	if hd.opts.Workspace != nil {
 		hw = hd.opts.Workspace(p, ws)
 	}

@@ -38,12 +38,22 @@ type HostWorkspace struct {
 	// Allow, if set, decides which tools are offered and may be called
 	// (by the caller's token scopes, say).
 	Allow func(tools.Tool) bool
+	// Context, if set, derives the context of every call and read from
+	// the caller's: the path and command rules in force (package policy).
+	Context func(ctx context.Context) (context.Context, error)
 }
 
 var _ Workspace = (*HostWorkspace)(nil)
 
 // Name returns the workspace's name.
 func (w *HostWorkspace) Name() string { return w.Workspace }
+
+func (w *HostWorkspace) ctx(ctx context.Context) (context.Context, error) {
+	if w.Context == nil {
+		return ctx, nil
+	}
+	return w.Context(ctx)
+}
 
 func (w *HostWorkspace) set(ctx context.Context) (*tools.Set, func(), error) {
 	l, err := w.Host.Acquire(ctx, w.Workspace)
@@ -74,6 +84,10 @@ func (w *HostWorkspace) Tools(ctx context.Context) ([]tools.Tool, error) {
 
 // Call runs a tool on the workspace.
 func (w *HostWorkspace) Call(ctx context.Context, name string, input json.RawMessage, co *tools.CallOptions) (*tools.Result, error) {
+	ctx, err := w.ctx(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s, release, err := w.set(ctx)
 	if err != nil {
 		return nil, err
@@ -89,6 +103,10 @@ func (w *HostWorkspace) Call(ctx context.Context, name string, input json.RawMes
 
 // ReadFile reads a file of the workspace.
 func (w *HostWorkspace) ReadFile(ctx context.Context, path string, max int64) ([]byte, error) {
+	ctx, err := w.ctx(ctx)
+	if err != nil {
+		return nil, err
+	}
 	l, err := w.Host.Acquire(ctx, w.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", w.Workspace, err)

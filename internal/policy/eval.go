@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"syscall"
@@ -269,4 +271,54 @@ func (s Set) AllowPath(p string, write bool) syscall.Errno {
 		return syscall.EACCES
 	}
 	return 0
+}
+
+// ErrDenied is wrapped by the error of a call a rule denies.
+var ErrDenied = errors.New("denied by policy")
+
+// Err returns nil for an allowed decision, else an error wrapping
+// ErrDenied that names the subject, the rule and its layer (an Asked
+// decision is an error only to a caller that cannot ask).
+func (d Decision) Err() error {
+	if d.Outcome == Allowed {
+		return nil
+	}
+	rule := d.Rule
+	if rule == "" {
+		rule = "(none)"
+	}
+	verb := "denied"
+	if d.Outcome == Asked {
+		verb = "needs approval"
+	}
+	return fmt.Errorf("%s %q: %s by rule %q of the %s policy: %w", d.Kind, d.Subject, verb, rule, d.Source, ErrDenied)
+}
+
+type requesterKey struct{}
+
+// WithRequester returns ctx naming who makes the calls (a token id,
+// "admin"), for the approvals they ask.
+func WithRequester(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requesterKey{}, id)
+}
+
+// RequesterFrom returns the requester ctx names ("" if none).
+func RequesterFrom(ctx context.Context) string {
+	s, _ := ctx.Value(requesterKey{}).(string)
+	return s
+}
+
+type setKey struct{}
+
+// WithSet returns ctx recording the whole Set in force for its calls
+// (the workspace's layer included), for the surfaces that check paths
+// themselves (the sandbox's mount: SetFrom).
+func WithSet(ctx context.Context, s Set) context.Context {
+	return context.WithValue(ctx, setKey{}, s)
+}
+
+// SetFrom returns the Set WithSet recorded, and whether there was one.
+func SetFrom(ctx context.Context) (Set, bool) {
+	s, ok := ctx.Value(setKey{}).(Set)
+	return s, ok
 }

@@ -153,6 +153,12 @@ type Options struct {
 	// ctx is Exec's. It is the seam of fair shares (package fair): bounds
 	// per workspace, per token and host-wide.
 	Admit func(ctx context.Context, a Admission) (release func(), err error)
+	// Gate, if set, is asked before admission whether an execution may
+	// start: the seam of package policy (PolicyGate: the command rules and
+	// approvals, the path rules the store checks). It may block (an
+	// approval is awaited); its error refuses the execution (Exec returns
+	// it wrapped); the context it returns is the execution's.
+	Gate func(ctx context.Context, g GateRequest) (context.Context, error)
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }

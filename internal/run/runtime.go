@@ -181,6 +181,13 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	if err != nil {
 		return nil, err
 	}
+	if r.opts.Gate != nil {
+		gctx, err := r.opts.Gate(ctx, GateRequest{Backend: c.Backend, Source: source, FS: r.fs})
+		if err != nil {
+			return nil, fmt.Errorf("start execution: %w", err)
+		}
+		ctx = gctx
+	}
 	id := c.ID
 	if id == "" {
 		id = newID(r.opts.Now())
