@@ -42,7 +42,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"serve", "run the desk server: the HTTP API over the workspaces of a data directory", runServe},
-		{"ws", "create, list, describe and delete workspaces, their egress policy: ws create|ls|stats|rm|policy", wsGroup.run},
+		{"ws", "create, list, describe and delete workspaces, their policy (egress, path and command rules): ws create|ls|stats|rm|policy", wsGroup.run},
 		{"secret", "a workspace's secrets, sent only to their hosts, never seen by executions: secret set|ls|rm", secretGroup.run},
 		{"fs", "files of a workspace: ls, cat, put, get, mkdir, rm, mv, stat, tree, ... (-w WS or -db FILE)", runFS},
 		{"cp", "copy files or trees between the host and a workspace: desk cp ./src WS:/workspace/, desk cp WS:out.pdf .", runCp},
@@ -58,6 +58,8 @@ func init() {
 		{"mount", "mount a workspace on a directory through FUSE, until Ctrl-C (admin)", runMount},
 		{"mcp", "serve a workspace over MCP on standard input and output (Claude Code, Cursor, ...)", runMCP},
 		{"tools", "the agent tools: tools schema (for LLM APIs), tools replay FILE (a scripted session)", toolsGroup.run},
+		{"approve", "list a workspace's executions pending approval, or approve one: approve WS [ID]", runApprove},
+		{"deny", "deny an execution pending approval: deny WS ID", runDeny},
 		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},
 		{"share", "share a file as a link anyone holding it may open until it expires: share WS PATH, share ls|rm", runShare},
 		{"artifact", "publish a workspace's git repository for clone, fetch and push: artifact create|token|ls|revoke|rm", artifactGroup.run},

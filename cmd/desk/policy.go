@@ -28,11 +28,23 @@ A rule is HOST[=ADDR][:PORT,...][/PATH,...][ METHOD,...]:
                                 private ranges or the server's own addresses
   registry.internal=10.0.0.5    a name pinned to an address (no DNS)
 Tokens (desk token mint --egress) and executions (desk exec --egress) can
-narrow the workspace's policy, never widen it. See docs/cli.md.`
+narrow the workspace's policy, never widen it.
+
+Path and command rules (package policy) are the other half of a workspace's
+policy, shown with it. --path and --command replace the rules of their kind
+with those given, in order (the first matching rule decides):
+  --path 'deny **/.env'            invisible everywhere (ENOENT; EACCES to write)
+  --path 'write src/**'            below /workspace/src: read and write
+  --path 'read /**'                everything else: read only
+  --command 'ask git push *'       held until someone approves (desk approve)
+  --command 'deny curl *'          refused
+  --default-command deny           a command no rule matches (default allow)
+  --no-rules                       remove the path and command rules
+Tokens narrow them too (desk token mint --path/--command). See docs/cli.md.`
 
 var wsPolicySpec = &cmdSpec{
-	name: "ws policy", synopsis: "WS [--set POLICY | --allow RULE ... | --default] [--json]", minArgs: 1, maxArgs: 1,
-	summary: "show or set a workspace's egress policy (setting: admin token)",
+	name: "ws policy", synopsis: "WS [--set POLICY | --allow RULE ... | --default] [--path RULE ...] [--command RULE ...] [--default-command ACTION] [--no-rules] [--json]", minArgs: 1, maxArgs: 1,
+	summary: "show or set a workspace's egress policy and its path and command rules (setting: admin token)",
 	help:    policyHelp,
 }
 
@@ -45,9 +57,14 @@ func runWSPolicy(ctx context.Context, args []string, st streams) int {
 	fl.Var(&allow, "allow", "add a `RULE` to the policy in force (repeatable)")
 	def := fl.Bool("default", false, "remove the workspace's own policy: the server's default applies")
 	asJSON := fl.Bool("json", false, "print the policy as JSON")
+	rf := addRuleFlags(fl)
+	noRules := fl.Bool("no-rules", false, "remove the workspace's path and command rules")
 	pos, code, ok := sp.parse(fl, args, st)
 	if !ok {
 		return code
+	}
+	if *noRules && rf.set() {
+		return sp.usageError(st, fl, usagef("give --no-rules or rules, not both"))
 	}
 	n := 0
 	for _, b := range []bool{*set != "", len(allow) > 0, *def} {
@@ -87,9 +104,34 @@ func runWSPolicy(ctx context.Context, args []string, st streams) int {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return json.NewEncoder(st.out).Encode(info)
+		var rules client.RulesInfo
+		switch {
+		case *noRules:
+			if err = c.DeleteRules(ctx, ws); err == nil {
+				rules, err = c.GetRules(ctx, ws)
+			}
+		case rf.set():
+			if rules, err = c.GetRules(ctx, ws); err != nil {
+				return err
+			}
+			r, err2 := rf.apply(rules.Rules)
+			if err2 != nil {
+				return err2
+			}
+			rules, err = c.SetRules(ctx, ws, r)
+		default:
+			rules, err = c.GetRules(ctx, ws)
 		}
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(st.out).Encode(struct {
+				client.PolicyInfo
+				Rules client.Rules `json:"rules"`
+			}{info, rules.Rules})
+		}
+		defer printRules(st.out, rules.Rules)
 		src := "its own"
 		if info.Source == "default" {
 			src = "the server's default"

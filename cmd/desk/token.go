@@ -26,7 +26,7 @@ func init() {
 }
 
 var tokenMintSpec = &cmdSpec{
-	name: "token mint", synopsis: "--workspace NAME --scopes read,write,exec [--backends ID,...] [--egress POLICY]",
+	name: "token mint", synopsis: "--workspace NAME --scopes read,write,exec,approve [--backends ID,...] [--egress POLICY] [--path RULE ...] [--command RULE ...]",
 	summary: "mint a workspace token and print its secret (shown only this once)",
 	help: `The secret, the bearer token to use (DESK_TOKEN or --token), is printed alone on
 standard output so that TOKEN=$(desk token mint ...) works; a description goes
@@ -53,10 +53,11 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 	var ws string
 	fl.StringVar(&ws, "workspace", "", "the workspace the token is confined to (required)")
 	fl.StringVar(&ws, "w", "", "short for --workspace")
-	scopes := fl.String("scopes", "", "comma-separated scopes: read, write, exec (required)")
+	scopes := fl.String("scopes", "", "comma-separated scopes: read, write, exec, approve (required)")
 	backends := fl.String("backends", "", "comma-separated backends an exec token may run (default: all)")
 	egressPol := fl.String("egress", "", "narrow the workspace's egress policy for what the token runs: none, or \"allow RULE; RULE\" (see desk ws policy -h)")
 	asJSON := fl.Bool("json", false, "print the token's description and secret as JSON")
+	rf := addRuleFlags(fl)
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
 	}
@@ -66,8 +67,16 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 	case len(splitList(*scopes)) == 0:
 		return sp.usageError(st, fl, usagef("--scopes is required (read, write, exec; comma-separated)"))
 	}
+	req := client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends), Egress: *egressPol}
+	if rf.set() {
+		r, err := rf.apply(client.Rules{})
+		if err != nil {
+			return sp.usageError(st, fl, usagef("%v", err))
+		}
+		req.Rules = &r
+	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		m, err := c.MintToken(ctx, client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends), Egress: *egressPol})
+		m, err := c.MintToken(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -80,6 +89,9 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 		egressNote := ""
 		if m.Token.Egress != "" {
 			egressNote = ", egress " + m.Token.Egress
+		}
+		if r := m.Token.Rules; r != nil {
+			egressNote += fmt.Sprintf(", %d path and %d command rules", len(r.Paths), len(r.Commands))
 		}
 		fmt.Fprintf(st.err, "desk token mint: token %s for workspace %s, scopes %s%s%s; the secret above is shown only once\n",
 			m.Token.ID, m.Token.Workspace, strings.Join(m.Token.Scopes, ","), backendsNote(m.Token.Backends), egressNote)

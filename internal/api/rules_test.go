@@ -145,7 +145,7 @@ func TestRules_DoneWhen(t *testing.T) {
 			t.Fatalf("read README: %q %v", b, err)
 		}
 		wantCode(t, "write README", putFile(t, agent, "README", "x"), 403, "EACCES")
-		wantCode(t, "write .env", putFile(t, agent, ".env", "x"), 403, "EACCES")
+		wantCode(t, "write .env", putFile(t, agent, ".env", "x"), 404, "ENOENT")
 		if err := putFile(t, agent, "src/b.go", "package a\n"); err != nil {
 			t.Fatalf("write src/b.go: %v", err)
 		}
@@ -306,8 +306,8 @@ func TestRules_Routes(t *testing.T) {
 	_, err = tok.SetRules(ctx, "w", client.Rules{})
 	wantCode(t, "a token sets rules", err, 403, "forbidden")
 	_, err = e.c.Mkdir(ctx, "w", "/workspace/.git/hooks", 0o755, true)
-	wantCode(t, "admin makes the hooks", err, 403, "EACCES")
-	wantCode(t, "admin writes a hook", putFile(t, e.c, "/workspace/.git/hooks/pre-commit", "x"), 403, "EACCES")
+	wantCode(t, "admin makes the hooks", err, 404, "ENOENT")
+	wantCode(t, "admin writes a hook", putFile(t, e.c, "/workspace/.git/hooks/pre-commit", "x"), 404, "ENOENT")
 	_, err = e.c.Run(ctx, "w", client.ExecRequest{Source: "rm -rf /workspace"})
 	wantCode(t, "admin rm -rf", err, 403, "policy_denied")
 	_, err = tok.Run(ctx, "w", client.ExecRequest{Source: "bash -c 'rm -rf /workspace'"})

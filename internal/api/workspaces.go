@@ -114,6 +114,11 @@ func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c
 			return fmt.Errorf("delete workspace: its egress policy and secrets: %w", err)
 		}
 	}
+	if s.opts.Policy != nil {
+		if err := s.opts.Policy.RemoveWorkspace(c.ws); err != nil {
+			return fmt.Errorf("delete workspace: its path and command rules: %w", err)
+		}
+	}
 	if s.opts.Artifacts != nil {
 		if err := s.opts.Artifacts.DeleteWorkspace(r.Context(), c.ws); err != nil {
 			return fmt.Errorf("delete workspace: %w", err)

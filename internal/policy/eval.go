@@ -260,14 +260,13 @@ func (s Set) Script(src string) Decision {
 
 // AllowPath is s as the store's path check (vfs.Access): 0 when the
 // cleaned absolute path p may be read (write false) or changed (write
-// true); ENOENT for a read of a denied path (it is not visible), EACCES
-// for a change of a denied or read-only one.
+// true); ENOENT for any use of a denied path (it is not visible), EACCES
+// for a change of a read-only one.
 func (s Set) AllowPath(p string, write bool) syscall.Errno {
-	a := s.Access(p)
-	switch {
-	case a == Deny && !write:
+	switch a := s.Access(p); {
+	case a == Deny:
 		return syscall.ENOENT
-	case a == Deny, write && a != Write:
+	case write && a != Write:
 		return syscall.EACCES
 	}
 	return 0

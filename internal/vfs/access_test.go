@@ -29,9 +29,9 @@ func under(p string, dirs []string) bool {
 
 func (a prefixAccess) AllowPath(p string, write bool) syscall.Errno {
 	switch {
-	case under(p, a.deny) && !write:
+	case under(p, a.deny):
 		return syscall.ENOENT
-	case under(p, a.deny), write && under(p, a.ro):
+	case write && under(p, a.ro):
 		return syscall.EACCES
 	}
 	return 0
@@ -79,8 +79,8 @@ func TestWithAccess(t *testing.T) {
 		{"through a directory symlink", func() error { _, err := f.ReadFile(ctx, "/w/dirlink/x"); return err }, syscall.ENOENT},
 		{"lstat of the link itself", func() error { _, err := f.Lstat(ctx, "/w/link"); return err }, 0},
 		{"dotdot", func() error { _, err := f.ReadFile(ctx, "/w/rw/../.env"); return err }, syscall.ENOENT},
-		{"write denied", func() error { return f.WriteFile(ctx, "/w/.env", nil, 0o644) }, syscall.EACCES},
-		{"create in denied", func() error { return f.WriteFile(ctx, "/w/hidden/new", nil, 0o644) }, syscall.EACCES},
+		{"write denied", func() error { return f.WriteFile(ctx, "/w/.env", nil, 0o644) }, syscall.ENOENT},
+		{"create in denied", func() error { return f.WriteFile(ctx, "/w/hidden/new", nil, 0o644) }, syscall.ENOENT},
 		{"read read-only", func() error { _, err := f.ReadFile(ctx, "/w/ro/x"); return err }, 0},
 		{"write read-only", func() error { return f.WriteFile(ctx, "/w/ro/x", []byte("y"), 0o644) }, syscall.EACCES},
 		{"open read-only for writing", func() error {
@@ -97,7 +97,7 @@ func TestWithAccess(t *testing.T) {
 		{"chmod read-only", func() error { return f.Chmod(ctx, "/w/ro/x", 0o600) }, syscall.EACCES},
 		{"write allowed", func() error { return f.WriteFile(ctx, "/w/rw/x", []byte("y"), 0o644) }, 0},
 		{"symlink into read-only", func() error { return f.Symlink(ctx, "x", "/w/ro/l") }, syscall.EACCES},
-		{"link a denied file", func() error { return f.Link(ctx, "/w/.env", "/w/rw/env") }, syscall.EACCES},
+		{"link a denied file", func() error { return f.Link(ctx, "/w/.env", "/w/rw/env") }, syscall.ENOENT},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := errno(tc.op()); got != tc.want {

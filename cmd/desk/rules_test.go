@@ -1,0 +1,105 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServe_Rules is issue 18's done-when scenario through the CLI against
+// a real desk serve with worker processes: the admin sets the workspace's
+// rules (desk ws policy), mints a token that may read everything but .env,
+// write only src/, run tests but must ask before git push (desk token mint
+// --path/--command), and an approver token; the agent's executions are
+// bound by it, its git push waits until desk approve (or desk deny).
+func TestServe_Rules(t *testing.T) {
+	s := startTenantServer(t)
+	t.Setenv(envURL, s.url)
+	t.Setenv(envToken, s.token)
+	as := func(tok string, args ...string) (string, string, int) {
+		t.Helper()
+		a := append([]string{args[0], args[1], "--url", s.url, "--token", tok}, args[2:]...)
+		return desk(t, nil, a...)
+	}
+	mustDesk(t, nil, "ws", "create", "demo")
+	mustDesk(t, nil, "exec", "demo", "--", "mkdir -p src .git/hooks; printf 'SECRET=hunter2\\n' > .env; echo hi > README")
+	out := mustDesk(t, nil, "ws", "policy", "demo", "--path", "deny /workspace/.git/hooks/**", "--command", "deny rm -rf /workspace")
+	if !strings.Contains(out, "deny /workspace/.git/hooks/**") || !strings.Contains(out, "deny rm -rf /workspace") || !strings.Contains(out, "none (") {
+		t.Fatalf("ws policy: %q", out)
+	}
+	if _, errs, code := desk(t, nil, "ws", "policy", "demo", "--path", "maybe x"); code == 0 || !strings.Contains(errs, "want read, write or deny") {
+		t.Fatalf("a bad rule: %d %q", code, errs)
+	}
+	agent := strings.TrimSpace(mustDesk(t, nil, "token", "mint", "-w", "demo", "--scopes", "read,write,exec",
+		"--path", "deny **/.env", "--path", "write src/**", "--path", "read /**", "--command", "ask git push *"))
+	approver := strings.TrimSpace(mustDesk(t, nil, "token", "mint", "-w", "demo", "--scopes", "approve"))
+
+	if out, _, code := as(agent, "exec", "demo", "--", "cat .env"); code == 0 || strings.Contains(out, "hunter2") {
+		t.Fatalf("cat .env: %d %q", code, out)
+	}
+	if _, _, code := as(agent, "exec", "demo", "--", "echo x > README"); code == 0 {
+		t.Fatal("wrote README")
+	}
+	if out, errs, code := as(agent, "exec", "demo", "--", "echo x > src/a && cat src/a README && ls -a"); code != 0 || out != "x\nhi\n.\n..\n.git\nREADME\nsrc\n" {
+		t.Fatalf("src: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := as(agent, "exec", "demo", "--", "rm -rf /workspace"); code == 0 || !strings.Contains(errs, "policy_denied") {
+		t.Fatalf("the workspace's rule binds the token: %d %q", code, errs)
+	}
+	if _, errs, code := as(agent, "exec", "demo", "--", "echo > .git/hooks/pre-push"); code == 0 || !strings.Contains(errs, "No such file") {
+		t.Fatalf("hooks: %d %q", code, errs)
+	}
+
+	// git push waits for an approval.
+	pending := func() string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second) // a hang guard
+		for time.Now().Before(deadline) {
+			out, errs, code := as(approver, "approve", "demo")
+			if code != 0 {
+				t.Fatalf("desk approve demo: %d %q", code, errs)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) > 1 {
+				if !strings.Contains(lines[1], "ask git push *") {
+					t.Fatalf("pending: %q", out)
+				}
+				return strings.Fields(lines[1])[0]
+			}
+			time.Sleep(10 * time.Millisecond) // polling the server, which has no push for approvals
+		}
+		t.Fatal("nothing pending")
+		return ""
+	}
+	type res struct {
+		out, errs string
+		code      int
+	}
+	push := func() chan res {
+		c := make(chan res, 1)
+		go func() {
+			o, e, code := desk(t, nil, "exec", "demo", "--url", s.url, "--token", agent, "--", "echo pushing; git push origin main")
+			c <- res{o, e, code}
+		}()
+		return c
+	}
+	c := push()
+	id := pending()
+	if _, errs, code := as(agent, "approve", "demo", id); code == 0 || !strings.Contains(errs, "forbidden") {
+		t.Fatalf("the agent approves itself: %d %q", code, errs)
+	}
+	if out, errs, code := as(approver, "approve", "demo", id); code != 0 || !strings.HasPrefix(out, "approved "+id) {
+		t.Fatalf("approve: %d %q %q", code, out, errs)
+	}
+	if r := <-c; !strings.Contains(r.out, "pushing") {
+		t.Fatalf("approved push: %+v", r)
+	}
+	c = push()
+	id = pending()
+	if out, errs, code := as(approver, "deny", "demo", id); code != 0 || !strings.HasPrefix(out, "denied "+id) {
+		t.Fatalf("deny: %d %q %q", code, out, errs)
+	}
+	if r := <-c; r.code == 0 || strings.Contains(r.out, "pushing") || !strings.Contains(r.errs, "approval_denied") {
+		t.Fatalf("denied push: %+v", r)
+	}
+}
