@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -531,12 +532,22 @@ func (s *Server) copyTree(ctx context.Context, fsys *vfs.FS, src, dst string) er
 		return err
 	}
 	budget := s.opts.MaxWalk
-	err := s.copyEntry(ctx, fsys, src, dst, &budget)
+	// The copy's changes share commits (vfs.FS.WithBatching) and are all
+	// durable before the response: one commit per directory read, not one
+	// per file.
+	b := fsys.WithBatching(copyCommitDelay)
+	err := s.copyEntry(ctx, b, src, dst, &budget)
 	if err != nil {
-		fsys.RemoveAll(context.WithoutCancel(ctx), dst)
+		b.RemoveAll(context.WithoutCancel(ctx), dst)
+	}
+	if cerr := b.Commit(context.WithoutCancel(ctx)); err == nil {
+		err = cerr
 	}
 	return err
 }
+
+// copyCommitDelay bounds how long a copy's changes wait for their commit.
+const copyCommitDelay = time.Second
 
 func (s *Server) copyEntry(ctx context.Context, fsys *vfs.FS, src, dst string, budget *int) error {
 	if *budget--; *budget < 0 {

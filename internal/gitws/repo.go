@@ -333,7 +333,7 @@ func (r *Repo) flatTree(h plumbing.Hash) (map[string]treeEntry, error) {
 	if h.IsZero() {
 		return out, nil
 	}
-	key := treeCacheKey{r.env.FS, r.GitDir, h}
+	key := treeCacheKey{r.env.FS.Base(), r.GitDir, h} // the store, whichever handle (an execution has its own)
 	if m, ok := treeCacheGet(key); ok {
 		return m, nil
 	}

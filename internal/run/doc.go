@@ -175,7 +175,13 @@
 // stored, Wait returns the error with the result). A crash of the process
 // (kill -9) loses only the output of the last flush interval of the
 // executions that were running; power loss may also lose the last commits, as
-// for every store write. On Open, every execution with an "exec.live"
+// for every store write. An execution's file changes (through Job.FS, a
+// vfs.FS.WithBatching handle) share commits: each is visible to every reader
+// at once, and durable at most Options.CommitDelay (50 ms) after it was made,
+// earlier when anything else commits (an output flush, File.Sync, a durable
+// write by anyone), and in every case before the execution's end is
+// recorded (finish commits, then reads the journal for Changes). A kill -9
+// loses at most the newest changes of that span, in order. On Open, every execution with an "exec.live"
 // marker whose record says running is recorded as failed with the error "desk
 // server stopped while the execution was running", an exit event numbered
 // after the last stored one, an end time equal to its last stored event's (or

@@ -35,6 +35,7 @@ const (
 	DefaultMaxAge          = 7 * 24 * time.Hour
 	DefaultFlushInterval   = 50 * time.Millisecond
 	DefaultFlushBytes      = 64 << 10
+	DefaultCommitDelay     = 50 * time.Millisecond // an execution's file changes: see Options.CommitDelay
 	DefaultKillGrace       = 10 * time.Second
 	DefaultForegroundGrace = 10 * time.Second
 )
@@ -116,6 +117,17 @@ type Options struct {
 	// FlushBytes are waiting, and at exit. Defaults 50ms and 64 KiB.
 	FlushInterval time.Duration
 	FlushBytes    int
+	// CommitDelay is how long a file change an execution makes through
+	// Job.FS may wait for its commit: the job's store handle is
+	// vfs.FS.WithBatching(CommitDelay), so the changes of one execution share
+	// commits (at most CommitDelay apart, earlier when anything else commits:
+	// an output flush, a durable write by anyone, File.Sync), and all are
+	// durable when the execution ends, before its end is recorded. A kill -9
+	// of the process loses at most the changes of the last CommitDelay, and
+	// only the newest ones, in order. Default 50ms (FlushInterval's: output
+	// and files are lost or kept over the same span); negative: every change
+	// is durable when its call returns.
+	CommitDelay time.Duration
 	// KillGrace is how long a backend has to return once its ctx is cancelled
 	// (kill, timeout, Close) before the execution is recorded as ended without
 	// it. Default 10s.
@@ -208,6 +220,7 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.MaxRecords, DefaultMaxRecords)
 	defD(&o.MaxAge, DefaultMaxAge)
 	defD(&o.FlushInterval, DefaultFlushInterval)
+	defD(&o.CommitDelay, DefaultCommitDelay)
 	def(&o.FlushBytes, DefaultFlushBytes)
 	defD(&o.KillGrace, DefaultKillGrace)
 	defD(&o.ForegroundGrace, DefaultForegroundGrace)

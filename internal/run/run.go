@@ -96,7 +96,9 @@ type Job struct {
 	// Stdout and Stderr receive the program's output. Writes after Run
 	// returned fail with ErrNotRunning.
 	Stdout, Stderr io.Writer
-	// FS is the workspace store. Use Run's ctx for every call.
+	// FS is the workspace store, as a handle from vfs.FS.WithBatching
+	// (Options.CommitDelay): the execution's file changes share commits and
+	// are all durable when it ends. Use Run's ctx for every call.
 	FS *vfs.FS
 	// Detached is set for a detached execution (ExecOptions.Detached): the
 	// runtime calls Detacher.RunDetached, not Run.

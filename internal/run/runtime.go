@@ -285,7 +285,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	}
 	e.job = &Job{ID: id, Backend: c.Backend, Source: source, Cwd: c.Cwd, Env: env,
 		Stdin: &stdin{r: in, left: r.opts.MaxStdinBytes}, Input: c.Input,
-		Stdout: output{e, EventStdout}, Stderr: output{e, EventStderr}, FS: r.fs, Detached: c.Detached}
+		Stdout: output{e, EventStdout}, Stderr: output{e, EventStderr}, FS: r.fs.WithBatching(r.opts.CommitDelay), Detached: c.Detached}
 	if r.opts.Network != nil {
 		e.job.Net = r.opts.Network(ctx, e.job)
 	}

@@ -118,7 +118,10 @@ func (b *Backend) jobWorkspace(job *run.Job) (Workspace, error) {
 	if job.FS == nil {
 		return Workspace{}, fmt.Errorf("run in sandbox: the job has no workspace store")
 	}
-	return Workspace{Name: b.opts.Name(job.FS), FS: job.FS}, nil
+	// The store itself, not the execution's batching handle (run gives each
+	// execution its own): a sandbox is the store's, found by its pointer, and
+	// its writes go through the mount.
+	return Workspace{Name: b.opts.Name(job.FS), FS: job.FS.Base()}, nil
 }
 
 // useBox calls fn with the workspace's live sandbox, starting one if needed,

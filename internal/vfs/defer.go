@@ -55,6 +55,38 @@ func (f *FS) WithCommitDelay(d time.Duration) *FS {
 	return &FS{core: f.core, delay: max(d, 0)}
 }
 
+// WithBatching returns a handle for one unit of work, such as an execution
+// of the shell or js backend, whose changes share commits: it is
+// WithCommitDelay(d), and in addition a File's Close through it does not
+// make the file's data durable before it returns: the flush is applied
+// (visible to every reader at once) and committed with the rest, at most d
+// later or earlier when anything else commits. File.Sync is still durable
+// when it returns, and so are Commit and Records. The unit ends with Commit,
+// which makes everything it did durable; a crash before then can lose its
+// newest changes, in order (what survives is the state after some prefix of
+// them), never a change that a durable call from anyone made later than it.
+// internal/run hands one to every execution and commits at its end. d <= 0
+// gives a handle whose mutations are all durable when they return.
+func (f *FS) WithBatching(d time.Duration) *FS {
+	if d <= 0 {
+		return &FS{core: f.core}
+	}
+	return &FS{core: f.core, delay: d, lazyClose: true}
+}
+
+// Base returns the handle Open returned for this store, whose changes are
+// durable when they return: the same pointer from every handle of the store
+// (WithCommitDelay, WithBatching), so it also identifies the store.
+func (f *FS) Base() *FS { return f.base }
+
+// closeDelay is the commit delay of a File's Close through f.
+func (f *FS) closeDelay() time.Duration {
+	if f.lazyClose {
+		return f.delay
+	}
+	return 0
+}
+
 // commitNow commits whatever is pending (deferred changes, access times,
 // deletions of unlinked inodes) and waits until it is durable.
 func (f *FS) commitNow(ctx context.Context, op string) error {
@@ -116,12 +148,13 @@ func (f *FS) keepPending(t *tx, delay time.Duration) {
 		}
 	}
 	t.viewed = len(t.touched)
-	for ino := range t.xattrIno {
+	for _, ino := range t.xattrNew {
 		v.xattr[ino] = true
 	}
-	for ino := range t.contentIno {
+	for _, ino := range t.contentNew {
 		v.content[ino] = true
 	}
+	t.xattrNew, t.contentNew = t.xattrNew[:0], t.contentNew[:0]
 	f.pendOn.Store(true)
 	f.vmu.Unlock()
 	if delay < 0 {

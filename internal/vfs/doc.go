@@ -77,6 +77,20 @@
 // but only the newest ones, in order: what survives is always the state after
 // some prefix of the changes (TestCrashKill9Deferred). See defer.go.
 //
+// A unit of work that makes many changes (an execution of the shell or js
+// backend, an API copy of a tree) takes a handle from FS.WithBatching: it is
+// WithCommitDelay, and a File's Close through it is deferred too (its data
+// commits with the rest), so a cp -r of 1,000 files commits a few times, not
+// 2,000. The unit ends with Commit, the durability barrier: internal/run
+// commits at every execution's end, before recording it. File.Sync stays
+// durable when it returns. TestCrashKill9Batched kills such a writer: what
+// survives is a prefix of its operations, the last possibly in part (a file
+// created but not yet written), and everything up to the last Commit. Base
+// returns the store's own handle (the same from every handle), for callers
+// that identify a store by its pointer. This is the batch API for other
+// packages (a checkout, an import of many files): WithBatching, then Commit;
+// or Batch for all-or-nothing.
+//
 // The frames of a transaction reach the WAL with one write(2) per commit: the
 // store's connections use SQLite's own VFS with the WAL's writes gathered in
 // memory until the commit frame is complete (package internal/sqlite,

@@ -253,7 +253,7 @@ func (h *File) Sync() error {
 	if closed {
 		return perr("sync", h.name, syscall.EBADF)
 	}
-	return asPathErr("sync", h.name, h.f.flushIno(h.ctx, h.o.ino))
+	return asPathErr("sync", h.name, h.f.flushIno(h.ctx, h.o.ino, 0))
 }
 
 // Stat returns the file's attributes, including unflushed writes.
@@ -308,7 +308,10 @@ func (h *File) ReadDir(n int) ([]DirEntry, error) {
 	return out, nil
 }
 
-// Close flushes the file and releases the handle. The error reports a failed flush.
+// Close flushes the file and releases the handle. The error reports a failed
+// flush. The flush is durable when Close returns, unless the file was opened
+// through a handle from FS.WithBatching (then it commits with that handle's
+// other changes).
 func (h *File) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -320,7 +323,7 @@ func (h *File) Close() error {
 	var err error
 	if !h.f.closed.Load() {
 		if !h.f.opts.ReadOnly {
-			err = h.f.flushIno(h.ctx, h.o.ino)
+			err = h.f.flushIno(h.ctx, h.o.ino, h.f.closeDelay())
 		}
 		if rerr := h.f.release(h.o); err == nil {
 			err = rerr

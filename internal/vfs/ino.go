@@ -534,7 +534,7 @@ func (f *FS) SetattrIno(ctx context.Context, n Node, a SetAttr) (Attr, error) {
 		}
 	}
 	if a.Atime != nil || a.Mtime != nil {
-		if err := f.flushIno(ctx, n.Ino); err != nil {
+		if err := f.flushIno(ctx, n.Ino, f.closeDelay()); err != nil {
 			return Attr{}, asPathErr(op, n.Path, err)
 		}
 	}

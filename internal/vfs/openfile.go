@@ -395,8 +395,9 @@ func (f *FS) overlay(in inode) inode {
 	return in
 }
 
-// flushIno flushes the unflushed writes of ino, if it is open.
-func (f *FS) flushIno(ctx context.Context, ino uint64) error {
+// flushIno flushes the unflushed writes of ino, if it is open, committed
+// with the given delay (0: durable when it returns; see WithBatching).
+func (f *FS) flushIno(ctx context.Context, ino uint64, delay time.Duration) error {
 	f.omu.Lock()
 	o := f.opens[ino]
 	f.omu.Unlock()
@@ -405,12 +406,18 @@ func (f *FS) flushIno(ctx context.Context, ino uint64) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return f.flushLocked(ctx, o, -1)
+	return f.flushLockedWith(ctx, delay, o, -1)
 }
 
 // flushLocked commits o's unflushed writes and times; with truncTo >= 0 it
 // first sets the committed size to truncTo. o.mu is held.
 func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error {
+	return f.flushLockedWith(ctx, 0, o, truncTo)
+}
+
+// flushLockedWith is flushLocked committed with the given delay (0: durable
+// when it returns).
+func (f *FS) flushLockedWith(ctx context.Context, delay time.Duration, o *openInode, truncTo int64) error {
 	if len(o.dirty) == 0 && !o.meta && !o.atime && truncTo < 0 {
 		return nil
 	}
@@ -441,7 +448,7 @@ func (f *FS) flushLocked(ctx context.Context, o *openInode, truncTo int64) error
 	for i := range full {
 		prehashed[full[i].idx] = &full[i]
 	}
-	err := f.updateWith(ctx, 0, "write", o.path, func(t *tx) error {
+	err := f.updateWith(ctx, delay, "write", o.path, func(t *tx) error {
 		in, err := t.inode(o.ino)
 		if err != nil {
 			return err

@@ -617,7 +617,7 @@ func (f *FS) Utimens(ctx context.Context, name string, atime, mtime time.Time, n
 	// Unflushed writes carry their own mtime: commit them first so the explicit
 	// times win.
 	if r, _, err := f.resolve(ctx, "utimens", name, !nofollow); err == nil && r.ino != 0 {
-		if err := f.flushIno(ctx, r.ino); err != nil {
+		if err := f.flushIno(ctx, r.ino, f.closeDelay()); err != nil {
 			return asPathErr("utimens", name, err)
 		}
 	}

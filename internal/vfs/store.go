@@ -27,10 +27,14 @@ const RootIno = 1
 type FS struct {
 	*core
 	delay time.Duration // > 0: mutations may wait this long for their commit (WithCommitDelay)
+	// lazyClose is set on a handle from WithBatching: a File's Close defers
+	// its data's commit by delay too.
+	lazyClose bool
 }
 
 // core is the state of an open store, shared by its handles.
 type core struct {
+	base      *FS // the handle Open returned (Base)
 	opts      Options
 	path      string
 	chunkSize int64
@@ -124,6 +128,7 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 		readers: make(chan *sqlite.Conn, opts.Readers),
 		log:     opts.Logger,
 	}}
+	f.base = f
 	if f.log == nil {
 		f.log = slog.Default()
 	}
