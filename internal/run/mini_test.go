@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // mini is the test backend: a line-oriented language, one command per line.
@@ -31,6 +33,7 @@ import (
 //	fail MESSAGE     return an error
 //	panic            panic
 //	write PATH DATA  vfs WriteFile with the job's ctx
+//	writeh PATH DATA create PATH through a handle, write DATA, Close (no Sync)
 //	mkdir PATH       vfs Mkdir
 //	rm PATH          vfs RemoveAll
 //	mv OLD NEW       vfs Rename
@@ -140,6 +143,16 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 		case "write":
 			p, data, _ := strings.Cut(arg, " ")
 			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
+		case "writeh":
+			p, data, _ := strings.Cut(arg, " ")
+			var h *vfs.File
+			if h, err = job.FS.Create(ctx, p); err == nil {
+				if _, err = h.Write([]byte(data)); err != nil {
+					h.Close()
+				} else {
+					err = h.Close()
+				}
+			}
 		case "mkdir":
 			err = job.FS.Mkdir(ctx, arg, 0o755)
 		case "rm":
