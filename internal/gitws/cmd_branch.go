@@ -865,8 +865,8 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 		if verb == "switch" {
 			c.die("invalid reference: %s", name)
 		}
-		c.errorf("pathspec '%s' did not match any file(s) known to git", name)
-		return 1
+		// git checkout <path> without "--": restore it from the index
+		return c.restorePaths(r, c.newPathspec(o.args), o.args, nil, false, true)
 	}
 	if verb == "switch" && !o.has("detach") {
 		c.die("a branch is expected, got commit '%s'", name)

@@ -49,7 +49,8 @@
 // [-u], apply [--index], pop, drop, clear), format-patch (-<n>, <since>,
 // ranges, --root, --stdout, -o, -n/-N, --start-number, --subject-prefix,
 // --rfc, -v, -k, --signature, --no-signature, --suffix, --numbered-files,
-// -p, --zero-commit, -q). Supported says which
+// -p, --zero-commit, -q), apply (--check, --stat, --numstat, --summary,
+// --cached, --index, -R, -p<n>, --allow-empty, -v). Supported says which
 // subcommands exist; the shell's router sends a script using any other
 // (rebase, bisect, ...) to the sandbox, where the real git runs on the
 // same .git.
@@ -86,6 +87,24 @@
 // --thread, --in-reply-to, --base, --attach/--inline, binary patches
 // (git writes "GIT binary patch" data; here a binary file gets "Binary
 // files differ", which git apply rejects).
+//
+// # Apply
+//
+// git apply reads a unified patch (git's, with its modes, new and deleted
+// files, renames and copies; or a traditional diff -u), from files or
+// stdin; text around the patches (a mail, a signature) is skipped, so
+// format-patch output applies, a series patching one file twice too.
+// Each hunk must match exactly (git applies without fuzz), searched from
+// its line outwards, a hunk at the top or without trailing context only
+// there. Every file patch is applied in memory first: when one fails,
+// each failure is reported as git reports it ("error: patch failed:
+// <path>:<line>" then "error: <path>: patch does not apply", "No such
+// file or directory", "already exists in working directory", "does not
+// match index"), the status is 1 and nothing is written. A corrupt patch
+// is "fatal: corrupt patch at line N" (128). In a subdirectory only the
+// patches below it apply, as in git. Not here: --3way, --reject,
+// --directory, --include/--exclude, --recount, --unidiff-zero, binary
+// patches (an error naming the file), whitespace warnings and fixes.
 //
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
@@ -146,7 +165,7 @@
 // diff is a shortest edit script (internal/textdiff, minimal mode) without
 // git's indent heuristic, so an ambiguous hunk can be placed differently;
 // hunk headers use git's default function-name rule. A failed merge stores
-// no tree object (git's ort leaves one dangling). Not implemented: apply,
+// no tree object (git's ort leaves one dangling). Not implemented:
 // rebase, cherry-pick, revert, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
 // editor (commit and tag need -m or -F), pull --rebase.

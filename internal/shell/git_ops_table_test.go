@@ -1,5 +1,9 @@
 package shell
 
+// P starts a repository as S does and leaves ../p, a patch of a change to
+// a.txt and b.txt, a new file and a rename, with the work tree clean.
+const P = S + "echo m >> a.txt && sed -i s/four/FOUR/ b.txt && echo n > n && git add n && git mv dir/c.txt dir/e.txt && git diff HEAD > ../p && git reset -q --hard && git clean -fdq && "
+
 // gitOpsTable holds the differential rows of stash, apply, format-patch,
 // am, cherry-pick and revert; they join gitTable.
 var gitOpsTable = []gitRow{
@@ -41,6 +45,34 @@ var gitOpsTable = []gitRow{
 	{name: "stash in subdirectory", script: S + "echo m >> dir/c.txt && cd dir && git stash -q && git status --porcelain && git stash pop -q && git status --porcelain"},
 	{name: "stash detached", script: S + "git checkout -q $(git rev-parse HEAD) && echo m >> a.txt && git stash && git stash list"},
 	{name: "stash mode change", script: S + "chmod +x a.txt && git stash -q && git ls-files -s a.txt && git stash pop -q && git status --porcelain"},
+	// apply
+	{name: "apply", script: P + "git apply ../p && git status --porcelain && cat a.txt b.txt"},
+	{name: "apply --stat --numstat --summary", script: P + "git apply --stat ../p && git apply --numstat ../p && git apply --summary ../p && git status --porcelain"},
+	{name: "apply --check", script: P + "git apply --check ../p && git status --porcelain && echo x > a.txt && git apply --check ../p; echo $?; git status --porcelain"},
+	{name: "apply does not apply", script: P + "echo x > a.txt && git apply ../p; echo $?; git status --porcelain"},
+	{name: "apply atomic", script: P + "sed -i s/four/4/ b.txt && git apply ../p; echo $?; git status --porcelain && cat a.txt"},
+	{name: "apply twice", script: P + "git apply ../p && git apply ../p; echo $?"},
+	{name: "apply --index", script: P + "git apply --index ../p && git status --porcelain"},
+	{name: "apply --index mismatch", script: P + "echo zz >> a.txt && git apply --index ../p; echo $?; git status --porcelain"},
+	{name: "apply --cached", script: P + "git apply --cached ../p && git status --porcelain"},
+	{name: "apply -R", script: P + "git apply ../p && git apply -R ../p && git status --porcelain && git apply -R ../p; echo $?"},
+	{name: "apply -R --index", script: P + "git apply --index ../p && git apply -R --index ../p && git status --porcelain"},
+	{name: "apply offset", script: S + "sed -i s/six/SIX/ b.txt && git diff > ../p && git checkout -q b.txt && sed -i 1izero b.txt && git apply ../p && cat b.txt"},
+	{name: "apply stdin", script: S + "echo m >> a.txt && git diff > ../p && git checkout -q a.txt && git apply < ../p && git diff --stat"},
+	{name: "apply no newline", script: S + "printf 'alpha' > a.txt && git diff > ../p && git checkout -q a.txt && git apply ../p && od -c a.txt && git apply -R ../p && cat a.txt"},
+	{name: "apply delete", script: S + "git rm -q b.txt && git diff --cached > ../p && git reset -q --hard && git apply ../p && git status --porcelain"},
+	{name: "apply delete leaves contents", script: S + "git rm -q b.txt && git diff --cached > ../p && git reset -q --hard && echo more >> b.txt && git apply ../p; echo $?"},
+	{name: "apply missing file", script: S + "echo m >> a.txt && git diff > ../p && git rm -q a.txt && git apply ../p; echo $?"},
+	{name: "apply new file exists", script: S + "echo n > n && git add n && git diff --cached > ../p && git apply ../p; echo $?"},
+	{name: "apply mode", script: S + "chmod +x a.txt && git diff > ../p && chmod -x a.txt && git apply ../p && git status --porcelain && ls -l a.txt | cut -c1-10"},
+	{name: "apply format-patch series", script: S + "echo 1 >> a.txt && git commit -qam one && echo 2 >> a.txt && git commit -qam two && git format-patch -2 --stdout > ../s && git reset -q --hard HEAD~2 && git apply --stat ../s && git apply ../s && cat a.txt"},
+	{name: "apply -p0", script: S + "echo m >> a.txt && git diff --no-prefix > ../p && git checkout -q a.txt && git apply ../p; echo $?; git apply -p0 ../p && git diff --stat"},
+	{name: "apply corrupt", script: S + "printf 'diff --git a/a.txt b/a.txt\\n--- a/a.txt\\n+++ b/a.txt\\n@@ -1 +1,2 @@\\n alpha\\n' > ../p && git apply ../p; echo $?"},
+	{name: "apply no patch", script: S + "echo junk > ../p && git apply ../p; echo $?; git apply --allow-empty ../p; echo $?"},
+	{name: "apply space in name", script: S + "echo m >> 'space x.md' && git diff > ../p && git checkout -q 'space x.md' && git apply ../p && git status --porcelain"},
+	{name: "apply in subdirectory", script: P + "cd dir && git apply ../../p && cd .. && git status --porcelain"},
+	{name: "apply outside a repository", script: "mkdir -p x/y && echo alpha > x/y/f && cp -r x z && echo beta >> z/y/f && (diff -ru x z || true) | sed 's|^--- x/|--- a/|; s|^+++ z/|+++ b/|' > ../p && cd x && git apply ../../p && cat y/f"},
+	{name: "apply missing patch file", script: S + "git apply ../nope; echo $?"},
 	// format-patch
 	{name: "format-patch -1 stdout", script: S + "echo m >> a.txt && git commit -qam 'second: with a colon' && git format-patch -1 --stdout"},
 	{name: "format-patch -2 stdout", script: S + "echo m >> a.txt && git commit -qam two && echo n > n && git add n && git commit -q -m 'three' -m 'body line\nmore body' && git format-patch -2 --stdout"},
