@@ -361,6 +361,72 @@ func TestAgent(t *testing.T) {
 		t.Run(kind+"/interrupt", func(t *testing.T) { testInterrupt(t, desk, kind) })
 	}
 	t.Run("interrupt-exec", func(t *testing.T) { testInterruptExec(t, desk) })
+	t.Run("approval", func(t *testing.T) { testApproval(t, desk) })
+}
+
+// testApproval runs two execs the workspace's command rules say to ask
+// about: the person approves the first (it runs; its real output goes back
+// to the model) and denies the second (it fails; the model is told).
+func testApproval(t *testing.T, desk *exampletest.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	ws := "approval"
+	if _, err := desk.Client.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := desk.Client.WriteFile(ctx, ws, "notes.txt", strings.NewReader("alpha\nbeta\n"), client.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := desk.Client.SetRules(ctx, ws, client.Rules{Commands: []client.CommandRule{{Pattern: "cat *", Action: "ask"}, {Pattern: "rm *", Action: "ask"}}}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := desk.Client.MintToken(ctx, client.TokenRequest{Workspace: ws, Scopes: []string{"read", "write", "exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeProvider{kind: "anthropic", script: []fakeReply{
+		{call: &fakeCall{"call_1", "exec", []string{`{"command": "cat notes.txt"}`}}},
+		{call: &fakeCall{"call_2", "exec", []string{`{"command": "rm notes.txt"}`}}},
+		{text: []string{"ok"}},
+	}}
+	setEnv(t, desk.URL, tok.Secret, "anthropic", fake.start(t))
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-w", ws, "-model", "test-model", "-approve-token", desk.Token},
+		strings.NewReader("show the notes, then remove them\ny\nn\n"), &stdout, &stderr, nil)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, p := range fake.bad {
+		t.Error(p)
+	}
+	if len(fake.reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(fake.reqs))
+	}
+	tr, _ := transcript(t, "anthropic", fake.reqs[1])
+	if r := tr[len(tr)-1]; r.Kind != "result" || r.Err || !strings.HasPrefix(r.Text, "alpha\nbeta\n[exit code 0") {
+		t.Errorf("the approved exec's result: %+v", r)
+	}
+	tr, _ = transcript(t, "anthropic", fake.reqs[2])
+	if r := tr[len(tr)-1]; r.Kind != "result" || !r.Err || !strings.HasPrefix(r.Text, "The person denied this command") {
+		t.Errorf("the denied exec's result: %+v", r)
+	}
+	if b, err := desk.Client.ReadFile(ctx, ws, "notes.txt"); err != nil || string(b) != "alpha\nbeta\n" {
+		t.Errorf("notes.txt after the denied rm: %q, %v", b, err)
+	}
+	out := stdout.String()
+	at := 0
+	for _, want := range []string{
+		"-> exec command=\"cat notes.txt\"\n?  approval needed: \"cat notes.txt\" matches the rule \"ask cat *\" of the workspace\n   run it? [y/N]    approved\n   alpha\n",
+		"-> exec command=\"rm notes.txt\"\n?  approval needed: \"rm notes.txt\" matches the rule \"ask rm *\" of the workspace\n   run it? [y/N]    denied\n   error: The person denied this command",
+		"\nok\n> ",
+	} {
+		i := strings.Index(out[at:], want)
+		if i < 0 {
+			t.Fatalf("stdout lacks %q after byte %d", want, at)
+		}
+		at += i + len(want)
+	}
 }
 
 // testInterruptExec stops a turn with Ctrl-C while an exec runs: the

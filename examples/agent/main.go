@@ -33,6 +33,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	ws := fl.String("w", "", "the workspace to work in (required)")
 	url := fl.String("url", "", "the desk server's URL (default: $DESK_URL, else the config file desk serve writes)")
 	token := fl.String("token", "", "the desk token (default: $DESK_TOKEN, else the config file's)")
+	approveToken := fl.String("approve-token", "", "a token with the approve scope, to approve or deny the execs the workspace's command rules hold, when the agent's own token may not (default: $DESK_APPROVE_TOKEN, else the agent's token)")
 	pf := chat.AddFlags(fl)
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "usage: go run ./examples/agent -w WORKSPACE [flags]\n\nA terminal chat agent working in a desk workspace through its tools.\n\nflags:\n")
@@ -58,13 +59,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agent: desk server %q (from %s): %v\n", srv.URL, srv.From, err)
 		return 1
 	}
+	approver := dc
+	if *approveToken == "" {
+		*approveToken = os.Getenv("DESK_APPROVE_TOKEN")
+	}
+	if *approveToken != "" {
+		if approver, err = client.New(srv.URL, *approveToken, client.Options{UserAgent: "desk-agent-example"}); err != nil {
+			fmt.Fprintf(stderr, "agent: %v\n", err)
+			return 1
+		}
+	}
 	p, err := pf.NewProvider(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
 		return 1
 	}
 	cfg := pf.Options()
-	cfg.Desk, cfg.Workspace, cfg.Provider = dc, *ws, p
+	cfg.Desk, cfg.Approver, cfg.Workspace, cfg.Provider = dc, approver, *ws, p
 	a, err := chat.New(ctx, cfg, chat.IO{In: stdin, Out: stdout, Err: stderr, Interrupt: interrupt})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)

@@ -22,6 +22,10 @@ type Config struct {
 	Desk      *client.Client
 	Workspace string
 	Provider  Provider
+	// Approver, if set, decides the workspace's pending approvals: while an
+	// exec waits for one, the person is asked (a token with the approve
+	// scope that is not the agent's own, or the admin token).
+	Approver *client.Client
 	// System is added to the built-in system prompt.
 	System string
 	// MaxTokens bounds one model answer (Anthropic needs one: default
@@ -358,18 +362,26 @@ func (a *Agent) runTool(ctx context.Context, call Block) Block {
 	if !json.Valid(call.Input) {
 		return fail("the tool input is not valid JSON (was the answer cut at the token limit?); call the tool again with complete input")
 	}
-	tr, err := a.cfg.Desk.CallTool(ctx, a.cfg.Workspace, call.Name, call.Input, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fail("stopped by the person (Ctrl-C)")
+	tr, denied, err := a.callTool(ctx, call)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		res.IsError = true
+		res.Content = []Content{{Type: "text", Text: "stopped by the person (Ctrl-C)"}}
+	case err != nil:
+		res.IsError = true
+		res.Content = []Content{{Type: "text", Text: err.Error()}}
+	default:
+		res.IsError = tr.IsError
+		for _, c := range tr.Content {
+			res.Content = append(res.Content, Content{Type: c.Type, Text: c.Text, MIMEType: c.MIMEType, Data: c.Data})
 		}
-		return fail(err.Error())
+		res.Content = capContent(res.Content, a.cfg.MaxResultBytes)
 	}
-	res.IsError = tr.IsError
-	for _, c := range tr.Content {
-		res.Content = append(res.Content, Content{Type: c.Type, Text: c.Text, MIMEType: c.MIMEType, Data: c.Data})
+	if denied {
+		// Whatever the server's error says, the model learns a person said no.
+		res.IsError = true
+		res.Content = append([]Content{{Type: "text", Text: "The person denied this command when desk asked them to approve it; do not run it again unless they say so.\n"}}, res.Content...)
 	}
-	res.Content = capContent(res.Content, a.cfg.MaxResultBytes)
 	a.showResult(res)
 	return res
 }

@@ -43,6 +43,24 @@
 // answered with an error result without calling the server. Calls run one
 // after another in the order the model gave them.
 //
+// # Approvals
+//
+// A workspace's (or a token's) command rules may say to ask before a
+// command runs (package policy: `ask git push *`); the server then holds the
+// exec as pending_approval until an approver decides, and sends no event.
+// While an exec call is in flight the agent lists the workspace's pending
+// approvals every ApprovalPoll (250 ms) through Config.Approver, and for
+// one whose script is the exec's command it asks the person, on the
+// terminal, "run it? [y/N]": y approves it (POST …/approvals/{id}/approve),
+// anything else or the end of input denies it (…/deny), and the model's
+// tool result then starts by saying the person denied it. A token never
+// approves its own calls, so the Approver is the admin token or another
+// token with the approve scope (-approve-token, $DESK_APPROVE_TOKEN); by
+// default it is the agent's own client, which works for the admin token.
+// When it may not list approvals, an exec still running after the next poll
+// says so once and the agent stops looking for the session; the exec waits
+// for another approver (desk approve) or the server's approval timeout.
+//
 // # Limits
 //
 //   - A tool result's text sent to the model is at most MaxResultBytes

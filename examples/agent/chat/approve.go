@@ -1,0 +1,131 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/desk-dev/desk/client"
+)
+
+// ApprovalPoll is how often the agent looks for a pending approval of the
+// exec it is waiting for (the server holds an execution a command rule
+// says to ask about until an approver decides; it sends no event).
+const ApprovalPoll = 250 * time.Millisecond
+
+// callResult is a finished tool call.
+type callResult struct {
+	tr  *client.ToolResult
+	err error
+}
+
+// callTool calls the tool and, for an exec while an Approver is set, asks
+// the person about each approval the server holds the command for (a
+// pending execution whose script is the command): y approves it, anything
+// else (or the end of input) denies it. When the approver may not list
+// approvals, a still-running exec says so once and the Approver is dropped
+// for the session; the call waits on: another approver may decide (desk
+// approve), or the server's approval timeout ends it.
+//
+// denied reports that the person denied an approval of this call, so that
+// the model is told a person said no, whatever the server's error says.
+func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult, denied bool, err error) {
+	done := make(chan callResult, 1)
+	go func() {
+		tr, err := a.cfg.Desk.CallTool(ctx, a.cfg.Workspace, call.Name, call.Input, nil)
+		done <- callResult{tr, err}
+	}()
+	if a.cfg.Approver == nil || call.Name != "exec" {
+		r := <-done
+		return r.tr, false, r.err
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	json.Unmarshal(call.Input, &in)
+	tick := time.NewTicker(ApprovalPoll)
+	defer tick.Stop()
+	poll := tick.C
+	var listErr error
+	asked := map[string]bool{}
+	var asking *client.Approval // the approval whose answer is awaited
+	var lines <-chan string
+	for {
+		select {
+		case r := <-done:
+			if asking != nil {
+				a.endLine()
+				fmt.Fprintln(a.io.Out, "   (decided elsewhere or timed out)")
+			}
+			return r.tr, denied, r.err
+		case <-poll:
+			if asking != nil {
+				continue
+			}
+			if listErr != nil {
+				// The exec still runs a poll after the approver could not
+				// list: it may be held, so say why nobody is asked, once.
+				fmt.Fprintf(a.io.Err, "[this exec may be waiting for an approval, but the agent cannot list them (%v): an approver may decide with desk approve; -approve-token gives the agent a token with the approve scope]\n", listErr)
+				a.cfg.Approver, poll = nil, nil
+				continue
+			}
+			l, err := a.cfg.Approver.ListApprovals(ctx, a.cfg.Workspace)
+			if err != nil {
+				listErr = err
+				if ctx.Err() != nil {
+					poll = nil
+				}
+				continue
+			}
+			for _, ap := range l.Approvals {
+				if asked[ap.ID] || ap.Status != "pending_approval" || ap.Kind != "execution" || ap.Subject == "" || !strings.HasPrefix(in.Command, ap.Subject) {
+					continue
+				}
+				asked[ap.ID] = true
+				asking = &ap
+				a.endLine()
+				source := ""
+				if ap.Decision.Source != "" {
+					source = " of the " + ap.Decision.Source
+				}
+				fmt.Fprintf(a.io.Out, "?  approval needed: %q matches the rule %q%s\n", ap.Decision.Subject, ap.Decision.Rule, source)
+				fmt.Fprintf(a.io.Out, "   run it? [y/N] ")
+				a.atLineStart = false
+				lines = a.lines
+				break
+			}
+		case line, ok := <-lines:
+			lines = nil
+			ap := asking
+			asking = nil
+			a.atLineStart = true
+			yes := ok && isYes(line)
+			if !ok {
+				fmt.Fprintln(a.io.Out)
+			}
+			var err error
+			if yes {
+				_, err = a.cfg.Approver.Approve(ctx, a.cfg.Workspace, ap.ID)
+			} else {
+				_, err = a.cfg.Approver.Deny(ctx, a.cfg.Workspace, ap.ID)
+			}
+			switch {
+			case err != nil && ctx.Err() == nil:
+				fmt.Fprintf(a.io.Err, "[cannot decide approval %s: %v]\n", ap.ID, err)
+			case yes:
+				fmt.Fprintln(a.io.Out, "   approved")
+			default:
+				denied = true
+				fmt.Fprintln(a.io.Out, "   denied")
+			}
+		}
+	}
+}
+
+// isYes reports whether an answer is y or yes.
+func isYes(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return s == "y" || s == "yes"
+}
