@@ -222,6 +222,28 @@ func (c *Client) CreateWorkspace(ctx context.Context, name string) (Workspace, e
 	return w, err
 }
 
+// CreateWorkspaceFrom creates a workspace as req says (admin) and returns
+// its stream: the clone's progress, then "created" with the workspace
+// (Next then returns io.EOF), or an *Error when the creation failed (no
+// workspace is left). Without req.From the stream is just "created".
+func (c *Client) CreateWorkspaceFrom(ctx context.Context, req WorkspaceRequest, format StreamFormat) (*Stream[WorkspaceEvent], error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	h := http.Header{}
+	if format == SSE {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/x-ndjson")
+	}
+	resp, err := c.do(ctx, request{method: "POST", path: "/v1/workspaces", body: bytes.NewReader(b), ctype: "application/json", header: h})
+	if err != nil {
+		return nil, err
+	}
+	return &Stream[WorkspaceEvent]{body: resp.Body, r: bufio.NewReader(resp.Body), format: format, seq: func(e *WorkspaceEvent) uint64 { return e.Seq }}, nil
+}
+
 // ListWorkspaces returns a page of workspaces whose names sort after after
 // (limit 0: the server's default page size).
 func (c *Client) ListWorkspaces(ctx context.Context, after string, limit int) (WorkspaceList, error) {

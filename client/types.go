@@ -432,11 +432,37 @@ type (
 	KillRequest struct {
 		Signal string `json:"signal,omitempty"`
 	}
-	// WorkspaceRequest creates a workspace.
+	// WorkspaceRequest creates a workspace: empty, or (From) holding a
+	// clone of a git repository. Egress, if set, is the new workspace's
+	// egress policy in its text form ("allow github.com"), stored before
+	// the clone, which goes through it (else through the server's default).
 	WorkspaceRequest struct {
-		Name string `json:"name"`
+		Name   string           `json:"name"`
+		Egress string           `json:"egress,omitempty"`
+		From   *WorkspaceSource `json:"from,omitempty"`
+	}
+	// WorkspaceSource is what a new workspace starts with: a clone of the
+	// git repository at Git (an http or https URL) in /workspace, of the
+	// branch (or full commit id) Ref (default the remote's HEAD), with at
+	// most Depth commits of history (0: all).
+	WorkspaceSource struct {
+		Git   string `json:"git"`
+		Ref   string `json:"ref,omitempty"`
+		Depth int    `json:"depth,omitempty"`
 	}
 )
+
+// WorkspaceEvent is an event of a workspace creation's stream
+// (CreateWorkspaceFrom): "progress" events carry the clone's output, one
+// line each (Text, its line end included); the last is "created", with
+// the workspace. A failure ends the stream with an error instead, and no
+// workspace is left.
+type WorkspaceEvent struct {
+	Seq       uint64     `json:"seq"`
+	Type      string     `json:"type"` // "progress" or "created"
+	Text      string     `json:"text,omitempty"`
+	Workspace *Workspace `json:"workspace,omitempty"`
+}
 
 // ErrorBody is the JSON body of every error response.
 type ErrorBody struct {

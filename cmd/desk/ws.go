@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/desk-dev/desk/client"
@@ -29,26 +31,67 @@ var nameRuleHelp = `A workspace name is 1 to 63 characters from a-z, 0-9, ".", "
 starting with a letter or digit, without "..".`
 
 var wsCreateSpec = &cmdSpec{
-	name: "ws create", synopsis: "NAME", minArgs: 1, maxArgs: 1,
-	summary: "create an empty workspace (admin token)",
-	help:    nameRuleHelp,
+	name: "ws create", synopsis: "NAME [--from-git URL [--ref R] [--depth N]] [--egress POLICY]", minArgs: 1, maxArgs: 1,
+	summary: "create a workspace, empty or holding a clone of a git repository (admin token)",
+	help: nameRuleHelp + `
+
+--from-git clones the repository (http or https) into /workspace, printing
+the clone's progress on standard error; the clone goes through the new
+workspace's egress policy (--egress, stored first), else the server's
+default (desk serve --egress). If the clone fails, no workspace is left.`,
 }
 
 func runWSCreate(ctx context.Context, args []string, st streams) int {
 	sp := wsCreateSpec
 	fl := sp.flags()
 	sf := addServerFlags(fl)
+	from := fl.String("from-git", "", "clone this git repository (an http or https URL) into the new workspace")
+	ref := fl.String("ref", "", "with --from-git: the branch (or full commit id) to check out (default the remote's HEAD)")
+	depth := fl.Int("depth", 0, "with --from-git: clone only this many commits of history (0: all)")
+	pol := fl.String("egress", "", "the new workspace's egress policy: none, all or \"allow RULE; RULE\" (see desk ws policy)")
 	pos, code, ok := sp.parse(fl, args, st)
 	if !ok {
 		return code
 	}
+	if *from == "" && (*ref != "" || *depth != 0) {
+		return sp.usageError(st, fl, usagef("--ref and --depth go with --from-git"))
+	}
 	return sp.remote(st, sf, func(c *client.Client) error {
-		w, err := c.CreateWorkspace(ctx, pos[0])
+		req := client.WorkspaceRequest{Name: pos[0], Egress: *pol}
+		if *from == "" && *pol == "" {
+			w, err := c.CreateWorkspace(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(st.out, "created workspace %s\n", w.Name)
+			return nil
+		}
+		if *from != "" {
+			req.From = &client.WorkspaceSource{Git: *from, Ref: *ref, Depth: *depth}
+		}
+		s, err := c.CreateWorkspaceFrom(ctx, req, client.NDJSON)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(st.out, "created workspace %s\n", w.Name)
-		return nil
+		defer s.Close()
+		for {
+			ev, err := s.Next()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return fmt.Errorf("create workspace %s: the server ended the stream early", pos[0])
+				}
+				return err
+			}
+			switch ev.Type {
+			case "progress":
+				io.WriteString(st.err, ev.Text)
+			case "created":
+				if ev.Workspace != nil {
+					fmt.Fprintf(st.out, "created workspace %s\n", ev.Workspace.Name)
+				}
+				return nil
+			}
+		}
 	})
 }
 

@@ -153,6 +153,18 @@
 // WWW-Authenticate: Basic. The receive-pack route is paced (its body is
 // read at go-git's pace). Deleting a workspace forgets its artifacts.
 //
+// # Creating a workspace from git
+//
+// POST /v1/workspaces with from {git, ref, depth} (gitimport.go) creates
+// the workspace, stores its egress policy when the request has one, and
+// runs git clone into /workspace as a shell-backend execution in it
+// (through the workspace's worker on a front, the runtime otherwise), so
+// the clone has the workspace's network, fair shares and records. The
+// request waits for the clone (201), or with an Accept for a stream gets
+// the clone's output as "progress" events and then "created". A failed or
+// abandoned clone deletes the workspace (and its policy) before the
+// answer: 403 forbidden for an egress refusal, 502 clone_failed otherwise.
+//
 // # Local mounts
 //
 // POST /v1/workspaces/{ws}/mounts (admin only: it mounts on the server's

@@ -52,6 +52,7 @@ const (
 	CodePolicyDenied     = "policy_denied"     // 403: a command rule denies the execution
 	CodeApprovalDenied   = "approval_denied"   // 403: an approver denied the execution
 	CodeApprovalTimeout  = "approval_timeout"  // 408: nobody approved the execution in time
+	CodeCloneFailed      = "clone_failed"      // 502: a workspace's import from git failed (git's message)
 )
 
 // Error is an error with an HTTP status and a stable code.

@@ -39,6 +39,9 @@ func (s *Server) handleCreateWorkspace(w http.ResponseWriter, r *http.Request, c
 		return err
 	}
 	c.ws = req.Name
+	if a := r.Header.Get("Accept"); req.From != nil || req.Egress != "" || strings.Contains(a, "text/event-stream") || strings.Contains(a, "application/x-ndjson") {
+		return s.createWorkspaceWith(w, r, c.p, req) // gitimport.go
+	}
 	info, err := s.host.Create(r.Context(), req.Name, host.CreateOptions{})
 	if err != nil {
 		return err

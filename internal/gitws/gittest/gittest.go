@@ -86,13 +86,22 @@ func HTTPBackend(t testing.TB) string {
 func Server(t testing.TB, root string) *httptest.Server {
 	t.Helper()
 	h := &cgi.Handler{
-		Path: HTTPBackend(t),
-		Dir:  root,
-		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root, "REMOTE_USER=test"},
+		Path:   HTTPBackend(t),
+		Dir:    root,
+		Env:    []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root, "REMOTE_USER=test"},
+		Stderr: testLog{t},
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// testLog writes a CGI program's stderr to the test's log.
+type testLog struct{ t testing.TB }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Logf("git http-backend: %s", bytes.TrimRight(p, "\n"))
+	return len(p), nil
 }
 
 // SmallRepo makes root/NAME.git, a bare repository with two commits on
