@@ -408,7 +408,8 @@ func testApproval(t *testing.T, desk *exampletest.Server) {
 		t.Errorf("the approved exec's result: %+v", r)
 	}
 	tr, _ = transcript(t, "anthropic", fake.reqs[2])
-	if r := tr[len(tr)-1]; r.Kind != "result" || !r.Err || !strings.HasPrefix(r.Text, "The person denied this command") {
+	if r := tr[len(tr)-1]; r.Kind != "result" || !r.Err || !strings.HasPrefix(r.Text, "The person denied this command") ||
+		!strings.Contains(r.Text, `forbidden: start execution: run execution: admin denied it (rule "ask rm *"): approval denied`) {
 		t.Errorf("the denied exec's result: %+v", r)
 	}
 	if b, err := desk.Client.ReadFile(ctx, ws, "notes.txt"); err != nil || string(b) != "alpha\nbeta\n" {

@@ -29,7 +29,10 @@
 //
 // Every error is an *Error with a stable code (CodeNotFound, CodeNoMatch,
 // CodeConflict, ...) and a message that says what to do, never a raw Go
-// error; AsError converts store and runtime errors. Input is decoded
+// error; AsError converts store and runtime errors, and the policy's: a
+// command a rule denies, an approval denied or timed out are
+// CodeForbidden with the policy's message (the rule, the approver), too
+// many pending approvals CodeBusy. Input is decoded
 // strictly: an unknown field is an error naming the tool's fields.
 //
 // # Paths

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/desk-dev/desk/client/quote"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -86,6 +87,12 @@ func AsError(err error, p string) *Error {
 		return wrap(CodeUnknownBackend, "%s", err.Error())
 	case errors.Is(err, run.ErrNotAllowed):
 		return wrap(CodeForbidden, "%s", err.Error())
+	case errors.Is(err, policy.ErrDenied), errors.Is(err, policy.ErrApprovalDenied), errors.Is(err, policy.ErrApprovalTimeout):
+		// A command rule's refusal, an approver's no, or nobody's answer:
+		// the message names the rule (and the approver).
+		return wrap(CodeForbidden, "%s", err.Error())
+	case errors.Is(err, policy.ErrTooManyPending):
+		return wrap(CodeBusy, "%s; wait for one to be decided and retry", err.Error())
 	case errors.Is(err, run.ErrBusy):
 		return wrap(CodeBusy, "too many executions are running in this workspace; wait for one to end and retry")
 	case errors.Is(err, run.ErrTooLarge):
