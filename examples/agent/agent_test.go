@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/examples/agent/chat"
 	"github.com/desk-dev/desk/examples/internal/exampletest"
 )
 
@@ -362,6 +363,65 @@ func TestAgent(t *testing.T) {
 	}
 	t.Run("interrupt-exec", func(t *testing.T) { testInterruptExec(t, desk) })
 	t.Run("approval", func(t *testing.T) { testApproval(t, desk) })
+	t.Run("live", func(t *testing.T) { testLive(t, desk) })
+}
+
+// testLive runs the agent as on a terminal (IO.Live): a running exec's
+// latest output line shows in place, and is erased when the call ends.
+// The test stops the exec with Ctrl-C once the line has shown.
+func testLive(t *testing.T, desk *exampletest.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	ws := "live"
+	if _, err := desk.Client.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeProvider{kind: "anthropic", script: []fakeReply{
+		{call: &fakeCall{"call_1", "exec", []string{`{"command": "printf 'building\\033]0;title\\007...\\n'; sleep 600"}`}}},
+	}}
+	base := fake.start(t)
+	dc, err := client.New(desk.URL, desk.Token, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupt := make(chan os.Signal, 1)
+	pr, pw := io.Pipe()
+	var out bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 4096)
+		sent := false
+		for {
+			n, err := pr.Read(buf)
+			out.Write(buf[:n])
+			if !sent && strings.Contains(out.String(), "   … building\uFFFD]0;title\uFFFD...") {
+				sent = true
+				interrupt <- os.Interrupt
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	a, err := chat.New(ctx, chat.Config{Desk: dc, Workspace: ws, Provider: &chat.Anthropic{BaseURL: base, APIKey: "test-key", Model: "test-model"}},
+		chat.IO{In: strings.NewReader("build it\n"), Out: pw, Err: io.Discard, Interrupt: interrupt, Live: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	<-read
+	t.Logf("stdout: %q", out.String())
+	for _, p := range fake.bad {
+		t.Error(p)
+	}
+	want := "-> exec command=\"printf 'building\\\\033]0;title\\\\007...\\\\n'; sleep 600\"\n   … building\uFFFD]0;title\uFFFD...\r\x1b[K   error: stopped by the person (Ctrl-C)\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("stdout lacks %q", want)
+	}
 }
 
 // testApproval runs two execs the workspace's command rules say to ask

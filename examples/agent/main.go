@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg := pf.Options()
 	cfg.Desk, cfg.Approver, cfg.Workspace, cfg.Provider = dc, approver, *ws, p
-	a, err := chat.New(ctx, cfg, chat.IO{In: stdin, Out: stdout, Err: stderr, Interrupt: interrupt})
+	a, err := chat.New(ctx, cfg, chat.IO{In: stdin, Out: stdout, Err: stderr, Interrupt: interrupt, Live: isTerminal(stdout)})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
 		return 1
@@ -86,4 +86,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

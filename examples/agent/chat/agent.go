@@ -54,6 +54,9 @@ type IO struct {
 	In        io.Reader
 	Out, Err  io.Writer
 	Interrupt <-chan os.Signal
+	// Live shows a running exec's latest output line, rewritten in place
+	// with a carriage return and an ANSI erase: for a terminal.
+	Live bool
 }
 
 // Agent is one conversation with a model that uses a workspace's tools.
@@ -66,6 +69,8 @@ type Agent struct {
 	done  chan struct{}
 	// atLineStart is whether the output ends with a newline (or is empty).
 	atLineStart bool
+	// statusShown is whether a Live status line is on the screen.
+	statusShown bool
 }
 
 // New checks cfg, fills in its defaults and reads the workspace's tools

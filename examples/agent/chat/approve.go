@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -21,7 +22,9 @@ type callResult struct {
 	err error
 }
 
-// callTool calls the tool and, for an exec while an Approver is set, asks
+// callTool calls the tool. With IO.Live an exec's latest output line is
+// shown while it runs, rewritten in place. For an exec while an Approver
+// is set, it asks
 // the person about each approval the server holds the command for (a
 // pending execution whose script is the command): y approves it, anything
 // else (or the end of input) denies it. When the approver may not list
@@ -33,28 +36,49 @@ type callResult struct {
 // the model is told a person said no, whatever the server's error says.
 func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult, denied bool, err error) {
 	done := make(chan callResult, 1)
+	var progress func(client.ToolProgress)
+	latest := make(chan string, 1) // the exec's latest output line, for Live
+	if a.io.Live && call.Name == "exec" {
+		progress = func(p client.ToolProgress) {
+			if p.Message == "" {
+				return
+			}
+			select { // keep only the newest line
+			case <-latest:
+			default:
+			}
+			select {
+			case latest <- p.Message:
+			default:
+			}
+		}
+	}
 	go func() {
-		tr, err := a.cfg.Desk.CallTool(ctx, a.cfg.Workspace, call.Name, call.Input, nil)
+		tr, err := a.cfg.Desk.CallTool(ctx, a.cfg.Workspace, call.Name, call.Input, progress)
 		done <- callResult{tr, err}
 	}()
-	if a.cfg.Approver == nil || call.Name != "exec" {
-		r := <-done
-		return r.tr, false, r.err
-	}
 	var in struct {
 		Command string `json:"command"`
 	}
 	json.Unmarshal(call.Input, &in)
-	tick := time.NewTicker(ApprovalPoll)
-	defer tick.Stop()
-	poll := tick.C
+	var poll <-chan time.Time
+	if a.cfg.Approver != nil && call.Name == "exec" {
+		tick := time.NewTicker(ApprovalPoll)
+		defer tick.Stop()
+		poll = tick.C
+	}
 	var listErr error
 	asked := map[string]bool{}
 	var asking *client.Approval // the approval whose answer is awaited
 	var lines <-chan string
 	for {
 		select {
+		case m := <-latest:
+			if asking == nil {
+				a.status(m)
+			}
 		case r := <-done:
+			a.clearStatus()
 			if asking != nil {
 				a.endLine()
 				fmt.Fprintln(a.io.Out, "   (decided elsewhere or timed out)")
@@ -65,6 +89,7 @@ func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult
 				continue
 			}
 			if listErr != nil {
+				a.clearStatus()
 				// The exec still runs a poll after the approver could not
 				// list: it may be held, so say why nobody is asked, once.
 				fmt.Fprintf(a.io.Err, "[this exec may be waiting for an approval, but the agent cannot list them (%v): an approver may decide with desk approve; -approve-token gives the agent a token with the approve scope]\n", listErr)
@@ -85,6 +110,7 @@ func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult
 				}
 				asked[ap.ID] = true
 				asking = &ap
+				a.clearStatus()
 				a.endLine()
 				source := ""
 				if ap.Decision.Source != "" {
@@ -128,4 +154,27 @@ func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult
 func isYes(s string) bool {
 	s = strings.ToLower(strings.TrimSpace(s))
 	return s == "y" || s == "yes"
+}
+
+// status shows a running exec's latest output line in place of the last.
+func (a *Agent) status(line string) {
+	if a.statusShown {
+		io.WriteString(a.io.Out, "\r\x1b[K")
+	} else {
+		a.endLine()
+	}
+	line = printable(strings.TrimRight(line, "\r\n"))
+	if len(line) > 100 {
+		line = cutUTF8(line, 99) + "…"
+	}
+	io.WriteString(a.io.Out, "   … "+line)
+	a.statusShown = true
+}
+
+// clearStatus erases the status line, if one is shown.
+func (a *Agent) clearStatus() {
+	if a.statusShown {
+		io.WriteString(a.io.Out, "\r\x1b[K")
+		a.statusShown = false
+	}
 }

@@ -200,3 +200,15 @@ func TestTooLong(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttabs, ünïcode": "plain\ttabs, ünïcode",
+		"\x1b[2J\x1b]0;t\a":    "\uFFFD[2J\uFFFD]0;t\uFFFD",
+		"a\rb\x7f\u009bc\xff":  "a\uFFFDb\uFFFD\uFFFDc\uFFFD",
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

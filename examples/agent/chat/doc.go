@@ -99,5 +99,10 @@
 // The model's text goes to IO.Out as it arrives. Each tool call is one line,
 // "-> name key=value ..." (strings quoted, long ones cut), and its result
 // its first ShowLines (6) lines, indented, each cut at 160 bytes, then how
-// many more lines and bytes there were. Retries and errors go to IO.Err.
+// many more lines and bytes there were; control characters of a tool's
+// output (escape sequences) are shown as U+FFFD, so a command cannot drive
+// the terminal. On a terminal (IO.Live, which main sets when stdout is a
+// character device) a running exec's latest output line is shown in place
+// (the call streams its progress), erased when the call ends. Retries and
+// errors go to IO.Err.
 package chat

@@ -86,6 +86,7 @@ func (a *Agent) showResult(r Block) {
 			fmt.Fprintf(a.io.Out, "   … %d more lines (%d bytes in all)\n", len(lines)-i, text.Len())
 			break
 		}
+		l = printable(l)
 		if len(l) > lineWidth {
 			l = cutUTF8(l, lineWidth-1) + "…"
 		}
@@ -147,4 +148,29 @@ func tailUTF8(s string, n int) string {
 		i++
 	}
 	return s[i:]
+}
+
+// printable replaces what a terminal would act on — control characters
+// but tab (escape sequences begin with one), DEL, the C1 controls and
+// invalid UTF-8 — with U+FFFD, so a command's output cannot move the
+// cursor, retitle the window or hide lines.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 && r != '\t' || r >= 0x7f && r < 0xa0 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 && r != '\t' || r >= 0x7f && r < 0xa0 {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
