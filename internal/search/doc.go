@@ -25,7 +25,12 @@
 // line at a time (lines split at "\n", a trailing "\r" dropped), with
 // context lines, an include glob and a cursor to resume at. Binary files
 // (a NUL in the first 8000 bytes) and files over MaxFileBytes are skipped
-// and counted. A file is first matched whole in multi-line mode, 64 KiB of
+// and counted. Where the expression requires a literal (Prefilter: the
+// longest it must contain; case-insensitive where folding stays ASCII), it
+// is found over the whole file with bytes.Index and the expression runs
+// only on the lines holding it (not at all for a literal query); the
+// shell's grep uses the same Prefilter over its blocks. Otherwise a file is
+// first matched whole in multi-line mode, 64 KiB of
 // whole lines at a time, so files without a match cost one scan; lines and
 // texts over 64 KiB are matched through a reader that stops when the call's
 // context is done, so one huge line cannot hold a call past it.

@@ -148,7 +148,17 @@ func (g *Grep) file(ctx context.Context, p string, f *vfs.DirFile) error {
 		return nil
 	}
 	g.Files++
-	if ok, err := g.Re.mayMatch(ctx, data); !ok || err != nil {
+	// With a prefilter, next is where its literal next occurs: the lines
+	// before it cannot match, and past its last occurrence none can.
+	pre, text, next := g.Re.pre, []byte(nil), 0
+	// A line is cut before a final "\r": a literal holding one is checked.
+	exact := pre != nil && pre.Exact() && !bytes.Contains(pre.lit, []byte("\r"))
+	if pre != nil {
+		text = pre.Text(data)
+		if next = pre.Index(text, 0); next < 0 {
+			return nil
+		}
+	} else if ok, err := g.Re.mayMatch(ctx, data); !ok || err != nil {
 		if err != nil {
 			g.Next = Cursor{p, from - 1}
 		}
@@ -162,8 +172,21 @@ func (g *Grep) file(ctx context.Context, p string, f *vfs.DirFile) error {
 			g.Next = Cursor{p, n - 1}
 			return ctx.Err()
 		}
-		if n >= from {
-			ok, err := g.Re.MatchLine(ctx, l)
+		candidate := true
+		if pre != nil {
+			if next < 0 {
+				break
+			}
+			end := len(data) - len(rest) // past the line's newline
+			if candidate = next < end; candidate {
+				next = pre.Index(text, end)
+			}
+		}
+		if n >= from && candidate {
+			ok, err := true, error(nil)
+			if !exact {
+				ok, err = g.Re.MatchLine(ctx, l)
+			}
 			if err != nil {
 				g.Next = Cursor{p, n - 1}
 				return err

@@ -79,6 +79,9 @@ type Regexp struct {
 	// with a matching line (nil where that does not hold: expressions with
 	// "$", `\A` or `\z`).
 	file *regexp.Regexp
+	// pre finds the lines that may match over a whole file (nil: none
+	// known); it is not safe for concurrent use, and so neither is Grep.
+	pre *Prefilter
 }
 
 // Compile compiles a grep query: an RE2 expression (as regexp.Compile
@@ -105,7 +108,7 @@ func Compile(query string, literal, fold bool, l Limits) (*Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Regexp{line: re}
+	out := &Regexp{line: re, pre: NewPrefilter(expr)}
 	if !strings.Contains(expr, "$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) {
 		out.file = regexp.MustCompile("(?m)" + expr)
 	}

@@ -33,6 +33,24 @@
 // per line diff compares diffCost (160). TestMem_buffering checks each.
 // Not charged: the values an awk program builds (GoAWK has no hook).
 //
+// # grep's block path
+//
+// grep reads its input in blocks of whole lines (256 KiB, pooled; a longer
+// line grows the buffer, charged to Env.Mem, up to MaxReadBytes) wherever
+// no line is printed for context or inverted (no -v, -A, -B, -C, -z): the
+// literal every match must contain (search.Prefilter: the longest one the
+// expression requires, case-insensitive through an ASCII-lowered copy where
+// folding stays ASCII) is found over the whole block with bytes.Index, and
+// the expression runs only on the lines holding it; an expression without
+// one runs line by line over the block. Nothing is allocated per line, and
+// line numbers are counted only when printed. The line path (a line at a
+// time) serves the rest, and takes over from the block path at a NUL byte
+// past the first 32 KiB, with the counts so far, so output is the same on
+// both (TestGrep_gnu: both paths against each other and GNU grep 3.8).
+// Known differences from GNU grep, the same on both paths: GNU suppresses
+// output from the 96 KiB read buffer holding a late NUL, desk's grep from
+// its line; Go's case folding takes the Kelvin sign for k under -i.
+//
 // # Network: curl and wget
 //
 // curl and wget send every request through Env.Net, the execution's

@@ -376,7 +376,7 @@ func (g *grepState) excluded(name string, isDir, cmdline bool) bool {
 func (g *grepState) operand(name string, implicit bool) {
 	env := g.env
 	if name == "-" {
-		g.file(nopCloser{ctxReader{env, env.Stdin}}, g.label, g.withName == 1 || g.withName == 2)
+		g.file(nopCloser{ctxReader{env, env.Stdin}}, nil, g.label, g.withName == 1 || g.withName == 2)
 		return
 	}
 	fi, err := env.FS.Stat(env.Ctx, env.Abs(name))
@@ -454,7 +454,7 @@ func (g *grepState) walkEntry(disp, abs string, implicit bool, e vfs.DirFile) {
 		return
 	}
 	if e.Loaded {
-		g.file(bytes.NewReader(e.Data), child, g.withName != 0)
+		g.file(nil, e.Data, child, g.withName != 0)
 		return
 	}
 	g.openFile(child, cabs, g.withName != 0)
@@ -467,11 +467,57 @@ func (g *grepState) openFile(disp, abs string, showName bool) {
 		return
 	}
 	defer f.Close()
-	g.file(ctxReader{g.env, f}, disp, showName)
+	g.file(ctxReader{g.env, f}, nil, disp, showName)
 }
 
-// file searches one input.
-func (g *grepState) file(r io.Reader, name string, showName bool) {
+// file searches one input: r, or data when the input is in memory already
+// (r nil).
+func (g *grepState) file(r io.Reader, data []byte, name string, showName bool) {
+	if g.blockOK() {
+		g.blocks(r, data, name, showName)
+		return
+	}
+	if r == nil {
+		r = bytes.NewReader(data)
+	}
+	g.lines(r, name, showName, grepCounts{})
+}
+
+// prefix writes a selected (sep ':') or context ('-') line's prefix.
+func (g *grepState) prefix(name string, showName bool, n, o int64, sep byte) {
+	if showName {
+		writeName(g.w, name, g.nullName, sep)
+	}
+	if g.lineNum {
+		writeField(g.w, n, sep)
+	}
+	if g.byteOff {
+		writeField(g.w, o, sep)
+	}
+}
+
+// finish ends one input: its count (-c), its name (-l, -L), the binary
+// notice.
+func (g *grepState) finish(name string, showName bool, nlines int64, binary, encErr bool) {
+	outQuiet := g.count || g.listMatch || g.listNon || g.quiet
+	if g.count {
+		if showName {
+			writeName(g.w, name, g.nullName, ':')
+		}
+		fmt.Fprintf(g.w, "%d\n", nlines)
+	}
+	if g.listMatch && nlines > 0 || g.listNon && nlines == 0 {
+		writeName(g.w, name, g.nullName, '\n')
+	}
+	if !outQuiet && nlines > 0 && (binary || encErr) && g.binMode == "binary" {
+		g.w.Flush()
+		fmt.Fprintf(g.env.Stderr, "%s: %s: binary file matches\n", g.cmd, name)
+	}
+}
+
+// lines searches one input a line at a time (the line path), from the
+// counts c of what the block path searched before it.
+func (g *grepState) lines(r io.Reader, name string, showName bool, c grepCounts) {
 	env := g.env
 	eol := byte('\n')
 	if g.nullData {
@@ -486,37 +532,27 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 	br := g.br
 	defer br.Reset(nil)
 	binary := false
-	if g.binMode != "text" && !g.nullData {
+	if g.binMode != "text" && !g.nullData && !c.noSniff {
 		peek, _ := br.Peek(32 << 10)
 		if bytes.IndexByte(peek, 0) >= 0 {
 			binary = true
 		}
 	}
 	if binary && g.binMode == "without-match" {
+		g.finish(name, showName, c.nlines, false, false) // -c counts 0, -L lists it
 		return
 	}
 	lr := &lineReader{env: env, br: br, delim: eol, max: env.Limits.MaxReadBytes}
 	// outQuiet: no line output at all (-c, -l, -L, -q).
 	outQuiet := g.count || g.listMatch || g.listNon || g.quiet
-	var nlines int64
-	var num, off int64
+	nlines, num, off := c.nlines, c.num, c.off
 	var lastOut int64 // line number of the last line printed (0 none)
 	afterLeft := 0
 	ring := beforeContext{max: g.before, env: env}
-	encErr := false
+	encErr := c.encErr
 	ctxOn := !g.only && (g.after > 0 || g.before > 0)
 
-	prefix := func(n, o int64, sep byte) {
-		if showName {
-			writeName(g.w, name, g.nullName, sep)
-		}
-		if g.lineNum {
-			writeField(g.w, n, sep)
-		}
-		if g.byteOff {
-			writeField(g.w, o, sep)
-		}
-	}
+	prefix := func(n, o int64, sep byte) { g.prefix(name, showName, n, o, sep) }
 	sepBefore := func(n int64) {
 		if ctxOn && g.groupSep != nil && g.printed && (lastOut == 0 || n > lastOut+1) {
 			g.w.WriteString(*g.groupSep)
@@ -549,6 +585,7 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 		if !binary && g.binMode != "text" && !g.nullData && bytes.IndexByte(body, 0) >= 0 {
 			binary = true
 			if g.binMode == "without-match" {
+				g.finish(name, showName, nlines, false, false)
 				return
 			}
 		}
@@ -663,17 +700,5 @@ func (g *grepState) file(r io.Reader, name string, showName bool) {
 		g.errorf("%s: %s", name, Strerror(lr.err))
 	}
 done:
-	if g.count {
-		if showName {
-			writeName(g.w, name, g.nullName, ':')
-		}
-		fmt.Fprintf(g.w, "%d\n", nlines)
-	}
-	if g.listMatch && nlines > 0 || g.listNon && nlines == 0 {
-		writeName(g.w, name, g.nullName, '\n')
-	}
-	if !outQuiet && nlines > 0 && (binary || encErr) && g.binMode == "binary" {
-		g.w.Flush()
-		fmt.Fprintf(g.env.Stderr, "%s: %s: binary file matches\n", g.cmd, name)
-	}
+	g.finish(name, showName, nlines, binary, encErr)
 }

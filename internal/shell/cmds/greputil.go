@@ -319,7 +319,8 @@ func grepClassChar(r rune) string {
 type grepMatcher struct {
 	re   *regexp.Regexp // nil: no patterns at all (matches nothing)
 	word bool
-	anch *regexp.Regexp // ^(?:re)$ for -w retries
+	anch *regexp.Regexp    // ^(?:re)$ for -w retries
+	pre  *search.Prefilter // the lines re may match, found over a block (nil: every line)
 }
 
 // grepIsWord reports whether the rune is a word constituent.
@@ -434,7 +435,7 @@ func buildMatcher(parts []string, flags string, word, line, longest bool) (*grep
 	if err != nil {
 		return nil, err
 	}
-	m := &grepMatcher{re: re, word: word}
+	m := &grepMatcher{re: re, word: word, pre: search.NewPrefilter(prefix + all)}
 	if word {
 		m.anch = regexp.MustCompile(prefix + "^(?:" + all + ")$")
 	}
