@@ -34,7 +34,7 @@ func init() {
 		"write-tree": cmdWriteTree, "symbolic-ref": cmdSymbolicRef,
 		"update-ref": cmdUpdateRef, "clean": cmdClean, "version": cmdVersion,
 		"stash": cmdStash, "format-patch": cmdFormatPatch,
-		"apply": cmdApply,
+		"apply": cmdApply, "cherry-pick": cmdCherryPick, "revert": cmdRevert,
 	}
 }
 

@@ -141,7 +141,7 @@ func readAllLimit(rd io.Reader, limit int64) ([]byte, error) {
 
 func cmdCommit(c *cmd, args []string) int {
 	o := c.parse(args, spec{
-		long:  []string{"message=", "all", "amend", "allow-empty", "allow-empty-message", "author=", "quiet", "no-edit", "file=", "date=", "no-verify", "signoff", "verbose", "dry-run", "only", "include", "reuse-message=", "cleanup="},
+		long:  []string{"message=", "all", "amend", "allow-empty", "allow-empty-message", "author=", "quiet", "no-edit", "file=", "date=", "no-verify", "signoff", "verbose", "dry-run", "only", "include", "reuse-message=", "cleanup=", "reset-author"},
 		short: map[byte]string{'m': "message", 'a': "all", 'q': "quiet", 'F': "file", 'n': "no-verify", 's': "signoff", 'v': "verbose", 'C': "reuse-message", 'o': "only", 'i': "include"},
 	})
 	r := c.needWork()
@@ -198,6 +198,12 @@ func cmdCommit(c *cmd, args []string) int {
 			if m, err := c.env.FS.ReadFile(c.env.Ctx, r.GitDir+"/MERGE_MSG"); err == nil {
 				msg, haveMsg = string(m), true
 			}
+		}
+	}
+	picked := c.pickInProgress(r, o.has("amend"))
+	if picked != nil && !haveMsg {
+		if m, err := c.env.FS.ReadFile(c.env.Ctx, r.GitDir+"/MERGE_MSG"); err == nil {
+			msg, haveMsg = string(m), true
 		}
 	}
 	if o.has("amend") {
@@ -323,6 +329,9 @@ func cmdCommit(c *cmd, args []string) int {
 	if amended != nil && c.env.getenv("GIT_AUTHOR_DATE") == "" && !o.has("author") {
 		author = amended.Author
 	}
+	if picked != nil && picked.pick && !o.has("reset-author") {
+		author = picked.cm.Author // a cherry-pick keeps the commit's author
+	}
 	if o.has("author") {
 		a := o.val("author")
 		lt, gt := strings.IndexByte(a, '<'), strings.LastIndexByte(a, '>')
@@ -358,7 +367,7 @@ func cmdCommit(c *cmd, args []string) int {
 	if err := r.updateHead(h); err != nil {
 		c.dieErr(err)
 	}
-	for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"} {
+	for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {
 		_ = c.env.FS.Remove(c.env.Ctx, r.GitDir+"/"+f)
 	}
 	if o.has("quiet") {
@@ -377,7 +386,7 @@ func cmdCommit(c *cmd, args []string) int {
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(c.out, " Author: %s <%s>\n", author.Name, author.Email)
 	}
-	if amended != nil || !author.When.Equal(committer.When) || author.When.Format("-0700") != committer.When.Format("-0700") {
+	if amended != nil || picked != nil && picked.pick || !author.When.Equal(committer.When) || author.When.Format("-0700") != committer.When.Format("-0700") {
 		fmt.Fprintf(c.out, " Date: %s\n", gitDate(author.When))
 	}
 	c.commitSummary(r, parentTree, treeHash)

@@ -50,7 +50,9 @@
 // ranges, --root, --stdout, -o, -n/-N, --start-number, --subject-prefix,
 // --rfc, -v, -k, --signature, --no-signature, --suffix, --numbered-files,
 // -p, --zero-commit, -q), apply (--check, --stat, --numstat, --summary,
-// --cached, --index, -R, -p<n>, --allow-empty, -v). Supported says which
+// --cached, --index, -R, -p<n>, --allow-empty, -v), cherry-pick and
+// revert of one commit (-n, -x, --no-edit, --continue, --abort, --quit).
+// Supported says which
 // subcommands exist; the shell's router sends a script using any other
 // (rebase, bisect, ...) to the sandbox, where the real git runs on the
 // same .git.
@@ -105,6 +107,23 @@
 // patches below it apply, as in git. Not here: --3way, --reject,
 // --directory, --include/--exclude, --recount, --unidiff-zero, binary
 // patches (an error naming the file), whitespace warnings and fixes.
+//
+// # Cherry-pick and revert
+//
+// One commit's change (revert: its reverse) is merged into HEAD with
+// mergeFiles, as git's sequencer does with ort: the same messages, the
+// conflict labels "HEAD" and "<short> (<subject>)" ("parent of ..." for a
+// revert), the same commit (the picked commit's author, -x's "(cherry
+// picked from commit ...)", revert's "Revert" message) and output. A
+// conflict leaves the markers, CHERRY_PICK_HEAD or REVERT_HEAD and
+// MERGE_MSG, git's error and hints, status 1; git commit or --continue
+// concludes it as git does (the picked author kept; --continue strips the
+// "# Conflicts" comment, commit --no-edit keeps it, as in git), --abort
+// resets. A conflicted merge (here and in git merge) stores the tree of
+// its result as ort does. Not here: several commits or ranges, -m
+// (mainline), --skip, -e, -s, --ff, strategies; status does not show a
+// cherry-pick in progress, and a refused pick stores no merged tree
+// (ort stores one before it finds the local change in the way).
 //
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
@@ -164,9 +183,8 @@
 // cache tree, no untracked cache), version 2 (3 with intent-to-add). The
 // diff is a shortest edit script (internal/textdiff, minimal mode) without
 // git's indent heuristic, so an ambiguous hunk can be placed differently;
-// hunk headers use git's default function-name rule. A failed merge stores
-// no tree object (git's ort leaves one dangling). Not implemented:
-// rebase, cherry-pick, revert, bisect, submodules,
+// hunk headers use git's default function-name rule. Not implemented:
+// rebase, bisect, am, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
 // editor (commit and tag need -m or -F), pull --rebase.
 //

@@ -271,6 +271,10 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 		c.dieErr(err)
 	}
 	if len(conflicts) > 0 {
+		// as ort, store the tree of the result, markers and all
+		if err := c.storeMergeResult(r, idx, conflicts); err != nil {
+			c.dieErr(err)
+		}
 		for _, m := range msgs {
 			fmt.Fprintln(loud, m)
 		}
