@@ -24,7 +24,7 @@ const (
 	DefaultDirtyBytes    = 8 << 20   // unflushed bytes per open file before an automatic flush
 	DefaultMaxDirtyBytes = 256 << 20 // unflushed bytes of all open files together
 	DefaultReaders       = 4
-	DefaultCheckpoint    = 64 << 20 // WAL bytes before a background checkpoint
+	DefaultCheckpoint    = 16 << 20 // WAL bytes before a background checkpoint (truncated past 4×: 64 MiB)
 	DefaultGroupMax      = 64       // mutations committed together at most
 	DefaultMaxXattrSize  = 64 << 10
 	DefaultMaxXattrBytes = 1 << 20 // all xattrs of one inode together

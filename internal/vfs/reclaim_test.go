@@ -1,8 +1,10 @@
 package vfs_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -176,4 +178,47 @@ func pragma(t *testing.T, path, name string) int64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestWALBounded writes 256 MiB of distinct content in 8 MiB files through
+// WriteFileFrom with the default options (a transaction per DirtyBytes) and
+// checks the WAL at steady state: once the checkpointer has caught up
+// (Settle) and the next commit has restarted the WAL, its file is at most
+// CheckpointBytes (journal_size_limit) plus the pages of that commit. The
+// largest WAL seen after a write returned is logged (it depends on how far
+// the checkpointer lagged behind; past four times CheckpointBytes a
+// TRUNCATE checkpoint cuts it).
+func TestWALBounded(t *testing.T) {
+	ctx := context.Background()
+	f := openStore(t, vfs.Options{})
+	ckpt := f.Options().CheckpointBytes
+	if ckpt != vfs.DefaultCheckpoint {
+		t.Fatalf("CheckpointBytes %d, want the default %d", ckpt, vfs.DefaultCheckpoint)
+	}
+	data := make([]byte, 8<<20)
+	var peak int64
+	for i := 0; i < 32; i++ {
+		rand.NewChaCha8([32]byte{byte(i), 1}).Read(data)
+		if _, err := f.WriteFileFrom(ctx, fmt.Sprintf("/f%02d", i%8), bytes.NewReader(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, st.WALBytes)
+	}
+	f.Settle()
+	if err := f.WriteFile(ctx, "/small", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("WAL: largest after a write %.1f MiB, at steady state %.1f MiB (CheckpointBytes %d MiB); file %.1f MiB for %.1f MiB live",
+		float64(peak)/(1<<20), float64(st.WALBytes)/(1<<20), ckpt>>20, float64(st.FileBytes)/(1<<20), float64(st.LiveBytes)/(1<<20))
+	if st.WALBytes > ckpt+1<<20 {
+		t.Fatalf("WAL at steady state %d bytes, want at most CheckpointBytes %d plus 1 MiB", st.WALBytes, ckpt)
+	}
 }

@@ -53,91 +53,148 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, perm fs.Fi
 }
 
 // WriteFileFrom is WriteFile streaming from r: memory use is bounded by
-// Options.DirtyBytes whatever the size. Content beyond DirtyBytes is staged in an
-// unnamed inode (removed at the next open if the process dies) and swapped in at
-// the end in one transaction.
+// three times Options.DirtyBytes whatever the size. Content beyond DirtyBytes
+// is staged in an unnamed inode (removed at the next open if the process
+// dies) and swapped in at the end in one transaction. While one batch of
+// DirtyBytes is committed, the next is read from r and hashed (a goroutine of
+// the call's own, done before WriteFileFrom returns): the write, the reading
+// and the SHA-256 overlap instead of taking turns.
 func (f *FS) WriteFileFrom(ctx context.Context, name string, r io.Reader, perm fs.FileMode) (int64, error) {
 	const op = "write"
 	if f.opts.ReadOnly {
 		return 0, perr(op, name, syscall.EROFS)
 	}
-	cs := f.chunkSize
-	batch := int(max(f.opts.DirtyBytes/cs, 1))
-	var stage *inode // staging inode once content exceeds one batch
-	var total int64
-	idx := int64(0)
-	bufs := make([][]byte, 0, batch)
-	defer func() {
-		for _, b := range bufs {
-			f.putBuf(b)
-		}
-	}()
-	eof := false
-	for {
-		if err := ctx.Err(); err != nil {
-			f.dropStage(stage)
+	first := f.readBatch(ctx, r, name, 0, 0)
+	if first.err != nil {
+		f.putBatch(first)
+		return 0, first.err
+	}
+	if first.eof {
+		// All of it in one batch (most files): no staging, no goroutine.
+		defer f.putBatch(first)
+		if err := f.finishWrite(ctx, name, perm, nil, first.ps, first.total); err != nil {
 			return 0, err
 		}
-		// Fill one batch of chunks.
-		ps := make([]piece, 0, batch)
-		for len(ps) < batch && !eof {
-			if len(bufs) <= len(ps) {
-				bufs = append(bufs, f.getBuf())
+		return first.total, nil
+	}
+	// More to come: read and hash batch n+1 while batch n commits.
+	next := make(chan *inBatch, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(next)
+		b := first
+		for !b.eof && b.err == nil {
+			b = f.readBatch(ctx, r, name, b.idx, b.total)
+			select {
+			case next <- b:
+			case <-stop:
+				f.putBatch(b)
+				return
 			}
-			buf := bufs[len(ps)]
-			n, err := io.ReadFull(r, buf)
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				eof = true
-			} else if err != nil {
-				f.dropStage(stage)
-				return 0, asPathErr(op, name, err)
-			}
-			if n == 0 {
-				break
-			}
-			total += int64(n)
-			if total > f.opts.MaxFileSize {
-				f.dropStage(stage)
-				return 0, perr(op, name, syscall.EFBIG)
-			}
-			ps = append(ps, piece{idx: idx, data: buf[:n]})
-			idx++
 		}
-		hashPieces(ps)
-		if eof {
-			err := f.finishWrite(ctx, name, perm, stage, ps, total)
+	}()
+	// abort stops the reader and waits for it: r is not used after return.
+	abort := func(stage *inode, err error) (int64, error) {
+		close(stop)
+		for b := range next {
+			f.putBatch(b)
+		}
+		f.dropStage(stage)
+		return 0, err
+	}
+	stage, err := f.newStage(ctx, name)
+	if err != nil {
+		f.putBatch(first)
+		return abort(nil, err)
+	}
+	b := first
+	for {
+		if b.eof {
+			err := f.finishWrite(ctx, name, perm, stage, b.ps, b.total)
+			f.putBatch(b)
 			if err != nil {
-				f.dropStage(stage)
-				return 0, err
+				return abort(stage, err)
 			}
-			return total, nil
-		}
-		// More to come: stage this batch in an unnamed inode.
-		if stage == nil {
-			var err error
-			if stage, err = f.newStage(ctx, name); err != nil {
-				return 0, err
-			}
+			return b.total, nil
 		}
 		err := f.update(ctx, op, name, func(t *tx) error {
 			in, err := t.inode(stage.Ino)
 			if err != nil {
 				return err
 			}
-			for i := range ps {
-				if err := t.setChunk(in, &ps[i]); err != nil {
+			for i := range b.ps {
+				if err := t.setChunk(in, &b.ps[i]); err != nil {
 					return err
 				}
 			}
-			in.Size = total
+			in.Size = b.total
 			t.put(in)
 			return nil
 		})
+		f.putBatch(b)
 		if err != nil {
-			f.dropStage(stage)
-			return 0, err
+			return abort(stage, err)
+		}
+		b = <-next
+		if b.err != nil {
+			f.putBatch(b)
+			return abort(stage, b.err)
 		}
 	}
+}
+
+// inBatch is one batch of WriteFileFrom's content, read and hashed.
+type inBatch struct {
+	ps    []piece
+	bufs  [][]byte
+	idx   int64 // the chunk index after the batch
+	total int64 // bytes read so far, this batch included
+	eof   bool
+	err   error
+}
+
+// readBatch reads up to DirtyBytes of r as chunks from index idx (total
+// bytes read before them) and hashes them.
+func (f *FS) readBatch(ctx context.Context, r io.Reader, name string, idx, total int64) *inBatch {
+	const op = "write"
+	cs := f.chunkSize
+	n := int(max(f.opts.DirtyBytes/cs, 1))
+	b := &inBatch{ps: make([]piece, 0, n), idx: idx, total: total}
+	if err := ctx.Err(); err != nil {
+		b.err = err
+		return b
+	}
+	for len(b.ps) < n && !b.eof {
+		buf := f.getDirtyBuf()
+		b.bufs = append(b.bufs, buf)
+		k, err := io.ReadFull(r, buf)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			b.eof = true
+		} else if err != nil {
+			b.err = asPathErr(op, name, err)
+			return b
+		}
+		if k == 0 {
+			break
+		}
+		b.total += int64(k)
+		if b.total > f.opts.MaxFileSize {
+			b.err = perr(op, name, syscall.EFBIG)
+			return b
+		}
+		b.ps = append(b.ps, piece{idx: b.idx, data: buf[:k]})
+		b.idx++
+	}
+	hashPieces(b.ps)
+	return b
+}
+
+// putBatch gives a batch's buffers back.
+func (f *FS) putBatch(b *inBatch) {
+	for _, buf := range b.bufs {
+		f.putBuf(buf)
+	}
+	b.bufs = nil
 }
 
 // newStage creates an unnamed inode (nlink 0) held open so it is not collected.

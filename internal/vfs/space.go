@@ -25,8 +25,9 @@ import (
 const ReserveFile = "space.reserve"
 
 // DefaultReserve is the reserve's size when SpaceOptions.Reserve is 0, capped at
-// a sixteenth of the filesystem. It matches DefaultCheckpoint: what the WAL of
-// a store that only deletes can grow to before a checkpoint lets it restart.
+// a sixteenth of the filesystem. It is four times DefaultCheckpoint: what the
+// WAL of a store that only deletes can grow to before a TRUNCATE checkpoint
+// cuts it.
 const DefaultReserve = 64 << 20
 
 // SpaceOptions configure a Space.
