@@ -122,7 +122,7 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		if err != nil || !set.HasPathRules() {
 			return ctx, err
 		}
-		return vfs.WithAccess(policy.WithSet(ctx, set), set), nil
+		return vfs.WithAccess(policy.WithSet(ctx, set), set.Checker()), nil
 	}}, closeAll, nil
 }
 

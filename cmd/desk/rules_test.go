@@ -1,9 +1,12 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestServe_Rules is issue 18's done-when scenario through the CLI against
@@ -101,5 +104,46 @@ func TestServe_Rules(t *testing.T) {
 	}
 	if r := <-c; r.code == 0 || strings.Contains(r.out, "pushing") || !strings.Contains(r.errs, "approval_denied") {
 		t.Fatalf("denied push: %+v", r)
+	}
+}
+
+// TestServe_RulesSandbox: the done-when token's rules hold in the sandbox,
+// through its workspace mount (a denied path is EACCES there), also for a
+// process that left its execution's session and environment; command
+// rules hold for the sandbox backend; an interactive shell is refused.
+func TestServe_RulesSandbox(t *testing.T) {
+	sandboxtest.Require(t)
+	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
+	data, _ := sandboxData(t)
+	srvURL, _, _ := startServe(t, "--addr", "127.0.0.1:0", "--data", data)
+	mustDesk(t, nil, "ws", "create", "demo")
+	mustDesk(t, nil, "exec", "demo", "--", "mkdir -p src x; printf 'SECRET=hunter2\\n' > .env; cp .env x/.env; echo hi > README")
+	agent := strings.TrimSpace(mustDesk(t, nil, "token", "mint", "-w", "demo", "--scopes", "read,write,exec",
+		"--path", "deny **/.env", "--path", "write src/**", "--path", "read /**", "--command", "ask git push *", "--command", "deny curl *"))
+	sb := func(src string) (string, string, int) {
+		t.Helper()
+		return desk(t, nil, "exec", "demo", "--url", srvURL, "--token", agent, "--backend", "sandbox", "--", src)
+	}
+	for _, src := range []string{"cat /workspace/.env", "cat x/.env", "setsid -w env -i /bin/cat /workspace/.env", "ln -s .env src/l; cat src/l", "cp .env src/copy"} {
+		if out, errs, code := sb(src); code == 0 || strings.Contains(out, "hunter2") || !strings.Contains(errs, "ermission denied") {
+			t.Fatalf("%s: %d %q %q", src, code, out, errs)
+		}
+	}
+	if _, errs, code := sb("echo x > README"); code == 0 || !strings.Contains(errs, "ermission denied") {
+		t.Fatalf("write README: %d %q", code, errs)
+	}
+	if out, errs, code := sb("echo y > src/a && cat src/a README"); code != 0 || out != "y\nhi\n" {
+		t.Fatalf("src: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := sb("curl -sS http://127.0.0.1:1/"); code == 0 || !strings.Contains(errs, "policy_denied") {
+		t.Fatalf("curl: %d %q", code, errs)
+	}
+	// The admin's executions are bound by the workspace's rules only.
+	if out := mustDesk(t, nil, "exec", "demo", "--backend", "sandbox", "--", "cat .env"); !strings.Contains(out, "hunter2") {
+		t.Fatalf("admin: %q", out)
+	}
+	mustDesk(t, nil, "ws", "policy", "demo", "--path", "read /workspace/README")
+	if _, errs, code := desk(t, nil, "exec", "demo", "--backend", "sandbox", "--", "echo x >> README"); code == 0 || !strings.Contains(errs, "ermission denied") {
+		t.Fatalf("admin writes a read-only file: %d %q", code, errs)
 	}
 }

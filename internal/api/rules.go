@@ -31,7 +31,7 @@ func (s *Server) policyContext(ctx context.Context, c *call) (context.Context, e
 		return nil, err
 	}
 	if set.HasPathRules() {
-		ctx = vfs.WithAccess(ctx, set)
+		ctx = vfs.WithAccess(ctx, set.Checker())
 	}
 	return policy.WithSet(ctx, set), nil
 }

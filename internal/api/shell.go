@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/policy"
 	"io"
 	"net/http"
 	"strconv"
@@ -220,6 +221,9 @@ func (s *Server) handleShell(w http.ResponseWriter, r *http.Request, c *call) er
 	if !c.p.Admin && c.p.Token != nil && c.p.Token.Egress != nil {
 		// The token's egress policy narrows the shell's network too.
 		ctx = egress.WithLayer(ctx, egress.Layer{Source: egress.SourceToken, Policy: *c.p.Token.Egress})
+	}
+	if set, _ := policy.SetFrom(ctx); set.HasPathRules() || set.HasCommandRules() {
+		return errorf(http.StatusForbidden, CodePolicyDenied, "an interactive shell cannot be held to the workspace's or the token's path and command rules (nothing parses what is typed); run commands as executions (desk exec)")
 	}
 	term, err := cfg.Opener.OpenShell(ctx, c.lease.Workspace(), o)
 	if err != nil {

@@ -279,4 +279,17 @@
 // wait for a directory lock held by a process whose request is being served;
 // no request waits for the follower except open, which the kernel never sends
 // while holding a directory lock, and even that only for Options.SyncTimeout.
+//
+// # Path rules
+//
+// Options.AccessOf gives each calling process's path rules (a vfs.Access:
+// package policy's, per execution in a sandbox). The server checks every
+// lookup, getattr, open, readlink, xattr read and opendir as a read, and
+// every change (create, mknod, mkdir, symlink, link, unlink, rmdir,
+// rename, setattr, setxattr, removexattr, opens for writing) as a write,
+// by the node's path in go-fuse's tree. A denied path is EACCES, never
+// ENOENT: a negative entry would be kept by the kernel for every process,
+// whose rules differ. What the kernel answers from its caches is not
+// asked: a cached entry or listing can show a name and its attributes,
+// never content (every open is asked). See access.go.
 package fusefs

@@ -120,6 +120,17 @@ type Options struct {
 	// follower skips their changes, which the kernel already knows. It must
 	// be fast and safe for concurrent use.
 	ActorOf func(pid uint32) string
+	// AccessOf, if set, gives the path rules of the calling process (the
+	// pid as for ActorOf; nil: none), checked on every lookup, getattr,
+	// open, readlink, xattr read, opendir (as reads) and every change (as
+	// writes) the server is asked for: a denied path is EACCES (package
+	// policy through vfs.Access; never ENOENT, which the kernel would keep
+	// for every process of the mount). What the kernel answers from its
+	// caches (an entry or attributes another process looked up, a cached
+	// directory listing) is not asked: names and attributes can show, never
+	// content, which every open asks for. It must be fast and safe for
+	// concurrent use.
+	AccessOf func(pid uint32) vfs.Access
 	// AllowOther lets users other than the mounting one use the mount (a
 	// sandbox running as another user needs it). Permissions are checked by the
 	// kernel from the modes and owners either way (default_permissions).

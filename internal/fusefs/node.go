@@ -146,6 +146,9 @@ func split(t time.Time) (uint64, uint32) {
 
 // Lookup finds name in directory n.
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	if e := n.allow(ctx, name, false); e != 0 {
+		return nil, e
+	}
 	a, err := n.srv.store.LookupAt(n.srv.ctx, n.ino(), name)
 	if err != nil {
 		return nil, n.srv.errno("lookup", err)
@@ -155,6 +158,9 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*go
 
 // Getattr reports n's attributes, including writes not yet committed.
 func (n *node) Getattr(ctx context.Context, f gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if e := n.allow(ctx, "", false); e != 0 {
+		return e
+	}
 	a, err := n.srv.store.StatIno(n.srv.ctx, n.ino())
 	if err != nil {
 		return n.srv.errno("getattr", err)
@@ -166,6 +172,9 @@ func (n *node) Getattr(ctx context.Context, f gofs.FileHandle, out *fuse.AttrOut
 // Setattr changes mode, owner, size and times (chmod, chown, truncate,
 // utimensat with UTIME_NOW and UTIME_OMIT).
 func (n *node) Setattr(ctx context.Context, f gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if e := n.allow(ctx, "", true); e != 0 {
+		return e
+	}
 	var sa vfs.SetAttr
 	if m, ok := in.GetMode(); ok {
 		sa.Mode = &m
@@ -220,6 +229,9 @@ func storeFlags(flags uint32) int {
 // page cache is then kept (FOPEN_KEEP_CACHE), since changes by others are
 // invalidated from the journal. See openStore for stale inodes.
 func (n *node) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	if e := n.allow(ctx, "", flags&syscall.O_ACCMODE != syscall.O_RDONLY); e != 0 {
+		return nil, 0, e
+	}
 	synced := n.srv.nt.waitFor(ctx, n.srv.store.Seq(), n.srv.opts.SyncTimeout)
 	octx := n.srv.ctx
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
@@ -273,6 +285,9 @@ func (n *node) openStore(ctx context.Context, op string, flags int) (*vfs.File, 
 // else just made it) and the caller did not ask for O_EXCL, the answer is
 // ESTALE, so the kernel looks the name up again and opens what is there.
 func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*gofs.Inode, gofs.FileHandle, uint32, syscall.Errno) {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return nil, nil, 0, e
+	}
 	f, err := n.srv.store.CreateAt(n.srv.ownerCtx(ctx), n.ref(), name, storeFlags(flags), vfs.UnixToFileMode(mode&0o7777))
 	if err != nil {
 		e := n.srv.errno("create", err)
@@ -294,6 +309,9 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 // FIFO opened through the mount, binds and connects a socket, and reaches a
 // device (unless the mount is nodev), and sends none of that I/O here.
 func (n *node) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return nil, e
+	}
 	a, err := n.srv.store.MknodAt(n.srv.ownerCtx(ctx), n.ref(), name, mode, storeDev(dev))
 	if err != nil {
 		return nil, n.srv.errno("mknod", err)
@@ -318,6 +336,9 @@ func fuseDev(dev uint64) uint32 {
 
 // Mkdir creates directory name.
 func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return nil, e
+	}
 	a, err := n.srv.store.MkdirAt(n.srv.ownerCtx(ctx), n.ref(), name, vfs.UnixToFileMode(mode&0o7777))
 	if err != nil {
 		return nil, n.srv.errno("mkdir", err)
@@ -327,6 +348,9 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 
 // Symlink creates symlink name pointing at target.
 func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return nil, e
+	}
 	a, err := n.srv.store.SymlinkAt(n.srv.ownerCtx(ctx), target, n.ref(), name)
 	if err != nil {
 		return nil, n.srv.errno("symlink", err)
@@ -336,6 +360,14 @@ func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 
 // Link adds name as another name of target.
 func (n *node) Link(ctx context.Context, target gofs.InodeEmbedder, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return nil, e
+	}
+	if t, ok := target.(*node); ok {
+		if e := t.allow(ctx, "", true); e != 0 {
+			return nil, e
+		}
+	}
 	t, ok := target.(*node)
 	if !ok {
 		return nil, syscall.EXDEV
@@ -349,12 +381,18 @@ func (n *node) Link(ctx context.Context, target gofs.InodeEmbedder, name string,
 
 // Unlink removes name (not a directory).
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return e
+	}
 	n.pinChild(name)
 	return n.srv.errno("unlink", n.srv.store.RemoveAt(n.srv.writeCtx(ctx), n.ref(), name, false))
 }
 
 // Rmdir removes the empty directory name.
 func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return e
+	}
 	n.pinChild(name)
 	return n.srv.errno("rmdir", n.srv.store.RemoveAt(n.srv.writeCtx(ctx), n.ref(), name, true))
 }
@@ -362,6 +400,14 @@ func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
 // Rename is renameat2(2) with RENAME_NOREPLACE and RENAME_EXCHANGE
 // (RENAME_WHITEOUT is EINVAL: the store has no whiteouts).
 func (n *node) Rename(ctx context.Context, name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	if e := n.allow(ctx, name, true); e != 0 {
+		return e
+	}
+	if np, ok := newParent.(*node); ok {
+		if e := np.allow(ctx, newName, true); e != 0 {
+			return e
+		}
+	}
 	np, ok := newParent.(*node)
 	if !ok {
 		return syscall.EXDEV
@@ -379,6 +425,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent gofs.InodeEmbe
 
 // Readlink returns the target of symlink n.
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	if e := n.allow(ctx, "", false); e != 0 {
+		return nil, e
+	}
 	t, err := n.srv.store.ReadlinkIno(n.srv.ctx, n.ino())
 	if err != nil {
 		return nil, n.srv.errno("readlink", err)
@@ -389,6 +438,9 @@ func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 // Getxattr copies attribute attr into dest (its size when dest is empty;
 // ERANGE when dest is too small).
 func (n *node) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	if e := n.allow(ctx, "", false); e != 0 {
+		return 0, e
+	}
 	v, err := n.srv.store.GetxattrIno(n.srv.ctx, n.ino(), attr)
 	if err != nil {
 		return 0, n.srv.errno("getxattr", err)
@@ -398,6 +450,9 @@ func (n *node) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, 
 
 // Listxattr copies the NUL-terminated attribute names into dest.
 func (n *node) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	if e := n.allow(ctx, "", false); e != 0 {
+		return 0, e
+	}
 	names, err := n.srv.store.ListxattrIno(n.srv.ctx, n.ino())
 	if err != nil {
 		return 0, n.srv.errno("listxattr", err)
@@ -422,11 +477,17 @@ func sized(v, dest []byte) (uint32, syscall.Errno) {
 
 // Setxattr sets attribute attr (flags: XATTR_CREATE, XATTR_REPLACE).
 func (n *node) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
+	if e := n.allow(ctx, "", true); e != 0 {
+		return e
+	}
 	return n.srv.errno("setxattr", n.srv.store.SetxattrIno(n.srv.writeCtx(ctx), n.ref(), attr, data, int(flags)))
 }
 
 // Removexattr removes attribute attr.
 func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
+	if e := n.allow(ctx, "", true); e != 0 {
+		return e
+	}
 	return n.srv.errno("removexattr", n.srv.store.RemovexattrIno(n.srv.writeCtx(ctx), n.ref(), attr))
 }
 
@@ -459,6 +520,9 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 // first waits until the invalidations of changes committed before it were
 // sent.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	if e := n.allow(ctx, "", false); e != 0 {
+		return nil, 0, e
+	}
 	// Without OPENDIR (rawFS) this opens the handle a READDIRPLUS reads
 	// through, while the kernel holds the directory: waiting for the journal
 	// follower there could deadlock with its invalidation of the directory.

@@ -30,3 +30,30 @@ func BenchmarkEvaluate(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkChecker is a remembered path check (Checker), as the store asks
+// it again during one call.
+func BenchmarkChecker(b *testing.B) {
+	tok := mustPolicy(b, []string{"deny **/.env", "write src/**", "read /**"}, nil)
+	c := Set{{SourceToken, tok}}.Checker()
+	for b.Loop() {
+		if c.AllowPath("/workspace/src/pkg/main.go", true) != 0 {
+			b.Fatal("denied")
+		}
+	}
+}
+
+// BenchmarkStore_Policy is reading a workspace's stored policy once per
+// call, as every API call and execution does (a stat while the file is
+// unchanged).
+func BenchmarkStore_Policy(b *testing.B) {
+	s := OpenStore(b.TempDir())
+	if err := s.SetPolicy("w", mustPolicy(b, []string{"deny /workspace/.git/hooks/**", "write /workspace/**", "read /**"}, []string{"deny rm -rf /workspace", "deny curl *"})); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if p, err := s.Policy("w"); err != nil || len(p.Paths) != 3 {
+			b.Fatal(p, err)
+		}
+	}
+}

@@ -70,12 +70,26 @@
 //   - bash -c "$x", $cmd args, "${a[@]}": dynamic, the strictest rule.
 //   - a program that runs another by itself (make, npm run, a script
 //     file's own commands, python -c, git's hooks and aliases): not seen by
-//     parsing. The sandbox's init also refuses, at exec time, a program
-//     named by a deny rule that it starts itself (argv[0] of the
-//     execution's process); commands those programs start are beyond it.
+//     parsing, and not enforced at exec time either: the sandbox's init
+//     starts "bash -c SCRIPT" for every execution, so checking its argv[0]
+//     would see only the shell (an exec hook in the sandbox — seccomp user
+//     notification on execve — would be needed; docs/decisions.md).
 //
 // The js backend runs no programs (node:child_process is refused), so
 // command rules do not apply to it.
+//
+// # Enforcement (the callers)
+//
+// Set.AllowPath (and Checker, which remembers decisions for one call) is
+// the store's path check, vfs.Access: the API puts it on every workspace
+// call's context, run's Gate (run.PolicyGate) on every execution's, and
+// the store consults it on each walk of a name — so the file routes, the
+// tools, MCP, the shell's commands and js's node:fs are all bound by it. A
+// denied path is ENOENT for every use (not visible), a change to a
+// read-only one EACCES. The sandbox's mount (fusefs Options.AccessOf)
+// checks the calling process's execution's rules and answers EACCES for
+// both. run's Gate decides each bash execution's script (Set.Script) and
+// holds an asked one in Approvals.
 //
 // # Decisions
 //
@@ -99,6 +113,14 @@
 // MaxSubjectBytes (16 KiB). Approvals live in memory, in the process that
 // holds the call: a restart fails the waiting calls, which the caller
 // retries.
+//
+// # Storage
+//
+// Store keeps each workspace's policy in DATA/policy/WS/policy.json (0600,
+// 0700 directories, outside the store), as egress.Store keeps its
+// policy; Policy keeps the compiled policy while the file's size, time
+// and inode stay the same. A token's rules are part of its record
+// (auth.Token.Policy).
 //
 // # Limits
 //

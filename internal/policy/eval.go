@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -85,7 +86,7 @@ func (s Set) Path(p string, want Access) Decision {
 	for _, l := range s {
 		for i := range l.Policy.Paths {
 			r := &l.Policy.Paths[i]
-			if r.re == nil || !r.re.Match(rel) {
+			if !r.match(rel) {
 				continue
 			}
 			if r.Access.rank() < got.rank() {
@@ -108,7 +109,7 @@ func (s Set) Access(p string) Access {
 	for _, l := range s {
 		for i := range l.Policy.Paths {
 			r := &l.Policy.Paths[i]
-			if r.re != nil && r.re.Match(rel) {
+			if r.match(rel) {
 				if r.Access.rank() < got.rank() {
 					got = r.Access
 				}
@@ -320,4 +321,46 @@ func WithSet(ctx context.Context, s Set) context.Context {
 func SetFrom(ctx context.Context) (Set, bool) {
 	s, ok := ctx.Value(setKey{}).(Set)
 	return s, ok
+}
+
+// maxRemembered bounds a Checker's memory of paths.
+const maxRemembered = 4096
+
+// Checker is a Set as the store's path check (vfs.Access) that remembers
+// the access of the paths it was asked about (at most 4096, all forgotten
+// at once past it): one call's store walks ask about the same paths again
+// and again. Safe for concurrent use.
+type Checker struct {
+	set  Set
+	mu   sync.Mutex
+	seen map[string]Access
+}
+
+// Checker returns a new Checker of s.
+func (s Set) Checker() *Checker { return &Checker{set: s, seen: map[string]Access{}} }
+
+// Set returns the Set c checks.
+func (c *Checker) Set() Set { return c.set }
+
+// AllowPath is Set.AllowPath, remembered.
+func (c *Checker) AllowPath(p string, write bool) syscall.Errno {
+	c.mu.Lock()
+	a, ok := c.seen[p]
+	c.mu.Unlock()
+	if !ok {
+		a = c.set.Access(p)
+		c.mu.Lock()
+		if len(c.seen) >= maxRemembered {
+			clear(c.seen)
+		}
+		c.seen[p] = a
+		c.mu.Unlock()
+	}
+	switch {
+	case a == Deny:
+		return syscall.ENOENT
+	case write && a != Write:
+		return syscall.EACCES
+	}
+	return 0
 }

@@ -74,7 +74,34 @@ type PathRule struct {
 	Pattern string `json:"pattern"`
 	Access  Access `json:"access"`
 
-	re *glob.Pattern
+	re             *glob.Pattern
+	prefix, suffix string // literal parts every match has (a cheap test before re)
+}
+
+// match reports whether the rule's pattern matches rel (a path without its
+// leading "/").
+func (r *PathRule) match(rel string) bool {
+	if r.re == nil || !strings.HasPrefix(rel, r.prefix) || !strings.HasSuffix(rel, r.suffix) {
+		return false
+	}
+	return r.re.Match(rel)
+}
+
+// literals returns a literal prefix and suffix every path full matches
+// has ("" when unsure: braces, brackets, escapes).
+func literals(full string) (prefix, suffix string) {
+	rel := strings.TrimPrefix(full, "/")
+	if strings.ContainsAny(rel, "{[\\") {
+		return "", ""
+	}
+	i := strings.IndexAny(rel, "*?")
+	if i < 0 {
+		return strings.TrimSuffix(rel, "/"), ""
+	}
+	prefix = strings.TrimSuffix(rel[:i], "/")
+	j := strings.LastIndexAny(rel, "*?")
+	suffix = strings.TrimPrefix(rel[j+1:], "/")
+	return prefix, suffix
 }
 
 // CommandRule is one ordered command rule: commands Pattern matches get
@@ -165,7 +192,8 @@ func compilePath(r PathRule) (PathRule, error) {
 	if err != nil {
 		return r, fmt.Errorf("check path rule %q: %v: %w", r.Pattern, err, ErrInvalid)
 	}
-	return PathRule{Pattern: pat, Access: r.Access, re: re}, nil
+	pre, suf := literals(full)
+	return PathRule{Pattern: pat, Access: r.Access, re: re, prefix: pre, suffix: suf}, nil
 }
 
 func compileCommand(r CommandRule) (CommandRule, error) {

@@ -258,6 +258,13 @@ func TestStore(t *testing.T) {
 	if d := (Set{{SourceWorkspace, got}}).Script("git push"); d.Outcome != Asked {
 		t.Fatalf("stored policy: %+v", d)
 	}
+	// A changed file is read again (the cache goes by size, time, inode).
+	if err := s.SetPolicy("w", mustPolicy(t, []string{"read /**", "deny /x"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Policy("w"); err != nil || len(got.Paths) != 2 || len(got.Commands) != 0 {
+		t.Fatalf("after a change: %+v %v", got, err)
+	}
 	if err := s.SetPolicy("../x", want); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("bad name: %v", err)
 	}

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // Store keeps each workspace's policy in a file of the data directory
@@ -17,11 +19,27 @@ import (
 // egress.Store keeps the egress policy: no execution, file read or export
 // reaches it. desk serve's front writes it (the admin's API), its workers
 // read it for each call.
-type Store struct{ dir string }
+//
+// Policy keeps what it read (compiled) while the file's size, modification
+// time and inode stay the same: a call costs one stat.
+type Store struct {
+	dir   string
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	p     Policy
+}
 
 // OpenStore returns the Store of the data directory dataDir (nothing is
 // made until something is written).
-func OpenStore(dataDir string) *Store { return &Store{dir: filepath.Join(dataDir, "policy")} }
+func OpenStore(dataDir string) *Store {
+	return &Store{dir: filepath.Join(dataDir, "policy"), cache: map[string]cached{}}
+}
 
 func (s *Store) wsDir(ws string) (string, error) {
 	if ws == "" || ws == "." || ws == ".." || strings.ContainsAny(ws, "/\x00") {
@@ -38,7 +56,25 @@ func (s *Store) Policy(ws string) (Policy, error) {
 	if err != nil {
 		return p, err
 	}
-	b, err := os.ReadFile(filepath.Join(d, "policy.json"))
+	name := filepath.Join(d, "policy.json")
+	fi, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("read policy of %s: %w", ws, err)
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	s.mu.Lock()
+	c, ok := s.cache[ws]
+	s.mu.Unlock()
+	if ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) && c.ino == ino {
+		return c.p, nil
+	}
+	b, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil
 	}
@@ -48,6 +84,12 @@ func (s *Store) Policy(ws string) (Policy, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return p, fmt.Errorf("read policy of %s: %w", ws, err)
 	}
+	s.mu.Lock()
+	if len(s.cache) >= 1024 {
+		clear(s.cache)
+	}
+	s.cache[ws] = cached{size: fi.Size(), mtime: fi.ModTime(), ino: ino, p: p}
+	s.mu.Unlock()
 	return p, nil
 }
 

@@ -227,4 +227,15 @@
 // (Wait on itself would never return) and must close every vfs.File it opened
 // before returning (handle writes flushed later fall outside the window of the
 // change set, and are attributed to whoever flushes them).
+//
+// # Policy
+//
+// Options.Gate decides each execution before admission. PolicyGate is the
+// one desk uses (package policy): the workspace's stored rules, then the
+// layers Exec's context carries (a token's); a bash execution (every
+// backend but js) whose script a rule denies fails with policy.ErrDenied,
+// one a rule asks about waits in policy.Approvals until approved (then
+// starts), denied or timed out; the execution's context carries the path
+// rules (vfs.WithAccess, through a policy.Checker) for every store call
+// its backend makes. See policy.go.
 package run

@@ -72,7 +72,7 @@ func PolicyGate(cfg PolicyConfig) func(ctx context.Context, g GateRequest) (cont
 			}
 		}
 		if set.HasPathRules() {
-			ctx = vfs.WithAccess(ctx, set)
+			ctx = vfs.WithAccess(ctx, set.Checker())
 		}
 		return policy.WithSet(ctx, set), nil
 	}

@@ -34,6 +34,7 @@ type Backend struct {
 	skel   *skeleton // made on the first start (host userland only)
 
 	detachedSeq atomic.Uint64 // numbers the init ids of RunDetached's programs
+	access      accessTable   // the path rules of the running executions (access.go)
 
 	// idleChecked, when set (by tests, before the first execution), is
 	// called after each idle check that asked the init, with whether it
@@ -105,6 +106,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	if err != nil {
 		return run.Outcome{}, err
 	}
+	defer b.trackAccess(ctx, ws.Name, job.ID)()
 	var out run.Outcome
 	err = b.useBox(ctx, ws, func(x *box) (keep, started bool, err error) {
 		out, started, err = x.execute(ctx, job)

@@ -69,6 +69,7 @@ func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func())
 	if err != nil {
 		return run.Outcome{}, err
 	}
+	defer b.trackAccess(ctx, ws.Name, job.ID)()
 	var out run.Outcome
 	err = b.useBox(ctx, ws, func(x *box) (keep, _ bool, err error) {
 		// The init keeps ended detached executions by id for a while: a run

@@ -347,4 +347,17 @@
 //   - A shell whose piped input ends while a command runs: that command, not
 //     bash, reads the ^D the end of input types, and bash waits at its next
 //     prompt (end piped input with exit).
+//
+// # Path rules
+//
+// Run and RunDetached record their context's path rules (vfs.AccessFrom:
+// package policy's, put there by run's Gate) while the execution runs;
+// the workspace mount asks for the calling process's (fusefs
+// Options.AccessOf): those of the execution it is attributed to
+// (ExecutionOf), or, for a process attributed to no running execution with
+// rules (one that left its session and environment, a detached
+// descendant), the strictest of all the workspace's running executions'.
+// Attribution by DESK_EXEC_ID is not a boundary: a process may name
+// another running execution of the same sandbox and get its rules. See
+// access.go.
 package sandbox

@@ -74,6 +74,7 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 	fo.AllowOther = true
 	fo.IDMap = fusefs.IDMap{Host: o.HostID, Count: o.IDCount}
 	fo.ActorOf = b.actorOf(ws.Name)
+	fo.AccessOf = b.accessOf(ws.Name)
 	if fo.Logger == nil {
 		fo.Logger = slog.NewLogLogger(b.log.Handler(), slog.LevelWarn)
 	}

@@ -73,3 +73,7 @@ func visible[E any](ctx context.Context, dir string, ents []E, name func(*E) str
 	}
 	return out
 }
+
+// AccessFrom returns the Access ctx carries (WithAccess), nil if none: for
+// the servers that check paths themselves (the FUSE mount of a sandbox).
+func AccessFrom(ctx context.Context) Access { return accessOf(ctx) }

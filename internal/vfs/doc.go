@@ -131,6 +131,19 @@
 // without a query. The cache is bounded (Options.CacheEntries); eviction only
 // costs a later database read.
 //
+// # Path checks
+//
+// A caller's path rules (package policy's, which the store does not know)
+// ride on its context: WithAccess(ctx, a). Every walk of a name consults
+// a.AllowPath for the name given and for the name reached (symlinks
+// resolved): as a read outside a transaction, as a write inside one (every
+// transaction walk is a change's); so do write opens of existing files,
+// each directory MkdirAll makes, and the listings (ReadDir, ReadDirPage,
+// ReadDirFiles leave out what may not be read, refilling pages so a short
+// page still means the end). The errno a returns is the call's error. The
+// inode methods (*At, *Ino: the FUSE server's) do not consult it; their
+// caller does (package fusefs, Options.AccessOf). See access.go.
+//
 // # Journal
 //
 // Every mutation appends a numbered Change (op, inode, parent and name, path,
