@@ -108,6 +108,7 @@ func Cut(env *Env, args []string) int {
 	defer w.Flush()
 	return eachInput(env, "cut", w, files, func(r io.Reader) error {
 		lr := newLineReader(env, r, eol)
+		lr.view = true // a line is written out before the next is read
 		for line := range lr.lines() {
 			line = bytes.TrimSuffix(line, []byte{eol})
 			if mode == 'b' {
@@ -134,16 +135,25 @@ func Cut(env *Env, args []string) int {
 				}
 				continue
 			}
-			fields := bytes.Split(line, []byte{delim})
+			// Field by field, without splitting the line into a slice.
 			first := true
-			for i, fl := range fields {
-				if sel(i + 1) {
+			for i, rest := 1, line; ; i++ {
+				j := bytes.IndexByte(rest, delim)
+				fl := rest
+				if j >= 0 {
+					fl = rest[:j]
+				}
+				if sel(i) {
 					if !first {
 						w.WriteString(od)
 					}
 					w.Write(fl)
 					first = false
 				}
+				if j < 0 {
+					break
+				}
+				rest = rest[j+1:]
 			}
 			w.WriteByte(eol)
 		}

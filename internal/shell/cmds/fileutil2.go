@@ -54,6 +54,32 @@ func fuReadDir(env *Env, p string) ([]vfs.DirEntry, error) {
 	}
 }
 
+// fuReadDirAttrs is fuReadDir with every entry's attributes (as Lstat
+// gives them), read with each page in one statement (vfs.ReadDirFiles)
+// instead of a stat per entry.
+func fuReadDirAttrs(env *Env, p string) ([]vfs.DirFile, error) {
+	var all []vfs.DirFile
+	after := ""
+	for {
+		if err := env.Ctx.Err(); err != nil {
+			return nil, err
+		}
+		page, err := env.FS.ReadDirFiles(env.Ctx, p, after, 1024, 0)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = page
+		} else {
+			all = append(all, page...)
+		}
+		if len(page) < 1024 {
+			return all, nil
+		}
+		after = page[len(page)-1].Name
+	}
+}
+
 // fuBlocks is a file's 512-byte blocks as ext4 reports them: the store
 // gives directories no blocks, ext4 gives them their size (4096 a page).
 func fuBlocks(a vfs.Attr) int64 {

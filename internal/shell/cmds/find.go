@@ -966,7 +966,7 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 	}
 	descend := it.attr.IsDir() && (f.maxDepth < 0 || it.depth < f.maxDepth) && !it.prune && !f.quit
 	if descend {
-		ents, err := fuReadDir(f.env, it.abs)
+		ents, err := fuReadDirAttrs(f.env, it.abs)
 		if err != nil {
 			if !f.env.Canceled() {
 				f.report(it.path, err)
@@ -979,12 +979,7 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 				}
 				c := &fdItem{path: fuJoinPath(it.path, e.Name), abs: path.Join(it.abs, e.Name), name: e.Name,
 					start: it.start, depth: it.depth + 1}
-				fi, err := f.env.FS.Lstat(f.env.Ctx, c.abs)
-				if err != nil {
-					f.report(c.path, err)
-					continue
-				}
-				c.lattr = fi.Attr()
+				c.lattr = e.Attr // as Lstat gives it, read with the page
 				c.attr = c.lattr
 				if c.lattr.IsSymlink() && f.follow == 'L' {
 					if ti, err := f.env.FS.Stat(f.env.Ctx, c.abs); err == nil {

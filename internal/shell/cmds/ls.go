@@ -3,6 +3,7 @@ package cmds
 import (
 	"bufio"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,9 +175,68 @@ func (l *fuLister) fill(e lsEntry) lsEntry {
 	return e
 }
 
+// lsPage is how many entries ls reads in one statement.
+const lsPage = 1024
+
+// readDir lists directory p in name order a page at a time, with every
+// entry's attributes when attrs is set (vfs.ReadDirFiles: one statement
+// per page, not a stat per entry), else names and modes (ReadDirPage).
+// Entries that are hidden and not asked for are left out.
+func (l *fuLister) readDir(p string, attrs bool, list []lsEntry) ([]lsEntry, error) {
+	env := l.env
+	hidden := l.o.all || l.o.almost
+	after := ""
+	for {
+		if err := env.Ctx.Err(); err != nil {
+			return list, err
+		}
+		var n int
+		if attrs {
+			ents, err := env.FS.ReadDirFiles(env.Ctx, p, after, lsPage, 0)
+			if err != nil {
+				return list, err
+			}
+			for i := range ents {
+				if hidden || !strings.HasPrefix(ents[i].Name, ".") {
+					list = append(list, lsEntry{name: ents[i].Name, attr: ents[i].Attr})
+				}
+			}
+			if n = len(ents); n > 0 {
+				after = ents[n-1].Name
+			}
+		} else {
+			ents, err := env.FS.ReadDirPage(env.Ctx, p, after, lsPage)
+			if err != nil {
+				return list, err
+			}
+			for _, de := range ents {
+				if hidden || !strings.HasPrefix(de.Name, ".") {
+					list = append(list, lsEntry{name: de.Name, attr: vfs.Attr{Mode: de.Mode, Ino: de.Ino}})
+				}
+			}
+			if n = len(ents); n > 0 {
+				after = ents[n-1].Name
+			}
+		}
+		if n < lsPage {
+			return list, nil
+		}
+	}
+}
+
 func (l *fuLister) listDir(name, p string, header bool) {
 	env := l.env
-	ents, err := env.FS.ReadDir(env.Ctx, p)
+	var list []lsEntry
+	if l.o.all {
+		for _, dn := range []string{".", ".."} {
+			if fi, err := env.FS.Stat(env.Ctx, vfs.Clean(p+"/"+dn)); err == nil {
+				list = append(list, lsEntry{name: dn, path: p, attr: fi.Attr()})
+			}
+		}
+	}
+	dots := len(list)
+	attrs := l.o.long || l.o.sortBy != 0 || l.o.classify || l.o.deref || l.o.recursive
+	list, err := l.readDir(p, attrs, list)
 	if err != nil {
 		l.w.Flush()
 		env.Errorf("ls", "cannot open directory %s: %s", quoteaf(env, name), Strerror(err))
@@ -190,33 +250,21 @@ func (l *fuLister) listDir(name, p string, header bool) {
 	if header {
 		fmt.Fprintf(l.w, "%s:\n", name)
 	}
-	var list []lsEntry
-	if l.o.all {
-		for _, dn := range []string{".", ".."} {
-			if fi, err := env.FS.Stat(env.Ctx, vfs.Clean(p+"/"+dn)); err == nil {
-				list = append(list, lsEntry{name: dn, path: p, attr: fi.Attr()})
-			}
-		}
-	}
-	for _, de := range ents {
-		if strings.HasPrefix(de.Name, ".") && !l.o.all && !l.o.almost {
+	for i := dots; i < len(list); i++ {
+		e := &list[i]
+		if !attrs {
 			continue
 		}
-		e := lsEntry{name: de.Name, path: vfs.Clean(p + "/" + de.Name), attr: vfs.Attr{Mode: de.Mode, Ino: de.Ino}}
-		if l.o.long || l.o.sortBy != 0 || l.o.classify || l.o.deref || l.o.recursive {
-			fi, err := env.FS.Lstat(env.Ctx, e.path)
-			if err != nil {
-				continue
-			}
-			if l.o.deref && fuIsLinkMode(fi.Attr().Mode) {
-				if t, err := env.FS.Stat(env.Ctx, e.path); err == nil {
-					fi = t
-				}
-			}
-			e.attr = fi.Attr()
-			e = l.fill(e)
+		// A path only where one is needed: links, and directories to recurse.
+		if e.attr.IsSymlink() || e.attr.IsDir() {
+			e.path = vfs.Clean(p + "/" + e.name)
 		}
-		list = append(list, e)
+		if l.o.deref && e.attr.IsSymlink() {
+			if t, err := env.FS.Stat(env.Ctx, e.path); err == nil {
+				e.attr = t.Attr()
+			}
+		}
+		*e = l.fill(*e)
 	}
 	l.sort(list)
 	if l.o.long {
@@ -264,6 +312,13 @@ func (l *fuLister) sort(list []lsEntry) {
 		}
 		return a.name < b.name
 	}
+	if l.o.sortBy == 0 && slices.IsSortedFunc(list, func(a, b lsEntry) int { return strings.Compare(a.name, b.name) }) {
+		// In name order already, as the store lists a directory.
+		if l.o.reverse {
+			slices.Reverse(list)
+		}
+		return
+	}
 	sort.SliceStable(list, func(i, j int) bool {
 		if l.o.reverse {
 			return less(list[j], list[i])
@@ -301,8 +356,9 @@ func (l *fuLister) print(list []lsEntry) {
 			if l.o.inode {
 				fmt.Fprintf(l.w, "%d ", e.attr.Ino)
 			}
-			ind := l.indicator(e.attr, false)
-			fmt.Fprintf(l.w, "%s%s\n", l.quoted(e.name), ind)
+			l.w.WriteString(l.quoted(e.name))
+			l.w.WriteString(l.indicator(e.attr, false))
+			l.w.WriteByte('\n')
 		}
 		return
 	}

@@ -270,8 +270,30 @@ func Sort(env *Env, args []string) int {
 			lines = append(lines, runs[best][0])
 			runs[best] = runs[best][1:]
 		}
-	} else {
+	} else if s.stable {
 		slices.SortStableFunc(lines, cmp)
+	} else if k := keys[0]; len(keys) == 1 && k.sf == 1 && k.sc == 0 && k.ef == 0 && (k.flags == sortFlags{} || k.flags == sortFlags{r: true}) {
+		// Whole lines, bytewise (plain sort, sort -r): bytes.Compare without
+		// the key machinery (still checking for cancellation).
+		rev := k.flags.r
+		slices.SortFunc(lines, func(a, b []byte) int {
+			if n++; n&0xfff == 0 && env.Canceled() {
+				cancelled = true
+			}
+			if cancelled {
+				return 0
+			}
+			if rev {
+				return bytes.Compare(b, a)
+			}
+			return bytes.Compare(a, b)
+		})
+	} else {
+		// Without -s (or -u) the last-resort comparison orders every two
+		// lines that differ, so lines that compare equal are the same
+		// bytes and an unstable sort (pdqsort, O(n log n)) gives the output
+		// of a stable one (insertion and symmerge, O(n log² n)).
+		slices.SortFunc(lines, cmp)
 	}
 	if cancelled {
 		return 2

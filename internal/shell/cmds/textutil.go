@@ -366,6 +366,10 @@ type lineReader struct {
 	delim byte
 	max   int64
 	err   error // the read error that ended lines (nil at the end of input)
+	// view returns a line that fits the reader's buffer as a slice of it,
+	// valid until the next call, instead of a copy: for callers that keep
+	// no line (cut).
+	view bool
 }
 
 // lines yields each line with its delimiter until the input ends or a read
@@ -420,9 +424,12 @@ func (l *lineReader) next() ([]byte, error) {
 			}
 			continue
 		}
-		if acc != nil {
+		switch {
+		case acc != nil:
 			acc = append(acc, frag...)
-		} else {
+		case l.view:
+			acc = frag
+		default:
 			acc = append([]byte(nil), frag...)
 		}
 		if err == io.EOF && len(acc) > 0 {
