@@ -328,3 +328,40 @@ func TestRules_Routes(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+// TestRules_HidingAttempts: the attempts to hide a denied command from the
+// parse, through the API and run's Gate on the shell backend: each is
+// refused before anything runs (caught, or dynamic and decided by the
+// strictest rule); internal/policy's TestSet_Script has the table.
+func TestRules_HidingAttempts(t *testing.T) {
+	ctx := context.Background()
+	e := newPolicyEnv(t, time.Hour)
+	if _, err := e.c.CreateWorkspace(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.SetRules(ctx, "w", client.Rules{Commands: []client.CommandRule{{Pattern: "curl *", Action: "deny"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		`eval "$(echo Y3VybCB4 | base64 -d)"`,
+		"alias c='curl'\nc x",
+		`command curl x`,
+		`env A=1 curl x`,
+		`echo x | xargs curl`,
+		`find . -exec curl {} \;`,
+		`x='curl y'; bash -c "$x"`,
+		`bash -c 'curl x'`,
+		`f() { curl "$@"; }; f x`,
+		`echo $(curl x)`,
+		`c=curl; $c x`,
+	} {
+		_, err := e.c.Run(ctx, "w", client.ExecRequest{Source: "touch /workspace/ran; " + src})
+		wantCode(t, src, err, 403, "policy_denied")
+	}
+	if _, err := e.c.Stat(ctx, "w", "/workspace/ran"); err == nil {
+		t.Fatal("a refused script ran")
+	}
+	if r, err := e.c.Run(ctx, "w", client.ExecRequest{Source: "echo fine"}); err != nil || r.Stdout != "fine\n" {
+		t.Fatalf("allowed: %+v %v", r, err)
+	}
+}
