@@ -35,6 +35,7 @@ func init() {
 		"update-ref": cmdUpdateRef, "clean": cmdClean, "version": cmdVersion,
 		"stash": cmdStash, "format-patch": cmdFormatPatch,
 		"apply": cmdApply, "cherry-pick": cmdCherryPick, "revert": cmdRevert,
+		"am": cmdAm,
 	}
 }
 

@@ -51,7 +51,8 @@
 // --rfc, -v, -k, --signature, --no-signature, --suffix, --numbered-files,
 // -p, --zero-commit, -q), apply (--check, --stat, --numstat, --summary,
 // --cached, --index, -R, -p<n>, --allow-empty, -v), cherry-pick and
-// revert of one commit (-n, -x, --no-edit, --continue, --abort, --quit).
+// revert of one commit (-n, -x, --no-edit, --continue, --abort, --quit),
+// am (an mbox as format-patch writes it, from files or stdin; -q).
 // Supported says which
 // subcommands exist; the shell's router sends a script using any other
 // (rebase, bisect, ...) to the sandbox, where the real git runs on the
@@ -125,6 +126,20 @@
 // cherry-pick in progress, and a refused pick stores no merged tree
 // (ort stores one before it finds the local change in the way).
 //
+// # Am
+//
+// git am splits an mbox at format-patch's From lines, reads each
+// message's From (RFC 2047 and quoted names decoded), Date and Subject
+// ("[PATCH n/m]" and "Re:" dropped), takes the text up to "---" as the
+// message's body, applies the patch to the index and the work tree with
+// apply's code (git apply --index) and commits with the mail's author
+// and date: the commits are the ones git am makes. A dirty index is
+// refused as in git. A patch that does not apply stops am with status 128
+// after "Patch failed at NNNN <subject>"; the patches before it stay
+// committed, as in git, but no session is kept: --continue, --skip,
+// --abort and --show-current-patch are not implemented (git keeps
+// .git/rebase-apply for them), nor -3, -s, -k.
+//
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
 // through this package and through the real git and compares stdout, the
@@ -184,7 +199,7 @@
 // diff is a shortest edit script (internal/textdiff, minimal mode) without
 // git's indent heuristic, so an ambiguous hunk can be placed differently;
 // hunk headers use git's default function-name rule. Not implemented:
-// rebase, bisect, am, submodules,
+// rebase, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
 // editor (commit and tag need -m or -F), pull --rebase.
 //
