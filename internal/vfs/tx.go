@@ -27,6 +27,8 @@ type tx struct {
 	gid     uint32
 	actor   string              // who the current request acts for (WithActor)
 	access  Access              // the current request's path rules (WithAccess)
+	span    *ChangeSpan         // the current request's (WithChangeSpan)
+	spans   []spanMark          // the changes that belong to a ChangeSpan
 	after   []func()            // run when the request returns (committed, or applied if deferred), outside wmu
 	created map[uint64]bool     // inodes created by this transaction (INSERT, not UPDATE)
 	drops   map[uint64]struct{} // pending deletions it took (applyDrops), queued again if it fails
@@ -219,7 +221,7 @@ func (f *FS) commitGroup(group []*request) {
 			r.err = t.savepoint(r)
 		} else {
 			t.uid, t.gid = owner(r.ctx)
-			t.actor, t.access = actorOf(r.ctx), accessOf(r.ctx)
+			t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
 			used0, nin0 := t.used, t.ninodes
 			err := r.fn(t)
 			if err == nil && t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
@@ -326,6 +328,9 @@ func (f *FS) commitTx(t *tx) error {
 			f.minSeq = t.changes[0].Seq
 		}
 		f.tail.add(t.changes, f.minSeq)
+		for _, m := range t.spans {
+			m.s.add(&t.changes[m.i])
+		}
 		f.publish(f.seq)
 	}
 	return nil
@@ -340,7 +345,7 @@ func (t *tx) savepoint(r *request) error {
 	mark := len(t.touched)
 	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
 	t.uid, t.gid = owner(r.ctx)
-	t.actor, t.access = actorOf(r.ctx), accessOf(r.ctx)
+	t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
 	err := r.fn(t)
 	if err == nil && t.used > used && t.f.used+t.used > t.f.opts.QuotaBytes {
 		err = t.f.quotaError()
@@ -353,6 +358,9 @@ func (t *tx) savepoint(r *request) error {
 		t.c.Run("RELEASE req")
 		t.undoTo(mark)
 		t.changes, t.used, t.ninodes = t.changes[:nch], used, nin
+		for len(t.spans) > 0 && t.spans[len(t.spans)-1].i >= nch {
+			t.spans = t.spans[:len(t.spans)-1]
+		}
 		t.clearDying(ndying)
 		t.after = nil
 		return asPathErr(r.op, r.path, err)
@@ -663,6 +671,9 @@ func (t *tx) dropInode(ino uint64) error {
 func (t *tx) log(ch Change) {
 	ch.Actor = t.actor
 	t.changes = append(t.changes, ch)
+	if t.span != nil {
+		t.spans = append(t.spans, spanMark{len(t.changes) - 1, t.span})
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
