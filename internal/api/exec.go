@@ -53,6 +53,13 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if err := s.readJSON(w, r, &req, false); err != nil {
 		return err
 	}
+	c.auditArg("source", req.Source)
+	if req.Backend != "" {
+		c.auditArg("backend", req.Backend)
+	}
+	for k := range req.Env {
+		c.auditArg("env", k) // names only: values may be credentials
+	}
 	wait, err := qbool(r, "wait")
 	if err != nil {
 		return err
@@ -128,6 +135,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		}
 		l.Release()
 	}()
+	c.auditArg("execution", e.ID())
 	w.Header().Set("Location", r.URL.Path+"/"+e.ID())
 	if !wait {
 		return writeJSON(w, http.StatusCreated, client.Result{Execution: wireInfo(e.Info())})

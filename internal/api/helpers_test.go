@@ -102,7 +102,7 @@ func (lines) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 
 // env is a running server over a host in a temporary directory.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	url   string
 	admin string
@@ -123,7 +123,10 @@ type envOpts struct {
 	shares *share.Options
 }
 
-func newEnv(t *testing.T, o envOpts) *env {
+func newEnv(t *testing.T, o envOpts) *env { return newEnvTB(t, o) }
+
+// newEnvTB is newEnv for benchmarks too.
+func newEnvTB(t testing.TB, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := o.dir

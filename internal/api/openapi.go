@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"github.com/desk-dev/desk/internal/audit"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -31,6 +32,7 @@ var schemaTypes = map[string]any{
 	"PolicyRequest": client.PolicyRequest{}, "PolicyInfo": client.PolicyInfo{}, "SecretRequest": client.SecretRequest{},
 	"Secret": client.Secret{}, "SecretList": client.SecretList{},
 	"Rules": client.Rules{}, "RulesInfo": client.RulesInfo{}, "ApprovalList": client.ApprovalList{}, "Approval": client.Approval{},
+	"AuditList": AuditList{}, "AuditReport": audit.Report{},
 	"PortList": client.PortList{}, "PortLinkRequest": client.PortLinkRequest{}, "PortLink": client.PortLink{},
 	"Health": struct {
 		Status string    `json:"status"`

@@ -165,6 +165,9 @@ func routes() []route {
 		{method: "GET", path: "/mcp/{ws}", op: "mcpGet", summary: "MCP over streamable HTTP: the session's server-to-client event stream", access: accPublic, status: 200, resp: "text", h: (*Server).handleMCP},
 		{method: "DELETE", path: "/mcp/{ws}", op: "mcpDelete", summary: "MCP over streamable HTTP: end a session", access: accPublic, status: 200, h: (*Server).handleMCP},
 
+		{method: "GET", path: "/v1/audit", op: "audit", summary: "Audit records, paged by a cursor (Accept: application/x-ndjson: every record selected, as NDJSON; follow=1: then each new one) (admin; docs/api.md)", access: accAdmin, query: []param{pAuWS, pAuActor, pAuSession, pAuAction, pAuPath, pAuSince, pAuUntil, pAuAfter, pLimit, pFollow}, status: 200, resp: "AuditList", h: (*Server).handleAudit},
+		{method: "GET", path: "/v1/audit/verify", op: "auditVerify", summary: "Verify the audit journal's hash chains (workspace=: one chain, - the host's); the problems found (admin)", access: accAdmin, query: []param{pAuWS}, status: 200, resp: "AuditReport", h: (*Server).handleAuditVerify},
+
 		{method: "POST", path: "/v1/tokens", op: "mintToken", summary: "Mint a workspace token; the secret is shown only here (admin)", access: accAdmin, body: "TokenRequest", status: 201, resp: "MintedToken", h: (*Server).handleMintToken},
 		{method: "GET", path: "/v1/tokens", op: "listTokens", summary: "List workspace tokens (admin)", access: accAdmin, query: []param{pAfter, pLimit}, status: 200, resp: "TokenList", h: (*Server).handleListTokens},
 		{method: "DELETE", path: "/v1/tokens/{id}", op: "revokeToken", summary: "Revoke a workspace token (admin)", access: accAdmin, status: 204, h: (*Server).handleRevokeToken},

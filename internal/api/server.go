@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/desk-dev/desk/internal/artifact"
+	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
@@ -26,6 +27,7 @@ import (
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
+	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/worker"
 	"github.com/desk-dev/desk/internal/workspace"
 )
@@ -184,6 +186,12 @@ type Options struct {
 	// Approvals holds this process's calls pending approval (the
 	// …/approvals routes); nil: those routes answer 501.
 	Approvals *policy.Approvals
+	// Audit, if set, is the audit journal: every request but the liveness
+	// probe's and MCP's (whose JSON-RPC requests the MCP handler records) is
+	// one record, written when its handler returns, with the changes it
+	// made (package audit). A front records only the requests no worker
+	// served: each worker records its own. GET /v1/audit queries it.
+	Audit *audit.Store
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.
@@ -468,6 +476,9 @@ type call struct {
 	p     auth.Principal
 	ws    string      // the {ws} path value, validated, if the route has one
 	lease *host.Lease // for routes that open the workspace
+	// forwarded: a worker served the request (and records it).
+	forwarded bool
+	args      []audit.Arg // the audit record's arguments added by the handler
 }
 
 // wrap authenticates, authorises, leases the workspace if the route needs
@@ -477,6 +488,11 @@ func (s *Server) wrap(rt route) http.Handler {
 		start := time.Now()
 		w := &respWriter{ResponseWriter: w0}
 		c := &call{}
+		var span *vfs.ChangeSpan
+		if s.opts.Audit != nil {
+			span = new(vfs.ChangeSpan)
+			r = r.WithContext(vfs.WithChangeSpan(r.Context(), span))
+		}
 		var body *progressBody
 		if r.Body != nil && r.Body != http.NoBody && !rt.paced {
 			body = newProgressBody(w, r, &s.opts)
@@ -504,6 +520,9 @@ func (s *Server) wrap(rt route) http.Handler {
 			w.status = http.StatusOK
 		}
 		d := time.Since(start)
+		if span != nil {
+			s.record(rt, r, w, c, span, err, d)
+		}
 		s.m.observe(rt.op, r.Method, w.status, d)
 		attrs := []slog.Attr{
 			slog.String("method", r.Method), slog.String("route", rt.op), slog.String("path", logPath(rt, r)),

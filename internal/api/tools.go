@@ -102,6 +102,8 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 	if err := s.checkDepth(input); err != nil {
 		return err
 	}
+	c.auditArg("tool", name)
+	c.auditArg("input", string(input))
 	if err := mcp.AllowTool(c.p, c.ws, tool, json.RawMessage(input)); err != nil {
 		return err
 	}

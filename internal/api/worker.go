@@ -91,6 +91,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c *call) error 
 	if ferr != nil {
 		return workerError(ferr)
 	}
+	c.forwarded = true
 	return nil
 }
 

@@ -127,6 +127,11 @@ func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c
 			return fmt.Errorf("delete workspace: %w", err)
 		}
 	}
+	if s.opts.Audit != nil {
+		if err := s.opts.Audit.DeleteWorkspace(r.Context(), c.ws); err != nil {
+			return fmt.Errorf("delete workspace: %w", err)
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -34,6 +34,7 @@ var layers = map[string]int{
 	"internal/cgroup":    0,
 	"internal/fair":      0,
 	"internal/egress":    0,
+	"internal/audit":     0,
 	"internal/image":     1,
 	"internal/worker":    1,
 	"client":             0,

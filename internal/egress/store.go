@@ -311,3 +311,22 @@ func (s *Store) CA(ws string) (*CA, error) {
 	}
 	return ca, nil
 }
+
+// SecretsStamp identifies the state of the workspace's secrets (the
+// modification time of their directory, which every set and delete
+// changes; 0 when it has none), so that a cache of Bound can tell when to
+// read them again.
+func (s *Store) SecretsStamp(ws string) (int64, error) {
+	d, err := s.wsDir(ws)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(filepath.Join(d, "secrets"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return fi.ModTime().UnixNano(), nil
+}

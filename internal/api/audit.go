@@ -1,0 +1,266 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/desk-dev/desk/internal/audit"
+	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// unaudited are the routes that make no audit record: the liveness probe,
+// and MCP's, whose JSON-RPC requests the MCP handler records one by one.
+var unaudited = map[string]bool{"healthz": true, "mcpPost": true, "mcpGet": true, "mcpDelete": true}
+
+// auditArg adds a named argument to the call's audit record (handlers call
+// it for what the path and query do not say: an execution's script, a
+// tool's input).
+func (c *call) auditArg(name, value string) {
+	c.args = append(c.args, audit.Arg{Name: name, Value: value})
+}
+
+// LabelsFrom reads the client's labels from the X-Desk-* headers.
+func LabelsFrom(h http.Header) audit.Labels {
+	return audit.Labels{Agent: h.Get(audit.HeaderAgent), Session: h.Get(audit.HeaderSession), Model: h.Get(audit.HeaderModel), Turn: h.Get(audit.HeaderTurn)}
+}
+
+// record writes the request's audit record (Options.Audit), unless a worker
+// served it (the worker records it, with the changes it made).
+func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span *vfs.ChangeSpan, err error, d time.Duration) {
+	if s.opts.Audit == nil || c.forwarded || unaudited[rt.op] {
+		return
+	}
+	rec := audit.Record{Kind: audit.KindAPI, Action: rt.op, Workspace: c.ws, Labels: LabelsFrom(r.Header),
+		Status: w.status, Outcome: "ok", Duration: d.Microseconds()}
+	// Which chain: the workspace's; a deletion is the host's (the
+	// workspace's chain goes with it); a token's call on another
+	// workspace is its own workspace's; an unauthenticated call the host's
+	// (so that no chain is made for a workspace that no one may use).
+	target := ""
+	switch {
+	case rt.op == "deleteWorkspace":
+		rec.Workspace, target = "", c.ws
+	case c.p.Admin:
+	case c.p.Token != nil && c.p.Token.Workspace != c.ws:
+		rec.Workspace, target = c.p.Token.Workspace, c.ws
+	case c.p.Token == nil:
+		rec.Workspace, target = "", c.ws
+	}
+	if c.p.Admin {
+		rec.Actor = "admin"
+	} else if c.p.Token != nil {
+		rec.Actor, rec.TokenID = c.p.Token.ID, c.p.Token.ID
+	}
+	rec.Args = append(rec.Args, audit.Arg{Name: "method", Value: r.Method}, audit.Arg{Name: "path", Value: logPath(rt, r)})
+	for k, vs := range r.URL.Query() {
+		for _, v := range vs {
+			rec.Args = append(rec.Args, audit.Arg{Name: "query." + k, Value: v})
+		}
+	}
+	rec.Args = append(rec.Args, c.args...)
+	if target != "" {
+		rec.Args = append(rec.Args, audit.Arg{Name: "workspace", Value: target})
+	}
+	if err != nil {
+		e := classify(err)
+		rec.Outcome, rec.Error = e.Code, e.Message
+	} else if w.status >= 400 {
+		rec.Outcome = strconv.Itoa(w.status)
+	}
+	for _, rg := range span.Ranges() {
+		rec.Changes = append(rec.Changes, audit.Span{First: rg[0], Last: rg[1]})
+	}
+	rec.Paths, rec.Truncated = span.Paths()
+	if aerr := s.opts.Audit.Append(r.Context(), &rec); aerr != nil {
+		s.opts.Logger.Error("audit record lost", "route", rt.op, "err", aerr)
+	}
+}
+
+// secretRedactor returns an audit.Redactor that replaces the values of a
+// workspace's secrets (kept by st) with [secret NAME]. It reads a
+// workspace's secrets again when their directory changed (SecretsStamp),
+// or changed less than 50 ms ago (file times move by clock ticks).
+func secretRedactor(st *egress.Store) audit.Redactor {
+	type entry struct {
+		stamp int64
+		sec   []egress.Secret
+	}
+	var mu sync.Mutex
+	cache := map[string]entry{}
+	return func(ws, v string) string {
+		if ws == "" || v == "" {
+			return v
+		}
+		stamp, err := st.SecretsStamp(ws)
+		if err != nil || stamp == 0 {
+			return v
+		}
+		mu.Lock()
+		e, ok := cache[ws]
+		mu.Unlock()
+		// A change within a clock tick of the last keeps the directory's
+		// time: a recent stamp is read again.
+		if !ok || e.stamp != stamp || time.Now().UnixNano()-stamp < int64(50*time.Millisecond) {
+			sec, _, err := st.Bound(ws)
+			if err != nil {
+				sec = nil
+			}
+			e = entry{stamp: stamp, sec: sec}
+			mu.Lock()
+			if len(cache) > 1024 {
+				clear(cache)
+			}
+			cache[ws] = e
+			mu.Unlock()
+		}
+		for _, x := range e.sec {
+			if x.Value != "" {
+				v = strings.ReplaceAll(v, x.Value, "[secret "+x.Name+"]")
+			}
+		}
+		return v
+	}
+}
+
+// SecretRedactor is the redactor an audit.Store of a server with egress
+// store st should use (desk serve and its workers set it).
+func SecretRedactor(st *egress.Store) audit.Redactor { return secretRedactor(st) }
+
+var (
+	pAuWS      = param{"workspace", "string", "only this workspace's records (- for the host's)"}
+	pAuActor   = param{"actor", "string", "only this actor (admin, or a token id)"}
+	pAuSession = param{"session", "string", "only this client session (X-Desk-Session)"}
+	pAuAction  = param{"action", "string", "only this action (an operation id, an MCP method)"}
+	pAuPath    = param{"path", "string", "only the calls that changed this path (with workspace)"}
+	pAuSince   = param{"since", "string", "records at or after this time (RFC 3339)"}
+	pAuUntil   = param{"until", "string", "records before this time (RFC 3339)"}
+	pAuAfter   = param{"after", "integer", "the cursor: records after this id (next of the previous page)"}
+)
+
+func auditFilter(r *http.Request, maxLimit int) (audit.Filter, error) {
+	q := r.URL.Query()
+	f := audit.Filter{Workspace: q.Get("workspace"), Actor: q.Get("actor"), Session: q.Get("session"), Action: q.Get("action"), Path: q.Get("path")}
+	if f.Workspace == "-" {
+		f.Workspace, f.HostOnly = "", true
+	}
+	for _, tv := range []struct {
+		name string
+		t    *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if v := q.Get(tv.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return f, errorf(http.StatusBadRequest, CodeInvalid, "%s: not an RFC 3339 time: %q", tv.name, v)
+			}
+			*tv.t = t
+		}
+	}
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return f, errorf(http.StatusBadRequest, CodeInvalid, "after: not a record id: %q", v)
+		}
+		f.After = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLimit {
+			return f, errorf(http.StatusBadRequest, CodeInvalid, "limit: want 1 to %d, got %q", maxLimit, v)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+// AuditList is a page of audit records.
+type AuditList struct {
+	Records []audit.Record `json:"records"`
+	Next    string         `json:"next,omitempty"`
+}
+
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, c *call) error {
+	if s.opts.Audit == nil {
+		return errorf(http.StatusNotImplemented, CodeUnavailable, "this server keeps no audit journal")
+	}
+	f, err := auditFilter(r, s.opts.MaxLimit)
+	if err != nil {
+		return err
+	}
+	ndjson := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
+	follow := r.URL.Query().Get("follow")
+	if follow == "1" || follow == "true" || ndjson {
+		// NDJSON: every record selected (the export), then, with follow,
+		// each new one as it is appended.
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.WriteHeader(http.StatusOK)
+		enc := json.NewEncoder(w)
+		flush := func() {
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+		}
+		if follow != "1" && follow != "true" {
+			for {
+				rs, next, err := s.opts.Audit.Query(r.Context(), f)
+				if err != nil {
+					return err
+				}
+				for i := range rs {
+					if err := enc.Encode(&rs[i]); err != nil {
+						return nil
+					}
+				}
+				if next == 0 {
+					return nil
+				}
+				f.After = next
+			}
+		}
+		ctx, cancel := s.longCtx(r)
+		defer cancel()
+		flush()
+		err := s.opts.Audit.Follow(ctx, f, time.Second, func(rec audit.Record) error {
+			if err := enc.Encode(&rec); err != nil {
+				return err
+			}
+			flush()
+			return nil
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	rs, next, err := s.opts.Audit.Query(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := AuditList{Records: rs}
+	if out.Records == nil {
+		out.Records = []audit.Record{}
+	}
+	if next != 0 {
+		out.Next = strconv.FormatInt(next, 10)
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleAuditVerify(w http.ResponseWriter, r *http.Request, c *call) error {
+	if s.opts.Audit == nil {
+		return errorf(http.StatusNotImplemented, CodeUnavailable, "this server keeps no audit journal")
+	}
+	rep, err := s.opts.Audit.Verify(r.Context(), r.URL.Query().Get("workspace"))
+	if err != nil {
+		return fmt.Errorf("verify audit journal: %w", err)
+	}
+	if rep.Chains == nil {
+		rep.Chains = []audit.ChainReport{}
+	}
+	return writeJSON(w, http.StatusOK, rep)
+}
