@@ -71,7 +71,7 @@ func BenchmarkAuditOverhead(b *testing.B) {
 			p50p, p50a := lp[len(lp)/2], la[len(la)/2]
 			b.ReportMetric(float64(p50p.Microseconds()), "p50-plain-µs")
 			b.ReportMetric(float64(p50a.Microseconds()), "p50-audit-µs")
-			b.ReportMetric(float64((p50a - p50p).Nanoseconds())/1e3, "added-p50-µs")
+			b.ReportMetric(float64((p50a-p50p).Nanoseconds())/1e3, "added-p50-µs")
 			if n := au.records() - n0; n > 0 {
 				b.ReportMetric(float64(au.size()-size0)/float64(n)*100_000/(1<<20), "MiB/100k-records")
 			}
