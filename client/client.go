@@ -22,6 +22,17 @@ type Options struct {
 	HTTPClient *http.Client
 	// UserAgent is sent with every request. Default "desk-go-client".
 	UserAgent string
+	// Header is sent with every request: the client's audit labels
+	// (X-Desk-Agent, X-Desk-Session, X-Desk-Model, X-Desk-Turn), for one.
+	Header http.Header
+}
+
+type headerKey struct{}
+
+// WithHeader returns a context whose requests carry h's fields too (over
+// Options.Header): labels that change per call, such as the model's turn.
+func WithHeader(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headerKey{}, h)
 }
 
 // Client calls a desk server. It is safe for concurrent use.
@@ -30,6 +41,7 @@ type Client struct {
 	token string
 	hc    *http.Client
 	ua    string
+	hdr   http.Header
 }
 
 // New returns a client for the server at baseURL ("http://127.0.0.1:7878")
@@ -42,7 +54,7 @@ func New(baseURL, token string, opts Options) (*Client, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("parse server url: %q is not an http(s) URL with a host", baseURL)
 	}
-	c := &Client{base: u, token: token, hc: opts.HTTPClient, ua: opts.UserAgent}
+	c := &Client{base: u, token: token, hc: opts.HTTPClient, ua: opts.UserAgent, hdr: opts.Header.Clone()}
 	if c.hc == nil {
 		c.hc = &http.Client{}
 	}
@@ -119,6 +131,14 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), r.body)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
+	}
+	for k, v := range c.hdr {
+		req.Header[k] = v
+	}
+	if h, _ := ctx.Value(headerKey{}).(http.Header); h != nil {
+		for k, v := range h {
+			req.Header[k] = v
+		}
 	}
 	for k, v := range r.header {
 		req.Header[k] = v

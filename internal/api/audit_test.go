@@ -3,16 +3,20 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/mcp"
 )
 
 func auditEnv(t *testing.T) (*env, *audit.Store) {
@@ -197,5 +201,83 @@ func TestAudit_ScriptedSession(t *testing.T) {
 	}
 	if rep, err := st.Verify(ctx, ""); err != nil || len(rep.Problems) != 0 {
 		t.Fatalf("verify after the deletion: %+v %v", rep, err)
+	}
+}
+
+// TestAudit_MCPLabels: labels flow from an MCP request's _meta (and the
+// X-Desk-* headers of its HTTP request); a tool call's record carries the
+// changes it made; the labels reach the API through mcp.RemoteWorkspace's
+// client too.
+func TestAudit_MCPLabels(t *testing.T) {
+	e, _ := auditEnv(t)
+	e.mkws("demo")
+	tokID, rw := e.mint("demo", nil, "read", "write")
+	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+rw)
+		r.Header.Set("X-Desk-Agent", "agent-from-header")
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "mcp-sess", "desk/model": "m-1", "desk/turn": 12},
+		Name: "write", Arguments: map[string]any{"path": "m.txt", "content": "via mcp\n"}})
+	if err != nil || r.IsError {
+		t.Fatalf("write over MCP: %v %+v", err, r)
+	}
+	rs := e.auditList("workspace=demo&action=tools/call")
+	if len(rs) != 1 {
+		t.Fatalf("tools/call records: %+v", rs)
+	}
+	got := rs[0]
+	if got.Kind != audit.KindMCP || got.TokenID != tokID || got.Labels != (audit.Labels{Agent: "agent-from-header", Session: "mcp-sess", Model: "m-1", Turn: "12"}) {
+		t.Fatalf("record %+v", got)
+	}
+	if arg(got, "tool") != "write" || !strings.Contains(arg(got, "input"), "m.txt") || !slices.Contains(got.Paths, "/workspace/m.txt") || len(got.Changes) == 0 {
+		t.Fatalf("the tool call's record: %+v", got)
+	}
+	if rs := e.auditList("workspace=demo&action=initialize"); len(rs) != 1 || rs[0].Labels.Agent != "agent-from-header" {
+		t.Fatalf("initialize: %+v", rs)
+	}
+	if rs := e.auditList("workspace=demo&path=/workspace/m.txt"); len(rs) != 1 || rs[0].Action != "tools/call" {
+		t.Fatalf("the file's calls: %+v", rs)
+	}
+
+	// mcp.RemoteWorkspace passes the labels of the MCP request on to the
+	// API, whose record of the tool call has them and the changes.
+	srv, err := mcp.NewServer(bg, &mcp.RemoteWorkspace{Client: e.client(rw), WorkspaceName: "demo"}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := audit.Open(filepath.Join(t.TempDir(), "local.db"), audit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	srv.AddReceivingMiddleware(mcp.AuditMiddleware(local, "demo"))
+	st2, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(bg, st2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	rc, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	r, err = rc.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "remote-sess"}, Name: "write", Arguments: map[string]any{"path": "n.txt", "content": "x"}})
+	if err != nil || r.IsError {
+		t.Fatalf("remote write: %v %+v", err, r)
+	}
+	rs = e.auditList("workspace=demo&session=remote-sess")
+	if len(rs) != 1 || rs[0].Action != "callTool" || !slices.Contains(rs[0].Paths, "/workspace/n.txt") {
+		t.Fatalf("the API's record of the remote call: %+v", rs)
+	}
+	if lr, _, _ := local.Query(bg, audit.Filter{Session: "remote-sess"}); len(lr) != 1 || lr[0].Action != "tools/call" {
+		t.Fatalf("the remote MCP server's own record: %+v", lr)
 	}
 }

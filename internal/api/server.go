@@ -339,6 +339,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	mo.Context = func(ctx context.Context, p auth.Principal, ws string) (context.Context, error) {
 		return s.policyContext(ctx, &call{p: p, ws: ws})
 	}
+	if mo.Audit == nil && opts.Audit != nil {
+		mo.Audit = opts.Audit
+	}
 	if a != nil {
 		if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
 			return nil, fmt.Errorf("new api server: %w", err)

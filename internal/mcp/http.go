@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/egress"
 	"io"
 	"log/slog"
@@ -64,6 +65,11 @@ type HandlerOptions struct {
 	// calls and reads for principal p on workspace ws: the path and
 	// command rules in force (package policy; the API server's).
 	Context func(ctx context.Context, p auth.Principal, ws string) (context.Context, error)
+	// Audit, if set, receives one record per request of a session (not
+	// notifications): its method, tool and input, the client's labels
+	// (_meta desk/agent, desk/session, desk/model, desk/turn, or the X-Desk-*
+	// headers), the outcome and the changes a tool run in this process made.
+	Audit audit.Journal
 }
 
 // Handler serves MCP over streamable HTTP at /mcp/{ws} for the workspaces
@@ -260,6 +266,9 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 	if err != nil {
 		hd.opts.Logger.Error("mcp: cannot make a server", "workspace", ws, "err", err)
 		return nil
+	}
+	if hd.opts.Audit != nil {
+		srv.AddReceivingMiddleware(auditMiddleware(hd.opts.Audit, ws))
 	}
 	hd.mu.Lock()
 	if len(hd.servers) >= hd.opts.MaxServers {

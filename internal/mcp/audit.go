@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/audit"
+	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/vfs"
+)
+
+// Meta keys of the client's audit labels in a request's _meta (the
+// X-Desk-* headers of the HTTP request are read too; _meta wins).
+const (
+	MetaAgent   = "desk/agent"
+	MetaSession = "desk/session"
+	MetaModel   = "desk/model"
+	MetaTurn    = "desk/turn"
+)
+
+// labels reads the client's labels from the request's HTTP headers and its _meta.
+func labels(req sdk.Request) audit.Labels {
+	var l audit.Labels
+	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+		h := ex.Header
+		l = audit.Labels{Agent: h.Get(audit.HeaderAgent), Session: h.Get(audit.HeaderSession), Model: h.Get(audit.HeaderModel), Turn: h.Get(audit.HeaderTurn)}
+	}
+	if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+		m := p.GetMeta()
+		for k, dst := range map[string]*string{MetaAgent: &l.Agent, MetaSession: &l.Session, MetaModel: &l.Model, MetaTurn: &l.Turn} {
+			switch v := m[k].(type) {
+			case string:
+				*dst = v
+			case float64, int, int64, bool:
+				*dst = fmt.Sprint(v)
+			}
+		}
+	}
+	return l
+}
+
+// auditMiddleware records every request a session's server receives
+// (notifications are not recorded) as one KindMCP record of workspace ws,
+// with the tool call's changes when the tool runs in this process.
+func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if strings.HasPrefix(method, "notifications/") {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			rec := audit.Record{Kind: audit.KindMCP, Action: method, Workspace: ws, Labels: labels(req), Outcome: "ok"}
+			if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+				p, _ := ex.TokenInfo.Extra[principalKey].(auth.Principal)
+				if p.Admin {
+					rec.Actor = "admin"
+				} else if p.Token != nil {
+					rec.Actor, rec.TokenID = p.Token.ID, p.Token.ID
+				}
+			}
+			if s := req.GetSession(); s != nil {
+				rec.Args = append(rec.Args, audit.Arg{Name: "mcp_session", Value: s.ID()})
+			}
+			switch p := req.GetParams().(type) {
+			case *sdk.CallToolParamsRaw:
+				rec.Args = append(rec.Args, audit.Arg{Name: "tool", Value: p.Name}, audit.Arg{Name: "input", Value: string(p.Arguments)})
+			case *sdk.ReadResourceParams:
+				rec.Args = append(rec.Args, audit.Arg{Name: "uri", Value: p.URI})
+			case *sdk.GetPromptParams:
+				rec.Args = append(rec.Args, audit.Arg{Name: "prompt", Value: p.Name})
+			}
+			// A tool run in this process adds its changes to span; one run
+			// by a worker gets the labels as headers (the worker records
+			// its tool call with its changes).
+			span := new(vfs.ChangeSpan)
+			ctx = vfs.WithChangeSpan(ctx, span)
+			h := http.Header{}
+			for k, v := range map[string]string{audit.HeaderAgent: rec.Labels.Agent, audit.HeaderSession: rec.Labels.Session, audit.HeaderModel: rec.Labels.Model, audit.HeaderTurn: rec.Labels.Turn} {
+				if v != "" {
+					h.Set(k, v)
+				}
+			}
+			if len(h) > 0 {
+				ctx = client.WithHeader(ctx, h)
+			}
+			res, err := next(ctx, method, req)
+			if err != nil {
+				rec.Outcome, rec.Error = "error", err.Error()
+			} else if ctr, ok := res.(*sdk.CallToolResult); ok && ctr.IsError {
+				rec.Outcome = "tool_error"
+				for _, c := range ctr.Content {
+					if tc, ok := c.(*sdk.TextContent); ok {
+						rec.Error = tc.Text
+						break
+					}
+				}
+			}
+			rec.Duration = time.Since(start).Microseconds()
+			for _, rg := range span.Ranges() {
+				rec.Changes = append(rec.Changes, audit.Span{First: rg[0], Last: rg[1]})
+			}
+			rec.Paths, rec.Truncated = span.Paths()
+			// The call's own context may be cancelled (a closed request):
+			// the record is still written.
+			j.Append(context.WithoutCancel(ctx), &rec)
+			return res, err
+		}
+	}
+}
+
+// AuditMiddleware is the middleware the HTTP handler adds to each session's
+// server when HandlerOptions.Audit is set, for servers made otherwise
+// (desk mcp over stdio): it records every request as one record of
+// workspace ws in j.
+func AuditMiddleware(j audit.Journal, ws string) sdk.Middleware { return auditMiddleware(j, ws) }
