@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/audit"
 )
 
 // Environment variables the client commands read (the client package's).
@@ -83,13 +85,25 @@ type server = client.Server
 // environment variable, else the config file (client.Resolve).
 func (sf *serverFlags) resolve() (server, error) { return client.Resolve(sf.url, sf.token) }
 
+// labelHeader is the audit labels of the CLI's requests, from $DESK_AGENT,
+// $DESK_SESSION, $DESK_MODEL and $DESK_TURN (an agent running desk sets them).
+func labelHeader() http.Header {
+	h := http.Header{}
+	for env, name := range map[string]string{"DESK_AGENT": audit.HeaderAgent, "DESK_SESSION": audit.HeaderSession, "DESK_MODEL": audit.HeaderModel, "DESK_TURN": audit.HeaderTurn} {
+		if v := os.Getenv(env); v != "" {
+			h.Set(name, v)
+		}
+	}
+	return h
+}
+
 // client resolves the server and returns a client for it.
 func (sf *serverFlags) client() (*client.Client, server, error) {
 	s, err := sf.resolve()
 	if err != nil {
 		return nil, s, err
 	}
-	c, err := client.New(s.URL, s.Token, client.Options{UserAgent: "desk-cli"})
+	c, err := client.New(s.URL, s.Token, client.Options{UserAgent: "desk-cli", Header: labelHeader()})
 	if err != nil {
 		return nil, s, fmt.Errorf("server URL %q (from %s): %w", s.URL, s.From, err)
 	}

@@ -61,6 +61,7 @@ func init() {
 		{"approve", "list a workspace's executions pending approval, or approve one: approve WS [ID]", runApprove},
 		{"deny", "deny an execution pending approval: deny WS ID", runDeny},
 		{"token", "mint, list and revoke workspace tokens: token mint|ls|revoke", tokenGroup.run},
+		{"audit", "the audit journal: who called what, allowed or not, changing which files: audit [WS] [--path P]|export|verify", runAudit},
 		{"share", "share a file as a link anyone holding it may open until it expires: share WS PATH, share ls|rm", runShare},
 		{"artifact", "publish a workspace's git repository for clone, fetch and push: artifact create|token|ls|revoke|rm", artifactGroup.run},
 		{"bench", "measure this machine: bench fs (the sandbox's /workspace against tmpfs and the disk)", benchGroup.run},

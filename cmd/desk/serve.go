@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/fair"
@@ -108,6 +109,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	shf := addShareFlags(fl)
 	fairFl := addFairFlags(fl)
 	egf := addEgressFlags(fl)
+	auditRet := fl.Duration("audit-retention", audit.DefaultRetention, "keep audit records this long (default 90 days); negative: forever")
 	settings := fl.String("settings", "", "read flag settings from this JSON file, an object of flag names (without dashes) to values; the command line wins")
 	if _, code, ok := sp.parse(fl, args, st); !ok {
 		return code
@@ -168,6 +170,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
 		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf, fair: fairCfg, egress: egCfg,
+		auditRetention: *auditRet,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -180,6 +183,7 @@ type serveConfig struct {
 	idle              time.Duration
 	maxOpen           int
 	maxData, reserve  int64 // --max-data-bytes, --reserve-bytes
+	auditRetention    time.Duration
 	writeConfig       bool
 	sandbox           string        // the --sandbox flag
 	workers           *workerConfig // nil: every workspace in this process
@@ -293,7 +297,18 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer artifacts.Close()
-	ao := api.Options{Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
+	if cfg.auditRetention == 0 {
+		cfg.auditRetention = audit.DefaultRetention
+	}
+	journal, err := openAudit(h.DataDir(), cfg.auditRetention)
+	if err != nil {
+		ln.Close()
+		a.Close()
+		h.Close()
+		return err
+	}
+	defer journal.Close()
+	ao := api.Options{Audit: journal, Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
 		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL,
 		Policy: ph.store, Approvals: ph.approvals}
 	ao.Ports = portConfig(backends, linkKey)

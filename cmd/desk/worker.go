@@ -310,10 +310,18 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer artifacts.Close()
+	// The audit journal, shared with the front: the worker records the
+	// requests it serves, with the changes they made.
+	journal, err := openAudit(wr.data, 0)
+	if err != nil {
+		h.Close()
+		return err
+	}
+	defer journal.Close()
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
 	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
-		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL, Policy: ph.store, Approvals: ph.approvals})
+		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL, Policy: ph.store, Approvals: ph.approvals, Audit: journal})
 	if err != nil {
 		h.Close()
 		return err

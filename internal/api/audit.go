@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -178,6 +180,17 @@ func auditFilter(r *http.Request, maxLimit int) (audit.Filter, error) {
 	return f, nil
 }
 
+// auditChainOf makes a read of workspace ws's records one of ws's own
+// records (so that they go with it when it is deleted), if ws exists.
+func (s *Server) auditChainOf(r *http.Request, c *call, ws string) {
+	if ws == "" || ws == "-" {
+		return
+	}
+	if _, err := s.host.Info(r.Context(), ws); err == nil {
+		c.ws = ws
+	}
+}
+
 // AuditList is a page of audit records.
 type AuditList struct {
 	Records []audit.Record `json:"records"`
@@ -192,6 +205,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
+	s.auditChainOf(r, c, f.Workspace)
 	ndjson := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	follow := r.URL.Query().Get("follow")
 	if follow == "1" || follow == "true" || ndjson {
@@ -255,6 +269,7 @@ func (s *Server) handleAuditVerify(w http.ResponseWriter, r *http.Request, c *ca
 	if s.opts.Audit == nil {
 		return errorf(http.StatusNotImplemented, CodeUnavailable, "this server keeps no audit journal")
 	}
+	s.auditChainOf(r, c, r.URL.Query().Get("workspace"))
 	rep, err := s.opts.Audit.Verify(r.Context(), r.URL.Query().Get("workspace"))
 	if err != nil {
 		return fmt.Errorf("verify audit journal: %w", err)
@@ -263,4 +278,106 @@ func (s *Server) handleAuditVerify(w http.ResponseWriter, r *http.Request, c *ca
 		rep.Chains = []audit.ChainReport{}
 	}
 	return writeJSON(w, http.StatusOK, rep)
+}
+
+// MaxExecJournalScan bounds the change-journal entries read at an
+// execution's end to find the changes made through the sandbox's mount
+// (attributed to the execution by the mount, not by context).
+const MaxExecJournalScan = 100_000
+
+// execAudit makes the record of an execution's end (KindExec): its status
+// and the changes it made, which may come long after the request that
+// started it.
+type execAudit struct {
+	s       *Server
+	written chan struct{} // closed once the end's record is written
+	rec     audit.Record
+	span    *vfs.ChangeSpan
+	fs      *vfs.FS
+	start   uint64 // the journal's newest number when the execution started
+}
+
+func (s *Server) newExecAudit(r *http.Request, c *call, fs *vfs.FS) *execAudit {
+	ea := &execAudit{s: s, span: new(vfs.ChangeSpan), fs: fs, start: fs.Seq(), written: make(chan struct{})}
+	ea.rec = audit.Record{Kind: audit.KindExec, Action: "execution", Workspace: c.ws, Labels: LabelsFrom(r.Header)}
+	if c.p.Admin {
+		ea.rec.Actor = "admin"
+	} else if c.p.Token != nil {
+		ea.rec.Actor, ea.rec.TokenID = c.p.Token.ID, c.p.Token.ID
+	}
+	return ea
+}
+
+func (ea *execAudit) ended(e *run.Execution) {
+	defer close(ea.written)
+	info := e.Info()
+	rec := ea.rec
+	rec.Outcome = string(info.Status)
+	rec.Error = info.Error
+	rec.Args = []audit.Arg{{Name: "execution", Value: info.ID}, {Name: "backend", Value: info.Backend}, {Name: "exit_code", Value: strconv.Itoa(info.ExitCode)}}
+	if info.Signal != "" {
+		rec.Args = append(rec.Args, audit.Arg{Name: "signal", Value: info.Signal})
+	}
+	if !info.Started.IsZero() && !info.Ended.IsZero() {
+		rec.Duration = info.Ended.Sub(info.Started).Microseconds()
+	}
+	ranges := ea.span.Ranges()
+	paths, trunc := ea.span.Paths()
+	if len(ranges) == 0 {
+		// Through the sandbox's mount: the changes the mount attributed
+		// to this execution (its actor is the execution's id).
+		ranges, paths, trunc = journalByActor(context.Background(), ea.fs, ea.start, info.ID)
+	}
+	for _, rg := range ranges {
+		rec.Changes = append(rec.Changes, audit.Span{First: rg[0], Last: rg[1]})
+	}
+	rec.Paths, rec.Truncated = paths, trunc
+	if err := ea.s.opts.Audit.Append(context.Background(), &rec); err != nil {
+		ea.s.opts.Logger.Error("audit record lost", "execution", info.ID, "err", err)
+	}
+}
+
+// journalByActor collects the changes after since made by actor, reading
+// at most MaxExecJournalScan entries.
+func journalByActor(ctx context.Context, fs *vfs.FS, since uint64, actor string) ([][2]uint64, []string, bool) {
+	var ranges [][2]uint64
+	var paths []string
+	seen := map[string]bool{}
+	trunc := false
+	read := 0
+	for read < MaxExecJournalScan {
+		chs, err := fs.Changes(ctx, since, 1000)
+		if err != nil || len(chs) == 0 {
+			trunc = trunc || err != nil
+			break
+		}
+		read += len(chs)
+		for _, ch := range chs {
+			since = ch.Seq
+			if ch.Actor != actor {
+				continue
+			}
+			if n := len(ranges); n > 0 && ranges[n-1][1]+1 == ch.Seq {
+				ranges[n-1][1] = ch.Seq
+			} else if n < vfs.MaxSpanRanges {
+				ranges = append(ranges, [2]uint64{ch.Seq, ch.Seq})
+			} else {
+				ranges[n-1][1], trunc = ch.Seq, true
+			}
+			for _, p := range []string{ch.Path, ch.OldPath} {
+				if p != "" && !seen[p] {
+					if len(paths) >= vfs.MaxSpanPaths {
+						trunc = true
+						continue
+					}
+					seen[p] = true
+					paths = append(paths, p)
+				}
+			}
+		}
+	}
+	if read >= MaxExecJournalScan {
+		trunc = true
+	}
+	return ranges, paths, trunc
 }

@@ -103,7 +103,7 @@ func TestAudit_ScriptedSession(t *testing.T) {
 	rs := e.auditList("workspace=w")
 	// The admin's creation of the workspace and minting of its token are
 	// the workspace's records too.
-	want := []string{"createWorkspace:ok", "setSecret:ok", "mintToken:ok", "writeFile:ok", "readFile:ok", "exec:ok", "deleteFile:ok", "readFile:ENOENT", "deleteFile:forbidden"}
+	want := []string{"createWorkspace:ok", "setSecret:ok", "mintToken:ok", "writeFile:ok", "readFile:ok", "execution:completed", "exec:ok", "deleteFile:ok", "readFile:ENOENT", "deleteFile:forbidden"}
 	got := actions(rs)
 	if !slices.Equal(got, want) {
 		t.Fatalf("records %q, want %q", got, want)
@@ -119,15 +119,16 @@ func TestAudit_ScriptedSession(t *testing.T) {
 			t.Fatalf("record %d: actor %q token %q labels %+v", r.N, r.Actor, r.TokenID, r.Labels)
 		}
 	}
-	put, exec := rs[0], rs[2]
+	put, end, exec := rs[0], rs[2], rs[3]
 	if arg(put, "path") != "/v1/workspaces/w/files/a.txt" || arg(put, "method") != "PUT" || len(put.Changes) == 0 || !slices.Contains(put.Paths, "/workspace/a.txt") {
 		t.Fatalf("the write's record: %+v", put)
 	}
 	if len(rs[1].Changes) != 0 {
 		t.Fatalf("a read records changes: %+v", rs[1])
 	}
-	if !slices.Contains(exec.Paths, "/workspace/b.txt") || arg(exec, "execution") == "" {
-		t.Fatalf("the execution's record: %+v", exec)
+	if !slices.Contains(end.Paths, "/workspace/b.txt") || len(end.Changes) == 0 || arg(end, "execution") != arg(exec, "execution") || arg(exec, "execution") == "" ||
+		end.Kind != audit.KindExec || arg(end, "exit_code") != "0" || len(exec.Paths) != 0 {
+		t.Fatalf("the execution's records: start %+v, end %+v", exec, end)
 	}
 	if src := arg(exec, "source"); strings.Contains(src, secret) || !strings.Contains(src, "[secret API_KEY]") {
 		t.Fatalf("the execution's source is not redacted: %q", src)
@@ -184,8 +185,8 @@ func TestAudit_ScriptedSession(t *testing.T) {
 	}
 	// NDJSON export: every record, one per line.
 	code, b, _ = e.raw("GET", "/v1/audit?workspace=w", e.admin, nil, "Accept", "application/x-ndjson")
-	all := e.auditList("workspace=w&limit=1000")
-	if n := strings.Count(string(b), "\n"); code != 200 || n != len(all) {
+	all := e.auditList("workspace=w&limit=1000") // the export's own record is the last
+	if n := strings.Count(string(b), "\n"); code != 200 || n != len(all)-1 || all[len(all)-1].Action != "audit" {
 		t.Fatalf("export: %d, %d lines for %d records", code, n, len(all))
 	}
 

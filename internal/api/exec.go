@@ -12,6 +12,7 @@ import (
 	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 func wireInfo(i run.Info) client.Execution {
@@ -114,6 +115,11 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		}
 		ectx = egress.WithLayer(ectx, egress.Layer{Source: egress.SourceExecution, Policy: p})
 	}
+	var ea *execAudit
+	if s.opts.Audit != nil {
+		ea = s.newExecAudit(r, c, l.Workspace().FS())
+		ectx = vfs.WithChangeSpan(ectx, ea.span)
+	}
 	e, err := rt.Exec(ectx, req.Source, o)
 	if err != nil {
 		l.Release()
@@ -133,6 +139,9 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		if s.opts.Executions != nil {
 			s.opts.Executions.ExecEnded(backend, status)
 		}
+		if ea != nil {
+			ea.ended(e)
+		}
 		l.Release()
 	}()
 	c.auditArg("execution", e.ID())
@@ -146,6 +155,14 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	res, err := e.Wait(ctx)
 	if res == nil {
 		return err
+	}
+	if ea != nil {
+		// The end's record comes before this request's (it is written
+		// as the execution ends, without waiting on anything).
+		select {
+		case <-ea.written:
+		case <-ctx.Done():
+		}
 	}
 	return writeJSON(w, http.StatusCreated, wireResult(res))
 }
