@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
