@@ -69,6 +69,9 @@ func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span 
 	if target != "" {
 		rec.Args = append(rec.Args, audit.Arg{Name: "workspace", Value: target})
 	}
+	if c.decision.Outcome != "" {
+		rec.Decision, rec.Rule = c.decision.Outcome, c.decision.Rule
+	}
 	if err != nil {
 		e := classify(err)
 		rec.Outcome, rec.Error = e.Code, e.Message

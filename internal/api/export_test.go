@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"github.com/desk-dev/desk/internal/policy"
+)
 
 // Routes returns "METHOD /openapi/path" for every route the mux registers.
 func Routes() []string {
@@ -15,4 +19,14 @@ func Routes() []string {
 // links.
 func SignPortLink(key []byte, ws string, port int, expires time.Time) string {
 	return signPortLink(key, portLink{ws: ws, port: port, expires: expires})
+}
+
+// AuditDecisionOf returns the decision a call's record keeps after ds are
+// made for it (call.auditDecision).
+func AuditDecisionOf(ds ...policy.Decision) policy.Decision {
+	c := &call{}
+	for _, d := range ds {
+		c.auditDecision(d)
+	}
+	return c.decision
 }

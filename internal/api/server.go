@@ -25,6 +25,7 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -481,7 +482,8 @@ type call struct {
 	lease *host.Lease // for routes that open the workspace
 	// forwarded: a worker served the request (and records it).
 	forwarded bool
-	args      []audit.Arg // the audit record's arguments added by the handler
+	args      []audit.Arg     // the audit record's arguments added by the handler
+	decision  policy.Decision // the strictest policy decision made for it (auditDecision)
 }
 
 // wrap authenticates, authorises, leases the workspace if the route needs
