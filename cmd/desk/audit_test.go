@@ -25,6 +25,15 @@ func TestAudit_Serve(t *testing.T) {
 	const marker = "zq-audit-marker-51d7"
 	mustDesk(t, nil, "ws", "create", "demo")
 	mustDesk(t, nil, "ws", "create", "kept")
+	var minted struct {
+		Token struct {
+			ID string `json:"id"`
+		} `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(mustDesk(t, nil, "token", "mint", "--workspace", "demo", "--scopes", "read", "--json")), &minted); err != nil || minted.Token.ID == "" {
+		t.Fatalf("token mint: %v %+v", err, minted)
+	}
+	mustDesk(t, []byte(marker+"-secret\n"), "secret", "set", "demo", "API_KEY", "--host", "a.example.com")
 	t.Setenv("DESK_SESSION", "cli-session")
 	t.Setenv("DESK_AGENT", "test-agent")
 	mustDesk(t, []byte(marker+" content\n"), "fs", "-w", "demo", "put", "/workspace/"+marker+".txt")
@@ -100,7 +109,7 @@ func TestAudit_Serve(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if bytes.Contains(b, []byte(marker)) {
+			if bytes.Contains(b, []byte(marker)) || bytes.Contains(b, []byte(minted.Token.ID)) {
 				t.Errorf("%s holds the deleted workspace's data", p)
 			}
 		}

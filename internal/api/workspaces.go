@@ -107,6 +107,11 @@ func (s *Server) handleDeleteWorkspace(w http.ResponseWriter, r *http.Request, c
 	if _, err := s.auth.RevokeWorkspace(r.Context(), c.ws); err != nil {
 		return fmt.Errorf("delete workspace: %w", err)
 	}
+	// Nothing of the workspace remains: its tokens are removed, not
+	// only revoked (docs/api.md, "Retention and deletion").
+	if _, err := s.auth.DeleteWorkspace(r.Context(), c.ws); err != nil {
+		return fmt.Errorf("delete workspace: %w", err)
+	}
 	if s.opts.Shares != nil {
 		if err := s.opts.Shares.DeleteWorkspace(r.Context(), c.ws); err != nil {
 			return fmt.Errorf("delete workspace: %w", err)

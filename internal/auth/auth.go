@@ -482,6 +482,34 @@ func (s *Store) RevokeWorkspace(ctx context.Context, ws string) (int, error) {
 	return n, nil
 }
 
+// DeleteWorkspace removes every token of workspace ws, active or revoked,
+// from the store (when the workspace is deleted: nothing of it remains; a
+// deleted token's secret is then unknown, not revoked). It returns how many
+// it removed.
+func (s *Store) DeleteWorkspace(ctx context.Context, ws string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, fmt.Errorf("delete tokens: %w", ErrClosed)
+	}
+	var ids []string
+	for id, t := range s.tokens {
+		if t.Workspace == ws {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if err := s.db.remove(ctx, ids); err != nil {
+		return 0, fmt.Errorf("delete tokens of %s: %w", ws, err)
+	}
+	for _, id := range ids {
+		delete(s.tokens, id)
+	}
+	return len(ids), nil
+}
+
 // Get returns the token id.
 func (s *Store) Get(id string) (Token, error) {
 	s.mu.RLock()

@@ -172,3 +172,54 @@ func TestStore_MaxTokens(t *testing.T) {
 		t.Fatalf("RevokeWorkspace = %d, %v", n, err)
 	}
 }
+
+// TestDeleteWorkspace: a deleted workspace's tokens, active and revoked,
+// leave the store and its files; another workspace's stay.
+func TestDeleteWorkspace(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir, auth.Options{})
+	var gone []auth.Token
+	for range 2 {
+		tok, _, err := s.Mint(ctx, auth.MintOptions{Workspace: "gone-ws-4c2b", Scopes: []auth.Scope{"read"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone = append(gone, tok)
+	}
+	if err := s.Revoke(ctx, gone[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	kept, _, err := s.Mint(ctx, auth.MintOptions{Workspace: "kept", Scopes: []auth.Scope{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteWorkspace(ctx, "gone-ws-4c2b"); err != nil || n != 2 {
+		t.Fatalf("DeleteWorkspace = %d, %v", n, err)
+	}
+	for _, tok := range gone {
+		if _, err := s.Get(tok.ID); !errors.Is(err, auth.ErrNotFound) {
+			t.Fatalf("token %s remains: %v", tok.ID, err)
+		}
+	}
+	if _, err := s.Get(kept.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(b), "gone-ws-4c2b") || strings.Contains(string(b), gone[1].ID) {
+			t.Errorf("%s still holds the deleted workspace's tokens", e.Name())
+		}
+	}
+	if again := open(t, dir, auth.Options{}); len(again.List("", 0)) != 1 {
+		t.Fatalf("after reopening: %+v", again.List("", 0))
+	}
+}

@@ -61,7 +61,7 @@ func openTokenDB(path string) (*tokenDB, error) {
 
 // init checks the file's layout, creating or migrating the schema.
 func (d *tokenDB) init() error {
-	if err := d.c.Exec("PRAGMA busy_timeout=5000; PRAGMA synchronous=FULL"); err != nil {
+	if err := d.c.Exec("PRAGMA busy_timeout=5000; PRAGMA synchronous=FULL; PRAGMA secure_delete=ON"); err != nil {
 		return err
 	}
 	app, err := d.int("PRAGMA application_id")
@@ -175,6 +175,26 @@ func (d *tokenDB) put(ctx context.Context, id string, val []byte, drop ...string
 			return err
 		}
 		return st.Exec(id, val)
+	})
+}
+
+// remove deletes the tokens ids in one transaction (secure_delete: their
+// bytes are overwritten in the file).
+func (d *tokenDB) remove(ctx context.Context, ids []string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return d.tx(func() error {
+		del, err := d.c.Prep("DELETE FROM tokens WHERE id = ?")
+		if err != nil {
+			return err
+		}
+		for _, x := range ids {
+			if err := del.Exec(x); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
