@@ -119,3 +119,48 @@ func TestAudit_Serve(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAudit_Rules: the policy's decisions on executions are records of
+// their own (denied and allowed, with the rule), next to the execution's,
+// through desk serve and its workers.
+func TestAudit_Rules(t *testing.T) {
+	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
+	data := filepath.Join(t.TempDir(), "data")
+	startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
+	mustDesk(t, nil, "ws", "create", "demo")
+	mustDesk(t, nil, "ws", "policy", "demo", "--command", "deny rm -rf /workspace")
+	t.Setenv("DESK_SESSION", "rules-session")
+	if _, errs, code := desk(t, nil, "exec", "demo", "--", "rm -rf /workspace"); code == 0 || !strings.Contains(errs, "policy_denied") {
+		t.Fatalf("rm -rf /workspace: %d %q", code, errs)
+	}
+	mustDesk(t, nil, "exec", "demo", "--", "echo ok > /workspace/f")
+	var got, execs []string
+	for _, l := range strings.Split(strings.TrimSpace(mustDesk(t, nil, "audit", "demo", "--json")), "\n") {
+		var r audit.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case r.Kind == audit.KindPolicy:
+			got = append(got, r.Decision+" "+r.Rule+" "+arg(r, "subject"))
+		case r.Action == "exec" && r.Labels.Session == "rules-session":
+			execs = append(execs, r.Outcome+":"+r.Decision)
+		}
+	}
+	if strings.Join(execs, ",") != "policy_denied:denied,ok:" {
+		t.Fatalf("the executions' requests: %q", execs)
+	}
+	want := []string{"denied deny rm -rf /workspace rm -rf /workspace", "allowed  echo ok"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("policy records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func arg(r audit.Record, name string) string {
+	for _, a := range r.Args {
+		if a.Name == name {
+			return a.Value
+		}
+	}
+	return ""
+}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 
+	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/audit"
+	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/policy"
 	deskrun "github.com/desk-dev/desk/internal/run"
 )
@@ -14,6 +18,9 @@ import (
 type policyHost struct {
 	store     *policy.Store
 	approvals *policy.Approvals
+	// journal, once set (before the server starts), records every
+	// approval as it is decided and every decision of the Gate.
+	journal audit.Journal
 }
 
 func newPolicyHost(dataDir string, log *slog.Logger) *policyHost {
@@ -21,6 +28,9 @@ func newPolicyHost(dataDir string, log *slog.Logger) *policyHost {
 	h.approvals = policy.NewApprovals(policy.ApprovalOptions{OnDecide: func(a policy.Approval) {
 		log.Info("approval", "workspace", a.Workspace, "id", a.ID, "status", a.Status, "requester", a.Requester,
 			"approver", a.Approver, "rule", a.Decision.Rule)
+		if h.journal != nil {
+			api.ApprovalRecorder(h.journal)(a)
+		}
 	}})
 	return h
 }
@@ -31,6 +41,12 @@ func (h *policyHost) setRun(bs *backendSet, log *slog.Logger) {
 		OnDecision: func(ws string, d policy.Decision) {
 			if d.Outcome != policy.Allowed {
 				log.Info("policy decision", "workspace", ws, "outcome", d.Outcome, "rule", d.Rule, "source", d.Source, "command", d.Subject)
+			}
+			if h.journal != nil {
+				// The Gate does not say for whom: the execution's own
+				// records (its start and end) next to this one do.
+				r := api.PolicyRecord(ws, auth.Principal{}, audit.Labels{}, d)
+				h.journal.Append(context.Background(), &r)
 			}
 		}})
 }

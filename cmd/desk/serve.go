@@ -308,6 +308,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer journal.Close()
+	ph.journal = journal
 	ao := api.Options{Audit: journal, Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
 		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL,
 		Policy: ph.store, Approvals: ph.approvals}

@@ -318,6 +318,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	defer journal.Close()
+	ph.journal = journal
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
 	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -71,6 +73,8 @@ func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span 
 	}
 	if c.decision.Outcome != "" {
 		rec.Decision, rec.Rule = c.decision.Outcome, c.decision.Rule
+	} else if errors.Is(err, policy.ErrDenied) {
+		rec.Decision = audit.Denied // the rule is in the error (and in the policy record)
 	}
 	if err != nil {
 		e := classify(err)

@@ -25,7 +25,6 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
 	"github.com/desk-dev/desk/internal/mcp"
-	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/vfs"
