@@ -121,6 +121,7 @@ type pendView struct {
 	dents   map[dkey]uint64   // changed entries; 0 = removed
 	xattr   map[uint64]bool   // inodes whose xattrs changed
 	content map[uint64]bool   // inodes whose content changed
+	dirs    map[uint64]bool   // directories with a changed entry
 }
 
 // keepPending leaves t open for more deferred requests (wmu is held): its
@@ -132,12 +133,13 @@ func (f *FS) keepPending(t *tx, delay time.Duration) {
 	v := f.view
 	if v == nil {
 		v = &pendView{inodes: make(map[uint64]*inode), dents: make(map[dkey]uint64),
-			xattr: make(map[uint64]bool), content: make(map[uint64]bool)}
+			xattr: make(map[uint64]bool), content: make(map[uint64]bool), dirs: make(map[uint64]bool)}
 		f.view = v
 	}
 	for _, u := range t.touched[t.viewed:] {
 		if u.dent {
 			v.dents[u.k] = t.dents[u.k]
+			v.dirs[u.k.parent] = true
 			continue
 		}
 		if in := t.inodes[u.ino]; in != nil {
@@ -233,4 +235,27 @@ func (f *FS) syncFor(ctx context.Context, ino uint64, xattr bool) error {
 		return nil
 	}
 	return f.commitNow(ctx, "commit")
+}
+
+// listingView tells a directory listing of dir how the pending transaction
+// bears on it: commit is set when it changed an entry of dir (the listing
+// must read the database with it committed); otherwise the listing may read
+// the committed entries and take their modes from mode (nil when nothing is
+// pending), so that a batch of changes elsewhere costs a listing no commit.
+func (f *FS) listingView(dir uint64) (commit bool, mode func(ino uint64) (uint32, bool)) {
+	if !f.pendOn.Load() {
+		return false, nil
+	}
+	f.vmu.RLock()
+	defer f.vmu.RUnlock()
+	if f.view == nil {
+		return false, nil
+	}
+	if f.view.dirs[dir] {
+		return true, nil
+	}
+	return false, func(ino uint64) (uint32, bool) {
+		in, _, found := f.viewInode(ino)
+		return in.Mode, found
+	}
 }

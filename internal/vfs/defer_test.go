@@ -230,3 +230,66 @@ func TestFS_WithCommitDelayHandles(t *testing.T) {
 		t.Fatalf("a record write left changes pending (pending %v, seq %d)", f.pendOn.Load(), f.Seq())
 	}
 }
+
+// TestFS_WithBatching_listings checks that a listing of a directory the
+// pending transaction did not change reads without committing it (with the
+// modes of its entries as applied), while a listing of a changed directory
+// commits first and shows the change; and that a Close through the
+// batching handle leaves the data pending, visible to readers.
+func TestFS_WithBatching_listings(t *testing.T) {
+	bg := context.Background()
+	f, err := Open(bg, t.TempDir()+"/x.db", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, d := range []string{"/src", "/dst"} {
+		if err := f.Mkdir(bg, d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.WriteFile(bg, "/src/a", []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := f.WithBatching(time.Hour) // only something else commits
+	h, err := b.Create(bg, "/dst/copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Write([]byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Chmod(bg, "/src/a", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !f.pendOn.Load() {
+		t.Fatal("Close through a batching handle committed")
+	}
+	seq := f.Seq()
+	ents, err := f.ReadDir(bg, "/src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name != "a" || ents[0].Mode != S_IFREG|0o600 {
+		t.Fatalf("listing of /src: %+v, want a with mode 0600 (the pending chmod)", ents)
+	}
+	if f.Seq() != seq || !f.pendOn.Load() {
+		t.Fatal("listing an unchanged directory committed the pending changes")
+	}
+	ents, err = f.ReadDir(bg, "/dst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name != "copy" {
+		t.Fatalf("listing of /dst: %+v, want copy", ents)
+	}
+	if f.Seq() == seq || f.pendOn.Load() {
+		t.Fatal("listing a changed directory did not commit first")
+	}
+	if got, err := f.ReadFile(bg, "/dst/copy"); err != nil || string(got) != "data" {
+		t.Fatalf("read the file closed through the batching handle: %q, %v", got, err)
+	}
+}

@@ -73,7 +73,8 @@
 // transaction stays open for the changes that follow it, committed together
 // at most the delay later or as soon as anything else commits (a change
 // without delay from any caller, Commit, a handle's Sync or Close, a read
-// that needs the database to hold it, Close). A crash can lose such changes,
+// that needs the database to hold it (a listing of a directory they changed;
+// other listings read around them), Close). A crash can lose such changes,
 // but only the newest ones, in order: what survives is always the state after
 // some prefix of the changes (TestCrashKill9Deferred). See defer.go.
 //

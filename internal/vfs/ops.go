@@ -205,12 +205,34 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
 	var out []DirEntry
 	ver := f.cache.version()
-	err := f.queryRows(ctx, `SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
-		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`, []any{ino, after, limit}, func(st *sqlite.Stmt) {
+	const q = `SELECT d.name, d.ino, i.mode FROM dentries d JOIN inodes i ON i.ino = d.ino
+		WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`
+	row := func(st *sqlite.Stmt) {
 		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1)), Mode: uint32(st.Int64(2))})
-	})
-	if err == nil && after == "" && len(out) < limit {
-		f.cache.fillDir(ver, ino, out) // the whole directory: later misses are absent names
+	}
+	commit, mode := f.listingView(ino)
+	if commit || mode == nil {
+		err := f.queryRows(ctx, q, []any{ino, after, limit}, row)
+		if err == nil && after == "" && len(out) < limit {
+			f.cache.fillDir(ver, ino, out) // the whole directory: later misses are absent names
+		}
+		return out, err
+	}
+	// Deferred changes are pending, none to this directory's entries: read
+	// the committed ones without committing, with the modes as applied.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := f.readerRaw()
+	if err != nil {
+		return nil, err
+	}
+	err = c.Query(q, []any{ino, after, limit}, row)
+	f.putReader(c)
+	for i := range out {
+		if m, ok := mode(out[i].Ino); ok && m != 0 {
+			out[i].Mode = m
+		}
 	}
 	return out, err
 }
