@@ -636,6 +636,8 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	fake := &fakeProvider{kind: kind, script: script}
 	base := fake.start(t)
 	setEnv(t, desk.URL, tok.Secret, kind, base)
+	session := "test-session-" + kind
+	t.Setenv("DESK_SESSION", session)
 	stdin := strings.NewReader("write notes.txt with alpha and beta, then count its lines\nand now?\n")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"-w", ws, "-model", "test-model", "-retry-wait", "1ms"}, stdin, &stdout, &stderr, nil)
@@ -653,6 +655,29 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	// The file is in the workspace.
 	if b, err := adminClient.ReadFile(ctx, ws, "notes.txt"); err != nil || string(b) != "alpha\nbeta\n" {
 		t.Errorf("notes.txt = %q, %v", b, err)
+	}
+
+	// The audit journal has the session's tool calls, each with the model
+	// turn that made it.
+	recs, err := adminClient.Audit(ctx, client.AuditQuery{Workspace: ws, Session: session, Action: "callTool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, r := range recs.Records {
+		path := ""
+		for _, a := range r.Args {
+			if a.Name == "path" {
+				path = a.Value
+			}
+		}
+		if r.Labels.Agent != "desk-agent-example" || r.Labels.Model != "test-model" || r.TokenID != tok.Token.ID {
+			t.Errorf("audit record %+v", r)
+		}
+		calls = append(calls, path[strings.LastIndex(path, "/")+1:]+"@"+r.Labels.Turn)
+	}
+	if got := strings.Join(calls, " "); got != "write@1 exec@2" {
+		t.Errorf("audited tool calls of the session: %q, want %q", got, "write@1 exec@2")
 	}
 
 	// The tools offered are the server's own definitions.

@@ -49,12 +49,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fl.Usage()
 		return 2
 	}
+	p, err := pf.NewProvider(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return 1
+	}
 	srv, err := client.Resolve(*url, *token)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
 		return 1
 	}
-	dc, err := client.New(srv.URL, srv.Token, client.Options{UserAgent: "desk-agent-example"})
+	// Every desk request carries the session's audit labels.
+	labels := chat.SessionLabels(os.Getenv("DESK_SESSION"), p.ModelName())
+	co := client.Options{UserAgent: chat.AgentLabel, Header: labels}
+	dc, err := client.New(srv.URL, srv.Token, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: desk server %q (from %s): %v\n", srv.URL, srv.From, err)
 		return 1
@@ -64,18 +72,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		*approveToken = os.Getenv("DESK_APPROVE_TOKEN")
 	}
 	if *approveToken != "" {
-		if approver, err = client.New(srv.URL, *approveToken, client.Options{UserAgent: "desk-agent-example"}); err != nil {
+		if approver, err = client.New(srv.URL, *approveToken, co); err != nil {
 			fmt.Fprintf(stderr, "agent: %v\n", err)
 			return 1
 		}
 	}
-	p, err := pf.NewProvider(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(stderr, "agent: %v\n", err)
-		return 1
-	}
 	cfg := pf.Options()
 	cfg.Desk, cfg.Approver, cfg.Workspace, cfg.Provider = dc, approver, *ws, p
+	cfg.Session = labels.Get(chat.HeaderSession)
 	a, err := chat.New(ctx, cfg, chat.IO{In: stdin, Out: stdout, Err: stderr, Interrupt: interrupt, Live: isTerminal(stdout)})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,9 @@ type Config struct {
 	// exec waits for one, the person is asked (a token with the approve
 	// scope that is not the agent's own, or the admin token).
 	Approver *client.Client
+	// Session is the session's audit label (SessionLabels), for the
+	// banner; the Desk client sends it. Each tool call adds its turn.
+	Session string
 	// System is added to the built-in system prompt.
 	System string
 	// MaxTokens bounds one model answer (Anthropic needs one: default
@@ -71,6 +76,9 @@ type Agent struct {
 	atLineStart bool
 	// statusShown is whether a Live status line is on the screen.
 	statusShown bool
+	// turns counts the model's answers in the session: the X-Desk-Turn
+	// label of the tool calls each one makes.
+	turns int
 }
 
 // New checks cfg, fills in its defaults and reads the workspace's tools
@@ -125,6 +133,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		names[i] = t.Name
 	}
 	fmt.Fprintf(a.io.Out, "desk agent · workspace %s · %s · tools: %s\n", a.cfg.Workspace, a.cfg.Provider.Name(), strings.Join(names, ", "))
+	if a.cfg.Session != "" {
+		fmt.Fprintf(a.io.Out, "Audit session %s: desk audit --session %s %s lists what the agent does.\n", a.cfg.Session, a.cfg.Session, a.cfg.Workspace)
+	}
 	fmt.Fprintf(a.io.Out, "Type a message. /help, /reset starts over, /exit or Ctrl-D quits, Ctrl-C stops a turn.\n")
 	for {
 		fmt.Fprint(a.io.Out, "> ")
@@ -271,6 +282,7 @@ func (a *Agent) Turn(ctx context.Context, line string) error {
 		if err != nil {
 			return err
 		}
+		a.turns++
 		if len(reply.Blocks) > 0 {
 			a.msgs = append(a.msgs, Message{Role: RoleAssistant, Blocks: reply.Blocks})
 		}
@@ -287,8 +299,9 @@ func (a *Agent) Turn(ctx context.Context, line string) error {
 			return nil
 		}
 		results := make([]Block, 0, len(calls))
+		tctx := client.WithHeader(ctx, http.Header{HeaderTurn: {strconv.Itoa(a.turns)}})
 		for _, c := range calls {
-			results = append(results, a.runTool(ctx, c))
+			results = append(results, a.runTool(tctx, c))
 		}
 		a.addUser(results...)
 		if err := ctx.Err(); err != nil {

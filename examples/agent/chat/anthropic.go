@@ -31,6 +31,9 @@ const anthropicVersion = "2023-06-01"
 // Name implements Provider.
 func (a *Anthropic) Name() string { return "anthropic " + a.Model }
 
+// ModelName implements Provider.
+func (a *Anthropic) ModelName() string { return a.Model }
+
 type anthropicRequest struct {
 	Model     string             `json:"model"`
 	MaxTokens int                `json:"max_tokens"`

@@ -61,6 +61,16 @@
 // says so once and the agent stops looking for the session; the exec waits
 // for another approver (desk approve) or the server's approval timeout.
 //
+// # Audit labels
+//
+// Every desk request of a session carries the audit journal's labels
+// (SessionLabels): X-Desk-Agent desk-agent-example, X-Desk-Session (a
+// random id, or $DESK_SESSION), X-Desk-Model (the model), and each tool
+// call X-Desk-Turn, the number of the model's answer in the session that
+// made it. So `desk audit --session ID WS` lists, answer by answer, every
+// call the agent made, what each was allowed or refused and what it
+// changed; the banner prints the session id.
+//
 // # Limits
 //
 //   - A tool result's text sent to the model is at most MaxResultBytes

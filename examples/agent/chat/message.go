@@ -92,6 +92,8 @@ type Reply struct {
 type Provider interface {
 	// Name is the provider and model, for the banner ("anthropic claude-...").
 	Name() string
+	// ModelName is the model's name.
+	ModelName() string
 	// Stream sends req and returns the reply, calling onText with each piece
 	// of the model's text as it arrives. Its errors that a retry may cure
 	// (rate limits, overload, a broken stream) are *APIError with Retryable.

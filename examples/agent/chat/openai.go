@@ -29,6 +29,9 @@ const DefaultOpenAIURL = "https://api.openai.com/v1"
 // Name implements Provider.
 func (o *OpenAI) Name() string { return "openai " + o.Model }
 
+// ModelName implements Provider.
+func (o *OpenAI) ModelName() string { return o.Model }
+
 type openaiRequest struct {
 	Model     string          `json:"model"`
 	Messages  []openaiMessage `json:"messages"`
