@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -130,18 +131,19 @@ type BigRepo struct {
 	Dirs    int // directories the files are spread over
 }
 
-// Big writes a non-bare repository at dir (on branch main) of r.Files
-// files in r.Dirs directories and r.Commits commits, with git fast-import
-// (one process, one pack): the first commit adds every file, each later
-// one changes a few files (and adds one), so history, diffs and logs have
-// substance. The content is a function of r alone, so the same r always
-// gives the same commit ids. The work tree is checked out.
+// Big writes a bare repository at dir (branch main) whose last commit has
+// r.Files files in r.Dirs directories, and r.Commits commits, with git
+// fast-import (one process, one pack): the first commit adds most files,
+// each later one adds one and changes three, and every message has a
+// subject and a body, so history, diffs and logs have substance. The
+// content is a function of r alone, so the same r always gives the same
+// commit ids.
 func Big(t testing.TB, dir string, r BigRepo) {
 	t.Helper()
 	if r.Dirs <= 0 {
 		r.Dirs = 1
 	}
-	Git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	Git(t, filepath.Dir(dir), "init", "-q", "--bare", "-b", "main", dir)
 	pr, pw := io.Pipe()
 	go func() {
 		w := bufio.NewWriterSize(pw, 1<<20)
@@ -154,7 +156,6 @@ func Big(t testing.TB, dir string, r BigRepo) {
 	if _, err := GitErr(dir, pr, "fast-import", "--quiet", "--done"); err != nil {
 		t.Fatal(err)
 	}
-	Git(t, dir, "checkout", "-q", "-f", "main")
 }
 
 // bigFile is the name of file i of r.
@@ -292,4 +293,84 @@ func Import(t testing.TB, f *vfs.FS, src, dst string) {
 	if err != nil {
 		t.Fatalf("import %s into the store: %v", src, err)
 	}
+}
+
+// BigScript is a bash script of git commands over a big repository (Big):
+// clone $SRC into big, then status, log (all of it, with --stat, by path),
+// diffs between revisions, 100 files changed, 10 deleted, one added,
+// status and diffs of that, a commit and the log after it. Its stdout is
+// the same wherever git is git: tests run it through desk's backends and
+// through the real git on a temporary directory and compare.
+const BigScript = `set -e
+git clone -q "$SRC" big
+cd big
+echo "== status"; git status --porcelain; git status
+echo "== log"; git log --format='%H %T %P %an <%ae> %aI %s'
+echo "== log -n 20 --stat"; git log -n 20 --stat
+echo "== log path"; git log --oneline -- d007
+echo "== diff --stat"; git diff --stat HEAD~20 HEAD
+echo "== diff"; git diff HEAD~3 HEAD
+for f in $(git ls-files | head -n 100); do echo appended >> "$f"; done
+for f in $(git ls-files | tail -n 10); do rm "$f"; done
+mkdir -p added && echo new > added/new.txt
+echo "== changed status"; git status --porcelain; git status
+echo "== changed diff --stat"; git diff --stat
+echo "== changed diff --name-status"; git diff --name-status
+echo "== changed diff"; git diff
+git add -A
+echo "== cached"; git diff --cached --stat
+git commit -q -m "a big change"
+echo "== after commit"; git status --porcelain; git log -n 2 --format='%H %T %s'; git log -n 1 --stat
+`
+
+// Bash runs script with the host's bash in dir, with Env(dir) and vars,
+// and returns its stdout, stderr and exit status.
+func Bash(t testing.TB, dir string, vars map[string]string, script string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = Env(dir)
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("bash: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// FirstDiff describes where a and b first differ, by line, with a few
+// lines of context ("" when they are equal).
+func FirstDiff(a, b string) string {
+	if a == b {
+		return ""
+	}
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	i := 0
+	for i < len(la) && i < len(lb) && la[i] == lb[i] {
+		i++
+	}
+	from := max(0, i-3)
+	ctx := func(l []string) string {
+		return strings.Join(l[from:min(len(l), i+3)], "\n")
+	}
+	return fmt.Sprintf("first difference at line %d (of %d and %d):\n--- one:\n%s\n--- other:\n%s", i+1, len(la), len(lb), ctx(la), ctx(lb))
+}
+
+// KnownDivergences rewrites the real git's output of BigScript where
+// gitws is known to print otherwise, so that a comparison catches every
+// other difference. Each rewrite says why:
+//
+//   - git log's medium format indents a message's empty lines by four
+//     spaces ("    "); gitws prints them empty (internal/gitws cmd_log.go,
+//     printCommit). Commits with a body show it.
+func KnownDivergences(realGit string) string {
+	return strings.ReplaceAll(realGit, "\n    \n", "\n\n")
 }
