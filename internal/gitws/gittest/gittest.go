@@ -1,7 +1,3 @@
-// Package gittest holds test helpers around the machine's real git: running
-// it with a fixed identity, a smart-HTTP server (real git http-backend under
-// net/http/cgi on 127.0.0.1) and a fast builder of large repositories
-// (git fast-import). Only tests import it.
 package gittest
 
 import (
