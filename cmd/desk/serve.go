@@ -107,6 +107,7 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	workerCPU := fl.Int("worker-cpu-weight", 100, "each worker's CPU weight, 1 to 10000: CPU shared in proportion among busy workspaces (0: the kernel's default)")
 	workerPids := fl.Int64("worker-pids", defaultWorkerPids, "the most processes and threads of each worker, its sandbox included (0: no limit)")
 	shf := addShareFlags(fl)
+	qf := addQuotaFlags(fl)
 	fairFl := addFairFlags(fl)
 	egf := addEgressFlags(fl)
 	auditRet := fl.Duration("audit-retention", audit.DefaultRetention, "keep audit records this long (default 90 days); negative: forever")
@@ -120,6 +121,9 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 		}
 	}
 	if err := shf.check(); err != nil {
+		return sp.usageError(st, fl, err)
+	}
+	if err := qf.check(); err != nil {
 		return sp.usageError(st, fl, err)
 	}
 	fairCfg, err := fairFl.config()
@@ -165,12 +169,12 @@ func serve(ctx context.Context, args []string, st streams, hooks serveHooks) int
 	var wc *workerConfig
 	if *workers && hooks.backends == nil {
 		wc = &workerConfig{data: *data, idle: *idle, maxData: *maxData, reserve: *reserve, sandbox: *sandboxRT, logLevel: level, logJSON: *logFormat == "json",
-			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf, fair: fairCfg, egress: egCfg}
+			limits: cgroup.Limits{MemoryBytes: *workerMem, CPUWeight: *workerCPU, Pids: *workerPids}, stderr: st.err, shares: shf, fair: fairCfg, egress: egCfg, quota: qf}
 	}
 	if err := serveUntil(ctx, serveConfig{
 		addr: *addr, data: *data, token: *token, idle: *idle, maxOpen: *maxOpen, maxData: *maxData, reserve: *reserve,
 		writeConfig: !*noConfig, log: log, st: st, hooks: hooks, sandbox: *sandboxRT, workers: wc, shares: shf, fair: fairCfg, egress: egCfg,
-		auditRetention: *auditRet,
+		auditRetention: *auditRet, quota: qf,
 	}); err != nil {
 		return sp.fail(st, err)
 	}
@@ -188,6 +192,7 @@ type serveConfig struct {
 	sandbox           string        // the --sandbox flag
 	workers           *workerConfig // nil: every workspace in this process
 	shares            *shareFlags
+	quota             quotaFlags
 	fair              fairConfig
 	egress            egressConfig
 	log               *slog.Logger
@@ -240,7 +245,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		MaxDataBytes: cfg.maxData,
 		SharedSpace:  cfg.workers != nil,
 		ReserveBytes: cfg.reserve,
-		Workspace:    bs.workspaceOptions(),
+		Workspace:    cfg.quota.workspace(bs.workspaceOptions()),
 		Logger:       cfg.log,
 	})
 	if errors.Is(err, host.ErrLocked) {
@@ -312,6 +317,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	ao := api.Options{Audit: journal, Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
 		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL,
 		Policy: ph.store, Approvals: ph.approvals}
+	cfg.quota.apply(&ao)
 	ao.Ports = portConfig(backends, linkKey)
 	ao.Ports.PublicURL = cfg.shares.publicURL
 	if ledger != nil {

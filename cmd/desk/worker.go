@@ -52,6 +52,7 @@ type workerConfig struct {
 	stderr   io.Writer // the workers' logs go where the server's go
 	shares   *shareFlags
 	egress   egressConfig
+	quota    quotaFlags
 	// publicURL is where share links start (set once the front listens,
 	// before the pool starts a worker).
 	publicURL string
@@ -146,6 +147,7 @@ func (wc workerConfig) args() []string {
 	if wc.shares != nil {
 		a = append(a, wc.shares.args(wc.publicURL)...)
 	}
+	a = append(a, wc.quota.args()...)
 	return append(a, wc.egress.args()...)
 }
 
@@ -177,6 +179,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logLevel := fl.String("log-level", "info", "log level")
 	logFormat := fl.String("log-format", "text", "text or json")
 	shf := addShareFlags(fl)
+	qf := addQuotaFlags(fl)
 	fairArg := fl.String("fair", "", "the fair shares, as JSON (its server's)")
 	egf := addEgressFlags(fl)
 	if err := fl.Parse(args); err != nil {
@@ -218,7 +221,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if err := serveWorker(ctx, workerRun{data: *data, ws: as.Workspace, sock: as.Socket, idle: *idle, maxData: *maxData,
-		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf, fair: fairCfg, egress: egCfg}); err != nil {
+		reserve: *reserve, sandbox: *sandboxRT, recovered: as.Recovered, log: log, key: hello.Key, ctl: ctl, report: stdout, shares: shf, fair: fairCfg, egress: egCfg, quota: qf}); err != nil {
 		log.Error("desk worker", "err", err)
 		return exitError
 	}
@@ -235,6 +238,7 @@ type workerRun struct {
 	ctl                                *worker.Control
 	report                             io.Writer
 	shares                             *shareFlags
+	quota                              quotaFlags
 	fair                               fairConfig
 	egress                             egressConfig
 }
@@ -277,6 +281,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 		return err
 	}
 	wo := bs.workspaceOptions()
+	wo.VFS = wr.quota.vfs()
 	wo.VFS.Space = space
 	wo.Run.Recovered = wr.recovered
 	var srv *worker.Server
@@ -321,8 +326,10 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	ph.journal = journal
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
-	a, err := api.New(h, nil, api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
-		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL, Policy: ph.store, Approvals: ph.approvals, Audit: journal})
+	wao := api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,
+		Executions: execReport{&srv}, Artifacts: artifacts, ArtifactURL: wr.shares.publicURL, Policy: ph.store, Approvals: ph.approvals, Audit: journal}
+	wr.quota.apply(&wao)
+	a, err := api.New(h, nil, wao)
 	if err != nil {
 		h.Close()
 		return err

@@ -296,16 +296,15 @@ const MaxExecJournalScan = 100_000
 // and the changes it made, which may come long after the request that
 // started it.
 type execAudit struct {
-	s       *Server
-	written chan struct{} // closed once the end's record is written
-	rec     audit.Record
-	span    *vfs.ChangeSpan
-	fs      *vfs.FS
-	start   uint64 // the journal's newest number when the execution started
+	s     *Server
+	rec   audit.Record
+	span  *vfs.ChangeSpan
+	fs    *vfs.FS
+	start uint64 // the journal's newest number when the execution started
 }
 
 func (s *Server) newExecAudit(r *http.Request, c *call, fs *vfs.FS) *execAudit {
-	ea := &execAudit{s: s, span: new(vfs.ChangeSpan), fs: fs, start: fs.Seq(), written: make(chan struct{})}
+	ea := &execAudit{s: s, span: new(vfs.ChangeSpan), fs: fs, start: fs.Seq()}
 	ea.rec = audit.Record{Kind: audit.KindExec, Action: "execution", Workspace: c.ws, Labels: LabelsFrom(r.Header)}
 	if c.p.Admin {
 		ea.rec.Actor = "admin"
@@ -316,7 +315,6 @@ func (s *Server) newExecAudit(r *http.Request, c *call, fs *vfs.FS) *execAudit {
 }
 
 func (ea *execAudit) ended(e *run.Execution) {
-	defer close(ea.written)
 	info := e.Info()
 	rec := ea.rec
 	rec.Outcome = string(info.Status)
@@ -324,6 +322,9 @@ func (ea *execAudit) ended(e *run.Execution) {
 	rec.Args = []audit.Arg{{Name: "execution", Value: info.ID}, {Name: "backend", Value: info.Backend}, {Name: "exit_code", Value: strconv.Itoa(info.ExitCode)}}
 	if info.Signal != "" {
 		rec.Args = append(rec.Args, audit.Arg{Name: "signal", Value: info.Signal})
+	}
+	if u := info.Usage; u != nil {
+		rec.Args = append(rec.Args, audit.Arg{Name: "cpu_us", Value: strconv.FormatInt((u.UserTime + u.SysTime).Microseconds(), 10)})
 	}
 	if !info.Started.IsZero() && !info.Ended.IsZero() {
 		rec.Duration = info.Ended.Sub(info.Started).Microseconds()

@@ -100,6 +100,9 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		}
 		o.Timeout = d
 	}
+	if err := s.admitExec(r.Context(), c.ws); err != nil {
+		return err
+	}
 	// The execution holds its own lease so that its workspace is not
 	// hibernated while it runs (a detached one too: until it ends).
 	l, err := s.host.Acquire(r.Context(), c.ws)
@@ -131,6 +134,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if s.opts.Executions != nil {
 		s.opts.Executions.ExecStarted(backend)
 	}
+	accounted := make(chan struct{}) // closed once the end is counted and recorded
 	go func() {
 		<-e.Done()
 		status := string(e.Info().Status)
@@ -139,9 +143,11 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		if s.opts.Executions != nil {
 			s.opts.Executions.ExecEnded(backend, status)
 		}
+		s.chargeCPU(c.ws, e.Info().Usage)
 		if ea != nil {
 			ea.ended(e)
 		}
+		close(accounted)
 		l.Release()
 	}()
 	c.auditArg("execution", e.ID())
@@ -156,13 +162,11 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if res == nil {
 		return err
 	}
-	if ea != nil {
-		// The end's record comes before this request's (it is written
-		// as the execution ends, without waiting on anything).
-		select {
-		case <-ea.written:
-		case <-ctx.Done():
-		}
+	// The end's record and its CPU's count come before this request's
+	// answer (they are made as the execution ends, waiting on nothing).
+	select {
+	case <-accounted:
+	case <-ctx.Done():
 	}
 	return writeJSON(w, http.StatusCreated, wireResult(res))
 }

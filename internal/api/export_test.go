@@ -30,3 +30,10 @@ func AuditDecisionOf(ds ...policy.Decision) policy.Decision {
 	}
 	return c.decision
 }
+
+// SetQuotaClock sets the clock of s's execution quotas.
+func SetQuotaClock(s *Server, now func() time.Time) {
+	s.quota.mu.Lock()
+	s.quota.now = now
+	s.quota.mu.Unlock()
+}

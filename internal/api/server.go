@@ -192,6 +192,18 @@ type Options struct {
 	// made (package audit). A front records only the requests no worker
 	// served: each worker records its own. GET /v1/audit queries it.
 	Audit *audit.Store
+	// MaxExecsPerMinute bounds the executions started in each workspace
+	// in a minute (a fixed window): past it, 429 too_many. Default
+	// DefaultMaxExecsPerMinute (600); negative: no bound.
+	MaxExecsPerMinute int
+	// MaxCPUPerDay bounds the CPU time of each workspace's executions in
+	// a UTC day, as their backends measure it (the sandbox's programs;
+	// the shell and js run inside desk and are not measured): once
+	// reached, new executions get 429 too_many until the day ends (a
+	// running one is not stopped). Read back from the audit journal when a
+	// worker starts. Default DefaultMaxCPUPerDay (24h: one core all day);
+	// negative: no bound.
+	MaxCPUPerDay time.Duration
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.
@@ -244,6 +256,8 @@ func (o *Options) setDefaults() error {
 	def(&o.MaxToolBodyBytes, DefaultMaxToolBodyBytes)
 	defi(&o.MaxJSONDepth, jsonlimit.DefaultMaxDepth)
 	defi(&o.Mounts.Max, DefaultMaxMounts)
+	defi(&o.MaxExecsPerMinute, DefaultMaxExecsPerMinute)
+	defd(&o.MaxCPUPerDay, DefaultMaxCPUPerDay)
 	defi(&o.Mounts.MaxPerWorkspace, DefaultMaxMountsPerWorkspace)
 	if o.DefaultLimit > o.MaxLimit {
 		o.DefaultLimit = o.MaxLimit
@@ -278,6 +292,8 @@ type Server struct {
 	slots       chan struct{} // a PUT body being received holds one (Options.MaxUploads)
 	waiting     atomic.Int64  // PUTs waiting for a slot
 
+	quota quotas // executions per minute, CPU per day (quota.go)
+
 	portOnce sync.Once
 	portRT   *http.Transport // to the sandboxes' ports (ports.go)
 }
@@ -298,7 +314,7 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	if opts.Shares != nil && opts.Tools.MaxPublishBytes == 0 {
 		opts.Tools.MaxPublishBytes = opts.Shares.Options().MaxFileBytes
 	}
-	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
+	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux(), quota: quotas{now: time.Now}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.slots = make(chan struct{}, opts.MaxUploads)
 	m, err := newMetrics(opts.Registry, h, opts.Workers == nil, func() float64 { return float64(len(s.slots)) }, func() float64 { return float64(s.waiting.Load()) })
