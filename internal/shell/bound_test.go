@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // boundCases are expansions of megabytes: the bytes each allocates must
@@ -69,27 +71,33 @@ var boundCases = []struct{ name, setup, target string }{
 func TestBound_sound(t *testing.T) {
 	ctx := context.Background()
 	fsys := newStore(t, fixture)
-	be := New(Options{MaxMemoryBytes: 1 << 40, MaxVarBytes: 1 << 30, MaxStringBytes: 1 << 30, MaxArgs: 1 << 30})
-	for _, c := range boundCases {
-		t.Run(c.name, func(t *testing.T) {
-			var peakUsed atomic.Int64
-			memDebug = func(format string, a ...any) {
-				if strings.HasPrefix(format, "peak") {
-					peakUsed.Store(a[0].(int64))
-				}
-			}
-			defer func() { memDebug = nil }()
-			var r result
-			grew := peakHeap(func() { r = runScript(ctx, be, fsys, c.setup+"\n"+c.target, "") })
-			if r.exit != 0 {
-				t.Fatalf("exit %d, stderr %q", r.exit, tail(r.stderr))
-			}
-			held := peakUsed.Load()
-			t.Logf("%s: heap grew %.1f MiB, accounted %.1f MiB (%.1fx)", c.name, float64(grew)/(1<<20), float64(held)/(1<<20), float64(held)/float64(max(grew, 1)))
-			if slack := held/10 + 4<<20; grew > held+slack {
-				t.Errorf("heap grew %d bytes, over the %d accounted (+%d)", grew, held, slack)
-			}
-		})
+	for _, in := range interpreters {
+		be := New(Options{MaxMemoryBytes: 1 << 40, MaxVarBytes: 1 << 30, MaxStringBytes: 1 << 30, MaxArgs: 1 << 30, Interpreter: in})
+		for _, c := range boundCases {
+			t.Run(in+"/"+c.name, func(t *testing.T) { boundSound(t, ctx, be, fsys, c.setup, c.target) })
+		}
+	}
+}
+
+// boundSound runs setup and target and checks the heap's growth against
+// the execution's accounting at its peak.
+func boundSound(t *testing.T, ctx context.Context, be *Backend, fsys *vfs.FS, setup, target string) {
+	var peakUsed atomic.Int64
+	memDebug = func(format string, a ...any) {
+		if strings.HasPrefix(format, "peak") {
+			peakUsed.Store(a[0].(int64))
+		}
+	}
+	defer func() { memDebug = nil }()
+	var r result
+	grew := peakHeap(func() { r = runScript(ctx, be, fsys, setup+"\n"+target, "") })
+	if r.exit != 0 {
+		t.Fatalf("exit %d, stderr %q", r.exit, tail(r.stderr))
+	}
+	held := peakUsed.Load()
+	t.Logf("heap grew %.1f MiB, accounted %.1f MiB (%.1fx)", float64(grew)/(1<<20), float64(held)/(1<<20), float64(held)/float64(max(grew, 1)))
+	if slack := held/10 + 4<<20; grew > held+slack {
+		t.Errorf("heap grew %d bytes, over the %d accounted (+%d)", grew, held, slack)
 	}
 }
 

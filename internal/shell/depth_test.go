@@ -43,9 +43,18 @@ func TestCallDepth_frames(t *testing.T) {
 			return fmt.Sprintf(`f() { if (( $1 > 1 )); then echo | f $(( $1 - 1 )); fi; }; f %d; echo ok`, n)
 		}},
 	}
-	b := New(Options{MaxCallDepth: max})
+	for _, in := range interpreters {
+		testCallDepthFrames(t, in, max, cases)
+	}
+}
+
+func testCallDepthFrames(t *testing.T, in string, max int, cases []struct {
+	name   string
+	script func(n int) string
+}) {
+	b := New(Options{MaxCallDepth: max, Interpreter: in})
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(in+"/"+c.name, func(t *testing.T) {
 			got := runScript(context.Background(), b, newStore(t, fixture), c.script(max), "")
 			if got.err != nil || got.exit != 0 || got.stdout != "ok\n" || got.stderr != "" {
 				t.Fatalf("%d frames (the limit): exit %d stdout %q stderr %q err %v", max, got.exit, got.stdout, got.stderr, got.err)
@@ -62,7 +71,13 @@ func TestCallDepth_frames(t *testing.T) {
 // TestCallDepth_left: frames are left however their function, eval, source
 // or subshell ends, so many calls in a row never reach a small limit.
 func TestCallDepth_left(t *testing.T) {
-	b := New(Options{MaxCallDepth: 3})
+	for _, in := range interpreters {
+		testCallDepthLeft(t, in)
+	}
+}
+
+func testCallDepthLeft(t *testing.T, in string) {
+	b := New(Options{MaxCallDepth: 3, Interpreter: in})
 	script := `f() { return 1; }
 g() { false; }
 h() { echo x 2>/dev/null >/nodir/x; }
@@ -74,7 +89,7 @@ done
 echo done`
 	got := runScript(context.Background(), b, newStore(t, fixture), script, "")
 	if got.err != nil || got.exit != 0 || got.stdout != "done\n" || got.stderr != "" {
-		t.Fatalf("exit %d stdout %q stderr %q err %v", got.exit, got.stdout, tail(got.stderr), got.err)
+		t.Fatalf("%s: exit %d stdout %q stderr %q err %v", in, got.exit, got.stdout, tail(got.stderr), got.err)
 	}
 }
 
@@ -91,25 +106,29 @@ func TestCallDepth_hostile(t *testing.T) {
 		`s='eval "$s"'; eval "$s"`,
 		`echo '. ./r.sh' > r.sh; . ./r.sh`,
 	}
-	b := New(Options{})
-	for _, s := range scripts {
-		t.Run(s, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			got := runScript(context.Background(), b, newStore(t, fixture), s, "")
-			runtime.ReadMemStats(&after)
-			want := fmt.Sprintf("desk: shell: limit exceeded: MaxCallDepth (%d)", DefaultMaxCallDepth)
-			if got.err != nil || got.exit != ExitLimit || !strings.Contains(got.stderr, want) {
-				t.Fatalf("exit %d stderr %q err %v; want %d and %q", got.exit, tail(got.stderr), got.err, ExitLimit, want)
-			}
-			const bound = 256 << 20
-			d := after.TotalAlloc - before.TotalAlloc
-			t.Logf("allocated %.1f MiB", float64(d)/(1<<20))
-			if d > bound {
-				t.Errorf("allocated %d MiB, want at most %d MiB", d>>20, bound>>20)
-			}
-		})
+	for _, in := range interpreters {
+		b := New(Options{Interpreter: in})
+		for _, s := range scripts {
+			t.Run(in+"/"+s, func(t *testing.T) { callDepthHostile(t, b, s) })
+		}
+	}
+}
+
+func callDepthHostile(t *testing.T, b *Backend, s string) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got := runScript(context.Background(), b, newStore(t, fixture), s, "")
+	runtime.ReadMemStats(&after)
+	want := fmt.Sprintf("desk: shell: limit exceeded: MaxCallDepth (%d)", DefaultMaxCallDepth)
+	if got.err != nil || got.exit != ExitLimit || !strings.Contains(got.stderr, want) {
+		t.Fatalf("exit %d stderr %q err %v; want %d and %q", got.exit, tail(got.stderr), got.err, ExitLimit, want)
+	}
+	const bound = 256 << 20
+	d := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %.1f MiB", float64(d)/(1<<20))
+	if d > bound {
+		t.Errorf("allocated %d MiB, want at most %d MiB", d>>20, bound>>20)
 	}
 }
 

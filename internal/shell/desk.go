@@ -109,6 +109,7 @@ func (x *execution) runDesk() (run.Outcome, error) {
 		Limits: dinterp.Limits{
 			MaxCommands: o.MaxCommands, MaxLoopIters: o.MaxLoopIters, MaxCallDepth: int64(o.MaxCallDepth),
 			MaxStringBytes: o.MaxStringBytes, MaxArgs: o.MaxArgs, MaxGlobEntries: int64(o.MaxGlobEntries),
+			MaxReadBytes: int(o.MaxReadBytes), MaxVarBytes: int64(o.MaxVarBytes),
 		},
 		Limit: func(name string, v int64) error { return x.limit(name, v) },
 		HasCommand: func(name string) bool {
@@ -378,5 +379,9 @@ func (x *execution) runDeskChecked() (run.Outcome, error) {
 		fmt.Fprintf(x.stderr, "bash: working directory %s: %s\n", job.Cwd, capErrno{vfs.Errno(err)})
 		return run.Outcome{ExitCode: 1}, nil
 	}
-	return x.runDesk()
+	out, err := x.runDesk()
+	if memDebug != nil {
+		memDebug("peak %d\n", x.mem.peak.Load())
+	}
+	return out, err
 }

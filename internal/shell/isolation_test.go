@@ -199,9 +199,21 @@ func TestBackend_Run_kill(t *testing.T) {
 		`(while :; do :; done)`,
 		`while :; do :; done & wait`,
 	} {
-		t.Run(script, func(t *testing.T) {
+		for _, in := range interpreters {
+			t.Run(in+"/"+script, func(t *testing.T) {
+				runKilled(t, f, script, Options{Commands: cmdsBlock, MaxLoopIters: 1 << 40, MaxCommands: 1 << 40, Interpreter: in})
+			})
+		}
+	}
+	_ = b
+}
+
+// runKilled runs script under opts and kills it once it runs.
+func runKilled(t *testing.T, f *vfs.FS, script string, opts Options) {
+	{
+		{
 			// Generous limits would take long: rely on cancellation.
-			b := New(Options{Commands: cmdsBlock, MaxLoopIters: 1 << 40, MaxCommands: 1 << 40})
+			b := New(opts)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			done := make(chan result, 1)
 			started := make(chan struct{})
@@ -216,9 +228,8 @@ func TestBackend_Run_kill(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("the script did not stop after cancellation")
 			}
-		})
+		}
 	}
-	_ = b
 }
 
 // TestBackend_Run_limits: each limit ends the execution with ExitLimit and
@@ -253,10 +264,23 @@ func TestBackend_Run_limits(t *testing.T) {
 		{"glob", `for i in 1 2 3 4 5 6 7 8 9; do echo > f$i; done; echo * * *`, "MaxGlobEntries", Options{MaxGlobEntries: 20}},
 		{"read", `printf %2000s > big; . ./big`, "MaxReadBytes", Options{MaxReadBytes: 1000}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.opts.Commands = big
-			b := New(c.opts)
+	for _, in := range interpreters {
+		for _, c := range cases {
+			t.Run(in+"/"+c.name, func(t *testing.T) {
+				c.opts.Commands = big
+				c.opts.Interpreter = in
+				runLimited(t, c.script, c.limit, c.opts)
+			})
+		}
+	}
+}
+
+// runLimited runs script under opts and checks it stops with the limit.
+func runLimited(t *testing.T, script, limit string, opts Options) {
+	c := struct{ script, limit string }{script, limit}
+	{
+		{
+			b := New(opts)
 			got := runScript(context.Background(), b, newStore(t, fixture), c.script, "")
 			if got.err != nil {
 				t.Fatal(got.err)
@@ -264,7 +288,7 @@ func TestBackend_Run_limits(t *testing.T) {
 			if got.exit != ExitLimit || !strings.Contains(got.stderr, "limit exceeded: "+c.limit) {
 				t.Fatalf("exit %d, stderr %q; want %d and the limit %s", got.exit, tail(got.stderr), ExitLimit, c.limit)
 			}
-		})
+		}
 	}
 }
 

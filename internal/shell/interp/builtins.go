@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -499,6 +498,7 @@ func biUnset(r *Runner, args []string) error {
 	for _, n := range args {
 		if mode == "f" {
 			delete(r.funcs, n)
+			r.unchargeFunc(n)
 			continue
 		}
 		if i := strings.IndexByte(n, '['); i > 0 && strings.HasSuffix(n, "]") {
@@ -555,6 +555,7 @@ func biUnset(r *Runner, args []string) error {
 			if _, ok := r.funcs[n]; ok && mode == "v" {
 				// bash: unset name falls back to a function
 				delete(r.funcs, n)
+				r.unchargeFunc(n)
 			}
 			continue
 		}
@@ -588,7 +589,7 @@ func (r *Runner) chargeText(n int) error {
 	if r.cfg.Mem == nil {
 		return nil
 	}
-	return r.cfg.Mem.Grow(int64(n) * 200)
+	return r.cfg.Mem.Grow(int64(n) * costParse)
 }
 
 func biSource(r *Runner, args []string) error {
@@ -606,11 +607,19 @@ func biSource(r *Runner, args []string) error {
 		return nil
 	}
 	var buf limitBuf
-	buf.max = r.cfg.Limits.MaxStringBytes
+	limit := "MaxReadBytes"
+	buf.max, buf.mem = r.cfg.Limits.MaxReadBytes, r.cfg.Mem
+	if buf.max <= 0 {
+		limit, buf.max = "MaxStringBytes", r.cfg.Limits.MaxStringBytes
+	}
 	_, err = io.Copy(&buf, f)
 	f.Close()
+	defer buf.release()
 	if buf.over {
-		return r.limit("MaxStringBytes", int64(buf.max))
+		return r.limit(limit, int64(buf.max))
+	}
+	if buf.memErr != nil {
+		return fatalErr{buf.memErr}
 	}
 	if err != nil {
 		r.errf("%s: %s", name, errText(err))
@@ -641,7 +650,9 @@ func biSource(r *Runner, args []string) error {
 	r.src = src
 	r.srcStack = append(r.srcStack, name)
 	r.status = 0
+	r.evalDepth++
 	err = r.stmts(file.Stmts)
+	r.evalDepth--
 	r.srcStack = r.srcStack[:len(r.srcStack)-1]
 	r.src = old
 	if len(args) > 2 {
@@ -1377,22 +1388,30 @@ func biGetopts(r *Runner, args []string) error {
 // readLine reads up to delim (not included) a byte at a time; max < 0 is
 // no bound on characters. err is io.EOF when the input ended first.
 func readLine(rd io.Reader, delim byte, max int) (string, error) {
-	var b bytes.Buffer
+	s, _, err := readLineDelim(rd, delim, max)
+	return s, err
+}
+
+// readLineDelim is readLine that also reports whether it read the
+// delimiter; the line is one allocation (a stack buffer holds short ones).
+func readLineDelim(rd io.Reader, delim byte, max int) (string, bool, error) {
+	var stack [256]byte
+	b := stack[:0]
 	var one [1]byte
-	for max < 0 || b.Len() < max {
+	for max < 0 || len(b) < max {
 		n, err := rd.Read(one[:])
 		if n == 1 {
 			if one[0] == delim {
-				return b.String(), nil
+				return string(b), true, nil
 			}
-			b.WriteByte(one[0])
+			b = append(b, one[0])
 			continue
 		}
 		if err != nil {
-			return b.String(), io.EOF
+			return string(b), false, io.EOF
 		}
 	}
-	return b.String(), nil
+	return string(b), false, nil
 }
 
 func biRead(r *Runner, args []string) error {
@@ -1779,7 +1798,7 @@ func biMapfile(r *Runner, args []string) error {
 		if m := r.cfg.Limits.MaxStringBytes; m > 0 && total > 4*m {
 			return r.limit("MaxStringBytes", int64(m))
 		}
-		if err := r.charge(int64(len(line) + 24)); err != nil {
+		if err := r.charge(int64(len(line) + costElem)); err != nil {
 			return fatalErr{err}
 		}
 		if skip > 0 {
@@ -1796,17 +1815,28 @@ func biMapfile(r *Runner, args []string) error {
 			break
 		}
 	}
-	r.charge(v.size() - before - int64(total) - int64(24*read))
+	r.charge(v.size() - before - int64(total) - int64(costElem*read))
 	r.status = 0
 	return nil
 }
 
 func readLineKeep(rd io.Reader, delim byte) (string, error) {
-	s, err := readLine(rd, delim, -1)
-	if err != nil {
-		return s, err
+	var stack [256]byte
+	b := stack[:0]
+	var one [1]byte
+	for {
+		n, err := rd.Read(one[:])
+		if n == 1 {
+			b = append(b, one[0])
+			if one[0] == delim {
+				return string(b), nil
+			}
+			continue
+		}
+		if err != nil {
+			return string(b), io.EOF
+		}
 	}
-	return s + string(delim), nil
 }
 
 func nowUnix() int64 { return time.Now().Unix() }

@@ -53,7 +53,7 @@ func (r *Runner) call(c *syntax.CallExpr) error {
 	st := r.status
 	pending := r.pendingRedirs
 	r.pendingRedirs = nil
-	args, err := r.fields(c.Args...)
+	args, err := r.args(c.Args...)
 	r.pendingRedirs = pending
 	if err != nil {
 		if nm, ok := err.(errNoMatch); ok {

@@ -42,8 +42,10 @@ func (e errBadSubst) Error() string {
 	return e.text + ": bad substitution"
 }
 
-// fields expands words as command arguments: brace expansion, expansions,
-// field splitting, globbing, quote removal.
+// fields expands words as command arguments, for lists and array elements:
+// brace expansion, expansions, field splitting, globbing, quote removal.
+// The list is bounded by the memory budget (a command's arguments also by
+// MaxArgs: args).
 func (r *Runner) fields(words ...*syntax.Word) ([]string, error) {
 	var out []string
 	for _, w := range words {
@@ -60,13 +62,22 @@ func (r *Runner) fields(words ...*syntax.Word) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, fs...)
-			if m := r.cfg.Limits.MaxArgs; m > 0 && len(out) > m {
-				return nil, r.limit("MaxArgs", int64(m))
+			if err := r.hold(len(fs) * costStr); err != nil {
+				return nil, err
 			}
+			out = append(out, fs...)
 		}
 	}
 	return out, nil
+}
+
+// args expands a simple command's words: fields, at most MaxArgs of them.
+func (r *Runner) args(words ...*syntax.Word) ([]string, error) {
+	out, err := r.fields(words...)
+	if m := r.cfg.Limits.MaxArgs; err == nil && m > 0 && len(out) > m {
+		return nil, r.limit("MaxArgs", int64(m))
+	}
+	return out, err
 }
 
 func hasBraceCandidate(w *syntax.Word) bool {
@@ -88,15 +99,21 @@ func (r *Runner) literal(w *syntax.Word) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, s := range segs {
+	parts := make([]string, len(segs))
+	for i, s := range segs {
 		if s.brk {
-			b.WriteByte(' ')
+			parts[i] = " "
 			continue
 		}
-		b.WriteString(s.text)
+		parts[i] = s.text
 	}
-	return b.String(), r.checkLen(b.Len())
+	if len(parts) == 0 {
+		return "", nil
+	}
+	if len(parts) == 1 {
+		return parts[0], r.checkLen(len(parts[0]))
+	}
+	return r.concat(parts...)
 }
 
 func (r *Runner) checkLen(n int) error {
@@ -116,7 +133,7 @@ func (r *Runner) pattern(w *syntax.Word) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
+	b := r.newBuf(0)
 	for _, s := range segs {
 		if s.brk {
 			b.WriteByte(' ')
@@ -128,7 +145,7 @@ func (r *Runner) pattern(w *syntax.Word) (string, error) {
 			b.WriteString(s.text)
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // quotePattern escapes the pattern characters of s.
@@ -223,6 +240,11 @@ func (r *Runner) segs(parts []syntax.WordPart, quoted bool) ([]seg, error) {
 			return nil, fmt.Errorf("unsupported word part %T", p)
 		}
 	}
+	if len(out) > 8 {
+		if err := r.hold(len(out) * costSeg); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
@@ -308,16 +330,29 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 	if !ok {
 		ifs = " \t\n"
 	}
-	type field struct {
-		segs []seg
+	// At most one field and one segment per separator or segment: held
+	// before the lists are made.
+	n := len(segs) + 1
+	for _, s := range segs {
+		if s.split && ifs != "" {
+			for i := 0; i < len(s.text); i++ {
+				if strings.IndexByte(ifs, s.text[i]) >= 0 {
+					n++
+				}
+			}
+		}
 	}
-	var fields []field
-	var cur field
+	if err := r.hold(n * (costSeg + 8 + costStr)); err != nil {
+		return nil, err
+	}
+	// The fields' segments, one after the other in flat; field i is
+	// flat[bounds[i]:bounds[i+1]].
+	flat := make([]seg, 0, n)
+	bounds := make([]int, 1, n+1)
 	started := false
 	wsJust := false
 	emit := func() {
-		fields = append(fields, cur)
-		cur = field{}
+		bounds = append(bounds, len(flat))
 		started = false
 	}
 	for _, s := range segs {
@@ -330,7 +365,7 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 		}
 		if !s.split || ifs == "" {
 			if s.text != "" || s.quoted {
-				cur.segs = append(cur.segs, s)
+				flat = append(flat, s)
 				started = true
 				wsJust = false
 			}
@@ -344,7 +379,7 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 				continue
 			}
 			if i > start {
-				cur.segs = append(cur.segs, seg{text: txt[start:i]})
+				flat = append(flat, seg{text: txt[start:i]})
 				started = true
 			}
 			start = i + 1
@@ -363,7 +398,7 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 			wsJust = false
 		}
 		if start < len(txt) {
-			cur.segs = append(cur.segs, seg{text: txt[start:]})
+			flat = append(flat, seg{text: txt[start:]})
 			started = true
 			wsJust = false
 		}
@@ -371,48 +406,63 @@ func (r *Runner) splitGlob(segs []seg) ([]string, error) {
 	if started {
 		emit()
 	}
-	var out []string
-	for _, f := range fields {
+	out := make([]string, 0, len(bounds)-1)
+	var texts []string
+	for fi := 0; fi+1 < len(bounds); fi++ {
+		f := flat[bounds[fi]:bounds[fi+1]]
 		glob := false
 		if !r.opts["noglob"] {
-			for _, s := range f.segs {
+			for _, s := range f {
 				if !s.quoted && hasGlobMeta(s.text, true) {
 					glob = true
 					break
 				}
 			}
 		}
-		var lit strings.Builder
-		for _, s := range f.segs {
-			lit.WriteString(s.text)
-		}
-		if err := r.checkLen(lit.Len()); err != nil {
-			return nil, err
+		var lit string
+		if len(f) == 1 {
+			lit = f[0].text
+			if err := r.checkLen(len(lit)); err != nil {
+				return nil, err
+			}
+		} else {
+			texts = texts[:0]
+			for _, s := range f {
+				texts = append(texts, s.text)
+			}
+			var err error
+			if lit, err = r.concat(texts...); err != nil {
+				return nil, err
+			}
 		}
 		if !glob {
-			out = append(out, lit.String())
+			out = append(out, lit)
 			continue
 		}
-		var pat strings.Builder
-		for _, s := range f.segs {
+		pat := r.newBuf(len(lit))
+		for _, s := range f {
 			if s.quoted {
 				pat.WriteString(quotePattern(s.text))
 			} else {
 				pat.WriteString(s.text)
 			}
 		}
-		matches, err := r.glob(pat.String())
+		patStr, err := pat.String()
+		if err != nil {
+			return nil, err
+		}
+		matches, err := r.glob(patStr)
 		if err != nil {
 			return nil, err
 		}
 		if len(matches) == 0 {
 			if r.shopts["failglob"] {
-				return nil, errNoMatch{lit.String()}
+				return nil, errNoMatch{lit}
 			}
 			if r.shopts["nullglob"] {
 				continue
 			}
-			out = append(out, lit.String())
+			out = append(out, lit)
 			continue
 		}
 		out = append(out, matches...)
@@ -427,13 +477,13 @@ func (e errNoMatch) Error() string { return "no match: " + e.pat }
 // paramExp expands ${...}.
 func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 	name := p.Param.Value
-	mk := func(vals []string, star bool) []seg {
+	mk := func(vals []string, star bool) ([]seg, error) {
 		return r.joinVals(vals, star, quoted)
 	}
 	// ${!prefix*} ${!prefix@}
 	if p.Names != 0 {
 		names := r.namesWithPrefix(name)
-		return mk(names, p.Names == syntax.NamesPrefix), nil
+		return mk(names, p.Names == syntax.NamesPrefix)
 	}
 	// ${!a[@]} keys
 	if p.Excl && p.Index != nil {
@@ -443,7 +493,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 			if v != nil {
 				keys = v.keyList()
 			}
-			return mk(keys, sub == "*"), nil
+			return mk(keys, sub == "*")
 		}
 	}
 	if p.Excl && !p.Length {
@@ -585,7 +635,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 		if err != nil {
 			return nil, err
 		}
-		apply(func(s string) (string, error) { return r.replace(s, pat, with, p.Repl.All), nil })
+		apply(func(s string) (string, error) { return r.replace(s, pat, with, p.Repl.All) })
 	case p.Exp != nil:
 		switch op := p.Exp.Op; op {
 		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
@@ -601,7 +651,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 					return nil, err
 				}
 			}
-			apply(func(s string) (string, error) { return r.caseMod(s, pat, op), nil })
+			apply(func(s string) (string, error) { return r.caseMod(s, pat, op) })
 		case syntax.OtherParamOps:
 			opc, _ := r.literal(p.Exp.Word)
 			if opc == "A" || opc == "a" || opc == "K" || opc == "k" {
@@ -622,7 +672,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 		}
 		return []seg{{text: vals[0], quoted: quoted, split: !quoted}}, nil
 	}
-	return mk(vals, star), nil
+	return mk(vals, star)
 }
 
 // replWord expands the replacement of ${x/p/rep}: an & that was quoted
@@ -697,7 +747,7 @@ func isSpecialParam(name string) bool {
 
 // joinVals turns array values into segments: "${a[@]}" one field each,
 // "${a[*]}" joined with IFS's first character.
-func (r *Runner) joinVals(vals []string, star, quoted bool) []seg {
+func (r *Runner) joinVals(vals []string, star, quoted bool) ([]seg, error) {
 	if star && quoted {
 		ifs, ok := r.getVar("IFS")
 		sep := " "
@@ -707,9 +757,13 @@ func (r *Runner) joinVals(vals []string, star, quoted bool) []seg {
 				sep = ifs[:1]
 			}
 		}
-		return []seg{{text: strings.Join(vals, sep), quoted: true}}
+		j, err := r.join(vals, sep)
+		return []seg{{text: j, quoted: true}}, err
 	}
-	var out []seg
+	if err := r.hold(2 * len(vals) * costSeg); err != nil {
+		return nil, err
+	}
+	out := make([]seg, 0, 2*len(vals))
 	for i, v := range vals {
 		if i > 0 {
 			out = append(out, seg{brk: true})
@@ -717,9 +771,9 @@ func (r *Runner) joinVals(vals []string, star, quoted bool) []seg {
 		out = append(out, seg{text: v, quoted: quoted, split: !quoted})
 	}
 	if quoted && len(vals) == 0 {
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, nil
 }
 
 func allIndex(x syntax.ArithmExpr) (string, bool) {
@@ -757,6 +811,9 @@ func (r *Runner) subscript(name string, x syntax.ArithmExpr) (string, error) {
 func (r *Runner) paramValues(name string, index syntax.ArithmExpr) (vals []string, isArr, star, set bool, err error) {
 	switch name {
 	case "@", "*":
+		if err := r.hold(len(r.params) * costStr); err != nil {
+			return nil, false, false, false, err
+		}
 		return append([]string(nil), r.params...), true, name == "*", true, nil
 	case "PIPESTATUS":
 		if r.lookupRaw(name) == nil {
@@ -1033,8 +1090,8 @@ func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice)
 	if len(vals) == 0 {
 		return nil, nil
 	}
-	rs := []rune(vals[0])
-	n := int64(len(rs))
+	str := vals[0]
+	n := int64(utf8.RuneCountInString(str))
 	if off < 0 {
 		off += n
 		if off < 0 {
@@ -1059,22 +1116,48 @@ func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice)
 			end = min(off+l, n)
 		}
 	}
-	return []string{string(rs[off:end])}, nil
+	// a substring of the value, found by counting runes: no copy
+	return []string{str[runeOffset(str, off):runeOffset(str, end)]}, nil
+}
+
+// runeOffset returns the byte offset of the n-th rune of s (len(s) past
+// the end).
+func runeOffset(s string, n int64) int {
+	if isASCII(s) {
+		return int(min(n, int64(len(s))))
+	}
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return i
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // replace is ${x/pat/with}, ${x//pat/with}, ${x/#pat/with}, ${x/%pat/with}.
-func (r *Runner) replace(s, pat, with string, all bool) string {
+func (r *Runner) replace(s, pat, with string, all bool) (string, error) {
 	anchor := byte(0)
 	if !all && len(pat) > 0 && (pat[0] == '#' || pat[0] == '%') {
 		anchor, pat = pat[0], pat[1:]
 	}
 	m := r.compile(pat, false)
 	// & in the replacement is the match (patsub_replacement)
-	expandWith := func(match string) string {
-		if !r.shopts["patsub_replacement"] || !strings.Contains(with, "&") {
-			return with
+	amp := r.shopts["patsub_replacement"] && strings.Contains(with, "&")
+	b := r.newBuf(len(s))
+	put := func(match string) {
+		if !amp {
+			b.WriteString(with)
+			return
 		}
-		var b strings.Builder
 		for i := 0; i < len(with); i++ {
 			if with[i] == '\\' && i+1 < len(with) && (with[i+1] == '&' || with[i+1] == '\\') {
 				b.WriteByte(with[i+1])
@@ -1087,52 +1170,111 @@ func (r *Runner) replace(s, pat, with string, all bool) string {
 			}
 			b.WriteByte(with[i])
 		}
-		return b.String()
 	}
 	switch anchor {
 	case '#':
-		for j := len(s); j >= 0; j-- {
-			if m.match(s[:j]) {
-				return expandWith(s[:j]) + s[j:]
+		j := -1
+		if m.simple() {
+			if loc := m.re("^", "", true).FindStringIndex(s); loc != nil {
+				j = loc[1]
 			}
-		}
-		return s
-	case '%':
-		for j := 0; j <= len(s); j++ {
-			if m.match(s[j:]) {
-				return s[:j] + expandWith(s[j:])
-			}
-		}
-		return s
-	}
-	if pat == "" {
-		return s
-	}
-	var b strings.Builder
-	i := 0
-	done := false
-	for i < len(s) {
-		if !done {
-			found := -1
-			for j := len(s); j > i; j-- {
-				if m.match(s[i:j]) {
-					found = j
+		} else {
+			for k := len(s); k >= 0; k-- {
+				if m.match(s[:k]) {
+					j = k
 					break
 				}
 			}
-			if found >= 0 {
-				b.WriteString(expandWith(s[i:found]))
-				i = found
-				if !all {
-					done = true
+		}
+		if j < 0 {
+			return s, nil
+		}
+		put(s[:j])
+		b.WriteString(s[j:])
+		return b.String()
+	case '%':
+		j := -1
+		if m.simple() {
+			if loc := m.re("", "$", false).FindStringIndex(s); loc != nil {
+				j = loc[0]
+			}
+		} else {
+			for k := 0; k <= len(s); k++ {
+				if m.match(s[k:]) {
+					j = k
+					break
 				}
-				continue
 			}
 		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(s[i : i+n])
-		i += n
+		if j < 0 {
+			return s, nil
+		}
+		b.WriteString(s[:j])
+		put(s[j:])
+		return b.String()
 	}
+	if pat == "" {
+		return s, nil
+	}
+	// Non-empty matches, leftmost and longest, one after the other.
+	var next func(i int) (start, end int)
+	if lit, ok := m.literal(); ok {
+		next = func(i int) (int, int) {
+			k := strings.Index(s[i:], lit)
+			if k < 0 {
+				return -1, -1
+			}
+			return i + k, i + k + len(lit)
+		}
+	} else if m.simple() {
+		re := m.re("", "", true)
+		next = func(i int) (int, int) {
+			for i <= len(s) {
+				loc := re.FindStringIndex(s[i:])
+				if loc == nil {
+					return -1, -1
+				}
+				if loc[1] > loc[0] {
+					return i + loc[0], i + loc[1]
+				}
+				// an empty match: bash tries the next character
+				if i+loc[0] >= len(s) {
+					return -1, -1
+				}
+				_, n := utf8.DecodeRuneInString(s[i+loc[0]:])
+				i += loc[0] + n
+			}
+			return -1, -1
+		}
+	} else {
+		next = func(i int) (int, int) {
+			for ; i < len(s); i++ {
+				for j := len(s); j > i; j-- {
+					if m.match(s[i:j]) {
+						return i, j
+					}
+				}
+			}
+			return -1, -1
+		}
+	}
+	i := 0
+	for i < len(s) {
+		if err := r.check(); err != nil {
+			return "", err
+		}
+		st, en := next(i)
+		if st < 0 {
+			break
+		}
+		b.WriteString(s[i:st])
+		put(s[st:en])
+		i = en
+		if !all {
+			break
+		}
+	}
+	b.WriteString(s[i:])
 	return b.String()
 }
 
@@ -1147,6 +1289,12 @@ func (r *Runner) trim(s, pat string, op syntax.ParExpOperator) string {
 			}
 		}
 	case syntax.RemLargePrefix:
+		if m.simple() {
+			if loc := m.re("^", "", true).FindStringIndex(s); loc != nil {
+				return s[loc[1]:]
+			}
+			return s
+		}
 		for j := len(s); j >= 0; j-- {
 			if m.match(s[:j]) {
 				return s[j:]
@@ -1159,6 +1307,12 @@ func (r *Runner) trim(s, pat string, op syntax.ParExpOperator) string {
 			}
 		}
 	case syntax.RemLargeSuffix:
+		if m.simple() {
+			if loc := m.re("", "$", false).FindStringIndex(s); loc != nil {
+				return s[:loc[0]]
+			}
+			return s
+		}
 		for j := 0; j <= len(s); j++ {
 			if m.match(s[j:]) {
 				return s[:j]
@@ -1168,9 +1322,9 @@ func (r *Runner) trim(s, pat string, op syntax.ParExpOperator) string {
 	return s
 }
 
-func (r *Runner) caseMod(s, pat string, op syntax.ParExpOperator) string {
+func (r *Runner) caseMod(s, pat string, op syntax.ParExpOperator) (string, error) {
 	m := r.compile(pat, false)
-	var b strings.Builder
+	b := r.newBuf(len(s))
 	first := true
 	for _, c := range s {
 		if (first || op == syntax.UpperAll || op == syntax.LowerAll) && m.match(string(c)) {
@@ -1188,6 +1342,15 @@ func (r *Runner) caseMod(s, pat string, op syntax.ParExpOperator) string {
 
 // atOp is ${x@Q}, ${x@E}, ${x@P}, ${x@U}, ${x@u}, ${x@L}.
 func (r *Runner) atOp(s, op string) (string, error) {
+	// Quoting can make four bytes of one (\001 as \001 in $'...'); case
+	// changes keep about the length.
+	grow := len(s)
+	if op == "Q" {
+		grow = 4*len(s) + 3
+	}
+	if err := r.room(grow); err != nil {
+		return "", err
+	}
 	switch op {
 	case "Q":
 		return shellQuote(s), nil
@@ -1250,7 +1413,7 @@ func (r *Runner) attrOp(name string, index syntax.ArithmExpr, op string, vals []
 			for i, k := range v.keyList() {
 				kv = append(kv, k, v.values()[i])
 			}
-			return r.joinVals(kv, star, quoted), nil
+			return r.joinVals(kv, star, quoted)
 		}
 		return []seg{{text: strings.Join(parts, " "), quoted: quoted, split: !quoted}}, nil
 	}

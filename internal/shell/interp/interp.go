@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +56,8 @@ type Limits struct {
 	MaxStringBytes int   // one word or variable
 	MaxArgs        int   // arguments of one command
 	MaxGlobEntries int64 // directory entries read by globbing
+	MaxReadBytes   int   // a sourced file (0: MaxStringBytes)
+	MaxVarBytes    int64 // all variables of all runners together
 }
 
 // Config is what an execution runs with.
@@ -92,6 +93,7 @@ type shared struct {
 	rnd      atomic.Uint32
 	fatal    atomic.Pointer[error]
 	nextPid  atomic.Int64
+	vars     atomic.Int64 // bytes of variables charged (MaxVarBytes)
 }
 
 // Runner is one shell: the script's, or a subshell's copy.
@@ -118,6 +120,15 @@ type Runner struct {
 	funcStack []string // FUNCNAME
 	srcStack  []string
 	subshell  int
+	// own is what this runner charged to Config.Mem (variables and holds),
+	// held the part of it the running statements' expansions hold (mem.go).
+	own, held int64
+	ownVars   int64 // the part of own that is variables (MaxVarBytes)
+	// funcCost is what each function declared by eval'd or sourced text
+	// charged (its syntax tree outlives the text's); evalDepth counts the
+	// eval and source texts running.
+	funcCost  map[string]int64
+	evalDepth int
 	noErrExit int
 	inTrap    bool
 	pipeSt    []int
@@ -298,6 +309,7 @@ func (r *Runner) finish(err error) (int, error) {
 		r.closers[i].Close()
 	}
 	r.closers = nil
+	r.releaseAll()
 	if p := r.sh.fatal.Load(); p != nil {
 		return 1, *p
 	}
@@ -366,6 +378,7 @@ func (r *Runner) sub() *Runner {
 	}
 	c.funcs = cloneMap(r.funcs)
 	c.funcSrc = cloneMap(r.funcSrc)
+	c.funcCost = cloneMap(r.funcCost)
 	c.params = append([]string(nil), r.params...)
 	c.opts = cloneMap(r.opts)
 	c.shopts = cloneMap(r.shopts)
@@ -390,6 +403,17 @@ func (r *Runner) sub() *Runner {
 	c.closers = nil
 	c.subshell++
 	c.pid = int(r.sh.nextPid.Add(1))
+	// The copy shares its strings with r, but not its arrays' and maps'
+	// elements.
+	c.own, c.held, c.ownVars = 0, 0, 0
+	var elems int
+	for _, s := range c.scopes {
+		elems += len(s.vars)
+		for _, v := range s.vars {
+			elems += len(v.idx) + len(v.assoc)
+		}
+	}
+	c.hold(elems*costElem + len(c.params)*costStr)
 	return &c
 }
 
@@ -441,6 +465,7 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	if err := r.check(); err != nil {
 		return err
 	}
+	defer r.release(r.held)
 	r.line = st.Pos().Line()
 	if st.Background {
 		return r.background(st)
@@ -670,6 +695,9 @@ func (r *Runner) cmd(c syntax.Command) error {
 			fmt.Fprintf(r.stderr(), "%s: -c: line %d: syntax error near unexpected token `)'\n%s: -c: line %d: `%s'\n", r.name0, r.line, r.name0, r.line, line)
 			r.status = 2
 			return exitCode(2)
+		}
+		if err := r.chargeFunc(c.Name.Value, c.Body); err != nil {
+			return err
 		}
 		r.funcs[c.Name.Value] = c.Body
 		if r.funcSrc == nil {
@@ -1041,18 +1069,12 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 				c.fds[2] = &fdesc{w: pw}
 			}
 		}
-		if err := r.enter(); err != nil {
-			if pw != nil {
-				pw.Close()
-			}
-			wg.Wait()
-			return err
-		}
+		// A stage is no call frame of its own (as in the mvdan backend):
+		// the functions, subshells and substitutions it runs are.
 		wg.Add(1)
 		inR := in
 		r.goSafe(func() {
 			defer wg.Done()
-			defer r.leave()
 			err := c.stmt(st)
 			statuses[i], errs[i] = c.finish(err)
 			if pw != nil {
@@ -1090,7 +1112,8 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 func (r *Runner) evalString(src, what string) error {
 	old := r.src
 	r.src = src
-	defer func() { r.src = old }()
+	r.evalDepth++
+	defer func() { r.src = old; r.evalDepth-- }()
 	f, err := Parse(src, "bash")
 	if err != nil {
 		msg, _ := SyntaxError(err, src, r.name0, what)
@@ -1143,13 +1166,18 @@ func (r *Runner) cmdSubst(stmts []*syntax.Stmt) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The capture's charge becomes the statement's hold: the string is the
+	// buffer, not a copy.
+	if err := r.hold(int(buf.charged)); err != nil {
+		return "", err
+	}
 	return strings.TrimRight(buf.b.String(), "\n"), nil
 }
 
 // limitBuf is a command substitution's capture, bounded and charged.
 type limitBuf struct {
 	mu      sync.Mutex
-	b       bytes.Buffer
+	b       strings.Builder
 	max     int
 	over    bool
 	mem     Memory
@@ -1167,12 +1195,18 @@ func (l *limitBuf) Write(p []byte) (int, error) {
 		l.over = true
 		return 0, errWriteLimit
 	}
-	if l.mem != nil {
-		if err := l.mem.Grow(int64(len(p))); err != nil {
-			l.memErr = err
-			return 0, err
+	if need := l.b.Len() + len(p); need > l.b.Cap() {
+		// strings.Builder grows to twice its capacity plus what it needs:
+		// charge the new buffer before it is made (the old one is garbage).
+		grow := 2*l.b.Cap() + len(p)
+		if l.mem != nil {
+			if err := l.mem.Grow(int64(grow)); err != nil {
+				l.memErr = err
+				return 0, err
+			}
+			l.charged += int64(grow)
 		}
-		l.charged += int64(len(p))
+		l.b.Grow(len(p))
 	}
 	return l.b.Write(p)
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,7 +13,8 @@ import (
 type matcher struct {
 	toks    []ptok
 	nocase  bool
-	pathDot bool // a leading '.' must be matched explicitly
+	pathDot bool                      // a leading '.' must be matched explicitly
+	res     map[string]*regexp.Regexp // compiled searches (patre.go)
 }
 
 type ptokKind uint8
@@ -37,6 +39,7 @@ type charClass struct {
 	neg    bool
 	ranges [][2]rune
 	named  []func(rune) bool
+	names  []string // the named classes' names, as in named
 }
 
 func (c *charClass) has(r rune, nocase bool) bool {
@@ -185,6 +188,7 @@ func parseClass(p string, i int) (*charClass, int, bool) {
 				name := p[i+2 : i+2+end]
 				if f, ok := namedClasses[name]; ok {
 					cl.named = append(cl.named, f)
+					cl.names = append(cl.names, name)
 				}
 				i += 2 + end + 2
 				continue
@@ -215,9 +219,11 @@ func (m *matcher) match(s string) bool {
 	if m.pathDot && strings.HasPrefix(s, ".") && (len(m.toks) == 0 || m.toks[0].kind != pLit || m.toks[0].r != '.') {
 		return false
 	}
-	memo := map[[2]int]bool{}
+	if m.simple() {
+		return m.matchSimple(s)
+	}
 	steps := 0
-	return m.matchAt(m.toks, 0, s, 0, memo, &steps)
+	return m.matchAt(m.toks, 0, s, 0, nil, &steps)
 }
 
 // matchAt matches toks[ti:] against s[si:] (with backtracking, memoized;

@@ -10,8 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// maxPrintfField bounds a field width or precision (bash allocates what is
-// asked; the shell's output and string limits bound the rest).
+// maxPrintfField bounds a field width or precision when no MaxStringBytes
+// does (bash allocates what is asked; with MaxStringBytes, a field over it
+// is that limit).
 const maxPrintfField = 1 << 20
 
 // biPrintfNative is bash's printf builtin.
@@ -48,7 +49,12 @@ func biPrintfNative(r *Runner, args []string) error {
 		return nil
 	}
 	p := &printer{r: r, format: args[0], args: args[1:]}
+	p.out.r = r
 	p.run()
+	out, err := p.out.String()
+	if err != nil {
+		return err
+	}
 	if p.over {
 		return r.limit("MaxStringBytes", int64(r.cfg.Limits.MaxStringBytes))
 	}
@@ -70,13 +76,13 @@ func biPrintfNative(r *Runner, args []string) error {
 			}
 			key = &k
 		}
-		if err := r.assign(base, key, p.out.String(), false, false); err != nil {
+		if err := r.assign(base, key, out, false, false); err != nil {
 			return r.assignErr(err)
 		}
 		r.status = st
 		return nil
 	}
-	if _, err := io.WriteString(r.stdout(), p.out.String()); err != nil {
+	if _, err := io.WriteString(r.stdout(), out); err != nil {
 		if err == errWriteLimit {
 			r.status = 1
 			return nil
@@ -92,7 +98,7 @@ type printer struct {
 	r      *Runner
 	format string
 	args   []string
-	out    strings.Builder
+	out    sbuf // bounded by MaxStringBytes and held (mem.go)
 	failed bool
 	stop   bool // \c in %b
 	over   bool
@@ -121,7 +127,7 @@ func (p *printer) once() bool {
 	f := p.format
 	start := len(p.args)
 	for i := 0; i < len(f); i++ {
-		if m := p.r.cfg.Limits.MaxStringBytes; m > 0 && p.out.Len() > m {
+		if p.out.err != nil {
 			p.over = true
 			return false
 		}
@@ -189,7 +195,13 @@ func (p *printer) once() bool {
 		}
 		w, _ := strconv.Atoi(strings.TrimPrefix(width, "-"))
 		pr, _ := strconv.Atoi(prec)
-		if w > maxPrintfField || pr > maxPrintfField {
+		if m := p.r.cfg.Limits.MaxStringBytes; m > 0 && (w > m || pr > m) {
+			// what bash would build is over the string limit
+			p.out.err = p.r.limit("MaxStringBytes", int64(m))
+			p.over = true
+			return false
+		}
+		if p.r.cfg.Limits.MaxStringBytes <= 0 && (w > maxPrintfField || pr > maxPrintfField) {
 			k := j
 			for k < len(f) && strings.IndexByte("hlLjzt", f[k]) >= 0 {
 				k++

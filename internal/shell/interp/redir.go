@@ -310,7 +310,8 @@ func (r *Runner) redirect(rs []*syntax.Redirect, permanent bool) (func(), error)
 				return nil, err
 			}
 			save(fd)
-			r.fds[fd] = &fdesc{r: strings.NewReader(s + "\n")}
+			// the word and a newline, without a copy of the word
+			r.fds[fd] = &fdesc{r: io.MultiReader(strings.NewReader(s), strings.NewReader("\n"))}
 			continue
 		}
 		target, err := r.literal(rd.Word)
@@ -453,22 +454,26 @@ func (r *Runner) hdoc(rd *syntax.Redirect) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var b strings.Builder
-		for _, s := range segs {
+		texts := make([]string, len(segs))
+		for i, s := range segs {
+			texts[i] = s.text
 			if s.brk {
-				b.WriteByte(' ')
-				continue
+				texts[i] = " "
 			}
-			b.WriteString(s.text)
 		}
-		body = b.String()
+		if body, err = r.concat(texts...); err != nil {
+			return "", err
+		}
 	}
 	if rd.Op == syntax.DashHdoc {
 		lines := strings.SplitAfter(body, "\n")
 		for i, l := range lines {
 			lines[i] = strings.TrimLeft(l, "\t")
 		}
-		body = strings.Join(lines, "")
+		var err error
+		if body, err = r.join(lines, ""); err != nil {
+			return "", err
+		}
 	}
 	return body, nil
 }

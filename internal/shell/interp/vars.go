@@ -55,7 +55,7 @@ func (v *Var) clone() *Var {
 func (v *Var) size() int64 {
 	n := int64(96 + len(v.str))
 	for _, x := range v.idx {
-		n += 24 + int64(len(x))
+		n += costElem + int64(len(x))
 	}
 	for k, x := range v.assoc {
 		n += 64 + int64(len(k)+len(x))
@@ -440,12 +440,4 @@ func (r *Runner) environ() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// charge counts n bytes of variables against the memory budget.
-func (r *Runner) charge(n int64) error {
-	if r.cfg.Mem == nil || n == 0 {
-		return nil
-	}
-	return r.cfg.Mem.Grow(n)
 }
