@@ -49,14 +49,34 @@
 //
 // Limits bound what one execution does: simple commands, loop iterations,
 // call frames alive at once (functions, subshells, eval, source, command
-// substitutions), the bytes of one word or variable, the arguments of one
-// command, the directory entries globbing reads. Reaching one calls
-// Config.Limit, whose error stops every runner of the execution
-// (Run returns it). Config.Mem is charged with the variables (their size
-// as they change), command substitution output as it arrives, read's line,
-// mapfile's input, and eval's and source's text before it is parsed.
+// substitutions; a pipeline stage is none), the bytes of one word or
+// variable, all variables together (MaxVarBytes), the arguments of one
+// command (for lists and array literals are bounded by the memory budget
+// instead, as bash has no such limit), the directory entries globbing
+// reads, a sourced file (MaxReadBytes). Reaching one calls Config.Limit,
+// whose error stops every runner of the execution (Run returns it).
 // Cancellation of the context is checked at every statement, loop
-// iteration and arithmetic step.
+// iteration, arithmetic step and replacement match.
+//
+// Config.Mem is charged before memory is used where the size is known
+// first (mem.go): variables as their size changes; what a statement's
+// expansions build (concatenations, replacements, case changes, joins, the
+// @ operators, here-documents, field and segment lists), each builder
+// reserving its next capacity before it grows, so a word past
+// MaxStringBytes or the budget stops before it is built, these holds
+// returned when the statement ends; command substitution output as it
+// arrives; read's line, mapfile's input, eval's and source's text before
+// it is parsed, and the functions eval'd or sourced text declares; a
+// subshell's copies of the arrays it inherits. A subshell returns what it
+// charged when it ends and never what its parent did. The backend's tests
+// (TestBound_sound, TestMemory_*) hold both interpreters to it: the heap
+// never grows past what was charged plus a tenth and 4 MiB.
+//
+// Patterns without extglob groups match in linear time (matchSimple), and
+// ${x//p/r}, ${x/#p/r}, ${x/%p/r}, ${x##p} and ${x%%p} find their matches
+// with one pass of a regular expression the pattern translates to (a
+// literal pattern with strings.Index); extglob patterns backtrack, bounded
+// by a step count per match.
 //
 // # Never a panic
 //
@@ -73,6 +93,6 @@
 // Not done yet: coproc, select's full prompt, kill of jobs, times'
 // figures, caller's frames, the DEBUG trap, signals; set -o only records
 // most options (errexit, nounset, xtrace, noglob, noclobber, pipefail and
-// braceexpand act); the memory budget does not yet bound what a statement
-// is about to build before it builds it, as the mvdan backend's plans do.
+// braceexpand act). Indexed arrays are maps (about 70 bytes an element
+// over its life, charged as 96): a dense slice would cost a third.
 package interp
