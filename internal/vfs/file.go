@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -369,6 +370,29 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		// name to create with a trailing slash is EISDIR, existing or not.
 		return nil, asPathErr(op, name, f.createWithSlash(committed{f, ctx}, p))
 	}
+	for try := 0; ; try++ {
+		fl, err := f.openFile(ctx, op, name, p, flag, perm, follow, dirOnly)
+		if err == nil || !errors.Is(err, errOpenRace) {
+			return fl, err
+		}
+		if try == maxWalkRetries {
+			return nil, perr(op, name, syscall.ENOENT)
+		}
+		// The transaction deleting the inode holds wmu until its commit
+		// is applied to the cache: past it, the walk sees the new inode.
+		f.wmu.Lock()
+		f.wmu.Unlock() //nolint:staticcheck // an empty critical section: waiting for the commit
+	}
+}
+
+// errOpenRace is openFile's report that the inode its walk found is being
+// deleted by a transaction (a rename over the name, not yet applied to the
+// cache): the open waits for that commit and walks again, since the name
+// exists throughout, as rename(2) guarantees.
+var errOpenRace = errors.New("inode deleted while opening")
+
+func (f *FS) openFile(ctx context.Context, op, name, p string, flag int, perm fs.FileMode, follow, dirOnly bool) (*File, error) {
+	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
 	r, _, err := f.resolve(ctx, op, p, follow || dirOnly)
 	if err == nil && r.ino != 0 && dirOnly && !r.in.IsDir() {
 		err = perr(op, name, syscall.ENOTDIR)
@@ -383,8 +407,10 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 	}
 	var in inode
 	openPath := r.path
+	inTx := false
 	if r.ino == 0 || flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0 || flag&os.O_TRUNC != 0 {
 		// Needs a transaction: create, or truncate.
+		inTx = true
 		err := f.update(ctx, op, name, func(t *tx) error {
 			r, dirOnly, err := f.walkTx(t, op, name, follow)
 			if err != nil {
@@ -434,6 +460,9 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		}
 	}
 	o, err := f.acquire(in, openPath)
+	if err == syscall.ENOENT && !inTx {
+		return nil, errOpenRace
+	}
 	if err != nil {
 		return nil, perr(op, name, err.(syscall.Errno))
 	}

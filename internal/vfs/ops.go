@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path"
 	"sort"
@@ -39,7 +40,7 @@ func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolve
 	if err != nil {
 		return resolved{}, "", err
 	}
-	r, err := f.walk(committed{f, ctx}, p, follow || dirOnly)
+	r, err := f.walkCommitted(ctx, p, follow || dirOnly)
 	if err != nil {
 		return r, p, asPathErr(op, name, err)
 	}
@@ -47,6 +48,26 @@ func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolve
 		return r, p, perr(op, name, syscall.ENOTDIR)
 	}
 	return r, p, nil
+}
+
+// maxWalkRetries bounds the walks walkCommitted repeats.
+const maxWalkRetries = 16
+
+// walkCommitted walks p against the committed state. The walk reads the
+// cache (or the database) one entry at a time, so a commit applied between
+// two of its reads can show it a name whose inode the commit just deleted:
+// a file renamed over (how git, and every atomic writer, replaces a file)
+// would read as absent for that instant, where the kernel guarantees the
+// name exists throughout. A walk that fails with ENOENT while a commit was
+// applied is therefore repeated, so it sees one state or the other.
+func (f *FS) walkCommitted(ctx context.Context, p string, follow bool) (resolved, error) {
+	for try := 0; ; try++ {
+		ver := f.cache.version()
+		r, err := f.walk(committed{f, ctx}, p, follow)
+		if err == nil || !errors.Is(err, syscall.ENOENT) || try == maxWalkRetries || f.cache.version() == ver {
+			return r, err
+		}
+	}
 }
 
 // walkTx cleans and walks name inside a transaction.
