@@ -283,22 +283,18 @@ func (f *billyFile) Close() error {
 	return err
 }
 
-// locks are the in-process file locks, one per store and inode: the store
-// is opened by one process at a time (vfs's flock), so in-process locks are
-// all the locking go-git needs among the commands of that process.
-var locks sync.Map // lockKey → *sync.Mutex
-
-type lockKey struct {
-	store string // the store's database path (handles of one store share it)
-	path  string // the file's (a staged replacement locks the file it replaces)
-}
+// The file locks are in-process mutexes, one per file of the store, kept in
+// the store's state (stateOf): the store is opened by one process at a time
+// (vfs's flock), so in-process locks are all the locking go-git needs among
+// the commands of that process. A staged replacement locks the file it
+// replaces.
 
 // Lock takes the file's exclusive lock, waiting for another holder.
 func (f *billyFile) Lock() error {
 	if f.lock != nil {
 		return nil
 	}
-	m, _ := locks.LoadOrStore(lockKey{f.b.fs.Path(), f.path}, &sync.Mutex{})
+	m, _ := stateOf(f.b.fs).locks.LoadOrStore(f.path, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
 	f.lock = mu

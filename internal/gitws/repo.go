@@ -333,8 +333,9 @@ func (r *Repo) flatTree(h plumbing.Hash) (map[string]treeEntry, error) {
 	if h.IsZero() {
 		return out, nil
 	}
-	key := treeCacheKey{r.env.FS.Base(), r.GitDir, h} // the store, whichever handle (an execution has its own)
-	if m, ok := treeCacheGet(key); ok {
+	cache := &stateOf(r.env.FS).trees
+	key := treeCacheKey{r.GitDir, h}
+	if m, ok := cache.get(key); ok {
 		return m, nil
 	}
 	t, err := object.GetTree(r.st, h)
@@ -362,7 +363,7 @@ func (r *Repo) flatTree(h plumbing.Hash) (map[string]treeEntry, error) {
 	if err := walk(t, ""); err != nil {
 		return nil, err
 	}
-	treeCachePut(key, out)
+	cache.put(key, out)
 	return out, nil
 }
 

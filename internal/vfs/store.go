@@ -102,6 +102,8 @@ type core struct {
 	closing atomic.Bool // Close has begun
 	closed  atomic.Bool // no more commits
 	closeCh chan struct{}
+
+	attached sync.Map // Attached's values, by key
 }
 
 // Open opens (creating if needed, unless opts.ReadOnly) the store at path.
