@@ -194,8 +194,16 @@ func (r *Repo) readIndex() (*index.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+	fast, ok, err := decodeIndex(data)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("index file corrupt: %w", err)
+	case ok:
+		idx = fast
+	default:
+		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+			return nil, fmt.Errorf("index file corrupt: %w", err)
+		}
 	}
 	idx.ModTime = fi.ModTime()
 	return idx, nil
