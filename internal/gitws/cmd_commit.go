@@ -145,6 +145,7 @@ func cmdCommit(c *cmd, args []string) int {
 		short: map[byte]string{'m': "message", 'a': "all", 'q': "quiet", 'F': "file", 'n': "no-verify", 's': "signoff", 'v': "verbose", 'C': "reuse-message", 'o': "only", 'i': "include"},
 	})
 	r := c.needWork()
+	defer r.st.buffer()() // its objects in one store transaction, flushed before the index and refs
 	target, headHash, err := r.head()
 	if err != nil {
 		c.dieErr(err)
@@ -255,6 +256,7 @@ func cmdCommit(c *cmd, args []string) int {
 				}
 			}
 		}
+		byName := entriesByName(idx)
 		for p := range tracked {
 			if !ps.match(p) {
 				continue
@@ -262,12 +264,13 @@ func cmdCommit(c *cmd, args []string) int {
 			a, ok := sc.files[p]
 			if !ok {
 				removeEntry(idx, p)
+				delete(byName, p)
 				continue
 			}
-			if e, err := idx.Entry(p); err == nil && statClean(e, a, idx.ModTime) {
+			if e := byName[p]; e != nil && statClean(e, a, idx.ModTime) {
 				continue
 			}
-			if err := r.addFile(idx, p, a); err != nil {
+			if err := r.addFileTo(idx, byName, p, a); err != nil {
 				c.dieErr(err)
 			}
 		}

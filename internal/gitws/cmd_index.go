@@ -113,6 +113,25 @@ func strerror(err error) string {
 
 // addFile stages one work-tree file into idx.
 func (r *Repo) addFile(idx *index.Index, rel string, a vfs.Attr) error {
+	return r.addFileTo(idx, nil, rel, a)
+}
+
+// entriesByName maps each path of idx to its first entry (what idx.Entry
+// finds, which scans every entry: a loop over the work tree calling it per
+// file is quadratic, 10,000 files 50 million comparisons).
+func entriesByName(idx *index.Index) map[string]*index.Entry {
+	m := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if _, ok := m[e.Name]; !ok {
+			m[e.Name] = e
+		}
+	}
+	return m
+}
+
+// addFileTo is addFile with byName, the entriesByName of idx, which it
+// keeps current (nil: idx is scanned).
+func (r *Repo) addFileTo(idx *index.Index, byName map[string]*index.Entry, rel string, a vfs.Attr) error {
 	data, err := r.readWork(rel, a)
 	if err != nil {
 		return err
@@ -121,11 +140,23 @@ func (r *Repo) addFile(idx *index.Index, rel string, a vfs.Attr) error {
 	if err != nil {
 		return fmt.Errorf("write blob %s: %w", rel, err)
 	}
-	e, err := idx.Entry(rel)
+	var e *index.Entry
+	if byName != nil {
+		if e = byName[rel]; e == nil {
+			err = index.ErrEntryNotFound
+		}
+	} else {
+		e, err = idx.Entry(rel)
+	}
 	if err != nil || e.Stage != 0 {
 		// replace any conflict stages of the path
-		removeEntry(idx, rel)
+		if err == nil {
+			removeEntry(idx, rel)
+		}
 		e = idx.Add(rel)
+		if byName != nil {
+			byName[rel] = e
+		}
 	}
 	e.Hash = h
 	e.Mode = modeOf(a)
@@ -159,6 +190,7 @@ func cmdAdd(c *cmd, args []string) int {
 		short: map[byte]string{'A': "all", 'u': "update", 'f': "force", 'n': "dry-run", 'v': "verbose", 'N': "intent-to-add"},
 	})
 	r := c.needWork()
+	defer r.st.buffer()() // its objects in one store transaction, flushed before the index and refs
 	pathArgs := append(o.args, o.paths...)
 	if len(pathArgs) == 0 && !o.has("all") && !o.has("update") {
 		fmt.Fprint(c.err, "Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?\nhint: Turn this message off by running\nhint: \"git config advice.addEmptyPathspec false\"\n")
@@ -233,6 +265,7 @@ func cmdAdd(c *cmd, args []string) int {
 	}
 	sort.Strings(names)
 	changed := false
+	byName := entriesByName(idx)
 	for _, p := range names {
 		if !ps.empty() && !ps.match(p) {
 			if !(o.has("all") && len(pathArgs) == 0) {
@@ -243,7 +276,7 @@ func cmdAdd(c *cmd, args []string) int {
 			continue
 		}
 		a := sc.files[p]
-		if e, err := idx.Entry(p); err == nil && e.Stage == 0 && statClean(e, a, idx.ModTime) {
+		if e := byName[p]; e != nil && e.Stage == 0 && statClean(e, a, idx.ModTime) {
 			continue
 		}
 		if o.has("dry-run") {
@@ -255,18 +288,19 @@ func cmdAdd(c *cmd, args []string) int {
 			e.Hash = hashBlob(nil)
 			e.Mode = modeOf(a)
 			e.IntentToAdd = true
+			byName[p] = e
 			changed = true
 			continue
 		}
-		before, _ := idx.Entry(p)
+		before := byName[p]
 		var old plumbing.Hash
 		if before != nil {
 			old = before.Hash
 		}
-		if err := r.addFile(idx, p, a); err != nil {
+		if err := r.addFileTo(idx, byName, p, a); err != nil {
 			c.dieErr(err)
 		}
-		if e, _ := idx.Entry(p); e != nil && (e.Hash != old || before == nil) && o.has("verbose") {
+		if e := byName[p]; e != nil && (e.Hash != old || before == nil) && o.has("verbose") {
 			fmt.Fprintf(c.out, "add '%s'\n", p)
 		}
 		changed = true

@@ -106,8 +106,8 @@ type Repo struct {
 	GitDir string // absolute store path of .git
 	Work   string // absolute store path of the work tree ("" when bare)
 	R      *git.Repository
-	st     *filesystem.Storage
-	cfg    *config // local + global, read once
+	st     *objStore // go-git's storage, loose object writes batched (objStore.buffer)
+	cfg    *config   // local + global, read once
 }
 
 // errNotRepo is what a command outside any repository reports.
@@ -154,7 +154,10 @@ func findRepo(env *Env, dir string) (gitDir, work string, err error) {
 
 // openRepo opens the repository at gitDir with work tree work.
 func openRepo(env *Env, gitDir, work string) (*Repo, error) {
-	st := filesystem.NewStorageWithOptions(NewBilly(env.Ctx, env.FS, gitDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	st := &objStore{
+		Storage: filesystem.NewStorageWithOptions(NewBilly(env.Ctx, env.FS, gitDir), cache.NewObjectLRUDefault(), filesystem.Options{}),
+		ctx:     env.Ctx, fs: env.FS, gitDir: gitDir,
+	}
 	var wt *Billy
 	if work != "" {
 		wt = NewBilly(env.Ctx, env.FS, work)
@@ -212,6 +215,9 @@ func (r *Repo) readIndex() (*index.Index, error) {
 // writeIndex replaces .git/index atomically. Extensions (the cache tree) are
 // not written, so real git never trusts a stale one.
 func (r *Repo) writeIndex(idx *index.Index) error {
+	if err := r.st.flush(); err != nil { // the blobs it names first
+		return err
+	}
 	idx.Cache = nil
 	idx.ResolveUndo = nil
 	idx.EndOfIndexEntry = nil
