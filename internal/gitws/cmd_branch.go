@@ -229,20 +229,35 @@ func (r *Repo) switchTree(from, to map[string]treeEntry, force bool) (dirty, unt
 	if len(dirty) > 0 || len(untracked) > 0 {
 		return dirty, untracked, nil
 	}
+	var writes []string
+	tes := map[string]treeEntry{}
+	removed := map[string]bool{}
 	for _, o := range ops {
 		if o.remove {
 			if err := r.removeWorkFile(o.p); err != nil {
 				return nil, nil, err
 			}
-			removeEntry(idx, o.p)
+			removed[o.p] = true
 			continue
 		}
-		ne, err := r.writeWorkFile(o.p, o.te)
-		if err != nil {
-			return nil, nil, err
+		writes = append(writes, o.p)
+		tes[o.p] = o.te
+	}
+	written, err := r.writeWorkFiles(writes, tes, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	// every stage of a path written or removed goes; the written entries
+	// follow (writeIndex sorts)
+	keep := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !removed[e.Name] && written[e.Name] == nil {
+			keep = append(keep, e)
 		}
-		removeEntry(idx, o.p)
-		idx.Entries = append(idx.Entries, ne)
+	}
+	idx.Entries = keep
+	for _, p := range writes {
+		idx.Entries = append(idx.Entries, written[p])
 	}
 	if force {
 		// the index becomes exactly the target tree

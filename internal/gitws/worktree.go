@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/desk-dev/desk/internal/glob/gitignore"
@@ -371,4 +372,130 @@ func (r *Repo) status(withIgnored bool) (*statusResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// Checkout batches: writeWorkFiles writes up to maxCheckoutBatchFiles
+// files, or maxCheckoutBatchBytes of content, per store transaction.
+const (
+	maxCheckoutBatchFiles = 1024
+	maxCheckoutBatchBytes = 16 << 20
+	maxCheckoutBatchBlob  = 1 << 20 // a larger file is written alone (writeWorkFile)
+)
+
+// writeWorkFiles writes tree entries to the work tree and returns their
+// index entries by path, as writeWorkFile does for one. Regular files whose
+// place is known to be free of anything else (sc, the scan taken before:
+// no symlink or file at the path's parents, nothing ignored in the way, no
+// symlink at the path) are written many to a store transaction
+// (vfs.Batch): a checkout of 10,000 files was 10,000 WriteFile and Chmod
+// commits. A batch that fails (a directory where a file goes, say) is
+// written again file by file, which handles every case, as is everything
+// not eligible.
+func (r *Repo) writeWorkFiles(files []string, tes map[string]treeEntry, sc *wtScan) (map[string]*index.Entry, error) {
+	out := make(map[string]*index.Entry, len(files))
+	ctx, f := r.env.Ctx, r.env.FS
+	eligible := func(rel string, te treeEntry) bool {
+		if te.Mode != filemode.Regular && te.Mode != filemode.Executable {
+			return false
+		}
+		if a, ok := sc.files[rel]; ok && !a.IsRegular() {
+			return false
+		}
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if _, ok := sc.files[d]; ok {
+				return false
+			}
+		}
+		return len(sc.ignored) == 0 || !containsIgnored(sc.ignored, rel)
+	}
+	type item struct {
+		rel  string
+		data []byte
+		perm fs.FileMode
+	}
+	var batch []item
+	size := 0
+	slow := func(rel string) error {
+		e, err := r.writeWorkFile(rel, tes[rel])
+		if err == nil {
+			out[rel] = e
+		}
+		return err
+	}
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := f.Batch(ctx, func(b *vfs.Batch) error {
+			made := map[string]bool{}
+			for _, it := range batch {
+				p := r.Work + "/" + it.rel
+				if dir := path.Dir(p); !made[dir] {
+					made[dir] = true
+					if err := b.MkdirAll(dir, 0o755); err != nil {
+						return err
+					}
+				}
+				if err := b.WriteFile(p, it.data, it.perm); err != nil {
+					return err
+				}
+				if err := b.Chmod(p, it.perm); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, it := range batch {
+			if err != nil {
+				if err := slow(it.rel); err != nil {
+					return err
+				}
+				continue
+			}
+			fi, err := f.Lstat(ctx, r.Work+"/"+it.rel)
+			if err != nil {
+				return err
+			}
+			te := tes[it.rel]
+			e := &index.Entry{Name: it.rel, Hash: te.Hash, Mode: te.Mode}
+			entryFromAttr(e, fi.Attr())
+			out[it.rel] = e
+		}
+		batch, size = batch[:0], 0
+		return nil
+	}
+	for _, rel := range files {
+		te := tes[rel]
+		if !eligible(rel, te) {
+			if err := slow(rel); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		data, err := r.blob(te.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > maxCheckoutBatchBlob {
+			if err := slow(rel); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		perm := fs.FileMode(0o644)
+		if te.Mode == filemode.Executable {
+			perm = 0o755
+		}
+		batch = append(batch, item{rel, data, perm})
+		size += len(data)
+		if len(batch) >= maxCheckoutBatchFiles || size >= maxCheckoutBatchBytes {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
