@@ -381,7 +381,8 @@ func (f *FS) OpenFile(ctx context.Context, name string, flag int, perm fs.FileMo
 		// The transaction deleting the inode holds wmu until its commit
 		// is applied to the cache: past it, the walk sees the new inode.
 		f.wmu.Lock()
-		f.wmu.Unlock() //nolint:staticcheck // an empty critical section: waiting for the commit
+		//lint:ignore SA2001 an empty critical section: it waits for that commit
+		f.wmu.Unlock()
 	}
 }
 
