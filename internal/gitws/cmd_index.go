@@ -111,11 +111,6 @@ func strerror(err error) string {
 	return err.Error()
 }
 
-// addFile stages one work-tree file into idx.
-func (r *Repo) addFile(idx *index.Index, rel string, a vfs.Attr) error {
-	return r.addFileTo(idx, nil, rel, a)
-}
-
 // entriesByName maps each path of idx to its first entry (what idx.Entry
 // finds, which scans every entry: a loop over the work tree calling it per
 // file is quadratic, 10,000 files 50 million comparisons).
@@ -129,8 +124,8 @@ func entriesByName(idx *index.Index) map[string]*index.Entry {
 	return m
 }
 
-// addFileTo is addFile with byName, the entriesByName of idx, which it
-// keeps current (nil: idx is scanned).
+// addFileTo stages one work-tree file into idx. byName is the
+// entriesByName of idx, which it keeps current (nil: idx is scanned).
 func (r *Repo) addFileTo(idx *index.Index, byName map[string]*index.Entry, rel string, a vfs.Attr) error {
 	data, err := r.readWork(rel, a)
 	if err != nil {
