@@ -10,10 +10,19 @@
 // Billy is a go-billy v5 filesystem over a directory of the vfs store:
 // every call goes straight to the store with the command's context, so
 // go-git reads and writes .git in the store (nothing is copied to the host,
-// no temporary directory is used). File locks (go-git locks packed-refs)
-// are in-process mutexes per store and inode, which is enough because a
-// store is open in one process at a time. The index and configuration
-// files are written with vfs.WriteFile, which replaces content atomically.
+// no temporary directory is used). File locks (go-git locks refs and
+// packed-refs) are in-process mutexes per file, which is enough because a
+// store is open in one process at a time; they and the tree cache are kept
+// per open store (vfs.FS.Attached), not in package variables. The index and
+// configuration files are written with vfs.WriteFile, which replaces
+// content atomically; go-git's other O_TRUNC writes in .git are staged and
+// renamed over the file, which readers see atomically.
+//
+// While commit and add run, loose objects are buffered in memory (at most
+// 32 MiB) and written together in one store transaction before any ref or
+// the index is written; reads see them at once. A checkout (clone,
+// checkout, switch, reset --hard) writes regular files up to 1,024 or
+// 16 MiB per store transaction.
 //
 // Billy6 is the same adapter as a go-billy v6 filesystem, for go-git v6's
 // server side (package artifact serves published repositories with it); it
@@ -155,7 +164,9 @@
 // # Status without reading files
 //
 // The index keeps each file's stat data (mtime, ctime, size, inode, uid,
-// gid) from the store's attributes. Status, diff and add compare the work
+// gid) from the store's attributes. Versions 2 and 3 are decoded here
+// (go-git's decoder, for version 4 and mandatory extensions, is several
+// times slower). Status, diff and add compare the work
 // tree's attributes (one ReadDirFiles query per directory) with it and read
 // a file only when they differ or when the file changed at or after the
 // index was written (git's racy rule); a file found unchanged gets its stat

@@ -164,6 +164,21 @@
 // namespace, the journal, Stats and the quota; their writes share the group
 // commit with file changes and are never deferred. See records.go.
 //
+// # Renames and readers
+//
+// A file replaced by renaming another over it is never absent to a reader,
+// as rename(2) guarantees: a walk that fails with ENOENT while a commit was
+// applied walks again, and an open that finds the old inode being deleted by
+// the uncommitted rename waits for that commit and opens the new one
+// (TestRenameOverIsAtomicForReaders).
+//
+// # Attached values
+//
+// Attached keeps a value per open store for the layers above (package gitws
+// keeps its file locks and tree cache there), shared by every handle of the
+// store and gone when it closes, instead of package-level maps keyed by
+// store.
+//
 // # Open-but-unlinked files
 //
 // An inode that loses its last name while a handle is open stays (nlink 0) until
