@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -66,6 +67,9 @@ type ApprovalList struct {
 	Approvals []Approval `json:"approvals"`
 	// TimeoutSeconds is how long a call waits before it fails.
 	TimeoutSeconds int64 `json:"timeout_seconds"`
+	// Version counts the changes of the list: WaitApprovals with it
+	// answers at the next change.
+	Version uint64 `json:"version"`
 }
 
 // GetRules returns the workspace's path and command rules.
@@ -87,6 +91,20 @@ func (c *Client) SetRules(ctx context.Context, ws string, rules Rules) (RulesInf
 func (c *Client) ListApprovals(ctx context.Context, ws string) (ApprovalList, error) {
 	var l ApprovalList
 	err := c.call(ctx, "GET", wsPath(ws, "/approvals"), nil, nil, &l)
+	return l, err
+}
+
+// WaitApprovals is ListApprovals that waits up to wait (at most a
+// minute): with version 0 until a call is pending, else until the list's
+// version (ApprovalList.Version of an earlier answer) changes. After wait
+// it answers with what is pending then (maybe nothing).
+func (c *Client) WaitApprovals(ctx context.Context, ws string, wait time.Duration, version uint64) (ApprovalList, error) {
+	var l ApprovalList
+	q := url.Values{"wait": {wait.String()}}
+	if version != 0 {
+		q.Set("version", strconv.FormatUint(version, 10))
+	}
+	err := c.call(ctx, "GET", wsPath(ws, "/approvals"), q, nil, &l)
 	return l, err
 }
 

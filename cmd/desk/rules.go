@@ -91,7 +91,8 @@ waits as pending_approval until someone with the approve scope, other than
 the token that asked, approves it (it then runs) or denies it (desk deny; it
 fails with approval_denied), or the server's timeout passes (10 minutes:
 approval_timeout). Without ID: the pending calls, with the script, the rule
-and who asked.`,
+and who asked; --wait D waits up to D (at most 1m) for a call to be pending
+before it lists them.`,
 }
 
 func runApprove(ctx context.Context, args []string, st streams) int {
@@ -110,6 +111,10 @@ func runDeny(ctx context.Context, args []string, st streams) int {
 func runDecide(ctx context.Context, sp *cmdSpec, args []string, st streams, approve bool) int {
 	fl := sp.flags()
 	sf := addServerFlags(fl)
+	var wait *time.Duration
+	if approve {
+		wait = fl.Duration("wait", 0, "without ID: wait up to this long (at most 1m) for a call to be pending")
+	}
 	pos, code, ok := sp.parse(fl, args, st)
 	if !ok {
 		return code
@@ -117,7 +122,13 @@ func runDecide(ctx context.Context, sp *cmdSpec, args []string, st streams, appr
 	ws := pos[0]
 	return sp.remote(st, sf, func(c *client.Client) error {
 		if len(pos) == 1 {
-			l, err := c.ListApprovals(ctx, ws)
+			var l client.ApprovalList
+			var err error
+			if wait != nil && *wait > 0 {
+				l, err = c.WaitApprovals(ctx, ws, *wait, 0)
+			} else {
+				l, err = c.ListApprovals(ctx, ws)
+			}
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
@@ -56,23 +55,16 @@ func TestServe_Rules(t *testing.T) {
 	// git push waits for an approval.
 	pending := func() string {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second) // a hang guard
-		for time.Now().Before(deadline) {
-			out, errs, code := as(approver, "approve", "demo")
-			if code != 0 {
-				t.Fatalf("desk approve demo: %d %q", code, errs)
-			}
-			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) > 1 {
-				if !strings.Contains(lines[1], "ask git push *") {
-					t.Fatalf("pending: %q", out)
-				}
-				return strings.Fields(lines[1])[0]
-			}
-			time.Sleep(10 * time.Millisecond) // polling the server, which has no push for approvals
+		// --wait answers once a call is pending (a minute is the hang guard)
+		out, errs, code := as(approver, "approve", "demo", "--wait", "1m")
+		if code != 0 {
+			t.Fatalf("desk approve demo --wait 1m: %d %q", code, errs)
 		}
-		t.Fatal("nothing pending")
-		return ""
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) < 2 || !strings.Contains(lines[1], "ask git push *") {
+			t.Fatalf("pending: %q", out)
+		}
+		return strings.Fields(lines[1])[0]
 	}
 	type res struct {
 		out, errs string

@@ -56,6 +56,8 @@ var (
 	pAfter    = param{"after", "string", "return items sorting after this one (the next cursor of the previous page)"}
 	pLimit    = param{"limit", "integer", "page size (default 100, at most 1000)"}
 	pWait     = param{"wait", "boolean", "wait for the execution to end and return its result"}
+	pWaitFor  = param{"wait", "string", "a Go duration, at most 60s: answer once a call is pending (with version: once the list's version is no longer that), or after this long with what is"}
+	pVersion  = param{"version", "integer", "with wait: the version of an earlier answer, to wait for the next change"}
 	pFrom     = param{"from", "integer", "first event number to send (Last-Event-ID takes precedence: its successor)"}
 	pSince    = param{"since", "integer", "return changes after this sequence number (Last-Event-ID takes precedence)"}
 	pFollow   = param{"follow", "boolean", "stream changes live (SSE or NDJSON, by Accept) instead of returning a page"}
@@ -139,7 +141,7 @@ func routes() []route {
 		{method: "GET", path: ws + "/rules", op: "getRules", summary: "The workspace's path and command rules (package policy; docs/api.md)", access: accScope, scope: auth.ScopeRead, status: 200, resp: "RulesInfo", h: (*Server).handleGetRules},
 		{method: "PUT", path: ws + "/rules", op: "setRules", summary: "Replace the workspace's path and command rules (admin)", access: accAdminWorkspace, body: "Rules", status: 200, resp: "RulesInfo", h: (*Server).handleSetRules},
 		{method: "DELETE", path: ws + "/rules", op: "deleteRules", summary: "Remove the workspace's path and command rules (admin)", access: accAdminWorkspace, status: 204, h: (*Server).handleDeleteRules},
-		{method: "GET", path: ws + "/approvals", op: "listApprovals", summary: "The workspace's calls pending approval: script, rule, who asked (a token with approve)", access: accScope, scope: auth.ScopeApprove, lease: true, status: 200, resp: "ApprovalList", h: (*Server).handleListApprovals},
+		{method: "GET", path: ws + "/approvals", op: "listApprovals", summary: "The workspace's calls pending approval: script, rule, who asked (a token with approve); wait=DURATION holds the answer until one is pending", query: []param{pWaitFor, pVersion}, access: accScope, scope: auth.ScopeApprove, lease: true, status: 200, resp: "ApprovalList", h: (*Server).handleListApprovals},
 		{method: "POST", path: ws + "/approvals/{id}/approve", op: "approve", summary: "Let a pending call go on (a token with approve, not the one that asked)", access: accScope, scope: auth.ScopeApprove, lease: true, status: 200, resp: "Approval", h: (*Server).handleApprove},
 		{method: "POST", path: ws + "/approvals/{id}/deny", op: "deny", summary: "Fail a pending call (a token with approve, not the one that asked)", access: accScope, scope: auth.ScopeApprove, lease: true, status: 200, resp: "Approval", h: (*Server).handleDeny},
 		{method: "GET", path: ws + "/secrets", op: "listSecrets", summary: "List the workspace's secrets: names, hosts, placeholders, never values (admin)", access: accAdminWorkspace, status: 200, resp: "SecretList", h: (*Server).handleListSecrets},

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
@@ -132,6 +134,10 @@ func wireApproval(a policy.Approval) client.Approval {
 		Requester: a.Requester, Created: a.Created, Expires: a.Expires, Status: a.Status, Approver: a.Approver, Decided: a.Decided}
 }
 
+// MaxApprovalWait bounds GET …/approvals?wait=: how long one request may
+// wait for a call to become pending.
+const MaxApprovalWait = time.Minute
+
 func (s *Server) approvals() (*policy.Approvals, error) {
 	if s.opts.Approvals == nil {
 		return nil, errorf(http.StatusNotImplemented, CodeInvalid, "this server holds no approvals")
@@ -144,8 +150,24 @@ func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request, c *
 	if err != nil {
 		return err
 	}
-	out := client.ApprovalList{Approvals: []client.Approval{}, TimeoutSeconds: int64(ap.Timeout().Seconds())}
-	for _, a := range ap.List(c.ws) {
+	list, version := ap.List(c.ws), ap.Version(c.ws)
+	if q := r.URL.Query().Get("wait"); q != "" {
+		d, err := time.ParseDuration(q)
+		if err != nil || d < 0 || d > MaxApprovalWait {
+			return errorf(http.StatusBadRequest, CodeInvalid, "wait=%q: want a duration from 0 to %s", q, MaxApprovalWait)
+		}
+		var since uint64
+		if v := r.URL.Query().Get("version"); v != "" {
+			if since, err = strconv.ParseUint(v, 10, 64); err != nil {
+				return errorf(http.StatusBadRequest, CodeInvalid, "version=%q: want the version of an earlier answer", v)
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		list, version = ap.WaitList(ctx, c.ws, since)
+		cancel()
+	}
+	out := client.ApprovalList{Approvals: []client.Approval{}, TimeoutSeconds: int64(ap.Timeout().Seconds()), Version: version}
+	for _, a := range list {
 		out.Approvals = append(out.Approvals, wireApproval(a))
 	}
 	return writeJSON(w, http.StatusOK, out)

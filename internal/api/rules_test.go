@@ -96,19 +96,15 @@ func putFile(t *testing.T, c *client.Client, p, data string) error {
 // waitPending waits for the workspace's first pending approval.
 func waitPending(t *testing.T, c *client.Client) client.Approval {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	for time.Now().Before(deadline) {
-		l, err := c.ListApprovals(context.Background(), "w")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(l.Approvals) > 0 {
-			return l.Approvals[0]
-		}
-		time.Sleep(5 * time.Millisecond) // polling the API, which has no push for approvals
+	// wait= answers once a call is pending (its minute is the hang guard)
+	l, err := c.WaitApprovals(context.Background(), "w", api.MaxApprovalWait, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no approval became pending")
-	return client.Approval{}
+	if len(l.Approvals) == 0 {
+		t.Fatal("no approval became pending")
+	}
+	return l.Approvals[0]
 }
 
 // TestRules_DoneWhen is issue 18's done-when scenario end to end over the
@@ -281,6 +277,18 @@ func TestRules_Timeout(t *testing.T) {
 	if l, err := e.c.ListApprovals(ctx, "w"); err != nil || len(l.Approvals) != 0 {
 		t.Fatalf("listed: %+v %v", l, err)
 	}
+	// A wait that ends with nothing pending answers the empty list, with
+	// the version of an unchanged list; a wait past the bound or a bad
+	// version is refused.
+	l, err := e.c.WaitApprovals(ctx, "w", time.Millisecond, 0)
+	if err != nil || len(l.Approvals) != 0 || l.Version == 0 {
+		t.Fatalf("wait: %+v %v", l, err)
+	}
+	if l2, err := e.c.WaitApprovals(ctx, "w", time.Millisecond, l.Version); err != nil || l2.Version != l.Version {
+		t.Fatalf("wait with version %d: %+v %v", l.Version, l2, err)
+	}
+	_, err = e.c.WaitApprovals(ctx, "w", 2*time.Minute, 0)
+	wantCode(t, "wait past the bound", err, 400, "invalid")
 }
 
 // TestRules_Routes: the rules routes' access and validation, and the

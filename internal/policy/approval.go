@@ -84,6 +84,10 @@ type Approvals struct {
 	opts    ApprovalOptions
 	mu      sync.Mutex
 	pending map[string]*waiting
+	// changed is closed (and replaced) whenever pending changes: what
+	// WaitList waits on; versions counts each workspace's changes.
+	changed  chan struct{}
+	versions map[string]uint64
 }
 
 type waiting struct {
@@ -102,7 +106,7 @@ func NewApprovals(o ApprovalOptions) *Approvals {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Approvals{opts: o, pending: map[string]*waiting{}}
+	return &Approvals{opts: o, pending: map[string]*waiting{}, changed: make(chan struct{}), versions: map[string]uint64{}}
 }
 
 // Wait holds a call as pending until it is approved (nil), denied
@@ -127,6 +131,7 @@ func (s *Approvals) Wait(ctx context.Context, a Approval, started func(Approval)
 		return a, fmt.Errorf("hold %s for approval: %d are pending: %w", a.Kind, s.opts.MaxPending, ErrTooManyPending)
 	}
 	s.pending[a.ID] = w
+	s.notify(a.Workspace)
 	s.mu.Unlock()
 	if started != nil {
 		started(a)
@@ -162,6 +167,7 @@ func (s *Approvals) finish(id, status, approver string) (Approval, bool) {
 	if ok {
 		delete(s.pending, id)
 		w.a.Status, w.a.Approver, w.a.Decided = status, approver, s.opts.Now().UTC()
+		s.notify(w.a.Workspace)
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -195,8 +201,49 @@ func (s *Approvals) Decide(ws, id string, approve bool, approver string) (Approv
 	return a, nil
 }
 
+// notify records a change of workspace ws and wakes the waiters of
+// WaitList; s.mu is held.
+func (s *Approvals) notify(ws string) {
+	s.versions[ws]++
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
 // List returns the pending approvals of workspace ws, oldest first.
 func (s *Approvals) List(ws string) []Approval {
+	out, _, _ := s.list(ws)
+	return out
+}
+
+// WaitList returns the pending approvals of workspace ws and the version
+// of that list (a count of its changes) when the version is no longer
+// since, or, with since 0, once at least one call is pending; when ctx
+// ends first, what is pending then. A client learns of a held call, or of
+// any change after the version it last saw, without polling.
+func (s *Approvals) WaitList(ctx context.Context, ws string, since uint64) ([]Approval, uint64) {
+	for {
+		out, v, changed := s.list(ws)
+		if since == 0 && len(out) > 0 || since != 0 && v != since {
+			return out, v
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			out, v, _ = s.list(ws)
+			return out, v
+		}
+	}
+}
+
+// Version is the version of workspace ws's list (WaitList).
+func (s *Approvals) Version(ws string) uint64 {
+	_, v, _ := s.list(ws)
+	return v
+}
+
+// list returns ws's pending approvals, oldest first, the list's version
+// and the channel closed at the next change.
+func (s *Approvals) list(ws string) ([]Approval, uint64, <-chan struct{}) {
 	s.mu.Lock()
 	var out []Approval
 	for _, w := range s.pending {
@@ -204,6 +251,7 @@ func (s *Approvals) List(ws string) []Approval {
 			out = append(out, w.a)
 		}
 	}
+	changed, v := s.changed, s.versions[ws]+1 // never 0: 0 is "any pending"
 	s.mu.Unlock()
 	slices.SortFunc(out, func(a, b Approval) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
@@ -211,7 +259,7 @@ func (s *Approvals) List(ws string) []Approval {
 		}
 		return compareStrings(a.ID, b.ID)
 	})
-	return out
+	return out, v, changed
 }
 
 func compareStrings(a, b string) int {

@@ -371,3 +371,41 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("OnDecide saw %v", st)
 	}
 }
+
+// TestApprovals_WaitList: a waiter wakes when a call is held (version 0)
+// and at every later change of its workspace (a version), not at another
+// workspace's; at its context's end it answers with what is pending.
+func TestApprovals_WaitList(t *testing.T) {
+	s := NewApprovals(ApprovalOptions{})
+	ctx := context.Background()
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	if l, v := s.WaitList(short, "w", 0); len(l) != 0 || v == 0 {
+		t.Fatalf("nothing pending: %v, version %d", l, v)
+	}
+	cancel()
+	got := make(chan []Approval, 1)
+	go func() { l, _ := s.WaitList(ctx, "w", 0); got <- l }()
+	held := make(chan Approval, 1)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go s.Wait(wctx, Approval{Workspace: "w", Kind: "execution", Subject: "git push"}, func(a Approval) { held <- a })
+	a := <-held
+	if l := <-got; len(l) != 1 || l[0].ID != a.ID {
+		t.Fatalf("woke with %v, want %s", l, a.ID)
+	}
+	// Another workspace's change does not wake a versioned waiter of w.
+	v := s.Version("w")
+	next := make(chan uint64, 1)
+	go func() { _, nv := s.WaitList(ctx, "w", v); next <- nv }()
+	octx, ostop := context.WithCancel(ctx)
+	oheld := make(chan Approval, 1)
+	go s.Wait(octx, Approval{Workspace: "other", Kind: "execution"}, func(a Approval) { oheld <- a })
+	<-oheld
+	ostop()
+	if _, err := s.Decide("w", a.ID, false, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if nv := <-next; nv == v || nv != s.Version("w") {
+		t.Fatalf("version after the decision %d (was %d, now %d)", nv, v, s.Version("w"))
+	}
+}

@@ -11,10 +11,43 @@ import (
 	"github.com/desk-dev/desk/client"
 )
 
-// ApprovalPoll is how often the agent looks for a pending approval of the
-// exec it is waiting for (the server holds an execution a command rule
-// says to ask about until an approver decides; it sends no event).
-const ApprovalPoll = 250 * time.Millisecond
+// ApprovalWait is how long one request for the workspace's pending
+// approvals waits for a change (the server holds an execution a command
+// rule says to ask about until an approver decides, and answers a waiting
+// request at once when its list changes).
+const ApprovalWait = 30 * time.Second
+
+// pendingList is one answer of the approvals watch.
+type pendingList struct {
+	l   client.ApprovalList
+	err error
+}
+
+// watchApprovals sends the workspace's pending approvals at every change
+// until ctx ends or a request fails (sent last).
+func watchApprovals(ctx context.Context, c *client.Client, ws string) <-chan pendingList {
+	out := make(chan pendingList)
+	go func() {
+		defer close(out)
+		var version uint64
+		for ctx.Err() == nil {
+			l, err := c.WaitApprovals(ctx, ws, ApprovalWait, version)
+			if err == nil && version != 0 && l.Version == version {
+				continue // the wait ended with no change
+			}
+			select {
+			case out <- pendingList{l, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			version = l.Version
+		}
+	}()
+	return out
+}
 
 // callResult is a finished tool call.
 type callResult struct {
@@ -61,11 +94,11 @@ func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult
 		Command string `json:"command"`
 	}
 	json.Unmarshal(call.Input, &in)
-	var poll <-chan time.Time
+	var pend <-chan pendingList
 	if a.cfg.Approver != nil && call.Name == "exec" {
-		tick := time.NewTicker(ApprovalPoll)
-		defer tick.Stop()
-		poll = tick.C
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		pend = watchApprovals(wctx, a.cfg.Approver, a.cfg.Workspace)
 	}
 	var listErr error
 	asked := map[string]bool{}
@@ -84,27 +117,27 @@ func (a *Agent) callTool(ctx context.Context, call Block) (tr *client.ToolResult
 				fmt.Fprintln(a.io.Out, "   (decided elsewhere or timed out)")
 			}
 			return r.tr, denied, r.err
-		case <-poll:
+		case p, ok := <-pend:
+			if !ok {
+				pend = nil
+				continue
+			}
+			if p.err != nil {
+				listErr = p.err
+				if ctx.Err() == nil {
+					a.clearStatus()
+					// The exec may be held, but the approver cannot list
+					// approvals: say why nobody is asked, once.
+					fmt.Fprintf(a.io.Err, "[this exec may be waiting for an approval, but the agent cannot list them (%v): an approver may decide with desk approve; -approve-token gives the agent a token with the approve scope]\n", listErr)
+					a.cfg.Approver = nil
+				}
+				pend = nil
+				continue
+			}
 			if asking != nil {
 				continue
 			}
-			if listErr != nil {
-				a.clearStatus()
-				// The exec still runs a poll after the approver could not
-				// list: it may be held, so say why nobody is asked, once.
-				fmt.Fprintf(a.io.Err, "[this exec may be waiting for an approval, but the agent cannot list them (%v): an approver may decide with desk approve; -approve-token gives the agent a token with the approve scope]\n", listErr)
-				a.cfg.Approver, poll = nil, nil
-				continue
-			}
-			l, err := a.cfg.Approver.ListApprovals(ctx, a.cfg.Workspace)
-			if err != nil {
-				listErr = err
-				if ctx.Err() != nil {
-					poll = nil
-				}
-				continue
-			}
-			for _, ap := range l.Approvals {
+			for _, ap := range p.l.Approvals {
 				if asked[ap.ID] || ap.Status != "pending_approval" || ap.Kind != "execution" || ap.Subject == "" || !strings.HasPrefix(in.Command, ap.Subject) {
 					continue
 				}

@@ -47,9 +47,10 @@
 //
 // A workspace's (or a token's) command rules may say to ask before a
 // command runs (package policy: `ask git push *`); the server then holds the
-// exec as pending_approval until an approver decides, and sends no event.
-// While an exec call is in flight the agent lists the workspace's pending
-// approvals every ApprovalPoll (250 ms) through Config.Approver, and for
+// exec as pending_approval until an approver decides. While an exec call is
+// in flight the agent watches the workspace's pending approvals through
+// Config.Approver (GET …/approvals?wait=30s&version=V, which the server
+// answers at the list's next change: no polling), and for
 // one whose script is the exec's command it asks the person, on the
 // terminal, "run it? [y/N]": y approves it (POST …/approvals/{id}/approve),
 // anything else or the end of input denies it (…/deny), and the model's
