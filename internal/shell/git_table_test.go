@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/desk-dev/desk/internal/gitws/gittest"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -348,53 +348,6 @@ func runGitHost(t *testing.T, gitBin string, r gitRow, dir string) result {
 	return res
 }
 
-// exportStore copies the store's tree below root into the host directory
-// dst (files, modes, symlinks), for the real git to read.
-func exportStore(t *testing.T, f *vfs.FS, root, dst string) {
-	t.Helper()
-	ctx := context.Background()
-	var walk func(p, d string)
-	walk = func(p, d string) {
-		ents, err := f.ReadDir(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			sp, dp := p+"/"+e.Name, filepath.Join(d, e.Name)
-			switch e.Mode & vfs.S_IFMT {
-			case vfs.S_IFDIR:
-				if err := os.MkdirAll(dp, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				walk(sp, dp)
-			case vfs.S_IFLNK:
-				tg, err := f.Readlink(ctx, sp)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(tg, dp); err != nil {
-					t.Fatal(err)
-				}
-			default:
-				data, err := f.ReadFile(ctx, sp)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(dp, data, fs.FileMode(e.Mode&0o777)); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chmod(dp, fs.FileMode(e.Mode&0o777)); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	walk(root, dst)
-}
-
 // repoState is what the real git says of the repository in dir: fsck, the
 // commits and trees of every ref, status and the index.
 func repoState(t *testing.T, gitBin, dir string) string {
@@ -456,7 +409,7 @@ func TestGit_differential(t *testing.T) {
 			dir := t.TempDir()
 			want := runGitHost(t, gitBin, r, dir)
 			exp := t.TempDir()
-			exportStore(t, f, "/work", exp)
+			gittest.Export(t, f, "/work", exp)
 			gotState, wantState := repoState(t, gitBin, exp), repoState(t, gitBin, filepath.Join(dir, "work"))
 			same := got.stdout == want.stdout && got.exit == want.exit && gotState == wantState
 			if r.diverge != "" {
