@@ -376,10 +376,7 @@ func (c *cmd) writeCommit(w io.Writer, r *Repo, cm *object.Commit, lf logFormat,
 	}
 	msg := strings.TrimRight(cm.Message, "\n")
 	for _, l := range strings.Split(msg, "\n") {
-		if l == "" {
-			fmt.Fprintln(w)
-			continue
-		}
+		// every line indented, an empty one too ("    "), as git does
 		fmt.Fprintf(w, "    %s\n", l)
 	}
 }

@@ -115,6 +115,7 @@ var gitTable = []gitRow{
 	{name: "commit amend no edit", script: S + "echo m >> a.txt && git add a.txt && git commit -q --amend --no-edit && git log --format='%s %an'"},
 	{name: "commit author", script: "git init -q && git add -A && git commit -q --author 'Other Person <other@example.com>' -m x && git log --format='%an <%ae> %cn <%ce>'"},
 	{name: "commit multiple -m", script: "git init -q && git add -A && git commit -q -m subject -m 'body line' && git log --format=%B"},
+	{name: "log and show of a body", script: "git init -q && git add -A && git commit -q -m subject -m 'para one' -m 'para two' && git log && git show -s && git log --format=fuller"},
 	{name: "commit -F", script: "printf 'from file\\n\\nbody\\n' > ../msg 2>/dev/null || printf 'from file\\n\\nbody\\n' > /tmp/msg; git init -q && git add a.txt && git commit -q -F /tmp/msg && git log --format=%s%n%b"},
 	{name: "commit empty message", script: "git init -q && git add -A && git commit -m ''"},
 	{name: "commit message cleanup", script: "git init -q && git add -A && git commit -q -m '  spaced  \n\n\n\nbody   \n\n' && git log --format=%B | od -c | head -3"},

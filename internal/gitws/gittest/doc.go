@@ -11,8 +11,7 @@
 //     fast-import (10,000 files and 500 commits in a few seconds);
 //     BigScript, the bash script the big-repository tests run through
 //     desk and through the real git; Bash runs it on the host; FirstDiff
-//     says where two outputs part; KnownDivergences lists what gitws is
-//     known to print otherwise, each with its reason.
+//     says where two outputs part.
 //   - Export and Import: copy a tree between the store and a host
 //     directory, for the real git to read what desk wrote, or the reverse.
 package gittest

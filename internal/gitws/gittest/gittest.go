@@ -359,14 +359,3 @@ func FirstDiff(a, b string) string {
 	}
 	return fmt.Sprintf("first difference at line %d (of %d and %d):\n--- one:\n%s\n--- other:\n%s", i+1, len(la), len(lb), ctx(la), ctx(lb))
 }
-
-// KnownDivergences rewrites the real git's output of BigScript where
-// gitws is known to print otherwise, so that a comparison catches every
-// other difference. Each rewrite says why:
-//
-//   - git log's medium format indents a message's empty lines by four
-//     spaces ("    "); gitws prints them empty (internal/gitws cmd_log.go,
-//     printCommit). Commits with a body show it.
-func KnownDivergences(realGit string) string {
-	return strings.ReplaceAll(realGit, "\n    \n", "\n\n")
-}
