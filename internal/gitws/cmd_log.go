@@ -28,9 +28,39 @@ func (q *commitQueue) Pop() any {
 	return x
 }
 
+// shallowSet returns the commits .git/shallow lists: the history of a
+// shallow clone ends there (git shows them as having no parents).
+func (r *Repo) shallowSet() (map[plumbing.Hash]bool, error) {
+	hs, err := r.st.Shallow()
+	if err != nil || len(hs) == 0 {
+		return nil, err
+	}
+	set := make(map[plumbing.Hash]bool, len(hs))
+	for _, h := range hs {
+		set[h] = true
+	}
+	return set, nil
+}
+
+// parents returns a commit's parents as history has them: none for a
+// commit where a shallow clone's history ends.
+func (r *Repo) parents(cm *object.Commit) []plumbing.Hash {
+	if len(cm.ParentHashes) > 0 {
+		if sh, _ := r.shallowSet(); sh[cm.Hash] {
+			return nil
+		}
+	}
+	return cm.ParentHashes
+}
+
 // walk visits the commits reachable from heads and not from hidden, newest
-// first, until fn returns false.
+// first, until fn returns false. A shallow clone's history ends at the
+// commits .git/shallow lists.
 func (r *Repo) walk(heads, hidden []plumbing.Hash, firstParent bool, fn func(*object.Commit) (bool, error)) error {
+	shallow, err := r.shallowSet()
+	if err != nil {
+		return err
+	}
 	excl := map[plumbing.Hash]bool{}
 	for _, h := range hidden {
 		set, err := r.reachable(h, 0)
@@ -64,6 +94,9 @@ func (r *Repo) walk(heads, hidden []plumbing.Hash, firstParent bool, fn func(*ob
 			return err
 		}
 		ps := cm.ParentHashes
+		if shallow[cm.Hash] {
+			ps = nil
+		}
 		if firstParent && len(ps) > 1 {
 			ps = ps[:1]
 		}
@@ -89,7 +122,8 @@ func (r *Repo) touches(cm *object.Commit, ps pathspec) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if len(cm.ParentHashes) == 0 {
+	parents := r.parents(cm)
+	if len(parents) == 0 {
 		for p := range nw {
 			if ps.match(p) {
 				return true, nil
@@ -97,7 +131,7 @@ func (r *Repo) touches(cm *object.Commit, ps pathspec) (bool, error) {
 		}
 		return false, nil
 	}
-	for _, ph := range cm.ParentHashes {
+	for _, ph := range parents {
 		pc, err := object.GetCommit(r.st, ph)
 		if err != nil {
 			return false, err
@@ -535,12 +569,13 @@ func cmdLog(c *cmd, args []string) int {
 // commitDiff writes the diff of a commit against its first parent (nothing
 // for a merge, as log does by default).
 func (c *cmd) commitDiff(r *Repo, cm *object.Commit, d diffOpts, ps pathspec, lf logFormat) {
-	if len(cm.ParentHashes) > 1 || !(d.patch || d.stat || d.nameOnly || d.nameStatus || d.numstat || d.shortstat) {
+	parents := r.parents(cm)
+	if len(parents) > 1 || !(d.patch || d.stat || d.nameOnly || d.nameStatus || d.numstat || d.shortstat) {
 		return
 	}
 	old := map[string]treeEntry{}
-	if len(cm.ParentHashes) == 1 {
-		pc, err := object.GetCommit(r.st, cm.ParentHashes[0])
+	if len(parents) == 1 {
+		pc, err := object.GetCommit(r.st, parents[0])
 		if err != nil {
 			c.dieErr(err)
 		}

@@ -39,6 +39,8 @@ func TestGit_Net(t *testing.T) {
 		{"git", "init", "-q", "-b", "main", work},
 		{"git", "-C", work, "add", "README"},
 		{"git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "readme"},
+		{"sh", "-c", "echo b > " + work + "/b && git -C " + work + " add b"},
+		{"git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "second", "-m", "with a body"},
 		{"git", "clone", "-q", "--bare", work, bare},
 	} {
 		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
@@ -74,6 +76,17 @@ func TestGit_Net(t *testing.T) {
 	}
 	if r := runNet("git clone -q http://git.test:"+u.Port()+"/repo.git r && cat r/README", net); r.exit != 0 || r.stdout != "over desk's egress\n" {
 		t.Fatalf("clone: exit %d %q %q %v", r.exit, r.stdout, r.stderr, r.err)
+	}
+	// A shallow clone's history ends at its boundary, which log shows as a
+	// root (its diff against nothing), as the real git's clone does.
+	const show = " && git log --stat && git log --format=%s%n%b"
+	host := filepath.Join(dir, "shallow")
+	want, err := exec.Command("sh", "-c", "git clone -q --depth 1 "+srv.URL+"/repo.git "+host+" && cd "+host+show).CombinedOutput()
+	if err != nil {
+		t.Fatalf("real git: %v\n%s", err, want)
+	}
+	if r := runNet("git clone -q --depth 1 http://git.test:"+u.Port()+"/repo.git sh && cd sh"+show, net); r.exit != 0 || r.stdout != string(want) {
+		t.Errorf("shallow clone and log: exit %d, stdout %q, stderr %q; the real git's %q", r.exit, r.stdout, r.stderr, want)
 	}
 	if r := runNet("git clone -q http://other.test:"+u.Port()+"/repo.git r2", net); r.exit == 0 || !strings.Contains(r.stderr, "host other.test is not allowed by the workspace's policy") || !strings.Contains(r.stderr, "desk ws policy w --allow") {
 		t.Fatalf("clone of another host: exit %d %q", r.exit, r.stderr)
