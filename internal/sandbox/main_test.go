@@ -114,9 +114,12 @@ func newEnvMount(t testing.TB, opts Options, fuse bool) *env {
 	return e
 }
 
-// ctx bounds one step of a test.
+// ctx bounds one step of a test: a hang guard, generous because the
+// package's tests run in parallel under the race detector on a shared
+// machine (a find over the host's /usr in TestFUSE_NoEscape passed 30 s
+// there next to the big-repository test).
 func ctx(t testing.TB) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return c
 }
