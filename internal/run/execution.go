@@ -787,6 +787,14 @@ func (e *Execution) finish(rr runResult) {
 	// before anyone learns of the end (a reader of its exit event, Wait),
 	// so that whoever saw it end may start another at once.
 	e.adm.half()
+	// No longer running (Dispose, Kill answer so) before anyone learns of
+	// the end either: a client that read the exit event may dispose the
+	// record at once. Readers find the stored record meanwhile.
+	r.mu.Lock()
+	if r.running[e.id] == e {
+		delete(r.running, e.id)
+	}
+	r.mu.Unlock()
 	e.mu.Lock()
 	// Earlier flush failures do not matter if the end was stored: their
 	// events were written with it.
@@ -797,11 +805,6 @@ func (e *Execution) finish(rr runResult) {
 	e.finished = true
 	e.broadcastLocked()
 	e.mu.Unlock()
-	r.mu.Lock()
-	if r.running[e.id] == e {
-		delete(r.running, e.id)
-	}
-	r.mu.Unlock()
 	// Indexed (and older records pruned) before Wait returns, so a caller
 	// that waited sees the retention rules applied.
 	r.ended(e, info)
