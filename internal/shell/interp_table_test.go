@@ -141,9 +141,10 @@ func TestTable_interpreters(t *testing.T) {
 		cancel()
 		okM := agrees(r, gm)
 		okD := agrees(r, gd)
+		var bt result
 		if r.diverge != "" {
 			// desk passes a mvdan divergence by agreeing with bash
-			bt := runBashFixture(t, bash, fx, r.script, r.stdin)
+			bt = runBashFixture(t, bash, fx, r.script, r.stdin)
 			okD = okD || gd.err == nil && gd.stdout == bt.stdout && gd.exit == bt.exit
 		}
 		if okM {
@@ -157,7 +158,8 @@ func TestTable_interpreters(t *testing.T) {
 		case behind && (okD || !okM):
 			t.Errorf("%s: listed in deskBehind (%s) but desk passes or mvdan fails: unlist it", r.name, reason)
 		case !behind && okM && !okD:
-			t.Errorf("%s: mvdan passes, desk does not: stdout %q stderr %q exit %d (want %q, %q, %d)", r.name, gd.stdout, gd.stderr, gd.exit, r.out, r.errSub, r.exit)
+			t.Errorf("%s: mvdan passes, desk does not: stdout %q stderr %q exit %d err %v (want %q, %q, %d; bash gave %q, %q, %d)",
+				r.name, gd.stdout, gd.stderr, gd.exit, gd.err, r.out, r.errSub, r.exit, bt.stdout, bt.stderr, bt.exit)
 		}
 	}
 	t.Logf("existing table, %d rows: mvdan interpreter %d, desk interpreter %d", len(rows), mvdanPass, deskPass)
@@ -176,9 +178,11 @@ func runBashFixture(t testing.TB, bash string, files map[string]string, script, 
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	got := result{}
 	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			got.exit = ee.ExitCode()
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("bash -c %q: %v", script, err)
 		}
+		got.exit = ee.ExitCode()
 	}
 	got.stdout, got.stderr = out.String(), errb.String()
 	return got
