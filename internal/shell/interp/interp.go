@@ -413,7 +413,13 @@ func (r *Runner) sub() *Runner {
 			elems += len(v.idx) + len(v.assoc)
 		}
 	}
-	c.hold(elems*costElem + len(c.params)*costStr)
+	if err := c.hold(elems*costElem + len(c.params)*costStr); err != nil {
+		// sub has no error to return: the execution stops at the next check
+		var fe fatalErr
+		if errors.As(err, &fe) {
+			r.sh.fatal.CompareAndSwap(nil, &fe.err)
+		}
+	}
 	return &c
 }
 
