@@ -1009,10 +1009,8 @@ func cmdReset(c *cmd, args []string) int {
 			}
 			removeEntry(idx, p)
 			e := &index.Entry{Name: p, Hash: te.Hash, Mode: te.Mode}
-			if a, err := c.env.FS.Lstat(c.env.Ctx, r2.Work+"/"+p); err == nil {
-				entryFromAttr(e, a.Attr())
-				e.ModifiedAt = e.ModifiedAt.Add(-1) // stat data must not vouch for the work tree
-			}
+			// no stat data: the work tree may hold other content, and stat data
+			// copied from it would vouch for it (real git compares whole seconds)
 			idx.Entries = append(idx.Entries, e)
 		}
 		if err := r2.writeIndex(idx); err != nil {

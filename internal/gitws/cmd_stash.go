@@ -741,10 +741,8 @@ func (c *cmd) setIndexTo(r *Repo, idx *index.Index, want, keepNew map[string]tre
 			continue
 		}
 		e := &index.Entry{Name: p, Hash: te.Hash, Mode: te.Mode}
-		if a, err := c.env.FS.Lstat(c.env.Ctx, r.Work+"/"+p); err == nil {
-			entryFromAttr(e, a.Attr())
-			e.ModifiedAt = e.ModifiedAt.Add(-1) // stat data must not vouch for the work tree
-		}
+		// no stat data: the work tree may hold other content, and stat data
+		// copied from it would vouch for it (real git compares whole seconds)
 		ents = append(ents, e)
 	}
 	idx.Entries = ents

@@ -229,6 +229,7 @@ func (r *Repo) writeIndex(idx *index.Index) error {
 			idx.Version = 3
 		}
 	}
+	r.smudgeRacy(idx)
 	var buf bytes.Buffer
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write index: %w", err)
@@ -237,6 +238,33 @@ func (r *Repo) writeIndex(idx *index.Index) error {
 		return fmt.Errorf("write index: %w", err)
 	}
 	return nil
+}
+
+// smudgeRacy applies git's racy-git rule before idx replaces the index read
+// at idx.ModTime: real git compares whole seconds, so an entry whose file was
+// modified in or after that index's second could look clean once a later
+// index vouches for it. Such an entry keeps its stat data only while its file
+// still has exactly that stat data (the store's times are nanoseconds);
+// otherwise its size becomes 0, which git and statClean read as "compare the
+// content".
+func (r *Repo) smudgeRacy(idx *index.Index) {
+	if idx.ModTime.IsZero() || r.Work == "" {
+		return // a new index: nothing vouched for before (git does the same)
+	}
+	sec := idx.ModTime.Unix()
+	for _, e := range idx.Entries {
+		if e.Stage != 0 || e.Size == 0 || e.ModifiedAt.Unix() < sec {
+			continue
+		}
+		fi, err := r.env.FS.Lstat(r.env.Ctx, r.Work+"/"+e.Name)
+		if err == nil {
+			a := fi.Attr()
+			if a.Mtime.Equal(e.ModifiedAt) && uint32(a.Size) == e.Size && uint32(a.Ino) == e.Inode {
+				continue
+			}
+		}
+		e.Size = 0
+	}
 }
 
 // entryFromAttr fills an index entry's stat data from the store's attributes.
@@ -262,12 +290,18 @@ func modeOf(a vfs.Attr) filemode.FileMode {
 	return filemode.Regular
 }
 
+// emptyBlobHash is the id of the empty blob.
+var emptyBlobHash = plumbing.ComputeHash(plumbing.BlobObject, nil)
+
 // statClean reports whether the work-tree attributes match the index entry's
 // stat data (so the content need not be read), with git's racy rule: a file
 // modified at or after the index was written is not trusted.
 func statClean(e *index.Entry, a vfs.Attr, idxTime time.Time) bool {
 	if modeOf(a) != e.Mode || uint32(a.Size) != e.Size || !a.Mtime.Equal(e.ModifiedAt) {
 		return false
+	}
+	if e.Size == 0 && e.Hash != emptyBlobHash {
+		return false // smudged by git's racy rule (or no stat data): compare the content
 	}
 	if uint32(a.Ino) != e.Inode && e.Inode != 0 {
 		return false
