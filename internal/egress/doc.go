@@ -64,7 +64,8 @@
 //
 // Store keeps each workspace's own policy and its secrets in files of the
 // data directory (DATA/egress/WS/policy.json, secrets/NAME.json; 0600 in
-// 0700 directories), outside the workspace's store. desk serve's front
+// 0700 directories; package wsfile: atomic replace, bounded size), outside
+// the workspace's store. desk serve's front
 // writes them (the admin's API), its workers read them for each execution:
 // the first layer is the workspace's policy, else the server's default
 // (desk serve --egress). Narrowing layers come with Exec's context

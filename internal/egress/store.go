@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
+
+	"github.com/desk-dev/desk/internal/wsfile"
 )
 
 // Limits of the Store.
@@ -32,29 +32,36 @@ var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 // directory of the data directory (DATA/egress/WS/: policy.json and
 // secrets/NAME.json), outside the workspace's store, so that no execution,
 // file read or export reaches them. Directories are 0700 and files 0600,
-// written to a temporary file and renamed. The server's front writes (the
+// replaced atomically (package wsfile). The server's front writes (the
 // admin's API), the workers read; nothing else opens them.
-type Store struct{ dir string }
+type Store struct {
+	dir   string // DATA/egress
+	files *wsfile.Store
+}
+
+// The documents of a workspace.
+const (
+	policyFile = "policy.json"
+	secretsDir = "secrets"
+	caFile     = "ca.pem"
+)
 
 // OpenStore returns the Store of the data directory dataDir (nothing is
 // made until something is written).
-func OpenStore(dataDir string) *Store { return &Store{dir: filepath.Join(dataDir, "egress")} }
-
-func (s *Store) wsDir(ws string) (string, error) {
-	if ws == "" || ws == "." || ws == ".." || strings.ContainsAny(ws, "/\x00") {
-		return "", fmt.Errorf("egress store: bad workspace name %q: %w", ws, ErrInvalid)
-	}
-	return filepath.Join(s.dir, ws), nil
+func OpenStore(dataDir string) *Store {
+	dir := filepath.Join(dataDir, "egress")
+	return &Store{dir: dir, files: wsfile.Open(dir, wsfile.Options{Name: "egress store", Invalid: ErrInvalid})}
 }
+
+func secretFile(name string) string { return secretsDir + "/" + name + ".json" }
 
 // Policy returns the workspace's own policy; ok is false when it has none
 // (the server's default applies).
 func (s *Store) Policy(ws string) (p Policy, ok bool, err error) {
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return p, false, err
 	}
-	b, err := os.ReadFile(filepath.Join(d, "policy.json"))
+	b, _, err := s.files.Read(ws, policyFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, false, nil
 	}
@@ -74,35 +81,24 @@ func (s *Store) SetPolicy(ws string, p Policy) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.wsDir(ws)
-	if err != nil {
-		return err
-	}
 	b, _ := json.Marshal(p)
-	return writeFile(d, "policy.json", b)
+	return s.files.Write(ws, policyFile, b)
 }
 
 // DeletePolicy removes the workspace's own policy (the server's default
 // applies again).
 func (s *Store) DeletePolicy(ws string) error {
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(d, "policy.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := s.files.Remove(ws, policyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete policy of %s: %w", ws, err)
 	}
 	return nil
 }
 
 // RemoveWorkspace removes everything kept for the workspace.
-func (s *Store) RemoveWorkspace(ws string) error {
-	d, err := s.wsDir(ws)
-	if err != nil {
-		return err
-	}
-	return os.RemoveAll(d)
-}
+func (s *Store) RemoveWorkspace(ws string) error { return s.files.RemoveWorkspace(ws) }
 
 // SecretInfo describes a stored secret: never its value.
 type SecretInfo struct {
@@ -139,8 +135,7 @@ func (s *Store) SetSecret(ws, name, value string, hosts []string) (SecretInfo, e
 		}
 		hosts[i] = r.Host
 	}
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return info, err
 	}
 	names, err := s.secretNames(ws)
@@ -154,7 +149,7 @@ func (s *Store) SetSecret(ws, name, value string, hosts []string) (SecretInfo, e
 	rand.Read(b[:])
 	info = SecretInfo{Name: name, Hosts: hosts, Placeholder: "desk-secret-" + name + "-" + hex.EncodeToString(b[:])}
 	data, _ := json.Marshal(storedSecret{SecretInfo: info, Value: value})
-	if err := writeFile(filepath.Join(d, "secrets"), name+".json", data); err != nil {
+	if err := s.files.Write(ws, secretFile(name), data); err != nil {
 		return SecretInfo{}, err
 	}
 	return info, nil
@@ -162,14 +157,13 @@ func (s *Store) SetSecret(ws, name, value string, hosts []string) (SecretInfo, e
 
 // DeleteSecret removes a secret.
 func (s *Store) DeleteSecret(ws, name string) error {
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return err
 	}
 	if !secretName.MatchString(name) {
 		return fmt.Errorf("delete secret %q: %w", name, ErrNotFound)
 	}
-	err = os.Remove(filepath.Join(d, "secrets", name+".json"))
+	err := s.files.Remove(ws, secretFile(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete secret %s: %w", name, ErrNotFound)
 	}
@@ -177,20 +171,16 @@ func (s *Store) DeleteSecret(ws, name string) error {
 }
 
 func (s *Store) secretNames(ws string) ([]string, error) {
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return nil, err
 	}
-	es, err := os.ReadDir(filepath.Join(d, "secrets"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	es, err := s.files.List(ws, secretsDir)
 	if err != nil {
 		return nil, fmt.Errorf("list secrets of %s: %w", ws, err)
 	}
 	var out []string
 	for _, e := range es {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && secretName.MatchString(n) {
+		if n, ok := strings.CutSuffix(e, ".json"); ok && secretName.MatchString(n) {
 			out = append(out, n)
 		}
 	}
@@ -212,10 +202,9 @@ func (s *Store) secrets(ws string) ([]storedSecret, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, _ := s.wsDir(ws)
 	var out []storedSecret
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(d, "secrets", n+".json"))
+		b, _, err := s.files.Read(ws, secretFile(n))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // deleted meanwhile
 		}
@@ -251,51 +240,14 @@ func (s *Store) Bound(ws string) ([]Secret, map[string]string, error) {
 	return out, env, nil
 }
 
-// writeFile writes name in dir (made 0700) as 0600, through a temporary
-// file renamed over it.
-func writeFile(dir, name string, data []byte) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	defer os.Remove(f.Name())
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
 // CA returns the workspace's CA (DATA/egress/WS/ca.pem, 0600: certificate
 // and key), made on first use. Only one process at a time may call it for a
 // workspace (its worker).
 func (s *Store) CA(ws string) (*CA, error) {
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return nil, err
 	}
-	p := filepath.Join(d, "ca.pem")
-	b, err := os.ReadFile(p)
+	b, _, err := s.files.Read(ws, caFile)
 	if err == nil {
 		return ParseCA(b)
 	}
@@ -306,7 +258,7 @@ func (s *Store) CA(ws string) (*CA, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(d, "ca.pem", data); err != nil {
+	if err := s.files.Write(ws, caFile, data); err != nil {
 		return nil, err
 	}
 	return ca, nil
@@ -317,16 +269,15 @@ func (s *Store) CA(ws string) (*CA, error) {
 // changes; 0 when it has none), so that a cache of Bound can tell when to
 // read them again.
 func (s *Store) SecretsStamp(ws string) (int64, error) {
-	d, err := s.wsDir(ws)
-	if err != nil {
+	if _, err := s.files.WorkspaceDir(ws); err != nil {
 		return 0, err
 	}
-	fi, err := os.Stat(filepath.Join(d, "secrets"))
+	v, err := s.files.Stat(ws, secretsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	return fi.ModTime().UnixNano(), nil
+	return v.ModTime, nil
 }

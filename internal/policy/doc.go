@@ -117,8 +117,8 @@
 // # Storage
 //
 // Store keeps each workspace's policy in DATA/policy/WS/policy.json (0600,
-// 0700 directories, outside the store), as egress.Store keeps its
-// policy; Policy keeps the compiled policy while the file's size, time
+// 0700 directories, outside the store, replaced atomically and bounded in
+// size by package wsfile), as egress.Store keeps its policy; Policy keeps the compiled policy while the file's size, time
 // and inode stay the same. A token's rules are part of its record
 // (auth.Token.Policy).
 //
