@@ -50,11 +50,8 @@ func (s *Server) policyInfo(st *egress.Store, ws string) (client.PolicyInfo, err
 }
 
 func (s *Server) handleGetPolicy(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.egressStore()
+	st, err := workspaceStore(s, w, r, c, s.egressStore, nil)
 	if err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
 		return err
 	}
 	info, err := s.policyInfo(st, c.ws)
@@ -65,15 +62,9 @@ func (s *Server) handleGetPolicy(w http.ResponseWriter, r *http.Request, c *call
 }
 
 func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.egressStore()
-	if err != nil {
-		return err
-	}
 	var req client.PolicyRequest
-	if err := s.readJSON(w, r, &req, false); err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
+	st, err := workspaceStore(s, w, r, c, s.egressStore, &req)
+	if err != nil {
 		return err
 	}
 	var p egress.Policy
@@ -105,11 +96,8 @@ func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request, c *call
 }
 
 func (s *Server) handleDeletePolicy(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.egressStore()
+	st, err := workspaceStore(s, w, r, c, s.egressStore, nil)
 	if err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
 		return err
 	}
 	if err := st.DeletePolicy(c.ws); err != nil {
@@ -125,15 +113,9 @@ func wireSecret(i egress.SecretInfo) client.Secret {
 }
 
 func (s *Server) handleSetSecret(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.egressStore()
-	if err != nil {
-		return err
-	}
 	var req client.SecretRequest
-	if err := s.readJSON(w, r, &req, false); err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
+	st, err := workspaceStore(s, w, r, c, s.egressStore, &req)
+	if err != nil {
 		return err
 	}
 	info, err := st.SetSecret(c.ws, r.PathValue("name"), req.Value, req.Hosts)
@@ -148,11 +130,8 @@ func (s *Server) handleSetSecret(w http.ResponseWriter, r *http.Request, c *call
 }
 
 func (s *Server) handleListSecrets(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.egressStore()
+	st, err := workspaceStore(s, w, r, c, s.egressStore, nil)
 	if err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
 		return err
 	}
 	all, err := st.Secrets(c.ws)

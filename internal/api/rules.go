@@ -75,11 +75,8 @@ func (s *Server) policyStore() (*policy.Store, error) {
 }
 
 func (s *Server) handleGetRules(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.policyStore()
+	st, err := workspaceStore(s, w, r, c, s.policyStore, nil)
 	if err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
 		return err
 	}
 	p, err := st.Policy(c.ws)
@@ -90,15 +87,9 @@ func (s *Server) handleGetRules(w http.ResponseWriter, r *http.Request, c *call)
 }
 
 func (s *Server) handleSetRules(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.policyStore()
-	if err != nil {
-		return err
-	}
 	var req client.Rules
-	if err := s.readJSON(w, r, &req, false); err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
+	st, err := workspaceStore(s, w, r, c, s.policyStore, &req)
+	if err != nil {
 		return err
 	}
 	p, err := parseRules("rules", req)
@@ -113,11 +104,8 @@ func (s *Server) handleSetRules(w http.ResponseWriter, r *http.Request, c *call)
 }
 
 func (s *Server) handleDeleteRules(w http.ResponseWriter, r *http.Request, c *call) error {
-	st, err := s.policyStore()
+	st, err := workspaceStore(s, w, r, c, s.policyStore, nil)
 	if err != nil {
-		return err
-	}
-	if _, err := s.host.Info(r.Context(), c.ws); err != nil {
 		return err
 	}
 	if err := st.DeletePolicy(c.ws); err != nil {
