@@ -7,9 +7,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/google/go-containerregistry/pkg/authn"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/image"
 	"github.com/desk-dev/desk/internal/sandbox"
 )
@@ -44,6 +51,7 @@ var imageGroup = &group{
 func init() {
 	imageGroup.verbs = []groupVerb{
 		{imageImportSpec, runImageImport},
+		{imagePullSpec, runImagePull},
 		{imageLsSpec, runImageLs},
 		{imageRmSpec, runImageRm},
 		{imageUseSpec, runImageUse},
@@ -92,6 +100,142 @@ func runImageImport(ctx context.Context, args []string, st streams) int {
 	}
 	fmt.Fprintf(st.out, "%s %s\n", info.ID, strings.Join(info.Names, ","))
 	return exitOK
+}
+
+var imagePullSpec = &cmdSpec{
+	name: "image pull", synopsis: "REF [NAME] [--platform OS/ARCH[/VARIANT]] [--auth-secret WS/SECRET [--data DIR]] [--max-download SIZE] [--images DIR] [--json]", minArgs: 1, maxArgs: 2,
+	summary: "pull an image from a registry (REGISTRY/REPO:TAG or @sha256:DIGEST) and unpack it once, as NAME (default REF)",
+	help: `The image is fetched by this machine (not through a workspace's egress
+policy: a pull is the operator's, like apt-get; HTTPS_PROXY and NO_PROXY
+apply), verified (a reference by digest must match what the registry sends;
+every blob its manifest's digest and size) and unpacked like desk image
+import, as shared, read-only root. Already unpacked (same manifest digest),
+only the manifest is fetched. The pinned reference (REPO@sha256:...) is
+printed and kept (desk image ls --json: source): pull that to get the same
+image again. From a multi-platform index, the image of --platform is taken
+(default linux/` + runtime.GOARCH + `).
+
+Credentials come from desk's secrets, never from a file of their own:
+--auth-secret WS/SECRET takes workspace WS's secret SECRET (desk secret set
+WS SECRET --host REGISTRY-HOST, its value USER:PASSWORD or USER:TOKEN) from
+the data directory (--data, default ./desk-data), and sends it only to the
+hosts the secret is bound to (a registry whose token service is another host
+needs that host bound too).
+
+--max-download bounds the compressed bytes received (default 8GiB; checked
+against the manifest first); the unpacked files are bounded like an import
+(16 GiB, 1 Mi entries). Progress goes to standard error.`,
+}
+
+func runImagePull(ctx context.Context, args []string, st streams) int {
+	sp := imagePullSpec
+	fl := sp.flags()
+	dir := fl.String("images", "", "the image store's directory (default $"+envImages+" or "+image.DefaultDir+")")
+	platform := fl.String("platform", "", "the platform to take from a multi-platform index: OS/ARCH[/VARIANT] (default linux/"+runtime.GOARCH+")")
+	authSecret := fl.String("auth-secret", "", "the registry credentials: workspace `WS/SECRET`'s secret (value USER:PASSWORD)")
+	data := fl.String("data", "./"+host.DefaultDataDir, "the data directory holding --auth-secret's secret")
+	maxDownload := fl.String("max-download", "", "the most compressed bytes to receive (e.g. 2GiB; default 8GiB)")
+	asJSON := fl.Bool("json", false, "print the image as JSON")
+	quiet := fl.Bool("q", false, "no progress on standard error")
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	var po image.PullOptions
+	if *platform != "" {
+		p, err := v1.ParsePlatform(*platform)
+		if err != nil || p.OS == "" || p.Architecture == "" {
+			return sp.usageError(st, fl, usagef("--platform %q: want OS/ARCH[/VARIANT], e.g. linux/arm64", *platform))
+		}
+		po.Platform = p
+	}
+	var limits image.Limits
+	if *maxDownload != "" {
+		n, err := parseByteSize(*maxDownload)
+		if err != nil || n <= 0 {
+			return sp.usageError(st, fl, usagef("--max-download %q: want a size such as 512MiB or 2GiB", *maxDownload))
+		}
+		limits.MaxDownload = n
+	}
+	if *authSecret != "" {
+		ws, secret, ok := strings.Cut(*authSecret, "/")
+		if !ok || ws == "" || secret == "" {
+			return sp.usageError(st, fl, usagef("--auth-secret %q: want WS/SECRET", *authSecret))
+		}
+		auth, hosts, err := registrySecret(*data, ws, secret)
+		if err != nil {
+			return sp.fail(st, err)
+		}
+		po.Auth, po.AuthHosts = auth, hosts
+	}
+	if !*quiet {
+		last := 0
+		po.Progress = func(p image.Progress) {
+			if p.Layer != last {
+				last = p.Layer
+				fmt.Fprintf(st.err, "desk image pull: layer %d/%d %s (%s)\n", p.Layer, p.Layers, shortDigest(p.Digest), humanBytes(p.Size))
+			}
+		}
+	}
+	s, err := image.Open(imageDir(*dir), image.Options{HostID: sandbox.DefaultHostID, IDCount: sandbox.DefaultIDCount, Home: sandbox.DefaultHome, Limits: limits})
+	if err != nil {
+		return sp.fail(st, err)
+	}
+	name := pos[0]
+	if len(pos) > 1 {
+		name = pos[1]
+	}
+	info, err := s.Pull(ctx, pos[0], name, po)
+	if err != nil {
+		return sp.fail(st, err)
+	}
+	if *asJSON {
+		json.NewEncoder(st.out).Encode(info)
+		return exitOK
+	}
+	fmt.Fprintf(st.out, "%s %s %s\n", info.ID, strings.Join(info.Names, ","), info.Source)
+	return exitOK
+}
+
+// shortDigest is sha256:HEX cut to 12 hex digits.
+func shortDigest(d string) string {
+	if alg, hex, ok := strings.Cut(d, ":"); ok && len(hex) > 12 {
+		return alg + ":" + hex[:12]
+	}
+	return d
+}
+
+// registrySecret is workspace ws's secret name as registry credentials:
+// its value USER:PASSWORD as Basic credentials, and the hosts it is bound to.
+func registrySecret(data, ws, name string) (authn.Authenticator, func(string) bool, error) {
+	secrets, _, err := egress.OpenStore(data).Bound(ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the registry secret: %w", err)
+	}
+	for _, sec := range secrets {
+		if sec.Name != name {
+			continue
+		}
+		user, pass, ok := strings.Cut(sec.Value, ":")
+		if !ok {
+			return nil, nil, fmt.Errorf("secret %s of %s: want the value USER:PASSWORD for a registry", name, ws)
+		}
+		var hosts []string
+		for _, h := range sec.Hosts {
+			hosts = append(hosts, strings.ToLower(h.Host))
+		}
+		bound := func(host string) bool {
+			host = strings.ToLower(host)
+			for _, h := range hosts {
+				if h == host || strings.HasPrefix(h, "*.") && strings.HasSuffix(host, h[1:]) {
+					return true
+				}
+			}
+			return false
+		}
+		return &authn.Basic{Username: user, Password: pass}, bound, nil
+	}
+	return nil, nil, fmt.Errorf("secret %s of workspace %s: %w (in %s; desk secret set)", name, ws, egress.ErrNotFound, data)
 }
 
 var imageLsSpec = &cmdSpec{
@@ -256,4 +400,27 @@ func sandboxImages(dir string) sandbox.ImageFunc {
 		}
 		return &sandbox.Image{Root: img.Root, Env: img.Env, WorkingDir: img.WorkingDir, UID: img.UID, GID: img.GID, Shell: img.Shell}, nil
 	}
+}
+
+// parseByteSize parses a size: digits and an optional unit, B, K/KiB, M/MiB,
+// G/GiB or T/TiB (powers of 1024; KB, MB, GB, TB mean the same).
+func parseByteSize(s string) (int64, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("size %q: want digits and a unit (B, KiB, MiB, GiB, TiB)", s)
+	}
+	unit := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s[i:])), "B"), "I")
+	shift := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+	sh, ok := shift[unit]
+	if !ok {
+		return 0, fmt.Errorf("size %q: unknown unit (B, KiB, MiB, GiB, TiB)", s)
+	}
+	if n > (1<<63-1)>>sh {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return n << sh, nil
 }

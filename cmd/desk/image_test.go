@@ -2,13 +2,22 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/image/imagetest"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/testenv"
@@ -71,5 +80,64 @@ func TestServe_Image(t *testing.T) {
 	mustDesk(t, nil, "image", "rm", "busybox:test")
 	if got := mustDesk(t, nil, "image", "ls"); strings.Contains(got, "busybox") {
 		t.Errorf("after rm:\n%s", got)
+	}
+}
+
+// TestImage_Pull: desk image pull from a registry on 127.0.0.1 that wants
+// credentials: refused without them, and with a workspace secret bound to
+// another host; pulled with the secret bound to the registry (progress on
+// standard error, the pinned reference on standard output), and again by
+// that digest.
+func TestImage_Pull(t *testing.T) {
+	testenv.NeedRoot(t)
+	h := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "deploy" || p != "s3cret" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+			http.Error(w, `{"errors":[{"code":"UNAUTHORIZED","message":"credentials required"}]}`, http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	regHost := strings.TrimPrefix(srv.URL, "http://")
+	img := imagetest.Image(t, v1.Config{WorkingDir: "/srv"}, imagetest.Layer(t, []imagetest.Entry{{Name: "srv/"}, {Name: "srv/hello", Body: "hello\n"}}))
+	ref, err := name.ParseReference(regHost + "/team/app:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img, remote.WithAuth(&authn.Basic{Username: "deploy", Password: "s3cret"})); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envImages, filepath.Join(t.TempDir(), "images"))
+	data := filepath.Join(t.TempDir(), "data")
+	es := egress.OpenStore(data)
+	if _, err := es.SetSecret("ci", "REGISTRY", "deploy:s3cret", []string{"127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := es.SetSecret("ci", "ELSEWHERE", "deploy:s3cret", []string{"registry.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := desk(t, nil, "image", "pull", ref.String(), "app"); code == 0 || !strings.Contains(errs, "UNAUTHORIZED") {
+		t.Errorf("anonymous pull: %d %q", code, errs)
+	}
+	if _, errs, code := desk(t, nil, "image", "pull", ref.String(), "app", "--auth-secret", "ci/ELSEWHERE", "--data", data); code == 0 || !strings.Contains(errs, "not bound to") {
+		t.Errorf("secret bound elsewhere: %d %q", code, errs)
+	}
+	if _, errs, code := desk(t, nil, "image", "pull", ref.String(), "app", "--auth-secret", "ci/NOPE", "--data", data); code == 0 || !strings.Contains(errs, "secret NOPE of workspace ci: not found") {
+		t.Errorf("missing secret: %d %q", code, errs)
+	}
+	out, errs, code := desk(t, nil, "image", "pull", ref.String(), "app", "--auth-secret", "ci/REGISTRY", "--data", data)
+	d, _ := img.Digest()
+	if code != 0 || !strings.HasSuffix(out, " app "+regHost+"/team/app@"+d.String()+"\n") || !strings.Contains(errs, "layer 1/1 sha256:") {
+		t.Fatalf("pull: %d %q %q", code, out, errs)
+	}
+	pinned := strings.Fields(out)[2]
+	mustDesk(t, nil, "image", "pull", "-q", pinned, "app-pinned", "--auth-secret", "ci/REGISTRY", "--data", data)
+	if got := mustDesk(t, nil, "image", "ls"); !strings.Contains(got, "app,app-pinned") || !strings.Contains(got, "/srv") {
+		t.Errorf("image ls:\n%s", got)
+	}
+	if _, errs, code := desk(t, nil, "image", "pull", "--max-download", "lots", ref.String()); code != 2 || !strings.Contains(errs, "--max-download") {
+		t.Errorf("bad --max-download: %d %q", code, errs)
 	}
 }

@@ -2,7 +2,7 @@
 // image given as an OCI image layout directory, an OCI archive (that layout
 // as a tar) or a `docker save` tarball is read with go-containerregistry and
 // unpacked once into a read-only root filesystem shared by every workspace
-// that uses it.
+// that uses it; Store.Pull fetches one from a registry.
 //
 // # The store
 //
@@ -42,10 +42,31 @@
 // the home, /etc/hostname, /etc/hosts, /etc/resolv.conf; a symbolic link at
 // one of those files is replaced by an empty file).
 //
+// # Pulling
+//
+// Store.Pull fetches an image from its registry with go-containerregistry's
+// remote and unpacks it like an import (Store.add; the same unpacker and
+// checks). A reference by digest must match the manifest the registry
+// sends; every blob is verified against its manifest's digest and size as
+// it streams, and each layer stream is read to its end before the image is
+// kept (a forged blob fails the pull; the temporary directory goes).
+// PullOptions.Platform picks an index's image (default linux/GOARCH);
+// PullOptions.Auth gives credentials (cmd/desk passes a workspace secret;
+// the store never reads credential files), sent only to the hosts
+// PullOptions.AuthHosts allows. Info.Source is the pinned reference
+// (REPO@sha256:HEX of the manifest or index). Bounds, as ErrTooLarge:
+// Limits.MaxDownload (8 GiB) against the sizes the manifest declares before
+// any layer is fetched and against the bytes received (a counting
+// transport), Limits.MaxManifestBytes (4 MiB) per manifest, and, for
+// imports too, each uncompressed layer stream at its files' size plus 4 KiB
+// per entry plus 2 MiB (a compression bomb, data after the tar). The pull
+// is the machine's, through PullOptions.Transport (default: Go's, with
+// HTTPS_PROXY): no workspace's egress policy applies (docs/decisions.md).
+// Progress reports each layer as it starts and the bytes received.
+//
 // # Not done
 //
-// Pulling from a registry (go-containerregistry's remote, through the
-// egress policy); a writable overlay over an image's root; garbage
+// A writable overlay over an image's root; garbage
 // collection of images a removed name left in use by a running sandbox
 // (Remove deletes the root at once: remove an image only while no sandbox
 // runs on it).

@@ -34,10 +34,17 @@ const (
 	DefaultMaxEntries = 1 << 20                // entries per image, all layers
 )
 
-// Limits bound an import. Zero fields take the defaults.
+// Limits bound an import or a pull. Zero fields take the defaults.
 type Limits struct {
 	MaxBytes   int64 // file content written, all layers (default 16 GiB)
 	MaxEntries int64 // layer entries read, all layers (default 1 Mi)
+	// MaxDownload bounds what a pull receives (default 8 GiB): checked
+	// against the sizes the manifest declares before any layer is
+	// fetched, and against the bytes that arrive.
+	MaxDownload int64
+	// MaxManifestBytes bounds a manifest or index a pull reads (default 4
+	// MiB).
+	MaxManifestBytes int64
 }
 
 // Options configure a Store.
@@ -61,8 +68,12 @@ type Store struct {
 
 // Info describes an unpacked image.
 type Info struct {
-	ID     string    `json:"id"`     // sha256-HEX of the manifest
-	Digest string    `json:"digest"` // sha256:HEX
+	ID     string `json:"id"`     // sha256-HEX of the manifest
+	Digest string `json:"digest"` // sha256:HEX
+	// Source is the pinned reference of the pull that unpacked it
+	// (REGISTRY/REPO@sha256:HEX: the manifest's or the index's); empty
+	// for an import.
+	Source string    `json:"source,omitempty"`
 	Names  []string  `json:"names,omitempty"`
 	Size   int64     `json:"size"` // file content bytes
 	Added  time.Time `json:"added"`
@@ -117,6 +128,12 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	if o.Limits.MaxEntries <= 0 {
 		o.Limits.MaxEntries = DefaultMaxEntries
+	}
+	if o.Limits.MaxDownload <= 0 {
+		o.Limits.MaxDownload = DefaultMaxDownload
+	}
+	if o.Limits.MaxManifestBytes <= 0 {
+		o.Limits.MaxManifestBytes = DefaultMaxManifestBytes
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -218,6 +235,17 @@ func (s *Store) Import(ctx context.Context, file, name string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("import image: %w", err)
 	}
+	return s.add(ctx, img, d, name, nil)
+}
+
+// unpackJob is what an unpack reports and records beyond the image.
+type unpackJob struct {
+	source  string      // Info.Source
+	onLayer func(i int) // called as layer i (0-based) starts
+}
+
+// add unpacks img (digest d) unless the store has it, and names it name.
+func (s *Store) add(ctx context.Context, img v1.Image, d v1.Hash, name string, configure func(*unpackJob)) (Info, error) {
 	id := d.Algorithm + "-" + d.Hex
 	unlock, err := s.lock()
 	if err != nil {
@@ -226,7 +254,11 @@ func (s *Store) Import(ctx context.Context, file, name string) (Info, error) {
 	defer unlock()
 	info, err := s.info(id)
 	if errors.Is(err, fs.ErrNotExist) {
-		info, err = s.unpack(ctx, img, id, d)
+		job := &unpackJob{}
+		if configure != nil {
+			configure(job)
+		}
+		info, err = s.unpack(ctx, img, id, d, job)
 	}
 	if err != nil {
 		return Info{}, err
@@ -268,7 +300,7 @@ func (s *Store) info(id string) (Info, error) {
 
 // unpack makes DIR/ID from img: the layers applied in a temporary directory,
 // the mount points a sandbox needs added, then renamed into place.
-func (s *Store) unpack(ctx context.Context, img v1.Image, id string, d v1.Hash) (Info, error) {
+func (s *Store) unpack(ctx context.Context, img v1.Image, id string, d v1.Hash, job *unpackJob) (Info, error) {
 	cf, err := img.ConfigFile()
 	if err != nil {
 		return Info{}, fmt.Errorf("import image: read its config: %w", err)
@@ -305,11 +337,14 @@ func (s *Store) unpack(ctx context.Context, img v1.Image, id string, d v1.Hash) 
 		if err := ctx.Err(); err != nil {
 			return Info{}, err
 		}
+		if job.onLayer != nil {
+			job.onLayer(i)
+		}
 		rc, err := l.Uncompressed()
 		if err != nil {
 			return Info{}, fmt.Errorf("import image: layer %d: %w", i+1, err)
 		}
-		err = u.apply(rc)
+		err = u.applyAll(rc)
 		rc.Close()
 		if err != nil {
 			return Info{}, fmt.Errorf("import image: layer %d: %w", i+1, err)
@@ -318,7 +353,7 @@ func (s *Store) unpack(ctx context.Context, img v1.Image, id string, d v1.Hash) 
 	if err := s.mountPoints(u); err != nil {
 		return Info{}, err
 	}
-	info := Info{ID: id, Digest: d.String(), Size: u.bytes, Added: time.Now().UTC(),
+	info := Info{ID: id, Digest: d.String(), Source: job.source, Size: u.bytes, Added: time.Now().UTC(),
 		Env: cf.Config.Env, WorkingDir: cf.Config.WorkingDir, User: cf.Config.User, Shell: "/bin/sh"}
 	if info.UID, info.GID, err = resolveUser(root, cf.Config.User); err != nil {
 		return Info{}, fmt.Errorf("import image: %w", err)

@@ -28,12 +28,49 @@ const (
 
 // unpacker applies layers to a root directory on the host.
 type unpacker struct {
-	root    string // absolute
-	hostID  uint32 // host id of uid and gid 0 in the image
-	idCount uint32 // ids mapped: 0..idCount-1
-	limits  Limits
-	bytes   int64 // file content written so far
-	entries int64
+	root     string // absolute
+	hostID   uint32 // host id of uid and gid 0 in the image
+	idCount  uint32 // ids mapped: 0..idCount-1
+	limits   Limits
+	bytes    int64 // file content written so far
+	entries  int64
+	streamed int64 // uncompressed layer bytes read so far
+	pending  int64 // the size of the file being written
+}
+
+// streamSlack is what a layer stream may hold beyond file content and 4
+// KiB of headers per entry: PAX records, the end-of-archive blocks.
+const streamSlack = 2 << 20
+
+// applyAll applies one layer from its uncompressed stream r, then reads r
+// to its end (so a registry's blob is verified against its digest before
+// the image is kept). The stream is bounded: file content (Limits.MaxBytes)
+// plus 4 KiB per entry plus 2 MiB; a layer hiding more (data in non-file
+// entries, a compression bomb after its tar) is refused.
+func (u *unpacker) applyAll(r io.Reader) error {
+	br := &boundedReader{r: r, u: u}
+	if err := u.apply(br); err != nil {
+		return err
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return fmt.Errorf("read layer: %w", err)
+	}
+	return nil
+}
+
+// boundedReader counts a layer stream against the unpacker's budget.
+type boundedReader struct {
+	r io.Reader
+	u *unpacker
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.u.streamed += int64(n)
+	if budget := b.u.bytes + b.u.pending + 4096*b.u.entries + streamSlack; b.u.streamed > budget {
+		return n, fmt.Errorf("%w: a layer stream of over %d bytes holding %d bytes of files in %d entries (more than their headers need; Limits.MaxBytes is %d)", ErrTooLarge, b.u.streamed, b.u.bytes, b.u.entries, b.u.limits.MaxBytes)
+	}
+	return n, err
 }
 
 // hostilef is an error wrapping ErrHostile.
@@ -242,14 +279,16 @@ func (u *unpacker) entry(tr *tar.Reader, hdr *tar.Header, p string) error {
 		}
 	case tar.TypeReg:
 		if hdr.Size > u.limits.MaxBytes-u.bytes {
-			return fmt.Errorf("unpack %q: the image's files exceed %d bytes (Limits.MaxBytes)", hdr.Name, u.limits.MaxBytes)
+			return fmt.Errorf("unpack %q: %w: the image's files exceed %d bytes (Limits.MaxBytes)", hdr.Name, ErrTooLarge, u.limits.MaxBytes)
 		}
 		f, err := os.OpenFile(hp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return fmt.Errorf("unpack %q: %w", hdr.Name, err)
 		}
+		u.pending = hdr.Size
 		n, err := io.Copy(f, io.LimitReader(tr, hdr.Size))
 		u.bytes += n
+		u.pending = 0
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

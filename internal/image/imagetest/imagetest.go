@@ -89,9 +89,26 @@ func Layer(t testing.TB, entries []Entry) v1.Layer {
 	return l
 }
 
+// RawLayer is a layer whose stream is b as it is: a tar, or a compressed
+// one (kept compressed as given).
+func RawLayer(t testing.TB, b []byte) v1.Layer {
+	t.Helper()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // Image is an image of the layers with config cfg (Env, WorkingDir, User,
 // ...), for linux/amd64.
 func Image(t testing.TB, cfg v1.Config, layers ...v1.Layer) v1.Image {
+	t.Helper()
+	return ImageFor(t, "amd64", cfg, layers...)
+}
+
+// ImageFor is Image for linux/arch.
+func ImageFor(t testing.TB, arch string, cfg v1.Config, layers ...v1.Layer) v1.Image {
 	t.Helper()
 	img, err := mutate.AppendLayers(empty.Image, layers...)
 	if err != nil {
@@ -103,7 +120,7 @@ func Image(t testing.TB, cfg v1.Config, layers ...v1.Layer) v1.Image {
 	}
 	cf = cf.DeepCopy()
 	cf.Config = cfg
-	cf.OS, cf.Architecture = "linux", "amd64"
+	cf.OS, cf.Architecture = "linux", arch
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		t.Fatal(err)
 	}
