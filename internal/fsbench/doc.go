@@ -15,4 +15,9 @@
 // The cold read drops the host's page cache first (sync, then
 // /proc/sys/vm/drop_caches), which affects the whole machine. Everything
 // else runs with warm kernel caches, as an agent's next command would.
+//
+// With Options.Trace the sandbox's mount counts its FUSE requests
+// (fusefs.Tracer), and the report gives, per row, the requests of its timed
+// parts by opcode with the server's time on them: where a row's time goes.
+// Options.Only runs a subset of the rows.
 package fsbench

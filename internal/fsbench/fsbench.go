@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/desk-dev/desk/internal/fusefs"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -59,6 +61,14 @@ type Options struct {
 	// NoDropCaches skips dropping the host's page cache before the cold
 	// read (the row then measures a warm host cache under the mount).
 	NoDropCaches bool
+	// Trace counts the FUSE requests of each row's timed part on the
+	// sandbox's mount (fusefs.Tracer): the report then tells, per row, how
+	// many requests of each opcode a run sent and the server's time on them.
+	Trace bool
+	// Only, if set, runs only the rows whose name it matches (the cold
+	// start and warm exec rows included). A row that uses what an earlier
+	// one left makes it itself when it is missing.
+	Only *regexp.Regexp
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
 }
@@ -147,7 +157,11 @@ func (t Target) String() string {
 
 // Report is the result of a run.
 type Report struct {
-	Rows   []Row  // the scenarios, then cold start and warm exec
+	Rows []Row // the scenarios, then cold start and warm exec
+	// Traces are, with Options.Trace, the FUSE requests of each row's timed
+	// part on the sandbox's mount, added over its runs (nil for the
+	// cold start and warm exec rows).
+	Traces []*fusefs.TraceStats
 	DiskFS string // the filesystem type of Options.Dir ("ext4")
 	Runs   int    // runs per cell
 	Files  int    // files of the create/stat/rm rows
@@ -170,6 +184,7 @@ type bench struct {
 	envs    [numFS]*env
 	seq     atomic.Int64
 	cleanup []func()
+	tracer  *fusefs.Tracer // with Options.Trace: the sandbox mount's
 }
 
 // Run runs every scenario and returns the report. It needs what the sandbox
@@ -194,11 +209,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep := &Report{DiskFS: fsType(bn.scratch), Runs: o.Runs, Files: o.Files, Big: o.BigSize, Pkgs: o.Packages, PkgFs: o.Packages * o.PkgFiles}
 	for _, sc := range scenarios(o) {
-		row, err := bn.scenario(ctx, sc)
+		if o.Only != nil && !o.Only.MatchString(sc.name) {
+			continue
+		}
+		row, tr, err := bn.scenario(ctx, sc)
 		if err != nil {
 			return nil, err
 		}
 		rep.Rows = append(rep.Rows, row)
+		if bn.tracer != nil {
+			rep.Traces = append(rep.Traces, tr)
+		}
+	}
+	if o.Only != nil && !o.Only.MatchString(coldName) && !o.Only.MatchString(warmName) {
+		return rep, nil
 	}
 	cold, warm, err := bn.execs(ctx)
 	if err != nil {
@@ -274,6 +298,10 @@ func (bn *bench) setup(ctx context.Context) error {
 			TmpSize: 512 << 20,
 			Memory:  2 << 30,
 		}
+		if i == Sandbox && o.Trace {
+			bn.tracer = fusefs.NewTracer()
+			so.FUSE.Tracer = bn.tracer
+		}
 		if i != Sandbox {
 			d := dirs[i]
 			so.Mount = func(context.Context, sandbox.Workspace) (sandbox.Mount, error) { return sandbox.Mount{Dir: d}, nil }
@@ -331,34 +359,46 @@ func tail(s string, n int) string {
 }
 
 // scenario runs sc Runs times on every filesystem, interleaved, and keeps
-// the medians.
-func (bn *bench) scenario(ctx context.Context, sc scenario) (Row, error) {
+// the medians; with a tracer, it also returns the sandbox mount's requests
+// during the timed parts of its runs.
+func (bn *bench) scenario(ctx context.Context, sc scenario) (Row, *fusefs.TraceStats, error) {
 	row := Row{Name: sc.name, Target: sc.target}
+	var traced *fusefs.TraceStats
+	if bn.tracer != nil {
+		traced = new(fusefs.TraceStats)
+	}
 	var times [numFS][]time.Duration
 	for r := range bn.o.Runs {
 		for i, e := range bn.envs {
 			if sc.setup != "" {
 				if _, err := bn.exec(ctx, e, sc.setup); err != nil {
-					return row, fmt.Errorf("%s: set up: %w", sc.name, err)
+					return row, nil, fmt.Errorf("%s: set up: %w", sc.name, err)
 				}
 			}
 			if sc.dropCaches && !bn.o.NoDropCaches {
 				if err := dropCaches(); err != nil {
-					return row, err
+					return row, nil, err
 				}
 			}
+			var before *fusefs.TraceStats
+			if i == Sandbox && traced != nil {
+				before = bn.tracer.Stats()
+			}
 			out, err := bn.exec(ctx, e, "t0=$EPOCHREALTIME\n"+sc.body+"\nt1=$EPOCHREALTIME\necho \"$t0 $t1\"")
+			if before != nil {
+				traced.Add(bn.tracer.Stats().Sub(before))
+			}
 			if err != nil {
-				return row, fmt.Errorf("%s: %w", sc.name, err)
+				return row, nil, fmt.Errorf("%s: %w", sc.name, err)
 			}
 			d, err := elapsed(out)
 			if err != nil {
-				return row, fmt.Errorf("%s in the %s sandbox: %w", sc.name, e.name, err)
+				return row, nil, fmt.Errorf("%s in the %s sandbox: %w", sc.name, e.name, err)
 			}
 			times[i] = append(times[i], d)
 			if sc.cleanup != "" {
 				if _, err := bn.exec(ctx, e, sc.cleanup); err != nil {
-					return row, fmt.Errorf("%s: clean up: %w", sc.name, err)
+					return row, nil, fmt.Errorf("%s: clean up: %w", sc.name, err)
 				}
 			}
 			bn.progress("%-34s run %d  %-8s %8.1f ms", sc.name, r+1, e.name, ms(d))
@@ -367,14 +407,20 @@ func (bn *bench) scenario(ctx context.Context, sc scenario) (Row, error) {
 	for i := range times {
 		row.Times[i] = median(times[i])
 	}
-	return row, nil
+	return row, traced, nil
 }
+
+// The names of the rows execs times.
+const (
+	coldName = "sandbox cold start (first `true`)"
+	warmName = "warm exec of `true`"
+)
 
 // execs times the sandbox cold start (the first `true` of a workspace, its
 // mount included) and warm executions of `true`, on every filesystem.
 func (bn *bench) execs(ctx context.Context) (cold, warm Row, err error) {
-	cold = Row{Name: "sandbox cold start (first `true`)", Target: Target{Of: -1, Max: 300 * time.Millisecond}}
-	warm = Row{Name: "warm exec of `true`", Target: Target{Of: -1, Max: 5 * time.Millisecond}}
+	cold = Row{Name: coldName, Target: Target{Of: -1, Max: 300 * time.Millisecond}}
+	warm = Row{Name: warmName, Target: Target{Of: -1, Max: 5 * time.Millisecond}}
 	var colds, warms [numFS][]time.Duration
 	for r := range bn.o.Runs {
 		for i, e := range bn.envs {

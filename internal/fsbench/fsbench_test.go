@@ -35,11 +35,11 @@ func TestRun_Small(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Options{Dir: dir, InitPath: exe, Runs: 1, Files: 50, BigSize: 1 << 20, Packages: 5, PkgFiles: 4,
-		WarmExecs: 3, NoDropCaches: true, Progress: &progress})
+		WarmExecs: 3, NoDropCaches: true, Trace: true, Progress: &progress})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
-	if len(rep.Rows) != 14 {
+	if len(rep.Rows) != 15 {
 		t.Errorf("%d rows", len(rep.Rows))
 	}
 	for _, row := range rep.Rows {
@@ -49,9 +49,29 @@ func TestRun_Small(t *testing.T) {
 			}
 		}
 	}
+	// The create row's trace holds its 50 CREATEs (one run), and no row
+	// that works on /workspace sent nothing.
+	if len(rep.Traces) != len(rep.Rows)-2 {
+		t.Fatalf("%d traces for %d rows", len(rep.Traces), len(rep.Rows))
+	}
+	for i, tr := range rep.Traces {
+		if n, _ := tr.Requests(); n == 0 && !strings.HasPrefix(rep.Rows[i].Name, "stat ") && !strings.Contains(rep.Rows[i].Name, "warm") {
+			t.Errorf("%s: no FUSE request traced", rep.Rows[i].Name)
+		}
+	}
+	creates := int64(0)
+	for _, o := range rep.Traces[0].Ops() {
+		if o.Op == "CREATE" {
+			creates = o.Count
+		}
+	}
+	if creates != 50 {
+		t.Errorf("create 50 files: %d CREATE requests traced", creates)
+	}
 	var out strings.Builder
 	rep.Format(&out)
-	for _, want := range []string{"| create 50 files |", "| npm install (5 pkgs, 20 files) |", "| sandbox cold start (first `true`) |", "×tmpfs"} {
+	for _, want := range []string{"| create 50 files |", "| npm install (5 pkgs, 20 files) |", "| sandbox cold start (first `true`) |", "×tmpfs",
+		"### create 50 files: FUSE requests per run", "| CREATE | 50 | 0 |"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}

@@ -35,9 +35,28 @@ func (r *Report) Format(w io.Writer) {
 	}
 	if len(missed) == 0 {
 		fmt.Fprintln(w, "Every target is met.")
-		return
+	} else {
+		fmt.Fprintf(w, "Missed: %s.\n", strings.Join(missed, "; "))
 	}
-	fmt.Fprintf(w, "Missed: %s.\n", strings.Join(missed, "; "))
+	r.formatTraces(w)
+}
+
+// formatTraces writes, per row, the FUSE requests of one run's timed part
+// (Options.Trace): opcodes, counts and the server's time.
+func (r *Report) formatTraces(w io.Writer) {
+	for i, tr := range r.Traces {
+		if tr == nil || i >= len(r.Rows) {
+			continue
+		}
+		row := r.Rows[i]
+		n, d := tr.Requests()
+		per := max(r.Runs, 1)
+		fmt.Fprintf(w, "\n### %s: FUSE requests per run\n\n", row.Name)
+		fmt.Fprintf(w, "%d requests, %s ms in the server, of %s ms for the row on the mount (tmpfs: %s ms); "+
+			"the timed script's own start and end are counted too.\n\n",
+			n/int64(per), msText(d/time.Duration(per)), msText(row.Times[Sandbox]), msText(row.Times[Tmpfs]))
+		tr.Format(w, per)
+	}
 }
 
 // missText words how far a row is from its target.

@@ -47,6 +47,11 @@ func scenarios(o Options) []scenario {
 			body: fmt.Sprintf("cd b; for ((i=0; i<%d; i++)); do [ -e f$i ]; done", n), target: Target{Of: Tmpfs, Ratio: 1.2}},
 		{name: fmt.Sprintf("rm %d files", n), setup: "test -d b || (" + mkfiles + ")",
 			body: "rm -r b", target: Target{Of: Tmpfs, Ratio: 1.3}},
+		// Small files with content, as a source tree or node_modules
+		// holds: 4 KiB each, written by the shell (no process per file).
+		{name: fmt.Sprintf("write %d files of 4 KiB", n), setup: "rm -rf s; mkdir s",
+			body:    fmt.Sprintf("printf -v x '%%4096s' ''; cd s; for ((i=0; i<%d; i++)); do printf '%%s' \"$x\" > f$i; done", n),
+			cleanup: "rm -rf s", target: Target{Of: -1}},
 		{name: "mkdir 10×10×10 tree", setup: "rm -rf t",
 			body: "mkdir -p t/{0..9}/{0..9}/{0..9}", target: Target{Of: -1}},
 		{name: "find the tree", setup: "test -d t/9/9/9 || mkdir -p t/{0..9}/{0..9}/{0..9}",

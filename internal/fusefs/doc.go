@@ -228,6 +228,19 @@
 //     starting the process (the sandbox backend does, before every
 //     execution) is not exposed.
 //
+// # Tracing
+//
+// Options.Tracer counts every request the kernel sends, per opcode: count,
+// errors (a LOOKUP of a missing name is one), bytes of READ and WRITE, and
+// the server's time on it (total, mean, p50/p90/p99 from a histogram of four
+// buckets per power of two, max); Tracer.Stats reads it at any time and
+// TraceStats.Sub gives what was served between two readings. With
+// Options.TraceOut the table is also written at Unmount. The server's time
+// is from go-fuse's call into the filesystem to its return: what a request
+// costs beyond it (the kernel's queueing, waking a reader, copying) is the
+// caller's elapsed time minus it. `desk bench fs --trace` prints it per
+// benchmark row (docs/benchmarks.md).
+//
 // # Errors
 //
 // Store errors are *fs.PathError values carrying a syscall.Errno; the server

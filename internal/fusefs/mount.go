@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log"
 	"os"
@@ -156,6 +157,12 @@ type Options struct {
 	IDMap IDMap
 	// Name is the filesystem's source name, shown by mount(8) and df. Default "desk".
 	Name string
+	// Tracer, if set, counts every request the mount serves, per opcode,
+	// with latencies (see Tracer); read it with Tracer.Stats at any time.
+	Tracer *Tracer
+	// TraceOut, if set with Tracer, receives the tracer's table
+	// (TraceStats.Format) when the mount is unmounted.
+	TraceOut io.Writer
 	// Debug logs every FUSE request and reply.
 	Debug bool
 	// Logger receives errors that cannot be returned (unknown errors mapped to
@@ -343,7 +350,11 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 		s.mp.close()
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
-	srv, err := fuse.NewServer(s.raw, devicePath(fd), &fo.MountOptions)
+	var served fuse.RawFileSystem = s.raw
+	if opts.Tracer != nil {
+		served = &traceFS{RawFileSystem: s.raw, t: opts.Tracer}
+	}
+	srv, err := fuse.NewServer(served, devicePath(fd), &fo.MountOptions)
 	if err != nil {
 		// go-fuse has closed fd; the mount has no server.
 		unix.Unmount(s.mp.target(), unix.MNT_DETACH)
@@ -461,6 +472,10 @@ func (s *Server) unmount() error {
 	// Metadata changes waiting for their commit (Options.CommitDelay).
 	if err := s.store.Commit(context.Background()); err != nil && !errors.Is(err, vfs.ErrClosed) && vfs.Errno(err) != syscall.EBADF {
 		errs = append(errs, fmt.Errorf("unmount %s: %w", s.dir, err))
+	}
+	if s.opts.Tracer != nil && s.opts.TraceOut != nil {
+		fmt.Fprintf(s.opts.TraceOut, "FUSE requests served by %s:\n", s.dir)
+		s.opts.Tracer.Stats().Format(s.opts.TraceOut, 1)
 	}
 	return errors.Join(errs...)
 }
