@@ -44,16 +44,10 @@ would be overwritten). The repository itself is never copied.`,
 }
 
 func runArtifactCreate(ctx context.Context, args []string, st streams) int {
-	sp := artifactCreateSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := artifactCreateSpec.remoteCmd()
 	p := fl.String("path", "", "the repository's path in the workspace (default /workspace)")
 	asJSON := fl.Bool("json", false, "print the artifact as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		a, err := c.CreateArtifact(ctx, pos[0], client.ArtifactRequest{Name: pos[1], Path: *p})
 		if err != nil {
 			return err
@@ -79,27 +73,24 @@ token clones and fetches, a write token also pushes. --ttl is a duration
 }
 
 func runArtifactToken(ctx context.Context, args []string, st streams) int {
-	sp := artifactTokenSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := artifactTokenSpec.remoteCmd()
 	scope := fl.String("scope", "read", "read (clone, fetch) or write (also push)")
 	ttlFlag := fl.String("ttl", "24h", "how long the token works: a duration (90m, 36h) or days (7d); at most 30d")
 	asJSON := fl.Bool("json", false, "print the token, its secret and URL included, as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
+	var ttl time.Duration
+	check := func([]string) (err error) {
+		if ttl, err = parseExpiry(*ttlFlag); err != nil {
+			return usagef("--ttl %q: want a duration (90m, 1h, 36h) or whole days (7d)", *ttlFlag)
+		}
+		if ttl > 30*24*time.Hour {
+			return usagef("--ttl %s is over the limit of 30d (720h)", *ttlFlag)
+		}
+		if *scope != client.ArtifactScopeRead && *scope != client.ArtifactScopeWrite {
+			return usagef("--scope %q: want read or write", *scope)
+		}
+		return nil
 	}
-	ttl, err := parseExpiry(*ttlFlag)
-	if err != nil {
-		return sp.usageError(st, fl, usagef("--ttl %q: want a duration (90m, 1h, 36h) or whole days (7d)", *ttlFlag))
-	}
-	if ttl > 30*24*time.Hour {
-		return sp.usageError(st, fl, usagef("--ttl %s is over the limit of 30d (720h)", *ttlFlag))
-	}
-	if *scope != client.ArtifactScopeRead && *scope != client.ArtifactScopeWrite {
-		return sp.usageError(st, fl, usagef("--scope %q: want read or write", *scope))
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, pos []string) error {
 		t, err := c.CreateArtifactToken(ctx, pos[0], pos[1], client.ArtifactTokenRequest{Scope: *scope, TTL: int64(ttl / time.Second)})
 		if err != nil {
 			return err
@@ -120,15 +111,9 @@ var artifactLsSpec = &cmdSpec{
 }
 
 func runArtifactLs(ctx context.Context, args []string, st streams) int {
-	sp := artifactLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := artifactLsSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print one JSON object per artifact or token")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		if len(pos) == 1 {
 			l, err := c.ListArtifacts(ctx, pos[0])
 			return table(st, *asJSON, "NAME\tPATH\tCREATED\tURL", onePage(l.Artifacts, err), func(a client.Artifact) string {
@@ -148,14 +133,8 @@ var artifactRevokeSpec = &cmdSpec{
 }
 
 func runArtifactRevoke(ctx context.Context, args []string, st streams) int {
-	sp := artifactRevokeSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := artifactRevokeSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		if err := c.RevokeArtifactToken(ctx, pos[0], pos[1], pos[2]); err != nil {
 			return err
 		}
@@ -170,14 +149,8 @@ var artifactRmSpec = &cmdSpec{
 }
 
 func runArtifactRm(ctx context.Context, args []string, st streams) int {
-	sp := artifactRmSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := artifactRmSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		if err := c.DeleteArtifact(ctx, pos[0], pos[1]); err != nil {
 			return err
 		}

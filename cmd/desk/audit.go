@@ -68,6 +68,15 @@ func addAuditFlags(fl interface {
 	}
 }
 
+// set returns the check of ls and export: it sets *q to the query of the
+// positional arguments and the filters.
+func (af auditFlags) set(q *client.AuditQuery) func(pos []string) error {
+	return func(pos []string) (err error) {
+		*q, err = af.query(pos)
+		return err
+	}
+}
+
 func parseWhen(name, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -82,7 +91,10 @@ func parseWhen(name, s string) (time.Time, error) {
 	return t, nil
 }
 
-func (af auditFlags) query(ws string) (client.AuditQuery, error) {
+// query is the query of the filters, for the positional arguments of ls
+// and export ([WS]); its error is a usage error.
+func (af auditFlags) query(pos []string) (client.AuditQuery, error) {
+	ws := workspaceArg(pos)
 	q := client.AuditQuery{Workspace: ws, Session: *af.session, Actor: *af.actor, Action: *af.action}
 	if *af.path != "" {
 		if ws == "" || ws == "-" {
@@ -101,6 +113,15 @@ func (af auditFlags) query(ws string) (client.AuditQuery, error) {
 		return q, err
 	}
 	return q, nil
+}
+
+// workspaceArg is the workspace of a command whose only positional
+// argument is an optional workspace ("": none).
+func workspaceArg(pos []string) string {
+	if len(pos) == 1 {
+		return pos[0]
+	}
+	return ""
 }
 
 func auditRow(r client.AuditRecord) string {
@@ -139,25 +160,12 @@ func auditRow(r client.AuditRecord) string {
 const auditHeader = "ID\tTIME\tWORKSPACE\tACTOR\tLABELS\tKIND\tACTION\tOUTCOME\tDETAIL"
 
 func runAuditLs(ctx context.Context, args []string, st streams) int {
-	sp := auditLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := auditLsSpec.remoteCmd()
 	af := addAuditFlags(fl)
 	asJSON := fl.Bool("json", false, "print one JSON object per record")
 	follow := fl.Bool("follow", false, "then print new records as they are made, until interrupted")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	ws := ""
-	if len(pos) == 1 {
-		ws = pos[0]
-	}
-	q, err := af.query(ws)
-	if err != nil {
-		return sp.usageError(st, fl, err)
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	var q client.AuditQuery
+	return cmd.run(args, st, af.set(&q), func(c *client.Client, _ []string) error {
 		if !*follow {
 			return table(st, *asJSON, auditHeader, func(after string) ([]client.AuditRecord, string, error) {
 				q.After = after
@@ -191,23 +199,10 @@ var auditExportSpec = &cmdSpec{
 }
 
 func runAuditExport(ctx context.Context, args []string, st streams) int {
-	sp := auditExportSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := auditExportSpec.remoteCmd()
 	af := addAuditFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	ws := ""
-	if len(pos) == 1 {
-		ws = pos[0]
-	}
-	q, err := af.query(ws)
-	if err != nil {
-		return sp.usageError(st, fl, err)
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	var q client.AuditQuery
+	return cmd.run(args, st, af.set(&q), func(c *client.Client, _ []string) error {
 		enc := json.NewEncoder(st.out)
 		return c.AuditStream(ctx, q, false, func(r client.AuditRecord) error { return enc.Encode(r) })
 	})
@@ -223,21 +218,11 @@ rewrite of a whole chain too. WS - checks only the host's chain.`,
 }
 
 func runAuditVerify(ctx context.Context, args []string, st streams) int {
-	sp := auditVerifySpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := auditVerifySpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	ws := ""
-	if len(pos) == 1 {
-		ws = pos[0]
-	}
 	bad := false
-	rc := sp.remote(st, sf, func(c *client.Client) error {
-		rep, err := c.AuditVerify(ctx, ws)
+	rc := cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
+		rep, err := c.AuditVerify(ctx, workspaceArg(pos))
 		if err != nil {
 			return err
 		}

@@ -24,18 +24,11 @@ until interrupted (Ctrl-C, exit status 0).`,
 }
 
 func runChanges(ctx context.Context, args []string, st streams) int {
-	sp := changesSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := changesSpec.remoteCmd()
 	since := fl.Uint64("since", 0, "print the changes after change number `N`")
 	follow := fl.Bool("follow", false, "after the journal so far, stream new changes until interrupted")
 	fl.BoolVar(follow, "f", false, "short for --follow")
 	asJSON := fl.Bool("json", false, "print each change as a JSON object (NDJSON)")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	ws := pos[0]
 	print := func(ch client.Change) error {
 		if *asJSON {
 			return json.NewEncoder(st.out).Encode(ch)
@@ -43,7 +36,8 @@ func runChanges(ctx context.Context, args []string, st streams) int {
 		_, err := fmt.Fprintln(st.out, changeLine(ch))
 		return err
 	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
+		ws := pos[0]
 		if !*follow {
 			cursor := *since
 			for {

@@ -126,6 +126,38 @@ func (sp *cmdSpec) remote(st streams, sf *serverFlags, fn func(c *client.Client)
 	return exitOK
 }
 
+// remoteCmd is a command of the server being set up: its spec and its
+// server flags (--url, --token), on the flag set remoteCmd returns.
+type remoteCmd struct {
+	sp *cmdSpec
+	fl *flag.FlagSet
+	sf *serverFlags
+}
+
+// remoteCmd returns a command of the server and its flag set, with --url and
+// --token on it; the command adds its own flags to fl, then calls run.
+func (sp *cmdSpec) remoteCmd() (*remoteCmd, *flag.FlagSet) {
+	fl := sp.flags()
+	return &remoteCmd{sp: sp, fl: fl, sf: addServerFlags(fl)}, fl
+}
+
+// run parses args (help, or a usage error, ends the command: parse), runs
+// check when it is not nil (its error is a usage error, reported before the
+// server is asked), then runs fn with a client of the server and the
+// positional arguments, and returns the exit status (remote).
+func (rc *remoteCmd) run(args []string, st streams, check func(pos []string) error, fn func(c *client.Client, pos []string) error) int {
+	pos, code, ok := rc.sp.parse(rc.fl, args, st)
+	if !ok {
+		return code
+	}
+	if check != nil {
+		if err := check(pos); err != nil {
+			return rc.sp.usageError(st, rc.fl, err)
+		}
+	}
+	return rc.sp.remote(st, rc.sf, func(c *client.Client) error { return fn(c, pos) })
+}
+
 // reachable explains an error that says the server could not be reached.
 func reachable(err error, srv server) error {
 	if err == nil || client.ErrorCode(err) != "" {

@@ -21,16 +21,10 @@ end. Killing an execution that has ended fails with not_running.`,
 }
 
 func runKill(ctx context.Context, args []string, st streams) int {
-	sp := killSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := killSpec.remoteCmd()
 	sig := fl.String("signal", "SIGTERM", "the signal: a name (SIGTERM, TERM, term) or a number")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	ws, id := pos[0], pos[1]
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
+		ws, id := pos[0], pos[1]
 		if err := c.Kill(ctx, ws, id, *sig); err != nil {
 			return fmt.Errorf("kill execution %s: %w", id, err)
 		}

@@ -49,9 +49,7 @@ var wsPolicySpec = &cmdSpec{
 }
 
 func runWSPolicy(ctx context.Context, args []string, st streams) int {
-	sp := wsPolicySpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := wsPolicySpec.remoteCmd()
 	set := fl.String("set", "", "replace the policy: none, all or \"allow RULE; RULE\"")
 	var allow listFlag
 	fl.Var(&allow, "allow", "add a `RULE` to the policy in force (repeatable)")
@@ -59,24 +57,23 @@ func runWSPolicy(ctx context.Context, args []string, st streams) int {
 	asJSON := fl.Bool("json", false, "print the policy as JSON")
 	rf := addRuleFlags(fl)
 	noRules := fl.Bool("no-rules", false, "remove the workspace's path and command rules")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	if *noRules && rf.set() {
-		return sp.usageError(st, fl, usagef("give --no-rules or rules, not both"))
-	}
-	n := 0
-	for _, b := range []bool{*set != "", len(allow) > 0, *def} {
-		if b {
-			n++
+	check := func([]string) error {
+		if *noRules && rf.set() {
+			return usagef("give --no-rules or rules, not both")
 		}
+		n := 0
+		for _, b := range []bool{*set != "", len(allow) > 0, *def} {
+			if b {
+				n++
+			}
+		}
+		if n > 1 {
+			return usagef("give one of --set, --allow and --default")
+		}
+		return nil
 	}
-	if n > 1 {
-		return sp.usageError(st, fl, usagef("give one of --set, --allow and --default"))
-	}
-	ws := pos[0]
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, pos []string) error {
+		ws := pos[0]
 		var info client.PolicyInfo
 		var err error
 		switch {
@@ -204,14 +201,8 @@ var secretLsSpec = &cmdSpec{
 }
 
 func runSecretLs(ctx context.Context, args []string, st streams) int {
-	sp := secretLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := secretLsSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		l, err := c.ListSecrets(ctx, pos[0])
 		if err != nil {
 			return err
@@ -231,14 +222,8 @@ var secretRmSpec = &cmdSpec{
 }
 
 func runSecretRm(ctx context.Context, args []string, st streams) int {
-	sp := secretRmSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := secretRmSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		if err := c.DeleteSecret(ctx, pos[0], pos[1]); err != nil {
 			return err
 		}

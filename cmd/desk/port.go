@@ -46,15 +46,9 @@ var portLsSpec = &cmdSpec{
 }
 
 func runPortLs(ctx context.Context, args []string, st streams) int {
-	sp := portLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := portLsSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print the list as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		l, err := c.Ports(ctx, pos[0])
 		if err != nil {
 			return err
@@ -83,27 +77,24 @@ that file and restarting the server ends every link).`,
 }
 
 func runPortShare(ctx context.Context, args []string, st streams) int {
-	sp := portShareSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := portShareSpec.remoteCmd()
 	expires := fl.String("expires", "1h", "how long the link works: a duration (90m, 36h) or days (7d); at most 7d")
 	asJSON := fl.Bool("json", false, "print the link as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
+	var port int
+	var ttl time.Duration
+	check := func(pos []string) (err error) {
+		if port, err = parsePort(pos[1]); err != nil {
+			return err
+		}
+		if ttl, err = parseExpiry(*expires); err != nil {
+			return err
+		}
+		if ttl > api.MaxPortLinkTTL {
+			return usagef("--expires %s is over the limit of 7d (168h)", *expires)
+		}
+		return nil
 	}
-	port, err := parsePort(pos[1])
-	if err != nil {
-		return sp.usageError(st, fl, err)
-	}
-	ttl, err := parseExpiry(*expires)
-	if err != nil {
-		return sp.usageError(st, fl, err)
-	}
-	if ttl > api.MaxPortLinkTTL {
-		return sp.usageError(st, fl, usagef("--expires %s is over the limit of 7d (168h)", *expires))
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, pos []string) error {
 		l, err := c.SharePort(ctx, pos[0], client.PortLinkRequest{Port: port, ExpiresIn: int64(ttl / time.Second)})
 		if err != nil {
 			return err
@@ -138,27 +129,24 @@ fails. The token needs the exec scope.`,
 }
 
 func runPortForward(ctx context.Context, args []string, st streams) int {
-	sp := portForwardSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := portForwardSpec.remoteCmd()
 	addr := fl.String("address", "127.0.0.1", "the local address to listen on")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	port, err := parsePort(pos[1])
-	if err != nil {
-		return sp.usageError(st, fl, err)
-	}
-	local := port
-	if len(pos) == 3 {
-		if pos[2] == "0" {
-			local = 0
-		} else if local, err = parsePort(pos[2]); err != nil {
-			return sp.usageError(st, fl, err)
+	var port, local int
+	check := func(pos []string) (err error) {
+		if port, err = parsePort(pos[1]); err != nil {
+			return err
 		}
+		local = port
+		if len(pos) == 3 {
+			if pos[2] == "0" {
+				local = 0
+			} else if local, err = parsePort(pos[2]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, pos []string) error {
 		ln, err := net.Listen("tcp", net.JoinHostPort(*addr, strconv.Itoa(local)))
 		if err != nil {
 			return fmt.Errorf("listen: %w", err)

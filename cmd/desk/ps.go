@@ -30,21 +30,15 @@ source (cut at 60 characters). Oldest first.
 const psSourceWidth = 60
 
 func runPS(ctx context.Context, args []string, st streams) int {
-	sp := psSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := psSpec.remoteCmd()
 	all := fl.Bool("all", false, "list every kept execution record, not only running ones")
 	asJSON := fl.Bool("json", false, "print one JSON object per execution")
 	quiet := fl.Bool("q", false, "print the ids only")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	status := client.StatusRunning
-	if *all {
-		status = ""
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
+		status := client.StatusRunning
+		if *all {
+			status = ""
+		}
 		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
 		ports := map[string][]string{} // execution → its listening ports
 		if !*asJSON && !*quiet {

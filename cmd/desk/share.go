@@ -69,32 +69,29 @@ func parseExpiry(s string) (time.Duration, error) {
 }
 
 func runShareCreate(ctx context.Context, args []string, st streams) int {
-	sp := shareCreateSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := shareCreateSpec.remoteCmd()
 	expires := fl.String("expires", "1h", "how long the link works: a duration (90m, 36h) or days (7d); at most 7d")
 	inline := fl.Bool("inline", false, "a browser shows the file when it can (the default)")
 	attachment := fl.Bool("attachment", false, "a browser downloads the file under its name")
 	asJSON := fl.Bool("json", false, "print the share, its URL included, as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
+	var ttl time.Duration
+	check := func([]string) (err error) {
+		if ttl, err = parseExpiry(*expires); err != nil {
+			return err
+		}
+		if ttl > 7*24*time.Hour {
+			return usagef("--expires %s is over the limit of 7d (168h)", *expires)
+		}
+		if *inline && *attachment {
+			return usagef("--inline and --attachment exclude each other")
+		}
+		return nil
 	}
-	ttl, err := parseExpiry(*expires)
-	if err != nil {
-		return sp.usageError(st, fl, err)
-	}
-	if ttl > 7*24*time.Hour {
-		return sp.usageError(st, fl, usagef("--expires %s is over the limit of 7d (168h)", *expires))
-	}
-	if *inline && *attachment {
-		return sp.usageError(st, fl, usagef("--inline and --attachment exclude each other"))
-	}
-	disp := client.DispositionInline
-	if *attachment {
-		disp = client.DispositionAttachment
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, pos []string) error {
+		disp := client.DispositionInline
+		if *attachment {
+			disp = client.DispositionAttachment
+		}
 		sh, err := c.CreateShare(ctx, pos[0], client.ShareRequest{Path: pos[1], ExpiresIn: int64(ttl / time.Second), Disposition: disp})
 		if err != nil {
 			return err
@@ -117,15 +114,9 @@ var shareLsSpec = &cmdSpec{
 }
 
 func runShareLs(ctx context.Context, args []string, st streams) int {
-	sp := shareLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := shareLsSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print one JSON object per share")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		return table(st, *asJSON, "ID\tPATH\tSIZE\tTYPE\tEXPIRES\tSTATE", func(after string) ([]client.Share, string, error) {
 			l, err := c.ListShares(ctx, pos[0], after, 0)
 			return l.Shares, l.Next, err
@@ -141,14 +132,8 @@ var shareRmSpec = &cmdSpec{
 }
 
 func runShareRm(ctx context.Context, args []string, st streams) int {
-	sp := shareRmSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := shareRmSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		if err := c.RevokeShare(ctx, pos[0], pos[1]); err != nil {
 			return err
 		}

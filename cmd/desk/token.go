@@ -47,9 +47,7 @@ func splitList(s string) []string {
 }
 
 func runTokenMint(ctx context.Context, args []string, st streams) int {
-	sp := tokenMintSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := tokenMintSpec.remoteCmd()
 	var ws string
 	fl.StringVar(&ws, "workspace", "", "the workspace the token is confined to (required)")
 	fl.StringVar(&ws, "w", "", "short for --workspace")
@@ -58,24 +56,25 @@ func runTokenMint(ctx context.Context, args []string, st streams) int {
 	egressPol := fl.String("egress", "", "narrow the workspace's egress policy for what the token runs: none, or \"allow RULE; RULE\" (see desk ws policy -h)")
 	asJSON := fl.Bool("json", false, "print the token's description and secret as JSON")
 	rf := addRuleFlags(fl)
-	if _, code, ok := sp.parse(fl, args, st); !ok {
-		return code
-	}
-	switch {
-	case ws == "":
-		return sp.usageError(st, fl, usagef("--workspace is required"))
-	case len(splitList(*scopes)) == 0:
-		return sp.usageError(st, fl, usagef("--scopes is required (read, write, exec; comma-separated)"))
-	}
-	req := client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends), Egress: *egressPol}
-	if rf.set() {
-		r, err := rf.apply(client.Rules{})
-		if err != nil {
-			return sp.usageError(st, fl, usagef("%v", err))
+	var req client.TokenRequest
+	check := func([]string) error {
+		switch {
+		case ws == "":
+			return usagef("--workspace is required")
+		case len(splitList(*scopes)) == 0:
+			return usagef("--scopes is required (read, write, exec; comma-separated)")
 		}
-		req.Rules = &r
+		req = client.TokenRequest{Workspace: ws, Scopes: splitList(*scopes), Backends: splitList(*backends), Egress: *egressPol}
+		if rf.set() {
+			r, err := rf.apply(client.Rules{})
+			if err != nil {
+				return usagef("%v", err)
+			}
+			req.Rules = &r
+		}
+		return nil
 	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, _ []string) error {
 		m, err := c.MintToken(ctx, req)
 		if err != nil {
 			return err
@@ -112,14 +111,9 @@ var tokenLsSpec = &cmdSpec{
 }
 
 func runTokenLs(ctx context.Context, args []string, st streams) int {
-	sp := tokenLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := tokenLsSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print one JSON object per token")
-	if _, code, ok := sp.parse(fl, args, st); !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, _ []string) error {
 		return table(st, *asJSON, "ID\tWORKSPACE\tSCOPES\tBACKENDS\tCREATED\tSTATE", func(after string) ([]client.Token, string, error) {
 			l, err := c.ListTokens(ctx, after, 0)
 			return l.Tokens, l.Next, err
@@ -142,19 +136,13 @@ var tokenRevokeSpec = &cmdSpec{
 }
 
 func runTokenRevoke(ctx context.Context, args []string, st streams) int {
-	sp := tokenRevokeSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	id := pos[0]
-	// A whole token, desk_<id>_<secret>, names its id too.
-	if rest, ok := strings.CutPrefix(id, "desk_"); ok {
-		id, _, _ = strings.Cut(rest, "_")
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := tokenRevokeSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
+		id := pos[0]
+		// A whole token, desk_<id>_<secret>, names its id too.
+		if rest, ok := strings.CutPrefix(id, "desk_"); ok {
+			id, _, _ = strings.Cut(rest, "_")
+		}
 		if err := c.RevokeToken(ctx, id); err != nil {
 			return err
 		}

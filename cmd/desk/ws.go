@@ -42,21 +42,18 @@ default (desk serve --egress). If the clone fails, no workspace is left.`,
 }
 
 func runWSCreate(ctx context.Context, args []string, st streams) int {
-	sp := wsCreateSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := wsCreateSpec.remoteCmd()
 	from := fl.String("from-git", "", "clone this git repository (an http or https URL) into the new workspace")
 	ref := fl.String("ref", "", "with --from-git: the branch (or full commit id) to check out (default the remote's HEAD)")
 	depth := fl.Int("depth", 0, "with --from-git: clone only this many commits of history (0: all)")
 	pol := fl.String("egress", "", "the new workspace's egress policy: none, all or \"allow RULE; RULE\" (see desk ws policy)")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
+	check := func([]string) error {
+		if *from == "" && (*ref != "" || *depth != 0) {
+			return usagef("--ref and --depth go with --from-git")
+		}
+		return nil
 	}
-	if *from == "" && (*ref != "" || *depth != 0) {
-		return sp.usageError(st, fl, usagef("--ref and --depth go with --from-git"))
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, check, func(c *client.Client, pos []string) error {
 		req := client.WorkspaceRequest{Name: pos[0], Egress: *pol}
 		if *from == "" && *pol == "" {
 			w, err := c.CreateWorkspace(ctx, pos[0])
@@ -105,15 +102,10 @@ workspace only.`,
 }
 
 func runWSLs(ctx context.Context, args []string, st streams) int {
-	sp := wsLsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := wsLsSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print one JSON object per workspace")
 	quiet := fl.Bool("q", false, "print the names only")
-	if _, code, ok := sp.parse(fl, args, st); !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, _ []string) error {
 		header := "NAME\tSIZE\tMODIFIED\tSTATE"
 		if *quiet {
 			header = ""
@@ -143,15 +135,9 @@ var wsStatsSpec = &cmdSpec{
 }
 
 func runWSStats(ctx context.Context, args []string, st streams) int {
-	sp := wsStatsSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := wsStatsSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print the stats as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		s, err := c.WorkspaceStats(ctx, pos[0])
 		if err != nil {
 			return err
@@ -192,14 +178,8 @@ var wsRmSpec = &cmdSpec{
 }
 
 func runWSRm(ctx context.Context, args []string, st streams) int {
-	sp := wsRmSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := wsRmSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		if err := c.DeleteWorkspace(ctx, pos[0]); err != nil {
 			return err
 		}
