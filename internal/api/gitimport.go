@@ -58,7 +58,7 @@ func checkSource(src *client.WorkspaceSource) error {
 		return errorf(http.StatusBadRequest, CodeInvalid, "from.git: credentials in the URL are not accepted: they come from the workspace's secrets")
 	}
 	if src.Ref != "" && (!importRef.MatchString(src.Ref) || strings.Contains(src.Ref, "..") || strings.HasSuffix(src.Ref, ".lock") || strings.HasSuffix(src.Ref, "/")) {
-		return errorf(http.StatusBadRequest, CodeInvalid, "from.ref %q: want a branch name or a full commit id", src.Ref)
+		return errorf(http.StatusBadRequest, CodeInvalid, "from.ref %q: want a branch or tag name or a full commit id", src.Ref)
 	}
 	if src.Depth < 0 || src.Depth > MaxImportDepth {
 		return errorf(http.StatusBadRequest, CodeInvalid, "from.depth %d: want 0 (all history) to %d", src.Depth, MaxImportDepth)

@@ -540,7 +540,13 @@ func (c *cmd) listBranches(r *Repo, o *opts, target string, headHash plumbing.Ha
 	}
 	var lines []line
 	if target == "" {
-		lines = append(lines, line{name: "", show: fmt.Sprintf("(HEAD detached at %s)", headHash.String()[:7]), h: headHash, cur: true})
+		show := "(no branch)"
+		if name, at, ok := r.detachedFrom(headHash); ok && at {
+			show = "(HEAD detached at " + name + ")"
+		} else if ok {
+			show = "(HEAD detached from " + name + ")"
+		}
+		lines = append(lines, line{name: "", show: show, h: headHash, cur: true})
 	}
 	for _, ref := range refs {
 		n := ref.Name().String()
@@ -582,8 +588,10 @@ func (c *cmd) listBranches(r *Repo, o *opts, target string, headHash plumbing.Ha
 }
 
 // switchTo checks out the commit to (moving HEAD to ref, or detaching when
-// ref is "") and prints what git checkout/switch print.
-func (c *cmd) switchTo(r *Repo, ref string, to plumbing.Hash, force bool, created bool, quiet bool) int {
+// ref is "") and prints what git checkout/switch print. arg is what the
+// command line named (a branch, a commit, "HEAD"); HEAD's reflog records
+// it as git's does, which @{-1} and the detached HEAD's description read.
+func (c *cmd) switchTo(r *Repo, ref, arg string, to plumbing.Hash, force bool, created bool, quiet bool) int {
 	target, cur, err := r.head()
 	if err != nil {
 		c.dieErr(err)
@@ -612,7 +620,13 @@ func (c *cmd) switchTo(r *Repo, ref string, to plumbing.Hash, force bool, create
 			c.dieErr(err)
 		}
 	}
-	r.logRef("HEAD", cur, to, "checkout: moving to "+to.String())
+	if !(target == "" && ref == "" && cur == to) {
+		from := cur.String()
+		if target != "" {
+			from = shortBranch(target)
+		}
+		r.appendReflog("HEAD", cur, to, "checkout: moving from "+from+" to "+arg)
+	}
 	// local changes carried over
 	if !quiet {
 		st, err := r.status(false)
@@ -636,7 +650,7 @@ func (c *cmd) switchTo(r *Repo, ref string, to plumbing.Hash, force bool, create
 	switch {
 	case ref == "":
 		if target != "" || cur != to {
-			fmt.Fprintf(c.err, "Note: switching to '%s'.\n\nYou are in 'detached HEAD' state. You can look around, make experimental\nchanges and commit them, and you can discard any commits you make in this\nstate without impacting any branches by switching back to a branch.\n\nIf you want to create a new branch to retain commits you create, you may\ndo so (now or later) by using -c with the switch command. Example:\n\n  git switch -c <new-branch-name>\n\nOr undo this operation with:\n\n  git switch -\n\nTurn off this advice by setting config variable advice.detachedHead to false\n\n", to.String())
+			fmt.Fprintf(c.err, detachedAdvice, to.String())
 			cm, _ := object.GetCommit(r.st, to)
 			subj := ""
 			if cm != nil {
@@ -832,7 +846,7 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 		if err := r.setRef(ref, start); err != nil {
 			c.dieErr(err)
 		}
-		st := c.switchTo(r, ref, start, force, true, quiet)
+		st := c.switchTo(r, ref, nb, start, force, true, quiet)
 		if st != 0 {
 			if old != nil {
 				_ = r.st.SetReference(old)
@@ -845,6 +859,9 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 			c.setUpstream(r, nb, full)
 		}
 		return 0
+	}
+	if len(o.args) == 0 && o.has("detach") {
+		o.args = []string{"HEAD"}
 	}
 	if len(o.args) == 0 {
 		if verb == "switch" {
@@ -861,15 +878,14 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 	}
 	ref := "refs/heads/" + name
 	if br, err := r.st.Reference(plumbing.ReferenceName(ref)); err == nil && !o.has("detach") {
-		c.rememberBranch(r)
-		return c.switchTo(r, ref, br.Hash(), force, false, quiet)
+		return c.switchTo(r, ref, name, br.Hash(), force, false, quiet)
 	}
 	// a remote branch of that name: create a tracking branch (DWIM)
 	if rr, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/origin/" + name)); err == nil && !o.has("detach") {
 		if err := r.setRef(ref, rr.Hash()); err != nil {
 			c.dieErr(err)
 		}
-		st := c.switchTo(r, ref, rr.Hash(), force, true, quiet)
+		st := c.switchTo(r, ref, name, rr.Hash(), force, true, quiet)
 		if st == 0 {
 			c.setUpstream(r, name, "refs/remotes/origin/"+name)
 		}
@@ -886,8 +902,7 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 	if verb == "switch" && !o.has("detach") {
 		c.die("a branch is expected, got commit '%s'", name)
 	}
-	c.rememberBranch(r)
-	return c.switchTo(r, "", h, force, false, quiet)
+	return c.switchTo(r, "", name, h, force, false, quiet)
 }
 
 func (c *cmd) mustCommitOr(r *Repo, rev, verb string) plumbing.Hash {
@@ -901,21 +916,70 @@ func (c *cmd) mustCommitOr(r *Repo, rev, verb string) plumbing.Hash {
 	return h
 }
 
-// rememberBranch records the current branch for "checkout -".
-func (c *cmd) rememberBranch(r *Repo) {
-	target, _, err := r.head()
-	if err != nil || target == "" {
-		return
-	}
-	_ = c.env.FS.WriteFile(c.env.Ctx, r.GitDir+"/desk-previous-branch", []byte(shortBranch(target)+"\n"), 0o644)
-}
-
+// previousBranch is what @{-1} names: where the latest checkout recorded
+// in HEAD's reflog moved from (a branch, or a commit id), as git reads it.
+// A repository that gitws switched before it kept git's reflog messages has
+// it in desk-previous-branch instead.
 func (c *cmd) previousBranch(r *Repo) string {
+	if from, _, _, ok := r.lastCheckout(); ok {
+		return from
+	}
 	b, err := c.env.FS.ReadFile(c.env.Ctx, r.GitDir+"/desk-previous-branch")
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// lastCheckout reads HEAD's reflog for its latest "checkout: moving from
+// FROM to TO" line and the commit it moved to.
+func (r *Repo) lastCheckout() (from, to string, at plumbing.Hash, ok bool) {
+	data, err := r.env.FS.ReadFile(r.env.Ctx, r.GitDir+"/logs/HEAD")
+	if err != nil {
+		return "", "", plumbing.ZeroHash, false
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		head, msg, found := strings.Cut(lines[i], "\t")
+		rest, isCheckout := strings.CutPrefix(msg, "checkout: moving from ")
+		f := strings.Fields(head)
+		if !found || !isCheckout || len(f) < 2 {
+			continue
+		}
+		j := strings.LastIndex(rest, " to ")
+		if j < 0 {
+			continue
+		}
+		return rest[:j], rest[j+4:], plumbing.NewHash(f[1]), true
+	}
+	return "", "", plumbing.ZeroHash, false
+}
+
+// detachedFrom describes a detached HEAD at h as git status and git branch
+// do: the name the latest checkout named (a tag or remote branch without its
+// prefix, another ref in full, else the commit it moved to, abbreviated),
+// and whether HEAD is still there (detached "at", else "from"). ok is false
+// when no checkout is recorded (git: "Not currently on any branch").
+func (r *Repo) detachedFrom(h plumbing.Hash) (name string, at, ok bool) {
+	_, to, moved, ok := r.lastCheckout()
+	if !ok {
+		return "", false, false
+	}
+	name = moved.String()[:7]
+	if to != "HEAD" {
+		if rh, full, found := r.lookupRef(to); found && full != "HEAD" {
+			if ch, err := r.peel(rh, plumbing.CommitObject); rh == moved || err == nil && ch == moved {
+				name = full
+				for _, p := range []string{"refs/tags/", "refs/remotes/"} {
+					if s, cut := strings.CutPrefix(full, p); cut {
+						name = s
+						break
+					}
+				}
+			}
+		}
+	}
+	return name, h == moved, true
 }
 
 func cmdRestore(c *cmd, args []string) int {
@@ -947,6 +1011,10 @@ func cmdRestore(c *cmd, args []string) int {
 	}
 	return c.restorePaths(r, c.newPathspec(paths), paths, src, staged, true)
 }
+
+// detachedAdvice is git's advice on entering a detached HEAD (%s: the
+// commit id).
+const detachedAdvice = "Note: switching to '%s'.\n\nYou are in 'detached HEAD' state. You can look around, make experimental\nchanges and commit them, and you can discard any commits you make in this\nstate without impacting any branches by switching back to a branch.\n\nIf you want to create a new branch to retain commits you create, you may\ndo so (now or later) by using -c with the switch command. Example:\n\n  git switch -c <new-branch-name>\n\nOr undo this operation with:\n\n  git switch -\n\nTurn off this advice by setting config variable advice.detachedHead to false\n\n"
 
 func cmdReset(c *cmd, args []string) int {
 	o := c.parse(args, spec{

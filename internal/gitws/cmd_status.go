@@ -243,7 +243,14 @@ func (c *cmd) longStatus(w io.Writer, r *Repo, changes []change, untracked []str
 		c.dieErr(err)
 	}
 	if target == "" {
-		fmt.Fprintf(w, "HEAD detached at %s\n", h.String()[:7])
+		switch name, at, ok := r.detachedFrom(h); {
+		case ok && at:
+			fmt.Fprintf(w, "HEAD detached at %s\n", name)
+		case ok:
+			fmt.Fprintf(w, "HEAD detached from %s\n", name)
+		default:
+			fmt.Fprintln(w, "Not currently on any branch.")
+		}
 	} else {
 		fmt.Fprintf(w, "On branch %s\n", shortBranch(target))
 		if !h.IsZero() {

@@ -212,7 +212,12 @@
 // hunk headers use git's default function-name rule. Not implemented:
 // rebase, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
-// editor (commit and tag need -m or -F), pull --rebase.
+// editor (commit and tag need -m or -F), pull --rebase, git reflog (the
+// reflogs are written: HEAD's checkout lines in git's words, so @{-1},
+// `checkout -` and the detached HEAD's "at"/"from" description agree with
+// the real git on one repository; other lines say "update by gitws"), and
+// --depth on a clone within the workspace (go-git v5's in-process server
+// has no shallow support; over http it works).
 //
 // # Limits
 //

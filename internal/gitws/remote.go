@@ -336,15 +336,24 @@ func cmdClone(c *cmd, args []string) int {
 		}
 	}
 	branch := headTarget
+	tag := "" // --branch names a tag: HEAD is detached at its commit
 	if o.has("branch") {
 		branch = "refs/heads/" + o.val("branch")
 		found := false
 		for _, ref := range remoteRefs {
-			if ref.Name().String() == branch {
+			switch ref.Name().String() {
+			case branch:
 				found = true
+			case "refs/tags/" + o.val("branch"):
+				tag = ref.Name().String()
 			}
 		}
-		if !found {
+		switch {
+		case found:
+			tag = ""
+		case tag != "":
+			branch = headTarget
+		default:
 			_ = c.env.FS.RemoveAll(c.env.Ctx, dir)
 			c.die("Remote branch %s not found in upstream %s", o.val("branch"), remoteName)
 		}
@@ -360,7 +369,11 @@ func cmdClone(c *cmd, args []string) int {
 		c.dieErr(err)
 	}
 	spec := defaultFetchSpec(remoteName)
-	if o.has("single-branch") || (depth > 0 && !o.has("no-single-branch")) {
+	single := o.has("single-branch") || (depth > 0 && !o.has("no-single-branch"))
+	switch {
+	case single && tag != "":
+		spec = gitconfig.RefSpec("+" + tag + ":" + tag)
+	case single:
 		spec = gitconfig.RefSpec("+" + branch + ":refs/remotes/" + remoteName + "/" + shortBranch(branch))
 	}
 	if o.has("bare") {
@@ -389,6 +402,9 @@ func cmdClone(c *cmd, args []string) int {
 	if o.has("bare") {
 		return 0
 	}
+	if tag != "" {
+		return c.cloneTag(r, remoteName, branch, tag, single, o.has("no-checkout"))
+	}
 	rb, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + shortBranch(branch)))
 	if err != nil {
 		// The remote's HEAD names a branch it does not have (a bare
@@ -412,6 +428,44 @@ func cmdClone(c *cmd, args []string) int {
 		return 0
 	}
 	toTree, err := r.treeOf(rb.Hash())
+	if err != nil {
+		c.dieErr(err)
+	}
+	if _, _, err := r.switchTree(map[string]treeEntry{}, toTree, true); err != nil {
+		c.dieErr(err)
+	}
+	return 0
+}
+
+// cloneTag ends a clone whose --branch named a tag, as git does: HEAD
+// detached at the tag's commit (with git's advice, which -q does not
+// silence), no branch and no upstream; the remote's HEAD is recorded unless
+// only the tag was fetched.
+func (c *cmd) cloneTag(r *Repo, remoteName, headBranch, tag string, single, noCheckout bool) int {
+	tr, err := r.st.Reference(plumbing.ReferenceName(tag))
+	if err != nil {
+		c.dieErr(fmt.Errorf("clone: tag %s not fetched: %w", shortBranch(tag), err))
+	}
+	h, err := r.peel(tr.Hash(), plumbing.CommitObject)
+	if err != nil {
+		c.die("tag %s does not name a commit", strings.TrimPrefix(tag, "refs/tags/"))
+	}
+	if !single && headBranch != "" {
+		remoteHead := plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + shortBranch(headBranch))
+		if _, err := r.st.Reference(remoteHead); err == nil {
+			if err := r.st.SetReference(plumbing.NewSymbolicReference(plumbing.ReferenceName("refs/remotes/"+remoteName+"/HEAD"), remoteHead)); err != nil {
+				c.dieErr(err)
+			}
+		}
+	}
+	if err := r.st.SetReference(plumbing.NewHashReference(plumbing.HEAD, h)); err != nil {
+		c.dieErr(err)
+	}
+	if noCheckout {
+		return 0
+	}
+	fmt.Fprintf(c.err, detachedAdvice, h.String())
+	toTree, err := r.treeOf(h)
 	if err != nil {
 		c.dieErr(err)
 	}

@@ -534,7 +534,16 @@ const maxReflogBytes = 1 << 20
 // does for branches and HEAD), so that commits left behind by reset,
 // amend or a deleted branch stay reachable for git fsck and gc.
 func (r *Repo) logRef(name string, old, nw plumbing.Hash, msg string) {
-	if !(name == "HEAD" || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/")) || old == nw {
+	if old == nw {
+		return
+	}
+	r.appendReflog(name, old, nw, msg)
+}
+
+// appendReflog appends a line to the reflog of name even when the value
+// stays (HEAD moving between branches of one commit).
+func (r *Repo) appendReflog(name string, old, nw plumbing.Hash, msg string) {
+	if !(name == "HEAD" || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/")) {
 		return
 	}
 	who := "gitws <gitws@desk>"
