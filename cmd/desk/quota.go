@@ -12,7 +12,7 @@ import (
 
 // quotaFlags are the per-workspace quotas of desk serve, passed on to its
 // workers: a workspace's bytes and inodes (its store's QuotaBytes and
-// MaxInodes: ENOSPC past them), executions per minute and CPU per day
+// MaxInodes: EDQUOT past them), executions per minute and CPU per day
 // (api.Options: 429 too_many past them).
 type quotaFlags struct {
 	bytes, inodes *int64
@@ -22,8 +22,8 @@ type quotaFlags struct {
 
 func addQuotaFlags(fl *flag.FlagSet) quotaFlags {
 	return quotaFlags{
-		bytes:  fl.Int64("workspace-max-bytes", vfs.DefaultQuotaBytes, "each workspace's unique content bytes (ENOSPC past it)"),
-		inodes: fl.Int64("workspace-max-inodes", vfs.DefaultMaxInodes, "each workspace's files, directories and symlinks (ENOSPC past it)"),
+		bytes:  fl.Int64("workspace-max-bytes", vfs.DefaultQuotaBytes, "each workspace's unique content bytes (EDQUOT past it)"),
+		inodes: fl.Int64("workspace-max-inodes", vfs.DefaultMaxInodes, "each workspace's files, directories and symlinks (EDQUOT past it)"),
 		execs:  fl.Int("max-execs-per-minute", api.DefaultMaxExecsPerMinute, "executions each workspace may start per minute (429 too_many past it; negative: no bound)"),
 		cpuDay: fl.Duration("max-cpu-per-day", api.DefaultMaxCPUPerDay, "CPU time each workspace's sandbox programs may use per UTC day (429 too_many for new executions past it; negative: no bound)"),
 	}

@@ -169,7 +169,12 @@ func errnoStatus(e syscall.Errno) int {
 		return http.StatusForbidden
 	case syscall.EFBIG, syscall.E2BIG:
 		return http.StatusRequestEntityTooLarge
-	case syscall.ENOSPC, syscall.EDQUOT:
+	case syscall.EDQUOT:
+		// The workspace's own quota (bytes or inodes): the client's
+		// request is over a bound set for it, which no retry lifts (507
+		// would read as the server's trouble).
+		return http.StatusForbidden
+	case syscall.ENOSPC:
 		return http.StatusInsufficientStorage
 	case syscall.EIO:
 		return http.StatusInternalServerError

@@ -73,6 +73,9 @@
 // (get, set, list, remove; the store's namespaces and limits), fallocate
 // (see below), lseek with SEEK_DATA and SEEK_HOLE (holes are whole chunks
 // never written or written as zeros), and mmap, shared and writable included.
+// There is no writeback cache: each write(2) reaches the store, so the one
+// that crosses the workspace's quota fails with EDQUOT (the store flushes
+// near its quota), and a program sees it at the write, not only at close.
 //
 // # Special files
 //

@@ -29,6 +29,7 @@ var errnoText = map[syscall.Errno][2]string{
 	syscall.EMFILE:       {"EMFILE", "too many open files"},
 	syscall.EFBIG:        {"EFBIG", "file too large"},
 	syscall.ENOSPC:       {"ENOSPC", "no space left on device"},
+	syscall.EDQUOT:       {"EDQUOT", "disk quota exceeded"},
 	syscall.EROFS:        {"EROFS", "read-only file system"},
 	syscall.EMLINK:       {"EMLINK", "too many links"},
 	syscall.ENAMETOOLONG: {"ENAMETOOLONG", "name too long"},

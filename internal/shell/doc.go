@@ -184,6 +184,13 @@
 // before each simple command and loop iteration; what a statement is about
 // to build is bounded before it is built by the memory budget.
 //
+// A write to a redirected store file past the workspace's quota fails at
+// that write with EDQUOT (package vfs). A builtin reports it as bash does
+// ("echo: write error: Disk quota exceeded", status 1); a command that did
+// not check its writes and still ended with status 0 gets "NAME: write
+// error: Disk quota exceeded" and status 1 (runSafe, as gnulib's
+// close_stdout does for GNU programs), so no output is silently lost.
+//
 // # Memory
 //
 // MaxMemoryBytes (256 MiB by default) is what one execution may hold at

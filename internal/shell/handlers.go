@@ -299,11 +299,35 @@ func (x *execution) readAll(ctx context.Context, abs string) ([]byte, error) {
 }
 
 // trackedFile closes its vfs.File once, and leaves the execution's open set.
+// It counts its failed writes, so that a command whose output to it failed
+// (a quota's EDQUOT) ends with status 1 (runSafe).
 type trackedFile struct {
 	*vfs.File
-	x    *execution
-	once sync.Once
-	err  error
+	x     *execution
+	once  sync.Once
+	err   error
+	wmu   sync.Mutex
+	werrs int   // failed writes so far
+	werr  error // the last one
+}
+
+// Write writes to the file, counting a failure.
+func (t *trackedFile) Write(p []byte) (int, error) {
+	n, err := t.File.Write(p)
+	if err != nil {
+		t.wmu.Lock()
+		t.werrs++
+		t.werr = err
+		t.wmu.Unlock()
+	}
+	return n, err
+}
+
+// writeErrors is the count of failed writes and the last one's error.
+func (t *trackedFile) writeErrors() (int, error) {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	return t.werrs, t.werr
 }
 
 func (t *trackedFile) Close() error {
@@ -889,11 +913,27 @@ func exitErr(status int) error {
 }
 
 // runSafe runs a command, turning a panic into a diagnostic and status 2.
+// A command whose writes to a redirected store file failed and that still
+// ended with status 0 (it did not check them) ends with "NAME: write error:
+// REASON" and status 1, as GNU programs do at exit (gnulib's close_stdout):
+// a write past the workspace's quota is not silently lost.
 func (x *execution) runSafe(f cmds.Func, env *cmds.Env, args []string) (status int) {
+	out, _ := env.Stdout.(*trackedFile)
+	var failed0 int
+	if out != nil {
+		failed0, _ = out.writeErrors()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(env.Stderr, "%s: internal error: %v\n", args[0], p)
 			status = 2
+		}
+		if out == nil || status != 0 {
+			return
+		}
+		if n, err := out.writeErrors(); n > failed0 {
+			fmt.Fprintf(env.Stderr, "%s: write error: %s\n", args[0], cmds.Strerror(err))
+			status = 1
 		}
 	}()
 	return f(env, args)

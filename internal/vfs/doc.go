@@ -271,8 +271,8 @@
 // # Limits
 //
 // Every limit is an Options field with a documented default: file size (EFBIG),
-// quota of unique stored bytes and number of inodes (ENOSPC; and the disk, see
-// Disk space), name length 255 and
+// quota of unique stored bytes and number of inodes (EDQUOT, reading as
+// ENOSPC too; and the disk, see Disk space), name length 255 and
 // path length from the store's root 8192, twice PATH_MAX, so that a path of
 // PATH_MAX−1 bytes relative to a mount whose root is deeper in the store
 // (a sandbox's /workspace) works; symlink targets are bounded by PATH_MAX
@@ -283,9 +283,13 @@
 //
 // Every ENOSPC the store returns is a *fs.PathError whose Err reads as
 // ENOSPC (vfs.Errno, errors.Is) and whose message says which bound was
-// reached: the workspace's quota, its inode limit, the disk ("the disk
-// holding the store is full: N bytes free, M needed") or the data
-// directory's bound. SQLITE_FULL, and ENOSPC or EDQUOT from the host under
+// reached: the disk ("the disk holding the store is full: N bytes free, M
+// needed") or the data directory's bound. The workspace's own quota and
+// inode limit read as EDQUOT for vfs.Errno ("disk quota exceeded (the
+// workspace's quota of N bytes is reached)") and still match ENOSPC with
+// errors.Is. A handle's write flushes at once when the committed bytes and
+// all open files' unflushed bytes could pass QuotaBytes, so the write that
+// crosses the quota fails, not only the Close that many programs ignore. SQLITE_FULL, and ENOSPC or EDQUOT from the host under
 // an SQLite error, become the same ENOSPC (internal/sqlite tags the WAL's
 // failed writes as SQLITE_FULL; SQLite's Go VFS would report a plain I/O
 // error).

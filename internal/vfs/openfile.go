@@ -575,8 +575,13 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 	now := f.opts.Now()
 	o.mtime, o.ctime, o.meta, o.relatime = now, now, true, true
 	// Flush this file when it holds DirtyBytes, or when all open files
-	// together hold MaxDirtyBytes (the writer that crosses the line pays).
-	if o.dirtyBytes >= f.opts.DirtyBytes || f.dirtyTotal.Load() >= f.opts.MaxDirtyBytes || f.opts.SyncWrites {
+	// together hold MaxDirtyBytes (the writer that crosses the line pays),
+	// or when the unflushed writes could cross the workspace's quota: then
+	// the write that crosses it fails with EDQUOT, not the close that
+	// programs (a shell's redirection) ignore. Near the quota, writes are
+	// flushed one by one.
+	if o.dirtyBytes >= f.opts.DirtyBytes || f.dirtyTotal.Load() >= f.opts.MaxDirtyBytes || f.opts.SyncWrites ||
+		f.usedPub.Load()+f.dirtyTotal.Load() > f.opts.QuotaBytes {
 		if err := f.flushLocked(ctx, o, -1); err != nil {
 			return written, err
 		}

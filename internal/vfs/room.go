@@ -170,7 +170,7 @@ func (f *FS) noteNoSpace(err error) {
 	if !errors.As(err, &se) || f.sp.low.Swap(true) {
 		return
 	}
-	f.log.Warn("workspace out of space: writes fail with ENOSPC; deletes and truncates still work",
+	f.log.Warn("workspace out of space: writes fail with ENOSPC (EDQUOT for its quota); deletes and truncates still work",
 		"store", f.path, "reason", se.why)
 }
 

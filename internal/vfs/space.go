@@ -348,9 +348,21 @@ type spaceError struct {
 	cause error
 }
 
-func (e *spaceError) Error() string { return "no space left on device (" + e.why + ")" }
+func (e *spaceError) Error() string {
+	if e.by == LimitQuota {
+		return "disk quota exceeded (" + e.why + ")"
+	}
+	return "no space left on device (" + e.why + ")"
+}
+
+// Unwrap reads as ENOSPC, and as EDQUOT first for the workspace's own quota
+// (bytes or inodes): vfs.Errno gives EDQUOT, errors.Is(err, ENOSPC) still
+// holds (a quota is a bound on space).
 func (e *spaceError) Unwrap() []error {
-	if e.cause == nil {
+	switch {
+	case e.by == LimitQuota:
+		return []error{syscall.EDQUOT, syscall.ENOSPC}
+	case e.cause == nil:
 		return []error{syscall.ENOSPC}
 	}
 	return []error{syscall.ENOSPC, e.cause}

@@ -69,6 +69,7 @@ type core struct {
 	omu        sync.Mutex
 	opens      map[uint64]*openInode // inodes with open handles
 	dirtyTotal atomic.Int64          // unflushed bytes of all open inodes
+	usedPub    atomic.Int64          // used as of the last commit (read without wmu: writeLocked)
 
 	amu    sync.Mutex
 	atimes map[uint64]time.Time // access times waiting for the next commit
@@ -349,6 +350,7 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 	if f.used, err = queryInt(c, "SELECT coalesce(sum(size),0) FROM chunks"); err != nil {
 		return err
 	}
+	f.usedPub.Store(f.used)
 	if f.inodes, err = queryInt(c, "SELECT count(*) FROM inodes"); err != nil {
 		return err
 	}

@@ -321,6 +321,7 @@ func (f *FS) commitTx(t *tx) error {
 		f.noteSpace()
 	}
 	f.used += t.used
+	f.usedPub.Store(f.used)
 	f.inodes += t.ninodes
 	if n := len(t.changes); n > 0 {
 		f.seq = t.changes[n-1].Seq

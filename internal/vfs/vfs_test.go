@@ -191,13 +191,13 @@ func TestErrno(t *testing.T) {
 		{"ENAMETOOLONG path", vfs.Options{MaxPathLen: 64}, nil, func(f *vfs.FS) error { return f.MkdirAll(ctx, "/"+long[:30]+"/"+long[:40], 0o755) }, syscall.ENAMETOOLONG},
 		{"EFBIG write", vfs.Options{MaxFileSize: 1000}, nil, func(f *vfs.FS) error { return f.WriteFile(ctx, "/big", make([]byte, 1001), 0o644) }, syscall.EFBIG},
 		{"EFBIG truncate", vfs.Options{MaxFileSize: 1000}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { return f.Truncate(ctx, "/f", 1001) }, syscall.EFBIG},
-		{"ENOSPC quota", vfs.Options{QuotaBytes: 100 << 10}, nil, func(f *vfs.FS) error { return f.WriteFile(ctx, "/big", randBytes(200<<10), 0o644) }, syscall.ENOSPC},
-		{"ENOSPC inodes", vfs.Options{MaxInodes: 3}, func(f *vfs.FS) error { return f.Mkdir(ctx, "/a", 0o755) }, func(f *vfs.FS) error {
+		{"EDQUOT quota", vfs.Options{QuotaBytes: 100 << 10}, nil, func(f *vfs.FS) error { return f.WriteFile(ctx, "/big", randBytes(200<<10), 0o644) }, syscall.EDQUOT},
+		{"EDQUOT inodes", vfs.Options{MaxInodes: 3}, func(f *vfs.FS) error { return f.Mkdir(ctx, "/a", 0o755) }, func(f *vfs.FS) error {
 			if err := f.Mkdir(ctx, "/b", 0o755); err != nil {
 				return err
 			}
 			return f.Mkdir(ctx, "/c", 0o755)
-		}, syscall.ENOSPC},
+		}, syscall.EDQUOT},
 		{"ENODATA xattr", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { _, err := f.Getxattr(ctx, "/f", "user.x"); return err }, syscall.ENODATA},
 		{"EOPNOTSUPP xattr namespace", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { return f.Setxattr(ctx, "/f", "bogus.x", nil, 0) }, syscall.EOPNOTSUPP},
 		{"E2BIG xattr", vfs.Options{}, func(f *vfs.FS) error { return f.WriteFile(ctx, "/f", nil, 0o644) }, func(f *vfs.FS) error { return f.Setxattr(ctx, "/f", "user.x", make([]byte, 65537), 0) }, syscall.E2BIG},
@@ -218,7 +218,7 @@ func TestErrno(t *testing.T) {
 				t.Fatalf("got %v (%T), want *fs.PathError with %v", err, err, tc.want)
 			}
 			// ENOSPC says which bound was reached (an error reading as the errno).
-			if vfs.Errno(pe.Err) != tc.want || tc.want != syscall.ENOSPC && pe.Err != tc.want {
+			if vfs.Errno(pe.Err) != tc.want || tc.want != syscall.EDQUOT && pe.Err != tc.want {
 				t.Fatalf("got errno %v (%#v), want %v", pe.Err, pe.Err, tc.want)
 			}
 		})
@@ -243,8 +243,8 @@ func TestLimitsLeaveNothingBehind(t *testing.T) {
 	before, _ := f.Stats(ctx)
 	// Large enough to go through the staging path before failing.
 	_, err := f.WriteFileFrom(ctx, "/f", bytes.NewReader(randBytes(2<<20)), 0o644)
-	if vfs.Errno(err) != syscall.ENOSPC {
-		t.Fatalf("got %v, want ENOSPC", err)
+	if vfs.Errno(err) != syscall.EDQUOT || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("got %v, want EDQUOT (and ENOSPC)", err)
 	}
 	got, err := f.ReadFile(ctx, "/f")
 	if err != nil || !bytes.Equal(got, old) {
