@@ -3,19 +3,17 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/desk-dev/desk/internal/fsio/fsiotest"
 	"golang.org/x/sys/unix"
 )
 
@@ -53,65 +51,7 @@ func mustProc(t *testing.T, dir string, stdin []byte, args ...string) string {
 	return out
 }
 
-// hnode is what the cp tests compare of a host entry, as the kernel
-// reports it: type, the 12 mode bits, content, symlink target, mtime (ns)
-// and the names sharing its inode.
-type hnode struct {
-	Type, SHA, Target, Links string
-	Perm                     uint32
-	Mtime                    int64
-}
-
-func describe(t *testing.T, root string) map[string]hnode {
-	t.Helper()
-	out := map[string]hnode{}
-	inos := map[uint64][]string{}
-	err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
-			return err
-		}
-		n := hnode{Perm: st.Mode & 0o7777, Mtime: st.Mtim.Nano()}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFDIR:
-			n.Type = "dir"
-		case unix.S_IFLNK:
-			n.Type, n.Perm = "symlink", 0
-			n.Target, _ = os.Readlink(p)
-		default:
-			n.Type = "file"
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(b)
-			n.SHA = hex.EncodeToString(h[:])
-			if st.Nlink > 1 {
-				inos[st.Ino] = append(inos[st.Ino], rel)
-			}
-		}
-		out[rel] = n
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, names := range inos {
-		sort.Strings(names)
-		for _, name := range names {
-			n := out[name]
-			n.Links = strings.Join(names, ",")
-			out[name] = n
-		}
-	}
-	return out
-}
-
-func sameTree(t *testing.T, what string, want, got map[string]hnode) {
+func sameTree(t *testing.T, what string, want, got map[string]fsiotest.Node) {
 	t.Helper()
 	if !reflect.DeepEqual(want, got) {
 		for k, w := range want {
@@ -142,10 +82,10 @@ func TestCp(t *testing.T) {
 	mustDesk(t, []byte("mine"), "fs", "-w", "demo", "put", "/workspace/existing/mine.txt")
 
 	src := makeTree(t)
-	want := describe(t, src)
+	want := fsiotest.HostTree(t, src)
 	host := t.TempDir()
 	// wsTree downloads a workspace directory with GNU tar as the extractor.
-	wsTree := func(p string) map[string]hnode {
+	wsTree := func(p string) map[string]fsiotest.Node {
 		t.Helper()
 		archive := mustDesk(t, nil, "fs", "-w", "demo", "export", "-q", "-C", p)
 		out := t.TempDir()
@@ -154,7 +94,7 @@ func TestCp(t *testing.T) {
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("tar -x: %v\n%s", err, b)
 		}
-		return describe(t, out)
+		return fsiotest.HostTree(t, out)
 	}
 
 	// Host → workspace.
@@ -177,7 +117,7 @@ func TestCp(t *testing.T) {
 			t.Errorf("the destination's mode changed: %+v → %+v", before["."], got["."])
 		}
 		delete(got, "mine.txt")
-		w := map[string]hnode{}
+		w := map[string]fsiotest.Node{}
 		for k, v := range want {
 			w[k] = v
 		}
@@ -222,21 +162,21 @@ func TestCp(t *testing.T) {
 	// Workspace → host.
 	t.Run("dir to a new host directory", func(t *testing.T) {
 		mustProc(t, host, nil, "cp", "demo:/workspace/src", "out")
-		sameTree(t, "./out", want, describe(t, filepath.Join(host, "out")))
+		sameTree(t, "./out", want, fsiotest.HostTree(t, filepath.Join(host, "out")))
 	})
 	t.Run("dir into an existing host directory", func(t *testing.T) {
 		if err := os.Mkdir(filepath.Join(host, "into"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		mustProc(t, host, nil, "cp", "demo:/workspace/src", "into")
-		sameTree(t, "./into/src", want, describe(t, filepath.Join(host, "into", "src")))
+		sameTree(t, "./into/src", want, fsiotest.HostTree(t, filepath.Join(host, "into", "src")))
 	})
 	t.Run("contents merged into a host directory", func(t *testing.T) {
 		dst := filepath.Join(host, "merge")
 		os.Mkdir(dst, 0o700)
 		os.WriteFile(filepath.Join(dst, "own.txt"), []byte("own"), 0o600)
 		mustProc(t, host, nil, "cp", "demo:/workspace/src/.", "merge")
-		got := describe(t, dst)
+		got := fsiotest.HostTree(t, dst)
 		if got["."].Perm != 0o700 {
 			t.Errorf("the destination's mode changed to %o", got["."].Perm)
 		}
@@ -245,7 +185,7 @@ func TestCp(t *testing.T) {
 		}
 		delete(got, "own.txt")
 		delete(got, ".")
-		w := map[string]hnode{}
+		w := map[string]fsiotest.Node{}
 		for k, v := range want {
 			if k != "." {
 				w[k] = v
@@ -258,7 +198,7 @@ func TestCp(t *testing.T) {
 		mustProc(t, host, nil, "cp", "demo:/workspace/src/run.sh", "other.sh")
 		os.WriteFile(filepath.Join(host, "over.txt"), []byte("to be replaced"), 0o600)
 		mustProc(t, host, nil, "cp", "demo:/workspace/src/go.mod", "over.txt")
-		got := describe(t, host)
+		got := fsiotest.HostTree(t, host)
 		for name, from := range map[string]string{"run.sh": "run.sh", "other.sh": "run.sh", "over.txt": "go.mod"} {
 			w := want[from]
 			w.Links = ""
@@ -275,7 +215,7 @@ func TestCp(t *testing.T) {
 		if target, err := os.Readlink(filepath.Join(host, "readme-link")); err != nil || target != "README.md" {
 			t.Errorf("readme-link: %q, %v", target, err)
 		}
-		if g, w := describe(t, host)["readme-link"], want["readme"]; g != w {
+		if g, w := fsiotest.HostTree(t, host)["readme-link"], want["readme"]; g != w {
 			t.Errorf("readme-link: want %+v, got %+v", w, g)
 		}
 	})
@@ -317,12 +257,12 @@ func TestCp(t *testing.T) {
 		{"no such workspace", []string{"cp", src, "ghost:/x"}, 1, "not_found"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			before := describe(t, host)
+			before := fsiotest.HostTree(t, host)
 			_, errs, code := deskProc(t, host, nil, c.args...)
 			if code != c.code || !strings.Contains(errs, c.msg) {
 				t.Errorf("exit %d, stderr %q; want %d mentioning %q", code, errs, c.code, c.msg)
 			}
-			sameTree(t, "host after a refused copy", before, describe(t, host))
+			sameTree(t, "host after a refused copy", before, fsiotest.HostTree(t, host))
 		})
 	}
 	sameTree(t, "demo:/workspace/src after all", want, wsTree("/workspace/src"))
@@ -441,7 +381,7 @@ func TestFS_RemoteImportExport(t *testing.T) {
 	t.Setenv(envToken, token)
 	mustDesk(t, nil, "ws", "create", "demo")
 	src := makeTree(t)
-	want := describe(t, src)
+	want := fsiotest.HostTree(t, src)
 	dir := t.TempDir()
 
 	_, errs, code := deskProc(t, dir, nil, "fs", "-w", "demo", "import", "-C", "/proj", src)
@@ -464,10 +404,10 @@ func TestFS_RemoteImportExport(t *testing.T) {
 		mustProc(t, dir, nil, "fs", "-w", "demo", "import", "-q", "-C", dest, name)
 		back := t.TempDir()
 		mustProc(t, back, nil, "cp", "demo:"+dest+"/.", ".")
-		got := describe(t, back)
+		got := fsiotest.HostTree(t, back)
 		w := want
 		if name == "copy.zip" {
-			w = map[string]hnode{}
+			w = map[string]fsiotest.Node{}
 			for k, n := range want {
 				n.Mtime = n.Mtime / 100 * 100 // a zip keeps times to 100 ns
 				w[k] = n
@@ -478,7 +418,7 @@ func TestFS_RemoteImportExport(t *testing.T) {
 			}
 		}
 		delete(got, ".") // cp's "/." keeps the host directory's own attributes
-		w2 := map[string]hnode{}
+		w2 := map[string]fsiotest.Node{}
 		for k, n := range w {
 			if k != "." {
 				w2[k] = n

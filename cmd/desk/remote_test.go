@@ -23,6 +23,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/run/runtest"
 	"github.com/desk-dev/desk/internal/sandbox"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/testenv"
@@ -55,72 +56,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// lines is the test backend: one command per line.
-//
-//	echo TEXT        TEXT and a newline to stdout
-//	err TEXT         TEXT and a newline to stderr
-//	env NAME         the variable's value and a newline
-//	pwd              the working directory and a newline
-//	cat              copy stdin to stdout
-//	sum              read stdin to its end; print its length and SHA-256
-//	write PATH DATA  write a file
-//	big N            N bytes of bigOutput to stdout, in writes of 64 KiB
-//	block            wait until cancelled
-//	exit N           end with exit code N
-type lines struct{}
-
-var _ deskrun.Backend = lines{}
-
-func (lines) Run(ctx context.Context, job *deskrun.Job) (deskrun.Outcome, error) {
-	for line := range strings.SplitSeq(job.Source, "\n") {
-		cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-		var err error
-		switch cmd {
-		case "":
-		case "echo":
-			_, err = io.WriteString(job.Stdout, arg+"\n")
-		case "err":
-			_, err = io.WriteString(job.Stderr, arg+"\n")
-		case "env":
-			_, err = io.WriteString(job.Stdout, job.Env[arg]+"\n")
-		case "pwd":
-			_, err = io.WriteString(job.Stdout, job.Cwd+"\n")
-		case "cat":
-			_, err = io.Copy(job.Stdout, job.Stdin)
-		case "sum":
-			h := sha256.New()
-			var n int64
-			if n, err = io.Copy(h, job.Stdin); err == nil {
-				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
-			}
-		case "write":
-			p, data, _ := strings.Cut(arg, " ")
-			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
-		case "big":
-			n, _ := strconv.Atoi(arg)
-			data := bigOutput(n)
-			for len(data) > 0 && err == nil {
-				k := min(len(data), 64<<10)
-				_, err = job.Stdout.Write(data[:k])
-				data = data[k:]
-			}
-		case "block":
-			<-ctx.Done()
-			return deskrun.Outcome{}, ctx.Err()
-		case "exit":
-			n, _ := strconv.Atoi(arg)
-			return deskrun.Outcome{ExitCode: n}, nil
-		default:
-			fmt.Fprintf(job.Stderr, "%s: unknown command\n", cmd)
-			return deskrun.Outcome{ExitCode: 127}, nil
-		}
-		if err != nil {
-			return deskrun.Outcome{}, err
-		}
-	}
-	return deskrun.Outcome{}, nil
-}
-
 // testServer is a desk server over a temporary data directory with the
 // lines backend, served by httptest on a loopback port.
 type testServer struct {
@@ -140,7 +75,7 @@ func newTestServerRun(t *testing.T, ro deskrun.Options) *testServer {
 	h, err := host.Open(ctx, host.Options{
 		DataDir: dir,
 		Workspace: workspace.Options{
-			Backends: map[string]deskrun.Backend{"lines": lines{}},
+			Backends: map[string]deskrun.Backend{"lines": runtest.Lines{}},
 			Run:      ro,
 		},
 		Logger: slog.New(slog.DiscardHandler),
@@ -906,15 +841,6 @@ func TestHelp_Commands(t *testing.T) {
 	wantFail(t, 2, `unknown command "frob"`, "help", "frob")
 }
 
-// bigOutput is the output of "big n": lines of their offset, cut at n bytes.
-func bigOutput(n int) []byte {
-	b := make([]byte, 0, n+16)
-	for len(b) < n {
-		b = fmt.Appendf(b, "%015d\n", len(b))
-	}
-	return b[:n]
-}
-
 // TestExecLiveOutput: a live desk exec of a program printing 5 MB (five
 // times the default output cap) receives every byte, in order, over the
 // API's event stream; the stored record keeps its head and tail (issue 21).
@@ -926,7 +852,7 @@ func TestExecLiveOutput(t *testing.T) {
 	if code != 0 || strings.Contains(errs, "not kept") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	if want := bigOutput(5_000_000); out != string(want) {
+	if want := runtest.BigOutput(5_000_000); out != string(want) {
 		t.Fatalf("received %d bytes, want the %d printed", len(out), len(want))
 	}
 	c, err := client.New(ts.url, ts.admin, client.Options{})

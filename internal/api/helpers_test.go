@@ -2,103 +2,26 @@ package api_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/run/runtest"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 )
-
-// lines is the test backend: one command per line.
-//
-//	echo TEXT        TEXT and a newline to stdout
-//	err TEXT         TEXT and a newline to stderr
-//	lines N          N lines "%07d\n" to stdout
-//	sleep DURATION   sleep, or return when cancelled
-//	block            wait until cancelled
-//	write PATH DATA  write a file with the job's ctx
-//	cat              copy stdin to stdout
-//	sum              read stdin to its end; print its length and SHA-256
-//	exit N           end with exit code N
-//	usage U S RSS    end with exit code 0 and that run.Usage (Go durations, bytes)
-type lines struct{}
-
-var _ run.Backend = lines{}
-
-func (lines) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
-	for line := range strings.SplitSeq(job.Source, "\n") {
-		cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-		var err error
-		switch cmd {
-		case "":
-		case "echo":
-			_, err = io.WriteString(job.Stdout, arg+"\n")
-		case "err":
-			_, err = io.WriteString(job.Stderr, arg+"\n")
-		case "lines":
-			n, _ := strconv.Atoi(arg)
-			for i := range n {
-				if _, err = fmt.Fprintf(job.Stdout, "%07d\n", i); err != nil {
-					break
-				}
-			}
-		case "sleep":
-			d, _ := time.ParseDuration(arg)
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return run.Outcome{}, ctx.Err()
-			}
-		case "block":
-			<-ctx.Done()
-			return run.Outcome{}, ctx.Err()
-		case "write":
-			p, data, _ := strings.Cut(arg, " ")
-			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
-		case "cat":
-			_, err = io.Copy(job.Stdout, job.Stdin)
-		case "sum":
-			h := sha256.New()
-			var n int64
-			if n, err = io.Copy(h, job.Stdin); err == nil {
-				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
-			}
-		case "exit":
-			n, _ := strconv.Atoi(arg)
-			return run.Outcome{ExitCode: n}, nil
-		case "usage":
-			f := strings.Fields(arg)
-			u, _ := time.ParseDuration(f[0])
-			sy, _ := time.ParseDuration(f[1])
-			rss, _ := strconv.ParseInt(f[2], 10, 64)
-			return run.Outcome{Usage: &run.Usage{UserTime: u, SysTime: sy, MaxRSS: rss}}, nil
-		default:
-			fmt.Fprintf(job.Stderr, "%s: unknown command\n", cmd)
-			return run.Outcome{ExitCode: 127}, nil
-		}
-		if err != nil {
-			return run.Outcome{}, err
-		}
-	}
-	return run.Outcome{}, nil
-}
 
 // env is a running server over a host in a temporary directory.
 type env struct {
@@ -136,7 +59,7 @@ func newEnvTB(t testing.TB, o envOpts) *env {
 	ho := o.host
 	ho.DataDir = dir
 	ho.Workspace = workspace.Options{
-		Backends: map[string]run.Backend{"lines": lines{}, "other": lines{}},
+		Backends: map[string]run.Backend{"lines": runtest.Lines{}, "other": runtest.Lines{}},
 		Run:      o.run,
 		VFS:      o.vfs,
 	}

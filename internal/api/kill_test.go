@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/run/runtest"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
@@ -54,7 +55,7 @@ func TestMain(m *testing.M) {
 func serveChild(dir string) error {
 	ctx := context.Background()
 	h, err := host.Open(ctx, host.Options{DataDir: dir, Workspace: workspace.Options{
-		Backends: map[string]run.Backend{"lines": lines{}}, Run: run.Options{DefaultBackend: "lines"},
+		Backends: map[string]run.Backend{"lines": runtest.Lines{}}, Run: run.Options{DefaultBackend: "lines"},
 	}})
 	if err != nil {
 		return err

@@ -5,8 +5,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,7 +15,6 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -27,76 +24,14 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/fsio/fsiotest"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// hnode is what the tree tests compare of one host entry.
-type hnode struct {
-	Type   string
-	Perm   uint32
-	Size   int64
-	SHA    string
-	Target string
-	Mtime  int64 // ns
-	Links  string
-}
-
-// describeHost describes a host tree as the kernel reports it.
-func describeHost(t *testing.T, root string) map[string]hnode {
+func compareHost(t *testing.T, what string, want, got map[string]fsiotest.Node, view func(string, *fsiotest.Node) bool) {
 	t.Helper()
-	out := map[string]hnode{}
-	inos := map[uint64][]string{}
-	err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
-			return err
-		}
-		n := hnode{Perm: st.Mode & 0o7777, Mtime: st.Mtim.Nano()}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFDIR:
-			n.Type = "dir"
-		case unix.S_IFLNK:
-			n.Type, n.Perm = "symlink", 0
-			n.Target, _ = os.Readlink(p)
-		case unix.S_IFREG:
-			n.Type, n.Size = "file", st.Size
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(b)
-			n.SHA = hex.EncodeToString(h[:])
-			if st.Nlink > 1 {
-				inos[st.Ino] = append(inos[st.Ino], rel)
-			}
-		default:
-			n.Type = "other"
-		}
-		out[rel] = n
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, names := range inos {
-		sort.Strings(names)
-		for _, name := range names {
-			n := out[name]
-			n.Links = strings.Join(names, ",")
-			out[name] = n
-		}
-	}
-	return out
-}
-
-func compareHost(t *testing.T, what string, want, got map[string]hnode, view func(string, *hnode) bool) {
-	t.Helper()
-	norm := func(m map[string]hnode) map[string]hnode {
-		out := map[string]hnode{}
+	norm := func(m map[string]fsiotest.Node) map[string]fsiotest.Node {
+		out := map[string]fsiotest.Node{}
 		for k, n := range m {
 			if view == nil || view(k, &n) {
 				out[k] = n
@@ -235,7 +170,7 @@ func TestTree_RoundTrip(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.mkws("w")
 	src := makeHostTree(t)
-	want := describeHost(t, src)
+	want := fsiotest.HostTree(t, src)
 
 	for _, f := range []string{client.FormatTar, client.FormatTgz} {
 		t.Run(f, func(t *testing.T) {
@@ -263,7 +198,7 @@ func TestTree_RoundTrip(t *testing.T) {
 				xargs = append([]string{"-z"}, xargs...)
 			}
 			runTool(t, out, back, "tar", xargs...)
-			compareHost(t, "GNU tar → API → GNU tar", want, describeHost(t, out), nil)
+			compareHost(t, "GNU tar → API → GNU tar", want, fsiotest.HostTree(t, out), nil)
 		})
 	}
 
@@ -287,14 +222,14 @@ func TestTree_RoundTrip(t *testing.T) {
 		runTool(t, "/", nil, "unzip", "-q", "-K", backFile, "-d", out)
 		// Info-ZIP keeps seconds and no hard links, and unzip sets no
 		// symlink's time; zip stores no root entry.
-		infoZip := func(name string, n *hnode) bool {
+		infoZip := func(name string, n *fsiotest.Node) bool {
 			n.Links, n.Mtime = "", n.Mtime/1e9*1e9
 			if n.Type == "symlink" {
 				n.Mtime = 0
 			}
 			return name != "."
 		}
-		compareHost(t, "zip → API → unzip", want, describeHost(t, out), infoZip)
+		compareHost(t, "zip → API → unzip", want, fsiotest.HostTree(t, out), infoZip)
 
 		// The whole tree (from a tar) as desk's zip: hard links and times to
 		// 100 ns too, extracted by desk's own extractor.
@@ -308,8 +243,8 @@ func TestTree_RoundTrip(t *testing.T) {
 		if _, err := fsio.ExtractHost(bg, bytes.NewReader(dz), ext, fsio.ImportOptions{}); err != nil {
 			t.Fatalf("ExtractHost: %v", err)
 		}
-		hundredNs := func(_ string, n *hnode) bool { n.Mtime = n.Mtime / 100 * 100; return true }
-		compareHost(t, "tar → API → desk zip", want, describeHost(t, ext), hundredNs)
+		hundredNs := func(_ string, n *fsiotest.Node) bool { n.Mtime = n.Mtime / 100 * 100; return true }
+		compareHost(t, "tar → API → desk zip", want, fsiotest.HostTree(t, ext), hundredNs)
 		// unzip reads desk's zip as well (hard links as copies).
 		out2 := filepath.Join(t.TempDir(), "out2")
 		t.Cleanup(func() { writable(out2) })
@@ -317,7 +252,7 @@ func TestTree_RoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		runTool(t, "/", nil, "unzip", "-q", "-K", backFile, "-d", out2)
-		compareHost(t, "tar → API → desk zip → unzip", want, describeHost(t, out2), infoZip)
+		compareHost(t, "tar → API → desk zip → unzip", want, fsiotest.HostTree(t, out2), infoZip)
 	})
 
 	// A single file downloads as an archive of one entry.

@@ -33,28 +33,11 @@ func BenchmarkProxy_Download(b *testing.B) {
 		bw   int64
 	}{{"default-limit", 0}, {"no-limit", 1 << 40}} {
 		b.Run(c.name, func(b *testing.B) {
-			n, err := New(Options{Bandwidth: c.bw})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer n.Close()
-			u, _ := url.Parse(up.URL)
-			p, _ := Parse("allow " + u.Host)
-			cl := n.Client(Layer{"ws", p})
-			ps := httptest.NewServer(NewProxy(func(string) http.RoundTripper { return cl }, nil))
-			defer ps.Close()
-			pu, _ := url.Parse(ps.URL)
-			run := func(args ...string) time.Duration {
-				t0 := time.Now()
-				if out, err := exec.Command("curl", append([]string{"-sf", "-o", "/dev/null"}, args...)...).CombinedOutput(); err != nil {
-					b.Fatalf("curl %v: %v %s", args, err, out)
-				}
-				return time.Since(t0)
-			}
+			proxy := benchProxy(b, Options{Bandwidth: c.bw}, up.URL)
 			var via, direct time.Duration
 			for b.Loop() {
-				via += run("-x", "http://desk:x@"+pu.Host, up.URL+"/big")
-				direct += run("--noproxy", "*", up.URL+"/big")
+				via += curlTime(b, "-x", proxy, up.URL+"/big")
+				direct += curlTime(b, "--noproxy", "*", up.URL+"/big")
 			}
 			nn := float64(b.N)
 			b.ReportMetric(size/(1<<20)/(via.Seconds()/nn), "proxy-MiB/s")
@@ -72,31 +55,45 @@ func BenchmarkProxy_SmallGETs(b *testing.B) {
 	}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer up.Close()
-	n, err := New(Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer n.Close()
-	u, _ := url.Parse(up.URL)
-	p, _ := Parse("allow " + u.Host)
-	cl := n.Client(Layer{"ws", p})
-	ps := httptest.NewServer(NewProxy(func(string) http.RoundTripper { return cl }, nil))
-	defer ps.Close()
-	pu, _ := url.Parse(ps.URL)
-	run := func(args ...string) time.Duration {
-		t0 := time.Now()
-		if out, err := exec.Command("curl", append([]string{"-sf", "-o", "/dev/null"}, args...)...).CombinedOutput(); err != nil {
-			b.Fatalf("curl %v: %v %s", args, err, out)
-		}
-		return time.Since(t0)
-	}
+	proxy := benchProxy(b, Options{}, up.URL)
 	var via, direct time.Duration
 	for b.Loop() {
-		via += run("-x", "http://desk:x@"+pu.Host, up.URL+"/x[1-1000]")
-		direct += run("--noproxy", "*", up.URL+"/x[1-1000]")
+		via += curlTime(b, "-x", proxy, up.URL+"/x[1-1000]")
+		direct += curlTime(b, "--noproxy", "*", up.URL+"/x[1-1000]")
 	}
 	nn := float64(b.N)
 	b.ReportMetric(via.Seconds()*1e3/nn, "proxy-ms/1000req")
 	b.ReportMetric(direct.Seconds()*1e3/nn, "direct-ms/1000req")
 	b.ReportMetric((via-direct).Seconds()*1e6/nn/1000, "added-µs/req")
+}
+
+// benchProxy starts a Network with o and a proxy over its client for a
+// workspace allowed to reach upstream's host, both closed when b ends, and
+// returns the proxy's URL for curl -x.
+func benchProxy(b *testing.B, o Options, upstream string) string {
+	n, err := New(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { n.Close() })
+	u, _ := url.Parse(upstream)
+	p, err := Parse("allow " + u.Host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl := n.Client(Layer{"ws", p})
+	ps := httptest.NewServer(NewProxy(func(string) http.RoundTripper { return cl }, nil))
+	b.Cleanup(ps.Close)
+	pu, _ := url.Parse(ps.URL)
+	return "http://desk:x@" + pu.Host
+}
+
+// curlTime runs curl (silent, failing on an HTTP error, output discarded)
+// with args and returns how long it took.
+func curlTime(b *testing.B, args ...string) time.Duration {
+	t0 := time.Now()
+	if out, err := exec.Command("curl", append([]string{"-sf", "-o", "/dev/null"}, args...)...).CombinedOutput(); err != nil {
+		b.Fatalf("curl %v: %v %s", args, err, out)
+	}
+	return time.Since(t0)
 }
