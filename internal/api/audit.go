@@ -13,6 +13,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -88,6 +89,20 @@ func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span 
 	rec.Paths, rec.Truncated = span.Paths()
 	if aerr := s.opts.Audit.Append(r.Context(), &rec); aerr != nil {
 		s.opts.Logger.Error("audit record lost", "route", rt.op, "err", aerr)
+	}
+	if c.denials != nil {
+		ds, more := c.denials.Take()
+		s.recordDenials(rec, ds, more)
+	}
+}
+
+// recordDenials appends the policy records of a call's path refusals
+// (mcp.DenialRecords: one per rule and access, with a count).
+func (s *Server) recordDenials(base audit.Record, ds []policy.Denial, more int) {
+	for _, pr := range mcp.DenialRecords(base, ds, more) {
+		if err := s.opts.Audit.Append(context.Background(), &pr); err != nil {
+			s.opts.Logger.Error("audit record lost", "policy", pr.Rule, "err", err)
+		}
 	}
 }
 
@@ -298,6 +313,7 @@ const MaxExecJournalScan = 100_000
 type execAudit struct {
 	s     *Server
 	rec   audit.Record
+	den   policy.Denials // the execution's path refusals (run.PolicyGate's Checker)
 	span  *vfs.ChangeSpan
 	fs    *vfs.FS
 	start uint64 // the journal's newest number when the execution started
@@ -343,6 +359,8 @@ func (ea *execAudit) ended(e *run.Execution) {
 	if err := ea.s.opts.Audit.Append(context.Background(), &rec); err != nil {
 		ea.s.opts.Logger.Error("audit record lost", "execution", info.ID, "err", err)
 	}
+	ds, more := ea.den.Take()
+	ea.s.recordDenials(rec, ds, more)
 }
 
 // journalByActor collects the changes after since made by actor, reading

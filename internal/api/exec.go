@@ -11,6 +11,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/client/quote"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -122,6 +123,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if s.opts.Audit != nil {
 		ea = s.newExecAudit(r, c, l.Workspace().FS())
 		ectx = vfs.WithChangeSpan(ectx, ea.span)
+		ectx = policy.WithDenials(ectx, &ea.den)
 	}
 	e, err := rt.Exec(ectx, req.Source, o)
 	if err != nil {

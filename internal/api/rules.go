@@ -33,7 +33,15 @@ func (s *Server) policyContext(ctx context.Context, c *call) (context.Context, e
 		return nil, err
 	}
 	if set.HasPathRules() {
-		ctx = vfs.WithAccess(ctx, set.Checker())
+		// The call's refusals are counted for its audit records (record;
+		// an MCP request's are its middleware's).
+		den := policy.DenialsFrom(ctx)
+		if den == nil {
+			den = new(policy.Denials)
+			ctx = policy.WithDenials(ctx, den)
+		}
+		c.denials = den
+		ctx = vfs.WithAccess(ctx, set.CheckerFor(ctx))
 	}
 	return policy.WithSet(ctx, set), nil
 }

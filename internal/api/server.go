@@ -499,6 +499,7 @@ type call struct {
 	forwarded bool
 	args      []audit.Arg     // the audit record's arguments added by the handler
 	decision  policy.Decision // the strictest policy decision made for it (auditDecision)
+	denials   *policy.Denials // its path refusals (policyContext), recorded with it
 }
 
 // wrap authenticates, authorises, leases the workspace if the route needs

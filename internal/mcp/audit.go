@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -81,6 +83,8 @@ func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
 			// its tool call with its changes).
 			span := new(vfs.ChangeSpan)
 			ctx = vfs.WithChangeSpan(ctx, span)
+			den := new(policy.Denials) // the path refusals of the call (policy.Checker)
+			ctx = policy.WithDenials(ctx, den)
 			h := http.Header{}
 			for k, v := range map[string]string{audit.HeaderAgent: rec.Labels.Agent, audit.HeaderSession: rec.Labels.Session, audit.HeaderModel: rec.Labels.Model, audit.HeaderTurn: rec.Labels.Turn} {
 				if v != "" {
@@ -110,6 +114,10 @@ func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
 			// The call's own context may be cancelled (a closed request):
 			// the record is still written.
 			j.Append(context.WithoutCancel(ctx), &rec)
+			ds, more := den.Take()
+			for _, pr := range DenialRecords(rec, ds, more) {
+				j.Append(context.WithoutCancel(ctx), &pr)
+			}
 			return res, err
 		}
 	}
@@ -120,3 +128,28 @@ func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
 // (desk mcp over stdio): it records every request as one record of
 // workspace ws in j.
 func AuditMiddleware(j audit.Journal, ws string) sdk.Middleware { return auditMiddleware(j, ws) }
+
+// DenialRecords are the policy records of a call's path refusals (ds, and
+// more refusals of rules past policy.MaxDenialKinds): one per rule and
+// access, with the first refused path, the layer and the count, made for
+// the call of base (its workspace, actor and labels). A find over a denied
+// tree is one record, not one per path.
+func DenialRecords(base audit.Record, ds []policy.Denial, more int) []audit.Record {
+	out := make([]audit.Record, 0, len(ds))
+	for i, d := range ds {
+		r := audit.Record{Kind: audit.KindPolicy, Action: d.Kind, Workspace: base.Workspace, Actor: base.Actor, TokenID: base.TokenID,
+			Labels: base.Labels, Decision: d.Outcome, Rule: d.Rule, Outcome: d.Outcome,
+			Args: []audit.Arg{{Name: "access", Value: d.Action}, {Name: "subject", Value: d.Subject}, {Name: "count", Value: strconv.Itoa(d.Count)}}}
+		if d.Source != "" {
+			r.Args = append(r.Args, audit.Arg{Name: "layer", Value: d.Source})
+		}
+		if base.Action != "" {
+			r.Args = append(r.Args, audit.Arg{Name: "call", Value: base.Action})
+		}
+		if i == len(ds)-1 && more > 0 {
+			r.Args = append(r.Args, audit.Arg{Name: "more_refusals", Value: strconv.Itoa(more)})
+		}
+		out = append(out, r)
+	}
+	return out
+}

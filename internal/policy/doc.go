@@ -98,6 +98,14 @@
 // layer (Source), and the subject (the path or the command line). It is a
 // plain value for the caller to act on and for the audit journal to record.
 //
+// A Checker counts its refusals in a Denials (Set.CheckerFor takes the
+// call's from the context, WithDenials): one Denial per rule, layer and
+// access, with the first refused path and a count, at most MaxDenialKinds
+// (16) kinds, further refusals counted only. The caller takes them when
+// the call ends (Take) and records one policy record per kind, so a find
+// over a denied tree costs one record, not one per path. Counting costs one
+// Set.Path evaluation per refusal; allowed paths cost nothing more.
+//
 // # Approvals
 //
 // A call whose decision is Asked waits in Approvals.Wait as

@@ -332,12 +332,29 @@ const maxRemembered = 4096
 // and again. Safe for concurrent use.
 type Checker struct {
 	set  Set
+	den  *Denials
 	mu   sync.Mutex
 	seen map[string]Access
 }
 
-// Checker returns a new Checker of s.
-func (s Set) Checker() *Checker { return &Checker{set: s, seen: map[string]Access{}} }
+// Checker returns a new Checker of s, counting its refusals in a Denials
+// of its own.
+func (s Set) Checker() *Checker {
+	return &Checker{set: s, den: new(Denials), seen: map[string]Access{}}
+}
+
+// CheckerFor returns a new Checker of s counting its refusals in ctx's
+// Denials (WithDenials), or in its own if ctx has none.
+func (s Set) CheckerFor(ctx context.Context) *Checker {
+	c := s.Checker()
+	if d := DenialsFrom(ctx); d != nil {
+		c.den = d
+	}
+	return c
+}
+
+// Denials returns where c counts its refusals.
+func (c *Checker) Denials() *Denials { return c.den }
 
 // Set returns the Set c checks.
 func (c *Checker) Set() Set { return c.set }
@@ -358,9 +375,16 @@ func (c *Checker) AllowPath(p string, write bool) syscall.Errno {
 	}
 	switch {
 	case a == Deny:
+		c.refused(p, Read)
 		return syscall.ENOENT
 	case write && a != Write:
+		c.refused(p, Write)
 		return syscall.EACCES
 	}
 	return 0
+}
+
+// refused counts a refusal of access want to p, with its deciding rule.
+func (c *Checker) refused(p string, want Access) {
+	c.den.add(c.set.Path(p, want))
 }

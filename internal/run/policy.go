@@ -72,7 +72,9 @@ func PolicyGate(cfg PolicyConfig) func(ctx context.Context, g GateRequest) (cont
 			}
 		}
 		if set.HasPathRules() {
-			ctx = vfs.WithAccess(ctx, set.Checker())
+			// Its refusals are counted where ctx says (policy.WithDenials:
+			// the execution's audit record's).
+			ctx = vfs.WithAccess(ctx, set.CheckerFor(ctx))
 		}
 		return policy.WithSet(ctx, set), nil
 	}

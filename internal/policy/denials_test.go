@@ -1,0 +1,54 @@
+package policy
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestDenials: a Checker counts each refusal under its rule and access
+// (one Denial per kind, the first path as subject), keeps at most
+// MaxDenialKinds kinds (further refusals only counted), and Take starts
+// afresh; WithDenials makes Checkers of one call count together.
+func TestDenials(t *testing.T) {
+	var ps []PathRule
+	for i := range MaxDenialKinds + 2 {
+		r, err := ParsePathRule(fmt.Sprintf("deny d%d/**", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, r)
+	}
+	ro, _ := ParsePathRule("read docs/**")
+	ps = append(ps, ro)
+	p, err := Policy{Paths: ps}.Validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := Set{{Source: SourceWorkspace, Policy: p}}
+	den := new(Denials)
+	c := set.CheckerFor(WithDenials(t.Context(), den))
+	for i := range 100 {
+		if c.AllowPath(fmt.Sprintf("/workspace/d0/f%d", i), false) == 0 {
+			t.Fatal("allowed a denied path")
+		}
+	}
+	c.AllowPath("/workspace/docs/a", true)
+	c.AllowPath("/workspace/docs/a", false) // allowed: not counted
+	c2 := set.CheckerFor(WithDenials(t.Context(), den))
+	c2.AllowPath("/workspace/docs/b", true)
+	ds, more := den.Take()
+	if len(ds) != 2 || more != 0 || ds[0].Count != 100 || ds[0].Subject != "/workspace/d0/f0" || ds[0].Rule != "deny d0/**" || ds[0].Action != "read" ||
+		ds[1].Count != 2 || ds[1].Rule != "read docs/**" || ds[1].Action != "write" || ds[1].Subject != "/workspace/docs/a" {
+		t.Fatalf("denials %+v more %d", ds, more)
+	}
+	if ds, more := den.Take(); len(ds) != 0 || more != 0 {
+		t.Fatalf("after Take: %+v %d", ds, more)
+	}
+	for i := range MaxDenialKinds + 2 {
+		c.AllowPath(fmt.Sprintf("/workspace/d%d/x", i), false)
+	}
+	ds, more = den.Take()
+	if len(ds) != MaxDenialKinds || more != 2 {
+		t.Fatalf("%d kinds, %d more; want %d and 2", len(ds), more, MaxDenialKinds)
+	}
+}
