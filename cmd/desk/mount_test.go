@@ -95,7 +95,7 @@ type cliMount struct {
 	cancel context.CancelFunc
 	done   chan int
 	out    *watchWriter
-	errb   *syncBuffer
+	errb   *testenv.SyncBuffer
 	code   int
 	ended  bool
 }
@@ -106,7 +106,7 @@ func startCLIMount(t *testing.T, ws, dir string, extra ...string) *cliMount {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &cliMount{dir: dir, cancel: cancel, done: make(chan int, 1),
-		out: &watchWriter{want: "mounted workspace " + ws + " on " + dir + "\n", seen: make(chan struct{})}, errb: &syncBuffer{}}
+		out: &watchWriter{want: "mounted workspace " + ws + " on " + dir + "\n", seen: make(chan struct{})}, errb: &testenv.SyncBuffer{}}
 	go func() {
 		m.done <- runMount(ctx, append([]string{ws, dir}, extra...), streams{in: strings.NewReader(""), out: m.out, err: m.errb})
 	}()
@@ -219,7 +219,7 @@ func TestMountCLI_BothWays(t *testing.T) {
 
 // deskMountProcess runs desk mount as a process of its own and waits until
 // it says it is mounted.
-func deskMountProcess(t *testing.T, s *mountServer, ws, dir string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+func deskMountProcess(t *testing.T, s *mountServer, ws, dir string) (*exec.Cmd, *testenv.SyncBuffer, *testenv.SyncBuffer) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -227,7 +227,7 @@ func deskMountProcess(t *testing.T, s *mountServer, ws, dir string) (*exec.Cmd, 
 	}
 	cmd := exec.Command(exe, "mount", ws, dir)
 	cmd.Env = append(os.Environ(), envTestRunDesk+"=1", envURL+"="+s.url, envToken+"="+s.token)
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func startedClient(t *testing.T, want string, args ...string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errb syncBuffer
+	var errb testenv.SyncBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

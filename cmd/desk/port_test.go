@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // TestServe_Ports: through desk serve with workers (the front forwards the
@@ -73,7 +74,7 @@ func TestServe_Ports(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
 		done := make(chan int, 1)
-		var errb syncBuffer
+		var errb testenv.SyncBuffer
 		go func() {
 			done <- runPortForward(ctx, []string{"demo", port, "0"}, streams{in: strings.NewReader(""), out: pw, err: &errb})
 			pw.Close()

@@ -620,31 +620,13 @@ func TestConfig_Precedence(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startServe runs desk serve with args until the returned stop is called,
 // and returns its URL, its standard error and stop, which returns the exit
 // status.
-func startServe(t *testing.T, args ...string) (string, *syncBuffer, func() int) {
+func startServe(t *testing.T, args ...string) (string, *testenv.SyncBuffer, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var errb syncBuffer
+	var errb testenv.SyncBuffer
 	ready := make(chan string, 1)
 	done := make(chan int, 1)
 	go func() {

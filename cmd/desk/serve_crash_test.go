@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/workspace"
 	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
@@ -32,7 +33,7 @@ const envTestRunDesk = "DESK_TEST_RUN_DESK"
 type deskProcess struct {
 	cmd *exec.Cmd
 	url string
-	log *syncBuffer // its standard error
+	log *testenv.SyncBuffer // its standard error
 	eof chan struct{}
 }
 
@@ -46,7 +47,7 @@ func startDeskProcess(t testing.TB, data, token string, extra ...string) *deskPr
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &deskProcess{log: &syncBuffer{}, eof: make(chan struct{})}
+	p := &deskProcess{log: &testenv.SyncBuffer{}, eof: make(chan struct{})}
 	p.cmd = exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--no-config", "--log-level", "info"}, extra...)...)
 	p.cmd.Env = append(os.Environ(), envTestRunDesk+"=1", envAdminToken+"="+token)
 	stderr, err := p.cmd.StderrPipe()

@@ -22,18 +22,7 @@ import (
 // PUTs it reports the workspace's WAL size (wal-MiB, at the end of the run).
 func BenchmarkBandwidth(b *testing.B) {
 	dir := b.TempDir()
-	ch := startChildTB(b, dir)
-	defer func() {
-		ch.cmd.Process.Kill()
-		ch.cmd.Wait()
-	}()
-	c, err := client.New(ch.url, ch.token, client.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := c.CreateWorkspace(bg, "bw"); err != nil {
-		b.Fatal(err)
-	}
+	_, c := childServer(b, dir, "bw")
 	for _, size := range []int64{64 << 20, 1 << 30} {
 		name := fmt.Sprintf("%dMiB", size>>20)
 		src := randomReader{n: size, seed: uint64(size)}

@@ -13,6 +13,25 @@ import (
 	"github.com/desk-dev/desk/client"
 )
 
+// childServer starts a server in a second process (this test binary,
+// re-executed: startChildTB) over the data directory dir, killed when b
+// ends, creates workspace ws, and returns the child and an admin client.
+func childServer(b *testing.B, dir, ws string) (*child, *client.Client) {
+	ch := startChildTB(b, dir)
+	b.Cleanup(func() {
+		ch.cmd.Process.Kill()
+		ch.cmd.Wait()
+	})
+	c, err := client.New(ch.url, ch.token, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.CreateWorkspace(bg, ws); err != nil {
+		b.Fatal(err)
+	}
+	return ch, c
+}
+
 // BenchmarkAPI measures stat, small read and small write over HTTP against a
 // server running in a second process on loopback (this test binary,
 // re-executed), with 8 concurrent clients. It reports requests per second and
@@ -20,18 +39,7 @@ import (
 // durable when answered.
 func BenchmarkAPI(b *testing.B) {
 	dir := b.TempDir()
-	ch := startChildTB(b, dir)
-	defer func() {
-		ch.cmd.Process.Kill()
-		ch.cmd.Wait()
-	}()
-	c, err := client.New(ch.url, ch.token, client.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := c.CreateWorkspace(bg, "bench"); err != nil {
-		b.Fatal(err)
-	}
+	ch, c := childServer(b, dir, "bench")
 	small := strings.Repeat("x", 1024)
 	for i := 0; i < 100; i++ {
 		if _, err := c.WriteFile(bg, "bench", fmt.Sprintf("f%d", i), strings.NewReader(small), client.WriteOptions{}); err != nil {

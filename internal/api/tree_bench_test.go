@@ -36,25 +36,14 @@ func BenchmarkTreeGoSrc(b *testing.B) {
 	if err != nil {
 		b.Fatalf("tmpfs /dev/shm is needed for the baseline: %v", err)
 	}
-	defer os.RemoveAll(shm)
+	b.Cleanup(func() { os.RemoveAll(shm) }) // after the server's end (childServer's cleanup runs first)
 	tgz := filepath.Join(shm, "src.tgz")
 	if out, err := exec.Command("tar", "-czf", tgz, "-C", src, ".").CombinedOutput(); err != nil {
 		b.Fatalf("tar -czf: %v\n%s", err, out)
 	}
 	fi, _ := os.Stat(tgz)
 
-	ch := startChildTB(b, filepath.Join(shm, "data"))
-	defer func() {
-		ch.cmd.Process.Kill()
-		ch.cmd.Wait()
-	}()
-	c, err := client.New(ch.url, ch.token, client.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := c.CreateWorkspace(bg, "bench"); err != nil {
-		b.Fatal(err)
-	}
+	ch, c := childServer(b, filepath.Join(shm, "data"), "bench")
 	run := func(name string, args ...string) time.Duration {
 		start := time.Now()
 		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -140,7 +141,7 @@ func closedPort(t testing.TB) int {
 
 // runFetchJS runs src with Job.Net set to net and env given.
 func runFetchJS(ctx context.Context, b *Backend, fsys *vfs.FS, src string, env map[string]string, nt http.RoundTripper) result {
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	rj := &run.Job{ID: "test", Backend: ID, Source: src, Cwd: "/workspace", Env: env,
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, FS: fsys, Net: nt}
 	o, err := b.Run(vfs.WithActor(ctx, "test"), rj)

@@ -1,7 +1,6 @@
 package jsvm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -48,24 +48,6 @@ func newStore(t testing.TB, files map[string]string) *vfs.FS {
 	return f
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // result is what one execution gave.
 type result struct {
 	stdout, stderr string
@@ -95,7 +77,7 @@ func newBackend(t testing.TB, opts Options) *Backend {
 
 // runJS runs j on b over fsys directly (without a run.Runtime), with ctx.
 func runJS(ctx context.Context, b *Backend, fsys *vfs.FS, j job) result {
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	cwd := j.cwd
 	if cwd == "" {
 		cwd = "/workspace"

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -195,7 +196,7 @@ func runBlocked(t *testing.T, b *Backend, m *blocker, fsys *vfs.FS, id string) (
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan result, 1)
 	go func() {
-		var out, errb syncBuffer
+		var out, errb testenv.SyncBuffer
 		o, err := b.Run(vfs.WithActor(ctx, "test"), &run.Job{ID: id, Backend: ID, Cwd: "/workspace", FS: fsys,
 			Source: "import { block } from 'test:block'; await block();",
 			Stdin:  strings.NewReader(""), Stdout: &out, Stderr: &errb})

@@ -32,4 +32,10 @@
 // GoTool and GOROOT find the go command that runs the tests (go test puts
 // its GOROOT/bin first on PATH) and its GOROOT, as `go env GOROOT` reports
 // it, instead of the deprecated runtime.GOROOT.
+//
+// # Small shared helpers
+//
+// Allocated measures what a call allocates (the hostile-input tests'
+// memory bounds); SyncBuffer collects a child's or a server goroutine's
+// output that the test reads while it runs.
 package testenv

@@ -8,9 +8,6 @@ import (
 	"runtime"
 
 	"fmt"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +15,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/desk-dev/desk/internal/testenv"
 )
@@ -116,7 +117,7 @@ func Start(t testing.TB) *Gateway {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--region", Region, "--port", addr, "--quiet", "posix", root)
-	out := &syncBuffer{}
+	out := &testenv.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -147,24 +148,6 @@ func Start(t testing.TB) *Gateway {
 		time.Sleep(10 * time.Millisecond) // between connection attempts, not a synchronisation
 	}
 	return &Gateway{URL: "http://" + addr, Root: root}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b = append(b.b, p...)
-	return len(p), nil
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.b)
 }
 
 // Client is an S3 client of the gateway with its root credentials.
