@@ -110,6 +110,9 @@ func runHelper(name, p string) error {
 	if ok, err := specialHelper(name, p); ok {
 		return err
 	}
+	if name == "crash-serve" {
+		return crashServe(p)
+	}
 	return fmt.Errorf("unknown helper %q", name)
 }
 
