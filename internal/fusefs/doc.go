@@ -148,6 +148,9 @@
 // namespace maps its ids to a range of host ids, Options.IDMap serves the
 // store's ids shifted into that range and shifts the ids the kernel sends
 // back, so the store keeps the ids the sandbox's processes see.
+// IDMap.UID and GID, when set, make a sandbox user the workspace's owner:
+// store id 0 and that id exchange places (the sandbox backend sets them to
+// a non-root image user's ids).
 //
 // # Attribution
 //

@@ -226,31 +226,51 @@ const overflowID = 65534
 // host id outside the range (a process outside the sandbox, chown to a host
 // user) is stored as 65534. Ids inside xattr values (POSIX ACLs) are not
 // mapped. Count is 0 (no mapping) or more than 65534.
+//
+// UID and GID, when not 0, make that sandbox id the workspace's owner: store
+// uid 0 (the owner of what the other backends write) is served as sandbox
+// uid UID, and store uid UID as sandbox uid 0 in exchange (the same for
+// GID), so a sandbox whose programs run as a non-root user (an image's User)
+// owns the workspace's files while the store keeps them as uid 0's.
 type IDMap struct {
 	Host  uint32
 	Count uint32
+	UID   uint32
+	GID   uint32
 }
 
-// toKernel maps a store id to the id the kernel sees.
-func (m IDMap) toKernel(id uint32) uint32 {
+// swap exchanges 0 and owner.
+func swap(id, owner uint32) uint32 {
+	switch id {
+	case 0:
+		return owner
+	case owner:
+		return 0
+	}
+	return id
+}
+
+// toKernel maps a store id (a uid with owner m.UID, a gid with m.GID) to the
+// id the kernel sees.
+func (m IDMap) toKernel(id, owner uint32) uint32 {
 	if m.Count == 0 {
 		return id
 	}
 	if id >= m.Count {
 		id = overflowID
 	}
-	return m.Host + id
+	return m.Host + swap(id, owner)
 }
 
 // toStore maps an id the kernel sends to the id the store keeps.
-func (m IDMap) toStore(id uint32) uint32 {
+func (m IDMap) toStore(id, owner uint32) uint32 {
 	if m.Count == 0 {
 		return id
 	}
 	if id < m.Host || id-m.Host >= m.Count {
 		return overflowID
 	}
-	return id - m.Host
+	return swap(id-m.Host, owner)
 }
 
 // Server is a mounted workspace. It serves until Unmount.
@@ -295,6 +315,9 @@ func Mount(ctx context.Context, fsys *vfs.FS, dir string, opts Options) (*Server
 	}
 	if m := opts.IDMap; m.Count != 0 && (m.Count <= overflowID || uint64(m.Host)+uint64(m.Count) > 1<<32-1) {
 		return nil, fmt.Errorf("mount %s: id map %d+%d: the count must be 65535 or more and the range below 2^32-1", abs, m.Host, m.Count)
+	}
+	if m := opts.IDMap; (m.UID != 0 || m.GID != 0) && (m.Count == 0 || m.UID >= m.Count || m.GID >= m.Count) {
+		return nil, fmt.Errorf("mount %s: id map owner %d:%d outside the mapped ids (0..%d)", abs, m.UID, m.GID, m.Count)
 	}
 	opts = opts.withDefaults(abs)
 	store := fsys.WithCommitDelay(opts.CommitDelay)
@@ -506,7 +529,7 @@ func (s *Server) dropHandle(h *handle) bool {
 func (s *Server) ownerCtx(ctx context.Context) context.Context {
 	wctx := s.writeCtx(ctx)
 	if c, ok := fuse.FromContext(ctx); ok {
-		return vfs.WithOwner(wctx, s.opts.IDMap.toStore(c.Uid), s.opts.IDMap.toStore(c.Gid))
+		return vfs.WithOwner(wctx, s.opts.IDMap.toStore(c.Uid, s.opts.IDMap.UID), s.opts.IDMap.toStore(c.Gid, s.opts.IDMap.GID))
 	}
 	return wctx
 }

@@ -133,7 +133,7 @@ func (s *Server) fillAttr(a vfs.Attr, out *fuse.Attr) {
 	out.Ctime, out.Ctimensec = split(a.Ctime)
 	out.Mode = a.Mode
 	out.Nlink = a.Nlink
-	out.Uid, out.Gid = s.opts.IDMap.toKernel(a.Uid), s.opts.IDMap.toKernel(a.Gid)
+	out.Uid, out.Gid = s.opts.IDMap.toKernel(a.Uid, s.opts.IDMap.UID), s.opts.IDMap.toKernel(a.Gid, s.opts.IDMap.GID)
 	out.Blksize = 4096
 	out.Rdev = fuseDev(a.Rdev)
 }
@@ -180,11 +180,11 @@ func (n *node) Setattr(ctx context.Context, f gofs.FileHandle, in *fuse.SetAttrI
 		sa.Mode = &m
 	}
 	if u, ok := in.GetUID(); ok {
-		u = n.srv.opts.IDMap.toStore(u)
+		u = n.srv.opts.IDMap.toStore(u, n.srv.opts.IDMap.UID)
 		sa.Uid = &u
 	}
 	if g, ok := in.GetGID(); ok {
-		g = n.srv.opts.IDMap.toStore(g)
+		g = n.srv.opts.IDMap.toStore(g, n.srv.opts.IDMap.GID)
 		sa.Gid = &g
 	}
 	if sz, ok := in.GetSize(); ok {

@@ -150,6 +150,9 @@ func (x *box) start() {
 
 func (x *box) startWith(ctx context.Context) error {
 	o := &x.b.opts
+	if err := x.resolveImage(ctx); err != nil {
+		return err
+	}
 	m, err := o.Mount(ctx, x.ws)
 	if err != nil {
 		return fmt.Errorf("mount workspace: %w", err)
@@ -157,9 +160,6 @@ func (x *box) startWith(ctx context.Context) error {
 	x.mount = m
 	if fi, err := os.Stat(m.Dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("mount workspace: %s is not a directory", m.Dir)
-	}
-	if err := x.resolveImage(ctx); err != nil {
-		return err
 	}
 	var sk *skeleton
 	if x.img == nil {

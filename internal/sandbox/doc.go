@@ -118,8 +118,19 @@
 // init sets the credentials, with no supplementary groups); its Shell
 // (/bin/bash when the image has it, else /bin/sh) runs the sources. The
 // init is this binary: it must be static (CGO_ENABLED=0) or find a
-// compatible C library in the image. The home and /workspace stay root's
-// (store uid 0): an image user other than root can read them but not write.
+// compatible C library in the image.
+//
+// The image's user owns the workspace: the default Mount serves the files
+// of store uid 0 (what every other backend writes, and /workspace and the
+// home themselves) as the image user's, and that user's files as store uid
+// 0's (fusefs.IDMap.UID, GID: the two ids exchange places, every other id
+// maps as usual; Workspace.UID, GID carry the image's to the Mount). So an
+// image whose User is 1000 writes /workspace and /home/agent, edits what
+// the shell backend wrote, and the store keeps one owner whichever backend
+// wrote; root inside sees those files as uid 1000's (it may still change
+// them: its capabilities). The image's root keeps its own owners. A Mount
+// of the caller's (Options.Mount) gets Workspace.UID and GID to do the
+// same.
 //
 // # The workspace mount
 //

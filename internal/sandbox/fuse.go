@@ -72,7 +72,7 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 	}
 	fo := o.FUSE
 	fo.AllowOther = true
-	fo.IDMap = fusefs.IDMap{Host: o.HostID, Count: o.IDCount}
+	fo.IDMap = fusefs.IDMap{Host: o.HostID, Count: o.IDCount, UID: ws.UID, GID: ws.GID}
 	fo.ActorOf = b.actorOf(ws.Name)
 	fo.AccessOf = b.accessOf(ws.Name)
 	if fo.Logger == nil {

@@ -59,6 +59,7 @@ func (x *box) resolveImage(ctx context.Context) error {
 		}
 	}
 	x.img = img
+	x.ws.UID, x.ws.GID = img.UID, img.GID
 	return nil
 }
 

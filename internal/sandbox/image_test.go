@@ -185,3 +185,47 @@ func BenchmarkSandbox_ColdStartImage(b *testing.B) {
 		}
 	}
 }
+
+// TestImage_NonRootUser: under an image whose User is 1000, that user owns
+// /workspace and the home (the mount serves store uid 0 as 1000): it writes
+// both, edits a file another backend wrote (store uid 0), and what it
+// writes is kept as store uid 0's, which the other backends read.
+func TestImage_NonRootUser(t *testing.T) {
+	t.Parallel()
+	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := sandboxImage(importTestImage(t, s, "busybox:app", v1.Config{Env: []string{"PATH=/bin"}, User: "1000"}))
+	e := newFUSEEnv(t, Options{Image: func(context.Context, Workspace) (*Image, error) { return img, nil }})
+	c := context.Background()
+	if err := e.fs.MkdirAll(c, "/workspace", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fs.WriteFile(c, "/workspace/from-shell", []byte("shell\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := e.ok(`id -u; id -g; stat -c '%u:%g %a' /workspace $HOME /workspace/from-shell; echo mine > /workspace/new && echo edited >> /workspace/from-shell &&
+mkdir -p $HOME/.config && echo dot > $HOME/.config/x && stat -c %u /workspace/new $HOME/.config/x; cat /workspace/from-shell`)
+	if want := "1000\n1000\n1000:1000 755\n1000:1000 700\n1000:1000 644\n1000\n1000\nshell\nedited\n"; out != want {
+		t.Errorf("as uid 1000: %q, want %q", out, want)
+	}
+	for p, want := range map[string]string{"/workspace/new": "mine\n", "/home/agent/.config/x": "dot\n", "/workspace/from-shell": "shell\nedited\n"} {
+		b, err := e.fs.ReadFile(c, p)
+		fi, serr := e.fs.Lstat(c, p)
+		if err != nil || serr != nil || string(b) != want {
+			t.Errorf("store %s: %q %v %v", p, b, err, serr)
+			continue
+		}
+		if a := fi.Attr(); a.Uid != 0 || a.Gid != 0 {
+			t.Errorf("store %s owned by %d:%d, want 0:0", p, a.Uid, a.Gid)
+		}
+	}
+	// The image's root stays the image's: root's files are not the user's.
+	if res := e.run("echo x > /bin/x", run.ExecOptions{}); res.ExitCode == 0 {
+		t.Errorf("uid 1000 wrote into the image's root")
+	}
+	if out := e.ok("stat -c %u /etc/passwd"); out != "0\n" {
+		t.Errorf("/etc/passwd owned by %q inside, want 0", out)
+	}
+}

@@ -71,6 +71,12 @@ func DefaultCapabilities() []string {
 type Workspace struct {
 	Name string  // the workspace name; also the sandbox's hostname
 	FS   *vfs.FS // its store
+	// UID and GID are the sandbox user the workspace's files belong to:
+	// the image's User (Image.UID, GID; 0, root, without an image). A
+	// Mount serves the files of store uid 0 as theirs (the default
+	// Mount's fusefs.IDMap.UID, GID), so that user owns /workspace and the
+	// home. Set by the backend before it calls Options.Mount.
+	UID, GID uint32
 }
 
 // Mount is a host directory lent to a sandbox to bind at /workspace.
