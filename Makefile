@@ -127,8 +127,11 @@ test-packages:
 $(E2E_NPM_STAMP): $(E2E_NPM)/package-lock.json | test-packages
 	npm ci --prefix $(E2E_NPM) --no-audit --no-fund --loglevel=error
 
+# build makes a static desk (CGO_ENABLED=0: desk needs no C code), so that
+# the binary, which is also the sandbox's init, runs in an OCI image without
+# a C library like the host's (alpine, distroless, busybox).
 build:
-	go build -o $(BIN) ./cmd/desk
+	CGO_ENABLED=0 go build -o $(BIN) ./cmd/desk
 
 # run starts the server in the foreground: the HTTP API on 127.0.0.1:7878,
 # workspaces and tokens in ./desk-data, the admin token printed on the first

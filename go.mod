@@ -10,6 +10,7 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/benhoyt/goawk v1.31.0
 	github.com/coder/websocket v1.8.15
+	github.com/cyphar/filepath-securejoin v0.6.1
 	github.com/evanw/esbuild v0.28.2
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-billy/v6 v6.0.0-beta.1
@@ -47,7 +48,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 	github.com/cloudflare/circl v1.6.3 // indirect
-	github.com/cyphar/filepath-securejoin v0.6.1 // indirect
 	github.com/docker/cli v29.7.2+incompatible // indirect
 	github.com/docker/docker-credential-helpers v0.9.3 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect

@@ -33,6 +33,8 @@ type Backend struct {
 	skelMu sync.Mutex
 	skel   *skeleton // made on the first start (host userland only)
 
+	interp initInterp // the init binary's ELF interpreter (image.go)
+
 	detachedSeq atomic.Uint64 // numbers the init ids of RunDetached's programs
 	access      accessTable   // the path rules of the running executions (access.go)
 

@@ -117,8 +117,11 @@
 // its UID:GID (the config's User) runs every program (wire.Start.User: the
 // init sets the credentials, with no supplementary groups); its Shell
 // (/bin/bash when the image has it, else /bin/sh) runs the sources. The
-// init is this binary: it must be static (CGO_ENABLED=0) or find a
-// compatible C library in the image.
+// init is this binary: it must be static (CGO_ENABLED=0; make build makes
+// desk so) or find a compatible C library in the image. A start refuses an
+// image that lacks the init's ELF interpreter (read once from the binary's
+// PT_INTERP, looked up in the image's root with its symbolic links resolved
+// inside it), naming it and the fix, rather than failing in the runtime.
 //
 // The image's user owns the workspace: the default Mount serves the files
 // of store uid 0 (what every other backend writes, and /workspace and the

@@ -2,10 +2,15 @@ package sandbox
 
 import (
 	"context"
+	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	securejoin "github.com/cyphar/filepath-securejoin"
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
@@ -58,8 +63,56 @@ func (x *box) resolveImage(ctx context.Context) error {
 			return fmt.Errorf("image root %s: /%s is not a directory (the sandbox mounts it)", img.Root, d)
 		}
 	}
+	if err := x.b.interp.check(o.InitPath, img.Root); err != nil {
+		return err
+	}
 	x.img = img
 	x.ws.UID, x.ws.GID = img.UID, img.GID
+	return nil
+}
+
+// initInterp is what the init binary needs of an image: its ELF
+// interpreter (the dynamic loader; "" for a static binary), read once.
+type initInterp struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// check refuses an image root that lacks the interpreter of the init at
+// initPath: a dynamically linked desk (built with cgo) cannot start in an
+// image without a C library like the host's, and says so here rather than
+// as the runtime's "no such file or directory" on exec.
+func (ii *initInterp) check(initPath, root string) error {
+	ii.once.Do(func() {
+		f, err := elf.Open(initPath)
+		if err != nil {
+			ii.err = fmt.Errorf("read the init binary %s: %w", initPath, err)
+			return
+		}
+		defer f.Close()
+		for _, p := range f.Progs {
+			if p.Type != elf.PT_INTERP {
+				continue
+			}
+			b, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+			if err != nil {
+				ii.err = fmt.Errorf("read the init binary %s: %w", initPath, err)
+				return
+			}
+			ii.path = strings.TrimRight(string(b), "\x00")
+		}
+	})
+	if ii.err != nil || ii.path == "" {
+		return ii.err
+	}
+	p, err := securejoin.SecureJoin(root, ii.path)
+	if err == nil {
+		_, err = os.Stat(p)
+	}
+	if err != nil {
+		return fmt.Errorf("the image has no %s, the dynamic loader the init %s needs: run images without a C library like the host's with a static desk (CGO_ENABLED=0, as make build does)", ii.path, initPath)
+	}
 	return nil
 }
 

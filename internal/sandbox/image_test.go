@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,5 +228,65 @@ mkdir -p $HOME/.config && echo dot > $HOME/.config/x && stat -c %u /workspace/ne
 	}
 	if out := e.ok("stat -c %u /etc/passwd"); out != "0\n" {
 		t.Errorf("/etc/passwd owned by %q inside, want 0", out)
+	}
+}
+
+// staticInit builds the init alone (testdata/staticinit) with
+// CGO_ENABLED=0, as desk's own build is, into a directory the sandbox's
+// root can reach.
+func staticInit(t testing.TB) string {
+	t.Helper()
+	out := filepath.Join(testImageDir(t), "init")
+	cmd := exec.Command(testenv.GoTool(t), "build", "-o", out, "./testdata/staticinit")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the static init: %v\n%s", err, b)
+	}
+	return out
+}
+
+// noLibcLayers are a userland with no C library at all: the static
+// busybox and its applets.
+func noLibcLayers(t testing.TB) []v1.Layer {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/busybox"); err != nil {
+		testenv.Need(t, testenv.Sandbox, fmt.Errorf("the host has no /usr/bin/busybox for the test image (make test-setup installs busybox-static): %w", err))
+	}
+	es := []imagetest.Entry{{Name: "bin/"}, {Name: "etc/"}, imagetest.File(t, "bin/busybox", "/usr/bin/busybox", 0o755),
+		{Name: "etc/passwd", Body: "root:x:0:0:root:/home/agent:/bin/sh\n"}}
+	for _, a := range []string{"sh", "cat", "ls", "id", "test", "echo"} {
+		es = append(es, imagetest.Entry{Name: "bin/" + a, Typeflag: '2', Linkname: "busybox"})
+	}
+	return []v1.Layer{imagetest.Layer(t, es)}
+}
+
+// TestImage_NoLibc: an image with no C library runs with a static init
+// (desk built with CGO_ENABLED=0); with a dynamically linked one the start
+// is refused, naming the missing loader and the fix.
+func TestImage_NoLibc(t *testing.T) {
+	t.Parallel()
+	requireSandbox(t, false)
+	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := filepath.Join(t.TempDir(), "layout")
+	imagetest.WriteLayout(t, layout, imagetest.Image(t, v1.Config{Env: []string{"PATH=/bin"}}, noLibcLayers(t)...))
+	if _, err := s.Import(context.Background(), layout, "nolibc"); err != nil {
+		t.Fatal(err)
+	}
+	ii, err := s.Resolve("nolibc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := sandboxImage(ii)
+	static := newEnv(t, Options{InitPath: staticInit(t), Image: func(context.Context, Workspace) (*Image, error) { return img, nil }})
+	if out := static.ok("ls / | tr '\\n' ' ' 2>/dev/null; ls /lib /lib64 /usr 2>&1 >/dev/null | wc -l; echo hi > /workspace/f; cat /workspace/f; echo $0"); !strings.HasSuffix(out, "hi\n/bin/sh\n") || strings.Contains(out, "lib") {
+		t.Errorf("in the image without libc: %q", out)
+	}
+	dynamic := newEnv(t, Options{Image: func(context.Context, Workspace) (*Image, error) { return img, nil }})
+	_, err = dynamic.b.Run(context.Background(), dynamic.job(0, "true"))
+	if err == nil || !strings.Contains(err.Error(), ", the dynamic loader the init") || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
+		t.Errorf("a dynamic init in an image without libc: %v", err)
 	}
 }

@@ -88,14 +88,17 @@ func newEnvMount(t testing.TB, opts Options, fuse bool) *env {
 	if opts.Mount == nil && !fuse {
 		opts.Mount = func(ctx context.Context, ws Workspace) (Mount, error) { return Mount{Dir: e.wsDir}, nil }
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if opts.InitPath == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.InitPath = exe
 	}
-	opts.InitPath = exe
 	opts.StateDir = filepath.Join(dir, "state")
 	opts.RuntimeRoot = filepath.Join(dir, "runc")
 	opts.CgroupParent = "desk-sandbox-test"
+	var err error
 	e.b, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
