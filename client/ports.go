@@ -41,13 +41,22 @@ type PortLinkRequest struct {
 }
 
 // PortLink is an expiring preview link: anyone holding URL reaches the
-// port's service until Expires. It cannot be revoked (see docs/api.md).
+// port's service until Expires or until it is revoked (RevokePortLink, by
+// ID). Listed (PortLinks), it has no Path nor URL.
 type PortLink struct {
-	Workspace string    `json:"workspace"`
-	Port      int       `json:"port"`
-	Path      string    `json:"path"` // the link's path and query, for another host name
-	URL       string    `json:"url"`
-	Expires   time.Time `json:"expires"`
+	ID        string     `json:"id"`
+	Workspace string     `json:"workspace"`
+	Port      int        `json:"port"`
+	Path      string     `json:"path,omitempty"` // the link's path and query, for another host name
+	URL       string     `json:"url,omitempty"`
+	Created   time.Time  `json:"created"`
+	Expires   time.Time  `json:"expires"`
+	Revoked   *time.Time `json:"revoked,omitempty"`
+}
+
+// PortLinkList answers GET /v1/workspaces/{ws}/port-links.
+type PortLinkList struct {
+	Links []PortLink `json:"links"`
 }
 
 // Ports lists the TCP ports listening in the workspace's sandbox.
@@ -63,6 +72,20 @@ func (c *Client) SharePort(ctx context.Context, ws string, req PortLinkRequest) 
 	var out PortLink
 	err := c.call(ctx, "POST", wsPath(ws, "/port-links"), nil, req, &out)
 	return out, err
+}
+
+// PortLinks lists the workspace's unexpired port links (revoked ones
+// included, with Revoked set), never their URLs.
+func (c *Client) PortLinks(ctx context.Context, ws string) (PortLinkList, error) {
+	var out PortLinkList
+	err := c.call(ctx, "GET", wsPath(ws, "/port-links"), nil, nil, &out)
+	return out, err
+}
+
+// RevokePortLink revokes the workspace's port link id: it is refused (410
+// gone) from then on.
+func (c *Client) RevokePortLink(ctx context.Context, ws, id string) error {
+	return c.call(ctx, "DELETE", wsPath(ws, "/port-links/"+url.PathEscape(id)), nil, nil, nil)
 }
 
 // PortForwardProtocol is the Upgrade token of GET

@@ -37,6 +37,8 @@ func init() {
 	portGroup.verbs = []groupVerb{
 		{portLsSpec, runPortLs},
 		{portShareSpec, runPortShare},
+		{portLinksSpec, runPortLinks},
+		{portUnshareSpec, runPortUnshare},
 	}
 }
 
@@ -71,9 +73,10 @@ var portShareSpec = &cmdSpec{
 	help: `The link is printed alone on standard output (URL=$(desk port share demo 8000)).
 Anyone holding it reaches the port's service through the server, without a
 token, until it expires (--expires, default 1h, at most 7d: 168h); a browser
-keeps it as a cookie for the port's pages. A link cannot be revoked: it is
-signed with the server's key (port-links.key in the data directory; replacing
-that file and restarting the server ends every link).`,
+keeps it as a cookie for the port's pages. The link's id is printed on
+standard error: desk port unshare WS ID revokes it (desk port links WS lists
+them). Links are signed with the server's key (port-links.key in the data
+directory; replacing that file and restarting the server ends every link).`,
 }
 
 func runPortShare(ctx context.Context, args []string, st streams) int {
@@ -103,8 +106,61 @@ func runPortShare(ctx context.Context, args []string, st streams) int {
 			return json.NewEncoder(st.out).Encode(l)
 		}
 		fmt.Fprintln(st.out, l.URL)
-		fmt.Fprintf(st.err, "desk port share: port %d of %s until %s\n", l.Port, l.Workspace, l.Expires.Local().Format(time.DateTime))
+		fmt.Fprintf(st.err, "desk port share: link %s to port %d of %s until %s\n", l.ID, l.Port, l.Workspace, l.Expires.Local().Format(time.DateTime))
 		return nil
+	})
+}
+
+var portLinksSpec = &cmdSpec{
+	name: "port links", synopsis: "WS [--json]", minArgs: 1, maxArgs: 1,
+	summary: "list the workspace's unexpired port links (id, port, expiry, revoked), never their URLs",
+}
+
+func runPortLinks(ctx context.Context, args []string, st streams) int {
+	sp := portLinksSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	asJSON := fl.Bool("json", false, "print the list as JSON")
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		l, err := c.PortLinks(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(st.out).Encode(l)
+		}
+		tw := tabwriter.NewWriter(st.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tPORT\tCREATED\tEXPIRES\tREVOKED")
+		for _, x := range l.Links {
+			rev := "-"
+			if x.Revoked != nil {
+				rev = x.Revoked.Local().Format(time.DateTime)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", x.ID, x.Port, x.Created.Local().Format(time.DateTime), x.Expires.Local().Format(time.DateTime), rev)
+		}
+		return tw.Flush()
+	})
+}
+
+var portUnshareSpec = &cmdSpec{
+	name: "port unshare", synopsis: "WS ID", minArgs: 2, maxArgs: 2,
+	summary: "revoke a port link by its id (desk port share prints it, desk port links lists them): it is refused from now on",
+}
+
+func runPortUnshare(ctx context.Context, args []string, st streams) int {
+	sp := portUnshareSpec
+	fl := sp.flags()
+	sf := addServerFlags(fl)
+	pos, code, ok := sp.parse(fl, args, st)
+	if !ok {
+		return code
+	}
+	return sp.remote(st, sf, func(c *client.Client) error {
+		return c.RevokePortLink(ctx, pos[0], pos[1])
 	})
 }
 
@@ -266,8 +322,12 @@ func (p sandboxPorts) Ports(ctx context.Context, ws *workspace.Workspace) ([]cli
 	return out, nil
 }
 
-// portLinkKeyFile is the port links' signing key in the data directory.
-const portLinkKeyFile = "port-links.key"
+// portLinkKeyFile is the port links' signing key in the data directory,
+// and portLinksFile the record of the links made (api.PortLinks).
+const (
+	portLinkKeyFile = "port-links.key"
+	portLinksFile   = "port-links.json"
+)
 
 // portLinkKey reads the data directory's port link key, making it (32
 // random bytes, 0600) on the first start.

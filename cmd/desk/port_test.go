@@ -65,6 +65,26 @@ func TestServe_Ports(t *testing.T) {
 	if code, _ := httpGet(t, base+"/v1/workspaces/demo/ports/8000/index.html"); code != 401 {
 		t.Errorf("GET without a token: %d", code)
 	}
+	// Revoked by its id (desk port share prints it, desk port links lists
+	// it), the link is refused; the record is the data directory's.
+	out, errs, code := desk(t, nil, "port", "share", "demo", "8000")
+	m := regexp.MustCompile(`link ([0-9a-f]{16}) to port 8000`).FindStringSubmatch(errs)
+	if code != 0 || m == nil {
+		t.Fatalf("port share: %d %q %q", code, out, errs)
+	}
+	if got := mustDesk(t, nil, "port", "links", "demo"); !regexp.MustCompile(`(?m)^`+m[1]+` +8000 .* -$`).MatchString(got) || strings.Contains(got, "desk_link") {
+		t.Errorf("desk port links:\n%s", got)
+	}
+	mustDesk(t, nil, "port", "unshare", "demo", m[1])
+	if code, _ := httpGet(t, strings.TrimSpace(out)); code != 410 {
+		t.Errorf("GET a revoked link: %d", code)
+	}
+	if code, _ := httpGet(t, link); code != 200 {
+		t.Errorf("GET the other link after a revocation: %d", code)
+	}
+	if _, errs, code := desk(t, nil, "port", "unshare", "demo", m[1]+"0"); code == 0 || !strings.Contains(errs, "no unexpired port link") {
+		t.Errorf("unshare an unknown id: %d %q", code, errs)
+	}
 	if _, errs, code := desk(t, nil, "port", "share", "demo", "8000", "--expires", "8d"); code != exitUsage || !strings.Contains(errs, "over the limit") {
 		t.Errorf("port share --expires 8d: exit %d, %q", code, errs)
 	}

@@ -288,6 +288,10 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	}
 	defer shares.Close()
 	linkKey, err := portLinkKey(h.DataDir())
+	var links *api.PortLinks
+	if err == nil {
+		links, err = api.OpenPortLinks(filepath.Join(h.DataDir(), portLinksFile))
+	}
 	if err != nil {
 		ln.Close()
 		a.Close()
@@ -319,6 +323,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		Policy: ph.store, Approvals: ph.approvals}
 	cfg.quota.apply(&ao)
 	ao.Ports = portConfig(backends, linkKey)
+	ao.Ports.Links = links
 	ao.Ports.PublicURL = cfg.shares.publicURL
 	if ledger != nil {
 		ao.Shell.MaxShells = unbounded // the shares bound shells

@@ -59,9 +59,15 @@
 // bearer token allowed exec on {ws}, or a port link (query desk_link or the
 // cookie desk_link_PORT), which stands for a principal with exec on {ws}
 // alone (token id port-link-…); the front checks either and forwards the
-// request with that principal to the worker. Links are stateless:
-// base64url(expiry, port, workspace) "." base64url(HMAC-SHA256 under
-// Options.Ports.LinkKey); expired ones are 410 gone.
+// request with that principal to the worker. Links are checked by their
+// signature: base64url(0x02, id, expiry, port, workspace) "."
+// base64url(HMAC-SHA256 under Options.Ports.LinkKey) (links made before ids
+// lack the 0x02 and id, and still verify); expired ones are 410 gone.
+// portlinks.go's PortLinks (Options.Ports.Links) records the links made,
+// without their tokens, in a file the front owns, so that a link can be
+// listed and revoked by id (DELETE …/port-links/{id}); a revoked id is 410
+// gone, checked in memory after the signature. At most MaxPortLinks
+// unexpired links are recorded; expired ones drop out.
 //
 // # Errors
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -49,6 +50,10 @@ type PortConfig struct {
 	// PublicURL is the server's URL as clients reach it, for the links'
 	// URLs (default: http(s)://Host of the request that makes the link).
 	PublicURL string
+	// Links records the links made, so that they can be listed and
+	// revoked by id (desk serve: DATA/port-links.json). Nil: links are
+	// made and checked all the same, but cannot be listed or revoked (501).
+	Links *PortLinks
 }
 
 // PortDialer reaches the TCP ports of a workspace's sandbox.
@@ -107,18 +112,30 @@ func previewPath(ws string, port int) string {
 	return "/v1/workspaces/" + url.PathEscape(ws) + "/ports/" + strconv.Itoa(port) + "/"
 }
 
-// portLink is what a link says: a workspace, a port, an expiry.
+// portLink is what a link says: a workspace, a port, an expiry, and its id
+// (empty in links made before links had one).
 type portLink struct {
+	id      string // 16 hex digits
 	ws      string
 	port    int
 	expires time.Time
 }
 
+// portLinkV2 starts the payload of a link with an id; a payload without
+// one starts with its expiry's high byte, 0 until the year 2^56 s.
+const portLinkV2 = 0x02
+
 // signPortLink encodes l and signs it: base64url(payload) "." base64url(MAC),
-// the payload being the expiry (8 bytes, Unix seconds), the port (2 bytes)
-// and the workspace name.
+// the payload being, for a link with an id, the byte 0x02 and the id (8
+// bytes), then the expiry (8 bytes, Unix seconds), the port (2 bytes) and
+// the workspace name.
 func signPortLink(key []byte, l portLink) string {
-	payload := binary.BigEndian.AppendUint64(nil, uint64(l.expires.Unix()))
+	var payload []byte
+	if l.id != "" {
+		id, _ := hex.DecodeString(l.id)
+		payload = append([]byte{portLinkV2}, id...)
+	}
+	payload = binary.BigEndian.AppendUint64(payload, uint64(l.expires.Unix()))
 	payload = binary.BigEndian.AppendUint16(payload, uint16(l.port))
 	payload = append(payload, l.ws...)
 	m := hmac.New(sha256.New, key)
@@ -148,11 +165,17 @@ func checkPortLink(key []byte, tok, ws string, port int, now time.Time) (portLin
 	if !hmac.Equal(mac, m.Sum(nil)) {
 		return portLink{}, bad
 	}
-	l := portLink{
-		expires: time.Unix(int64(binary.BigEndian.Uint64(payload)), 0),
-		port:    int(binary.BigEndian.Uint16(payload[8:])),
-		ws:      string(payload[10:]),
+	var l portLink
+	if payload[0] == portLinkV2 {
+		if len(payload) < 19 {
+			return portLink{}, bad
+		}
+		l.id = hex.EncodeToString(payload[1:9])
+		payload = payload[9:]
 	}
+	l.expires = time.Unix(int64(binary.BigEndian.Uint64(payload)), 0)
+	l.port = int(binary.BigEndian.Uint16(payload[8:]))
+	l.ws = string(payload[10:])
 	if l.ws != ws || l.port != port {
 		return portLink{}, fmt.Errorf("%w: this port link is for another workspace or port", auth.ErrForbidden)
 	}
@@ -197,14 +220,21 @@ func (s *Server) portPrincipal(w http.ResponseWriter, r *http.Request, ws string
 	if err != nil {
 		return auth.Principal{}, err
 	}
+	if pl := s.opts.Ports.Links; pl != nil && l.id != "" && pl.revoked(l.id) {
+		return auth.Principal{}, errorf(http.StatusGone, CodeGone, "the port link %s was revoked", l.id)
+	}
 	if fromQuery {
 		http.SetCookie(w, &http.Cookie{
 			Name: portLinkCookie + strconv.Itoa(port), Value: tok, Path: previewPath(ws, port),
 			Expires: l.expires, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
 		})
 	}
-	sum := sha256.Sum256([]byte(tok))
-	return auth.Principal{Token: &auth.Token{ID: "port-link-" + hex.EncodeToString(sum[:6]), Workspace: ws, Scopes: []auth.Scope{auth.ScopeExec}}}, nil
+	id := l.id
+	if id == "" {
+		sum := sha256.Sum256([]byte(tok))
+		id = hex.EncodeToString(sum[:6])
+	}
+	return auth.Principal{Token: &auth.Token{ID: "port-link-" + id, Workspace: ws, Scopes: []auth.Scope{auth.ScopeExec}}}, nil
 }
 
 // handleCreatePortLink signs a link (the front's: it needs no worker).
@@ -226,7 +256,10 @@ func (s *Server) handleCreatePortLink(w http.ResponseWriter, r *http.Request, c 
 	if req.ExpiresIn > 0 {
 		ttl = time.Duration(req.ExpiresIn) * time.Second
 	}
-	l := portLink{ws: c.ws, port: req.Port, expires: time.Now().Add(ttl).Truncate(time.Second)}
+	var idb [8]byte
+	rand.Read(idb[:])
+	now := time.Now()
+	l := portLink{id: hex.EncodeToString(idb[:]), ws: c.ws, port: req.Port, expires: now.Add(ttl).Truncate(time.Second)}
 	path := previewPath(c.ws, req.Port) + "?" + PortLinkParam + "=" + signPortLink(s.opts.Ports.LinkKey, l)
 	base := strings.TrimRight(s.opts.Ports.PublicURL, "/")
 	if base == "" {
@@ -236,7 +269,44 @@ func (s *Server) handleCreatePortLink(w http.ResponseWriter, r *http.Request, c 
 		}
 		base = scheme + "://" + r.Host
 	}
-	return writeJSON(w, http.StatusCreated, client.PortLink{Workspace: c.ws, Port: req.Port, Path: path, URL: base + path, Expires: l.expires.UTC()})
+	out := client.PortLink{ID: l.id, Workspace: c.ws, Port: req.Port, Path: path, URL: base + path, Created: now.UTC().Truncate(time.Second), Expires: l.expires.UTC()}
+	if pl := s.opts.Ports.Links; pl != nil {
+		if err := pl.add(out); err != nil {
+			return err
+		}
+	}
+	return writeJSON(w, http.StatusCreated, out)
+}
+
+// portLinks returns the record of links, or 501.
+func (s *Server) portLinks() (*PortLinks, error) {
+	if s.opts.Ports.Links == nil {
+		return nil, errorf(http.StatusNotImplemented, CodeNotImplemented, "this server keeps no record of its port links (api.PortConfig.Links): they cannot be listed or revoked")
+	}
+	return s.opts.Ports.Links, nil
+}
+
+// handleListPortLinks lists the workspace's unexpired links (never their
+// URLs: a link is its own capability).
+func (s *Server) handleListPortLinks(w http.ResponseWriter, r *http.Request, c *call) error {
+	pl, err := s.portLinks()
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, client.PortLinkList{Links: pl.list(c.ws)})
+}
+
+// handleRevokePortLink revokes one link: from now on it is refused (410).
+func (s *Server) handleRevokePortLink(w http.ResponseWriter, r *http.Request, c *call) error {
+	pl, err := s.portLinks()
+	if err != nil {
+		return err
+	}
+	if _, err := pl.revoke(c.ws, r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // handleListPorts lists the ports listening in the workspace's sandbox.

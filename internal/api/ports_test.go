@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,8 +67,12 @@ type portsEnv struct {
 func newPortsEnv(t testing.TB) *portsEnv {
 	ctx := context.Background()
 	e := &portsEnv{key: []byte(strings.Repeat("k", 32))}
+	links, err := api.OpenPortLinks(filepath.Join(t.TempDir(), "port-links.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := newSandboxServer(t, "desk-api-test", func(sb *sandbox.Backend) api.Options {
-		return api.Options{Ports: api.PortConfig{Dialer: sandboxPorts{sb}, LinkKey: e.key}}
+		return api.Options{Ports: api.PortConfig{Dialer: sandboxPorts{sb}, LinkKey: e.key, Links: links}}
 	})
 	e.ts, e.admin = s.ts, s.c
 	if _, err := e.admin.CreateWorkspace(ctx, "w"); err != nil {
@@ -210,6 +215,24 @@ func TestPorts_Preview(t *testing.T) {
 	}
 	if code, body, _ := e.get(t, browser, preview+"index.html", ""); code != 200 || body != "<h1>preview</h1>\n" {
 		t.Errorf("GET with the link's cookie: %d %q", code, body)
+	}
+	// Revoked, the link stops at once, its cookie too; another link of
+	// the same port still works.
+	other, err := e.admin.SharePort(ctx, "w", client.PortLinkRequest{Port: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.admin.RevokePortLink(ctx, "w", link.ID); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := e.get(t, browser, preview+"index.html", ""); code != 410 || !strings.Contains(body, "revoked") {
+		t.Errorf("GET with a revoked link's cookie: %d %q", code, body)
+	}
+	if code, _, _ := e.get(t, nil, link.Path, ""); code != 410 {
+		t.Errorf("GET a revoked link: %d", code)
+	}
+	if code, body, _ := e.get(t, nil, other.Path, ""); code != 200 || !strings.Contains(body, "preview") {
+		t.Errorf("GET another link: %d %q", code, body)
 	}
 	_, err = e.admin.SharePort(ctx, "w", client.PortLinkRequest{Port: 8000, ExpiresIn: 8 * 24 * 3600})
 	wantCode(t, "a link of 8 days", err, 400, api.CodeInvalid)
