@@ -343,15 +343,11 @@ func (s *Server) handlePutFile(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	// Wait for an upload slot: the body is not read before (its progress
 	// rule starts at the first read).
-	s.waiting.Add(1)
-	select {
-	case s.slots <- struct{}{}:
-		s.waiting.Add(-1)
-	case <-r.Context().Done():
-		s.waiting.Add(-1)
-		return r.Context().Err()
+	release, err := s.uploadSlot(r.Context())
+	if err != nil {
+		return err
 	}
-	defer func() { <-s.slots }()
+	defer release()
 	fsys := c.lease.Workspace().FS()
 	ctx := r.Context()
 	if parents {
@@ -599,5 +595,19 @@ func (s *Server) copyEntry(ctx context.Context, fsys *vfs.FS, src, dst string, b
 			return err
 		}
 		return fsys.Chmod(ctx, dst, perm)
+	}
+}
+
+// uploadSlot waits for one of the Options.MaxUploads slots of a body being
+// received (file PUTs and tree uploads), counted as waiting meanwhile, and
+// returns its release; the error is ctx's when it ends first.
+func (s *Server) uploadSlot(ctx context.Context) (release func(), err error) {
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }

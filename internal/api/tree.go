@@ -130,15 +130,11 @@ func (s *Server) handlePutTree(w http.ResponseWriter, r *http.Request, c *call) 
 		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "archive body of %d bytes is over the limit of %d", r.ContentLength, to.MaxBytes)
 	}
 	// Wait for an upload slot before reading the body, as a file PUT does.
-	s.waiting.Add(1)
-	select {
-	case s.slots <- struct{}{}:
-		s.waiting.Add(-1)
-	case <-r.Context().Done():
-		s.waiting.Add(-1)
-		return r.Context().Err()
+	release, err := s.uploadSlot(r.Context())
+	if err != nil {
+		return err
 	}
-	defer func() { <-s.slots }()
+	defer release()
 	fsys := c.lease.Workspace().FS()
 	ctx := r.Context()
 	_, statErr := fsys.Stat(ctx, p)

@@ -161,14 +161,8 @@ func (d *tokenDB) put(ctx context.Context, id string, val []byte, drop ...string
 		return err
 	}
 	return d.tx(func() error {
-		del, err := d.c.Prep("DELETE FROM tokens WHERE id = ?")
-		if err != nil {
+		if err := d.deleteIDs(drop); err != nil {
 			return err
-		}
-		for _, x := range drop {
-			if err := del.Exec(x); err != nil {
-				return err
-			}
 		}
 		st, err := d.c.Prep("INSERT OR REPLACE INTO tokens(id, token) VALUES (?, ?)")
 		if err != nil {
@@ -184,18 +178,21 @@ func (d *tokenDB) remove(ctx context.Context, ids []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return d.tx(func() error {
-		del, err := d.c.Prep("DELETE FROM tokens WHERE id = ?")
-		if err != nil {
+	return d.tx(func() error { return d.deleteIDs(ids) })
+}
+
+// deleteIDs deletes the tokens ids, inside the caller's transaction.
+func (d *tokenDB) deleteIDs(ids []string) error {
+	del, err := d.c.Prep("DELETE FROM tokens WHERE id = ?")
+	if err != nil {
+		return err
+	}
+	for _, x := range ids {
+		if err := del.Exec(x); err != nil {
 			return err
 		}
-		for _, x := range ids {
-			if err := del.Exec(x); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (d *tokenDB) int(q string) (int64, error) {

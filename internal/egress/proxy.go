@@ -159,20 +159,32 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, rt http.RoundTrip
 		return
 	}
 	defer up.Close()
-	hj, ok := w.(http.Hijacker)
+	client, buf, ok := establish(w)
 	if !ok {
-		http.Error(w, "desk egress: cannot tunnel on this connection\n", http.StatusInternalServerError)
-		return
-	}
-	client, buf, err := hj.Hijack()
-	if err != nil {
 		return
 	}
 	defer client.Close()
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		return
-	}
 	splice(client, buf.Reader, up)
+}
+
+// establish takes over a CONNECT's connection and answers it "200
+// Connection established"; ok is false when it could not (an error
+// answered where it still can be).
+func establish(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, bool) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "desk egress: cannot tunnel on this connection\n", http.StatusInternalServerError)
+		return nil, nil, false
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, false
+	}
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		client.Close()
+		return nil, nil, false
+	}
+	return client, buf, true
 }
 
 // splice copies both ways until both ends are done, passing each end's EOF
@@ -211,19 +223,11 @@ func closeWrite(c net.Conn) {
 // (policy checked per request, methods and paths included; the secrets put
 // in; the upstream's certificate verified by desk).
 func (p *Proxy) terminate(w http.ResponseWriter, r *http.Request, c *Client, host string, port int) {
-	hj, ok := w.(http.Hijacker)
+	client, buf, ok := establish(w)
 	if !ok {
-		http.Error(w, "desk egress: cannot tunnel on this connection\n", http.StatusInternalServerError)
-		return
-	}
-	client, buf, err := hj.Hijack()
-	if err != nil {
 		return
 	}
 	defer client.Close()
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		return
-	}
 	tc := tls.Server(&bufferedConn{Conn: client, r: buf.Reader}, &tls.Config{
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.ca.leaf(host) },
 		NextProtos:     []string{"http/1.1"},
