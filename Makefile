@@ -13,6 +13,8 @@
 #   make examples-setup  setup, plus what the runnable examples (examples/)
 #                    run in the sandbox: pandoc and TeX, node and npm,
 #                    python3, git
+#   make bench-setup setup, plus the external filesystem benchmarks' tools
+#                    (bindfs, dbench: see docs/benchmarks.md)
 #   make build       build ./bin/desk
 #   make install     build desk and install it on PATH ($(PREFIX)/bin/desk)
 #   make demo        build desk and run the store demo: import this tree, check, export, compare
@@ -72,7 +74,7 @@ BIN  := bin/desk
 DATA := desk-data
 DEMO_DB := $(DATA)/demo.db
 
-.PHONY: setup test-setup test-packages examples-setup build run install demo test clean
+.PHONY: setup test-setup test-packages examples-setup bench-setup build run install demo test clean
 
 # apt_install installs the Debian packages $(1) and, for each COMMAND:PACKAGE
 # of $(2) whose /usr/bin/COMMAND is missing, PACKAGE, when not installed yet
@@ -116,6 +118,13 @@ setup:
 # test-setup: setup, plus what only the tests (and the examples, which are
 # tests too) need.
 test-setup: setup examples-setup test-packages $(E2E_NPM_STAMP)
+
+# bench-setup: setup, plus the tools the FUSE mount's comparisons use
+# (internal/fusefs's benchmarks): bindfs, a plain FUSE passthrough, and
+# dbench. Neither the tests nor running desk need them.
+BENCH_APT_PACKAGES := bindfs dbench
+bench-setup: setup
+	$(call apt_install,$(BENCH_APT_PACKAGES),)
 
 # examples-setup: setup, plus what the examples run in the sandbox.
 examples-setup: setup

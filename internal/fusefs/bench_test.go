@@ -7,7 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -17,8 +20,10 @@ import (
 )
 
 // The benchmarks run each scenario on the mount ("fuse"), on tmpfs
-// (/dev/shm) and on the disk the tests' temporary directories live on
-// ("disk"), in the same run, so their ratios can be read off directly:
+// (/dev/shm), on the disk the tests' temporary directories live on
+// ("disk") and, where installed (make bench-setup), on bindfs over tmpfs (a
+// plain FUSE passthrough), in the same run, so their ratios can be read off
+// directly:
 //
 //	go test ./internal/fusefs/ -run '^$' -bench . -benchtime 5x
 
@@ -38,6 +43,66 @@ func forEachFS(b *testing.B, fn func(b *testing.B, root string)) {
 		fn(b, dir)
 	})
 	b.Run("disk", func(b *testing.B) { fn(b, b.TempDir()) })
+	b.Run("bindfs", func(b *testing.B) { fn(b, bindfsDir(b)) })
+}
+
+// bindfsDir mounts bindfs (a plain FUSE passthrough, the comparison for
+// what FUSE itself costs) over a new directory on tmpfs and returns its
+// mount point; the benchmark is skipped without bindfs (make bench-setup
+// installs it).
+func bindfsDir(b *testing.B) string {
+	bin, err := exec.LookPath("bindfs")
+	if err != nil {
+		b.Skip("no bindfs (make bench-setup installs it)")
+	}
+	src, err := os.MkdirTemp("/dev/shm", "fusefs-bench-bindfs")
+	if err != nil {
+		b.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	b.Cleanup(func() { os.RemoveAll(src) })
+	mnt := b.TempDir()
+	if out, err := exec.Command(bin, "--no-allow-other", src, mnt).CombinedOutput(); err != nil {
+		b.Fatalf("bindfs: %v\n%s", err, out)
+	}
+	b.Cleanup(func() {
+		if err := unix.Unmount(mnt, 0); err != nil {
+			unix.Unmount(mnt, unix.MNT_DETACH)
+		}
+	})
+	return mnt
+}
+
+// dbenchThroughput is dbench's "Throughput 123.45 MB/sec" line.
+var dbenchThroughput = regexp.MustCompile(`Throughput ([0-9.]+) MB/sec`)
+
+// BenchmarkDbench runs dbench (the NetBench file server load, its
+// client.txt) with 2 clients for 10 s per iteration and reports its
+// throughput as MB/s; skipped without dbench (make bench-setup). Run it with
+// -benchtime 1x.
+func BenchmarkDbench(b *testing.B) {
+	bin, err := exec.LookPath("dbench")
+	if err != nil {
+		b.Skip("no dbench (make bench-setup installs it)")
+	}
+	forEachFS(b, func(b *testing.B, root string) {
+		var sum float64
+		n := 0
+		for b.Loop() {
+			out, err := exec.Command(bin, "-D", root, "-t", "10", "2").CombinedOutput()
+			if err != nil {
+				b.Fatalf("dbench: %v\n%s", err, out)
+			}
+			m := dbenchThroughput.FindSubmatch(out)
+			if m == nil {
+				b.Fatalf("dbench printed no throughput:\n%s", out)
+			}
+			v, err := strconv.ParseFloat(string(m[1]), 64)
+			bmust(b, err)
+			sum += v
+			n++
+		}
+		b.ReportMetric(sum/float64(n), "MB/s")
+	})
 }
 
 func bmust(b *testing.B, err error) {
