@@ -28,6 +28,10 @@ type Rules struct {
 	// DefaultCommand is the action for a command no rule matches
 	// ("": allow).
 	DefaultCommand string `json:"default_command,omitempty"`
+	// ApproveByElicitation lets the requester's own MCP client approve a
+	// held call by answering an elicitation (otherwise another party
+	// must approve; the requester's elicitation can only deny).
+	ApproveByElicitation bool `json:"approve_by_elicitation,omitempty"`
 }
 
 // RulesInfo is a workspace's rules.

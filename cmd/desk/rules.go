@@ -18,6 +18,7 @@ import (
 type ruleFlags struct {
 	paths, commands listFlag
 	def             *string
+	elicit          *string
 }
 
 func addRuleFlags(fl *flag.FlagSet) *ruleFlags {
@@ -25,10 +26,13 @@ func addRuleFlags(fl *flag.FlagSet) *ruleFlags {
 	fl.Var(&f.paths, "path", "a path `RULE`, \"ACCESS GLOB\" (read, write or deny: 'deny **/.env'); repeatable, in order; replaces the path rules")
 	fl.Var(&f.commands, "command", "a command `RULE`, \"ACTION PATTERN\" (allow, ask or deny: 'ask git push *'); repeatable, in order; replaces the command rules")
 	f.def = fl.String("default-command", "", "the `ACTION` for a command no rule matches: allow (the default), ask or deny")
+	f.elicit = fl.String("approve-by-elicitation", "", "true: the requester's own MCP client may approve an asked call by answering an elicitation; false (the default): another party must")
 	return f
 }
 
-func (f *ruleFlags) set() bool { return len(f.paths) > 0 || len(f.commands) > 0 || *f.def != "" }
+func (f *ruleFlags) set() bool {
+	return len(f.paths) > 0 || len(f.commands) > 0 || *f.def != "" || *f.elicit != ""
+}
 
 // apply returns r with the rules the flags give (checked here, so that a
 // typo is a usage error naming the rule).
@@ -59,6 +63,15 @@ func (f *ruleFlags) apply(r client.Rules) (client.Rules, error) {
 			r.DefaultCommand = ""
 		}
 	}
+	switch *f.elicit {
+	case "":
+	case "true":
+		r.ApproveByElicitation = true
+	case "false":
+		r.ApproveByElicitation = false
+	default:
+		return r, fmt.Errorf("--approve-by-elicitation %q: want true or false", *f.elicit)
+	}
 	return r, nil
 }
 
@@ -81,6 +94,9 @@ func printRules(w io.Writer, r client.Rules) {
 		def = "allow"
 	}
 	fmt.Fprintf(w, "  default %s\n", def)
+	if r.ApproveByElicitation {
+		fmt.Fprintln(w, "approvals: the requester's MCP client may approve by elicitation")
+	}
 }
 
 var approveSpec = &cmdSpec{

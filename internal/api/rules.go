@@ -55,6 +55,7 @@ func wireRules(p policy.Policy) client.Rules {
 		out.Commands = append(out.Commands, client.CommandRule{Pattern: r.Pattern, Action: string(r.Action)})
 	}
 	out.DefaultCommand = string(p.DefaultCommand)
+	out.ApproveByElicitation = p.ApproveByElicitation
 	return out
 }
 
@@ -68,6 +69,7 @@ func parseRules(what string, r client.Rules) (policy.Policy, error) {
 		p.Commands = append(p.Commands, policy.CommandRule{Pattern: x.Pattern, Action: policy.Action(x.Action)})
 	}
 	p.DefaultCommand = policy.Action(r.DefaultCommand)
+	p.ApproveByElicitation = r.ApproveByElicitation
 	p, err := p.Validate()
 	if err != nil {
 		return p, errorf(http.StatusBadRequest, CodeInvalid, "%s: %v", what, err)

@@ -358,6 +358,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	if mo.Audit == nil && opts.Audit != nil {
 		mo.Audit = opts.Audit
 	}
+	if mo.Server.Approvals == nil {
+		mo.Server.Approvals = opts.Approvals
+	}
 	if a != nil {
 		if s.mcp, err = mcp.NewHandler(h, a, mo); err != nil {
 			return nil, fmt.Errorf("new api server: %w", err)

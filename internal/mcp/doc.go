@@ -67,4 +67,10 @@
 // so a revoked token stops at its next request. Sessions idle for
 // HandlerOptions.SessionTimeout (30 minutes) are closed. Servers are cached
 // per token and workspace (the SDK consults one per request).
+//
+// Options.Approvals makes a tool call held for approval ask a client that
+// declared the elicitation capability (elicit.go): decline denies, accept
+// approves where policy.Approval.MayDecide lets the session's principal
+// (the requester only under Policy.ApproveByElicitation), cancel leaves it
+// pending. Calls held in a worker process are not elicited.
 package mcp

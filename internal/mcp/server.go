@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/tools"
 )
 
@@ -23,6 +24,11 @@ const (
 type Options struct {
 	// Version is reported as the server's version. Default "dev".
 	Version string
+	// Approvals, if set, are the approvals the tools' executions wait in
+	// (the run Gate's): a call held for approval asks a client that
+	// declared the elicitation capability (elicitation/create), and its
+	// answer decides as policy.Approval.MayDecide allows (elicit.go).
+	Approvals *policy.Approvals
 	// Instructions are sent to clients at initialisation. Default: a short
 	// guide to the tools.
 	Instructions string
@@ -119,6 +125,7 @@ func toolHandler(ws Workspace, t tools.Tool, opts *Options) sdk.ToolHandler {
 		if opts.CallContext != nil {
 			ctx = opts.CallContext(ctx, req)
 		}
+		ctx = elicitContext(ctx, req, opts)
 		if opts.track != nil {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)

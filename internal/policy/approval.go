@@ -61,6 +61,9 @@ type Approval struct {
 	Created   time.Time `json:"created"`
 	Expires   time.Time `json:"expires"`
 	Status    string    `json:"status"`
+	// SelfElicit is whether the requester's own MCP client may approve
+	// by elicitation (Set.ApproveByElicitation when it was held).
+	SelfElicit bool `json:"self_elicit,omitempty"`
 	// Approver is who decided (a token id, "admin"), when decided.
 	Approver string    `json:"approver,omitempty"`
 	Decided  time.Time `json:"decided,omitzero"`
@@ -274,3 +277,30 @@ func compareStrings(a, b string) int {
 
 // Timeout is the approval timeout in force.
 func (s *Approvals) Timeout() time.Duration { return s.opts.Timeout }
+
+type onHeldKey struct{}
+
+// WithOnHeld returns ctx whose calls held for approval call fn once they
+// are pending (the MCP server's elicitation: it asks the client). fn must
+// not block.
+func WithOnHeld(ctx context.Context, fn func(Approval)) context.Context {
+	return context.WithValue(ctx, onHeldKey{}, fn)
+}
+
+// OnHeldFrom returns the function WithOnHeld recorded (nil if none).
+func OnHeldFrom(ctx context.Context) func(Approval) {
+	fn, _ := ctx.Value(onHeldKey{}).(func(Approval))
+	return fn
+}
+
+// MayDecide reports whether approver may decide a: anyone but its
+// requester (the caller checks the approve scope); the requester may
+// deny (withdraw its own call) always, and approve only by elicitation
+// where the policy allows it (SelfElicit), or as admin.
+func (a Approval) MayDecide(approver string, approve, byElicitation bool) bool {
+	switch {
+	case approver == "admin", approver != a.Requester, !approve:
+		return true
+	}
+	return byElicitation && a.SelfElicit
+}

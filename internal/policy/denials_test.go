@@ -52,3 +52,37 @@ func TestDenials(t *testing.T) {
 		t.Fatalf("%d kinds, %d more; want %d and 2", len(ds), more, MaxDenialKinds)
 	}
 }
+
+// TestApproval_MayDecide: who may decide a held call — another party or
+// admin always, the requester may deny (withdraw) and approve only by
+// elicitation where every layer with command rules allows it.
+func TestApproval_MayDecide(t *testing.T) {
+	ask, _ := ParseCommandRule("ask git push *")
+	paths, _ := ParsePathRule("deny **/.env")
+	yes := Layer{Source: SourceWorkspace, Policy: Policy{Commands: []CommandRule{ask}, ApproveByElicitation: true}}
+	no := Layer{Source: SourceToken, Policy: Policy{Commands: []CommandRule{ask}}}
+	onlyPaths := Layer{Source: SourceToken, Policy: Policy{Paths: []PathRule{paths}}}
+	for _, tc := range []struct {
+		set  Set
+		want bool
+	}{{Set{yes}, true}, {Set{yes, onlyPaths}, true}, {Set{yes, no}, false}, {Set{no}, false}, {Set{onlyPaths}, false}, {nil, false}} {
+		if got := tc.set.ApproveByElicitation(); got != tc.want {
+			t.Errorf("%+v: ApproveByElicitation %v, want %v", tc.set, got, tc.want)
+		}
+	}
+	a := Approval{Requester: "tok_a"}
+	self := a
+	self.SelfElicit = true
+	for _, tc := range []struct {
+		a                     Approval
+		who                   string
+		approve, elicit, want bool
+	}{
+		{a, "tok_b", true, false, true}, {a, "admin", true, false, true}, {a, "tok_a", false, true, true},
+		{a, "tok_a", true, true, false}, {a, "tok_a", true, false, false}, {self, "tok_a", true, true, true}, {self, "tok_a", true, false, false},
+	} {
+		if got := tc.a.MayDecide(tc.who, tc.approve, tc.elicit); got != tc.want {
+			t.Errorf("%+v by %s approve=%v elicit=%v: %v, want %v", tc.a, tc.who, tc.approve, tc.elicit, got, tc.want)
+		}
+	}
+}

@@ -131,6 +131,24 @@ func (s Set) HasPathRules() bool {
 	return false
 }
 
+// ApproveByElicitation reports whether every layer with command rules
+// lets the requester's MCP client approve by elicitation
+// (Policy.ApproveByElicitation): a narrowing layer that does not say so
+// keeps the rule that another party must approve.
+func (s Set) ApproveByElicitation() bool {
+	any := false
+	for _, l := range s {
+		if len(l.Policy.Commands) == 0 && l.Policy.DefaultCommand == "" {
+			continue
+		}
+		if !l.Policy.ApproveByElicitation {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
 // HasCommandRules reports whether any layer restricts commands.
 func (s Set) HasCommandRules() bool {
 	for _, l := range s {

@@ -135,6 +135,12 @@ type Policy struct {
 	// DefaultCommand is the action for a command no rule matches
 	// ("": Allow).
 	DefaultCommand Action `json:"default_command,omitempty"`
+	// ApproveByElicitation lets the requester's own MCP client approve a
+	// call this policy asks about, by answering an elicitation (the human
+	// at the client, not the agent's token through the API). Without it
+	// another party must approve (desk approve, an approver's token) and
+	// the requester's elicitation can only deny.
+	ApproveByElicitation bool `json:"approve_by_elicitation,omitempty"`
 }
 
 // IsZero reports whether p restricts nothing.
@@ -155,7 +161,7 @@ func (p Policy) Validate() (Policy, error) {
 	default:
 		return p, fmt.Errorf("check policy: default command action %q: want allow, ask or deny: %w", p.DefaultCommand, ErrInvalid)
 	}
-	out := Policy{DefaultCommand: p.DefaultCommand}
+	out := Policy{DefaultCommand: p.DefaultCommand, ApproveByElicitation: p.ApproveByElicitation}
 	if out.DefaultCommand == Allow {
 		out.DefaultCommand = ""
 	}

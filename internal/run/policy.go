@@ -65,8 +65,8 @@ func PolicyGate(cfg PolicyConfig) func(ctx context.Context, g GateRequest) (cont
 				return nil, d.Err()
 			case d.Outcome == policy.Asked:
 				a := policy.Approval{Workspace: ws, Kind: "execution", Backend: g.Backend, Subject: g.Source,
-					Decision: d, Requester: policy.RequesterFrom(ctx)}
-				if _, err := cfg.Approvals.Wait(ctx, a, nil); err != nil {
+					Decision: d, Requester: policy.RequesterFrom(ctx), SelfElicit: set.ApproveByElicitation()}
+				if _, err := cfg.Approvals.Wait(ctx, a, policy.OnHeldFrom(ctx)); err != nil {
 					return nil, err
 				}
 			}
