@@ -28,7 +28,8 @@ var benchFSSpec = &cmdSpec{
 	summary: "time filesystem work in a sandbox on /workspace (the FUSE mount) against tmpfs and the disk",
 	help: `Runs the same scenarios in three sandboxes that differ only in what is mounted
 at /workspace: a workspace store through FUSE (what desk exec --backend
-sandbox gets), a fresh tmpfs, and a directory on the disk that holds --dir.
+sandbox gets), a fresh tmpfs, and a directory on the disk that holds --dir; where bindfs is
+installed (make bench-setup), a fourth with bindfs over a tmpfs.
 Scenarios: create, stat and rm 1000 files; mkdir a 10×10×10 tree and find it;
 write, copy, read (cold), overwrite and read again (warm) 64 MiB of random
 data; git init and commit 100 files; npm install of 200 generated local

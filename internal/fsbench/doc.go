@@ -5,7 +5,9 @@
 //
 // Three sandbox backends are started, identical but for what is mounted at
 // /workspace: the workspace store through FUSE (the real thing), a fresh
-// tmpfs, and a directory on the disk that holds Options.Dir. Every scenario
+// tmpfs, and a directory on the disk that holds Options.Dir; where bindfs is
+// installed, a fourth with bindfs (allow_other) over a tmpfs: what a plain
+// FUSE passthrough costs on the same rows. Every scenario
 // is a bash script run in each of them in turn (interleaved, Options.Runs
 // times, the median kept); the script times itself with $EPOCHREALTIME, so
 // the execution's own start is not counted. Sandbox cold start (the first

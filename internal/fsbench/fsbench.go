@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -104,11 +105,12 @@ const (
 	Sandbox = iota // /workspace: the store through FUSE
 	Tmpfs          // /workspace: a tmpfs
 	Disk           // /workspace: a directory on the disk of Options.Dir
+	Bindfs         // /workspace: bindfs over a tmpfs (a plain FUSE passthrough), where bindfs is installed
 	numFS
 )
 
 // FSNames are the column names.
-var FSNames = [numFS]string{"sandbox", "tmpfs", "disk"}
+var FSNames = [numFS]string{"sandbox", "tmpfs", "disk", "bindfs"}
 
 // Row is one scenario's result: the median time on each filesystem.
 type Row struct {
@@ -158,6 +160,9 @@ func (t Target) String() string {
 // Report is the result of a run.
 type Report struct {
 	Rows []Row // the scenarios, then cold start and warm exec
+	// HasBindfs says the bindfs column was measured (bindfs is installed;
+	// make bench-setup): without it its times are 0.
+	HasBindfs bool
 	// Traces are, with Options.Trace, the FUSE requests of each row's timed
 	// part on the sandbox's mount, added over its runs (nil for the
 	// cold start and warm exec rows).
@@ -207,7 +212,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := bn.setup(ctx); err != nil {
 		return nil, err
 	}
-	rep := &Report{DiskFS: fsType(bn.scratch), Runs: o.Runs, Files: o.Files, Big: o.BigSize, Pkgs: o.Packages, PkgFs: o.Packages * o.PkgFiles}
+	rep := &Report{HasBindfs: bn.envs[Bindfs] != nil, DiskFS: fsType(bn.scratch), Runs: o.Runs, Files: o.Files, Big: o.BigSize, Pkgs: o.Packages, PkgFs: o.Packages * o.PkgFiles}
 	for _, sc := range scenarios(o) {
 		if o.Only != nil && !o.Only.MatchString(sc.name) {
 			continue
@@ -285,7 +290,13 @@ func (bn *bench) setup(ctx context.Context) error {
 		return fmt.Errorf("open store: %w", err)
 	}
 	bn.cleanup = append(bn.cleanup, func() { bn.fs.Close() })
+	if err := bn.mountBindfs(dirs); err != nil {
+		return err
+	}
 	for i := range numFS {
+		if i == Bindfs && dirs[Bindfs] == "" {
+			continue // no bindfs
+		}
 		so := sandbox.Options{
 			Runtime:      o.Runtime,
 			InitPath:     o.InitPath,
@@ -314,10 +325,47 @@ func (bn *bench) setup(ctx context.Context) error {
 		bn.envs[i] = &env{name: FSNames[i], b: b}
 	}
 	for _, e := range bn.envs {
+		if e == nil {
+			continue
+		}
 		if _, err := bn.exec(ctx, e, "true"); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// mountBindfs mounts, where bindfs is installed, a tmpfs and bindfs over it
+// (allow_other: the sandbox's root is another host uid) and sets
+// dirs[Bindfs] to the bindfs mount point.
+func (bn *bench) mountBindfs(dirs map[int]string) error {
+	bin, err := exec.LookPath("bindfs")
+	if err != nil {
+		bn.progress("no bindfs: its column is left out (make bench-setup installs it)")
+		return nil
+	}
+	src, mnt := filepath.Join(bn.scratch, "bindfs-src"), filepath.Join(bn.scratch, "bindfs")
+	for _, d := range []string{src, mnt} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return fmt.Errorf("make scratch directory: %w", err)
+		}
+	}
+	if err := unix.Mount("tmpfs", src, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=2g,mode=755"); err != nil {
+		return fmt.Errorf("mount tmpfs: %w", err)
+	}
+	bn.cleanup = append(bn.cleanup, func() { unix.Unmount(src, unix.MNT_DETACH) })
+	if err := os.Chown(src, sandbox.DefaultHostID, sandbox.DefaultHostID); err != nil {
+		return fmt.Errorf("make scratch directory: %w", err)
+	}
+	if out, err := exec.Command(bin, "-o", "allow_other", src, mnt).CombinedOutput(); err != nil {
+		return fmt.Errorf("mount bindfs: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	bn.cleanup = append(bn.cleanup, func() {
+		if err := unix.Unmount(mnt, 0); err != nil {
+			unix.Unmount(mnt, unix.MNT_DETACH)
+		}
+	})
+	dirs[Bindfs] = mnt
 	return nil
 }
 
@@ -370,6 +418,9 @@ func (bn *bench) scenario(ctx context.Context, sc scenario) (Row, *fusefs.TraceS
 	var times [numFS][]time.Duration
 	for r := range bn.o.Runs {
 		for i, e := range bn.envs {
+			if e == nil {
+				continue
+			}
 			if sc.setup != "" {
 				if _, err := bn.exec(ctx, e, sc.setup); err != nil {
 					return row, nil, fmt.Errorf("%s: set up: %w", sc.name, err)
@@ -424,6 +475,9 @@ func (bn *bench) execs(ctx context.Context) (cold, warm Row, err error) {
 	var colds, warms [numFS][]time.Duration
 	for r := range bn.o.Runs {
 		for i, e := range bn.envs {
+			if e == nil {
+				continue
+			}
 			if err := e.b.Stop(ctx, "bench"); err != nil {
 				return cold, warm, err
 			}
@@ -436,6 +490,9 @@ func (bn *bench) execs(ctx context.Context) (cold, warm Row, err error) {
 		}
 	}
 	for i, e := range bn.envs {
+		if e == nil {
+			continue
+		}
 		for range bn.o.WarmExecs {
 			t0 := time.Now()
 			if _, err := bn.exec(ctx, e, "true"); err != nil {

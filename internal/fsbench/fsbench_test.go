@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,12 @@ func TestRun_Small(t *testing.T) {
 	}
 	for _, row := range rep.Rows {
 		for i, d := range row.Times {
+			if i == Bindfs && !rep.HasBindfs {
+				if d != 0 {
+					t.Errorf("%s: a bindfs time without bindfs: %v", row.Name, d)
+				}
+				continue
+			}
 			if d <= 0 {
 				t.Errorf("%s on %s: %v", row.Name, FSNames[i], d)
 			}
@@ -75,6 +82,9 @@ func TestRun_Small(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}
+	}
+	if _, err := exec.LookPath("bindfs"); err == nil && (!rep.HasBindfs || !strings.Contains(out.String(), "| ×bindfs |")) {
+		t.Errorf("bindfs is installed but the report has no bindfs column:\n%s", out.String())
 	}
 	t.Logf("\n%s", out.String())
 	// Nothing is left in the directory.

@@ -11,9 +11,16 @@ import (
 // filesystem, the sandbox's ratios to tmpfs and to the disk, the target and
 // whether it is met, then the rows that miss their target in words.
 func (r *Report) Format(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | sandbox (FUSE) ms | tmpfs ms | %s ms | ×tmpfs | ×%s | target | |\n", r.DiskFS, r.DiskFS)
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|---|")
+	bh, bs, bb := "", "", ""
+	if r.HasBindfs {
+		bh, bs = " bindfs ms | ×bindfs |", "---:|---:|"
+	}
+	fmt.Fprintf(w, "| scenario | sandbox (FUSE) ms | tmpfs ms | %s ms |%s ×tmpfs | ×%s | target | |\n", r.DiskFS, bh, r.DiskFS)
+	fmt.Fprintf(w, "|---|---:|---:|---:|%s---:|---:|---|---|\n", bs)
 	for _, row := range r.Rows {
+		if r.HasBindfs {
+			bb = fmt.Sprintf(" %s | %.2f |", msText(row.Times[Bindfs]), row.Ratio(Bindfs))
+		}
 		verdict := ""
 		if row.Target.String() != "" {
 			verdict = "met"
@@ -21,12 +28,13 @@ func (r *Report) Format(w io.Writer) {
 				verdict = "**missed**"
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n", row.Name,
-			msText(row.Times[Sandbox]), msText(row.Times[Tmpfs]), msText(row.Times[Disk]),
+		fmt.Fprintf(w, "| %s | %s | %s | %s |%s %.2f | %.2f | %s | %s |\n", row.Name,
+			msText(row.Times[Sandbox]), msText(row.Times[Tmpfs]), msText(row.Times[Disk]), bb,
 			row.Ratio(Tmpfs), row.Ratio(Disk), row.Target, verdict)
 	}
 	fmt.Fprintf(w, "\nMedian of %d runs per cell. Columns: the same scenario in the same kind of sandbox, "+
-		"/workspace being the store through FUSE, a tmpfs, or a directory on %s.\n", r.Runs, r.DiskFS)
+		"/workspace being the store through FUSE, a tmpfs, or a directory on %s%s.\n", r.Runs, r.DiskFS,
+		map[bool]string{true: ", or bindfs over a tmpfs (×bindfs: the sandbox's time over bindfs's)"}[r.HasBindfs])
 	var missed []string
 	for _, row := range r.Rows {
 		if !row.Met() {
