@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -15,6 +16,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/image"
@@ -423,4 +426,77 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q: too large", s)
 	}
 	return n << sh, nil
+}
+
+// imageService is the API's image store (api.Options.Images): the
+// machine's, at dir, with registry secrets from the data directory data.
+type imageService struct{ dir, data string }
+
+var _ api.ImageService = imageService{}
+
+// Pull pulls req.Ref as desk image pull does.
+func (is imageService) Pull(ctx context.Context, req client.ImagePullRequest) (client.Image, error) {
+	bad := func(err error) error {
+		return &api.Error{Status: http.StatusBadRequest, Code: api.CodeInvalid, Message: err.Error()}
+	}
+	var po image.PullOptions
+	if req.Platform != "" {
+		p, err := v1.ParsePlatform(req.Platform)
+		if err != nil || p.OS == "" || p.Architecture == "" {
+			return client.Image{}, bad(fmt.Errorf("platform %q: want OS/ARCH[/VARIANT], e.g. linux/arm64", req.Platform))
+		}
+		po.Platform = p
+	}
+	if req.MaxDownload < 0 {
+		return client.Image{}, bad(fmt.Errorf("max_download %d: want a positive byte count (0: the default)", req.MaxDownload))
+	}
+	if req.AuthSecret != "" {
+		ws, secret, ok := strings.Cut(req.AuthSecret, "/")
+		if !ok || ws == "" || secret == "" {
+			return client.Image{}, bad(fmt.Errorf("auth_secret %q: want WS/SECRET", req.AuthSecret))
+		}
+		auth, hosts, err := registrySecret(is.data, ws, secret)
+		if err != nil {
+			return client.Image{}, bad(err)
+		}
+		po.Auth, po.AuthHosts = auth, hosts
+	}
+	s, err := image.Open(imageDir(is.dir), image.Options{HostID: sandbox.DefaultHostID, IDCount: sandbox.DefaultIDCount, Home: sandbox.DefaultHome, Limits: image.Limits{MaxDownload: req.MaxDownload}})
+	if err != nil {
+		return client.Image{}, err
+	}
+	info, err := s.Pull(ctx, req.Ref, req.Name, po)
+	switch {
+	case errors.Is(err, image.ErrTooLarge):
+		return client.Image{}, &api.Error{Status: http.StatusRequestEntityTooLarge, Code: api.CodeTooLarge, Message: err.Error()}
+	case errors.Is(err, image.ErrHostile):
+		return client.Image{}, &api.Error{Status: http.StatusUnprocessableEntity, Code: api.CodeInvalid, Message: err.Error()}
+	case err != nil && ctx.Err() == nil:
+		return client.Image{}, &api.Error{Status: http.StatusBadGateway, Code: api.CodeBadGateway, Message: err.Error()}
+	case err != nil:
+		return client.Image{}, err
+	}
+	return clientImage(info), nil
+}
+
+// List lists the store's images (none when there is no store).
+func (is imageService) List(ctx context.Context) ([]client.Image, error) {
+	s, err := imageStoreIfAny(is.dir)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	l, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Image, 0, len(l))
+	for _, i := range l {
+		out = append(out, clientImage(i))
+	}
+	return out, nil
+}
+
+func clientImage(i image.Info) client.Image {
+	return client.Image{ID: i.ID, Digest: i.Digest, Source: i.Source, Names: i.Names, Size: i.Size, Added: i.Added,
+		Env: i.Env, WorkingDir: i.WorkingDir, User: i.User, UID: i.UID, GID: i.GID, Shell: i.Shell}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -17,6 +19,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/image/imagetest"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
@@ -139,5 +142,43 @@ func TestImage_Pull(t *testing.T) {
 	}
 	if _, errs, code := desk(t, nil, "image", "pull", "--max-download", "lots", ref.String()); code != 2 || !strings.Contains(errs, "--max-download") {
 		t.Errorf("bad --max-download: %d %q", code, errs)
+	}
+
+	// The API equivalent, on desk serve's machine (admin), with the same
+	// data directory's secret.
+	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
+	base, _, _ := startServe(t, "--addr", "127.0.0.1:0", "--data", data)
+	c, _, err := (&serverFlags{}).client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = c.PullImage(ctx, client.ImagePullRequest{Ref: ref.String(), Name: "api"})
+	var ae *client.Error
+	if !errors.As(err, &ae) || ae.Status != 502 || !strings.Contains(ae.Message, "UNAUTHORIZED") {
+		t.Errorf("API pull without the secret: %v", err)
+	}
+	got, err := c.PullImage(ctx, client.ImagePullRequest{Ref: ref.String(), Name: "api", AuthSecret: "ci/REGISTRY", MaxDownload: 1})
+	if !errors.As(err, &ae) || ae.Status != 413 {
+		t.Errorf("API pull over max_download: %+v %v", got, err)
+	}
+	got, err = c.PullImage(ctx, client.ImagePullRequest{Ref: ref.String(), Name: "api", AuthSecret: "ci/REGISTRY"})
+	if err != nil || got.Source != pinned || got.WorkingDir != "/srv" || !strings.Contains(strings.Join(got.Names, ","), "api") {
+		t.Fatalf("API pull: %+v %v", got, err)
+	}
+	l, err := c.Images(ctx)
+	if err != nil || len(l.Images) != 1 || l.Images[0].ID != got.ID {
+		t.Errorf("API images: %+v %v", l, err)
+	}
+	if _, err := c.CreateWorkspace(ctx, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := c.MintToken(ctx, client.TokenRequest{Workspace: "ci", Scopes: []string{"read", "write", "exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc, _ := client.New(base, ws.Secret, client.Options{})
+	if _, err := wc.PullImage(ctx, client.ImagePullRequest{Ref: ref.String()}); !errors.As(err, &ae) || ae.Status != 403 {
+		t.Errorf("API pull with a workspace token: %v", err)
 	}
 }

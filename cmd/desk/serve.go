@@ -324,6 +324,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	cfg.quota.apply(&ao)
 	ao.Ports = portConfig(backends, linkKey)
 	ao.Ports.Links = links
+	ao.Images = imageService{data: h.DataDir()}
 	ao.Ports.PublicURL = cfg.shares.publicURL
 	if ledger != nil {
 		ao.Shell.MaxShells = unbounded // the shares bound shells

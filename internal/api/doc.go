@@ -69,6 +69,10 @@
 // gone, checked in memory after the signature. At most MaxPortLinks
 // unexpired links are recorded; expired ones drop out.
 //
+// images.go serves POST /v1/images/pull and GET /v1/images (admin) through
+// Options.Images, the machine's image store (desk serve: package image's,
+// adapted in cmd/desk); without one they answer 501.
+//
 // # Errors
 //
 // Handlers return errors; classify maps them to a status and a stable code:

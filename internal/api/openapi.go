@@ -33,7 +33,7 @@ var schemaTypes = map[string]any{
 	"Secret": client.Secret{}, "SecretList": client.SecretList{},
 	"Rules": client.Rules{}, "RulesInfo": client.RulesInfo{}, "ApprovalList": client.ApprovalList{}, "Approval": client.Approval{},
 	"AuditList": AuditList{}, "AuditReport": audit.Report{},
-	"PortList": client.PortList{}, "PortLinkRequest": client.PortLinkRequest{}, "PortLink": client.PortLink{}, "PortLinkList": client.PortLinkList{},
+	"PortList": client.PortList{}, "PortLinkRequest": client.PortLinkRequest{}, "PortLink": client.PortLink{}, "PortLinkList": client.PortLinkList{}, "ImagePullRequest": client.ImagePullRequest{}, "Image": client.Image{}, "ImageList": client.ImageList{},
 	"Health": struct {
 		Status string    `json:"status"`
 		Time   time.Time `json:"time"`

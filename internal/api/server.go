@@ -129,6 +129,9 @@ type Options struct {
 	// /v1/workspaces/{ws}/ports/{port}/... (see PortConfig; without a
 	// Dialer the routes answer 501).
 	Ports PortConfig
+	// Images, if set, is the machine's image store, for POST
+	// /v1/images/pull and GET /v1/images (admin; nil: 501).
+	Images ImageService
 	// Fair, if set, bounds the interactive shells each workspace and
 	// each token holds (fair.Shell), and host-wide through its Host. (The
 	// executions' shares are decided where they start: the workspace's
