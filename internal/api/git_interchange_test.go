@@ -107,4 +107,13 @@ func TestGit_interchange(t *testing.T) {
 	eq("shell after pop", run("shell", 0, "git status --porcelain && git stash list"), " M a.txt\nA  n.txt\n")
 	run(sandbox.ID, 0, "git fsck --strict --no-progress")
 	eq("sandbox status after the shell's pop", run(sandbox.ID, 0, "git status --porcelain"), " M a.txt\nA  n.txt\n")
+
+	// HEAD's reflog is written in git's words on both sides: checkout -,
+	// NAME@{N} and the reflog itself agree whichever git wrote it.
+	run("shell", 0, "git checkout -q -b side && git checkout -q main")
+	eq("sandbox checkout -", run(sandbox.ID, 0, "git checkout -q - && git branch --show-current"), "side\n")
+	eq("shell checkout -", run("shell", 0, "git checkout -q - && git branch --show-current"), "main\n")
+	eq("reflogs", run("shell", 0, "git reflog -n 4 && git rev-parse HEAD@{2}"), run(sandbox.ID, 0, "git reflog -n 4 && git rev-parse HEAD@{2}"))
+	run(sandbox.ID, 0, "git tag v1 && git checkout -q v1")
+	eq("detached at a tag", run("shell", 0, "git status | head -1"), run(sandbox.ID, 0, "git status | head -1"))
 }

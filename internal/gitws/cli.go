@@ -35,7 +35,7 @@ func init() {
 		"update-ref": cmdUpdateRef, "clean": cmdClean, "version": cmdVersion,
 		"stash": cmdStash, "format-patch": cmdFormatPatch,
 		"apply": cmdApply, "cherry-pick": cmdCherryPick, "revert": cmdRevert,
-		"am": cmdAm,
+		"am": cmdAm, "reflog": cmdReflog,
 	}
 }
 
@@ -60,8 +60,9 @@ func Subcommands() []string {
 // cmd is the state of one git invocation.
 type cmd struct {
 	env  *Env
-	name string // the subcommand
-	repo *Repo  // opened by needRepo
+	name string   // the subcommand
+	args []string // its arguments (git's reflog messages of fetch and pull quote them)
+	repo *Repo    // opened by needRepo
 	out  io.Writer
 	err  io.Writer
 
@@ -148,6 +149,7 @@ func (c *cmd) run(f command, args []string) (status int) {
 			panic(v)
 		}
 	}()
+	c.args = args
 	return f(c, args)
 }
 

@@ -237,7 +237,7 @@ func cmdAm(c *cmd, args []string) int {
 		if err != nil {
 			c.dieErr(err)
 		}
-		if err := r.updateHead(h); err != nil {
+		if err := r.updateHead(h, "am: "+m.subject); err != nil {
 			c.dieErr(err)
 		}
 		head = h

@@ -432,9 +432,12 @@ func cmdBranch(c *cmd, args []string) int {
 			c.die("a branch named '%s' already exists", newName)
 		}
 		if old != nil {
-			if err := r.setRef("refs/heads/"+newName, old.Hash()); err != nil {
+			from, to := "refs/heads/"+oldName, "refs/heads/"+newName
+			r.renameReflog(from, to)
+			if err := r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(to), old.Hash())); err != nil {
 				c.dieErr(err)
 			}
+			r.appendReflog(to, old.Hash(), old.Hash(), "Branch: renamed "+from+" to "+to)
 			if err := r.st.RemoveReference(old.Name()); err != nil {
 				c.dieErr(err)
 			}
@@ -484,7 +487,11 @@ func cmdBranch(c *cmd, args []string) int {
 	if ref == target && o.has("force") {
 		c.die("cannot force update the current branch.")
 	}
-	if err := r.setRef(ref, start); err != nil {
+	from := startName
+	if len(o.args) < 2 && target != "" {
+		from = shortBranch(target) // git branch NAME: "Created from main"
+	}
+	if err := r.setRef(ref, start, "branch: Created from "+from); err != nil {
 		c.dieErr(err)
 	}
 	if _, full, ok := r.lookupRef(startName); ok && strings.HasPrefix(full, "refs/remotes/") && !o.has("no-track") {
@@ -843,7 +850,11 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 		_ = cur
 		_ = toTree
 		old, _ := r.st.Reference(plumbing.ReferenceName(ref))
-		if err := r.setRef(ref, start); err != nil {
+		from := startName
+		if from == "" {
+			from = "HEAD"
+		}
+		if err := r.setRef(ref, start, "branch: Created from "+from); err != nil {
 			c.dieErr(err)
 		}
 		st := c.switchTo(r, ref, nb, start, force, true, quiet)
@@ -882,7 +893,7 @@ func (c *cmd) switchCmd(r *Repo, o *opts, verb string) int {
 	}
 	// a remote branch of that name: create a tracking branch (DWIM)
 	if rr, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/origin/" + name)); err == nil && !o.has("detach") {
-		if err := r.setRef(ref, rr.Hash()); err != nil {
+		if err := r.setRef(ref, rr.Hash(), "branch: Created from refs/remotes/origin/"+name); err != nil {
 			c.dieErr(err)
 		}
 		st := c.switchTo(r, ref, name, rr.Hash(), force, true, quiet)
@@ -1095,7 +1106,7 @@ func cmdReset(c *cmd, args []string) int {
 	}
 	switch {
 	case o.has("soft"):
-		if err := r.updateHead(to); err != nil {
+		if err := r.updateHead(to, "reset: moving to "+rev); err != nil {
 			c.dieErr(err)
 		}
 	case o.has("hard"):
@@ -1111,7 +1122,7 @@ func cmdReset(c *cmd, args []string) int {
 		if _, _, err := r.switchTree(from, toTree, true); err != nil {
 			c.dieErr(err)
 		}
-		if err := r.updateHead(to); err != nil {
+		if err := r.updateHead(to, "reset: moving to "+rev); err != nil {
 			c.dieErr(err)
 		}
 		for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"} {
@@ -1153,7 +1164,7 @@ func cmdReset(c *cmd, args []string) int {
 		if err := r.writeIndex(idx); err != nil {
 			c.dieErr(err)
 		}
-		if err := r.updateHead(to); err != nil {
+		if err := r.updateHead(to, "reset: moving to "+rev); err != nil {
 			c.dieErr(err)
 		}
 		for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"} {

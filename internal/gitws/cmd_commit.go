@@ -367,7 +367,17 @@ func cmdCommit(c *cmd, args []string) int {
 	if err := r.writeIndex(idx); err != nil {
 		c.dieErr(err)
 	}
-	if err := r.updateHead(h); err != nil {
+	kind := "commit"
+	switch {
+	case amended != nil:
+		kind = "commit (amend)"
+	case len(parents) == 0:
+		kind = "commit (initial)"
+	case len(parents) > 1:
+		kind = "commit (merge)"
+	}
+	subj, _ := subjectBody(msg)
+	if err := r.updateHead(h, kind+": "+subj); err != nil {
 		c.dieErr(err)
 	}
 	for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {

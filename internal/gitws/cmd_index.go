@@ -950,7 +950,7 @@ func cmdUpdateRef(c *cmd, args []string) int {
 	if err != nil {
 		c.die("%s: not a valid SHA1", o.args[1])
 	}
-	if err := r.setRef(o.args[0], h); err != nil {
+	if err := r.setRef(o.args[0], h, o.val("m")); err != nil {
 		c.dieErr(err)
 	}
 	return 0

@@ -196,7 +196,8 @@ func (c *cmd) pick(args []string, revert bool) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	if err := r.updateHead(nh); err != nil {
+	newSubj, _ := subjectBody(cleanupMessage(msg, false))
+	if err := r.updateHead(nh, c.name+": "+newSubj); err != nil {
 		c.dieErr(err)
 	}
 	_ = c.env.FS.Remove(c.env.Ctx, r.GitDir+"/MERGE_MSG")

@@ -372,6 +372,9 @@ func (c *cmd) stashPush(args []string, save bool) int {
 	if err := r.writeIndex(st.idx); err != nil {
 		c.dieErr(err)
 	}
+	if target, h, err := r.head(); err == nil && target != "" {
+		r.appendReflog("HEAD", h, h, "reset: moving to HEAD") // git stash resets --hard so
+	}
 	for _, p := range saveU {
 		if err := r.removeWorkFile(p); err != nil {
 			c.dieErr(err)

@@ -53,7 +53,8 @@
 // (local, the per-workspace global file $HOME/.gitconfig, -c), clean, merge
 // (fast-forward, three-way with git's conflict markers, --no-ff,
 // --ff-only, --abort), fetch, pull (fast-forward and merge), push (--force,
-// --delete, -u, tags, new branches), remote (add, remove, -v, get-url,
+// --delete, -u, tags, new branches), reflog (show [-n N] [REF[@{N}]],
+// exists), remote (add, remove, -v, get-url,
 // set-url), stash (push with -m, -u, -k and paths, save, list, show [-p]
 // [-u], apply [--index], pop, drop, clear), format-patch (-<n>, <since>,
 // ranges, --root, --stdout, -o, -n/-N, --start-number, --subject-prefix,
@@ -212,12 +213,16 @@
 // hunk headers use git's default function-name rule. Not implemented:
 // rebase, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
-// editor (commit and tag need -m or -F), pull --rebase, git reflog (the
-// reflogs are written: HEAD's checkout lines in git's words, so @{-1},
-// `checkout -` and the detached HEAD's "at"/"from" description agree with
-// the real git on one repository; other lines say "update by gitws"), and
-// --depth on a clone within the workspace (go-git v5's in-process server
-// has no shallow support; over http it works).
+// editor (commit and tag need -m or -F), pull --rebase, reflog expire and
+// delete, reflog entries for remote-tracking refs a fetch moves, and --depth
+// on a clone within the workspace (go-git v5's in-process server has no
+// shallow support; over http it works).
+//
+// Reflogs are written in git's words ("commit: subject", "checkout: moving
+// from main to v1", "reset: moving to HEAD~1", "merge topic: Fast-forward",
+// "clone: from URL", ...), so git reflog, NAME@{N}, @{-1}, `checkout -` and
+// the detached HEAD's "at"/"from" description agree with the real git on one
+// repository, whichever git wrote the entries.
 //
 // # Limits
 //

@@ -19,6 +19,7 @@ type mergeOpts struct {
 	quiet        bool
 	message      string
 	name         string // what the message names ("branch 'x'")
+	action       string // the reflog's prefix: "merge topic", "pull -q origin main"
 }
 
 // merge3 merges the lines of base, ours and theirs as git's default
@@ -167,7 +168,7 @@ func cmdMerge(c *cmd, args []string) int {
 	if len(o.args) != 1 {
 		c.die("No remote for the current branch.")
 	}
-	return c.merge(r, o.args[0], mergeOpts{quiet: o.has("quiet"), ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), message: strings.Join(o.set["message"], "\n\n"), name: o.args[0]})
+	return c.merge(r, o.args[0], mergeOpts{quiet: o.has("quiet"), ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), message: strings.Join(o.set["message"], "\n\n"), name: o.args[0], action: "merge " + o.args[0]})
 }
 
 // merge merges rev into HEAD.
@@ -192,7 +193,7 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	}
 	if ours.IsZero() {
 		// merging into an unborn branch: take theirs
-		return c.fastForward(r, ours, theirs)
+		return c.fastForward(r, ours, theirs, mo.action+": Fast-forward")
 	}
 	reach, err := r.reachable(ours, 0)
 	if err != nil {
@@ -208,7 +209,7 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	}
 	if base == ours && !mo.noFF {
 		fmt.Fprintf(c.out, "Updating %s..%s\n", ours.String()[:7], theirs.String()[:7])
-		return c.fastForward(r, ours, theirs)
+		return c.fastForward(r, ours, theirs, mo.action+": Fast-forward")
 	}
 	if mo.ffOnly {
 		if strings.HasPrefix(mo.name, "refs/remotes/") {
@@ -316,7 +317,7 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	if err := r.updateHead(h); err != nil {
+	if err := r.updateHead(h, mo.action+": Merge made by the 'ort' strategy."); err != nil {
 		c.dieErr(err)
 	}
 	fmt.Fprintln(c.out, "Merge made by the 'ort' strategy.")
@@ -467,7 +468,7 @@ func (c *cmd) stageConflict(idx *index.Index, p string, b treeEntry, bok bool, o
 }
 
 // fastForward moves HEAD (and the work tree) from ours to theirs.
-func (c *cmd) fastForward(r *Repo, ours, theirs plumbing.Hash) int {
+func (c *cmd) fastForward(r *Repo, ours, theirs plumbing.Hash, reflog string) int {
 	from, err := r.treeOf(ours)
 	if err != nil {
 		c.dieErr(err)
@@ -483,7 +484,7 @@ func (c *cmd) fastForward(r *Repo, ours, theirs plumbing.Hash) int {
 	if len(dirty) > 0 || len(untracked) > 0 {
 		return c.reportOverwrite("merge", dirty, untracked)
 	}
-	if err := r.updateHead(theirs); err != nil {
+	if err := r.updateHead(theirs, reflog); err != nil {
 		c.dieErr(err)
 	}
 	if !ours.IsZero() {

@@ -403,7 +403,7 @@ func cmdClone(c *cmd, args []string) int {
 		return 0
 	}
 	if tag != "" {
-		return c.cloneTag(r, remoteName, branch, tag, single, o.has("no-checkout"))
+		return c.cloneTag(r, remoteName, branch, tag, "clone: from "+storedURL, single, o.has("no-checkout"))
 	}
 	rb, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + shortBranch(branch)))
 	if err != nil {
@@ -416,9 +416,10 @@ func cmdClone(c *cmd, args []string) int {
 	if err := r.st.SetReference(plumbing.NewSymbolicReference(plumbing.ReferenceName("refs/remotes/"+remoteName+"/HEAD"), plumbing.ReferenceName("refs/remotes/"+remoteName+"/"+shortBranch(branch)))); err != nil {
 		c.dieErr(err)
 	}
-	if err := r.setRef(branch, rb.Hash()); err != nil {
+	if err := r.setRef(branch, rb.Hash(), "clone: from "+storedURL); err != nil {
 		c.dieErr(err)
 	}
+	r.appendReflog("HEAD", plumbing.ZeroHash, rb.Hash(), "clone: from "+storedURL)
 	f.SetOption("branch", shortBranch(branch), "remote", remoteName)
 	f.SetOption("branch", shortBranch(branch), "merge", branch)
 	if err := writeConfigFile(c.env, gitDir+"/config", f); err != nil {
@@ -441,7 +442,7 @@ func cmdClone(c *cmd, args []string) int {
 // detached at the tag's commit (with git's advice, which -q does not
 // silence), no branch and no upstream; the remote's HEAD is recorded unless
 // only the tag was fetched.
-func (c *cmd) cloneTag(r *Repo, remoteName, headBranch, tag string, single, noCheckout bool) int {
+func (c *cmd) cloneTag(r *Repo, remoteName, headBranch, tag, reflog string, single, noCheckout bool) int {
 	tr, err := r.st.Reference(plumbing.ReferenceName(tag))
 	if err != nil {
 		c.dieErr(fmt.Errorf("clone: tag %s not fetched: %w", shortBranch(tag), err))
@@ -461,6 +462,7 @@ func (c *cmd) cloneTag(r *Repo, remoteName, headBranch, tag string, single, noCh
 	if err := r.st.SetReference(plumbing.NewHashReference(plumbing.HEAD, h)); err != nil {
 		c.dieErr(err)
 	}
+	r.appendReflog("HEAD", plumbing.ZeroHash, h, reflog)
 	if noCheckout {
 		return 0
 	}
@@ -562,7 +564,7 @@ func cmdPull(c *cmd, args []string) int {
 		}
 		merge = up
 	}
-	mopts := mergeOpts{quiet: o.has("quiet"), ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), name: merge}
+	mopts := mergeOpts{quiet: o.has("quiet"), ffOnly: o.has("ff-only"), noFF: o.has("no-ff"), name: merge, action: strings.Join(append([]string{"pull"}, c.args...), " ")}
 	if v, ok := r.cfg.get("pull.ff"); ok && v == "only" && !o.has("ff") && !o.has("no-ff") {
 		mopts.ffOnly = true
 	}
@@ -703,7 +705,7 @@ func cmdPush(c *cmd, args []string) int {
 		fmt.Fprintln(c.err, "Everything up-to-date")
 		if o.has("set-upstream") && target != "" && known {
 			if h, _, ok := r.lookupRef(target); ok {
-				_ = r.setRef("refs/remotes/"+name+"/"+shortBranch(target), h)
+				_ = r.setRef("refs/remotes/"+name+"/"+shortBranch(target), h, "update by push")
 			}
 			c.setUpstreamQuiet(r, shortBranch(target), "refs/remotes/"+name+"/"+shortBranch(target), o.has("quiet"))
 		}
@@ -741,7 +743,7 @@ func cmdPush(c *cmd, args []string) int {
 			if src == "" {
 				_ = r.st.RemoveReference(plumbing.ReferenceName(rt))
 			} else if nh, _, ok := r.lookupRef(src); ok {
-				_ = r.setRef(rt, nh)
+				_ = r.setRef(rt, nh, "update by push")
 			}
 		}
 	}

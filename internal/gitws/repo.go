@@ -514,8 +514,9 @@ func (r *Repo) headTree() (plumbing.Hash, error) {
 	return c.TreeHash, nil
 }
 
-// setRef points name at h, logging the change in its reflog.
-func (r *Repo) setRef(name string, h plumbing.Hash) error {
+// setRef points name at h, logging the change in its reflog with msg
+// (git's words: "commit: subject", "reset: moving to HEAD~1", ...).
+func (r *Repo) setRef(name string, h plumbing.Hash, msg string) error {
 	var old plumbing.Hash
 	if ref, err := r.st.Reference(plumbing.ReferenceName(name)); err == nil && ref.Type() == plumbing.HashReference {
 		old = ref.Hash()
@@ -523,8 +524,19 @@ func (r *Repo) setRef(name string, h plumbing.Hash) error {
 	if err := r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), h)); err != nil {
 		return err
 	}
-	r.logRef(name, old, h, "update by gitws")
+	r.logRef(name, old, h, msg)
 	return nil
+}
+
+// renameReflog moves the reflog of from to to (git branch -m).
+func (r *Repo) renameReflog(from, to string) {
+	src, dst := r.GitDir+"/logs/"+from, r.GitDir+"/logs/"+to
+	if _, err := r.env.FS.Lstat(r.env.Ctx, src); err != nil {
+		return
+	}
+	if err := r.env.FS.MkdirAll(r.env.Ctx, path.Dir(dst), 0o755); err == nil {
+		_ = r.env.FS.Rename(r.env.Ctx, src, dst, 0)
+	}
 }
 
 // maxReflogBytes bounds a reflog: past it the oldest half is dropped.
@@ -573,7 +585,10 @@ func (r *Repo) appendReflog(name string, old, nw plumbing.Hash, msg string) {
 
 // updateHead moves what HEAD names (the branch, or HEAD itself when
 // detached) to h.
-func (r *Repo) updateHead(h plumbing.Hash) error {
+//
+// Both reflogs get msg; HEAD's, when it names a branch, even when the value
+// stays (git writes "reset: moving to HEAD" so).
+func (r *Repo) updateHead(h plumbing.Hash, msg string) error {
 	target, _, err := r.head()
 	if err != nil {
 		return err
@@ -585,11 +600,11 @@ func (r *Repo) updateHead(h plumbing.Hash) error {
 	if target == "" {
 		target = "HEAD"
 	}
-	if err := r.setRef(target, h); err != nil {
+	if err := r.setRef(target, h, msg); err != nil {
 		return err
 	}
 	if target != "HEAD" {
-		r.logRef("HEAD", old, h, "update by gitws")
+		r.appendReflog("HEAD", old, h, msg)
 	}
 	return nil
 }
