@@ -1267,12 +1267,7 @@ func cmdTag(c *cmd, args []string) int {
 			c.die("no tag message given (the shell backend has no editor): use -m")
 		}
 		msg = cleanupMessage(msg, true)
-		tagger, err := c.identity(r, "COMMITTER")
-		if errors.Is(err, errNoIdentity) {
-			c.dieNoIdentity("Committer")
-		} else if err != nil {
-			c.dieErr(err)
-		}
+		tagger := c.mustIdentity(r, "COMMITTER")
 		obj, err := r.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
 			c.dieErr(err)

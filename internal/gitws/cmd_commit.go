@@ -45,6 +45,18 @@ func (c *cmd) identity(r *Repo, who string) (object.Signature, error) {
 	return object.Signature{Name: name, Email: email, When: when}, nil
 }
 
+// mustIdentity is identity, dying as git does when there is none (who is
+// "AUTHOR" or "COMMITTER").
+func (c *cmd) mustIdentity(r *Repo, who string) object.Signature {
+	sig, err := c.identity(r, who)
+	if errors.Is(err, errNoIdentity) {
+		c.dieNoIdentity(who[:1] + strings.ToLower(who[1:]))
+	} else if err != nil {
+		c.dieErr(err)
+	}
+	return sig
+}
+
 // dieNoIdentity prints git's message for a missing identity.
 func (c *cmd) dieNoIdentity(who string) {
 	fmt.Fprintf(c.err, "%s identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\nto set your account's default identity.\nOmit --global to set the identity only in this repository.\n\n", who)
@@ -317,18 +329,8 @@ func cmdCommit(c *cmd, args []string) int {
 		fmt.Fprintln(c.err, "Aborting commit due to empty commit message.")
 		return 1
 	}
-	author, err := c.identity(r, "AUTHOR")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Author")
-	} else if err != nil {
-		c.dieErr(err)
-	}
-	committer, err := c.identity(r, "COMMITTER")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Committer")
-	} else if err != nil {
-		c.dieErr(err)
-	}
+	author := c.mustIdentity(r, "AUTHOR")
+	committer := c.mustIdentity(r, "COMMITTER")
 	if amended != nil && c.env.getenv("GIT_AUTHOR_DATE") == "" && !o.has("author") {
 		author = amended.Author
 	}

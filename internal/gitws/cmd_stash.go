@@ -119,18 +119,8 @@ func (r *Repo) storeCommit(cm *object.Commit) (plumbing.Hash, error) {
 // signatures returns the author and committer, dying as git does when
 // there is no identity.
 func (c *cmd) signatures(r *Repo) (author, committer object.Signature) {
-	committer, err := c.identity(r, "COMMITTER")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Committer")
-	} else if err != nil {
-		c.dieErr(err)
-	}
-	author, err = c.identity(r, "AUTHOR")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Author")
-	} else if err != nil {
-		c.dieErr(err)
-	}
+	committer = c.mustIdentity(r, "COMMITTER")
+	author = c.mustIdentity(r, "AUTHOR")
 	return author, committer
 }
 

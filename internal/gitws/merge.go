@@ -1,7 +1,6 @@
 package gitws
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -296,18 +295,7 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	committer, err := c.identity(r, "COMMITTER")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Committer")
-	} else if err != nil {
-		c.dieErr(err)
-	}
-	author, err := c.identity(r, "AUTHOR")
-	if errors.Is(err, errNoIdentity) {
-		c.dieNoIdentity("Author")
-	} else if err != nil {
-		c.dieErr(err)
-	}
+	author, committer := c.signatures(r)
 	cm := &object.Commit{Author: author, Committer: committer, Message: cleanupMessage(msg, false), TreeHash: treeHash, ParentHashes: []plumbing.Hash{ours, theirs}}
 	eo := r.st.NewEncodedObject()
 	if err := cm.Encode(eo); err != nil {

@@ -539,12 +539,7 @@ func cmdPull(c *cmd, args []string) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	name := "origin"
-	if len(o.args) > 0 {
-		name = o.args[0]
-	} else if v, ok := r.cfg.get("branch." + shortBranch(target) + ".remote"); ok {
-		name = v
-	}
+	name := remoteName(r, o.args, target)
 	u, _ := c.remoteURL(r, name)
 	if u == "" {
 		c.die("'%s' does not appear to be a git repository", name)
@@ -571,6 +566,18 @@ func cmdPull(c *cmd, args []string) int {
 	return c.merge(r, merge, mopts)
 }
 
+// remoteName is the remote a pull or push names: its first argument, else
+// the current branch's branch.NAME.remote, else origin.
+func remoteName(r *Repo, args []string, target string) string {
+	if len(args) > 0 {
+		return args[0]
+	}
+	if v, ok := r.cfg.get("branch." + shortBranch(target) + ".remote"); ok {
+		return v
+	}
+	return "origin"
+}
+
 func cmdPush(c *cmd, args []string) int {
 	o := c.parse(args, spec{
 		long:  []string{"force", "delete", "tags", "set-upstream", "quiet", "all", "dry-run", "porcelain", "force-with-lease?"},
@@ -581,12 +588,7 @@ func cmdPush(c *cmd, args []string) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	name := "origin"
-	if len(o.args) > 0 {
-		name = o.args[0]
-	} else if v, ok := r.cfg.get("branch." + shortBranch(target) + ".remote"); ok {
-		name = v
-	}
+	name := remoteName(r, o.args, target)
 	u, known := c.remoteURL(r, name)
 	if u == "" {
 		fmt.Fprintf(c.err, "fatal: '%s' does not appear to be a git repository\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n", name)
