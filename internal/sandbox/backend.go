@@ -254,10 +254,12 @@ func (b *Backend) Hold(ctx context.Context, ws Workspace) (release func(), err e
 // tells the slot x is busy.
 func (b *Backend) reclaim(x *box) {
 	b.mu.Lock()
-	if b.boxes[x.ws.Name] != x {
+	if b.boxes[x.ws.Name] != x || b.closed {
 		b.mu.Unlock()
 		return // stopping already: its slot comes back when it is cleaned up
 	}
+	b.wg.Add(1) // as idleCheck: the stop's cleanup must not race Close's Wait
+	defer b.wg.Done()
 	if x.users > 0 {
 		x.markIdle(false)
 		b.mu.Unlock()
@@ -272,7 +274,18 @@ func (b *Backend) reclaim(x *box) {
 }
 
 // idleCheck stops x if it is still unused and runs no detached execution.
+// It runs on the idle timer's goroutine, counted in b.wg (so a stop it
+// starts, whose cleanup joins b.wg too, cannot race Close's Wait) unless the
+// backend is closing, which stops every sandbox itself.
 func (b *Backend) idleCheck(x *box) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	defer b.wg.Done()
 	b.stopIfIdle(x, fmt.Errorf("idle for %v", b.opts.IdleTimeout), false)
 }
 
@@ -306,7 +319,7 @@ func (b *Backend) stopIfIdle(x *box, why error, reclaim bool) {
 	stop := !busy && x.users == 0 && b.boxes[x.ws.Name] == x
 	if stop {
 		delete(b.boxes, x.ws.Name)
-	} else if x.users == 0 && b.boxes[x.ws.Name] == x {
+	} else if x.users == 0 && b.boxes[x.ws.Name] == x && !b.closed {
 		if x.idle != nil {
 			x.idle.Stop()
 		}
