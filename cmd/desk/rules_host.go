@@ -35,8 +35,18 @@ func newPolicyHost(dataDir string, log *slog.Logger) *policyHost {
 	return h
 }
 
-// setRun makes h the runtime's Gate.
+// setRun makes h the runtime's Gate, and records the execs the sandbox
+// refuses under the same rules (its guard at execve).
 func (h *policyHost) setRun(bs *backendSet, log *slog.Logger) {
+	if bs.sandbox != nil {
+		bs.sandbox.SetDecisionHook(func(ws, exec string, d policy.Decision) {
+			if h.journal != nil {
+				r := api.PolicyRecord(ws, auth.Principal{}, audit.Labels{}, d)
+				r.Args = append(r.Args, audit.Arg{Name: "execution", Value: exec}, audit.Arg{Name: "at", Value: "execve"})
+				h.journal.Append(context.Background(), &r)
+			}
+		})
+	}
 	bs.run.Gate = deskrun.PolicyGate(deskrun.PolicyConfig{Store: h.store, Approvals: h.approvals,
 		OnDecision: func(ws string, d policy.Decision) {
 			if d.Outcome != policy.Allowed {

@@ -78,7 +78,9 @@ func (t *accessTable) of(ws, id string) vfs.Access {
 
 // accessOf returns the fusefs.Options.AccessOf of workspace name's mount.
 func (b *Backend) accessOf(name string) func(pid uint32) vfs.Access {
-	actor := b.actorOf(name)
+	// By session only (SessionExecutionOf): a DESK_EXEC_ID a process set
+	// itself must not lend it another execution's rules.
+	actor := b.cachedExecutionOf(name, b.SessionExecutionOf)
 	return func(pid uint32) vfs.Access {
 		b.access.mu.Lock()
 		none := len(b.access.m[name]) == 0

@@ -26,6 +26,22 @@ import (
 // but its start is not reported yet, a process of an unknown session waits
 // up to launchWait for the report.
 func (b *Backend) ExecutionOf(hostPID int) (workspace, id string, ok bool) {
+	return b.executionOf(hostPID, true)
+}
+
+// SessionExecutionOf is ExecutionOf by the session alone: a process that
+// left its execution's session belongs to none, whatever its environment
+// says. It is what the workspace mount's path check asks (accessOf): a
+// process cannot join another session (setsid makes a new one, setpgid
+// stays in its own), and a session id is not reused while a process of it
+// lives, so a process cannot pass for another execution.
+func (b *Backend) SessionExecutionOf(hostPID int) (workspace, id string, ok bool) {
+	return b.executionOf(hostPID, false)
+}
+
+// executionOf finds hostPID's execution by its session and, with byEnv,
+// by the DESK_EXEC_ID of its environment when the session is not one.
+func (b *Backend) executionOf(hostPID int, byEnv bool) (workspace, id string, ok bool) {
 	p := "/proc/" + strconv.Itoa(hostPID)
 	ns, err := os.Readlink(p + "/ns/pid")
 	if err != nil {
@@ -60,7 +76,7 @@ func (b *Backend) ExecutionOf(hostPID int) (workspace, id string, ok bool) {
 		if err != nil {
 			return "", "", false
 		}
-		if id, ok = x.session(sid); !ok {
+		if id, ok = x.session(sid); !ok && byEnv {
 			id, ok = x.fromEnviron(p)
 		}
 		return x.ws.Name, id, ok

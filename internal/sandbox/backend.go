@@ -35,8 +35,9 @@ type Backend struct {
 
 	interp initInterp // the init binary's ELF interpreter (image.go)
 
-	detachedSeq atomic.Uint64 // numbers the init ids of RunDetached's programs
-	access      accessTable   // the path rules of the running executions (access.go)
+	detachedSeq atomic.Uint64                // numbers the init ids of RunDetached's programs
+	access      accessTable                  // the path rules of the running executions (access.go)
+	onDecision  atomic.Pointer[DecisionHook] // SetDecisionHook's (rules.go)
 
 	// idleChecked, when set (by tests, before the first execution), is
 	// called after each idle check that asked the init, with whether it

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 )
 
@@ -68,4 +70,42 @@ func BenchmarkHost_BashTrue(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSandbox_ExecRules measures what command rules at exec cost:
+// 500 execs of /bin/true from one bash, in an execution without command
+// rules (no filter) and in one with rules (every exec waits for the
+// init's guard), alternately in the same run. It reports the time per
+// exec of each and their ratio.
+func BenchmarkSandbox_ExecRules(b *testing.B) {
+	e := newEnv(b, Options{})
+	const src = `for i in $(seq 500); do /bin/true; done`
+	set := commandSet(b, "", "deny curl *", "deny git push *", "ask npm publish *")
+	if _, err := e.b.Run(context.Background(), e.job(0, "true")); err != nil {
+		b.Fatal(err)
+	}
+	var plain, ruled time.Duration
+	for i := 0; b.Loop(); i++ {
+		for _, s := range []policy.Set{nil, set} {
+			c := context.Background()
+			if s != nil {
+				c = policy.WithSet(c, s)
+			}
+			t0 := time.Now()
+			out, err := e.b.Run(c, e.job(i, src))
+			d := time.Since(t0)
+			if err != nil || out.ExitCode != 0 {
+				b.Fatalf("%v %v", out, err)
+			}
+			if s == nil {
+				plain += d
+			} else {
+				ruled += d
+			}
+		}
+	}
+	n := float64(b.N) * 500
+	b.ReportMetric(float64(plain.Nanoseconds())/n, "plain-ns/exec")
+	b.ReportMetric(float64(ruled.Nanoseconds())/n, "rules-ns/exec")
+	b.ReportMetric(float64(ruled)/float64(plain), "ratio")
 }

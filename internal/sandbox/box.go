@@ -205,7 +205,7 @@ func (x *box) startWith(ctx context.Context) error {
 		x.cmd = nil
 		return fmt.Errorf("run %s: %w", o.Runtime, err)
 	}
-	x.conn = newConn(nc, o.OutputWindow)
+	x.conn = newConn(nc, o.OutputWindow, x.policyFrame)
 	go func() {
 		err := x.cmd.Wait()
 		close(x.ended)

@@ -27,7 +27,10 @@ type conn struct {
 	maxFrames int
 	wmu       sync.Mutex
 	ready     chan wire.Frame // the Ready frame
-	done      chan struct{}   // closed when the connection ended
+	// onPolicy, if set, gets the TPolicy frames of stream 0 (on the reader
+	// goroutine: it must not block).
+	onPolicy func(wire.Frame)
+	done     chan struct{} // closed when the connection ended
 
 	mu      sync.Mutex
 	streams map[uint32]*hstream
@@ -45,8 +48,8 @@ type hstream struct {
 	notify chan struct{} // has a token when q may be non-empty
 }
 
-func newConn(c net.Conn, window int) *conn {
-	k := &conn{c: c, limit: window + wire.MaxPayload, maxFrames: 2*window + 8, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}}
+func newConn(c net.Conn, window int, onPolicy func(wire.Frame)) *conn {
+	k := &conn{c: c, limit: window + wire.MaxPayload, maxFrames: 2*window + 8, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}, onPolicy: onPolicy}
 	go k.read()
 	return k
 }
@@ -73,6 +76,12 @@ func (k *conn) read() {
 			default:
 				k.fail(fmt.Errorf("read frame: a second ready: %w", wire.ErrProtocol))
 				return
+			}
+			continue
+		}
+		if f.Type == wire.TPolicy && f.Stream == 0 {
+			if k.onPolicy != nil {
+				k.onPolicy(f)
 			}
 			continue
 		}

@@ -43,7 +43,7 @@ func TestConn_HostileInit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			host, init := net.Pipe()
 			defer init.Close()
-			k := newConn(host, window)
+			k := newConn(host, window, nil)
 			k.open() // stream 1, never consumed
 			go tc.frames(func(f wire.Frame) bool { return wire.Write(init, f) == nil })
 			select {

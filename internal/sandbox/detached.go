@@ -110,6 +110,7 @@ func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, e
 	defer launched()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID: id, Argv: []string{x.shell(), "-c", source}, Cwd: x.cwd(cwd), Env: x.env(env), User: x.user(), Detached: true,
+		Commands: commandRules(ctx, source),
 	}))
 	if err != nil {
 		return 0, ex, fmt.Errorf("start detached %s: sandbox stopped: %w", id, x.deathReason(err))

@@ -47,12 +47,13 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	env, netDone := x.netEnv(job.Net, job.Env)
 	defer netDone()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
-		ID:      job.ID,
-		Argv:    []string{x.shell(), "-c", job.Source},
-		Cwd:     x.cwd(job.Cwd),
-		Env:     x.env(env),
-		User:    x.user(),
-		Timeout: o.Timeout,
+		ID:       job.ID,
+		Argv:     []string{x.shell(), "-c", job.Source},
+		Cwd:      x.cwd(job.Cwd),
+		Env:      x.env(env),
+		User:     x.user(),
+		Timeout:  o.Timeout,
+		Commands: commandRules(ctx, job.Source),
 	}))
 	if err != nil {
 		return run.Outcome{}, false, fmt.Errorf("start program: sandbox stopped: %w", x.deathReason(err))
@@ -93,6 +94,14 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 			launched()
 		case wire.TStdout, wire.TStderr:
 			k.deliver(s, f, job.Stdout, job.Stderr)
+		case wire.TPolicy:
+			var m wire.ExecDecision
+			if err := wire.Decode(f, &m); err != nil {
+				k.fail(err)
+				continue
+			}
+			noteExec(job.Stderr, m)
+			x.recordExec(m)
 		case wire.TStdinAck:
 			n, err := wire.CountOf(f)
 			if err != nil {

@@ -195,6 +195,12 @@ const actorCacheTTL = 100 * time.Millisecond
 // id of the execution a process belongs to (ExecutionOf), "" when it belongs
 // to none (then the change is the mount's).
 func (b *Backend) actorOf(name string) func(pid uint32) string {
+	return b.cachedExecutionOf(name, b.ExecutionOf)
+}
+
+// cachedExecutionOf is find (ExecutionOf or SessionExecutionOf) for the
+// processes of workspace name, each answer reused for actorCacheTTL.
+func (b *Backend) cachedExecutionOf(name string, find func(int) (string, string, bool)) func(pid uint32) string {
 	type entry struct {
 		actor string
 		at    time.Time
@@ -209,7 +215,7 @@ func (b *Backend) actorOf(name string) func(pid uint32) string {
 		if ok && now.Sub(e.at) < actorCacheTTL {
 			return e.actor
 		}
-		ws, id, ok := b.ExecutionOf(int(pid))
+		ws, id, ok := find(int(pid))
 		if !ok || ws != name {
 			return "" // not remembered: the process may join an execution's report soon
 		}

@@ -208,6 +208,7 @@ func (x *box) startShell(ctx context.Context, o ShellOptions) (_ *ShellSession, 
 		Env:      x.env(env),
 		Timeout:  o.Timeout,
 		Terminal: &wire.Terminal{Rows: o.Rows, Cols: o.Cols},
+		Commands: commandRules(ctx, ""),
 	}))
 	if err != nil {
 		s.close()

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
@@ -38,6 +39,8 @@ type execution struct {
 
 	pendingSig      syscall.Signal // a signal that came before the program started
 	pendingEscalate bool
+
+	rules policy.Set // Start.Commands, compiled (guard.go); nil: no exec filter
 }
 
 // finished reports whether the program has been reaped and its pipes are closed.
@@ -55,6 +58,14 @@ func (s *server) start(n uint32, m wire.Start) {
 	case m.Terminal != nil && (m.Detached || !m.Terminal.Valid()):
 		s.fail(n, "start %s: a terminal needs a window size of 1 to %d cells each way and cannot be detached", m.ID, wire.MaxTerminalSize)
 		return
+	}
+	var rules policy.Set
+	if m.Commands != nil {
+		var err error
+		if rules, err = compileRules(m.Commands); err != nil {
+			s.fail(n, "start %s: %v", m.ID, err)
+			return
+		}
 	}
 	var x *execution
 	var in, out, errw *os.File // the program's ends
@@ -80,6 +91,7 @@ func (s *server) start(n uint32, m wire.Start) {
 		x.stdin = newStdinPipe(s, n, p[1], s.cfg.OutputWindow)
 		in, out, errw = p[0], p[3], p[5]
 	}
+	x.rules = rules
 	var st *stream
 	s.mu.Lock()
 	var err error
@@ -135,7 +147,17 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 	s.launching++
 	s.mu.Unlock()
 	forked := time.Now()
-	pid, err := syscall.ForkExec(m.Argv[0], m.Argv, attr)
+	var pid int
+	var err error
+	if m.Commands != nil {
+		report := n // an attached execution's reports go on its stream (others': stream 0)
+		if m.Detached || m.Terminal != nil {
+			report = 0
+		}
+		pid, err = s.forkGuarded(x, report, m.Commands, x.rules, m.Argv, attr)
+	} else {
+		pid, err = syscall.ForkExec(m.Argv[0], m.Argv, attr)
+	}
 	closeAll([]*os.File{in, out, errw})
 	if err != nil {
 		s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -47,6 +48,10 @@ func serve() error {
 		return fmt.Errorf("open control socket: file descriptor %d is not a socket (%s)", ControlFD, hint)
 	}
 	defer c.Close()
+	// The main thread never runs another goroutine: a goroutine that ends
+	// locked to its thread ends the thread (guard.go relies on it), but the
+	// main thread cannot end and would be kept, with its filter, instead.
+	runtime.LockOSThread()
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	dropSignals()
 

@@ -47,7 +47,7 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("a frame of unknown %s", fr.Type)
 			}
 			again = Append(again, fr)
-			for _, v := range []any{&Config{}, &Ready{}, &Start{}, &Resize{}, &Started{}, &Signal{}, &Attach{}, &Exit{}, &Error{}, &Listed{}} {
+			for _, v := range []any{&Config{}, &Ready{}, &Start{}, &Resize{}, &Started{}, &Signal{}, &Attach{}, &Exit{}, &Error{}, &Listed{}, &ExecDecision{}} {
 				if err := Decode(fr, v); err != nil && !errors.Is(err, ErrProtocol) {
 					t.Fatalf("decode %T: %v is not a protocol error", v, err)
 				}

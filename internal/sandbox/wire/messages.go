@@ -62,7 +62,71 @@ type Start struct {
 	// User, if set, runs the program as that user instead of root (an
 	// image's configured user).
 	User *User `json:"user,omitempty"`
+	// Commands, if set, are the command rules the init enforces on every
+	// execve and execveat of the execution's processes (see "Command rules
+	// at exec" in the package documentation); nil: none, and no filter.
+	Commands *CommandRules `json:"commands,omitempty"`
 }
+
+// CommandRules are the command rules in force for one execution: package
+// policy's layers, as text (policy.ParseCommandRule), the first layer
+// first. A command must pass every layer.
+type CommandRules struct {
+	Layers []RuleLayer `json:"layers"`
+	// AskApproved: a command a rule says to ask about may run (the
+	// execution's script was approved as a whole); otherwise it is
+	// refused like a denied one.
+	AskApproved bool `json:"ask_approved,omitempty"`
+}
+
+// RuleLayer is one layer of command rules: its source ("workspace",
+// "token", "execution"), its rules in order ("deny curl *") and the action
+// of a command no rule matches ("": allow).
+type RuleLayer struct {
+	Source  string   `json:"source"`
+	Rules   []string `json:"rules,omitempty"`
+	Default string   `json:"default,omitempty"`
+}
+
+// MaxRuleLayers and MaxLayerRules bound CommandRules (the init refuses
+// more).
+const (
+	MaxRuleLayers = 16
+	MaxLayerRules = 256
+)
+
+// ExecDecision reports an execve the init refused under Start.Commands
+// (TPolicy): on the execution's stream while it is attached and open, else
+// on stream 0.
+type ExecDecision struct {
+	// ID is the execution's id (Start.ID).
+	ID string `json:"id"`
+	// PID is the refused process's pid inside the sandbox.
+	PID int `json:"pid"`
+	// Outcome is "denied" or "asked" (a command that needed approval,
+	// refused); Action the deciding rule's action.
+	Outcome string `json:"outcome"`
+	Action  string `json:"action"`
+	// Rule and Source name the deciding rule and its layer.
+	Rule   string `json:"rule,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Subject is the command line as checked: the program's absolute path,
+	// then its arguments (at most MaxSubject bytes).
+	Subject string `json:"subject"`
+	// Errno is the error execve returned to the program (EACCES).
+	Errno int `json:"errno"`
+	// Unreported counts refusals of the execution not reported one by one
+	// before this one (past MaxExecReports).
+	Unreported int `json:"unreported,omitempty"`
+}
+
+// MaxSubject bounds ExecDecision.Subject, and MaxExecReports the
+// refusals the init reports one by one per execution (later ones are
+// counted in the next report).
+const (
+	MaxSubject     = 4 << 10
+	MaxExecReports = 64
+)
 
 // User is a uid and gid inside the sandbox.
 type User struct {

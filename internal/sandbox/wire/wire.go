@@ -49,13 +49,14 @@ const (
 	TListed   Type = 71 // JSON Listed
 	TElided   Type = 72 // uint32: output bytes a detached execution's buffer dropped
 	TOK       Type = 73 // empty: the request on the stream (Signal with an ID) succeeded; the stream is over
+	TPolicy   Type = 74 // JSON ExecDecision: an execve refused by Start.Commands
 )
 
 var typeNames = map[Type]string{
 	TConfig: "config", TStart: "start", TStdin: "stdin", TSignal: "signal", TCredit: "credit",
 	TList: "list", TAttach: "attach", TResize: "resize", TReady: "ready", TStarted: "started",
 	TStdout: "stdout", TStderr: "stderr", TStdinAck: "stdin-ack", TExit: "exit", TError: "error",
-	TListed: "listed", TElided: "elided", TOK: "ok",
+	TListed: "listed", TElided: "elided", TOK: "ok", TPolicy: "policy",
 }
 
 // String names the type.
