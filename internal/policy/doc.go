@@ -70,10 +70,10 @@
 //   - bash -c "$x", $cmd args, "${a[@]}": dynamic, the strictest rule.
 //   - a program that runs another by itself (make, npm run, a script
 //     file's own commands, python -c, git's hooks and aliases): not seen by
-//     parsing, and not enforced at exec time either: the sandbox's init
-//     starts "bash -c SCRIPT" for every execution, so checking its argv[0]
-//     would see only the shell (an exec hook in the sandbox — seccomp user
-//     notification on execve — would be needed; docs/decisions.md).
+//     parsing; in the sandbox, decided at exec (every execve of the
+//     execution's processes, by seccomp user notification: package
+//     sandbox, "Command rules at exec"); in the shell backend, whose
+//     commands are Go code, there is no such exec to check.
 //
 // The js backend runs no programs (node:child_process is refused), so
 // command rules do not apply to it.

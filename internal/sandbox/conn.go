@@ -27,8 +27,8 @@ type conn struct {
 	maxFrames int
 	wmu       sync.Mutex
 	ready     chan wire.Frame // the Ready frame
-	// onPolicy, if set, gets the TPolicy frames of stream 0 (on the reader
-	// goroutine: it must not block).
+	// onPolicy, if set, gets the TPolicy frames of stream 0 and of streams
+	// already closed (on the reader goroutine: it must not block).
 	onPolicy func(wire.Frame)
 	done     chan struct{} // closed when the connection ended
 
@@ -89,6 +89,9 @@ func (k *conn) read() {
 		s := k.streams[f.Stream]
 		k.mu.Unlock()
 		if s == nil {
+			if f.Type == wire.TPolicy && k.onPolicy != nil {
+				k.onPolicy(f) // a refusal is recorded even when its stream is over
+			}
 			continue // a stream the host has given up (late output, a late ack)
 		}
 		s.mu.Lock()

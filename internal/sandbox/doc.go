@@ -277,7 +277,9 @@
 // execution's session (setsid, a daemon) is attributed by the DESK_EXEC_ID
 // its environment started with, while that execution runs; one that also
 // cleared its environment, or outlives its execution, is not: its changes
-// carry the mount's actor.
+// carry the mount's actor. That fallback is bookkeeping, not a boundary (a
+// process can set DESK_EXEC_ID to anything): the mount's path check asks
+// SessionExecutionOf, which goes by the session alone (# Path rules).
 //
 // # Network
 //
@@ -367,11 +369,81 @@
 // Run and RunDetached record their context's path rules (vfs.AccessFrom:
 // package policy's, put there by run's Gate) while the execution runs;
 // the workspace mount asks for the calling process's (fusefs
-// Options.AccessOf): those of the execution it is attributed to
-// (ExecutionOf), or, for a process attributed to no running execution with
-// rules (one that left its session and environment, a detached
-// descendant), the strictest of all the workspace's running executions'.
-// Attribution by DESK_EXEC_ID is not a boundary: a process may name
-// another running execution of the same sandbox and get its rules. See
-// access.go.
+// Options.AccessOf): those of the execution whose session it is in
+// (SessionExecutionOf), or, for a process in no running execution's
+// session (one that made a session of its own: setsid, a daemon; a
+// detached descendant), the strictest of all the workspace's running
+// executions'. The session is what a process cannot forge: it cannot join
+// another session (setsid makes a new one, whose id is its own pid;
+// setpgid stays within its session), and the kernel does not reuse a
+// session's id while any process of it lives. DESK_EXEC_ID in the
+// environment is not consulted there, so naming another execution gains
+// nothing (TestAccess_ForgedExecID). What is left: a process that leaves
+// its session gets the strictest rules of the running executions, not its
+// own (a cgroup per execution would keep them; the runtime's cgroups are
+// not delegated to the init today). See access.go.
+//
+// # Command rules at exec
+//
+// An execution whose context carries package policy's Set
+// (policy.WithSet; run's Gate puts it there) with command rules is started
+// with them (wire.Start.Commands, the rules as text, per layer): the init
+// forks it from a thread that first installs a seccomp filter with a
+// listener (SECCOMP_FILTER_FLAG_NEW_LISTENER) on execve and execveat, and
+// a guard in the init answers every exec of every process of the
+// execution, descendants and processes that left its session included
+// (the filter is inherited and cannot be removed). The guard reads the
+// file name and argv from the process's memory (/proc/PID/mem, with the
+// process's file system ids so that an image's user is read too; at most
+// 256 words and 64 KiB of arguments, past which the command has unseen
+// words that rules may match, as for xargs), checks the request is still
+// valid (SECCOMP_IOCTL_NOTIF_ID_VALID), and decides the command the way
+// policy matches it: the program's absolute path (relative names and
+// execveat's directory descriptor resolved against the process's working
+// directory or descriptor; fexecve's descriptor by its path) then argv[1:]
+// (argv[0] is the caller's to choose and not looked at). The program is
+// also decided by its path with symbolic links resolved, where a rule (not
+// a default) decides: a link to a denied program is denied, while an
+// allow-list naming python3 still runs python3 → python3.11. Allowed:
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE. Denied: execve fails with EACCES, as
+// for a file without the x bit (shells say "Permission denied", exit
+// 126; a PATH search goes on, so each try of the same program is refused,
+// reported once); the execution's stderr gets a "desk: sandbox: exec of
+// ... denied by rule ..." line, and SetDecisionHook's hook a
+// policy.Decision (desk serve: a policy record in the audit journal with
+// the execution's id). A program that does not exist is answered ENOENT
+// without a record. Asked: allowed when the execution's script was itself
+// asked about and so approved before it started (the approver saw the
+// script; a command hidden in it, $cmd, is covered by that approval),
+// else refused like a denied one and recorded as asked: holding an exec
+// in the kernel for a human's approval would stall a program for minutes
+// with nobody told which one, where refusing says exactly what to run in
+// the open. A process whose memory cannot be read (it changed its
+// credentials and is not dumpable until it execs: su, setpriv) is refused,
+// recorded with the rule "(unreadable)". The filter also refuses (EPERM)
+// a seccomp(2) that would make another listener, which would otherwise
+// take the notifications of its children's execs, and system calls of
+// another architecture. At most 64 refusals per execution are reported one
+// by one; later ones are counted in the next report. An execution without
+// command rules gets no filter and no guard: nothing is added to its
+// execs.
+//
+// What this guarantees, and what not: every execve and execveat of the
+// execution's processes is decided before it runs, whatever started it
+// (a script's variables, python's subprocess, make, npm scripts, env,
+// xargs, a shell script file's lines, fexecve). It is a guard against an
+// agent's mistakes and ordinary scripts, not against hostile code:
+// CONTINUE lets the kernel read the file name and argv again after the
+// guard did, so another thread of the process (or a process sharing its
+// memory) can rewrite them between the check and the exec — a hostile
+// multithreaded program can run a denied command. Closing that would need
+// the kernel to use the checked copy (no such seccomp mode), or the guard
+// to execute on the process's behalf (SECCOMP_IOCTL_NOTIF_ADDFD cannot
+// replace an exec), or an LSM (Landlock has no exec rule by argument;
+// an eBPF LSM on bprm_check_security sees the final file, not argv). Names
+// are what rules see: a copy of a denied program under another name runs
+// (a memfd, a renamed copy; a default of deny, an allow-list, is the
+// remedy), an interpreter running a denied tool's code itself (python
+// with a library instead of the curl binary) is not an exec at all, and
+// programs that run nothing new (a shell's builtins) are not seen.
 package sandbox

@@ -82,8 +82,8 @@ func execOf(id string) string {
 	return id
 }
 
-// policyFrame handles a TPolicy frame of stream 0 (an execution not
-// attached to a stream any more: detached, or ended).
+// policyFrame handles a TPolicy frame of stream 0 or of a closed stream
+// (an execution not attached to a stream: detached, a terminal, or ended).
 func (x *box) policyFrame(f wire.Frame) {
 	var m wire.ExecDecision
 	if wire.Decode(f, &m) != nil {

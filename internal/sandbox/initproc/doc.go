@@ -33,6 +33,14 @@
 //     on the sandbox) it exits, and the kernel kills every process of the
 //     sandbox with it: a sandbox never outlives the desk process that owns it.
 //
+//   - An execution started with command rules (Start.Commands) is forked
+//     from a thread of its own that first installs a seccomp filter with a
+//     listener on execve and execveat; a guard goroutine answers each exec
+//     of the execution's processes with package policy's decision: allowed
+//     ones continue, refused ones fail with EACCES and are reported to the
+//     host (TPolicy). Without rules nothing is installed. See guard.go and
+//     the sandbox package's "Command rules at exec".
+//
 // The init trusts nothing it reads from processes of the sandbox and reads
 // nothing else from them; everything the host sends is checked (a malformed
 // frame ends the connection).

@@ -29,6 +29,15 @@
 //	init → host  Stdout / Stderr bytes on n     host → init  Credit n bytes consumed
 //	host → init  Signal{...} on n               init → host  Exit{...} on n, last frame of the stream
 //	host → init  Resize{Rows, Cols} on n (terminal executions; no answer)
+//	init → host  Policy{ExecDecision} on n or 0 (an exec refused by Start.Commands)
+//
+// Start.Commands carries an execution's command rules (package policy's
+// layers as text, at most MaxRuleLayers of MaxLayerRules rules): the init
+// decides every execve of the execution's processes by them, and reports
+// each one it refused as an ExecDecision, on the execution's stream while it
+// is attached and open, else (detached, a terminal, or after the stream's
+// Exit) on stream 0 — at most MaxExecReports one by one per execution, later
+// ones counted in the next report's Unreported.
 //
 // Output is flow-controlled: the init sends at most Config.OutputWindow bytes
 // of a stream's output beyond what the host has acknowledged with Credit, and
