@@ -25,8 +25,8 @@ func (r *CheckReport) addf(format string, args ...any) {
 }
 
 // Check verifies every invariant of the store (an fsck): SQLite's own integrity,
-// directory structure, link counts, sizes, chunk reference counts, orphan rows and
-// every chunk's hash. It reads a consistent snapshot and does not block writers.
+// directory structure, link counts, sizes, chunk reference counts, orphan rows,
+// every chunk's hash, and inline content (its size, its hash, no chunks beside it). It reads a consistent snapshot and does not block writers.
 func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 	c, err := f.reader(ctx)
 	if err != nil {
@@ -90,7 +90,12 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"chunk data size wrong", "SELECT c.id FROM chunks c JOIN chunk_data d ON d.id = c.id WHERE length(d.data) != c.size"},
 		{"xattr of missing inode", "SELECT x.ino FROM xattrs x LEFT JOIN inodes i ON i.ino = x.ino WHERE i.ino IS NULL"},
 		{"blocks count wrong", fmt.Sprintf(`SELECT i.ino FROM inodes i WHERE i.mode & %d = %d AND i.blocks !=
-			coalesce((SELECT sum((c.size + 4095) / 4096 * 8) FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk WHERE fc.ino = i.ino), 0)`, S_IFMT, S_IFREG)},
+			coalesce((SELECT sum((c.size + 4095) / 4096 * 8) FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk WHERE fc.ino = i.ino), 0) +
+			coalesce((length(i.data) + 4095) / 4096 * 8, 0)`, S_IFMT, S_IFREG)},
+		{"inline content of a non-regular file", fmt.Sprintf("SELECT ino FROM inodes WHERE (data IS NOT NULL OR data_hash IS NOT NULL) AND mode & %d != %d", S_IFMT, S_IFREG)},
+		{"inline content with chunk rows", "SELECT DISTINCT i.ino FROM inodes i JOIN file_chunks fc ON fc.ino = i.ino WHERE i.data IS NOT NULL"},
+		{"inline content size wrong", fmt.Sprintf("SELECT ino FROM inodes WHERE data IS NOT NULL AND (typeof(data) != 'blob' OR length(data) = 0 OR length(data) > size OR size > %d)", f.inlineMax)},
+		{"inline content without its hash", "SELECT ino FROM inodes WHERE (data IS NULL) != (data_hash IS NULL) OR data_hash IS NOT NULL AND length(data_hash) != 32"},
 	}
 	for _, q := range queries {
 		if err := ctx.Err(); err != nil {
@@ -151,6 +156,27 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// And every inline content's.
+	st, err = c.Prep("SELECT ino, data_hash, data FROM inodes WHERE data IS NOT NULL")
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for st.Step() {
+		if n++; n%256 == 0 && ctx.Err() != nil {
+			st.Reset()
+			return nil, ctx.Err()
+		}
+		sum := sha256.Sum256(st.RawBlob(2))
+		if !bytes.Equal(sum[:], st.RawBlob(1)) {
+			rep.addf("inline content hash mismatch: %d", st.Int64(0))
+		}
+	}
+	err = st.Err()
+	st.Reset()
+	if err != nil {
+		return nil, err
+	}
 	if rep.Inodes, err = queryInt(c, "SELECT count(*) FROM inodes"); err != nil {
 		return nil, err
 	}
@@ -194,6 +220,20 @@ func (f *FS) Stats(ctx context.Context) (Stats, error) {
 	if s.UniqueBytes, err = queryInt(c, "SELECT coalesce(sum(size), 0) FROM chunks"); err != nil {
 		return s, err
 	}
+	st, err = c.Prep("SELECT count(*), coalesce(sum(length(data)), 0) FROM inodes WHERE data IS NOT NULL")
+	if err != nil {
+		return s, err
+	}
+	if st.Step() {
+		s.InlineFiles, s.InlineBytes = st.Int64(0), st.Int64(1)
+	}
+	err = st.Err()
+	st.Reset()
+	if err != nil {
+		return s, err
+	}
+	s.StoredBytes += s.InlineBytes
+	s.UniqueBytes += s.InlineBytes
 	if s.Chunks, err = queryInt(c, "SELECT count(*) FROM chunks"); err != nil {
 		return s, err
 	}

@@ -211,9 +211,17 @@ func (t *tx) decref(id int64, n int64) error {
 }
 
 // truncateChunks drops the content of in at and beyond size, trimming a partial
-// last chunk, and keeps in.Blocks right. The caller puts in.
+// last chunk or inline content, and keeps in.Blocks right. in must be the
+// inode as t sees it (its Size and Blocks say what is stored). The caller
+// puts in.
 func (t *tx) truncateChunks(in *inode, size int64) error {
+	if done, err := t.trimInline(in, size); done || err != nil {
+		return err
+	}
 	t.contentChanged(in.Ino)
+	if in.Blocks == 0 {
+		return nil // nothing stored (an empty file, or holes only): no query
+	}
 	cs := t.f.chunkSize
 	first := (size + cs - 1) / cs // first chunk wholly beyond size
 	st, err := t.c.Prep(`SELECT fc.chunk, count(*), c.size FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk
@@ -302,7 +310,9 @@ const errMissingChunk = internalError("vfs: chunk data missing")
 // dst is zeroed up to the committed size first (only that far: a large
 // buffer reading a small file costs the file's size, not the buffer's).
 func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (int64, error) {
-	st, err := c.Prep(`SELECT i.size, fc.idx, d.data FROM inodes i
+	// i.data is inline content, chunk 0 held in the row (inline.go): such a
+	// file has no chunk rows, so its one row carries it.
+	st, err := c.Prep(`SELECT i.size, fc.idx, d.data, CASE WHEN ?2 = 0 THEN i.data END FROM inodes i
 		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx BETWEEN ?2 AND ?3
 		LEFT JOIN chunk_data d ON d.id = fc.chunk
 		WHERE i.ino = ?1`)
@@ -322,11 +332,16 @@ func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (
 			first = false
 			clear(dst[:max(min(size-base, int64(len(dst))), 0)])
 		}
-		if st.IsNull(1) {
+		var idx int64
+		var data []byte
+		switch {
+		case !st.IsNull(1):
+			idx, data = st.Int64(1), st.RawBlob(2)
+		case !st.IsNull(3):
+			data = st.RawBlob(3)
+		default:
 			continue
 		}
-		idx := st.Int64(1)
-		data := st.RawBlob(2)
 		cstart := idx * cs
 		from, to := max(cstart, base), min(cstart+int64(len(data)), end)
 		if from < to {
@@ -337,9 +352,10 @@ func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (
 }
 
 // readChunkSized returns the committed size of ino and the stored bytes of its
-// chunk idx (appended to buf; empty for a hole), from one statement.
+// chunk idx (appended to buf; empty for a hole; inline content is chunk 0),
+// from one statement.
 func readChunkSized(c *sqlite.Conn, ino uint64, idx int64, buf []byte) (int64, []byte, error) {
-	st, err := c.Prep(`SELECT i.size, d.data FROM inodes i
+	st, err := c.Prep(`SELECT i.size, coalesce(d.data, CASE WHEN ?2 = 0 THEN i.data END) FROM inodes i
 		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx = ?2
 		LEFT JOIN chunk_data d ON d.id = fc.chunk
 		WHERE i.ino = ?1`)

@@ -58,6 +58,7 @@ type crashOp struct {
 	kind string
 	a, b string
 	data []byte
+	off  int64 // truncate: the size; patch: where data goes
 }
 
 func crashContent(i, size int) []byte {
@@ -73,7 +74,8 @@ func crashOpN(i int) crashOp {
 	case i < 5:
 		return crashOp{i: i, kind: "mkdir", a: fmt.Sprintf("/d%d", i)}
 	case k < 4:
-		size := []int{0, 10, 5000, 70000, 300000}[r.IntN(5)]
+		// 2000 and 2049 sit each side of the inline size (DefaultInlineMax).
+		size := []int{0, 10, 2000, 2049, 5000, 70000, 300000}[r.IntN(7)]
 		kind := "write"
 		if r.IntN(2) == 0 {
 			kind = "writeh" // through a handle: create, writes, Close (no Sync)
@@ -89,6 +91,15 @@ func crashOpN(i int) crashOp {
 		return crashOp{i: i, kind: "batch", a: fmt.Sprintf("%s/b%d", dir, r.IntN(5)), data: crashContent(i, 1+r.IntN(9000))}
 	case k < 8:
 		return crashOp{i: i, kind: "rename", a: fmt.Sprintf("%s/f%d", dir, r.IntN(20)), b: fmt.Sprintf("/d%d/f%d", r.IntN(5), r.IntN(20))}
+	case k == 9 && r.IntN(2) == 0:
+		// Across the inline size: truncate (grow or shrink), or patch bytes
+		// in place through a handle (merged onto inline or chunked content).
+		a := fmt.Sprintf("%s/f%d", dir, r.IntN(20))
+		off := int64([]int{0, 100, 2040, 2048, 2049, 3000}[r.IntN(6)])
+		if r.IntN(2) == 0 {
+			return crashOp{i: i, kind: "truncate", a: a, off: off}
+		}
+		return crashOp{i: i, kind: "patch", a: a, off: off, data: crashContent(i, 1+r.IntN(100))}
 	default:
 		return crashOp{i: i, kind: "remove", a: fmt.Sprintf("%s/f%d", dir, r.IntN(20))}
 	}
@@ -115,6 +126,21 @@ func (op crashOp) apply(m map[string]string) {
 		}
 	case "remove":
 		delete(m, op.a)
+	case "truncate", "patch":
+		v, ok := m[op.a]
+		if !ok {
+			return
+		}
+		b := []byte(v)
+		if op.kind == "truncate" {
+			b = append(b, make([]byte, max(op.off-int64(len(b)), 0))...)[:op.off]
+		} else {
+			if end := op.off + int64(len(op.data)); end > int64(len(b)) {
+				b = append(b, make([]byte, end-int64(len(b)))...)
+			}
+			copy(b[op.off:], op.data)
+		}
+		m[op.a] = string(b)
 	}
 }
 
@@ -176,6 +202,25 @@ func (op crashOp) run(ctx context.Context, f *vfs.FS) error {
 			return nil
 		}
 		return err
+	case "truncate":
+		err := f.Truncate(ctx, op.a, op.off)
+		if vfs.Errno(err) == syscall.ENOENT {
+			return nil
+		}
+		return err
+	case "patch":
+		h, err := f.OpenFile(ctx, op.a, os.O_RDWR, 0)
+		if vfs.Errno(err) == syscall.ENOENT {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := h.WriteAt(op.data, op.off); err != nil {
+			h.Close()
+			return err
+		}
+		return h.Close()
 	}
 	return fmt.Errorf("unknown op %q", op.kind)
 }

@@ -137,6 +137,9 @@ func (f *FS) keepPending(t *tx, delay time.Duration) {
 		f.view = v
 	}
 	for _, u := range t.touched[t.viewed:] {
+		if u.inl {
+			continue // content: readers commit first (contentNew below)
+		}
 		if u.dent {
 			v.dents[u.k] = t.dents[u.k]
 			v.dirs[u.k.parent] = true

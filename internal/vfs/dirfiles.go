@@ -23,9 +23,9 @@ type DirFile struct {
 }
 
 // dirFilesQuery lists a directory page with each inode's row and the content
-// of its first chunk when the file fits in one chunk (size <= ?4); 61440 is
-// S_IFMT and 32768 S_IFREG.
-var dirFilesQuery = "SELECT i." + strings.ReplaceAll(inodeCols, ", ", ", i.") + `, d.name, cd.data
+// of its first chunk when the file fits in one chunk (size <= ?4), or its
+// inline content (inline.go); 61440 is S_IFMT and 32768 S_IFREG.
+var dirFilesQuery = "SELECT i." + strings.ReplaceAll(inodeCols, ", ", ", i.") + `, d.name, coalesce(cd.data, i.data)
 	FROM dentries d JOIN inodes i ON i.ino = d.ino
 	LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx = 0 AND (i.mode & 61440) = 32768 AND i.size <= ?4
 	LEFT JOIN chunk_data cd ON cd.id = fc.chunk

@@ -526,10 +526,8 @@ func (f *FS) truncateInTx(t *tx, r resolved, size int64) error {
 	if err != nil {
 		return err
 	}
-	if size < in.Size {
-		if err := t.truncateChunks(in, size); err != nil {
-			return err
-		}
+	if err := t.resize(in, size); err != nil {
+		return err
 	}
 	in.Size = size
 	in.Mtime, in.Ctime = t.now, t.now

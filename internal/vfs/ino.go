@@ -719,7 +719,9 @@ func (f *FS) seekDataLocked(ctx context.Context, o *openInode, off int64, hole b
 	idx := off / cs
 	// Stored chunks from idx on, in order, merged with the unflushed ones.
 	var stored []int64
-	err = f.queryRows(ctx, "SELECT idx FROM file_chunks WHERE ino = ? AND idx >= ? AND idx <= ? ORDER BY idx",
+	// Inline content (inline.go) is chunk 0.
+	err = f.queryRows(ctx, `SELECT 0 FROM inodes WHERE ino = ?1 AND ?2 = 0 AND data IS NOT NULL
+		UNION ALL SELECT idx FROM file_chunks WHERE ino = ?1 AND idx >= ?2 AND idx <= ?3`,
 		[]any{o.ino, idx, last}, func(st *sqlite.Stmt) { stored = append(stored, st.Int64(0)) })
 	if err != nil {
 		return 0, err

@@ -282,6 +282,7 @@ func (t *tx) applyDrops() {
 		t.c.Run("RELEASE drops")
 		clear(t.inodes)
 		clear(t.dents)
+		clear(t.inl)
 		t.used, t.ninodes = 0, 0
 		t.clearDying(0)
 		t.requeueDrops()
@@ -454,24 +455,34 @@ func (f *FS) flushLockedWith(ctx context.Context, delay time.Duration, o *openIn
 			return err
 		}
 		if truncTo >= 0 {
-			if truncTo < in.Size {
-				if err := t.truncateChunks(in, truncTo); err != nil {
-					return err
-				}
+			if err := t.resize(in, truncTo); err != nil {
+				return err
 			}
 			in.Size = truncTo
 			in.Mtime, in.Ctime = t.now, t.now
 			t.log(Change{Op: OpTruncate, Ino: o.ino, Path: o.path, Off: truncTo})
 		}
 		newSize := max(in.Size, o.writeEnd)
+		chunks := ps
+		if newSize <= f.inlineMax && in.IsRegular() {
+			// Inline (inline.go): only chunk 0 can be dirty.
+			if err := t.writeInline(in, o.dirty[0], newSize); err != nil {
+				return err
+			}
+			chunks = nil
+		} else if newSize > in.Size {
+			if err := t.moveOut(in); err != nil {
+				return err
+			}
+		}
 		var merged [][]byte
 		defer func() {
 			for _, b := range merged {
 				f.putBuf(b)
 			}
 		}()
-		for i := range ps {
-			idx := ps[i].idx
+		for i := range chunks {
+			idx := chunks[i].idx
 			d := o.dirty[idx]
 			valid := min(cs, newSize-idx*cs)
 			var p piece
@@ -640,6 +651,7 @@ func (f *FS) readLocked(ctx context.Context, o *openInode, p []byte, off int64, 
 	}
 	committed, err := readSized(c, o.ino, lo, hi, cs, off, p)
 	if err != nil {
+		o.rcOK = false
 		return 0, err
 	}
 	size := max(committed, o.writeEnd)
@@ -651,6 +663,14 @@ func (f *FS) readLocked(ctx context.Context, o *openInode, p []byte, off int64, 
 	// until the overlay; readSized zeroed only up to the committed size.
 	if committed < off+n {
 		clear(p[max(committed-off, 0):n])
+	}
+	if off == 0 && committed <= int64(len(p)) && committed <= cs {
+		// The whole committed file, one chunk at most (a small file read
+		// with a large buffer, as io.ReadFull and io.Copy do): kept as the
+		// one-chunk cache, so the read at its end that follows finds the
+		// end without a query.
+		o.rcData = append(o.rcData[:0], p[:committed]...)
+		o.rcIdx, o.rcSize, o.rcOK = 0, committed, true
 	}
 	return f.overlayRead(o, p, off, n, noatime)
 }

@@ -13,6 +13,7 @@ const PathMax = 4096
 
 const (
 	DefaultChunkSize     = 64 << 10  // bytes per content chunk (see docs/decisions.md for the benchmark)
+	DefaultInlineMax     = 2048      // regular files up to this size are held in their inode row (see Options.InlineMax)
 	DefaultPageSize      = 8 << 10   // SQLite page size for new stores (see docs/decisions.md)
 	DefaultMaxFileSize   = 64 << 30  // 64 GiB
 	DefaultQuotaBytes    = 100 << 30 // 100 GiB of unique stored content
@@ -29,6 +30,7 @@ const (
 	DefaultMaxXattrSize  = 64 << 10
 	DefaultMaxXattrBytes = 1 << 20 // all xattrs of one inode together
 	maxSymlinkHops       = 40
+	maxInline            = 16 << 10 // the largest Options.InlineMax
 )
 
 // Options configure a store. The zero value gives the documented defaults.
@@ -40,6 +42,13 @@ type Options struct {
 	// opens use the stored value). Default DefaultChunkSize; must be a power of two
 	// between 4 KiB and 4 MiB.
 	ChunkSize int
+	// InlineMax is the size up to which a regular file's content is held
+	// in its inode row instead of in chunks (see Content in the package
+	// documentation), fixed when the store is created (later opens use the
+	// stored value). Default DefaultInlineMax (2 KiB, as Btrfs's
+	// max_inline); negative: no file is held inline. At most ChunkSize and
+	// 16 KiB.
+	InlineMax int
 	// PageSize is the SQLite page size used when the store is created. Default DefaultPageSize.
 	PageSize int
 	// MaxFileSize bounds a file's size (EFBIG). Default DefaultMaxFileSize.
@@ -110,6 +119,9 @@ func (o Options) withDefaults() Options {
 	if o.PageSize == 0 {
 		o.PageSize = DefaultPageSize
 	}
+	if o.InlineMax == 0 {
+		o.InlineMax = DefaultInlineMax
+	}
 	if o.MaxFileSize == 0 {
 		o.MaxFileSize = DefaultMaxFileSize
 	}
@@ -163,6 +175,8 @@ func (o Options) validate() error {
 	switch {
 	case o.ChunkSize < 4<<10 || o.ChunkSize > 4<<20 || o.ChunkSize&(o.ChunkSize-1) != 0:
 		return fmt.Errorf("chunk size %d: must be a power of two from 4 KiB to 4 MiB", o.ChunkSize)
+	case o.InlineMax > o.ChunkSize || o.InlineMax > maxInline:
+		return fmt.Errorf("inline size %d: must be at most the chunk size and %d", o.InlineMax, maxInline)
 	case o.PageSize < 512 || o.PageSize > 65536 || o.PageSize&(o.PageSize-1) != 0:
 		return fmt.Errorf("page size %d: must be a power of two from 512 to 65536", o.PageSize)
 	case o.MaxFileSize < 0, o.QuotaBytes < 0, o.MaxInodes < 0, o.JournalKeep < 0, o.DirtyBytes < 0, o.MaxDirtyBytes < 0,

@@ -137,26 +137,48 @@ func (f *FS) why(by string) string {
 // room is measured after it ran (so the database pages it added are counted,
 // as owed to the database file) and must hold what the requests of t that
 // added content will add to the WAL, this one's included, and a few pages.
-// A request that adds no content reuses the transaction's last measure.
+// A request that adds no content reuses the transaction's last measure, and
+// so does one that adds little (a small file) while the requests since that
+// measure added at most admitReuse bytes, there were at most admitReuseN of
+// them, and the room left then was more than admitMargin: far from the
+// bound, a statfs, a stat and two PRAGMAs per small file bought nothing.
 func (t *tx) admit(used0, nin0 int64) error {
 	d := t.used - used0
 	if d < 0 || d == 0 && t.ninodes < nin0 {
 		return nil
 	}
-	if d > 0 || !t.roomKnown {
+	need := d + slackPages*int64(t.f.opts.PageSize)
+	reuse := t.roomKnown && (d == 0 || t.sinceBytes+d <= admitReuse && t.sinceN < admitReuseN &&
+		t.roomFree-t.walNeed-need > admitMargin)
+	if !reuse {
 		free, by, _, err := t.f.room(t.c)
 		if err != nil {
 			return err
 		}
 		t.roomKnown, t.roomFree, t.roomBy = true, free, by
+		t.sinceBytes, t.sinceN = 0, 0
 	}
-	need := d + slackPages*int64(t.f.opts.PageSize)
 	if left := t.roomFree - t.walNeed; need > left {
 		return errNoSpace(t.roomBy, fmt.Sprintf("%s: %d bytes free, %d needed", t.f.why(t.roomBy), max(left, 0), need))
 	}
 	t.walNeed += d
+	if d > 0 {
+		t.sinceBytes += d
+		t.sinceN++
+	}
 	return nil
 }
+
+// The reuse of a transaction's room measure by requests that add content
+// (admit): at most admitReuse bytes and admitReuseN requests since the
+// measure, with more than admitMargin left. admitReuseN requests of
+// slackPages pages each (16 MiB with 8 KiB pages) stay well inside the
+// margin whatever metadata they add.
+const (
+	admitReuse  = 256 << 10
+	admitReuseN = 256
+	admitMargin = 64 << 20
+)
 
 // quotaError is the ENOSPC of the store's own quota of unique content bytes.
 func (f *FS) quotaError() error {

@@ -298,6 +298,16 @@ func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []pi
 		sin.Blocks, sin.Size = 0, 0
 		t.put(sin)
 	}
+	if stage == nil && total <= f.inlineMax {
+		// Inline (inline.go): the file was created or emptied above. ps holds
+		// one piece, hashed (data nil: all zeros, a hole), or none.
+		if len(ps) == 1 && ps[0].data != nil {
+			if err := t.setInline(in, inlineVal{data: append([]byte(nil), ps[0].data...), hash: ps[0].hash}); err != nil {
+				return err
+			}
+		}
+		ps = nil
+	}
 	// The file holds no chunk below the staged ones' end: ps go in fresh unless
 	// a staged chunk shares an index (it cannot: ps follow the staged range).
 	for i := range ps {

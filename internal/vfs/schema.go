@@ -1,7 +1,7 @@
 package vfs
 
 // schemaVersion is stored in PRAGMA user_version. Bump it with a migration.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[v] takes a store of schema version v to v+1. Open runs the ones
 // a store needs, in order, each in its own transaction with the new
@@ -12,7 +12,17 @@ var migrations = map[int64]string{
 	// 1 → 2: device numbers of character and block devices (issue 21). A
 	// column with a constant default: SQLite adds it without rewriting a row.
 	1: `ALTER TABLE inodes ADD COLUMN rdev INTEGER NOT NULL DEFAULT 0`,
+	// 2 → 3: small files inline in their inode row (issues 20, 21). Columns
+	// without a default: existing rows read NULL (chunked) and nothing is
+	// rewritten. The store's threshold is DefaultInlineMax from then on;
+	// its small files move inline when they are next written.
+	2: `ALTER TABLE inodes ADD COLUMN data BLOB;
+		ALTER TABLE inodes ADD COLUMN data_hash BLOB;
+		INSERT INTO meta(key, value) VALUES ('inline_max', ` + inlineMaxSQL + `)`,
 }
+
+// inlineMaxSQL is DefaultInlineMax as SQL text, for the migration.
+const inlineMaxSQL = "2048"
 
 // The schema. Invariants (verified by Check):
 //   - inodes: one row per live inode; nlink counts dentries (directories: 2 + subdirs);
@@ -28,6 +38,11 @@ var migrations = map[int64]string{
 //   - FIFOs, sockets and devices have no content, no target and size 0; only
 //     devices have an rdev.
 //   - file_chunks: (ino, idx) → chunk; idx*chunk_size < size; missing idx = hole.
+//   - inodes.data: the content of a small regular file held in its row (inline)
+//     instead of in chunks: 0 < length(data) <= size <= meta.inline_max (bytes
+//     past length(data) read as zeros, as past a short last chunk), data_hash
+//     its SHA-256, and no file_chunks rows. NULL (both) for everything else.
+//     blocks counts it as it would count the chunk holding it.
 //   - journal: every mutation, numbered, written in the mutation's transaction.
 const schemaSQL = `
 CREATE TABLE meta (
@@ -53,7 +68,9 @@ CREATE TABLE inodes (
 	btime  INTEGER NOT NULL,
 	btime_ns INTEGER NOT NULL,
 	target BLOB, -- symlinks: the target
-	rdev   INTEGER NOT NULL DEFAULT 0 -- character and block devices: the device number
+	rdev   INTEGER NOT NULL DEFAULT 0, -- character and block devices: the device number
+	data   BLOB, -- a small regular file's content, inline (see above); last, so reading a row without it stops before it
+	data_hash BLOB -- SHA-256 of data
 ) STRICT;
 
 CREATE TABLE dentries (

@@ -60,8 +60,8 @@ func TestMigrateV1(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, path); v != 2 {
-		t.Fatalf("after Open: version %d, want 2", v)
+	if v := userVersion(t, path); v != 3 {
+		t.Fatalf("after Open: version %d, want 3", v)
 	}
 	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
 	if err != nil {
@@ -79,9 +79,12 @@ func TestMigrateV1(t *testing.T) {
 }
 
 // writeV1Store writes the version 1 store of testdata at path.
-func writeV1Store(t *testing.T, path string) {
+func writeV1Store(t *testing.T, path string) { writeTestStore(t, path, "testdata/store-v1.db.gz") }
+
+// writeTestStore writes the gzipped store gzPath at path.
+func writeTestStore(t *testing.T, path, gzPath string) {
 	t.Helper()
-	gz, err := os.ReadFile("testdata/store-v1.db.gz")
+	gz, err := os.ReadFile(gzPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ type core struct {
 	opts      Options
 	path      string
 	chunkSize int64
+	inlineMax int64 // regular files up to this size are held inline (0: none); fixed at creation
 	// incremental is set when the store is in incremental auto-vacuum mode
 	// (reclaim.go); written under wmu (Open, Compact), read by the checkpointer.
 	incremental atomic.Bool
@@ -328,6 +329,10 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 		return fmt.Errorf("read chunk size: %w", err)
 	}
 	f.chunkSize = cs
+	if f.inlineMax, err = queryInt(c, "SELECT coalesce((SELECT value FROM meta WHERE key='inline_max'), 0)"); err != nil {
+		return fmt.Errorf("read inline size: %w", err)
+	}
+	f.inlineMax = min(max(f.inlineMax, 0), cs)
 	av, err := queryInt(c, "PRAGMA auto_vacuum")
 	if err != nil {
 		return fmt.Errorf("read auto_vacuum: %w", err)
@@ -347,7 +352,7 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 	if f.minSeq, err = queryUint(c, "SELECT coalesce(min(seq),0) FROM journal"); err != nil {
 		return err
 	}
-	if f.used, err = queryInt(c, "SELECT coalesce(sum(size),0) FROM chunks"); err != nil {
+	if f.used, err = queryInt(c, "SELECT (SELECT coalesce(sum(size),0) FROM chunks) + (SELECT coalesce(sum(length(data)),0) FROM inodes)"); err != nil {
 		return err
 	}
 	f.usedPub.Store(f.used)
@@ -376,6 +381,9 @@ func (f *FS) createSchema(c *sqlite.Conn) error {
 			return err
 		}
 		if err := st.Exec("created", now); err != nil {
+			return err
+		}
+		if err := st.Exec("inline_max", max(f.opts.InlineMax, 0)); err != nil {
 			return err
 		}
 		root, err := c.Prep(`INSERT INTO inodes(ino, gen, mode, nlink, uid, gid, size, blocks,

@@ -3,7 +3,7 @@ package vfs
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -25,13 +25,16 @@ type tx struct {
 	dying   []uint64
 	uid     uint32 // owner of inodes this transaction creates (WithOwner)
 	gid     uint32
-	actor   string              // who the current request acts for (WithActor)
-	access  Access              // the current request's path rules (WithAccess)
-	span    *ChangeSpan         // the current request's (WithChangeSpan)
-	spans   []spanMark          // the changes that belong to a ChangeSpan
-	after   []func()            // run when the request returns (committed, or applied if deferred), outside wmu
-	created map[uint64]bool     // inodes created by this transaction (INSERT, not UPDATE)
-	drops   map[uint64]struct{} // pending deletions it took (applyDrops), queued again if it fails
+	actor   string          // who the current request acts for (WithActor)
+	access  Access          // the current request's path rules (WithAccess)
+	span    *ChangeSpan     // the current request's (WithChangeSpan)
+	spans   []spanMark      // the changes that belong to a ChangeSpan
+	after   []func()        // run when the request returns (committed, or applied if deferred), outside wmu
+	created map[uint64]bool // inodes created by this transaction (INSERT, not UPDATE)
+	// inl holds the inline content (inodes.data) this transaction set, by
+	// inode, written with the inode's row at commit (inline.go).
+	inl   map[uint64]inlineVal
+	drops map[uint64]struct{} // pending deletions it took (applyDrops), queued again if it fails
 
 	// touched records every change to the overlay (inodes, dents) with the
 	// value it replaced, in order: a failing request is undone by walking its
@@ -53,17 +56,22 @@ type tx struct {
 	// the admitted requests add to the WAL.
 	roomKnown bool
 	roomFree  int64
-	roomBy    string
-	walNeed   int64
+	// The content bytes and requests admitted since the room was measured.
+	sinceBytes int64
+	sinceN     int
+	roomBy     string
+	walNeed    int64
 }
 
 // undoRec is one change to a transaction's overlay and the value it replaced.
 type undoRec struct {
 	dent bool
-	ino  uint64 // inode changed (dent false)
-	k    dkey   // entry changed (dent true)
-	in   *inode // previous inode value (had: present in the overlay)
-	dino uint64 // previous entry value
+	inl  bool      // the inline content of ino changed (dent false)
+	data inlineVal // previous inline content (inl, had)
+	ino  uint64    // inode changed (dent false)
+	k    dkey      // entry changed (dent true)
+	in   *inode    // previous inode value (had: present in the overlay)
+	dino uint64    // previous entry value
 	had  bool
 }
 
@@ -379,45 +387,8 @@ func (t *tx) finish() error {
 		return f.quotaError()
 	}
 	if len(t.inodes) > 0 {
-		ins, err := t.c.Prep("INSERT INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-		if err != nil {
+		if err := t.writeInodes(); err != nil {
 			return err
-		}
-		upd, err := t.c.Prep(`UPDATE inodes SET gen = ?2, mode = ?3, nlink = ?4, uid = ?5, gid = ?6, size = ?7, blocks = ?8,
-			atime = ?9, atime_ns = ?10, mtime = ?11, mtime_ns = ?12, ctime = ?13, ctime_ns = ?14, btime = ?15, btime_ns = ?16,
-			target = ?17, rdev = ?18 WHERE ino = ?1`)
-		if err != nil {
-			return err
-		}
-		del, err := t.c.Prep("DELETE FROM inodes WHERE ino = ?")
-		if err != nil {
-			return err
-		}
-		inos := make([]uint64, 0, len(t.inodes))
-		for ino := range t.inodes {
-			inos = append(inos, ino)
-		}
-		sort.Slice(inos, func(i, j int) bool { return inos[i] < inos[j] })
-		for _, ino := range inos {
-			in := t.inodes[ino]
-			if in == nil {
-				err = del.Exec(ino)
-			} else {
-				var target any
-				if in.IsSymlink() {
-					target = []byte(in.target)
-				}
-				put := upd
-				if t.created[ino] {
-					put = ins
-				}
-				err = put.Exec(in.Ino, in.Gen, in.Mode, in.Nlink, in.Uid, in.Gid, in.Size, in.Blocks,
-					in.Atime.Unix(), in.Atime.Nanosecond(), in.Mtime.Unix(), in.Mtime.Nanosecond(),
-					in.Ctime.Unix(), in.Ctime.Nanosecond(), in.Btime.Unix(), in.Btime.Nanosecond(), target, int64(in.Rdev))
-			}
-			if err != nil {
-				return err
-			}
 		}
 	}
 	if len(t.changes) > 0 {
@@ -444,6 +415,96 @@ func (t *tx) finish() error {
 				return err
 			}
 			f.minSeq = newMin
+		}
+	}
+	return nil
+}
+
+// The statements that write an inode row at commit: with or without its
+// inline content (inodes.data), which most changes (a chmod, a rename's
+// ctime, a parent's mtime) leave as it is.
+const (
+	inodeInsert     = "INSERT INTO inodes(" + inodeCols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+	inodeInsertData = "INSERT INTO inodes(" + inodeCols + ", data, data_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+	inodeUpdate     = `UPDATE inodes SET gen = ?2, mode = ?3, nlink = ?4, uid = ?5, gid = ?6, size = ?7, blocks = ?8,
+			atime = ?9, atime_ns = ?10, mtime = ?11, mtime_ns = ?12, ctime = ?13, ctime_ns = ?14, btime = ?15, btime_ns = ?16,
+			target = ?17, rdev = ?18 WHERE ino = ?1`
+	inodeUpdateData = `UPDATE inodes SET gen = ?2, mode = ?3, nlink = ?4, uid = ?5, gid = ?6, size = ?7, blocks = ?8,
+			atime = ?9, atime_ns = ?10, mtime = ?11, mtime_ns = ?12, ctime = ?13, ctime_ns = ?14, btime = ?15, btime_ns = ?16,
+			target = ?17, rdev = ?18, data = ?19, data_hash = ?20 WHERE ino = ?1`
+)
+
+// writeInodes writes the changed inode rows, in inode order, each with its
+// inline content when this transaction set it.
+func (t *tx) writeInodes() error {
+	inos := make([]uint64, 0, len(t.inodes))
+	for ino := range t.inodes {
+		inos = append(inos, ino)
+	}
+	slices.Sort(inos)
+	args := make([]any, 20)
+	for _, ino := range inos {
+		in := t.inodes[ino]
+		var q string
+		n := 18
+		v, data := t.inl[ino]
+		switch {
+		case in == nil:
+			st, err := t.c.Prep("DELETE FROM inodes WHERE ino = ?")
+			if err != nil {
+				return err
+			}
+			if err := st.Exec(ino); err != nil {
+				return err
+			}
+			continue
+		case t.created[ino] && data:
+			q, n = inodeInsertData, 20
+		case t.created[ino]:
+			q = inodeInsert
+		case data:
+			q, n = inodeUpdateData, 20
+		default:
+			q = inodeUpdate
+		}
+		st, err := t.c.Prep(q)
+		if err != nil {
+			return err
+		}
+		var target any
+		if in.IsSymlink() {
+			target = []byte(in.target)
+		}
+		args = append(args[:0], in.Ino, in.Gen, in.Mode, in.Nlink, in.Uid, in.Gid, in.Size, in.Blocks,
+			in.Atime.Unix(), in.Atime.Nanosecond(), in.Mtime.Unix(), in.Mtime.Nanosecond(),
+			in.Ctime.Unix(), in.Ctime.Nanosecond(), in.Btime.Unix(), in.Btime.Nanosecond(), target, int64(in.Rdev))
+		if n == 20 {
+			var d, h any
+			if v.data != nil {
+				d, h = v.data, v.hash[:]
+			}
+			args = append(args, d, h)
+		}
+		if err := st.Exec(args...); err != nil {
+			return err
+		}
+	}
+	// Inline content of an inode whose row is otherwise unchanged (setInline
+	// puts the inode, so this is only a guard).
+	for ino, v := range t.inl {
+		if _, ok := t.inodes[ino]; ok {
+			continue
+		}
+		st, err := t.c.Prep("UPDATE inodes SET data = ?, data_hash = ? WHERE ino = ?")
+		if err != nil {
+			return err
+		}
+		var d, h any
+		if v.data != nil {
+			d, h = v.data, v.hash[:]
+		}
+		if err := st.Exec(d, h, ino); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -532,6 +593,10 @@ func (t *tx) undoTo(mark int) {
 	for i := len(t.touched) - 1; i >= mark; i-- {
 		u := t.touched[i]
 		switch {
+		case u.inl && u.had:
+			t.inl[u.ino] = u.data
+		case u.inl:
+			delete(t.inl, u.ino)
 		case u.dent && u.had:
 			t.dents[u.k] = u.dino
 		case u.dent:
@@ -653,7 +718,11 @@ func (t *tx) unlinked(in *inode) error {
 
 // dropInode deletes an inode with its content and xattrs.
 func (t *tx) dropInode(ino uint64) error {
-	if err := t.truncateChunks(&inode{Attr: Attr{Ino: ino}}, 0); err != nil {
+	in, err := t.inode(ino)
+	if err != nil {
+		return err
+	}
+	if err := t.truncateChunks(in, 0); err != nil {
 		return err
 	}
 	st, err := t.c.Prep("DELETE FROM xattrs WHERE ino = ?")

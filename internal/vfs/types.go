@@ -205,13 +205,17 @@ type StatFS struct {
 
 // Stats summarises the store's contents.
 type Stats struct {
-	Files       int64   // regular files
-	Dirs        int64   // directories (including /)
-	Symlinks    int64   // symbolic links
-	Special     int64   // FIFOs, sockets and devices
-	Bytes       int64   // logical bytes: sum of regular file sizes
-	StoredBytes int64   // bytes referenced by files, before deduplication (holes excluded)
-	UniqueBytes int64   // bytes of distinct chunks actually stored
+	Files       int64 // regular files
+	Dirs        int64 // directories (including /)
+	Symlinks    int64 // symbolic links
+	Special     int64 // FIFOs, sockets and devices
+	Bytes       int64 // logical bytes: sum of regular file sizes
+	StoredBytes int64 // bytes referenced by files, before deduplication (holes excluded)
+	UniqueBytes int64 // bytes of distinct chunks actually stored, and inline content
+	// InlineFiles and InlineBytes are the files whose content is held in
+	// their inode row and its bytes (in StoredBytes and UniqueBytes too).
+	InlineFiles int64
+	InlineBytes int64
 	Chunks      int64   // distinct chunks
 	DedupRatio  float64 // StoredBytes / UniqueBytes (1 when nothing is stored)
 	JournalSeq  uint64  // sequence number of the newest change
