@@ -37,7 +37,8 @@
 // The schema's version is PRAGMA user_version (schemaVersion, schema.go). A
 // writable Open upgrades an older store, one migration per version, each in
 // its own transaction (migrations); a read-only Open of an older store and any
-// Open of a newer one are refused. Version 2 (issue 21) added inodes.rdev.
+// Open of a newer one are refused. Version 2 (issue 21) added inodes.rdev,
+// version 3 (issues 20, 21) inodes.data and data_hash, inline content.
 //
 // # Content
 //
@@ -48,6 +49,16 @@
 // all-zero chunk is stored as a hole. Writing in the middle of a file replaces
 // only the chunks it touches. A chunk whose last reference goes is deleted in the
 // same transaction: there is no garbage collector to run.
+//
+// A regular file of at most Options.InlineMax bytes (DefaultInlineMax, 2 KiB;
+// fixed when the store is created) keeps its content in its inode row
+// instead (inline content, inline.go): chunk 0 held in the row with its
+// SHA-256, written by the row's own INSERT or UPDATE, so a small file costs
+// its directory entry, its inode row and its journal row, and no chunk rows.
+// A write that leaves a file within the inline size stores it inline, one
+// that takes it past moves it out into chunk 0; a truncation that shrinks a
+// chunked file leaves it chunked. Inline bytes count against the quota as
+// chunk bytes do and are not deduplicated (Stats.InlineFiles, InlineBytes).
 //
 // # Transactions, durability and group commit
 //
@@ -224,7 +235,7 @@
 // content.go), so they cannot differ in behaviour, only in how they find the
 // inode: path.go walks paths, ino.go checks inode numbers. Beneath them are
 // tx.go (transactions and group commit), openfile.go (open inodes and
-// handle writes), content.go (chunks) and cache.go. Records (records.go) is a
+// handle writes), content.go (chunks), inline.go (inline content) and cache.go. Records (records.go) is a
 // type of its own.
 //
 // # Locks and their order
@@ -306,7 +317,12 @@
 // chmod) needs those few pages, measured once per transaction. The cost is
 // a statfs(2), a stat(2) and two PRAGMAs per request that adds content
 // (about 23 µs inside a transaction on the shared 2-core machine, where a
-// statfs or a stat alone takes about 4 µs).
+// statfs or a stat alone takes about 4 µs). A measure serves the requests
+// after it, in its transaction and later ones, while they add at most 256
+// KiB and number fewer than 256, it is less than a second old and it left
+// more than 64 MiB beyond what they added (small files far from the bound
+// measure once per 256); near the bound, or short of space, every request
+// measures.
 //
 // Options.Space, shared by the stores of one data directory (the host makes
 // one; with SpaceOptions.Shared the bound's count lives in a mapped file,

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -31,6 +32,8 @@ type roomState struct {
 	// disk is the store's files' size (StoreBytes) as last reported to the
 	// Space's bound.
 	disk int64
+	// memo is the last room measure (admit); guarded by wmu.
+	memo roomMemo
 }
 
 // slackPages is what a change that adds no content (a create, rename, chmod,
@@ -137,47 +140,68 @@ func (f *FS) why(by string) string {
 // room is measured after it ran (so the database pages it added are counted,
 // as owed to the database file) and must hold what the requests of t that
 // added content will add to the WAL, this one's included, and a few pages.
-// A request that adds no content reuses the transaction's last measure, and
-// so does one that adds little (a small file) while the requests since that
-// measure added at most admitReuse bytes, there were at most admitReuseN of
-// them, and the room left then was more than admitMargin: far from the
-// bound, a statfs, a stat and two PRAGMAs per small file bought nothing.
+//
+// A measure serves more than one request (roomMemo): a request that adds no
+// content reuses its transaction's, and any request, in this transaction or
+// a later one, reuses the store's last one while the requests since it
+// added at most admitReuse bytes, number fewer than admitReuseN, it is less
+// than admitAge old, and it left more than admitMargin beyond what they
+// added: far from the bound, a statfs, a stat and two PRAGMAs per small file
+// bought nothing. Deletions since are not counted (the room only grows);
+// while the store is short of space every request measures.
 func (t *tx) admit(used0, nin0 int64) error {
 	d := t.used - used0
 	if d < 0 || d == 0 && t.ninodes < nin0 {
 		return nil
 	}
-	need := d + slackPages*int64(t.f.opts.PageSize)
-	reuse := t.roomKnown && (d == 0 || t.sinceBytes+d <= admitReuse && t.sinceN < admitReuseN &&
-		t.roomFree-t.walNeed-need > admitMargin)
+	f := t.f
+	need := d + slackPages*int64(f.opts.PageSize)
+	m := &f.sp.memo
+	fresh := m.known && m.n < admitReuseN && time.Since(m.at) < admitAge && !f.sp.low.Load()
+	if !t.roomKnown && fresh {
+		// What earlier transactions added since the measure is owed.
+		t.roomKnown, t.roomFree, t.roomBy = true, m.free-m.since, m.by
+	}
+	reuse := t.roomKnown && (d == 0 || fresh && m.since+d <= admitReuse && t.roomFree-t.walNeed-need > admitMargin)
 	if !reuse {
-		free, by, _, err := t.f.room(t.c)
+		free, by, _, err := f.room(t.c)
 		if err != nil {
 			return err
 		}
 		t.roomKnown, t.roomFree, t.roomBy = true, free, by
-		t.sinceBytes, t.sinceN = 0, 0
+		*m = roomMemo{known: true, free: free, by: by, at: time.Now()}
 	}
 	if left := t.roomFree - t.walNeed; need > left {
-		return errNoSpace(t.roomBy, fmt.Sprintf("%s: %d bytes free, %d needed", t.f.why(t.roomBy), max(left, 0), need))
+		return errNoSpace(t.roomBy, fmt.Sprintf("%s: %d bytes free, %d needed", f.why(t.roomBy), max(left, 0), need))
 	}
 	t.walNeed += d
-	if d > 0 {
-		t.sinceBytes += d
-		t.sinceN++
-	}
+	m.since += d
+	m.n++
 	return nil
 }
 
-// The reuse of a transaction's room measure by requests that add content
-// (admit): at most admitReuse bytes and admitReuseN requests since the
-// measure, with more than admitMargin left. admitReuseN requests of
-// slackPages pages each (16 MiB with 8 KiB pages) stay well inside the
-// margin whatever metadata they add.
+// roomMemo is the store's last room measure (admit), guarded by wmu: the
+// room then, which bound it was, when, and the content bytes and requests
+// admitted since.
+type roomMemo struct {
+	known bool
+	free  int64
+	by    string
+	at    time.Time
+	since int64
+	n     int
+}
+
+// The reuse of a room measure by later requests (admit): at most admitReuse
+// bytes and admitReuseN requests since it, younger than admitAge, with more
+// than admitMargin left. admitReuseN requests of slackPages pages each (16
+// MiB with 8 KiB pages) stay well inside the margin whatever metadata they
+// add; the age bounds what other writers on the disk can take meanwhile.
 const (
 	admitReuse  = 256 << 10
 	admitReuseN = 256
 	admitMargin = 64 << 20
+	admitAge    = time.Second
 )
 
 // quotaError is the ENOSPC of the store's own quota of unique content bytes.

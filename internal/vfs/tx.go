@@ -56,11 +56,8 @@ type tx struct {
 	// the admitted requests add to the WAL.
 	roomKnown bool
 	roomFree  int64
-	// The content bytes and requests admitted since the room was measured.
-	sinceBytes int64
-	sinceN     int
-	roomBy     string
-	walNeed    int64
+	roomBy    string
+	walNeed   int64
 }
 
 // undoRec is one change to a transaction's overlay and the value it replaced.
