@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/audit"
@@ -25,7 +26,7 @@ type policyHost struct {
 
 func newPolicyHost(dataDir string, log *slog.Logger) *policyHost {
 	h := &policyHost{store: policy.OpenStore(dataDir)}
-	h.approvals = policy.NewApprovals(policy.ApprovalOptions{OnDecide: func(a policy.Approval) {
+	h.approvals = policy.NewApprovals(policy.ApprovalOptions{Dir: filepath.Join(dataDir, "policy"), OnDecide: func(a policy.Approval) {
 		log.Info("approval", "workspace", a.Workspace, "id", a.ID, "status", a.Status, "requester", a.Requester,
 			"approver", a.Approver, "rule", a.Decision.Rule)
 		if h.journal != nil {
@@ -59,4 +60,17 @@ func (h *policyHost) setRun(bs *backendSet, log *slog.Logger) {
 				h.journal.Append(context.Background(), &r)
 			}
 		}})
+}
+
+// abandon fails the approvals a previous process left pending for ws
+// (every workspace when ws is ""): their calls ended with it. Each is an
+// approval record with outcome abandoned (the journal must be set).
+func (h *policyHost) abandon(ws string, log *slog.Logger) {
+	as, err := h.approvals.Abandon(ws)
+	if err != nil {
+		log.Warn("pending approvals of a previous run not read", "err", err)
+	}
+	for _, a := range as {
+		log.Warn("approval abandoned: the process holding its call ended before anyone decided", "workspace", a.Workspace, "id", a.ID, "requester", a.Requester, "rule", a.Decision.Rule)
+	}
 }

@@ -318,6 +318,9 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 	}
 	defer journal.Close()
 	ph.journal = journal
+	if cfg.workers == nil {
+		ph.abandon("", cfg.log) // with workers, each worker does it for its workspace
+	}
 	ao := api.Options{Audit: journal, Logger: cfg.log, Shell: shellConfig(backends, bs.egress), Backends: names, Shares: shares, Mounts: mo, Fair: ledger, HostSlots: hostSlots,
 		Egress: egress.OpenStore(h.DataDir()), EgressDefault: cfg.egress.def, Artifacts: artifacts, ArtifactURL: publicURL,
 		Policy: ph.store, Approvals: ph.approvals}

@@ -324,6 +324,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	}
 	defer journal.Close()
 	ph.journal = journal
+	ph.abandon(wr.ws, wr.log)
 	sc := shellConfig(bs.backends, bs.egress)
 	sc.MaxShells = orUnbounded(wr.fair.Limits.Workspace[fair.Shell].Max)
 	wao := api.Options{Logger: wr.log, Shell: sc, Ports: portConfig(bs.backends, nil), WorkerKey: wr.key, Shares: shares, Mounts: mo, Fair: ledger,

@@ -54,6 +54,9 @@ func ApprovalRecorder(j audit.Journal) func(policy.Approval) {
 		if a.Backend != "" {
 			r.Args = append(r.Args, audit.Arg{Name: "backend", Value: a.Backend})
 		}
+		if a.Status == policy.Abandoned {
+			r.Error = "the process holding the call ended (a restart) before anyone decided; the call failed with it"
+		}
 		j.Append(context.Background(), &r)
 	}
 }

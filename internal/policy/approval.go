@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -42,6 +46,9 @@ const (
 	Rejected = "denied"
 	Expired  = "expired"
 	Canceled = "canceled" // the caller went away
+	// Abandoned: the process holding the call ended (a restart) before
+	// anyone decided; the call itself failed with it (Approvals.Abandon).
+	Abandoned = "abandoned"
 )
 
 // Approval is a call held until an approver decides.
@@ -79,6 +86,12 @@ type ApprovalOptions struct {
 	OnDecide func(Approval)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Dir, if set, keeps each pending approval as a file
+	// (Dir/WS/approvals/ID.json, 0600) while it is pending, so that a
+	// process started after a crash or restart finds the ones its
+	// predecessor held and fails them with a record (Abandon). desk
+	// passes DATA/policy, where ws rm removes them with the workspace.
+	Dir string
 }
 
 // Approvals holds the calls waiting for approval (of one worker: each
@@ -128,9 +141,11 @@ func (s *Approvals) Wait(ctx context.Context, a Approval, started func(Approval)
 	a.Expires = a.Created.Add(s.opts.Timeout)
 	a.Status = Pending
 	w := &waiting{a: a, done: make(chan struct{})}
+	s.persist(a) // kept before it is listed: whoever sees it pending may rely on a restart finding it
 	s.mu.Lock()
 	if len(s.pending) >= s.opts.MaxPending {
 		s.mu.Unlock()
+		s.unpersist(a)
 		return a, fmt.Errorf("hold %s for approval: %d are pending: %w", a.Kind, s.opts.MaxPending, ErrTooManyPending)
 	}
 	s.pending[a.ID] = w
@@ -177,10 +192,97 @@ func (s *Approvals) finish(id, status, approver string) (Approval, bool) {
 		return Approval{}, false
 	}
 	close(w.done)
+	s.unpersist(w.a)
 	if s.opts.OnDecide != nil {
 		s.opts.OnDecide(w.a)
 	}
 	return w.a, true
+}
+
+// file is where a pending approval is kept ("" without Dir, or for a
+// workspace name that is not one path element).
+func (s *Approvals) file(ws, id string) string {
+	if s.opts.Dir == "" || ws == "" || ws == "." || ws == ".." || strings.ContainsAny(ws, "/\\\x00") {
+		return ""
+	}
+	return filepath.Join(s.opts.Dir, ws, "approvals", id+".json")
+}
+
+// persist writes a pending approval's file (best effort: an approval that
+// cannot be kept still waits; it is only not found after a restart).
+func (s *Approvals) persist(a Approval) {
+	p := s.file(a.Workspace, a.ID)
+	if p == "" {
+		return
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(p), 0o700) != nil {
+		return
+	}
+	tmp := p + ".tmp"
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		os.Rename(tmp, p)
+	}
+}
+
+func (s *Approvals) unpersist(a Approval) {
+	if p := s.file(a.Workspace, a.ID); p != "" {
+		os.Remove(p)
+	}
+}
+
+// Abandon fails the approvals an earlier process left pending in Dir for
+// workspace ws (every workspace when ws is ""): their calls ended with
+// that process, so each is marked Abandoned, passed to OnDecide (the
+// audit record of the restart's reason) and its file removed. The
+// approvals this Approvals holds are left alone. It returns them.
+func (s *Approvals) Abandon(ws string) ([]Approval, error) {
+	if s.opts.Dir == "" {
+		return nil, nil
+	}
+	pattern := filepath.Join(s.opts.Dir, "*", "approvals", "apr_*.json")
+	if ws != "" {
+		if s.file(ws, "x") == "" {
+			return nil, fmt.Errorf("abandon approvals of %q: bad workspace name", ws)
+		}
+		pattern = filepath.Join(s.opts.Dir, ws, "approvals", "apr_*.json")
+	}
+	tmps, _ := filepath.Glob(pattern + ".tmp") // a write cut short: its call was never listed
+	for _, p := range tmps {
+		os.Remove(p)
+	}
+	paths, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("abandon approvals: %w", err)
+	}
+	var out []Approval
+	for _, p := range paths {
+		id := strings.TrimSuffix(filepath.Base(p), ".json")
+		s.mu.Lock()
+		_, mine := s.pending[id]
+		s.mu.Unlock()
+		if mine {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		var a Approval
+		if err == nil {
+			err = json.Unmarshal(b, &a)
+		}
+		os.Remove(p)
+		if err != nil || a.ID != id {
+			continue // unreadable: nothing to record but its removal
+		}
+		a.Status, a.Approver, a.Decided = Abandoned, "", s.opts.Now().UTC()
+		if s.opts.OnDecide != nil {
+			s.opts.OnDecide(a)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // Decide approves (approve true) or denies the pending approval id of

@@ -1,7 +1,10 @@
 package policy
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -84,5 +87,46 @@ func TestApproval_MayDecide(t *testing.T) {
 		if got := tc.a.MayDecide(tc.who, tc.approve, tc.elicit); got != tc.want {
 			t.Errorf("%+v by %s approve=%v elicit=%v: %v, want %v", tc.a, tc.who, tc.approve, tc.elicit, got, tc.want)
 		}
+	}
+}
+
+// TestApprovals_Abandon: a pending approval is kept as a file while it
+// waits; an Approvals of a later process (same Dir) finds the ones its
+// predecessor left and fails them as abandoned, through OnDecide, leaving
+// its own pending ones alone; a decided approval leaves no file.
+func TestApprovals_Abandon(t *testing.T) {
+	dir := t.TempDir()
+	old := NewApprovals(ApprovalOptions{Dir: dir})
+	held := make(chan Approval, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go old.Wait(ctx, Approval{Workspace: "w", Kind: "execution", Subject: "git push", Requester: "tok_a"}, func(a Approval) { held <- a })
+	a := <-held
+	if _, err := os.Stat(filepath.Join(dir, "w", "approvals", a.ID+".json")); err != nil {
+		t.Fatalf("the pending approval's file: %v", err)
+	}
+	if got, err := old.Abandon(""); err != nil || len(got) != 0 {
+		t.Fatalf("the holder abandoned its own: %+v %v", got, err)
+	}
+	var recorded []Approval
+	next := NewApprovals(ApprovalOptions{Dir: dir, OnDecide: func(a Approval) { recorded = append(recorded, a) }})
+	got, err := next.Abandon("w")
+	if err != nil || len(got) != 1 || got[0].ID != a.ID || got[0].Status != Abandoned || got[0].Subject != "git push" || len(recorded) != 1 {
+		t.Fatalf("abandoned %+v %v, recorded %+v", got, err, recorded)
+	}
+	if ms, _ := filepath.Glob(filepath.Join(dir, "*", "approvals", "*")); len(ms) != 0 {
+		t.Fatalf("files left: %v", ms)
+	}
+	// A decided approval removes its file.
+	go next.Wait(ctx, Approval{Workspace: "w", Kind: "execution", Subject: "x", Requester: "tok_a"}, func(a Approval) { held <- a })
+	b := <-held
+	if _, err := next.Decide("w", b.ID, false, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if ms, _ := filepath.Glob(filepath.Join(dir, "*", "approvals", "*")); len(ms) != 0 {
+		t.Fatalf("files left after a decision: %v", ms)
+	}
+	if _, err := next.Abandon("../x"); err == nil {
+		t.Error("a bad workspace name was accepted")
 	}
 }

@@ -118,9 +118,13 @@
 // .OnDecide sees each approval when it stops pending: the record of
 // decisions. At most MaxPending (DefaultMaxPending, 64) wait at once per
 // Approvals (ErrTooManyPending past it); a subject is kept to at most
-// MaxSubjectBytes (16 KiB). Approvals live in memory, in the process that
-// holds the call: a restart fails the waiting calls, which the caller
-// retries.
+// MaxSubjectBytes (16 KiB). Approvals live in the process that holds the
+// call; with ApprovalOptions.Dir each pending one is also a file
+// (Dir/WS/approvals/ID.json, written before it is listed, removed when it
+// stops pending). A restart cannot resume a held call (its request or
+// execution died with the process), so the next process fails the ones
+// it finds (Abandon: status Abandoned, passed to OnDecide for the
+// record) and no longer lists them; the caller retries.
 //
 // # Storage
 //
