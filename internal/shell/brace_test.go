@@ -28,25 +28,27 @@ func TestBraceLimit_hostile(t *testing.T) {
 		{"eval", "eval '" + many + "'", "MaxBraceWords (100000)"},
 		{"source", "echo '" + many + "' > s.sh; . ./s.sh", "MaxBraceWords (100000)"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			b := New(Options{})
-			fsys := newStore(t, fixture)
-			var got result
-			alloc := testenv.Allocated(func() {
-				got = runScript(context.Background(), b, fsys, "echo before; "+c.script+"; echo after", "")
+	for _, in := range interpreters {
+		for _, c := range cases {
+			t.Run(in+"/"+c.name, func(t *testing.T) {
+				b := New(Options{Interpreter: in})
+				fsys := newStore(t, fixture)
+				var got result
+				alloc := testenv.Allocated(func() {
+					got = runScript(context.Background(), b, fsys, "echo before; "+c.script+"; echo after", "")
+				})
+				t.Logf("allocated %d KiB", alloc>>10)
+				if alloc > 16<<20 {
+					t.Errorf("allocated %d MiB, want under 16", alloc>>20)
+				}
+				if got.err != nil {
+					t.Fatal(got.err)
+				}
+				if got.exit != ExitLimit || got.stdout != "before\n" || !strings.Contains(got.stderr, "desk: shell: limit exceeded: "+c.limit) {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want %d, before only, and the limit %s", got.exit, tail(got.stdout), tail(got.stderr), ExitLimit, c.limit)
+				}
 			})
-			t.Logf("allocated %d KiB", alloc>>10)
-			if alloc > 16<<20 {
-				t.Errorf("allocated %d MiB, want under 16", alloc>>20)
-			}
-			if got.err != nil {
-				t.Fatal(got.err)
-			}
-			if got.exit != ExitLimit || got.stdout != "before\n" || !strings.Contains(got.stderr, "desk: shell: limit exceeded: "+c.limit) {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, before only, and the limit %s", got.exit, tail(got.stdout), tail(got.stderr), ExitLimit, c.limit)
-			}
-		})
+		}
 	}
 }
 
@@ -71,16 +73,18 @@ func TestBraceLimit_count(t *testing.T) {
 		{`f() { echo {1..100}; }; echo ok`, 10, true},
 		{`f() { echo {1..100}; }; f`, 10, false},
 	}
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s/%d", c.script, c.limit), func(t *testing.T) {
-			got := runScript(context.Background(), New(Options{MaxBraceWords: c.limit}), newStore(t, fixture), c.script, "")
-			if got.err != nil {
-				t.Fatal(got.err)
-			}
-			limited := got.exit == ExitLimit && strings.Contains(got.stderr, fmt.Sprintf("limit exceeded: MaxBraceWords (%d)", c.limit))
-			if limited == c.ok || (c.ok && got.exit != 0) {
-				t.Fatalf("exit %d, stderr %q; want ok=%v", got.exit, got.stderr, c.ok)
-			}
-		})
+	for _, in := range interpreters {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/%s/%d", in, c.script, c.limit), func(t *testing.T) {
+				got := runScript(context.Background(), New(Options{MaxBraceWords: c.limit, Interpreter: in}), newStore(t, fixture), c.script, "")
+				if got.err != nil {
+					t.Fatal(got.err)
+				}
+				limited := got.exit == ExitLimit && strings.Contains(got.stderr, fmt.Sprintf("limit exceeded: MaxBraceWords (%d)", c.limit))
+				if limited == c.ok || (c.ok && got.exit != 0) {
+					t.Fatalf("exit %d, stderr %q; want ok=%v", got.exit, got.stderr, c.ok)
+				}
+			})
+		}
 	}
 }

@@ -20,9 +20,10 @@ import (
 
 // Interpreters of Options.Interpreter.
 const (
-	// InterpMvdan is mvdan.cc/sh's interpreter (the default).
+	// InterpMvdan is mvdan.cc/sh's interpreter.
 	InterpMvdan = "mvdan"
-	// InterpDesk is desk's own interpreter, package internal/shell/interp.
+	// InterpDesk is desk's own interpreter, package internal/shell/interp
+	// (the default).
 	InterpDesk = "desk"
 )
 
@@ -47,28 +48,38 @@ func (f deskFiles) Stat(ctx context.Context, p string, follow bool) (fs.FileInfo
 	return f.x.job.FS.Lstat(ctx, p)
 }
 
+// ReadDir lists a whole directory (the interpreter globs through
+// ReadDirPage; what it reads it holds against the budget itself).
 func (f deskFiles) ReadDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
 	var out []fs.DirEntry
 	after := ""
 	for {
-		page, err := f.x.job.FS.ReadDirPage(ctx, p, after, readDirPage)
+		page, err := f.ReadDirPage(ctx, p, after, readDirPage)
 		if err != nil {
 			return nil, err
 		}
-		var held int64
-		for _, e := range page {
-			held += 2*int64(len(p)+len(e.Name)+1) + costField + 128
-			out = append(out, dirEntry{e: e, dir: p, x: f.x, ctx: ctx})
-		}
-		if err := f.x.mem.add(held); err != nil {
-			return nil, err
-		}
+		out = append(out, page...)
 		if len(page) < readDirPage {
 			return out, nil
 		}
-		after = page[len(page)-1].Name
+		after = page[len(page)-1].Name()
 	}
 }
+
+// ReadDirPage lists at most n entries of p after the name after.
+func (f deskFiles) ReadDirPage(ctx context.Context, p, after string, n int) ([]fs.DirEntry, error) {
+	page, err := f.x.job.FS.ReadDirPage(ctx, p, after, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.DirEntry, len(page))
+	for i, e := range page {
+		out[i] = dirEntry{e: e, dir: p, x: f.x, ctx: ctx}
+	}
+	return out, nil
+}
+
+var _ dinterp.DirPager = deskFiles{}
 
 // budget is the execution's memory budget as the interpreter's Memory.
 type budget struct{ x *execution }
@@ -108,7 +119,7 @@ func (x *execution) runDesk() (run.Outcome, error) {
 		Mem:   budget{x},
 		Limits: dinterp.Limits{
 			MaxCommands: o.MaxCommands, MaxLoopIters: o.MaxLoopIters, MaxCallDepth: int64(o.MaxCallDepth),
-			MaxStringBytes: o.MaxStringBytes, MaxArgs: o.MaxArgs, MaxGlobEntries: int64(o.MaxGlobEntries),
+			MaxStringBytes: o.MaxStringBytes, MaxArgs: o.MaxArgs, MaxGlobEntries: int64(o.MaxGlobEntries), MaxBraceWords: int64(o.MaxBraceWords),
 			MaxReadBytes: int(o.MaxReadBytes), MaxVarBytes: int64(o.MaxVarBytes),
 		},
 		Limit: func(name string, v int64) error { return x.limit(name, v) },

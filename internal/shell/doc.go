@@ -1,6 +1,16 @@
 // Package shell is the shell execution backend (id "shell"): bash,
-// interpreted inside the desk process by mvdan.cc/sh/v3's interp, on the
-// workspace store, with commands written in Go (package cmds).
+// interpreted inside the desk process by desk's own interpreter (package
+// internal/shell/interp, the default) or by mvdan.cc/sh/v3's interp
+// (Options.Interpreter "mvdan"), on the workspace store, with commands
+// written in Go (package cmds).
+//
+// Both interpreters share what this package documents: the store, the
+// environment, the commands, the limits, the memory budget, routing. The
+// sections "How commands are found" to "Known divergences from bash"
+// describe the backend as it runs mvdan's interpreter, whose state is
+// hidden behind handlers: the script is instrumented before it runs
+// (instrument.go, plan.go, bound.go). desk's interpreter needs none of
+// that (see "desk's own interpreter").
 //
 // # Concepts
 //
@@ -266,8 +276,9 @@
 //
 // # Known divergences from bash
 //
-// The interpreter is mvdan.cc/sh v3.14.1; where it differs from bash 5.2 the
-// table row says so (field diverge). Among them: `>&-` discards output
+// Of mvdan's interpreter (mvdan.cc/sh v3.14.1): where it differs from bash
+// 5.2 the table row says so (field mvdan; diverge where desk's differs
+// too). Among them: `>&-` discards output
 // instead of failing the write; declare has no -i; assigning a readonly variable does not stop bash -c;
 // expansion errors and unbound variables (set -u) exit 1, not 127; cd's
 // messages are worded differently; an associative array assigned twice
@@ -278,23 +289,36 @@
 // statements' check redirections). read and printf -v assign through eval:
 // set -x traces the assignment after the command. Error messages carry no "line N:" (as bash -c on Debian).
 //
-// # desk's own interpreter (Options.Interpreter)
+// # desk's own interpreter (Options.Interpreter, the default)
 //
-// Options.Interpreter "desk" runs scripts on package internal/shell/interp,
-// desk's own bash interpreter, instead of mvdan.cc/sh's (the default,
-// "mvdan"). It uses the same parser, the store for every file access
-// (interp.Files), the commands above (bash -c, sh -c, bash file and
-// ./script with a bash or sh shebang run in a child interpreter in
-// process), the limits of Options and the memory budget (variables,
-// command substitution output, read, mapfile and eval/source text are
-// charged as they are made; a statement's expansions are not yet bounded
-// before they are built, as the plans above do for mvdan's). A command's
-// argument /dev/fd/N (a process substitution <(...)), /dev/stdin or
-// /dev/null is given to it as a store file under /tmp/.desk-fd holding
-// what the descriptor reads (read whole before the command starts, within
+// Options.Interpreter "desk" (or "", the default) runs scripts on package
+// internal/shell/interp, desk's own bash interpreter; "mvdan" selects
+// mvdan.cc/sh's (the default before). desk's uses the same parser, the
+// store for every file access (interp.Files; globbing reads a page of
+// entries at a time through interp.DirPager), the commands above (bash
+// -c, sh -c, bash file and ./script with a bash or sh shebang run in a
+// child interpreter in process), the limits of Options and the memory
+// budget. It enforces each limit itself, with the meaning documented
+// above: MaxBraceWords and MaxStringBytes on the words a command's brace
+// expansions make, counted before any word is expanded (the same count
+// as instrument's); MaxGlobEntries on the directory entries read while
+// expanding one command (it reads each directory once: big/* of n
+// entries counts n, where mvdan's counts 2n); MaxCommands, MaxLoopIters,
+// MaxCallDepth, MaxArgs, MaxStringBytes, MaxVarBytes, MaxReadBytes and
+// MaxMemoryBytes as package interp documents. Variables, command
+// substitution output, read, mapfile, eval and source text, a statement's
+// expansions and a subshell's copies are charged to the budget as they
+// are made, so it runs in full what mvdan's must refuse: mapfile by a
+// computed name, an alias holding a command substitution, process
+// substitution (an in-process pipe named /dev/fd/N). A command's argument
+// /dev/fd/N (a process substitution <(...)), /dev/stdin or /dev/null is
+// given to it as a store file under /tmp/.desk-fd holding what the
+// descriptor reads (read whole before the command starts, within
 // MaxReadBytes), removed when the command ends. Errors read as bash -c's
-// under a pipe ("bash: line N: ..."). See docs/decisions.md for why and
-// how far it is; TestInterpTable_* and TestTable_interpreters measure it.
+// under a pipe ("bash: line N: ..."). The compatibility table's rows
+// marked mvdan are mvdan's divergences: desk's gives bash's answer there
+// (TestBackend_Run_table runs bash to check it); TestInterpTable_* measure
+// both on the interpreter's own table. See docs/decisions.md.
 //
 // # Routing ("auto")
 //

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -111,58 +110,41 @@ func runScriptIn(ctx context.Context, b *Backend, f *vfs.FS, dir, script, stdin 
 	return result{out.String(), errb.String(), o.ExitCode, err}
 }
 
-// TestTable_interpreters runs the existing compatibility table (allRows)
-// on both interpreters. A row's expectation is bash's, except on rows
-// marked diverge, whose expectation is the mvdan interpreter's own
-// divergence: for those, desk's interpreter counts as passing when it
-// gives what bash gives (TestTable_confirm's bash run), as it should.
-// It fails when desk's interpreter misses a row mvdan's passes, unless
-// the row is listed in deskBehind (each still failing).
+// TestTable_interpreters holds mvdan.cc/sh's interpreter (still selectable
+// as Options.Interpreter "mvdan") to the existing compatibility table
+// (allRows): every row meets its expectations, which on rows marked mvdan
+// are its own divergences from bash (TestBackend_Run_table holds the
+// default interpreter to bash's output on those). It logs how many rows
+// each interpreter gives bash's answer on.
 func TestTable_interpreters(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		testenv.Need(t, testenv.Shells, fmt.Errorf("find bash: %w", err))
-	}
 	rows := allRows()
-	bm, bd := New(Options{}), New(Options{Interpreter: InterpDesk})
+	bm := New(Options{Interpreter: InterpMvdan})
 	f := newStore(t, nil)
-	mvdanPass, deskPass := 0, 0
+	mvdanRows, bashLike, diverge := 0, 0, 0
 	for i, r := range rows {
 		if len(missing(r.needs)) > 0 {
 			continue
 		}
-		fx := rowFixture(r)
-		dm, dd := fmt.Sprintf("/m%d", i), fmt.Sprintf("/d%d", i)
-		writeStoreFixture(t, f, dm, fx)
-		writeStoreFixture(t, f, dd, fx)
+		dm := fmt.Sprintf("/m%d/work", i) // as runScript's /work
+		writeStoreFixture(t, f, dm, rowFixture(r))
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		gm := runRecovered(ctx, bm, f, dm, r.script, r.stdin)
-		gd := runRecovered(ctx, bd, f, dd, r.script, r.stdin)
 		cancel()
-		okM := agrees(r, gm)
-		okD := agrees(r, gd)
-		var bt result
-		if r.diverge != "" {
-			// desk passes a mvdan divergence by agreeing with bash
-			bt = runBashFixture(t, bash, fx, r.script, r.stdin)
-			okD = okD || gd.err == nil && gd.stdout == bt.stdout && gd.exit == bt.exit
+		if !agrees(r, gm) {
+			t.Errorf("%s: mvdan's interpreter: stdout %q stderr %q exit %d err %v (want %q, %q, %d)",
+				r.name, gm.stdout, gm.stderr, gm.exit, gm.err, r.out, r.errSub, r.exit)
 		}
-		if okM {
-			mvdanPass++
-		}
-		if okD {
-			deskPass++
-		}
-		reason, behind := deskBehind[r.name]
 		switch {
-		case behind && (okD || !okM):
-			t.Errorf("%s: listed in deskBehind (%s) but desk passes or mvdan fails: unlist it", r.name, reason)
-		case !behind && okM && !okD:
-			t.Errorf("%s: mvdan passes, desk does not: stdout %q stderr %q exit %d err %v (want %q, %q, %d; bash gave %q, %q, %d)",
-				r.name, gd.stdout, gd.stderr, gd.exit, gd.err, r.out, r.errSub, r.exit, bt.stdout, bt.stderr, bt.exit)
+		case r.mvdan != "":
+			mvdanRows++
+		case r.diverge != "":
+			diverge++
+		default:
+			bashLike++
 		}
 	}
-	t.Logf("existing table, %d rows: mvdan interpreter %d, desk interpreter %d", len(rows), mvdanPass, deskPass)
+	t.Logf("existing table, %d rows: both interpreters as bash on %d; desk's as bash, mvdan's not, on %d; both diverge on purpose on %d",
+		len(rows), bashLike, mvdanRows, diverge)
 }
 
 // runBashFixture runs a script with bash -c in a copy of files.
@@ -187,7 +169,3 @@ func runBashFixture(t testing.TB, bash string, files map[string]string, script, 
 	got.stdout, got.stderr = out.String(), errb.String()
 	return got
 }
-
-// deskBehind lists the rows of the existing table mvdan's interpreter
-// passes and desk's does not yet, each with why.
-var deskBehind = map[string]string{}

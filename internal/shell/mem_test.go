@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -97,7 +98,7 @@ func TestMemory_attacks(t *testing.T) {
 }
 
 // interpreters are the bash interpreters the memory tests hold to the
-// execution's budget: mvdan's (the default) and desk's own.
+// execution's budget: mvdan's and desk's own (the default).
 var interpreters = []string{InterpMvdan, InterpDesk}
 
 // deskLimit is where desk's interpreter stops an attack differently from
@@ -274,32 +275,70 @@ func testMemoryNormal(t *testing.T, fsys *vfs.FS, in string) {
 }
 
 // TestMemory_builtins: read, mapfile, alias and ~name as the backend runs
-// them.
+// them, on both interpreters. mvdan's refuses what it would run unbounded
+// (mapfile by a computed name, an alias holding a command substitution);
+// desk's bounds those itself (its mapfile and its command substitutions
+// charge the budget as they read), so it gives bash's answer (deskOut,
+// confirmed against bash -c by TestMemory_builtins_bash).
 func TestMemory_builtins(t *testing.T) {
 	ctx := context.Background()
 	fsys := newStore(t, fixture)
-	be := New(Options{})
-	for _, c := range []struct {
-		script, out, errSub string
-		exit                int
-	}{
-		// mapfile by a computed name would read without a bound.
-		{`cmd=mapfile; $cmd a < lines.txt; echo $?`, "2\n", "mapfile: the shell backend runs mapfile only by its name", 0},
-		{`command mapfile -t a < lines.txt; builtin readarray b < lines.txt; echo ${#a[@]} ${#b[@]}`, "3 3\n", "", 0},
-		// An alias running a command substitution is refused.
-		{`alias x='echo $(date)'; echo $?`, "1\n", "alias: x: the shell backend does not run command substitutions in aliases", 0},
-		{`shopt -s expand_aliases; alias l='echo {1..3} $HOME'; l`, "1 2 3 /workspace\n", "", 0},
-		// ~name is never looked up on the host.
-		{`echo ~root ~/x ~nobody/y`, "~root /workspace/x ~nobody/y\n", "", 0},
-		// read fails once without tripping ERR inside its assignment.
-		{`trap 'echo err' ERR; read x </dev/null; echo "st=$? [$x]"`, "err\nst=1 []\n", "", 0},
-		{`set -e; printf 'a\nb' | while read -r l; do echo $l; done; echo end`, "a\nend\n", "", 0},
-		// printf -v fails once too.
-		{`trap 'echo err' ERR; printf -v v '%d' abc; echo "st=$? [$v]"`, "err\nst=1 [0]\n", "invalid number", 0},
-	} {
-		got := runScript(ctx, be, fsys, c.script, "")
-		if got.exit != c.exit || got.stdout != c.out || !strings.Contains(got.stderr, c.errSub) {
-			t.Errorf("%.80q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.script, got.exit, got.stdout, got.stderr, c.exit, c.out, c.errSub)
+	for _, in := range interpreters {
+		be := New(Options{Interpreter: in})
+		for _, c := range memBuiltinCases {
+			out, errSub, exit := c.out, c.errSub, c.exit
+			if in == InterpDesk && c.deskOut != "" {
+				out, errSub, exit = c.deskOut, "", 0
+			}
+			got := runScript(ctx, be, fsys, c.script, "")
+			if got.exit != exit || got.stdout != out || !strings.Contains(got.stderr, errSub) || errSub == "" && in == InterpDesk && c.deskOut != "" && got.stderr != "" {
+				t.Errorf("%s: %.80q: exit %d, stdout %q, stderr %q; want %d, %q, %q", in, c.script, got.exit, got.stdout, got.stderr, exit, out, errSub)
+			}
+		}
+	}
+}
+
+// memBuiltinCases are TestMemory_builtins' scripts. deskOut, when set, is
+// what desk's interpreter prints instead (bash's output: mvdan's is a
+// refusal of the shell backend, with why).
+var memBuiltinCases = []struct {
+	script, out, errSub string
+	exit                int
+	deskOut, why        string
+}{
+	// mapfile by a computed name would read without a bound.
+	{`cmd=mapfile; $cmd a < lines.txt; echo $? ${#a[@]}`, "2 0\n", "mapfile: the shell backend runs mapfile only by its name", 0,
+		"0 3\n", "mvdan's mapfile holds its input unseen: run only by its name, through a charged pipe"},
+	{`command mapfile -t a < lines.txt; builtin readarray b < lines.txt; echo ${#a[@]} ${#b[@]}`, "3 3\n", "", 0, "", ""},
+	// An alias running a command substitution is refused.
+	{`alias x='echo $(date)'; echo $?`, "1\n", "alias: x: the shell backend does not run command substitutions in aliases", 0,
+		"0\n", "mvdan's alias expansion would run the substitution's output unbounded"},
+	{"shopt -s expand_aliases; alias x='echo $(echo hi)'\nx", "", "alias: x: the shell backend does not run command substitutions in aliases", 127,
+		"hi\n", "mvdan's alias expansion would run the substitution's output unbounded"},
+	{`shopt -s expand_aliases; alias l='echo {1..3} $HOME'; l`, "1 2 3 /workspace\n", "", 0, "", ""},
+	// ~name is never looked up on the host.
+	{`echo ~root ~/x ~nobody/y`, "~root /workspace/x ~nobody/y\n", "", 0, "", ""},
+	// read fails once without tripping ERR inside its assignment.
+	{`trap 'echo err' ERR; read x </dev/null; echo "st=$? [$x]"`, "err\nst=1 []\n", "", 0, "", ""},
+	{`set -e; printf 'a\nb' | while read -r l; do echo $l; done; echo end`, "a\nend\n", "", 0, "", ""},
+	// printf -v fails once too.
+	{`trap 'echo err' ERR; printf -v v '%d' abc; echo "st=$? [$v]"`, "err\nst=1 [0]\n", "invalid number", 0, "", ""},
+}
+
+// TestMemory_builtins_bash: the outputs TestMemory_builtins expects of
+// desk's interpreter where it differs from mvdan's are bash's.
+func TestMemory_builtins_bash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		testenv.Need(t, testenv.Shells, fmt.Errorf("find bash: %w", err))
+	}
+	for _, c := range memBuiltinCases {
+		if c.deskOut == "" {
+			continue
+		}
+		got := runBashFixture(t, bash, fixture, c.script, "")
+		if got.stdout != c.deskOut || got.stderr != "" || got.exit != 0 {
+			t.Errorf("%.80q: bash gave %q, %q, %d; the test expects %q of desk's interpreter", c.script, got.stdout, got.stderr, got.exit, c.deskOut)
 		}
 	}
 }

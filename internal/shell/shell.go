@@ -111,8 +111,9 @@ type Options struct {
 	// Commands are extra commands, looked up before package cmds (the place
 	// for git, which comes from another package). Nil: none.
 	Commands map[string]cmds.Func
-	// Interpreter chooses the bash interpreter: InterpMvdan (or "", the
-	// default) is mvdan.cc/sh's, InterpDesk desk's own (internal/shell/interp).
+	// Interpreter chooses the bash interpreter: InterpDesk (or "", the
+	// default; so is any value but InterpMvdan) is desk's own
+	// (internal/shell/interp), InterpMvdan mvdan.cc/sh's.
 	Interpreter string
 }
 
@@ -138,6 +139,9 @@ func (o Options) withDefaults() Options {
 	defi(&o.MaxArgs, DefaultMaxArgs)
 	defi(&o.MaxBraceWords, DefaultMaxBraceWords)
 	def(&o.MaxMemoryBytes, DefaultMaxMemoryBytes)
+	if o.Interpreter == "" {
+		o.Interpreter = InterpDesk
+	}
 	return o
 }
 
@@ -161,8 +165,9 @@ func (e *LimitError) Unwrap() error { return ErrLimit }
 // ErrProcSubst is reported for process substitution, which the backend refuses.
 var ErrProcSubst = errors.New("process substitution <(...) and >(...) is not supported by the shell backend")
 
-// Backend is the shell backend: bash, interpreted in process by mvdan.cc/sh,
-// on the workspace store. It is safe for concurrent use; every execution gets
+// Backend is the shell backend: bash, interpreted in process (by desk's
+// interpreter, or mvdan.cc/sh's: Options.Interpreter), on the workspace
+// store. It is safe for concurrent use; every execution gets
 // its own interpreter.
 type Backend struct {
 	opts Options
@@ -200,7 +205,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	}
 
 	x.parentCtx = parent
-	if b.opts.Interpreter == InterpDesk {
+	if b.opts.Interpreter != InterpMvdan {
 		return x.runDeskChecked()
 	}
 	// The name is $0, as for bash -c.

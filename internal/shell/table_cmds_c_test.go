@@ -6,10 +6,10 @@ var tableCmdsC = []row{
 	{name: "pid same in subshells", script: `[ "$$" = "$(echo $$)" ] && [ "$$" = "$( (echo $$) )" ] && echo $$ | { read -r p; [ "$p" = "$$" ] && echo same; }`, out: "same\n"},
 	{name: "pid and ppid are numbers", script: `for p in "$$" "$PPID" "$((PPID))"; do case $p in ''|*[!0-9]*) echo bad;; *) echo num;; esac; done`, out: "num\nnum\nnum\n"},
 	{name: "bashpid", script: `[ "$BASHPID" = "$$" ] && echo top; [ "$(echo $BASHPID)" != "$$" ] && echo sub-differs`, out: "sub-differs\n",
-		diverge: "mvdan/sh v3.14.1 has no BASHPID: it is empty (bash: $$ in the main shell, a new pid in each subshell: top, sub-differs)"},
+		mvdan: "mvdan/sh v3.14.1 has no BASHPID: it is empty (bash: $$ in the main shell, a new pid in each subshell: top, sub-differs)"},
 	// call frames (MaxCallDepth)
 	{name: "exec redirection in a function", script: `f() { exec 2>/dev/null; }; f; echo err >&2; echo done`, out: "done\n", errSub: "err",
-		diverge: "a function body is a call frame (a redirection, see MaxCallDepth), so exec's redirections made in a function last until it returns (bash: for the rest of the script, err is hidden)"},
+		mvdan: "a function body is a call frame (a redirection, see MaxCallDepth), so exec's redirections made in a function last until it returns (bash: for the rest of the script, err is hidden)"},
 	// seq formats infinities as C's printf does (width, flags, case)
 	{name: "seq format inf", script: `seq -f '[%5g]' 1 inf inf | head -n 3; seq -f '[%-+6.1F]' 1 inf inf | head -n 2; seq -w 1 inf inf | head -n 2; seq -f '[%05.0e]' -1 -inf -inf | head -n 2`,
 		out: "[    1]\n[  inf]\n[  inf]\n[+1.0  ]\n[+INF  ]\n1\ninf\n[-1e+00]\n[ -inf]\n", needs: []string{"seq", "head"}},
@@ -17,7 +17,7 @@ var tableCmdsC = []row{
 	{name: "printf width at the limit", script: `printf '%1048576d' 1 | wc -c; printf '%.1048576d' 1 | wc -c`, out: "1048576\n1048576\n", needs: []string{"wc"}},
 	{name: "printf width past the limit", script: `printf '%1048577d' 1 | wc -c; printf '%.*f' 1048577 1 | wc -c`, out: "0\n0\n",
 		errSub: "printf: %1048577d: Numerical result out of range: field width or precision over 1048576", needs: []string{"wc"},
-		diverge: "a field wider than MaxPrintfField (1 MiB) is refused (bash builds it: 1048577; desk's interpreter does, up to MaxStringBytes)"},
+		mvdan: "a field wider than MaxPrintfField (1 MiB) is refused (bash builds it: 1048577; desk's interpreter does, up to MaxStringBytes)"},
 	{name: "printf command width past the limit", script: `/usr/bin/printf '%1048577s' x; echo " $?"`, out: " 1\n",
 		errSub: "printf: %1048577s: Numerical result out of range: field width or precision over 1048576", needs: []string{"printf"},
 		diverge: "a field wider than MaxPrintfField (1 MiB) is refused (GNU printf builds it: 1048577)"},

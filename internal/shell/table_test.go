@@ -19,9 +19,15 @@ type row struct {
 	out     string // exact stdout
 	errSub  string // substring of stderr ("" : stderr must be empty)
 	exit    int
-	needs   []string          // commands from package cmds the row uses
-	diverge string            // a known divergence from bash: the reason (the confirm test requires bash to disagree)
-	files   map[string]string // extra fixture files for this row (as fixture: "x/" is a directory)
+	needs   []string // commands from package cmds the row uses
+	diverge string   // a known divergence from bash: the reason (the confirm test requires bash to disagree)
+	// mvdan: mvdan.cc/sh's interpreter (Options.Interpreter "mvdan")
+	// diverges from bash here, for this reason; out, errSub and exit are
+	// what it gives (TestTable_interpreters holds it to them, and the
+	// confirm test requires bash to disagree). The default interpreter,
+	// desk's, must give exactly what bash gives: stdout, stderr and exit.
+	mvdan string
+	files map[string]string // extra fixture files for this row (as fixture: "x/" is a directory)
 }
 
 // allRows is the whole compatibility table: the language rows here and the
@@ -71,7 +77,7 @@ var table = []row{
 	{name: "substitute", script: `s=a-b-c; echo ${s/-/+} ${s//-/+}`, out: "a+b-c a+b+c\n"},
 	{name: "substring", script: `s=abcdef; echo ${s:1:3} ${s: -2}`, out: "bcd ef\n"},
 	{name: "case modify", script: `s=Hello; echo ${s^^} ${s,,}`, out: "HELLO hello\n"},
-	{name: "error if unset", script: `echo ${nope:?missing here}; echo after`, errSub: "nope: missing here", exit: 1, diverge: "bash -c exits 127 on this expansion error, mvdan/sh 1"},
+	{name: "error if unset", script: `echo ${nope:?missing here}; echo after`, errSub: "nope: missing here", exit: 1, mvdan: "bash -c exits 127 on this expansion error, mvdan/sh 1"},
 	{name: "positional", script: `set -- a b c; echo $# $2 "$@"`, out: "3 b a b c\n"},
 	{name: "shift", script: `set -- a b c; shift; echo $*`, out: "b c\n"},
 	{name: "indirect", script: `a=b; b=c; echo ${!a}`, out: "c\n"},
@@ -93,7 +99,7 @@ var table = []row{
 	{name: "array", script: `a=(x y z); echo ${a[1]} ${#a[@]} "${a[@]}"`, out: "y 3 x y z\n"},
 	{name: "array append", script: `a=(1); a+=(2 3); echo ${a[*]}`, out: "1 2 3\n"},
 	{name: "array indexes", script: `a=(p q r); echo ${!a[@]}`, out: "0 1 2\n"},
-	{name: "assoc array", script: `declare -A m; m[k]=v; m[j]=w; echo ${m[k]} ${#m[@]}`, out: "v 1\n", diverge: "mvdan/sh v3.14.1 counts one element after two assignments to an associative array (bash: 2)"},
+	{name: "assoc array", script: `declare -A m; m[k]=v; m[j]=w; echo ${m[k]} ${#m[@]}`, out: "v 1\n", mvdan: "mvdan/sh v3.14.1 counts one element after two assignments to an associative array (bash: 2)"},
 	{name: "array loop", script: `a=("a b" c); for x in "${a[@]}"; do echo "<$x>"; done`, out: "<a b>\n<c>\n"},
 	{name: "array slice", script: `a=(a b c d); echo ${a[@]:1:2}`, out: "b c\n"},
 	// here-docs and here-strings
@@ -111,7 +117,7 @@ var table = []row{
 	// set -e, -u, pipefail
 	{name: "set -e", script: "set -e\necho a\nfalse\necho b", out: "a\n", exit: 1},
 	{name: "set -e in condition", script: "set -e\nif false; then :; fi\nfalse || true\necho ok", out: "ok\n"},
-	{name: "set -u", script: "set -u\necho $nope\necho after", errSub: "nope: unbound variable", exit: 1, diverge: "bash -c exits 127 on an unbound variable, mvdan/sh 1"},
+	{name: "set -u", script: "set -u\necho $nope\necho after", errSub: "nope: unbound variable", exit: 1, mvdan: "bash -c exits 127 on an unbound variable, mvdan/sh 1"},
 	{name: "pipefail", script: "set -o pipefail\nfalse | true\necho $?", out: "1\n"},
 	{name: "no pipefail", script: "false | true\necho $?", out: "0\n"},
 	{name: "exit status", script: `(exit 42); echo $?`, out: "42\n"},
@@ -153,7 +159,7 @@ var table = []row{
 	{name: "both to file", script: `{ echo o; echo e >&2; } &> both.txt; mapfile -t l < both.txt; echo ${#l[@]}`, out: "2\n"},
 	{name: "redirect missing input", script: `read x < nofile; echo $?`, out: "1\n", errSub: "nofile: No such file or directory"},
 	{name: "redirect into missing dir", script: `echo x > nodir/f`, errSub: "nodir/f: No such file or directory", exit: 1},
-	{name: "close stdout", script: `echo gone >&-; echo $?`, out: "0\n", diverge: "mvdan/sh discards output to a closed fd instead of failing the write (bash: write error, status 1)"},
+	{name: "close stdout", script: `echo gone >&-; echo $?`, out: "0\n", mvdan: "mvdan/sh discards output to a closed fd instead of failing the write (bash: write error, status 1)"},
 	{name: "dev stdin", script: `read x < /dev/stdin; echo $x`, stdin: "in\n", out: "in\n"},
 	{name: "dev stderr", script: `echo viaerr > /dev/stderr`, errSub: "viaerr"},
 	// pipelines
@@ -184,7 +190,7 @@ var table = []row{
 	{name: "type builtin", script: `type cd`, out: "cd is a shell builtin\n"},
 	{name: "type keyword", script: `type if`, out: "if is a shell keyword\n"},
 	{name: "type with a function", script: `f() { :; }; type -t f ls; command -v f ls; eval 'g() { :; }'; type -t g`, out: "function\nfile\nf\n/usr/bin/ls\nfunction\n"},
-	{name: "type function body", script: `f() { :; }; type f`, out: "f is a function\n", diverge: "bash also prints the function's body"},
+	{name: "type function body", script: `f() { :; }; type f`, out: "f is a function\n", mvdan: "bash also prints the function's body"},
 	{name: "type missing", script: `type nosuchcmd`, errSub: "nosuchcmd: not found", exit: 1},
 	// misc builtins
 	{name: "printf", script: `printf '%s=%d %5s|%-3s| %x\n' a 42 r l 255`, out: "a=42     r|l  | ff\n"},
@@ -197,10 +203,10 @@ var table = []row{
 	{name: "home and user", script: `echo $HOME $USER`, out: "/workspace user\n", diverge: "HOME and USER are the backend's defaults"},
 	{name: "syntax error", script: `if then fi`, errSub: "syntax error", exit: 2},
 	{name: "unset", script: `x=1; unset x; echo "[${x-unset}]"`, out: "[unset]\n"},
-	{name: "readonly", script: `readonly r=1; r=2; echo $r`, out: "1\n", errSub: "r: readonly variable", diverge: "mvdan/sh continues after assigning to a readonly variable (bash -c exits 1)"},
-	{name: "declare -i", script: `declare -i n=3+4; echo $n`, out: "\n", errSub: "invalid option", diverge: "mvdan/sh v3.14.1 has no declare -i"},
+	{name: "readonly", script: `readonly r=1; r=2; echo $r`, out: "1\n", errSub: "r: readonly variable", mvdan: "mvdan/sh continues after assigning to a readonly variable (bash -c exits 1)"},
+	{name: "declare -i", script: `declare -i n=3+4; echo $n`, out: "\n", errSub: "invalid option", mvdan: "mvdan/sh v3.14.1 has no declare -i"},
 	{name: "background wait", script: `echo bg > bg.txt & wait; read x < bg.txt; echo $x`, out: "bg\n"},
-	{name: "process substitution", script: `cat <(echo hi)`, errSub: "process substitution", exit: 2, diverge: "process substitution is refused: it would create FIFOs on the host"},
+	{name: "process substitution", script: `cat <(echo hi)`, errSub: "process substitution", exit: 2, mvdan: "process substitution is refused: it would create FIFOs on the host"},
 }
 
 // missing lists the commands of needs that are not registered.
@@ -214,9 +220,17 @@ func missing(needs []string) []string {
 	return out
 }
 
+// TestBackend_Run_table runs the table on the default interpreter (desk's):
+// every row meets its expectations, and a row where mvdan's interpreter
+// diverges (field mvdan) gives exactly what bash -c gives, run here.
 func TestBackend_Run_table(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		testenv.Need(t, testenv.Shells, fmt.Errorf("find bash: %w", err))
+	}
 	b := New(Options{})
 	seen := map[string]bool{}
+	passed := 0
 	for _, r := range allRows() {
 		if seen[r.name] {
 			t.Errorf("duplicate row name %q", r.name)
@@ -228,9 +242,21 @@ func TestBackend_Run_table(t *testing.T) {
 			}
 			f := newStore(t, rowFixture(r))
 			got := runScript(context.Background(), b, f, r.script, r.stdin)
-			check(t, r, got)
+			if r.mvdan != "" {
+				want := runBashFixture(t, bash, rowFixture(r), r.script, r.stdin)
+				if got.err != nil || got.stdout != want.stdout || got.stderr != want.stderr || got.exit != want.exit {
+					t.Fatalf("got stdout %q, stderr %q, exit %d, err %v; bash gave %q, %q, %d",
+						got.stdout, got.stderr, got.exit, got.err, want.stdout, want.stderr, want.exit)
+				}
+			} else {
+				check(t, r, got)
+			}
+			if !t.Failed() {
+				passed++
+			}
 		})
 	}
+	t.Logf("default interpreter: %d of %d rows", passed, len(seen))
 }
 
 // agrees reports whether got meets every expectation of r.
@@ -291,10 +317,10 @@ func TestTable_confirm(t *testing.T) {
 				got.exit = ee.ExitCode()
 			}
 			got.stdout, got.stderr = out.String(), errb.String()
-			if r.diverge != "" {
+			if why := r.diverge + r.mvdan; why != "" {
 				diverging++
 				if agrees(r, got) {
-					t.Errorf("marked as a divergence (%s), but bash agrees: stdout %q stderr %q exit %d", r.diverge, got.stdout, got.stderr, got.exit)
+					t.Errorf("marked as a divergence (%s), but bash agrees: stdout %q stderr %q exit %d", why, got.stdout, got.stderr, got.exit)
 				}
 				return
 			}

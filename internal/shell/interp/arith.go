@@ -14,6 +14,9 @@ import (
 type errArith struct {
 	expr, msg, tok string
 	fatal          bool
+	// at is the source offset of the token plus one (0: unknown): bash's
+	// token is the rest of the expression from there
+	at int
 }
 
 func (e errArith) Error() string {
@@ -50,6 +53,9 @@ func (r *Runner) arith(x syntax.ArithmExpr) (int64, error) {
 	if err != nil {
 		if ae, ok := err.(errArith); ok && ae.expr == "" {
 			ae.expr = strings.TrimSpace(r.nodeText(x))
+			if end := int(x.End().Offset()); ae.at > 0 && !hasDollar(x) && r.src != "" && ae.at-1 <= end && end <= len(r.src) {
+				ae.tok = r.src[ae.at-1 : end]
+			}
 			ae.fatal = true
 			return 0, ae
 		}
@@ -113,6 +119,33 @@ func (r *Runner) nodeText(n syntax.Node) string {
 	var sb strings.Builder
 	syntax.NewPrinter(syntax.Minify(true)).Print(&sb, n)
 	return sb.String()
+}
+
+// arithRawErr words an error of $(( )) as bash does with the text as
+// written: the expression without its leading blanks, and an error token
+// at its end with the blanks after it ($(( 1 / 0 )): "1 / 0 : division by
+// 0 (error token is "0 ")").
+func (r *Runner) arithRawErr(x syntax.ArithmExpr, right syntax.Pos, err error) error {
+	ae, ok := err.(errArith)
+	if !ok || r.src == "" || x == nil {
+		return err
+	}
+	a, b := int(x.Pos().Offset()), int(right.Offset())
+	if a < 0 || b > len(r.src) || a > b {
+		return err
+	}
+	raw := r.src[a:b]
+	trimmed := strings.TrimRight(raw, " \t\n")
+	if trimmed == raw || strings.ContainsAny(raw, "$`") {
+		return err
+	}
+	if ae.expr == trimmed {
+		ae.expr = raw
+		if ae.tok != "" && strings.HasSuffix(trimmed, ae.tok) {
+			ae.tok += raw[len(trimmed):]
+		}
+	}
+	return ae
 }
 
 // leadText is nodeText with the blanks before the node in the source (bash
@@ -492,7 +525,7 @@ func (e *arithEval) op(op syntax.BinAritOperator, a, b int64, y syntax.ArithmExp
 		return a * b, nil
 	case syntax.Quo, syntax.Rem:
 		if b == 0 {
-			return 0, errArith{msg: "division by 0", tok: strings.TrimSpace(e.r.nodeText(y))}
+			return 0, errArith{msg: "division by 0", tok: strings.TrimSpace(e.r.nodeText(y)), at: int(y.Pos().Offset()) + 1}
 		}
 		if b == -1 {
 			if op == syntax.Rem {

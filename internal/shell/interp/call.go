@@ -13,6 +13,10 @@ import (
 
 // call runs a simple command.
 func (r *Runner) call(c *syntax.CallExpr) error {
+	r.globN = 0
+	if err := r.checkBraces(c.Args, c.Assigns); err != nil {
+		return err
+	}
 	if len(c.Args) == 0 {
 		// $? in the values is the previous command's; the status is the
 		// last command substitution's, else 0
@@ -483,6 +487,10 @@ func (r *Runner) subscriptWord(x syntax.ArithmExpr) (string, error) {
 // declClause is declare, typeset, local, export, readonly, nameref.
 func (r *Runner) declClause(c *syntax.DeclClause) error {
 	variant := c.Variant.Value
+	r.globN = 0
+	if err := r.checkBraces(nil, c.Args); err != nil {
+		return err
+	}
 	var flags []string
 	type op struct {
 		a    *syntax.Assign

@@ -24,7 +24,8 @@
 // globstar, nocaseglob), redir.go (file descriptors 0–1023 and {var},
 // dup and move, here-documents and here-strings, the virtual /dev files,
 // in-process pipes for pipelines and process substitution), test.go
-// ([[ ]], test and [), builtins.go and printf.go (the builtins),
+// ([[ ]], test and [), braces.go (brace expansion and its count),
+// builtins.go and printf.go (the builtins),
 // call.go (simple commands, functions, declare), bashfmt.go (functions
 // printed as bash prints them), syntaxerr.go (parse errors worded as bash's).
 //
@@ -53,7 +54,14 @@
 // variable, all variables together (MaxVarBytes), the arguments of one
 // command (for lists and array literals are bounded by the memory budget
 // instead, as bash has no such limit), the directory entries globbing
-// reads, a sourced file (MaxReadBytes). Reaching one calls Config.Limit,
+// reads while expanding one command (MaxGlobEntries; a Files that is a
+// DirPager is read a page of at most 4,096 entries at a time, asking for
+// one past what the limit leaves, so a huge directory is never listed
+// whole), the words the brace expansions of one command make
+// (MaxBraceWords) and the bytes of their literal text (MaxStringBytes),
+// both counted before any of its words is expanded (braces.go: a product
+// over the groups of a word, a sum over the alternatives of a group and
+// over the words; exact), a sourced file (MaxReadBytes). Reaching one calls Config.Limit,
 // whose error stops every runner of the execution (Run returns it).
 // Cancellation of the context is checked at every statement, loop
 // iteration, arithmetic step and replacement match.

@@ -51,7 +51,10 @@ func (r *Runner) fields(words ...*syntax.Word) ([]string, error) {
 	for _, w := range words {
 		ws := []*syntax.Word{w}
 		if r.opts["braceexpand"] && hasBraceCandidate(w) {
-			ws = r.braces(w)
+			var err error
+			if ws, err = r.braces(w); err != nil {
+				return nil, err
+			}
 		}
 		for _, w := range ws {
 			segs, err := r.segs(w.Parts, false)
@@ -220,7 +223,7 @@ func (r *Runner) segs(parts []syntax.WordPart, quoted bool) ([]seg, error) {
 		case *syntax.ArithmExp:
 			n, err := r.arith(p.X)
 			if err != nil {
-				return nil, err
+				return nil, r.arithRawErr(p.X, p.Right, err)
 			}
 			out = append(out, seg{text: strconv.FormatInt(n, 10), quoted: quoted, split: !quoted})
 		case *syntax.ExtGlob:
@@ -1560,123 +1563,4 @@ func ansiC(s string) string {
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// braces expands brace expressions of a word into words.
-func (r *Runner) braces(w *syntax.Word) []*syntax.Word {
-	w2 := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-	if !syntax.SplitBraces(w2) {
-		return []*syntax.Word{w}
-	}
-	out := expandBraces(w2, 0)
-	return out
-}
-
-func expandBraces(w *syntax.Word, depth int) []*syntax.Word {
-	for i, p := range w.Parts {
-		be, ok := p.(*syntax.BraceExp)
-		if !ok {
-			continue
-		}
-		var alts []*syntax.Word
-		if be.Sequence {
-			alts = braceSeq(be)
-			if alts == nil {
-				continue
-			}
-		} else {
-			alts = be.Elems
-		}
-		var out []*syntax.Word
-		for _, a := range alts {
-			parts := append([]syntax.WordPart(nil), w.Parts[:i]...)
-			parts = append(parts, a.Parts...)
-			parts = append(parts, w.Parts[i+1:]...)
-			out = append(out, expandBraces(&syntax.Word{Parts: parts}, depth+1)...)
-			if len(out) > 1<<20 {
-				return out
-			}
-		}
-		return out
-	}
-	return []*syntax.Word{w}
-}
-
-func braceSeq(be *syntax.BraceExp) []*syntax.Word {
-	lit := func(w *syntax.Word) string { return w.Lit() }
-	from, to := lit(be.Elems[0]), lit(be.Elems[1])
-	step := int64(1)
-	if len(be.Elems) > 2 {
-		s, err := strconv.ParseInt(lit(be.Elems[2]), 10, 64)
-		if err != nil {
-			return nil
-		}
-		if s < 0 {
-			s = -s
-		}
-		if s == 0 {
-			s = 1
-		}
-		step = s
-	}
-	mk := func(s string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}} }
-	a, e1 := strconv.ParseInt(from, 10, 64)
-	b, e2 := strconv.ParseInt(to, 10, 64)
-	var out []*syntax.Word
-	if e1 == nil && e2 == nil {
-		width := 0
-		if len(from) > 1 && (from[0] == '0' || strings.HasPrefix(from, "-0")) || len(to) > 1 && (to[0] == '0' || strings.HasPrefix(to, "-0")) {
-			width = max(len(from), len(to))
-		}
-		for i := a; ; {
-			s := strconv.FormatInt(i, 10)
-			if width > 0 {
-				neg := i < 0
-				if neg {
-					s = s[1:]
-				}
-				for len(s) < width-b2i(neg) {
-					s = "0" + s
-				}
-				if neg {
-					s = "-" + s
-				}
-			}
-			out = append(out, mk(s))
-			if len(out) > 1<<20 {
-				break
-			}
-			if a <= b {
-				i += step
-				if i > b {
-					break
-				}
-			} else {
-				i -= step
-				if i < b {
-					break
-				}
-			}
-		}
-		return out
-	}
-	if len(from) == 1 && len(to) == 1 {
-		x, y := int64(from[0]), int64(to[0])
-		for i := x; ; {
-			out = append(out, mk(string(rune(i))))
-			if x <= y {
-				i += step
-				if i > y {
-					break
-				}
-			} else {
-				i -= step
-				if i < y {
-					break
-				}
-			}
-		}
-		return out
-	}
-	return nil
 }

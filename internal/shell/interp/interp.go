@@ -55,9 +55,18 @@ type Limits struct {
 	MaxCallDepth   int64 // function calls, subshells, eval, source alive at once
 	MaxStringBytes int   // one word or variable
 	MaxArgs        int   // arguments of one command
-	MaxGlobEntries int64 // directory entries read by globbing
+	MaxGlobEntries int64 // directory entries globbing reads for one command
+	MaxBraceWords  int64 // words the brace expansions of one command make
 	MaxReadBytes   int   // a sourced file (0: MaxStringBytes)
 	MaxVarBytes    int64 // all variables of all runners together
+}
+
+// DirPager is an optional interface of Files: ReadDirPage lists at most n
+// entries of a directory, in name order, after the name after ("" from
+// the start). Globbing reads directories through it when Files has it, a
+// page at a time, so a directory past MaxGlobEntries is never listed whole.
+type DirPager interface {
+	ReadDirPage(ctx context.Context, path, after string, n int) ([]fs.DirEntry, error)
 }
 
 // Config is what an execution runs with.
@@ -88,7 +97,6 @@ type shared struct {
 	commands atomic.Int64
 	loops    atomic.Int64
 	depth    atomic.Int64
-	globs    atomic.Int64
 	start    time.Time
 	rnd      atomic.Uint32
 	fatal    atomic.Pointer[error]
@@ -134,7 +142,8 @@ type Runner struct {
 	pipeSt    []int
 	umaskV    uint64
 	inAlias   map[string]bool
-	substRuns int // command substitutions run (the status of x=$(...))
+	substRuns int   // command substitutions run (the status of x=$(...))
+	globN     int64 // directory entries globbing read for the command being expanded
 	// pendingRedirs are the redirections of the simple command being
 	// expanded, performed once its words are
 	pendingRedirs []*syntax.Redirect
@@ -715,6 +724,7 @@ func (r *Runner) cmd(c syntax.Command) error {
 	case *syntax.ArithmCmd:
 		n, err := r.arith(c.X)
 		if err != nil {
+			err = r.arithRawErr(c.X, c.Right, err)
 			if ae, ok := err.(errArith); ok {
 				r.errf("((: %v", ae)
 				r.status = 1
@@ -895,6 +905,10 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 	case *syntax.WordIter:
 		var items []string
 		if l.InPos.IsValid() {
+			r.globN = 0
+			if err := r.checkBraces(l.Items, nil); err != nil {
+				return err
+			}
 			var err error
 			items, err = r.fields(l.Items...)
 			if err != nil {

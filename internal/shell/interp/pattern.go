@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"io/fs"
 	"path"
 	"regexp"
 	"sort"
@@ -484,20 +485,64 @@ func (r *Runner) walkDirs(b string, last bool) ([]string, error) {
 	return res, nil
 }
 
+// readDirPage is the number of entries readDir asks a DirPager for at once.
+const readDirPage = 4096
+
+// costDirEnt is what a directory entry globbing read holds besides twice
+// its path (the entry, the match made of it).
+const costDirEnt = 160
+
+// readDir lists a directory for globbing, counting its entries against
+// MaxGlobEntries for the command being expanded (r.globN) and holding what
+// they take. A DirPager is read a page at a time, asking for one entry
+// past what the limit leaves, so the limit stops the listing.
 func (r *Runner) readDir(dir string) ([]fsDirEntry, error) {
-	ents, err := r.cfg.Files.ReadDir(r.ctx, r.abs(dir))
-	if err != nil {
-		return nil, err
+	abs := r.abs(dir)
+	m := r.cfg.Limits.MaxGlobEntries
+	add := func(out []fsDirEntry, page []fs.DirEntry) ([]fsDirEntry, error) {
+		r.globN += int64(len(page))
+		if m > 0 && r.globN > m {
+			return nil, r.limit("MaxGlobEntries", m)
+		}
+		held := 0
+		for _, e := range page {
+			held += costDirEnt + 2*(len(abs)+len(e.Name())+1)
+		}
+		if err := r.hold(held); err != nil {
+			return nil, err
+		}
+		for _, e := range page {
+			out = append(out, e)
+		}
+		return out, nil
 	}
-	n := r.sh.globs.Add(int64(len(ents)))
-	if m := r.cfg.Limits.MaxGlobEntries; m > 0 && n > m {
-		return nil, r.limit("MaxGlobEntries", m)
+	pager, ok := r.cfg.Files.(DirPager)
+	if !ok {
+		ents, err := r.cfg.Files.ReadDir(r.ctx, abs)
+		if err != nil {
+			return nil, err
+		}
+		return add(make([]fsDirEntry, 0, len(ents)), ents)
 	}
-	out := make([]fsDirEntry, len(ents))
-	for i, e := range ents {
-		out[i] = e
+	var out []fsDirEntry
+	after := ""
+	for {
+		n := readDirPage
+		if m > 0 {
+			n = int(min(int64(n), max(m-r.globN+1, 1)))
+		}
+		page, err := pager.ReadDirPage(r.ctx, abs, after, n)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = add(out, page); err != nil {
+			return nil, err
+		}
+		if len(page) < n {
+			return out, nil
+		}
+		after = page[len(page)-1].Name()
 	}
-	return out, nil
 }
 
 type fsDirEntry interface {
