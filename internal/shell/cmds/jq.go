@@ -264,6 +264,7 @@ func Jq(env *Env, args []string) int {
 
 	w := bufio.NewWriterSize(env.Stdout, 32<<10)
 	defer w.Flush()
+	in.flush = func() { w.Flush() } // before a message about the input
 	enc := &jqEncoder{w: w, indent: o.indent, tab: o.tab, sort: o.sort, ascii: o.ascii, order: in.order}
 	status := 0
 	outputs := 0
@@ -316,7 +317,7 @@ func Jq(env *Env, args []string) int {
 			if s, ok := out.(string); ok && o.raw {
 				w.WriteString(s)
 			} else {
-				enc.print(out)
+				enc.encode(out)
 			}
 			if !o.join {
 				w.WriteByte('\n')
@@ -430,6 +431,9 @@ type jqInputs struct {
 
 	parseFailed bool // an input is not JSON (exit 4, as jq 1.6)
 
+	// flush writes out the outputs so far, before a message on stderr.
+	flush func()
+
 	name    string // current input name for messages
 	data    []byte
 	dec     *jqDecoder
@@ -481,6 +485,7 @@ func (in *jqInputs) load() (bool, error) {
 		if isCanceled(in.env, err) {
 			return false, err
 		}
+		in.flushOut()
 		fmt.Fprintf(in.env.Stderr, "jq: error: Could not open file %s: %s\n", name, Strerror(err))
 		return true, jqOpenError{err}
 	}
@@ -530,7 +535,7 @@ func (in *jqInputs) Next() (any, bool) {
 		if !in.raw && in.dec != nil {
 			v, err := in.dec.value()
 			if err == nil {
-				in.line = 1 + bytes.Count(in.data[:in.dec.offset()], []byte{'\n'})
+				in.line = in.dec.line()
 				return v, true
 			}
 			if err != io.EOF {
@@ -550,11 +555,18 @@ func (in *jqInputs) Next() (any, bool) {
 	}
 }
 
+func (in *jqInputs) flushOut() {
+	if in.flush != nil {
+		in.flush()
+	}
+}
+
 // parseError reports input that is not JSON. Input that ends inside a value
 // is worded as jq 1.6 words it ("parse error: Unfinished JSON term at EOF at
 // line 2, column 0"); other errors are encoding/json's.
 func (in *jqInputs) parseError(err error) {
 	in.failed, in.parseFailed, in.done = true, true, true
+	in.flushOut()
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		what := "JSON term"
 		if jqEndsInString(in.data) {
@@ -565,7 +577,7 @@ func (in *jqInputs) parseError(err error) {
 		return
 	}
 	fmt.Fprintf(in.env.Stderr, "jq: error (at %s:%d): Cannot parse input: %s\n", in.name,
-		1+bytes.Count(in.data[:in.dec.offset()], []byte{'\n'}), err)
+		in.dec.line(), err)
 }
 
 // jqEndsInString reports whether JSON text data ends inside a string.
@@ -621,89 +633,6 @@ func (in *jqInputs) slurpAll() (any, bool) {
 		all = []any{}
 	}
 	return all, true
-}
-
-// jqDecoder decodes JSON values with encoding/json's tokenizer, keeping the
-// order of object keys (recorded in the key-order hints).
-type jqDecoder struct {
-	dec   *json.Decoder
-	order *jqKeyOrder
-}
-
-func (in *jqInputs) newDecoder(data []byte) *jqDecoder {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if in.order == nil {
-		in.order = newJqKeyOrder("")
-	}
-	return &jqDecoder{dec: d, order: in.order}
-}
-
-func (d *jqDecoder) offset() int64 { return d.dec.InputOffset() }
-
-func (d *jqDecoder) value() (any, error) {
-	tok, err := d.dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	return d.fromToken(tok)
-}
-
-func (d *jqDecoder) fromToken(tok json.Token) (any, error) {
-	v, err := d.fromToken1(tok)
-	if err == io.EOF { // the input ends inside an array or object
-		err = io.ErrUnexpectedEOF
-	}
-	return v, err
-}
-
-func (d *jqDecoder) fromToken1(tok json.Token) (any, error) {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '[':
-			arr := []any{}
-			for d.dec.More() {
-				v, err := d.value()
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := d.dec.Token(); err != nil {
-				return nil, err
-			}
-			return arr, nil
-		case '{':
-			obj := map[string]any{}
-			var keys []string
-			for d.dec.More() {
-				kt, err := d.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := d.value()
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := obj[k]; !dup {
-					keys = append(keys, k)
-				}
-				obj[k] = v
-			}
-			if _, err := d.dec.Token(); err != nil {
-				return nil, err
-			}
-			d.order.record(keys)
-			return obj, nil
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	case json.Number:
-		return jqNumber(string(t)), nil
-	default:
-		return t, nil // string, bool, nil
-	}
 }
 
 // jqNumber converts a JSON number literal to gojq's int or float64.
