@@ -335,6 +335,11 @@ var tableCmdsA = []row{
 	{name: "find -printf", script: `find dir -type f -printf '%f %s %d\n' | sort`, out: "c.txt 6 1\nd.md 6 2\n", needs: []string{"find", "sort"}},
 	{name: "find -type l", script: `ln -s a.txt l; find . -type l`, out: "./l\n", needs: []string{"find", "ln"}},
 	{name: "find -name no match", script: `find . -name zzz; echo $?`, out: "0\n", needs: []string{"find"}},
+	{name: "find -perm names only", script: `chmod 600 a.txt; chmod 755 b.txt; find . -type f -perm 600; find . -type f -perm -u+x; find . -maxdepth 1 -perm /o+x -type f`, out: "./a.txt\n./b.txt\n./b.txt\n", needs: []string{"find", "chmod"}},
+	{name: "find -name literal forms", script: `find . -name 'd*' | sort; find . -name '*ub*'; find . -name c.txt; find . -path './dir/*' -name '*.md'; find . -name '*' -type d | sort`, out: "./dir\n./dir/sub/d.md\n./dir/sub\n./dir/c.txt\n./dir/sub/d.md\n.\n./dir\n./dir/sub\n./empty\n", needs: []string{"find", "sort"}},
+	{name: "find -name odd names", script: `touch .go "$(printf 'n\nl.go')" x.go; find . -maxdepth 1 -name '*.go' | LC_ALL=C sort | od -c | head -2`, out: "0000000   .   /   .   g   o  \\n   .   /   n  \\n   .   /   x   .   g   o\n0000020  \\n   l   .   g   o  \\n\n", needs: []string{"find", "sort", "touch", "od", "head"}},
+	{name: "find -L names only", script: `ln -s dir dl; find -L . -name '*.md' | sort; find . -name '*.md'`, out: "./dir/sub/d.md\n./dl/sub/d.md\n./dir/sub/d.md\n", needs: []string{"find", "sort", "ln"}},
+	{name: "find name then size", script: `find . -name '*.txt' -size +10c | sort; find . -type f -mtime -1 -name 'a*'`, out: "./lines.txt\n./a.txt\n", needs: []string{"find", "sort"}},
 
 	// fold
 	{name: "fold -w", script: `echo abcdefghij | fold -w 3`, out: "abc\ndef\nghi\nj\n", needs: []string{"fold"}},

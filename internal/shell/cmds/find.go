@@ -152,6 +152,26 @@ type finder struct {
 	prev       string // the last predicate parsed (for diagnostics)
 	batches    []*fdBatch
 	regexType  string
+	// fullAttrs: a predicate reads more of an entry than its name, type,
+	// permission bits and inode number, so walks read every entry's
+	// attributes with its directory page (vfs.ReadDirFiles); otherwise
+	// they read names and modes only (vfs.ReadDirPage), about half the
+	// store's work an entry.
+	fullAttrs bool
+}
+
+// fdNamesOnly are the predicates that need of an entry no more than a
+// directory page gives with its names (vfs.DirEntry: name, inode number,
+// type and permission bits); they are evaluated on those alone. Any other
+// predicate sets finder.fullAttrs.
+var fdNamesOnly = map[string]bool{
+	"-maxdepth": true, "-mindepth": true, "-depth": true, "-d": true, "-follow": true, "-xdev": true, "-mount": true,
+	"-noleaf": true, "-ignore_readdir_race": true, "-noignore_readdir_race": true, "-nowarn": true, "-warn": true,
+	"-regextype": true, "-true": true, "-false": true, "-name": true, "-iname": true, "-path": true, "-ipath": true,
+	"-wholename": true, "-iwholename": true, "-lname": true, "-ilname": true, "-regex": true, "-iregex": true,
+	"-type": true, "-xtype": true, "-perm": true, "-inum": true, "-nouser": true, "-nogroup": true, "-readable": true,
+	"-writable": true, "-executable": true, "-print": true, "-print0": true, "-prune": true, "-quit": true,
+	"-delete": true, "-exec": true, "-execdir": true,
 }
 
 // fail prints a fatal parse diagnostic.
@@ -345,13 +365,49 @@ func (f *finder) arg(pred string) (string, bool) {
 
 // patternArg takes the shell pattern argument of -name, -path, -lname and
 // their -i forms (which match case-insensitively).
-func (f *finder) patternArg(pred string) (*glob.Shell, bool) {
+func (f *finder) patternArg(pred string) (func(string) bool, bool) {
 	pat, ok := f.arg(pred)
 	if !ok {
 		return nil, false
 	}
-	m, _ := glob.CompileShell(pat, pred[1] == 'i')
-	return m, true
+	fold := pred[1] == 'i'
+	if m := fdLiteralMatch(pat, fold); m != nil {
+		return m, true
+	}
+	m, _ := glob.CompileShell(pat, fold)
+	return m.Match, true
+}
+
+// fdLiteralMatch matches the patterns that are a literal with at most a "*"
+// at either end ("*.go", "Makefile", "test_*", "*tmp*") by comparing bytes:
+// what the compiled pattern answers (its "*" matches any bytes, newlines and
+// bytes that are not UTF-8 too), without a regexp run per name. Nil for any
+// other pattern, and for case-insensitive matching.
+func fdLiteralMatch(pat string, fold bool) func(string) bool {
+	if fold {
+		return nil
+	}
+	lit := pat
+	lead := strings.HasPrefix(lit, "*")
+	if lead {
+		lit = lit[1:]
+	}
+	trail := strings.HasSuffix(lit, "*")
+	if trail {
+		lit = lit[:len(lit)-1]
+	}
+	if strings.ContainsAny(lit, "*?[\\") {
+		return nil
+	}
+	switch {
+	case lead && trail:
+		return func(s string) bool { return strings.Contains(s, lit) }
+	case lead:
+		return func(s string) bool { return strings.HasSuffix(s, lit) }
+	case trail:
+		return func(s string) bool { return strings.HasPrefix(s, lit) }
+	}
+	return func(s string) bool { return s == lit }
 }
 
 func fdTest(fn func(*fdItem) bool) (*fdNode, bool) { return &fdNode{op: 't', test: fn}, true }
@@ -359,6 +415,9 @@ func fdTest(fn func(*fdItem) bool) (*fdNode, bool) { return &fdNode{op: 't', tes
 func fdTrue(*fdItem) bool { return true }
 
 func (f *finder) predicate(p string) (*fdNode, bool) {
+	if !fdNamesOnly[p] {
+		f.fullAttrs = true
+	}
 	switch p {
 	case "-maxdepth", "-mindepth":
 		a, ok := f.arg(p)
@@ -404,13 +463,13 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		if !ok {
 			return nil, false
 		}
-		return fdTest(func(it *fdItem) bool { return m.Match(it.name) })
+		return fdTest(func(it *fdItem) bool { return m(it.name) })
 	case "-path", "-ipath", "-wholename", "-iwholename":
 		m, ok := f.patternArg(p)
 		if !ok {
 			return nil, false
 		}
-		return fdTest(func(it *fdItem) bool { return m.Match(it.path) })
+		return fdTest(func(it *fdItem) bool { return m(it.path) })
 	case "-lname", "-ilname":
 		m, ok := f.patternArg(p)
 		if !ok {
@@ -421,7 +480,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 				return false
 			}
 			t, err := f.env.FS.Readlink(f.env.Ctx, it.abs)
-			return err == nil && m.Match(t)
+			return err == nil && m(t)
 		})
 	case "-regex", "-iregex":
 		pat, ok := f.arg(p)
@@ -966,7 +1025,7 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 	}
 	descend := it.attr.IsDir() && (f.maxDepth < 0 || it.depth < f.maxDepth) && !it.prune && !f.quit
 	if descend {
-		ents, err := fuReadDirAttrs(f.env, it.abs)
+		ents, err := f.readDir(it.abs)
 		if err != nil {
 			if !f.env.Canceled() {
 				f.report(it.path, err)
@@ -992,6 +1051,33 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 	}
 	if f.depthFirst && inRange && !f.quit {
 		expr.eval(it)
+	}
+}
+
+// readDir lists a directory whole (as GNU find's fts reads one before it
+// visits its entries), with every entry's attributes when an expression
+// needs them, else with names, inode numbers and modes only.
+func (f *finder) readDir(abs string) ([]vfs.DirFile, error) {
+	if f.fullAttrs {
+		return fuReadDirAttrs(f.env, abs)
+	}
+	var all []vfs.DirFile
+	after := ""
+	for {
+		page, err := f.env.FS.ReadDirPage(f.env.Ctx, abs, after, 4096)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = make([]vfs.DirFile, 0, len(page))
+		}
+		for _, e := range page {
+			all = append(all, vfs.DirFile{Name: e.Name, Attr: vfs.Attr{Ino: e.Ino, Mode: e.Mode}})
+		}
+		if len(page) < 4096 {
+			return all, nil
+		}
+		after = page[len(page)-1].Name
 	}
 }
 

@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"context"
+	"github.com/desk-dev/desk/internal/glob"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +168,32 @@ func TestFnCache(t *testing.T) {
 	}
 	if c.match(`a\`, `a\`, false) || c.match("[z-a]", "z", false) {
 		t.Error("a malformed pattern matched")
+	}
+}
+
+// TestFdLiteralMatch: the byte comparisons answer what the compiled pattern
+// answers, for every name, the odd ones included.
+func TestFdLiteralMatch(t *testing.T) {
+	pats := []string{"*", "**", "*.go", "f.go", "f*", "*f*", ".go", "*.", "", "a*b", "\\*", "[a]*", "?.go", "*.GO", "*\n*"}
+	names := []string{"", "f.go", ".go", "a.go.go", "go", "f", "F.GO", "a\n.go", "\xff.go", "f\xff", "a*b", "*", "ab", "x.\n"}
+	literal := 0
+	for _, p := range pats {
+		m := fdLiteralMatch(p, false)
+		if m == nil {
+			continue
+		}
+		literal++
+		g, err := glob.CompileShell(p, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if m(n) != g.Match(n) {
+				t.Errorf("pattern %q on %q: literal %v, glob %v", p, n, m(n), g.Match(n))
+			}
+		}
+	}
+	if literal < 8 || fdLiteralMatch("*.go", true) != nil || fdLiteralMatch("a*b", false) != nil {
+		t.Errorf("literal fast path taken for %d patterns", literal)
 	}
 }
