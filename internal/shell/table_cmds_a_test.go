@@ -551,4 +551,6 @@ var tableCmdsA = []row{
 	{name: "ls -m -F", script: `ls -mF dir`, out: "c.txt, sub/\n", needs: []string{"ls"}},
 	{name: "ls -lh", script: `ls -lh big | awk '{print $5}'`, out: "2.0K\n", needs: []string{"ls", "awk"}, files: map[string]string{"big": string(make([]byte, 2048))}},
 	{name: "ls -l size", script: `ls -l lines.txt | awk '{print $5}'`, out: "14\n", needs: []string{"ls", "awk"}},
+	{name: "ls pages", script: `mkdir big; cd big; touch f{1..2500} .h{1..40}; mkdir d{1..30}; cd ..; ls big | md5sum; ls -A big | md5sum; ls -p big | tail -n 3; ls -r big | head -n 2; ls -U big | wc -l; ls -1Ap big | grep -c /`, out: "8ff5fbf5182d463fb5b75e34e2ff32eb  -\n8206cec48d1a7b779433aa94a90c128c  -\nf997\nf998\nf999\nf999\nf998\n2530\n30\n", needs: []string{"ls", "mkdir", "touch", "md5sum", "tail", "head", "wc", "grep"}},
+	{name: "ls streamed with headers", script: `ls -A dir empty; ls -p dir a.txt; ls -Q dir`, out: "dir:\nc.txt\nsub\n\nempty:\n.h\na.txt\n\ndir:\nc.txt\nsub/\n\"c.txt\"\n\"sub\"\n", needs: []string{"ls"}, files: map[string]string{"empty/.h": "x"}},
 }

@@ -1025,20 +1025,32 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 	}
 	descend := it.attr.IsDir() && (f.maxDepth < 0 || it.depth < f.maxDepth) && !it.prune && !f.quit
 	if descend {
-		ents, err := f.readDir(it.abs)
+		names, ents, err := f.readDir(it.abs)
 		if err != nil {
 			if !f.env.Canceled() {
 				f.report(it.path, err)
 			}
 		} else {
 			anc = append(anc, fdAncestor{it.attr.Ino, it.path})
-			for _, e := range ents {
+			// One item for every entry of the directory in turn: nothing
+			// keeps an item past its visit.
+			c := &fdItem{}
+			n := max(len(names), len(ents))
+			for i := range n {
 				if f.quit || f.env.Canceled() {
 					return
 				}
-				c := &fdItem{path: fuJoinPath(it.path, e.Name), abs: path.Join(it.abs, e.Name), name: e.Name,
-					start: it.start, depth: it.depth + 1}
-				c.lattr = e.Attr // as Lstat gives it, read with the page
+				var name string
+				if names != nil {
+					e := &names[i]
+					name = e.Name
+					*c = fdItem{lattr: vfs.Attr{Ino: e.Ino, Mode: e.Mode}}
+				} else {
+					name = ents[i].Name
+					*c = fdItem{lattr: ents[i].Attr} // as Lstat gives it, read with the page
+				}
+				c.path, c.abs, c.name = fuJoinPath(it.path, name), fdAbsJoin(it.abs, name), name
+				c.start, c.depth = it.start, it.depth+1
 				c.attr = c.lattr
 				if c.lattr.IsSymlink() && f.follow == 'L' {
 					if ti, err := f.env.FS.Stat(f.env.Ctx, c.abs); err == nil {
@@ -1055,30 +1067,42 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 }
 
 // readDir lists a directory whole (as GNU find's fts reads one before it
-// visits its entries), with every entry's attributes when an expression
-// needs them, else with names, inode numbers and modes only.
-func (f *finder) readDir(abs string) ([]vfs.DirFile, error) {
+// visits its entries): with every entry's attributes (ents) when an
+// expression needs them, else with names, inode numbers and modes only
+// (names).
+func (f *finder) readDir(abs string) (names []vfs.DirEntry, ents []vfs.DirFile, err error) {
 	if f.fullAttrs {
-		return fuReadDirAttrs(f.env, abs)
+		ents, err = fuReadDirAttrs(f.env, abs)
+		return nil, ents, err
 	}
-	var all []vfs.DirFile
 	after := ""
 	for {
 		page, err := f.env.FS.ReadDirPage(f.env.Ctx, abs, after, 4096)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if all == nil {
-			all = make([]vfs.DirFile, 0, len(page))
-		}
-		for _, e := range page {
-			all = append(all, vfs.DirFile{Name: e.Name, Attr: vfs.Attr{Ino: e.Ino, Mode: e.Mode}})
+		if names == nil {
+			names = page
+		} else {
+			names = append(names, page...)
 		}
 		if len(page) < 4096 {
-			return all, nil
+			if names == nil {
+				names = []vfs.DirEntry{}
+			}
+			return names, nil, nil
 		}
 		after = page[len(page)-1].Name
 	}
+}
+
+// fdAbsJoin is path.Join(dir, name) for a clean absolute dir and a name
+// from a directory listing (never empty, ".", ".." or with a "/").
+func fdAbsJoin(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }
 
 // fdTimeLayout is the layout of find's %t, %a and %c (ctime(3) with

@@ -236,6 +236,10 @@ func (l *fuLister) listDir(name, p string, header bool) {
 	}
 	dots := len(list)
 	attrs := l.o.long || l.o.sortBy != 0 || l.o.classify || l.o.deref || l.o.recursive
+	if !attrs && !l.o.all && !l.o.commas && (l.o.noSort || !l.o.reverse) {
+		l.streamDir(name, p, header)
+		return
+	}
 	list, err := l.readDir(p, attrs, list)
 	if err != nil {
 		l.w.Flush()
@@ -288,6 +292,52 @@ func (l *fuLister) listDir(name, p string, header bool) {
 				l.listDir(fuJoinPath(name, e.name), e.path, true)
 			}
 		}
+	}
+}
+
+// streamDir prints a listing that needs names and modes only, in the
+// store's order (name order, which is ls's here, or -U's "directory order"),
+// a page at a time as it is read: no list of the whole directory.
+func (l *fuLister) streamDir(name, p string, header bool) {
+	env := l.env
+	hidden := l.o.almost
+	after := ""
+	for first := true; ; first = false {
+		if err := env.Ctx.Err(); err != nil {
+			return
+		}
+		ents, err := env.FS.ReadDirPage(env.Ctx, p, after, lsPage)
+		if err != nil {
+			l.w.Flush()
+			env.Errorf("ls", "cannot open directory %s: %s", quoteaf(env, name), Strerror(err))
+			l.status = 2
+			return
+		}
+		if first {
+			if l.printed {
+				l.w.WriteString("\n")
+			}
+			l.printed = true
+			if header {
+				fmt.Fprintf(l.w, "%s:\n", name)
+			}
+		}
+		for _, de := range ents {
+			if !hidden && strings.HasPrefix(de.Name, ".") {
+				continue
+			}
+			if l.o.inode {
+				l.w.WriteString(strconv.FormatUint(de.Ino, 10))
+				l.w.WriteByte(' ')
+			}
+			l.w.WriteString(l.quoted(de.Name))
+			l.w.WriteString(l.indicator(vfs.Attr{Mode: de.Mode, Ino: de.Ino}, false))
+			l.w.WriteByte('\n')
+		}
+		if len(ents) < lsPage {
+			return
+		}
+		after = ents[len(ents)-1].Name
 	}
 }
 
