@@ -308,6 +308,7 @@ var tableCmdsB = []row{
 	{name: "sort stdin numbers", script: `printf '3\n-1\n2.5\n\n-10\n' | sort -n`, out: "-10\n-1\n\n2.5\n3\n", needs: []string{"sort"}},
 	{name: "sort month", script: `printf 'Mar\nJan\nfeb\nxyz\n' | sort -M`, out: "xyz\nJan\nfeb\nMar\n", needs: []string{"sort"}},
 	{name: "sort bad key", script: `sort -k0 lines.txt`, errSub: "sort: field number is zero: invalid field specification ‘0’", exit: 2, needs: []string{"sort"}},
+	{name: "sort shared prefixes", script: `printf 'abcdefgh2\nabcdefgh\nabcdefgh1\nabcdefg\nb\n\303\251\ne\n\nabcdefgh\000x\nA\n' | sort | od -c | head -4; printf 'abcdefgh2\nabcdefgh\nb\nabcdefgh1\n' | sort -r`, out: "0000000  \\n   A  \\n   a   b   c   d   e   f   g  \\n   a   b   c   d   e\n0000020   f   g   h  \\n   a   b   c   d   e   f   g   h  \\0   x  \\n   a\n0000040   b   c   d   e   f   g   h   1  \\n   a   b   c   d   e   f   g\n0000060   h   2  \\n   b  \\n   e  \\n 303 251  \\n\nb\nabcdefgh2\nabcdefgh1\nabcdefgh\n", needs: []string{"sort", "od", "head"}},
 	// stat
 	{name: "stat name size", script: `stat -c '%n %s' a.txt lines.txt "space name.txt"`, out: "a.txt 6\nlines.txt 14\nspace name.txt 3\n", needs: []string{"stat"}},
 	{name: "stat modes", script: `chmod 755 a.txt; chmod 600 b.txt; stat -c '%a %A %n' a.txt b.txt dir`, out: "755 -rwxr-xr-x a.txt\n600 -rw------- b.txt\n755 drwxr-xr-x dir\n", needs: []string{"stat", "chmod"}},
@@ -467,6 +468,7 @@ var tableCmdsB = []row{
 	{name: "uniq sorted count", script: `sort u.txt | uniq -c | sort -rn`, out: "      3 c\n      3 a\n      1 b\n", needs: []string{"uniq", "sort"}, files: cmdsBUniq},
 	{name: "uniq missing", script: `uniq nope; echo $?`, out: "1\n", errSub: "uniq: nope: No such file or directory", needs: []string{"uniq"}},
 	{name: "uniq no trailing newline", script: `printf 'a\na' | uniq`, out: "a\n", needs: []string{"uniq"}},
+	{name: "uniq long lines", script: `x=$(printf '%070000d' 0 | tr 0 a); { echo "$x"; echo "$x"; echo "${x}b"; echo b; echo b; } | uniq -c | cut -c1-9`, out: "      2 a\n      1 a\n      2 b\n", needs: []string{"uniq", "printf", "tr", "cut"}},
 	// unexpand
 	{name: "unexpand leading", script: `printf '        x\n                y  z\n' | unexpand | cat -A`, out: "^Ix$\n^I^Iy  z$\n", needs: []string{"unexpand", "cat"}},
 	{name: "unexpand all", script: `printf 'a       b       c\n' | unexpand -a | cat -A`, out: "a^Ib^Ic$\n", needs: []string{"unexpand", "cat"}},

@@ -1,6 +1,10 @@
 package cmds
 
-import "testing"
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
 
 func TestSort(t *testing.T) {
 	fx := map[string]string{
@@ -73,4 +77,34 @@ func runLimited(t *testing.T, max int64, name, stdin string, args ...string) (st
 	fn, _ := Lookup(name)
 	code := fn(env, append([]string{name}, args...))
 	return out.String(), errb.String(), code
+}
+
+// TestSortPlain: the numeric-prefix sort orders as bytes.Compare does,
+// lines that share 8 bytes, short lines and zero bytes included.
+func TestSortPlain(t *testing.T) {
+	words := []string{"", "a", "a\x00", "a\x00\x00", "ab", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgg", "\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\x01", "\xff\xff\xff\xff\xff\xff\xff\xff", "B", "b", "é", "e"}
+	for _, rev := range []bool{false, true} {
+		var lines [][]byte
+		for range 3 {
+			for i := len(words) - 1; i >= 0; i-- {
+				lines = append(lines, []byte(words[i]))
+			}
+		}
+		want := slices.Clone(lines)
+		slices.SortFunc(want, func(a, b []byte) int {
+			if rev {
+				return bytes.Compare(b, a)
+			}
+			return bytes.Compare(a, b)
+		})
+		if !sortPlain(lines, rev, func() bool { return false }) {
+			t.Fatal("sortPlain stopped")
+		}
+		if !slices.EqualFunc(lines, want, bytes.Equal) {
+			t.Errorf("rev %v: %q, want %q", rev, lines, want)
+		}
+	}
+	if sortPlain([][]byte{[]byte("b"), []byte("a")}, false, func() bool { return true }) {
+		t.Error("a canceled sort reports done")
+	}
 }

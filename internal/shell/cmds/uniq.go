@@ -135,6 +135,9 @@ func Uniq(env *Env, args []string) int {
 		w.WriteByte(delim)
 	}
 	lr := newLineReader(env, r, delim)
+	lr.view = true // lines are slices of the reader's buffer: prev is a copy
+	var held int64 // charged for prev's buffer
+	defer func() { env.Release(held) }()
 	status := 0
 	for line := range lr.lines() {
 		if prev != nil && equal(key(prev), key(line)) {
@@ -150,12 +153,18 @@ func Uniq(env *Env, args []string) int {
 			continue
 		}
 		emit()
-		// The line kept (the reader's charge ends at the next line).
-		env.Release(int64(cap(prev)))
-		if env.Hold(int64(cap(line))) != nil {
-			return 1
+		// The line kept, copied into prev's buffer (grown and charged as
+		// needed; the reader's charge for a long line ends at the next).
+		if len(line) > cap(prev) {
+			c := max(int64(len(line)), 2*int64(cap(prev)))
+			if env.Hold(c) != nil {
+				return 1
+			}
+			env.Release(held)
+			held = c
+			prev = make([]byte, 0, c)
 		}
-		prev, n = line, 1
+		prev, n = append(prev[:0], line...), 1
 	}
 	if err := lr.err; err != nil {
 		w.Flush()
