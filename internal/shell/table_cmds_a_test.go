@@ -154,6 +154,8 @@ var tableCmdsA = []row{
 	{name: "cp same file", script: `cp a.txt a.txt`, errSub: "cp: 'a.txt' and 'a.txt' are the same file", exit: 1, needs: []string{"cp"}},
 	{name: "cp into itself", script: `cp -r dir dir/sub`, errSub: "cp: cannot copy a directory, 'dir', into itself, 'dir/sub/dir'", exit: 1, needs: []string{"cp"}},
 	{name: "cp file onto dir", script: `cp -r dir a.txt`, errSub: "cp: cannot overwrite non-directory 'a.txt' with directory 'dir'", exit: 1, needs: []string{"cp"}},
+	{name: "cp -r pages and sizes", script: `mkdir -p t/s; cd t; for i in $(seq 300); do echo "file $i" > f$i; done; : > empty; printf '%0100000d' 7 > big; chmod 750 f7; ln -s f1 link; ln -s nowhere broken; echo deep > s/d; cd ..; cp -r t u; cd u; ls | wc -l; cat f299 s/d; wc -c < big; wc -c < empty; stat -c '%a %F' f7 link broken s; readlink link; readlink broken; cd ..; rm t/broken u/broken; diff -r t u && echo same`, out: "305\nfile 299\ndeep\n100000\n0\n750 regular file\n777 symbolic link\n777 symbolic link\n755 directory\nf1\nnowhere\nsame\n", needs: []string{"cp", "mkdir", "seq", "ls", "wc", "cat", "stat", "readlink", "diff", "ln", "chmod", "rm"}},
+	{name: "cp -r merge into existing", script: `mkdir -p u/dir/sub; echo old > u/dir/c.txt; echo keep > u/dir/k; cp -r dir u; cat u/dir/c.txt u/dir/k u/dir/sub/d.md; cp -rn dir/. u/dir; cp -rL dir v; find v | sort`, out: "gamma\nkeep\ndelta\nv\nv/c.txt\nv/sub\nv/sub/d.md\n", needs: []string{"cp", "mkdir", "cat", "find", "sort"}},
 
 	// cut
 	{name: "cut -d -f", script: `cut -d: -f1`, stdin: "a:b:c\nd:e:f\n", out: "a\nd\n", needs: []string{"cut"}},

@@ -129,6 +129,9 @@ func fuTargets(env *Env, cmd string, operands []string, targetDir string, noTarg
 type fuCopier struct {
 	env *Env
 	o   cpOpts
+	// inPages is the content read with directory pages and not yet
+	// copied, over every directory being copied (bounded by cpPageContent).
+	inPages int64
 }
 
 // copyTop copies one operand.
@@ -157,17 +160,105 @@ func (c *fuCopier) copyTop(src, dst string) bool {
 			return false
 		}
 	}
-	return c.copy(src, sp, fi.Attr(), dst, env.Abs(dst))
+	return c.copy(src, sp, cpSource{attr: fi.Attr()}, dst, env.Abs(dst), false)
 }
 
-// copy copies src (attributes a) to dst; names are as displayed.
-func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
+// cpSource is what cp knows of a file to copy: its attributes and, for a
+// small file read with its directory's page, its content.
+type cpSource struct {
+	attr   vfs.Attr
+	data   []byte
+	loaded bool // data is the content (vfs.DirFile.Loaded)
+}
+
+// cpPageContent bounds the content of small files that cp holds from
+// directory pages, over the directories being copied (charged to the
+// execution's memory until the directory is copied); past it, files are
+// opened one by one.
+const cpPageContent = 4 << 20
+
+// cpFileInPage is the largest file whose content is read with its
+// directory page.
+const cpFileInPage = 64 << 10
+
+// finishDir gives a copied directory its mode (and, with -p, times) once
+// its entries are copied.
+func (c *fuCopier) finishDir(dp string, a vfs.Attr, exists bool) {
 	env := c.env
+	mode := a.Mode & 0o7777
+	if !c.o.preserve {
+		mode &^= fuUmask
+	}
+	if !exists || c.o.preserve {
+		env.FS.Chmod(env.Ctx, dp, fuPermOf(mode))
+	}
+	if c.o.preserve {
+		env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, false)
+	}
+}
+
+// readDirSources lists directory sp for copying, with every entry's
+// attributes and the content of its small files while the copier holds
+// less than cpPageContent, in pages (one statement each); the bytes held
+// are returned, to give back with c.release.
+func (c *fuCopier) readDirSources(sp string) ([]vfs.DirFile, int64, error) {
+	env := c.env
+	var all []vfs.DirFile
+	var held int64
+	after := ""
+	for {
+		if err := env.Ctx.Err(); err != nil {
+			c.release(held)
+			return nil, 0, err
+		}
+		maxSize := int64(cpFileInPage)
+		if c.inPages >= cpPageContent {
+			maxSize = 0
+		}
+		page, err := env.FS.ReadDirFiles(env.Ctx, sp, after, 256, maxSize)
+		if err != nil {
+			c.release(held)
+			return nil, 0, err
+		}
+		var n int64
+		for _, e := range page {
+			n += int64(len(e.Data))
+		}
+		if err := env.Hold(n); err != nil {
+			c.release(held)
+			return nil, 0, err
+		}
+		held += n
+		c.inPages += n
+		all = append(all, page...)
+		if len(page) < 256 {
+			return all, held, nil
+		}
+		after = page[len(page)-1].Name
+	}
+}
+
+// release gives back n bytes of content read with directory pages.
+func (c *fuCopier) release(n int64) {
+	c.env.Release(n)
+	c.inPages -= n
+}
+
+// copy copies src to dst; names are as displayed. fresh says that dst's
+// directory was made by this copy, so dst does not exist.
+func (c *fuCopier) copy(src, sp string, from cpSource, dst, dp string, fresh bool) bool {
+	env := c.env
+	a := from.attr
 	if err := env.Ctx.Err(); err != nil {
 		return false
 	}
-	dfi, derr := env.FS.Lstat(env.Ctx, dp)
-	exists := derr == nil
+	var dfi *vfs.FileInfo
+	exists := false
+	if !fresh {
+		var derr error
+		dfi, derr = env.FS.Lstat(env.Ctx, dp)
+		exists = derr == nil
+	}
 	if exists && dfi.Attr().Ino == a.Ino {
 		if !c.o.noClobber {
 			env.Errorf("cp", "%s and %s are the same file", quoteaf(env, src), quoteaf(env, dst))
@@ -191,42 +282,54 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 				fuPrintf(env, "%s -> %s\n", quoteaf(env, src), quoteaf(env, dst))
 			}
 		}
-		ents, err := env.FS.ReadDir(env.Ctx, sp)
+		if c.o.deref {
+			ents, err := env.FS.ReadDir(env.Ctx, sp)
+			if err != nil {
+				env.Errorf("cp", "cannot access %s: %s", quoteaf(env, src), Strerror(err))
+				return false
+			}
+			ok := true
+			for _, de := range ents {
+				if env.Canceled() {
+					return false
+				}
+				csp := strings.TrimSuffix(sp, "/") + "/" + de.Name
+				cfi, err := env.FS.Stat(env.Ctx, csp)
+				if err != nil {
+					env.Errorf("cp", "cannot stat %s: %s", quoteaf(env, fuJoinPath(src, de.Name)), Strerror(err))
+					ok = false
+					continue
+				}
+				if !c.copy(fuJoinPath(src, de.Name), csp, cpSource{attr: cfi.Attr()}, fuJoinPath(dst, de.Name), strings.TrimSuffix(dp, "/")+"/"+de.Name, !exists) {
+					ok = false
+				}
+			}
+			c.finishDir(dp, a, exists)
+			return ok
+		}
+		// The entries with their attributes (as Lstat gives them) and
+		// small files' content, a page at a time: no stat, open and read
+		// per file.
+		ents, held, err := c.readDirSources(sp)
 		if err != nil {
 			env.Errorf("cp", "cannot access %s: %s", quoteaf(env, src), Strerror(err))
 			return false
 		}
+		defer c.release(held)
 		ok := true
-		for _, de := range ents {
+		for i := range ents {
 			if env.Canceled() {
 				return false
 			}
+			de := &ents[i]
 			csp := strings.TrimSuffix(sp, "/") + "/" + de.Name
-			var cfi *vfs.FileInfo
-			if c.o.deref {
-				cfi, err = env.FS.Stat(env.Ctx, csp)
-			} else {
-				cfi, err = env.FS.Lstat(env.Ctx, csp)
-			}
-			if err != nil {
-				env.Errorf("cp", "cannot stat %s: %s", quoteaf(env, fuJoinPath(src, de.Name)), Strerror(err))
-				ok = false
-				continue
-			}
-			if !c.copy(fuJoinPath(src, de.Name), csp, cfi.Attr(), fuJoinPath(dst, de.Name), strings.TrimSuffix(dp, "/")+"/"+de.Name) {
+			from := cpSource{attr: de.Attr, data: de.Data, loaded: de.Loaded}
+			if !c.copy(fuJoinPath(src, de.Name), csp, from, fuJoinPath(dst, de.Name), strings.TrimSuffix(dp, "/")+"/"+de.Name, !exists) {
 				ok = false
 			}
+			de.Data = nil
 		}
-		mode := a.Mode & 0o7777
-		if !c.o.preserve {
-			mode &^= fuUmask
-		}
-		if !exists || c.o.preserve {
-			env.FS.Chmod(env.Ctx, dp, fuPermOf(mode))
-		}
-		if c.o.preserve {
-			env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, false)
-		}
+		c.finishDir(dp, a, exists)
 		return ok
 	case exists && dfi.IsDir():
 		env.Errorf("cp", "cannot overwrite directory %s with non-directory", quoteaf(env, dst))
@@ -251,10 +354,14 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 			env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, true)
 		}
 	} else {
-		h, err := env.FS.Open(env.Ctx, sp)
-		if err != nil {
-			env.Errorf("cp", "cannot open %s for reading: %s", quoteaf(env, src), Strerror(err))
-			return false
+		var h *vfs.File
+		if !from.loaded {
+			var err error
+			h, err = env.FS.Open(env.Ctx, sp)
+			if err != nil {
+				env.Errorf("cp", "cannot open %s for reading: %s", quoteaf(env, src), Strerror(err))
+				return false
+			}
 		}
 		mode := a.Mode & 0o777 &^ fuUmask
 		if exists && fuIsLinkMode(dfi.Attr().Mode) {
@@ -263,8 +370,13 @@ func (c *fuCopier) copy(src, sp string, a vfs.Attr, dst, dp string) bool {
 				env.FS.Remove(env.Ctx, dp)
 			}
 		}
-		_, err = env.FS.WriteFileFrom(env.Ctx, dp, h, fuPermOf(mode))
-		h.Close()
+		var err error
+		if h != nil {
+			_, err = env.FS.WriteFileFrom(env.Ctx, dp, h, fuPermOf(mode))
+			h.Close()
+		} else {
+			err = env.FS.WriteFile(env.Ctx, dp, from.data, fuPermOf(mode))
+		}
 		if err != nil {
 			if fuErrnoOf(err) == syscall.ENOENT || fuErrnoOf(err) == syscall.ENOTDIR || fuErrnoOf(err) == syscall.EISDIR {
 				env.Errorf("cp", "cannot create regular file %s: %s", quoteaf(env, dst), Strerror(err))
