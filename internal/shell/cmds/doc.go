@@ -51,6 +51,34 @@
 // output from the 96 KiB read buffer holding a late NUL, desk's grep from
 // its line; Go's case folding takes the Kelvin sign for k under -i.
 //
+// # Walks and listings: what they read from the store
+//
+// find reads each directory whole before it visits its entries (as GNU
+// find's fts does), a page of 4,096 names, inode numbers and modes at a time
+// (vfs.ReadDirPage) when every predicate needs no more than that (-name,
+// -path, -regex, -type, -perm, -inum, -prune, -print, -exec, -delete, ...;
+// the list is fdNamesOnly), and with every entry's full attributes
+// (vfs.ReadDirFiles) as soon as one predicate needs them (-size, -mtime,
+// -newer, -user, -links, -empty, -printf, -ls, ...). A -name or -path
+// pattern that is a literal with at most a "*" at either end is matched by
+// comparing bytes, which answers what the compiled pattern answers. ls
+// prints a listing that needs names only (no -l, -t, -S, -F, -R, -a, -m or
+// -r) a page of 1,024 at a time as it reads it; the others gather the
+// directory to sort and align it. cp -r lists each source directory in
+// pages of 256 with the entries' attributes and the content of files of at
+// most 64 KiB (vfs.ReadDirFiles), holding at most 4 MiB of such content
+// over the directories being copied (charged to Env.Mem; past it files are
+// opened one by one), and does not look up destinations under a directory
+// it has just made.
+//
+// jq parses its input directly over the bytes into gojq's values;
+// encoding/json's tokenizer decodes only text the direct parser does not
+// accept, from the start of that value, so values and error messages are
+// the tokenizer's (TestJqDecode and FuzzJqDecode hold the two to each
+// other). Plain sort (whole lines, bytewise, with or without -r) compares
+// each line's first 8 bytes as a number before the bytes (32 bytes a line
+// more, charged, while it sorts).
+//
 // # Network: curl and wget
 //
 // curl and wget send every request through Env.Net, the execution's

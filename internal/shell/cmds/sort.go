@@ -281,12 +281,7 @@ func Sort(env *Env, args []string) int {
 			return 2
 		}
 		defer env.Release(int64(len(lines)) * 32)
-		if !sortPlain(lines, k.flags.r, func() bool {
-			if n++; n&0xfff == 0 && env.Canceled() {
-				cancelled = true
-			}
-			return cancelled
-		}) {
+		if !sortPlain(lines, k.flags.r, env.Canceled) {
 			cancelled = true
 		}
 	} else {
@@ -331,7 +326,8 @@ func Sort(env *Env, args []string) int {
 // end), so that most comparisons compare two numbers; lines whose numbers
 // are equal are compared whole, which orders them as bytes.Compare does
 // (a short line and one that goes on with zero bytes too). canceled is
-// called now and then and stops the sort (false returned) when true.
+// called every 4,096 comparisons and stops the sort (false returned) when
+// true.
 func sortPlain(lines [][]byte, rev bool, canceled func() bool) bool {
 	type ent struct {
 		key  uint64
@@ -344,9 +340,12 @@ func sortPlain(lines [][]byte, rev bool, canceled func() bool) bool {
 		ents[i] = ent{binary.BigEndian.Uint64(b[:]), l}
 	}
 	stop := false
+	calls := 0
 	slices.SortFunc(ents, func(a, b ent) int {
-		if stop || canceled() {
+		if calls++; calls&0xfff == 0 && canceled() {
 			stop = true
+		}
+		if stop {
 			return 0
 		}
 		if rev {
@@ -357,6 +356,11 @@ func sortPlain(lines [][]byte, rev bool, canceled func() bool) bool {
 				return -1
 			}
 			return 1
+		}
+		if len(a.line) <= 8 && len(b.line) <= 8 {
+			// Both whole in their keys: the shorter is a prefix of the
+			// longer (zeros follow it), or they are the same.
+			return len(a.line) - len(b.line)
 		}
 		return bytes.Compare(a.line, b.line)
 	})

@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -104,7 +105,11 @@ func TestSortPlain(t *testing.T) {
 			t.Errorf("rev %v: %q, want %q", rev, lines, want)
 		}
 	}
-	if sortPlain([][]byte{[]byte("b"), []byte("a")}, false, func() bool { return true }) {
+	var many [][]byte
+	for i := range 10000 {
+		many = append(many, []byte(fmt.Sprint(10000-i)))
+	}
+	if sortPlain(many, false, func() bool { return true }) {
 		t.Error("a canceled sort reports done")
 	}
 }
