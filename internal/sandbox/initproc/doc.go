@@ -9,26 +9,32 @@
 //   - As pid 1 of the sandbox's pid namespace it reaps every process. One
 //     reaper goroutine calls wait4(-1) on SIGCHLD and hands the status of an
 //     execution's main process to it; nothing else waits.
+//
 //   - Each execution's main process starts with setsid(2): its pid is its
 //     session and process group id. Signals go to the process group and to
 //     every process whose session is that id (scanned in /proc), which covers
 //     background jobs and process groups made inside it. A process that makes
 //     a session of its own (setsid, daemons) leaves the execution; see below.
+//
 //   - When the main process of an attached execution ends, every process left
 //     in its session is killed with SIGKILL, its pipes are read to their end
 //     (at most DrainTimeout more when something outside the session still
 //     holds them), and Exit reports the status, CPU time and peak RSS. When it
 //     was the only attached execution running, processes that escaped their
 //     session are killed too (those of detached executions' sessions stay).
+//
 //   - A timeout (Start.Timeout) or a Signal with Escalate sends SIGTERM (or
 //     the signal asked for), then SIGKILL KillGrace later.
+//
 //   - A terminal execution (Start.Terminal, desk shell) runs on a new
 //     pseudo-terminal of the sandbox's devpts, its controlling terminal;
 //     Resize frames set its window size (pty.go).
+//
 //   - It ignores every signal a process of the sandbox can send it (as pid 1
 //     it receives only those it handles: it handles them by dropping them),
 //     and marks itself not dumpable, so that programs running as the same
 //     user can neither ptrace it nor open its /proc files (its socket).
+//
 //   - When the connection to the host ends (desk stopped, crashed or gave up
 //     on the sandbox) it exits, and the kernel kills every process of the
 //     sandbox with it: a sandbox never outlives the desk process that owns it.
