@@ -140,7 +140,11 @@ func TestStore_oversized(t *testing.T) {
 
 	// At the bound exactly it reads; one byte more it does not.
 	small := Open(dir, Options{MaxBytes: 100})
-	for n, ok := range map[int]bool{100: true, 101: false} {
+	for _, c := range []struct { // in this order: the write below expects the 101 bytes
+		n  int
+		ok bool
+	}{{100, true}, {101, false}} {
+		n, ok := c.n, c.ok
 		if err := os.WriteFile(p, bytes.Repeat([]byte("x"), n), 0o600); err != nil {
 			t.Fatal(err)
 		}
