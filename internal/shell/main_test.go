@@ -1,0 +1,20 @@
+package shell
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+)
+
+// TestMain keeps the oracle's environment bash's usual one: bash lists the
+// signals it inherited as ignored (under nohup, `trap` prints
+// "trap -- '' SIGHUP"), so the bash the tests run must not inherit an
+// ignored SIGHUP from however go test was started. A signal Go handles is
+// reset to its default in a child at exec.
+func TestMain(m *testing.M) {
+	if signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
+	os.Exit(m.Run())
+}
