@@ -8,8 +8,8 @@ import (
 )
 
 // TestMain keeps the oracle's environment bash's usual one: bash lists the
-// signals it inherited as ignored (under nohup, `trap` prints
-// "trap -- '' SIGHUP"), so the bash the tests run must not inherit an
+// signals it inherited as ignored (under nohup, `trap` prints a line for
+// SIGHUP with an empty action), so the bash the tests run must not inherit an
 // ignored SIGHUP from however go test was started. A signal Go handles is
 // reset to its default in a child at exec.
 func TestMain(m *testing.M) {
