@@ -132,6 +132,9 @@ type fuCopier struct {
 	// inPages is the content read with directory pages and not yet
 	// copied, over every directory being copied (bounded by cpPageContent).
 	inPages int64
+	// listed is the number of entries of prefetched listings not yet
+	// copied (bounded by cpTreeEntries).
+	listed int
 }
 
 // copyTop copies one operand.
@@ -164,18 +167,38 @@ func (c *fuCopier) copyTop(src, dst string) bool {
 }
 
 // cpSource is what cp knows of a file to copy: its attributes and, for a
-// small file read with its directory's page, its content.
+// small file read with its directory's page, its content; for a directory
+// listed ahead, its listing.
 type cpSource struct {
 	attr   vfs.Attr
 	data   []byte
-	loaded bool // data is the content (vfs.DirFile.Loaded)
+	loaded bool   // data is the content (vfs.DirFile.Loaded)
+	dir    *cpDir // the listing read ahead, or nil
 }
+
+// cpDir is a source directory's listing, read before anything under it is
+// written (see fuCopier.listTree): the entries as readDirSources gives
+// them, or the error it gave; the listings of subdirectories read ahead
+// too, by entry index.
+type cpDir struct {
+	ents []vfs.DirFile
+	held int64 // content bytes held (c.release)
+	n    int   // entries counted in c.listed
+	err  error
+	sub  map[int]*cpDir
+	done bool // released
+}
+
+// cpTreeEntries bounds the entries of the listings cp reads ahead of
+// copying (about 200 bytes each); past it, directories are listed as they
+// are copied.
+var cpTreeEntries = 16 << 10
 
 // cpPageContent bounds the content of small files that cp holds from
 // directory pages, over the directories being copied (charged to the
 // execution's memory until the directory is copied); past it, files are
 // opened one by one.
-const cpPageContent = 4 << 20
+var cpPageContent int64 = 4 << 20
 
 // cpFileInPage is the largest file whose content is read with its
 // directory page.
@@ -235,6 +258,94 @@ func (c *fuCopier) readDirSources(sp string) ([]vfs.DirFile, int64, error) {
 			return all, held, nil
 		}
 		after = page[len(page)-1].Name
+	}
+}
+
+// writeRun writes the run of small regular files at the start of ents
+// (read with their directory's page: Loaded) into the new directory dp in
+// one vfs.FS.Batch, a single request to the store instead of one per file,
+// and returns how many it wrote: 0 if the run is shorter than two files or
+// the batch failed, in which case nothing of it was written and the files
+// are copied one by one (with each one's error, as GNU cp reports them).
+func (c *fuCopier) writeRun(ents []vfs.DirFile, src, dst, dp string) int {
+	n := 0
+	for n < len(ents) && ents[n].Loaded && ents[n].Attr.Mode&vfs.S_IFMT == vfs.S_IFREG {
+		n++
+	}
+	if n < 2 {
+		return 0
+	}
+	env := c.env
+	base := strings.TrimSuffix(dp, "/") + "/"
+	err := env.FS.Batch(env.Ctx, func(b *vfs.Batch) error {
+		for i := range ents[:n] {
+			if err := env.Ctx.Err(); err != nil {
+				return err
+			}
+			e := &ents[i]
+			p := base + e.Name
+			if err := b.WriteFile(p, e.Data, fuPermOf(e.Attr.Mode&0o777&^fuUmask)); err != nil {
+				return err
+			}
+			if c.o.preserve {
+				b.Chmod(p, fuPermOf(e.Attr.Mode&0o7777))
+				b.Utimens(p, e.Attr.Atime, e.Attr.Mtime, false)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0
+	}
+	for i := range ents[:n] {
+		if c.o.verbose {
+			fuPrintf(env, "%s -> %s\n", quoteaf(env, fuJoinPath(src, ents[i].Name)), quoteaf(env, fuJoinPath(dst, ents[i].Name)))
+		}
+		ents[i].Data = nil
+	}
+	return n
+}
+
+// listDir reads directory sp's listing (readDirSources) as a cpDir.
+func (c *fuCopier) listDir(sp string) *cpDir {
+	ents, held, err := c.readDirSources(sp)
+	d := &cpDir{ents: ents, held: held, n: len(ents), err: err}
+	c.listed += d.n
+	return d
+}
+
+// listTree lists directory sp and, depth first, its subdirectories while
+// the listings read ahead hold fewer than cpTreeEntries entries and the
+// content held is under cpPageContent; a subdirectory left out is listed
+// when it is copied. The destination of sp is new (made by this cp), so
+// nothing cp writes under it can change what the listings read.
+func (c *fuCopier) listTree(sp string) *cpDir {
+	d := c.listDir(sp)
+	for i := range d.ents {
+		if c.listed >= cpTreeEntries || c.inPages >= cpPageContent || c.env.Ctx.Err() != nil {
+			break
+		}
+		if e := &d.ents[i]; e.Attr.IsDir() {
+			if d.sub == nil {
+				d.sub = map[int]*cpDir{}
+			}
+			d.sub[i] = c.listTree(strings.TrimSuffix(sp, "/") + "/" + e.Name)
+		}
+	}
+	return d
+}
+
+// releaseTree gives back what d and the listings under it not yet
+// released hold.
+func (c *fuCopier) releaseTree(d *cpDir) {
+	if d.done {
+		return
+	}
+	d.done = true
+	c.release(d.held)
+	c.listed -= d.n
+	for _, s := range d.sub {
+		c.releaseTree(s)
 	}
 }
 
@@ -309,21 +420,38 @@ func (c *fuCopier) copy(src, sp string, from cpSource, dst, dp string, fresh boo
 		}
 		// The entries with their attributes (as Lstat gives them) and
 		// small files' content, a page at a time: no stat, open and read
-		// per file.
-		ents, held, err := c.readDirSources(sp)
-		if err != nil {
-			env.Errorf("cp", "cannot access %s: %s", quoteaf(env, src), Strerror(err))
+		// per file. Into a directory just made, the whole source tree is
+		// listed first (within cpTreeEntries and cpPageContent), so that
+		// the listings are read before the copies are written: a listing
+		// read after writes commits them (vfs.FS.ReadDirFiles), and the
+		// tree is then written in one run.
+		d := from.dir
+		if d == nil {
+			if exists {
+				d = c.listDir(sp)
+			} else {
+				d = c.listTree(sp)
+			}
+		}
+		defer c.releaseTree(d)
+		if d.err != nil {
+			env.Errorf("cp", "cannot access %s: %s", quoteaf(env, src), Strerror(d.err))
 			return false
 		}
-		defer c.release(held)
 		ok := true
-		for i := range ents {
+		for i := 0; i < len(d.ents); i++ {
 			if env.Canceled() {
 				return false
 			}
-			de := &ents[i]
+			if !exists {
+				if n := c.writeRun(d.ents[i:], src, dst, dp); n > 0 {
+					i += n - 1
+					continue
+				}
+			}
+			de := &d.ents[i]
 			csp := strings.TrimSuffix(sp, "/") + "/" + de.Name
-			from := cpSource{attr: de.Attr, data: de.Data, loaded: de.Loaded}
+			from := cpSource{attr: de.Attr, data: de.Data, loaded: de.Loaded, dir: d.sub[i]}
 			if !c.copy(fuJoinPath(src, de.Name), csp, from, fuJoinPath(dst, de.Name), strings.TrimSuffix(dp, "/")+"/"+de.Name, !exists) {
 				ok = false
 			}

@@ -69,7 +69,15 @@
 // most 64 KiB (vfs.ReadDirFiles), holding at most 4 MiB of such content
 // over the directories being copied (charged to Env.Mem; past it files are
 // opened one by one), and does not look up destinations under a directory
-// it has just made.
+// it has just made. Into a directory it has just made, cp -r lists the
+// whole source tree before writing (at most 16,384 entries read ahead;
+// past that, directories are listed as they are copied), because a listing
+// read after writes commits the execution's pending changes; and it writes
+// each run of such small files of a directory in one vfs.FS.Batch (one
+// request to the store, not one per file). A batch that fails is undone
+// whole and its files are copied one by one, so errors and what is copied
+// are those of the file-by-file path (TestCpTree_gnu compares the trees
+// GNU cp makes, TestCpTree_batchRefused a refusal inside a batch).
 //
 // jq parses its input directly over the bytes into gojq's values;
 // encoding/json's tokenizer decodes only text the direct parser does not
