@@ -94,6 +94,10 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		DataDir:   *wf.data,
 		Workspace: bs.workspaceOptions(),
 		Logger:    log,
+		StoreLimits: func(ws string) (int64, int64, error) {
+			l, err := rules.Limits(ws)
+			return l.MaxBytes, l.MaxInodes, err
+		},
 	})
 	if errors.Is(err, host.ErrLocked) {
 		bs.close()

@@ -36,6 +36,13 @@ func newPolicyHost(dataDir string, log *slog.Logger) *policyHost {
 	return h
 }
 
+// storeLimits is host.Options.StoreLimits: a workspace's own quota
+// (policy.Limits), 0 for the server's.
+func (h *policyHost) storeLimits(ws string) (int64, int64, error) {
+	l, err := h.store.Limits(ws)
+	return l.MaxBytes, l.MaxInodes, err
+}
+
 // setRun makes h the runtime's Gate, and records the execs the sandbox
 // refuses under the same rules (its guard at execve).
 func (h *policyHost) setRun(bs *backendSet, log *slog.Logger) {

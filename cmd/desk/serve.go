@@ -247,6 +247,7 @@ func serveUntil(ctx context.Context, cfg serveConfig) error {
 		ReserveBytes: cfg.reserve,
 		Workspace:    cfg.quota.workspace(bs.workspaceOptions()),
 		Logger:       cfg.log,
+		StoreLimits:  ph.storeLimits,
 	})
 	if errors.Is(err, host.ErrLocked) {
 		return fmt.Errorf("%w (is another desk serve running on it?)", err)

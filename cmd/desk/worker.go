@@ -287,7 +287,7 @@ func serveWorker(ctx context.Context, wr workerRun) error {
 	var srv *worker.Server
 	h, err := host.Open(ctx, host.Options{
 		DataDir: wr.data, IdleTimeout: wr.idle, MaxOpen: 1, NoLock: true, Workspace: wo, Logger: wr.log,
-		OnHibernate: func(string) { srv.Hibernated() },
+		OnHibernate: func(string) { srv.Hibernated() }, StoreLimits: ph.storeLimits,
 	})
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ func init() {
 		{wsStatsSpec, runWSStats},
 		{wsRmSpec, runWSRm},
 		{wsPolicySpec, runWSPolicy}, // policy.go
+		{wsLimitsSpec, runWSLimits}, // limits.go
 	}
 }
 

@@ -42,7 +42,12 @@ const maxQuotaWorkspaces = 4096
 // admitExec counts one execution of workspace ws, or refuses it (429
 // too_many) past either quota.
 func (s *Server) admitExec(ctx context.Context, ws string) error {
-	per, perDay := s.opts.MaxExecsPerMinute, s.opts.MaxCPUPerDay
+	own, err := s.limitsOf(ws)
+	if err != nil {
+		return err
+	}
+	lim := s.effectiveLimits(own)
+	per, perDay := lim.MaxExecsPerMinute, lim.MaxCPUPerDay
 	if per < 0 && perDay < 0 {
 		return nil
 	}
@@ -62,10 +67,10 @@ func (s *Server) admitExec(ctx context.Context, ws string) error {
 		}
 	}
 	if per > 0 && w.execs >= per {
-		return errorf(http.StatusTooManyRequests, CodeTooMany, "workspace %s started %d executions this minute, its quota (desk serve --max-execs-per-minute): retry in %ds", ws, per, 60-now.Unix()%60)
+		return errorf(http.StatusTooManyRequests, CodeTooMany, "workspace %s started %d executions this minute, its quota (%s): retry in %ds", ws, per, limitSource(own.MaxExecsPerMinute != 0, "--max-execs-per-minute"), 60-now.Unix()%60)
 	}
 	if perDay > 0 && w.cpu >= perDay {
-		return errorf(http.StatusTooManyRequests, CodeTooMany, "workspace %s used %s of CPU today (UTC), its quota of %s (desk serve --max-cpu-per-day): retry after midnight UTC", ws, w.cpu.Round(time.Millisecond), perDay)
+		return errorf(http.StatusTooManyRequests, CodeTooMany, "workspace %s used %s of CPU today (UTC), its quota of %s (%s): retry after midnight UTC", ws, w.cpu.Round(time.Millisecond), perDay, limitSource(own.MaxCPUPerDay != 0, "--max-cpu-per-day"))
 	}
 	w.execs++
 	return nil
@@ -74,7 +79,7 @@ func (s *Server) admitExec(ctx context.Context, ws string) error {
 // chargeCPU adds an ended execution's CPU time (as its backend measured
 // it) to its workspace's day.
 func (s *Server) chargeCPU(ws string, u *run.Usage) {
-	if u == nil || s.opts.MaxCPUPerDay < 0 {
+	if u == nil {
 		return
 	}
 	q := &s.quota
@@ -104,4 +109,13 @@ func (q *quotas) get(ws string, now time.Time) *wsQuota {
 		w.day, w.cpu, w.seeded = d, 0, false
 	}
 	return w
+}
+
+// limitSource names where a quota comes from: the workspace's own limits
+// or desk serve's flag.
+func limitSource(own bool, flag string) string {
+	if own {
+		return "the workspace's limits: desk ws limits"
+	}
+	return "desk serve " + flag
 }

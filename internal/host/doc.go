@@ -71,6 +71,13 @@
 // ext4); the first Acquire writes the store's schema. CreateOptions that fix
 // store parameters make Create write the store at once.
 //
+// # A workspace's own quota
+//
+// Options.StoreLimits, if set, gives a workspace's own QuotaBytes and
+// MaxInodes as its store opens (0: Options.Workspace.VFS's, StoreQuota);
+// desk serve reads them from package policy's Store. A change while the
+// store is open is the caller's (vfs.FS.SetLimits).
+//
 // # In a worker
 //
 // desk serve's worker processes (package worker) each run a host of their

@@ -131,6 +131,12 @@ type Options struct {
 	// locks held) after the idle timer has closed a workspace. A worker
 	// uses it to offer to exit.
 	OnHibernate func(name string)
+	// StoreLimits, if set, gives a workspace's own quota values as its
+	// store opens (or is written by Create): its QuotaBytes and MaxInodes,
+	// 0 for Workspace.VFS's. desk serve reads them from package policy's
+	// Store (a workspace's limits); a change to an open store is the
+	// caller's (vfs.FS.SetLimits). An error fails the open.
+	StoreLimits func(name string) (quotaBytes, maxInodes int64, err error)
 }
 
 // CreateOptions are per-workspace choices fixed at creation. Zero fields take
@@ -474,7 +480,11 @@ func (h *Host) Do(ctx context.Context, name string, fn func(*workspace.Workspace
 // waiting for it.
 func (h *Host) open(ctx context.Context, e *entry) (*Lease, error) {
 	defer h.ops.Done()
-	ws, err := workspace.Open(context.WithoutCancel(ctx), h.dataDir, e.name, h.workspaceOptions(e.name, h.opts.Workspace))
+	wopts, err := h.workspaceOptions(e.name, h.opts.Workspace)
+	var ws *workspace.Workspace
+	if err == nil {
+		ws, err = workspace.Open(context.WithoutCancel(ctx), h.dataDir, e.name, wopts)
+	}
 	if err != nil {
 		err = fmt.Errorf("acquire workspace: %w", err)
 	}
@@ -707,7 +717,11 @@ func (h *Host) Create(ctx context.Context, name string, opts CreateOptions) (Inf
 // initialise writes the new workspace name's store with opts fixed in it, and
 // removes the workspace again if that fails.
 func (h *Host) initialise(ctx context.Context, name string, opts CreateOptions) error {
-	wopts := h.workspaceOptions(name, workspace.Options{VFS: h.opts.Workspace.VFS}) // no runtime: only the store
+	wopts, err := h.workspaceOptions(name, workspace.Options{VFS: h.opts.Workspace.VFS}) // no runtime: only the store
+	if err != nil {
+		h.remove(name)
+		return fmt.Errorf("create workspace %q: %w", name, err)
+	}
 	if opts.ChunkSize != 0 {
 		wopts.VFS.ChunkSize = opts.ChunkSize
 	}
@@ -953,11 +967,23 @@ func (h *Host) Close() error {
 
 // workspaceOptions are opts for the workspace name: its store logs through
 // the host's logger, naming the workspace.
-func (h *Host) workspaceOptions(name string, opts workspace.Options) workspace.Options {
+func (h *Host) workspaceOptions(name string, opts workspace.Options) (workspace.Options, error) {
 	if opts.VFS.Logger == nil {
 		opts.VFS.Logger = h.opts.Logger.With("workspace", name)
 	}
-	return opts
+	if h.opts.StoreLimits != nil {
+		b, n, err := h.opts.StoreLimits(name)
+		if err != nil {
+			return opts, fmt.Errorf("read limits of workspace %s: %w", name, err)
+		}
+		if b > 0 {
+			opts.VFS.QuotaBytes = b
+		}
+		if n > 0 {
+			opts.VFS.MaxInodes = n
+		}
+	}
+	return opts, nil
 }
 
 // remove removes the files of the workspace name (closed) and takes them
@@ -977,3 +1003,18 @@ func (h *Host) remove(name string) error {
 // Space is the data directory's disk space, shared by every workspace's
 // store: its reserve and its bound (Options.MaxDataBytes).
 func (h *Host) Space() *vfs.Space { return h.space }
+
+// StoreQuota is the quota every workspace's store opens with unless
+// Options.StoreLimits gives its own: Options.Workspace.VFS's QuotaBytes
+// and MaxInodes, with vfs's defaults for zeros.
+func (h *Host) StoreQuota() (quotaBytes, maxInodes int64) {
+	o := h.opts.Workspace.VFS
+	quotaBytes, maxInodes = o.QuotaBytes, o.MaxInodes
+	if quotaBytes == 0 {
+		quotaBytes = vfs.DefaultQuotaBytes
+	}
+	if maxInodes == 0 {
+		maxInodes = vfs.DefaultMaxInodes
+	}
+	return quotaBytes, maxInodes
+}

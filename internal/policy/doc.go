@@ -134,6 +134,16 @@
 // and inode stay the same. A token's rules are part of its record
 // (auth.Token.Policy).
 //
+// # A workspace's own limits
+//
+// Limits are one workspace's quota values over the server's (bytes and
+// inodes of its store, executions per minute, CPU per day), kept by Store
+// in DATA/policy/WS/limits.json beside its policy (Store.Limits,
+// SetLimits; zero Limits remove the file, a zero field is the server's
+// value). Package policy only keeps them: the store enforces the quota
+// (vfs.FS.SetLimits, host.Options.StoreLimits), the API the execution
+// bounds.
+//
 // # Limits
 //
 // At most MaxPathRules and MaxCommandRules (256 each) per policy and

@@ -300,7 +300,10 @@
 // workspace's quota of N bytes is reached)") and still match ENOSPC with
 // errors.Is. A handle's write flushes at once when the committed bytes and
 // all open files' unflushed bytes could pass QuotaBytes, so the write that
-// crosses the quota fails, not only the Close that many programs ignore. SQLITE_FULL, and ENOSPC or EDQUOT from the host under
+// crosses the quota fails, not only the Close that many programs ignore.
+// SetLimits changes QuotaBytes and MaxInodes of an open store (a
+// workspace's own limits, set by its admin): from the next write on;
+// nothing stored is removed when they fall below what is used. SQLITE_FULL, and ENOSPC or EDQUOT from the host under
 // an SQLite error, become the same ENOSPC (internal/sqlite tags the WAL's
 // failed writes as SQLITE_FULL; SQLite's Go VFS would report a plain I/O
 // error).

@@ -592,7 +592,7 @@ func (f *FS) writeLocked(ctx context.Context, o *openInode, p []byte, off int64)
 	// programs (a shell's redirection) ignore. Near the quota, writes are
 	// flushed one by one.
 	if o.dirtyBytes >= f.opts.DirtyBytes || f.dirtyTotal.Load() >= f.opts.MaxDirtyBytes || f.opts.SyncWrites ||
-		f.usedPub.Load()+f.dirtyTotal.Load() > f.opts.QuotaBytes {
+		f.usedPub.Load()+f.dirtyTotal.Load() > f.quotaBytes() {
 		if err := f.flushLocked(ctx, o, -1); err != nil {
 			return written, err
 		}

@@ -206,7 +206,7 @@ const (
 
 // quotaError is the ENOSPC of the store's own quota of unique content bytes.
 func (f *FS) quotaError() error {
-	return errNoSpace(LimitQuota, fmt.Sprintf("the workspace's quota of %d bytes is reached", f.opts.QuotaBytes))
+	return errNoSpace(LimitQuota, fmt.Sprintf("the workspace's quota of %d bytes is reached", f.quotaBytes()))
 }
 
 // noteNoSpace logs, once until the store has space again, that a write
@@ -325,19 +325,19 @@ func (f *FS) checkpointFull(err error) bool {
 
 // statfs builds Statfs's answer from the store's usage and its room on disk.
 func (f *FS) statfs(used, inodes, room int64, roomBy string, sp spaceState) StatFS {
-	free, by := max(f.opts.QuotaBytes-used, 0), LimitQuota
+	free, by := max(f.quotaBytes()-used, 0), LimitQuota
 	if room < free {
 		free, by = room, roomBy
 	}
-	ffree := max(f.opts.MaxInodes-inodes, 0)
+	ffree := max(f.maxInodes()-inodes, 0)
 	if free < slackPages*int64(f.opts.PageSize) {
 		ffree = 0 // no room for another inode's rows
 	}
 	return StatFS{
 		BlockSize: 512, Blocks: (used + free) / 512, BlocksFree: free / 512,
-		Files: f.opts.MaxInodes, FilesFree: ffree, NameMax: int64(f.opts.MaxNameLen),
+		Files: f.maxInodes(), FilesFree: ffree, NameMax: int64(f.opts.MaxNameLen),
 		ChunkSize: f.chunkSize, ReadOnly: f.opts.ReadOnly,
-		QuotaBytes: f.opts.QuotaBytes, UsedBytes: used, InodesInUse: inodes,
+		QuotaBytes: f.quotaBytes(), UsedBytes: used, InodesInUse: inodes,
 		FreeBytes: free, LimitedBy: by,
 		DiskBytes: sp.DiskTotal, DiskFreeBytes: sp.DiskAvail,
 		ReserveBytes: sp.Reserve, ReserveHeld: sp.Held,

@@ -71,6 +71,8 @@ type core struct {
 	opens      map[uint64]*openInode // inodes with open handles
 	dirtyTotal atomic.Int64          // unflushed bytes of all open inodes
 	usedPub    atomic.Int64          // used as of the last commit (read without wmu: writeLocked)
+	quota      atomic.Int64          // QuotaBytes in force (limits.go)
+	inodeMax   atomic.Int64          // MaxInodes in force (limits.go)
 
 	amu    sync.Mutex
 	atimes map[uint64]time.Time // access times waiting for the next commit
@@ -133,6 +135,8 @@ func Open(ctx context.Context, path string, opts Options) (*FS, error) {
 		log:     opts.Logger,
 	}}
 	f.base = f
+	f.quota.Store(opts.QuotaBytes)
+	f.inodeMax.Store(opts.MaxInodes)
 	if f.log == nil {
 		f.log = slog.Default()
 	}
@@ -467,8 +471,13 @@ func (f *FS) Path() string { return f.path }
 // ChunkSize is the store's content chunk size in bytes.
 func (f *FS) ChunkSize() int { return int(f.chunkSize) }
 
-// Options returns the options in effect (defaults filled in).
-func (f *FS) Options() Options { return f.opts }
+// Options returns the options in effect (defaults filled in; QuotaBytes
+// and MaxInodes as SetLimits last set them).
+func (f *FS) Options() Options {
+	o := f.opts
+	o.QuotaBytes, o.MaxInodes = f.quotaBytes(), f.maxInodes()
+	return o
+}
 
 // Close flushes open files, checkpoints the WAL and closes the store. Handles
 // still open are flushed and become unusable.

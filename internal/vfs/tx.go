@@ -229,7 +229,7 @@ func (f *FS) commitGroup(group []*request) {
 			t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
 			used0, nin0 := t.used, t.ninodes
 			err := r.fn(t)
-			if err == nil && t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
+			if err == nil && t.used > 0 && f.used+t.used > f.quotaBytes() {
 				err = f.quotaError() // checked now: a deferred request is answered before finish
 			}
 			if err == nil {
@@ -353,7 +353,7 @@ func (t *tx) savepoint(r *request) error {
 	t.uid, t.gid = owner(r.ctx)
 	t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
 	err := r.fn(t)
-	if err == nil && t.used > used && t.f.used+t.used > t.f.opts.QuotaBytes {
+	if err == nil && t.used > used && t.f.used+t.used > t.f.quotaBytes() {
 		err = t.f.quotaError()
 	}
 	if err == nil {
@@ -380,7 +380,7 @@ func (t *tx) savepoint(r *request) error {
 // finish writes changed inode rows and journal entries and enforces the quota.
 func (t *tx) finish() error {
 	f := t.f
-	if t.used > 0 && f.used+t.used > f.opts.QuotaBytes {
+	if t.used > 0 && f.used+t.used > f.quotaBytes() {
 		return f.quotaError()
 	}
 	if len(t.inodes) > 0 {
@@ -669,8 +669,8 @@ func (t *tx) delDent(parent uint64, name string) error {
 // newInode allocates an inode with the given type and permission bits.
 func (t *tx) newInode(mode uint32) (*inode, error) {
 	f := t.f
-	if f.inodes+t.ninodes+1 > f.opts.MaxInodes {
-		return nil, errNoSpace(LimitQuota, fmt.Sprintf("the workspace's limit of %d inodes is reached", f.opts.MaxInodes))
+	if f.inodes+t.ninodes+1 > f.maxInodes() {
+		return nil, errNoSpace(LimitQuota, fmt.Sprintf("the workspace's limit of %d inodes is reached", f.maxInodes()))
 	}
 	ino := f.nextIno
 	f.nextIno++ // never reused, even if the transaction rolls back
