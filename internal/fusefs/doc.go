@@ -278,7 +278,7 @@
 //     FALLOC_FL_KEEP_SIZE alone does nothing, PUNCH_HOLE and ZERO_RANGE write
 //     zeros (whole zero chunks are stored as holes); COLLAPSE_RANGE,
 //     INSERT_RANGE and UNSHARE_RANGE are EOPNOTSUPP.
-//   - RENAME_WHITEOUT (EINVAL), birth time (no statx), ioctls (ENOTTY),
+//   - Birth time (no statx), ioctls (ENOTTY),
 //     copy_file_range offload (the kernel falls back to copying).
 //   - POSIX ACLs are not enforced: the server does not ask for ACL support, so
 //     the kernel passes system.posix_acl_* through as plain xattrs (stored and

@@ -278,7 +278,8 @@ func TestUnlinkedOpenFile(t *testing.T) {
 	}
 }
 
-// TestRenameFlags: renameat2 with RENAME_NOREPLACE and RENAME_EXCHANGE.
+// TestRenameFlags: renameat2 with RENAME_NOREPLACE, RENAME_EXCHANGE and
+// RENAME_WHITEOUT.
 func TestRenameFlags(t *testing.T) {
 	e := newEnv(t, vfs.Options{}, fusefs.Options{})
 	must(t, "write", os.WriteFile(e.path("a"), []byte("A"), 0o644))
@@ -308,10 +309,20 @@ func TestRenameFlags(t *testing.T) {
 	if err := rename("c", "zz", unix.RENAME_EXCHANGE); err != unix.ENOENT {
 		t.Fatalf("exchange with missing: %v", err)
 	}
-	if err := rename("c", "d", unix.RENAME_WHITEOUT); err != unix.EINVAL {
-		t.Fatalf("whiteout: %v", err)
+	// RENAME_WHITEOUT (overlayfs's, over an upper layer here) leaves a
+	// character device 0:0 at the old name; not with RENAME_EXCHANGE.
+	if err := rename("c", "d", unix.RENAME_WHITEOUT|unix.RENAME_EXCHANGE); err != unix.EINVAL {
+		t.Fatalf("whiteout with exchange: %v", err)
+	}
+	must(t, "write", os.WriteFile(e.path("w"), []byte("W"), 0o644))
+	must(t, "whiteout", rename("w", "w2", unix.RENAME_WHITEOUT))
+	if st := stat(t, e.path("w")); st.Mode&unix.S_IFMT != unix.S_IFCHR || st.Rdev != 0 || readFile(t, e.path("w2")) != "W" {
+		t.Fatalf("after the whiteout rename: w mode %o rdev %d", st.Mode, st.Rdev)
 	}
 	ctx := context.Background()
+	if fi, err := e.store.Lstat(ctx, "/w"); err != nil || fi.Mode()&os.ModeCharDevice == 0 || fi.Attr().Rdev != 0 {
+		t.Fatalf("store /w: %v %v", fi, err)
+	}
 	if got, _ := e.store.ReadFile(ctx, "/d"); string(got) != "A" {
 		t.Fatalf("store /d = %q", got)
 	}

@@ -397,8 +397,9 @@ func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
 	return n.srv.errno("rmdir", n.srv.store.RemoveAt(n.srv.writeCtx(ctx), n.ref(), name, true))
 }
 
-// Rename is renameat2(2) with RENAME_NOREPLACE and RENAME_EXCHANGE
-// (RENAME_WHITEOUT is EINVAL: the store has no whiteouts).
+// Rename is renameat2(2) with RENAME_NOREPLACE, RENAME_EXCHANGE and
+// RENAME_WHITEOUT (the whiteout, a character device 0:0, made in the same
+// store transaction: overlayfs needs it of an upper layer on FUSE).
 func (n *node) Rename(ctx context.Context, name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	if e := n.allow(ctx, name, true); e != 0 {
 		return e
@@ -412,14 +413,18 @@ func (n *node) Rename(ctx context.Context, name string, newParent gofs.InodeEmbe
 	if !ok {
 		return syscall.EXDEV
 	}
-	const known = uint32(vfs.RenameNoReplace | vfs.RenameExchange)
+	const known = uint32(vfs.RenameNoReplace | vfs.RenameExchange | vfs.RenameWhiteout)
 	if flags&^known != 0 {
 		return syscall.EINVAL
 	}
-	if flags == 0 {
+	if flags&^uint32(vfs.RenameWhiteout) == 0 {
 		np.pinChild(newName) // the destination may lose its last name
 	}
-	err := n.srv.store.RenameAt(n.srv.writeCtx(ctx), n.ref(), name, np.ref(), newName, vfs.RenameFlags(flags))
+	wctx := n.srv.writeCtx(ctx)
+	if flags&uint32(vfs.RenameWhiteout) != 0 {
+		wctx = n.srv.ownerCtx(ctx) // the whiteout is the caller's
+	}
+	err := n.srv.store.RenameAt(wctx, n.ref(), name, np.ref(), newName, vfs.RenameFlags(flags))
 	return n.srv.errno("rename", err)
 }
 

@@ -497,10 +497,11 @@ func (f *FS) RemoveAt(ctx context.Context, dir Node, name string, isDir bool) er
 }
 
 // RenameAt moves oldname in directory olddir to newname in directory newdir
-// atomically, as Rename with renameat2(2) flags.
+// atomically, as Rename with renameat2(2) flags; with RenameWhiteout a
+// whiteout takes oldname's place in the same transaction.
 func (f *FS) RenameAt(ctx context.Context, olddir Node, oldname string, newdir Node, newname string, flags RenameFlags) error {
 	label := joinLabel(olddir.Path, oldname)
-	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
+	if flags&^(RenameNoReplace|RenameExchange|RenameWhiteout) != 0 || flags&RenameExchange != 0 && flags&(RenameNoReplace|RenameWhiteout) != 0 {
 		return perr("rename", label, syscall.EINVAL)
 	}
 	return f.update(ctx, "rename", label, func(t *tx) error {
@@ -515,7 +516,21 @@ func (f *FS) RenameAt(ctx context.Context, olddir Node, oldname string, newdir N
 		if ro.ino == 0 {
 			return syscall.ENOENT
 		}
-		return t.rename(ro, rn, flags)
+		if flags&RenameWhiteout == 0 {
+			return t.rename(ro, rn, flags)
+		}
+		if ro.ino == rn.ino {
+			return nil // the same inode: nothing moves (rename(2)), no whiteout
+		}
+		if err := t.rename(ro, rn, flags&^RenameWhiteout); err != nil {
+			return err
+		}
+		wo, err := t.resolveNew(olddir, oldname)
+		if err != nil {
+			return err
+		}
+		_, err = t.mknod(wo, S_IFCHR, 0)
+		return err
 	})
 }
 

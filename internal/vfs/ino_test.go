@@ -292,6 +292,23 @@ func TestFS_RenameAt(t *testing.T) {
 	}
 	wantErrno(t, "exchange missing", f.RenameAt(ctx, root, "x", root, "z", vfs.RenameExchange), syscall.ENOENT)
 	wantErrno(t, "both flags", f.RenameAt(ctx, root, "x", root, "y", vfs.RenameExchange|vfs.RenameNoReplace), syscall.EINVAL)
+	wantErrno(t, "whiteout and exchange", f.RenameAt(ctx, root, "x", root, "y", vfs.RenameExchange|vfs.RenameWhiteout), syscall.EINVAL)
+	// A whiteout (char 0:0, the caller's) takes the old name, in one change.
+	wctx := vfs.WithOwner(ctx, 7, 8)
+	f.WriteFile(ctx, "/wo", []byte("w"), 0o644)
+	wantErrno(t, "whiteout", f.RenameAt(wctx, root, "wo", root, "wo2", vfs.RenameWhiteout|vfs.RenameNoReplace), 0)
+	if fi, err := f.Lstat(ctx, "/wo"); err != nil || fi.Mode()&fs.ModeCharDevice == 0 || fi.Attr().Rdev != 0 || fi.Attr().Uid != 7 || fi.Attr().Gid != 8 {
+		t.Fatalf("whiteout /wo: %v %+v", err, fi)
+	}
+	if got, _ := f.ReadFile(ctx, "/wo2"); string(got) != "w" {
+		t.Fatalf("renamed /wo2 = %q", got)
+	}
+	wantErrno(t, "whiteout onto existing with noreplace", f.RenameAt(ctx, root, "wo2", root, "y", vfs.RenameWhiteout|vfs.RenameNoReplace), syscall.EEXIST)
+	if fi, err := f.Lstat(ctx, "/wo2"); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("a failed whiteout rename changed /wo2: %v %v", fi, err)
+	}
+	f.Remove(ctx, "/wo")
+	f.Remove(ctx, "/wo2")
 
 	// Make every hint stale: /a becomes /m.
 	if err := f.Rename(ctx, "/a", "/m", 0); err != nil {

@@ -158,6 +158,10 @@ const (
 	RenameNoReplace RenameFlags = 1 << 0
 	// RenameExchange atomically swaps source and destination, which must both exist.
 	RenameExchange RenameFlags = 1 << 1
+	// RenameWhiteout leaves a whiteout (a character device 0:0, owned by
+	// the caller) at the source's name, in the same transaction: what
+	// overlayfs asks of its upper layer (not with RenameExchange).
+	RenameWhiteout RenameFlags = 1 << 2
 )
 
 // Xattr flags, as in setxattr(2).
