@@ -271,6 +271,10 @@ func runImageLs(ctx context.Context, args []string, st streams) int {
 	if err != nil {
 		return sp.fail(st, err)
 	}
+	writable, err := s.Writable()
+	if err != nil {
+		return sp.fail(st, err)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(st.out)
 		for _, i := range l {
@@ -284,7 +288,9 @@ func runImageLs(ctx context.Context, args []string, st streams) int {
 		var users []string
 		for w, n := range ws {
 			for _, in := range i.Names {
-				if n == in {
+				if n == in && writable[w] {
+					users = append(users, w+"(writable)")
+				} else if n == in {
 					users = append(users, w)
 				}
 			}
@@ -335,17 +341,34 @@ func runImageRm(ctx context.Context, args []string, st streams) int {
 }
 
 var imageUseSpec = &cmdSpec{
-	name: "image use", synopsis: "WS NAME|- [--images DIR]", minArgs: 2, maxArgs: 2,
+	name: "image use", synopsis: "WS NAME|- [--writable|--read-only] [--images DIR]", minArgs: 2, maxArgs: 2,
 	summary: "make workspace WS's sandbox use image NAME (-: the default again), from its next start",
+	help: `--writable makes the sandbox's root writable: an overlay over the image's
+shared read-only root whose changes are kept in the workspace's store, below
+/.sandbox/root (upper: the changed files, overlayfs's whiteouts for deleted
+ones), so apt-get, dpkg or pip installing into /usr keep their files across
+sandbox restarts, and the other backends see them there. The cost: every
+file the sandbox changes is stored in the workspace (a package's files count
+against its quota), and a changed file of the image is first copied whole
+into the store. The layer belongs to its image: after a change of image the
+sandbox refuses to start until /.sandbox/root is removed (desk fs rm -r WS
+/.sandbox/root). --read-only makes it read-only again (the layer is kept);
+without either flag the setting is left as it is. The host's userland (no
+image) is never writable.`,
 }
 
 func runImageUse(ctx context.Context, args []string, st streams) int {
 	sp := imageUseSpec
 	fl := sp.flags()
 	dir := fl.String("images", "", "the image store's directory")
+	writable := fl.Bool("writable", false, "make the sandbox's root writable, its changes kept in the workspace")
+	readOnly := fl.Bool("read-only", false, "make the sandbox's root read-only again")
 	pos, code, ok := sp.parse(fl, args, st)
 	if !ok {
 		return code
+	}
+	if *writable && *readOnly {
+		return sp.usageError(st, fl, usagef("--writable and --read-only contradict each other"))
 	}
 	name := pos[1]
 	if name == "-" {
@@ -354,6 +377,9 @@ func runImageUse(ctx context.Context, args []string, st streams) int {
 	s, err := openImages(*dir)
 	if err == nil {
 		err = s.Use(pos[0], name)
+	}
+	if err == nil && (*writable || *readOnly) {
+		err = s.SetWritable(pos[0], *writable)
 	}
 	if err != nil {
 		return sp.fail(st, err)
@@ -401,7 +427,8 @@ func sandboxImages(dir string) sandbox.ImageFunc {
 		if err != nil || !ok {
 			return nil, err
 		}
-		return &sandbox.Image{Root: img.Root, Env: img.Env, WorkingDir: img.WorkingDir, UID: img.UID, GID: img.GID, Shell: img.Shell}, nil
+		return &sandbox.Image{Root: img.Root, Env: img.Env, WorkingDir: img.WorkingDir, UID: img.UID, GID: img.GID, Shell: img.Shell,
+			ID: img.ID, Writable: img.Writable}, nil
 	}
 }
 

@@ -29,7 +29,8 @@ import (
 // TestServe_Image: desk image import of a small OCI layout (busybox, and
 // the C library the init needs), desk image use for one workspace: its
 // sandbox runs the image (its program, Env, WorkingDir) while another
-// workspace keeps the host's userland; desk image ls, rm.
+// workspace keeps the host's userland; --writable keeps the sandbox's
+// changes to the image's root in the workspace; desk image ls, rm.
 func TestServe_Image(t *testing.T) {
 	sandboxtest.Require(t)
 	if _, err := os.Stat("/usr/bin/busybox"); err != nil {
@@ -61,8 +62,8 @@ func TestServe_Image(t *testing.T) {
 	if got := mustDesk(t, nil, "image", "import", layout, "busybox:test"); !strings.HasPrefix(got, "sha256-") || !strings.HasSuffix(got, " busybox:test\n") {
 		t.Errorf("image import: %q", got)
 	}
-	mustDesk(t, nil, "image", "use", "img", "busybox:test")
-	if got := mustDesk(t, nil, "image", "ls"); !strings.Contains(got, "busybox:test") || !strings.Contains(got, "img") || !strings.Contains(got, "/srv/app") {
+	mustDesk(t, nil, "image", "use", "img", "busybox:test", "--writable")
+	if got := mustDesk(t, nil, "image", "ls"); !strings.Contains(got, "busybox:test") || !strings.Contains(got, "img(writable)") || !strings.Contains(got, "/srv/app") {
 		t.Errorf("image ls:\n%s", got)
 	}
 	if _, errs, code := desk(t, nil, "image", "use", "img", "nope"); code == 0 || !strings.Contains(errs, "no such image") {
@@ -76,6 +77,12 @@ func TestServe_Image(t *testing.T) {
 	mustDesk(t, nil, "ws", "create", "host")
 	if got := mustDesk(t, nil, "exec", "img", "--backend", "sandbox", "--", `echo "$GREETING"; pwd; only-in-image; test -e /usr/bin/python3 || echo no host python`); got != "hello from the image\n/srv/app\nonly in the image\nno host python\n" {
 		t.Errorf("in the image: %q", got)
+	}
+	// The writable root: a file written into the image's /bin is kept in
+	// the workspace, where the shell backend reads it.
+	mustDesk(t, nil, "exec", "img", "--backend", "sandbox", "--", `echo tool > /bin/new-tool`)
+	if got := mustDesk(t, nil, "exec", "img", "--backend", "shell", "--", `cat /.sandbox/root/upper/bin/new-tool`); got != "tool\n" {
+		t.Errorf("the writable root's file, from the shell backend: %q", got)
 	}
 	if got := mustDesk(t, nil, "exec", "host", "--backend", "sandbox", "--", `test -x /usr/bin/python3 && echo host python; pwd`); got != "host python\n/workspace\n" {
 		t.Errorf("on the host's userland: %q", got)

@@ -11,11 +11,11 @@
 //
 //	sha256-HEX/rootfs      the unpacked root (HEX: the manifest's digest)
 //	sha256-HEX/image.json  Info: digest, size, the config's Env, WorkingDir, User (resolved to UID:GID), the shell
-//	index.json             names → images, workspaces → names, the default name
+//	index.json             names → images, workspaces → names, the default name, the workspaces whose root is writable
 //
 // Its directories are 0710 with group HostID, so a sandbox's root (host uid
 // HostID) can pass through them to a rootfs while no other host user can.
-// Writers (Import, Remove, Use, SetDefault) hold an flock on DIR/.lock; an
+// Writers (Import, Remove, Use, SetDefault, SetWritable) hold an flock on DIR/.lock; an
 // image is unpacked in DIR/.unpack-* and renamed into place, so a half-made
 // one is never found; index.json is replaced by rename.
 //
@@ -66,8 +66,7 @@
 //
 // # Not done
 //
-// A writable overlay over an image's root; garbage
-// collection of images a removed name left in use by a running sandbox
+// Garbage collection of images a removed name left in use by a running sandbox
 // (Remove deletes the root at once: remove an image only while no sandbox
 // runs on it).
 package image

@@ -167,6 +167,22 @@ func TestImport_Layers(t *testing.T) {
 	if got, ok, _ := s.ForWorkspace("w2", "docker"); !ok || got.ID != d.ID {
 		t.Errorf("w2 with a default: %+v", got)
 	}
+	// A writable root is the workspace's setting, whatever its image.
+	if err := s.SetWritable("w1", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := s.ForWorkspace("w1", ""); !got.Writable {
+		t.Errorf("w1 is not writable after SetWritable")
+	}
+	if got, _, _ := s.ForWorkspace("w2", "docker"); got.Writable {
+		t.Errorf("w2 is writable")
+	}
+	if err := s.SetWritable("w1", false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := s.ForWorkspace("w1", ""); got.Writable {
+		t.Errorf("w1 is still writable")
+	}
 	for _, n := range []string{"test:1", "again-img.oci.tar", "again-layout"} {
 		if err := s.Remove(n); err != nil {
 			t.Fatal(err)

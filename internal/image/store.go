@@ -94,6 +94,9 @@ type index struct {
 	Names      map[string]string `json:"names"`      // name → ID
 	Workspaces map[string]string `json:"workspaces"` // workspace → name
 	Default    string            `json:"default,omitempty"`
+	// Writable lists the workspaces whose sandbox root is writable
+	// (SetWritable).
+	Writable map[string]bool `json:"writable,omitempty"`
 }
 
 // ErrNotFound: no image of that name.
@@ -196,6 +199,9 @@ func (s *Store) readIndex() (*index, error) {
 	}
 	if ix.Workspaces == nil {
 		ix.Workspaces = map[string]string{}
+	}
+	if ix.Writable == nil {
+		ix.Writable = map[string]bool{}
 	}
 	return ix, nil
 }
@@ -676,6 +682,22 @@ func (s *Store) Remove(name string) error {
 
 // Use makes workspace ws use image name ("" : the default again).
 func (s *Store) Use(ws, name string) error {
+	return s.updateIndex(func(ix *index) error {
+		if name == "" {
+			delete(ix.Workspaces, ws)
+			return nil
+		}
+		if _, ok := ix.Names[name]; !ok {
+			return fmt.Errorf("use image %q: %w", name, ErrNotFound)
+		}
+		ix.Workspaces[ws] = name
+		return nil
+	})
+}
+
+// updateIndex changes the index with fn under the store's lock (nothing is
+// written when fn fails).
+func (s *Store) updateIndex(fn func(ix *index) error) error {
 	unlock, err := s.lock()
 	if err != nil {
 		return err
@@ -685,34 +707,47 @@ func (s *Store) Use(ws, name string) error {
 	if err != nil {
 		return err
 	}
-	if name == "" {
-		delete(ix.Workspaces, ws)
-	} else {
-		if _, ok := ix.Names[name]; !ok {
-			return fmt.Errorf("use image %q: %w", name, ErrNotFound)
-		}
-		ix.Workspaces[ws] = name
+	if err := fn(ix); err != nil {
+		return err
 	}
 	return s.writeIndex(ix)
+}
+
+// SetWritable makes workspace ws's sandbox root writable (on) or
+// read-only again (off, the default): an overlay over its image's root
+// whose changes the sandbox backend keeps in the workspace's store. It
+// applies from the next sandbox start, to whatever image the workspace
+// uses (the host's userland is never writable).
+func (s *Store) SetWritable(ws string, on bool) error {
+	return s.updateIndex(func(ix *index) error {
+		if on {
+			ix.Writable[ws] = true
+		} else {
+			delete(ix.Writable, ws)
+		}
+		return nil
+	})
+}
+
+// Writable returns the workspaces whose sandbox root is writable.
+func (s *Store) Writable() (map[string]bool, error) {
+	ix, err := s.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	return ix.Writable, nil
 }
 
 // SetDefault makes name the image of every workspace that chose none (""
 // : the host's userland).
 func (s *Store) SetDefault(name string) error {
-	unlock, err := s.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	ix, err := s.readIndex()
-	if err != nil {
-		return err
-	}
-	if _, ok := ix.Names[name]; name != "" && !ok {
-		return fmt.Errorf("default image %q: %w", name, ErrNotFound)
-	}
-	ix.Default = name
-	return s.writeIndex(ix)
+	return s.updateIndex(func(ix *index) error {
+		if _, ok := ix.Names[name]; name != "" && !ok {
+			return fmt.Errorf("default image %q: %w", name, ErrNotFound)
+		}
+		ix.Default = name
+		return nil
+	})
 }
 
 // Choices returns the workspaces' choices (workspace → image name) and the
@@ -729,6 +764,9 @@ func (s *Store) Choices() (map[string]string, string, error) {
 type Image struct {
 	Root string // the unpacked rootfs (read-only, shared)
 	Info
+	// Writable says the workspace asked for a writable root over it
+	// (SetWritable; ForWorkspace only).
+	Writable bool
 }
 
 // Resolve returns the image named name.
@@ -762,5 +800,6 @@ func (s *Store) ForWorkspace(ws, def string) (img Image, ok bool, err error) {
 		return Image{}, false, nil
 	}
 	img, err = s.Resolve(name)
+	img.Writable = ix.Writable[ws]
 	return img, err == nil, err
 }

@@ -26,7 +26,12 @@ func (e *env) job(i int, src string) *run.Job {
 // `true`: sandbox start (bundle, runc run, init handshake) plus the execution.
 // The stop of the previous sandbox is not timed.
 func BenchmarkSandbox_ColdStart(b *testing.B) {
-	e := newEnv(b, Options{})
+	coldStarts(b, newEnv(b, Options{}))
+}
+
+// coldStarts times b.N cold starts of e's workspace "ws": each a stop
+// (not timed) and a run of `true`.
+func coldStarts(b *testing.B, e *env) {
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		if err := e.b.Stop(context.Background(), "ws"); err != nil {

@@ -14,7 +14,8 @@ import (
 // init.pid, hostname, hosts}.
 type bundle struct {
 	dir      string
-	rootfs   string // the shared root skeleton (host userland) or Options.RootDir
+	rootfs   string // the shared root skeleton (host userland), Options.RootDir, an image's root or a writable root
+	writable bool   // rootfs is a writable root (Image.Writable)
 	hostname string
 }
 
@@ -39,6 +40,12 @@ func makeBundle(o *Options, sk *skeleton, id, name string, m Mount, img *Image) 
 	if sk != nil {
 		b.rootfs = sk.dir
 		mounts = append(mounts, sk.mounts...)
+	}
+	if img != nil && img.Writable {
+		if m.Root == "" {
+			return nil, fmt.Errorf("make bundle: the image's root is writable but the workspace mount gave no writable root (Mount.Root)")
+		}
+		b.rootfs, b.writable = m.Root, true
 	}
 	if sk != nil || img != nil {
 		// The skeleton is shared; the files naming the host are the sandbox's own.
@@ -220,7 +227,7 @@ func makeSpec(o *Options, b *bundle, mounts []ociMount) *ociSpec {
 			},
 			NoNewPrivileges: true,
 		},
-		Root:     ociRoot{Path: b.rootfs, Readonly: true},
+		Root:     ociRoot{Path: b.rootfs, Readonly: !b.writable},
 		Hostname: b.hostname,
 		Mounts:   mounts,
 		Linux: ociLinux{

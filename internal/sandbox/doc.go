@@ -135,6 +135,31 @@
 // of the caller's (Options.Mount) gets Workspace.UID and GID to do the
 // same.
 //
+// # A writable root
+//
+// An Image that is Writable (package image: the workspace's SetWritable,
+// desk image use --writable; off by default) gets a writable root: a kernel
+// overlayfs whose lower layer is the image's shared root and whose upper
+// layer is in the workspace's store, below Options.LayerDir (/.sandbox/root:
+// upper, overlayfs's upper layer with its whiteouts, character devices 0:0,
+// and trusted.overlay.* xattrs; work, its work directory; image, the id of
+// the image the layer is over). So `apt-get install`, `dpkg -i` or a `pip
+// install` into /usr keep their files, and a deletion of an image's file
+// stays deleted, across restarts; the other backends see the changes under
+// LayerDir/upper; the shared image is never written. The default Mount
+// opens upper and work on the store's FUSE mount without following
+// symbolic links (a link there refuses the start) and gives overlayfs
+// their descriptors' /proc/self/fd paths; the overlay is mounted (nosuid,
+// nodev, index, metacopy and redirects off and not followed: another
+// backend can write the layer) on StateDir/roots/NAME, 0710 with group
+// HostID like StateDir, and unmounted before the store's mount at release;
+// New detaches stale ones first and never walks into them. A layer made
+// over one image refuses another (ErrLayerImage, naming both ids): remove
+// LayerDir to start over. Its cost: every changed file is stored in the
+// workspace (quota included), a changed file of the image is copied up
+// whole first, and writes to the root go through FUSE to the store (see
+// docs/benchmarks.md). The host's userland (no image) stays read-only.
+//
 // # The workspace mount
 //
 // By default (Options.Mount nil) each sandbox gets a mount of its own:

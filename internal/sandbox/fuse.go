@@ -35,7 +35,8 @@ const mountActor = "sandbox"
 // sandbox. Writes are attributed to the execution whose process made them
 // (ExecutionOf). Done is closed when the FUSE server stops for any reason;
 // Release unmounts both; Sync is the server's (each execution starts with
-// the kernel's caches in step with the store).
+// the kernel's caches in step with the store). With Workspace.Lower, the
+// writable root is mounted too (layer.go): Mount.Root.
 //
 // The bind is made here, from a descriptor reached without following
 // symbolic links, not left to the runtime: runc resolves a bind's source in
@@ -84,8 +85,15 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 		return Mount{}, fmt.Errorf("mount workspace: %w", err)
 	}
 	var once sync.Once
+	var rootDir string // the writable root's overlay, once mounted
 	release := func() {
 		once.Do(func() {
+			if rootDir != "" {
+				// The overlay first: it holds the store's upper layer.
+				if err := unmountLayer(rootDir); err != nil {
+					b.log.Warn("sandbox: unmount the writable root", "workspace", ws.Name, "dir", rootDir, "err", err)
+				}
+			}
 			for _, d := range []string{workDir, homeDir} {
 				if err := unix.Unmount(d, unix.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) {
 					b.log.Warn("sandbox: unmount workspace", "workspace", ws.Name, "dir", d, "err", err)
@@ -105,21 +113,41 @@ func (b *Backend) fuseMount(ctx context.Context, ws Workspace) (m Mount, err err
 		release()
 		return Mount{}, err
 	}
+	if ws.Lower != "" {
+		if rootDir, err = mountLayer(ctx, o, ws.FS, base, ws.Lower); err != nil {
+			release()
+			return Mount{}, err
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		srv.Wait()
 		close(done)
 	}()
-	return Mount{Dir: workDir, Home: homeDir, Done: done, Release: release, Sync: srv.Sync}, nil
+	return Mount{Dir: workDir, Home: homeDir, Root: rootDir, Done: done, Release: release, Sync: srv.Sync}, nil
 }
 
 // bindNoFollow bind-mounts the directory at path dir below root on target,
 // walking dir one name at a time without following symbolic links, and
 // binding the descriptor reached (so nothing can swap the path meanwhile).
 func bindNoFollow(root, dir, target string) error {
+	fd, err := openNoFollow(root, dir)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mount workspace: bind %s: %w", dir, err)
+	}
+	return nil
+}
+
+// openNoFollow opens (O_PATH) the directory at path dir below root, walking
+// it one name at a time without following symbolic links.
+func openNoFollow(root, dir string) (int, error) {
 	fd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("open workspace mount: %w", err)
+		return -1, fmt.Errorf("open workspace mount: %w", err)
 	}
 	for _, name := range strings.Split(strings.Trim(dir, "/"), "/") {
 		if name == "" {
@@ -129,22 +157,18 @@ func bindNoFollow(root, dir, target string) error {
 		unix.Close(fd)
 		if err != nil {
 			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) {
-				return fmt.Errorf("mount workspace: %s is not a directory in the workspace (a symbolic link is not followed)", dir)
+				return -1, fmt.Errorf("mount workspace: %s is not a directory in the workspace (a symbolic link is not followed)", dir)
 			}
-			return fmt.Errorf("mount workspace: open %s: %w", dir, err)
+			return -1, fmt.Errorf("mount workspace: open %s: %w", dir, err)
 		}
 		fd = next
 	}
-	defer unix.Close(fd)
-	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("mount workspace: bind %s: %w", dir, err)
-	}
-	return nil
+	return fd, nil
 }
 
 // removeMountDirs detaches whatever is still mounted in a mount directory
-// (MountDir/ID: store, workspace) and removes it, never descending into a
-// mount: a dead FUSE mount is detached, a live one left alone (with a log
+// (MountDir/ID: store, workspace, home) and removes it, never descending
+// into a mount: a dead FUSE mount is detached, a live one left alone (with a log
 // line from the caller's failed Remove).
 func removeMountDirs(base string) error {
 	var errs []error

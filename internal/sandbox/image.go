@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,14 @@ type Image struct {
 	UID, GID uint32
 	// Shell runs the source (Shell -c SOURCE; default Options.Shell).
 	Shell string
+	// ID identifies the image's content (package image's sha256-HEX): a
+	// writable root records it and refuses another image's.
+	ID string
+	// Writable makes the sandbox's root writable: an overlay over Root
+	// whose changes persist in the workspace's store (Options.LayerDir;
+	// see the package documentation), so that apt-get or pip install into
+	// /usr keeps its files across restarts. Off, the root is read-only.
+	Writable bool
 }
 
 // ImageFunc returns the image workspace ws's sandbox uses, or nil for the
@@ -65,6 +74,15 @@ func (x *box) resolveImage(ctx context.Context) error {
 	}
 	if err := x.b.interp.check(o.InitPath, img.Root); err != nil {
 		return err
+	}
+	if img.Writable {
+		if x.ws.FS == nil {
+			return errors.New("a writable root needs the workspace's store")
+		}
+		if err := checkLayer(ctx, o, x.ws.FS, img.ID); err != nil {
+			return err
+		}
+		x.ws.Lower = img.Root
 	}
 	x.img = img
 	x.ws.UID, x.ws.GID = img.UID, img.GID

@@ -173,18 +173,7 @@ func BenchmarkSandbox_ColdStartImage(b *testing.B) {
 		b.Fatal(err)
 	}
 	img := sandboxImage(importTestImage(b, s, "busybox:bench", v1.Config{Env: []string{"PATH=/bin"}}))
-	e := imageEnv(b, func(string) *Image { return img })
-	for i := 0; b.Loop(); i++ {
-		b.StopTimer()
-		if err := e.b.Stop(context.Background(), "ws"); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		out, err := e.b.Run(context.Background(), e.job(i, "true"))
-		if err != nil || out.ExitCode != 0 {
-			b.Fatalf("%v %v", out, err)
-		}
-	}
+	coldStarts(b, imageEnv(b, func(string) *Image { return img }))
 }
 
 // TestImage_NonRootUser: under an image whose User is 1000, that user owns

@@ -48,6 +48,7 @@ const (
 	DefaultProxyPort      = 3128            // 127.0.0.1:3128 in the sandbox: the egress proxy
 	DefaultShell          = "/bin/bash"
 	DefaultHome           = "/home/agent"
+	DefaultLayerDir       = "/.sandbox/root" // a writable root's changes, in the store
 	// InitCommand is the desk subcommand that runs the init.
 	InitCommand = "sandbox-init"
 )
@@ -77,6 +78,12 @@ type Workspace struct {
 	// Mount's fusefs.IDMap.UID, GID), so that user owns /workspace and the
 	// home. Set by the backend before it calls Options.Mount.
 	UID, GID uint32
+	// Lower, when not empty, asks the Mount for a writable root: an
+	// overlay over this read-only directory (the image's root) whose
+	// changes it keeps (the default Mount's: in the store's
+	// Options.LayerDir), returned as Mount.Root. Set by the backend for an
+	// Image that is Writable.
+	Lower string
 }
 
 // Mount is a host directory lent to a sandbox to bind at /workspace.
@@ -89,6 +96,10 @@ type Mount struct {
 	// Options.Home (the default Mount's: the store's Options.HomeDir);
 	// empty, the home is a private tmpfs of Options.HomeSize.
 	Home string
+	// Root, when Workspace.Lower was set, is the writable root directory
+	// the sandbox runs on instead of the image's (the default Mount's: an
+	// overlay mounted until Release).
+	Root string
 	// Done, if not nil, is closed when the directory stops working (the
 	// FUSE server ended): the backend then stops the sandbox, and the next
 	// execution starts a new one with a new Mount.
@@ -253,6 +264,11 @@ type Options struct {
 	// missing.
 	Home    string
 	HomeDir string
+	// LayerDir is the store directory keeping a writable root's changes
+	// (Image.Writable; default /.sandbox/root): upper (overlayfs's upper
+	// layer), work (its work directory) and image (the id of the image
+	// the changes were made over).
+	LayerDir string
 
 	// Logger receives the backend's log (default: none).
 	Logger *slog.Logger
@@ -309,6 +325,7 @@ func (o Options) withDefaults() (Options, error) {
 	str(&o.Shell, DefaultShell)
 	str(&o.Home, DefaultHome)
 	str(&o.HomeDir, o.Home)
+	str(&o.LayerDir, DefaultLayerDir)
 	if o.InitPath == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -384,6 +401,9 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	if o.HomeDir, err = cleanWorkDir(o.HomeDir); err != nil {
+		return o, err
+	}
+	if o.LayerDir, err = cleanWorkDir(o.LayerDir); err != nil {
 		return o, err
 	}
 	if !filepath.IsAbs(o.Home) || filepath.Clean(o.Home) != o.Home || o.Home == "/" {

@@ -48,7 +48,8 @@ func (x *box) recordCgroups() {
 // no live server owns any of it). Everything is found through the backend's
 // own directories, never by a process name alone:
 //
-//  1. every mount below MountDir: the FUSE connection of each is aborted
+//  1. every mount below MountDir and the writable roots' directory
+//     (StateDir/roots, detached first): the FUSE connection of each is aborted
 //     (fusectl), which wakes a process that waits on a dead server (or on
 //     one whose /dev/fuse descriptor another process inherited) with
 //     ENOTCONN, then all are detached;
@@ -115,11 +116,12 @@ func (b *Backend) cleanStale() {
 		}
 	}
 
+	b.cleanRoots()
 	b.cleanMounts()
 	for _, e := range ents {
 		p := filepath.Join(o.StateDir, e.Name())
-		if p == o.MountDir {
-			continue // cleanMounts emptied it; never walk into a mount
+		if p == o.MountDir || p == o.rootsDir() {
+			continue // cleanRoots and cleanMounts emptied them; never walk into a mount
 		}
 		os.RemoveAll(p)
 	}
@@ -129,11 +131,18 @@ func (b *Backend) cleanStale() {
 // detaches the mounts, deepest first (a server killed with -9 leaves its
 // mounts dead but mounted, and a process may be waiting on one).
 func (b *Backend) abortMounts() {
+	// Writable roots first: their overlays hold the stores' mounts.
+	roots, err := mountsBelow(b.opts.rootsDir())
+	if err != nil {
+		b.log.Warn("sandbox: cannot list the mounts a previous server left", "err", err)
+		return
+	}
 	ms, err := mountsBelow(b.opts.MountDir)
 	if err != nil {
 		b.log.Warn("sandbox: cannot list the mounts a previous server left", "err", err)
 		return
 	}
+	ms = append(roots, ms...)
 	for _, m := range ms {
 		if m.fuse {
 			if err := fusefs.AbortConnection(m.minor); err != nil {
