@@ -192,19 +192,27 @@ func (x *box) startWith(ctx context.Context) error {
 	// In the foreground, runc stays the sandbox's parent: it reaps the init
 	// and deletes the container when the init exits, which the init does
 	// when this connection ends, even if desk dies.
+	hostNotify, initNotify, err := notifyPair()
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	defer initNotify.Close()
 	x.cmd = exec.Command(o.Runtime, "--root", o.RuntimeRoot, "run", "--bundle", x.bundle.dir,
-		"--pid-file", x.bundle.pidFile(), "--preserve-fds", "2", x.id)
+		"--pid-file", x.bundle.pidFile(), "--preserve-fds", "3", x.id)
 	// fd 3 in runc, passed on as fd 3 of the init; the forwarding socket
-	// as fd 4 (wire.ForwardFD).
-	x.cmd.ExtraFiles = []*os.File{initEnd, fwd}
+	// as fd 4 (wire.ForwardFD), the notify socket as fd 5 (wire.NotifyFD).
+	x.cmd.ExtraFiles = []*os.File{initEnd, fwd, initNotify}
 	x.cmd.Stdout, x.cmd.Stderr = x.log, x.log
 	x.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's ^C is desk's to handle
 	x.cmd.WaitDelay = time.Second
 	if err := x.cmd.Start(); err != nil {
 		nc.Close()
+		hostNotify.Close()
 		x.cmd = nil
 		return fmt.Errorf("run %s: %w", o.Runtime, err)
 	}
+	go x.answerLaunches(hostNotify)
 	x.conn = newConn(nc, o.OutputWindow, x.policyFrame)
 	go func() {
 		err := x.cmd.Wait()

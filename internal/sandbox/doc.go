@@ -33,7 +33,9 @@
 // /workspace (by default the workspace's FUSE mount, below); a bundle is written (StateDir/ID: config.json, the files naming
 // the host); `runc run` starts the container in the foreground, as desk's
 // child, with one end of a socketpair passed as file descriptor 3
-// (--preserve-fds 1); inside, the init answers the configuration frame.
+// (--preserve-fds 3: 4 and 5 are the forwarding socket, below, and the
+// notify socket of "Command rules at exec"); inside, the init answers the
+// configuration frame.
 // Stopping: the backend closes its end of the socket; the init exits; the
 // kernel kills every process of the sandbox's pid namespace with it; runc
 // reaps the init and deletes the container and its cgroups; the backend
@@ -366,7 +368,7 @@
 // forwarding"): the backend makes a listening unix socket in the bundle
 // (StateDir/ID/forward.sock, below 0700 directories of root's: no host
 // user reaches it, and it is not in the sandbox's tree) and passes it to
-// the init as file descriptor 4 (runc --preserve-fds 2). DialPort connects
+// the init as file descriptor 4 (wire.ForwardFD). DialPort connects
 // to it and names a port; the init, in the sandbox's network namespace,
 // dials 127.0.0.1:PORT (then [::1]:PORT) and copies bytes both ways,
 // half-closes passed on, at most wire.MaxForwards (256) connections at
@@ -417,7 +419,17 @@
 // listener (SECCOMP_FILTER_FLAG_NEW_LISTENER) on execve and execveat, and
 // a guard in the init answers every exec of every process of the
 // execution, descendants and processes that left its session included
-// (the filter is inherited and cannot be removed). The guard reads the
+// (the filter is inherited and cannot be removed). The one exec the guard
+// does not answer is the first, the launch of the execution's program by
+// the init's own fork: the init passes the listener to the host first, on
+// a SOCK_SEQPACKET socket (file descriptor 5, wire.NotifyFD), and the
+// backend lets that exec go on and sends the filter's token back (package
+// notify; answerLaunches). The init cannot answer it itself: Go forks with
+// vfork, which keeps the forking thread's share of the scheduler until the
+// child's exec, so a garbage collection stopping the world in that window
+// would wait for the fork and the fork for an answer that never runs — the
+// init hung, and with it the sandbox (TestExecRules_LaunchWhileCollecting
+// drives that window). The guard reads the
 // file name and argv from the process's memory (/proc/PID/mem, with the
 // process's file system ids so that an image's user is read too; at most
 // 256 words and 64 KiB of arguments, past which the command has unseen

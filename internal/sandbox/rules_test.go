@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -392,5 +393,35 @@ func TestExecRules_ThroughGate(t *testing.T) {
 	}
 	if _, err := r.Exec(c, `whoami`, run.ExecOptions{}); !errors.Is(err, policy.ErrDenied) {
 		t.Errorf("whoami at the Gate: %v", err)
+	}
+}
+
+// TestExecRules_LaunchWhileCollecting: the launch of an execution with
+// command rules waits, inside the init's fork (a vfork, which keeps the
+// forking thread's share of the Go scheduler), until its first exec is
+// answered. That answer must not need the init's own runtime: a garbage
+// collection stopping the world meanwhile would wait for the fork, and the
+// fork for the answer, for ever. Executions with rules start one after
+// another while another execution's output keeps the init allocating, so
+// collecting.
+func TestExecRules_LaunchWhileCollecting(t *testing.T) {
+	e := newEnv(t, Options{})
+	set := commandSet(t, "", "deny whoami")
+	noise, cancel := context.WithCancel(ctx(t))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		job := &run.Job{ID: "noise", Backend: ID, Source: "while :; do head -c 64M /dev/zero; done",
+			Cwd: run.DefaultCwd, Env: run.DefaultEnv(), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, FS: e.fs}
+		e.b.Run(noise, job)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	for i := range 300 {
+		if code, out, stderr := e.runSet(set, fmt.Sprintf("launch-%d", i), "echo ok"); code != 0 || out != "ok\n" {
+			t.Fatalf("launch %d: exit %d, stdout %q, stderr %q", i, code, out, stderr)
+		}
 	}
 }

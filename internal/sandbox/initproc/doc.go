@@ -41,11 +41,14 @@
 //
 //   - An execution started with command rules (Start.Commands) is forked
 //     from a thread of its own that first installs a seccomp filter with a
-//     listener on execve and execveat; a guard goroutine answers each exec
-//     of the execution's processes with package policy's decision: allowed
-//     ones continue, refused ones fail with EACCES and are reported to the
-//     host (TPolicy). Without rules nothing is installed. See guard.go and
-//     the sandbox package's "Command rules at exec".
+//     listener on execve and execveat and passes the listener to the host
+//     (wire.NotifyFD), which answers the launch's own exec: this process
+//     cannot, while its fork holds a share of the Go scheduler (package
+//     notify). A guard goroutine then answers each exec of the execution's
+//     processes with package policy's decision: allowed ones continue,
+//     refused ones fail with EACCES and are reported to the host
+//     (TPolicy). Without rules nothing is installed. See guard.go and the
+//     sandbox package's "Command rules at exec".
 //
 // The init trusts nothing it reads from processes of the sandbox and reads
 // nothing else from them; everything the host sends is checked (a malformed

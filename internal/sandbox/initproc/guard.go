@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/policy"
+	"github.com/desk-dev/desk/internal/sandbox/notify"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
@@ -27,18 +28,27 @@ import (
 // execveat return SECCOMP_RET_USER_NOTIF, so that every program any
 // process of the execution starts — by name, by $cmd, from python's
 // subprocess, make, npm, env, a script's own commands, fexecve — waits in
-// the kernel until the init answers. The filter is inherited by every
+// the kernel until it is answered. The filter is inherited by every
 // descendant and cannot be removed; the listener stays in the init
 // (close-on-exec, so a child holds it only until its own execve, while
 // nothing but the Go runtime's fork code runs in it). The thread that
 // carries the filter runs nothing else and ends with the launch
-// (runtime.LockOSThread, never unlocked). A guard goroutine per execution
-// reads each notification: the file name and argv from the process's
-// memory (/proc/PID/mem, bounded), then SECCOMP_IOCTL_NOTIF_ID_VALID (the
-// process is still the one that asked), and decides the command with
-// package policy; allowed: SECCOMP_USER_NOTIF_FLAG_CONTINUE, refused: the
-// execve fails with EACCES and the host gets a TPolicy report. The guard
-// ends when no process uses the filter any more (the listener polls HUP).
+// (runtime.LockOSThread, never unlocked).
+//
+// The first exec under a new filter is the launch of the execution's
+// program by that thread's fork. The host answers it, not the init
+// (package notify says why: a vfork holds the forking thread's share of
+// the Go scheduler, so an answer from this process could wait for ever on
+// a garbage collection that waits for the fork): before forking, the init
+// passes the listener to the host on the notify socket (wire.NotifyFD),
+// and the host sends the token back once it let the launch go on. Then a
+// guard goroutine per execution reads each later notification: the file
+// name and argv from the process's memory (/proc/PID/mem, bounded), then
+// SECCOMP_IOCTL_NOTIF_ID_VALID (the process is still the one that asked),
+// and decides the command with package policy; allowed:
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE, refused: the execve fails with EACCES
+// and the host gets a TPolicy report. The guard ends when no process uses
+// the filter any more (the listener polls HUP).
 //
 // The filter also refuses (EPERM) a seccomp(2) that would make another
 // listener: the most recently installed filter's notification wins over
@@ -51,25 +61,6 @@ const (
 	maxExecArgBytes = 64 << 10 // bytes of argv strings read
 	maxPathBytes    = 4096     // PATH_MAX: a longer name fails in the kernel anyway
 )
-
-// seccompNotif and seccompNotifResp are the kernel's struct seccomp_notif
-// and struct seccomp_notif_resp (linux/seccomp.h).
-type seccompNotif struct {
-	ID    uint64
-	PID   uint32
-	Flags uint32
-	Nr    int32
-	Arch  uint32
-	IP    uint64
-	Args  [6]uint64
-}
-
-type seccompNotifResp struct {
-	ID    uint64
-	Val   int64
-	Error int32
-	Flags uint32
-}
 
 // compileRules turns the host's rules into a policy.Set.
 func compileRules(c *wire.CommandRules) (policy.Set, error) {
@@ -180,18 +171,23 @@ type guard struct {
 	set    policy.Set
 	askOK  bool
 	fd     int
-	first  bool // the launch's exec is answered
 
 	reported, unreported int
 	lastPID              int    // the last report's process
 	lastKey              string // and program (decide's key)
 }
 
-// forkGuarded starts argv like syscall.ForkExec, under a new exec filter
-// whose notifications a guard of x answers with set's decisions.
+// forkGuarded starts argv like syscall.ForkExec, under a new exec filter:
+// the host answers the launch's exec, then a guard of x answers the
+// execution's with set's decisions.
 func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRules, set policy.Set, argv []string, attr *syscall.ProcAttr) (int, error) {
+	if s.notify == nil {
+		return 0, errors.New("command rules at exec: the host passed no notify socket")
+	}
+	token, answered := s.expectAnswer()
 	type result struct {
 		pid int
+		fd  int
 		err error
 	}
 	ch := make(chan result, 1)
@@ -201,16 +197,35 @@ func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRul
 		runtime.LockOSThread()
 		fd, err := installFilter()
 		if err != nil {
-			ch <- result{err: err}
+			ch <- result{fd: -1, err: err}
 			return
 		}
-		g := &guard{s: s, x: x, stream: stream, set: set, askOK: rules.AskApproved, fd: fd}
-		go g.run()
+		if err := notify.Pass(s.notify, token, fd); err != nil {
+			unix.Close(fd)
+			ch <- result{fd: -1, err: err}
+			return
+		}
 		pid, err := syscall.ForkExec(argv[0], argv, attr)
-		ch <- result{pid, err}
+		ch <- result{pid, fd, err}
 	}()
 	r := <-ch
-	return r.pid, r.err
+	if r.err != nil {
+		s.dropAnswer(token)
+		if r.fd >= 0 {
+			unix.Close(r.fd)
+		}
+		return 0, r.err
+	}
+	// The program runs, so the host answered its exec: its token is on
+	// the way (or the host is gone, and so is the sandbox).
+	select {
+	case <-answered:
+	case <-s.notifyDone:
+		s.dropAnswer(token)
+	}
+	g := &guard{s: s, x: x, stream: stream, set: set, askOK: rules.AskApproved, fd: r.fd}
+	go g.run()
+	return r.pid, nil
 }
 
 // run answers notifications until no process uses the filter.
@@ -220,42 +235,22 @@ func (g *guard) run() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer unix.Close(g.fd)
-	fds := []unix.PollFd{{Fd: int32(g.fd), Events: unix.POLLIN}}
 	for {
-		fds[0].Revents = 0
-		if _, err := unix.Poll(fds, -1); err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return
-		}
-		switch {
-		case fds[0].Revents&unix.POLLIN != 0:
-			g.serve()
-		case fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0:
+		pending, err := notify.Wait(g.fd)
+		if err != nil || !pending {
 			return // no process uses the filter any more
 		}
+		g.serve()
 	}
 }
 
 // serve answers one notification.
 func (g *guard) serve() {
-	var n seccompNotif
-	if err := ioctl(g.fd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
+	n, err := notify.Recv(g.fd)
+	if err != nil {
 		return // ENOENT: the process went away meanwhile
 	}
-	resp := seccompNotifResp{ID: n.ID}
-	if !g.first {
-		// The first exec under the filter is the init's own launch of the
-		// execution's program: nothing else runs under the filter before
-		// it (the init's thread that carries it execs nothing). It is
-		// not read: a program started as an image's user is not dumpable
-		// until that exec.
-		g.first = true
-		resp.Flags = unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
-		ioctl(g.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
-		return
-	}
+	resp := notify.Response{ID: n.ID}
 	d, key, err := g.decide(&n)
 	allow := err == nil && (d.Outcome == policy.Allowed || (d.Outcome == policy.Asked && g.askOK))
 	switch {
@@ -266,7 +261,7 @@ func (g *guard) serve() {
 	default:
 		resp.Error = -int32(unix.EACCES)
 	}
-	if err := ioctl(g.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp)); err != nil {
+	if err := notify.Send(g.fd, &resp); err != nil {
 		return // the process went away: nothing ran
 	}
 	if !allow && !errors.Is(err, errNoFile) && !errors.Is(err, errGone) {
@@ -277,6 +272,43 @@ func (g *guard) serve() {
 		}
 		g.lastPID, g.lastKey = int(n.PID), key
 		g.report(int(n.PID), d, d.Subject)
+	}
+}
+
+// expectAnswer returns a new token and the channel closed when the host
+// answered its launch.
+func (s *server) expectAnswer() (uint64, chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens++
+	c := make(chan struct{})
+	s.answers[s.tokens] = c
+	return s.tokens, c
+}
+
+// dropAnswer forgets a token whose launch failed (the host answers
+// nothing, or answers late: readAnswers ignores a token it does not know).
+func (s *server) dropAnswer(token uint64) {
+	s.mu.Lock()
+	delete(s.answers, token)
+	s.mu.Unlock()
+}
+
+// readAnswers hands the host's answers (tokens) to the launches waiting
+// for them, until the notify socket ends.
+func (s *server) readAnswers() {
+	defer close(s.notifyDone)
+	for {
+		token, err := notify.RecvToken(s.notify)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if c := s.answers[token]; c != nil {
+			delete(s.answers, token)
+			close(c)
+		}
+		s.mu.Unlock()
 	}
 }
 
@@ -292,11 +324,10 @@ var (
 // is refused: errNoFile (ENOENT), errGone (no answer matters), or what
 // made the request unreadable (EACCES, reported with the rule
 // "(unreadable)").
-func (g *guard) decide(n *seccompNotif) (d policy.Decision, key string, err error) {
+func (g *guard) decide(n *notify.Notification) (d policy.Decision, key string, err error) {
 	pid := int(n.PID)
 	c, resolved, err := readExec(pid, n)
-	id := n.ID
-	if ioctl(g.fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)) != nil {
+	if !notify.Valid(g.fd, n.ID) {
 		return policy.Decision{Outcome: policy.Denied}, "", errGone
 	}
 	if errors.Is(err, errNoFile) {
@@ -366,7 +397,7 @@ func (g *guard) report(pid int, d policy.Decision, subject string) {
 // readExec reads the command an execve or execveat notification asks for:
 // the program's absolute path (as the process names it) then argv[1:], and
 // the path with symbolic links resolved ("" if it cannot be).
-func readExec(pid int, n *seccompNotif) (policy.Command, string, error) {
+func readExec(pid int, n *notify.Notification) (policy.Command, string, error) {
 	p := "/proc/" + strconv.Itoa(pid)
 	uid, gid, err := procIDs(p)
 	if err != nil {
@@ -577,18 +608,5 @@ func (m *memReader) argv(addr uint64) (args []string, more bool, err error) {
 		}
 		budget -= len(s) + 1
 		args = append(args, s)
-	}
-}
-
-func ioctl(fd int, req uint, arg unsafe.Pointer) error {
-	for {
-		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
-		switch errno {
-		case 0:
-			return nil
-		case unix.EINTR:
-			continue
-		}
-		return errno
 	}
 }

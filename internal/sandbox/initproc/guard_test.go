@@ -9,13 +9,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/policy"
+	"github.com/desk-dev/desk/internal/sandbox/notify"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
 
 // selfExec is a notification of an execve by this process of path with
 // argv, as the kernel would hand it to the guard (the strings are in this
 // process's memory).
-func selfExec(path string, argv ...string) (*seccompNotif, func()) {
+func selfExec(path string, argv ...string) (*notify.Notification, func()) {
 	p := append([]byte(path), 0)
 	ptrs := make([]uintptr, 0, len(argv)+1)
 	keep := [][]byte{p}
@@ -25,7 +26,7 @@ func selfExec(path string, argv ...string) (*seccompNotif, func()) {
 		ptrs = append(ptrs, uintptr(unsafe.Pointer(&b[0])))
 	}
 	ptrs = append(ptrs, 0)
-	n := &seccompNotif{PID: uint32(os.Getpid()), Nr: unix.SYS_EXECVE}
+	n := &notify.Notification{PID: uint32(os.Getpid()), Nr: unix.SYS_EXECVE}
 	n.Args[0] = uint64(uintptr(unsafe.Pointer(&p[0])))
 	n.Args[1] = uint64(uintptr(unsafe.Pointer(&ptrs[0])))
 	return n, func() { _ = keep; _ = ptrs }

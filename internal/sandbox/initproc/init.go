@@ -61,7 +61,9 @@ func serve() error {
 		byPID:    map[int]*execution{},
 		detached: map[string]*execution{},
 		early:    map[int]reaped{},
+		answers:  map[uint64]chan struct{}{},
 	}
+	s.notify, s.notifyDone = openNotify()
 	s.cond = sync.NewCond(&s.mu)
 	r := wire.NewReader(c)
 	first, err := r.Next()
@@ -78,6 +80,9 @@ func serve() error {
 		return err
 	}
 	go s.reap()
+	if s.notify != nil {
+		go s.readAnswers()
+	}
 	if s.cfg.ProxyPort > 0 {
 		if err := forwardEgress(s.cfg.ProxyPort); err != nil {
 			fmt.Fprintf(os.Stderr, "desk sandbox-init: %v (the sandbox has no network)\n", err)
@@ -103,6 +108,30 @@ func serve() error {
 	}
 }
 
+// openNotify opens the notify socket the host passes as wire.NotifyFD (nil
+// if it passes none: an execution with command rules then fails to start).
+func openNotify() (*net.UnixConn, chan struct{}) {
+	done := make(chan struct{})
+	var st unix.Stat_t
+	if unix.Fstat(wire.NotifyFD, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		close(done)
+		return nil, done
+	}
+	f := os.NewFile(wire.NotifyFD, "notify")
+	c, err := net.FileConn(f) // a close-on-exec duplicate
+	f.Close()
+	uc, ok := c.(*net.UnixConn)
+	if err != nil || !ok {
+		if c != nil {
+			c.Close()
+		}
+		close(done)
+		return nil, done
+	}
+	return uc, done
+}
+
+// checkConfig refuses another protocol version or a missing limit.
 func checkConfig(c wire.Config) error {
 	switch {
 	case c.Version != wire.Version:
@@ -146,6 +175,14 @@ type server struct {
 	early     map[int]reaped        // statuses reaped before their launch registered the pid
 	launching int                   // programs being forked
 	sweeping  bool                  // a sweep is killing escaped processes
+
+	// The notify socket (wire.NotifyFD; nil without one): forkGuarded
+	// passes each exec listener on it and waits in answers (by token) for
+	// the host's answer to the launch; notifyDone closes when it ends.
+	notify     *net.UnixConn
+	notifyDone chan struct{}
+	answers    map[uint64]chan struct{}
+	tokens     uint64 // the last token given
 }
 
 // reaped is a status the reaper got for a pid nobody had registered: a
