@@ -316,9 +316,12 @@ func imageStoreIfAny(dir string) (*image.Store, error) {
 
 var imageRmSpec = &cmdSpec{
 	name: "image rm", synopsis: "NAME [--images DIR]", minArgs: 1, maxArgs: 1,
-	summary: "remove an image name (the unpacked image with its last name); its workspaces fall back to the default",
-	help: `Remove an image only while no sandbox runs on it: a running sandbox would
-lose its files. Workspaces that chose it fall back to the default image (or
+	summary: "remove an image name (the unpacked image with its last name; refused while a sandbox runs on it); its workspaces fall back to the default",
+	help: `The unpacked image goes with its last name, unless a sandbox runs on it
+(a warm sandbox of desk serve on this machine): then nothing is removed and
+the command fails with EBUSY; try again once those sandboxes have stopped
+(after 5 minutes with nothing running, when their workspace closes, or with
+the server). Workspaces that chose it fall back to the default image (or
 the host's userland) at their next sandbox start.`,
 }
 
@@ -427,8 +430,12 @@ func sandboxImages(dir string) sandbox.ImageFunc {
 		if err != nil || !ok {
 			return nil, err
 		}
+		release, err := s.Hold(img) // desk image rm refuses it until the sandbox stops
+		if err != nil {
+			return nil, err
+		}
 		return &sandbox.Image{Root: img.Root, Env: img.Env, WorkingDir: img.WorkingDir, UID: img.UID, GID: img.GID, Shell: img.Shell,
-			ID: img.ID, Writable: img.Writable}, nil
+			ID: img.ID, Writable: img.Writable, Release: release}, nil
 	}
 }
 

@@ -30,7 +30,8 @@ import (
 // the C library the init needs), desk image use for one workspace: its
 // sandbox runs the image (its program, Env, WorkingDir) while another
 // workspace keeps the host's userland; --writable keeps the sandbox's
-// changes to the image's root in the workspace; desk image ls, rm.
+// changes to the image's root in the workspace; desk image ls, rm (refused
+// while the sandbox runs on the image).
 func TestServe_Image(t *testing.T) {
 	sandboxtest.Require(t)
 	if _, err := os.Stat("/usr/bin/busybox"); err != nil {
@@ -72,7 +73,7 @@ func TestServe_Image(t *testing.T) {
 
 	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
 	data, _ := sandboxData(t)
-	startServe(t, "--addr", "127.0.0.1:0", "--data", data)
+	_, _, stop := startServe(t, "--addr", "127.0.0.1:0", "--data", data)
 	mustDesk(t, nil, "ws", "create", "img")
 	mustDesk(t, nil, "ws", "create", "host")
 	if got := mustDesk(t, nil, "exec", "img", "--backend", "sandbox", "--", `echo "$GREETING"; pwd; only-in-image; test -e /usr/bin/python3 || echo no host python`); got != "hello from the image\n/srv/app\nonly in the image\nno host python\n" {
@@ -86,6 +87,17 @@ func TestServe_Image(t *testing.T) {
 	}
 	if got := mustDesk(t, nil, "exec", "host", "--backend", "sandbox", "--", `test -x /usr/bin/python3 && echo host python; pwd`); got != "host python\n/workspace\n" {
 		t.Errorf("on the host's userland: %q", got)
+	}
+	// The image is not removed under the warm sandbox; once the server
+	// (and with it the sandbox) has stopped, it is.
+	if _, errs, code := desk(t, nil, "image", "rm", "busybox:test"); code == 0 || !strings.Contains(errs, "a sandbox runs on the image: device or resource busy") {
+		t.Errorf("image rm under a warm sandbox: %d %q", code, errs)
+	}
+	if got := mustDesk(t, nil, "exec", "img", "--backend", "sandbox", "--", `only-in-image`); got != "only in the image\n" {
+		t.Errorf("after the refused rm: %q", got)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("desk serve exited %d", code)
 	}
 	mustDesk(t, nil, "image", "rm", "busybox:test")
 	if got := mustDesk(t, nil, "image", "ls"); strings.Contains(got, "busybox") {

@@ -64,9 +64,16 @@
 // HTTPS_PROXY): no workspace's egress policy applies (docs/decisions.md).
 // Progress reports each layer as it starts and the bytes received.
 //
-// # Not done
+// # In use
 //
-// Garbage collection of images a removed name left in use by a running sandbox
-// (Remove deletes the root at once: remove an image only while no sandbox
-// runs on it).
+// Store.Hold marks an image in use for as long as a sandbox runs on it
+// (cmd/desk's Options.Image holds it; the sandbox releases it once stopped):
+// a shared flock on DIR/ID/in-use, so it holds across processes (desk serve
+// against desk image rm) and ends with a process that dies. Remove of an
+// image's last name takes that lock exclusively without waiting: held, it
+// fails with ErrInUse and syscall.EBUSY and changes nothing (not even the
+// index); free, it keeps the lock while it renames the image away and
+// deletes it, so a Hold that raced it waits, then finds the image gone
+// (ErrNotFound) and the sandbox's start fails rather than run on a
+// half-deleted root. A name that is not the image's last goes at once.
 package image

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -640,9 +641,49 @@ func (s *Store) List() ([]Info, error) {
 	return out, nil
 }
 
-// Remove removes name; the unpacked image goes with its last name (remove
-// it only while no sandbox uses it: a running sandbox would lose its
-// files). Workspaces that chose it fall back to the default.
+// inUseFile, in an image's directory, is what Hold locks shared for as long
+// as a sandbox runs on the image, and Remove exclusively before it deletes
+// the image.
+const inUseFile = "in-use"
+
+// ErrInUse is wrapped, with syscall.EBUSY, by Remove's error for an image
+// a sandbox runs on.
+var ErrInUse = errors.New("a sandbox runs on the image")
+
+// Hold marks img (a Resolve or ForWorkspace result) in use until release is
+// called: Remove of its last name is refused meanwhile (EBUSY). It takes a
+// shared flock on the image's DIR/ID/in-use, so it holds across processes
+// (desk serve's sandboxes against desk image rm) and goes with the process
+// if it dies. An image removed since it was resolved is ErrNotFound.
+func (s *Store) Hold(img Image) (release func(), err error) {
+	dir := filepath.Join(s.dir, img.ID)
+	if img.ID == "" || filepath.Base(dir) != img.ID || filepath.Join(dir, "rootfs") != img.Root {
+		return nil, fmt.Errorf("hold image %q: not an image of this store", img.ID)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, inUseFile), os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("hold image %s: %w (removed)", img.ID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hold image %s: %w", img.ID, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("hold image %s: %w", img.ID, err)
+	}
+	// Remove may have taken the image between the open and the lock: it
+	// renames the directory away before it deletes it.
+	if _, err := os.Lstat(filepath.Join(dir, "image.json")); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("hold image %s: %w (removed)", img.ID, ErrNotFound)
+	}
+	return sync.OnceFunc(func() { f.Close() }), nil
+}
+
+// Remove removes name; the unpacked image goes with its last name, unless
+// a sandbox runs on it (Hold): then nothing changes and the error wraps
+// ErrInUse and syscall.EBUSY. Workspaces that chose it fall back to the
+// default.
 func (s *Store) Remove(name string) error {
 	unlock, err := s.lock()
 	if err != nil {
@@ -658,6 +699,23 @@ func (s *Store) Remove(name string) error {
 		return fmt.Errorf("remove image %q: %w", name, ErrNotFound)
 	}
 	delete(ix.Names, name)
+	last := len(namesOf(ix, id)) == 0
+	if last {
+		// Held exclusively until the image is gone: a Hold meanwhile waits,
+		// then finds it removed.
+		f, err := os.OpenFile(filepath.Join(s.dir, id, inUseFile), os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return fmt.Errorf("remove image %q: %w", name, err)
+		}
+		defer f.Close()
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("remove image %q: %w: %w (try again once its sandboxes have stopped: a sandbox stops after 5 minutes with nothing running, when its workspace closes, or with its server)", name, ErrInUse, syscall.EBUSY)
+		}
+		if err != nil {
+			return fmt.Errorf("remove image %q: %w", name, err)
+		}
+	}
 	for ws, n := range ix.Workspaces {
 		if n == name {
 			delete(ix.Workspaces, ws)
@@ -669,7 +727,7 @@ func (s *Store) Remove(name string) error {
 	if err := s.writeIndex(ix); err != nil {
 		return err
 	}
-	if len(namesOf(ix, id)) == 0 {
+	if last {
 		// Renamed first, so that a half-removed image is never found.
 		gone := filepath.Join(s.dir, ".removed-"+id)
 		if err := os.Rename(filepath.Join(s.dir, id), gone); err != nil {

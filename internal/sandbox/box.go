@@ -399,6 +399,9 @@ func (x *box) cleanup() {
 			x.b.log.Warn("sandbox: cannot remove bundle", "id", x.id, "err", err)
 		}
 	}
+	if x.img != nil && x.img.Release != nil {
+		x.img.Release() // nothing of the sandbox uses its root any more
+	}
 	x.b.log.Info("sandbox stopped", "workspace", x.ws.Name, "id", x.id, "why", x.why)
 }
 

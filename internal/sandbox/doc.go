@@ -124,6 +124,9 @@
 // image that lacks the init's ELF interpreter (read once from the binary's
 // PT_INTERP, looked up in the image's root with its symbolic links resolved
 // inside it), naming it and the fix, rather than failing in the runtime.
+// An Image's Release is called once the sandbox has stopped (or at once
+// when its start is refused): package image's hold, which keeps desk image
+// rm from deleting a root a sandbox runs on.
 //
 // The image's user owns the workspace: the default Mount serves the files
 // of store uid 0 (what every other backend writes, and /workspace and the

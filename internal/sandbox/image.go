@@ -45,6 +45,12 @@ type Image struct {
 	// see the package documentation), so that apt-get or pip install into
 	// /usr keeps its files across restarts. Off, the root is read-only.
 	Writable bool
+	// Release, if not nil, is called once when the sandbox that asked
+	// for the image no longer uses it: when it has stopped (its mounts
+	// released), or at once when its start is refused. Package image's
+	// Store.Hold gives it, so that the image is not removed under a
+	// running sandbox.
+	Release func()
 }
 
 // ImageFunc returns the image workspace ws's sandbox uses, or nil for the
@@ -64,6 +70,12 @@ func (x *box) resolveImage(ctx context.Context) error {
 	if img == nil {
 		return nil
 	}
+	ok := false
+	defer func() {
+		if !ok && img.Release != nil {
+			img.Release()
+		}
+	}()
 	if img.UID >= o.IDCount || img.GID >= o.IDCount {
 		return fmt.Errorf("image user %d:%d outside the sandbox's ids", img.UID, img.GID)
 	}
@@ -86,6 +98,7 @@ func (x *box) resolveImage(ctx context.Context) error {
 	}
 	x.img = img
 	x.ws.UID, x.ws.GID = img.UID, img.GID
+	ok = true
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -277,5 +278,60 @@ func TestImage_NoLibc(t *testing.T) {
 	_, err = dynamic.b.Run(context.Background(), dynamic.job(0, "true"))
 	if err == nil || !strings.Contains(err.Error(), ", the dynamic loader the init") || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
 		t.Errorf("a dynamic init in an image without libc: %v", err)
+	}
+}
+
+// TestImage_Release: the image's Release is called once the sandbox that
+// asked for it has stopped, not while it is warm, and at once when the
+// start is refused (package image's hold, which desk image rm respects).
+func TestImage_Release(t *testing.T) {
+	t.Parallel()
+	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ii := importTestImage(t, s, "busybox:release", v1.Config{Env: []string{"PATH=/bin"}})
+	var mu sync.Mutex
+	released := map[string]int{}
+	e := imageEnv(t, func(name string) *Image {
+		img := sandboxImage(ii)
+		if name == "bad" {
+			img.UID = DefaultIDCount // outside the sandbox's ids: refused
+		}
+		img.Release = func() {
+			mu.Lock()
+			released[name]++
+			mu.Unlock()
+		}
+		return img
+	})
+	count := func(name string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return released[name]
+	}
+	e.ok("true")
+	e.ok("true")
+	if n := count("ws"); n != 0 {
+		t.Fatalf("released %d times while warm", n)
+	}
+	if err := e.b.Stop(ctx(t), "ws"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("ws"); n != 1 {
+		t.Errorf("released %d times after the stop, want 1", n)
+	}
+	fs2, err := vfs.Open(context.Background(), filepath.Join(e.dir, "bad.db"), vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs2.Close()
+	job := e.job(1, "true")
+	job.FS = fs2
+	if _, err := e.b.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "outside the sandbox's ids") {
+		t.Fatalf("a refused image: %v", err)
+	}
+	if n := count("bad"); n != 1 {
+		t.Errorf("a refused image released %d times, want 1", n)
 	}
 }
