@@ -77,7 +77,11 @@
 // request to the store, not one per file). A batch that fails is undone
 // whole and its files are copied one by one, so errors and what is copied
 // are those of the file-by-file path (TestCpTree_gnu compares the trees
-// GNU cp makes, TestCpTree_batchRefused a refusal inside a batch).
+// GNU cp makes, TestCpTree_batchRefused a refusal inside a batch). sed -i
+// reads each file whole and runs the script over it with a line buffer the
+// size of the file (at most 64 KiB; longer lines are gathered), into an
+// output buffer sized from the input (TestSedInPlace_gnu compares the files
+// and streams with GNU sed).
 //
 // jq parses its input directly over the bytes into gojq's values;
 // encoding/json's tokenizer decodes only text the direct parser does not

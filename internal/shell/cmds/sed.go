@@ -319,10 +319,22 @@ func (s *sedState) wout(name string) *sedOut {
 	switch {
 	case name == "/dev/stdout" && !s.inPlace:
 		return s.out
-	case name == "/dev/stdout":
-		return &sedOut{w: s.env.Stdout, sep: s.sep}
-	case name == "/dev/stderr":
-		return &sedOut{w: s.env.Stderr, sep: s.sep}
+	case name == "/dev/stdout" || name == "/dev/stderr":
+		// One output per stream, as GNU's: a line written without its
+		// delimiter gets it back before the next one (under -i the next
+		// may come from the next file).
+		if o := s.wOut[name]; o != nil {
+			return o
+		}
+		w := s.env.Stdout
+		if name == "/dev/stderr" {
+			w = s.env.Stderr
+		}
+		if s.wOut == nil {
+			s.wOut = map[string]*sedOut{}
+		}
+		s.wOut[name] = &sedOut{w: w, sep: s.sep}
+		return s.wOut[name]
 	}
 	return s.wOut[name]
 }
@@ -367,7 +379,7 @@ func (s *sedState) fill() bool {
 			name := s.files[s.fi]
 			s.fi++
 			if s.data != nil {
-				s.lr = newLineReader(s.env, ctxReader{s.env, bytes.NewReader(s.data)}, s.sep)
+				s.lr = newLineReaderSize(s.env, ctxReader{s.env, bytes.NewReader(s.data)}, s.sep, min(len(s.data)+1, 64<<10))
 				continue
 			}
 			r, err := openArg(s.env, name)
@@ -1015,6 +1027,7 @@ func (s *sedState) editInPlace(name, suffix string) {
 	}
 	defer env.Release(held(data))
 	var buf bytes.Buffer
+	buf.Grow(len(data) + len(data)/8) // most edits keep the size about the same
 	lb := &limitedBuf{buf: &buf, max: env.Limits.MaxReadBytes, env: env}
 	defer lb.release()
 	s.out = &sedOut{w: lb, sep: s.sep}

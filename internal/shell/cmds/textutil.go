@@ -392,7 +392,15 @@ func (l *lineReader) lines() iter.Seq[[]byte] {
 }
 
 func newLineReader(env *Env, r io.Reader, delim byte) *lineReader {
-	return &lineReader{env: env, br: bufio.NewReaderSize(r, 64<<10), delim: delim, max: env.Limits.MaxReadBytes}
+	return newLineReaderSize(env, r, delim, 64<<10)
+}
+
+// newLineReaderSize is newLineReader with a buffer of size bytes (at least
+// 16): for input already in memory, its length and one more, so that a
+// small file does not cost a 64 KiB buffer. Lines longer than the buffer
+// are gathered as with any buffer.
+func newLineReaderSize(env *Env, r io.Reader, delim byte, size int) *lineReader {
+	return &lineReader{env: env, br: bufio.NewReaderSize(r, size), delim: delim, max: env.Limits.MaxReadBytes}
 }
 
 // next returns the next line with its delimiter; io.EOF at the end. A
