@@ -36,6 +36,9 @@ var realSize = []struct {
 	{"cut-sort-uniq", `cut -d' ' -f3 lines.txt | sort | uniq | wc -l`, "", false},
 	{"sort-uniq-c", `sort words.txt | uniq -c | sort -rn | head -n 1`, "", false},
 	{"awk", `awk '{n+=length($0)} END {print n}' lines.txt`, "", false},
+	// awk in the C locale on both sides (the shell's default is C.UTF-8,
+	// where length counts characters; bash's side runs with LC_ALL=C).
+	{"awk-C", `LC_ALL=C awk '{n+=length($0)} END {print n}' lines.txt`, "", false},
 	{"jq", `jq '.[].name' data.json | wc -l`, "10000", false},
 	{"find", `find src -name '*.go' | wc -l`, "10000", false},
 	{"grep-rn", `grep -rn TODO src | wc -l`, "200", false},

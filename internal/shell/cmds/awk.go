@@ -38,8 +38,9 @@ const awkFilenameFunc = "__desk_awk_filename"
 // with its own EOF (so NR, FNR and var=value operands between files behave as
 // in awk). An action prepended to the program sets FILENAME from that reader
 // at the first record of each file. -f files are read through the workspace.
-// ENVIRON is the shell's exported environment. Execution stops when Env.Ctx
-// is cancelled.
+// ENVIRON is the shell's exported environment. length, substr, index,
+// match and printf's %c count characters in a UTF-8 locale and bytes in
+// the C locale, as gawk does. Execution stops when Env.Ctx is cancelled.
 func Awk(env *Env, args []string) int {
 	var (
 		fs       string
@@ -191,7 +192,10 @@ func Awk(env *Env, args []string) int {
 		NoFileReads:  true,
 		ShellCommand: []string{"/nonexistent/desk-awk-no-exec"},
 		Environ:      environ,
-		Chars:        true,
+		// Characters in a UTF-8 locale, bytes in the C locale, as gawk
+		// counts them in length, substr, index, match and %c (in the C
+		// locale GoAWK's byte mode also costs half the CPU).
+		Chars: utf8Locale(env),
 	}
 	it, err := interp.New(prog)
 	if err != nil {
