@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/desk-dev/desk/internal/shell/interp"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
@@ -44,6 +45,18 @@ const (
 
 // sat saturates the arithmetic (far above any limit).
 const satMax = math.MaxInt64 / 4
+
+func satAdd(a, b int64) int64 { return min(a+b, satMax) }
+
+func satMul(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > satMax/b {
+		return satMax
+	}
+	return a * b
+}
 
 func sadd(v ...int64) int64 {
 	var n int64
@@ -524,8 +537,8 @@ func (e *evaluator) braceWord(w *syntax.Word) braceSum {
 
 func (e *evaluator) braceExp(br *syntax.BraceExp) braceSum {
 	if br.Sequence {
-		s := braceExpSize(br)
-		return braceSum{words: s.words, bytes: s.bytes, run: s.bytes / max(s.words, 1)}
+		n, b := interp.BraceExpSize(br)
+		return braceSum{words: n, bytes: b, run: b / max(n, 1)}
 	}
 	var s braceSum
 	for _, el := range br.Elems {

@@ -3,10 +3,14 @@ package shell
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/desk-dev/desk/internal/shell/interp"
 	"github.com/desk-dev/desk/internal/testenv"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestBraceLimit_hostile: one command of many brace expansions, each under
@@ -86,5 +90,86 @@ func TestBraceLimit_count(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBraceSize_bash: the one brace-expansion count both interpreters use
+// (interp.BraceSize) reads each word's sequences as bash 5.2 expands them
+// and as mvdan's expand.Braces does: the same words, and, for a word of
+// plain literal text, no fewer bytes than bash makes (quoted text and
+// expansions count no bytes: their size is checked when they run).
+func TestBraceSize_bash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash: ", err)
+	}
+	words := []string{
+		`{1..10}`, `{10..1}`, `{1..10..3}`, `{1..10..-3}`, `{10..1..0}`, `{-5..5}`,
+		`{05..-5}`, `{-05..05}`, `{0001..3}`, `{1..003}`, `{+1..3}`, `{1..2..+1}`,
+		`{-1..-10..4}`, `{a..z}`, `{z..a}`, `{a..z..3}`, `{a..Z}`, `{Z..a..2}`,
+		`{A..C}{1..2}`, `x{1..3}y{a,b}`, `{a,b{1..3},c}`, `{1..3}{a,{b,{c,d}}}`,
+		`{1.."3"}`, `{a..b..x}`, `{1..a}`, `{aa..b}`, `{1..2..3..4}`, `{1..5}$x{a,b}`,
+		`x{,y}z`, `{}`, `{a}`, `{1..1}`, `{0..0..5}`, `{-0..3}`, `{00..-0}`,
+		`{'a','b'}{1..2}`, `{-9223372036854775807..-9223372036854775805}`,
+	}
+	// mvdan.cc/sh v3.14.1 steps past the largest int64 and wraps: it stops
+	// at its own 16,384 words per word with an error, where bash makes 3.
+	const overflow = `{9223372036854775805..9223372036854775807}`
+	words = append(words, overflow)
+	p := syntax.NewParser()
+	for _, w := range words {
+		t.Run(w, func(t *testing.T) {
+			f, err := p.Parse(strings.NewReader("printf '%s\\0' "+w), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			word := f.Stmts[0].Cmd.(*syntax.CallExpr).Args[2]
+			plain := true
+			for _, p := range word.Parts {
+				_, lit := p.(*syntax.Lit)
+				plain = plain && lit
+			}
+			n, b, ok := interp.BraceSize(word)
+			out, err := exec.Command(bash, "-c", "x=; printf '%s\\0' "+w).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bashWords := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+			var bashBytes int64
+			for _, s := range bashWords {
+				bashBytes += int64(len(s))
+			}
+			if !ok {
+				if len(bashWords) != 1 || bashWords[0] != word.Lit() {
+					t.Fatalf("no brace expansion read; bash makes %q", bashWords)
+				}
+				return
+			}
+			if n != int64(len(bashWords)) || plain && b < bashBytes {
+				t.Fatalf("counted %d words of %d bytes; bash makes %d of %d: %q", n, b, len(bashWords), bashBytes, bashWords)
+			}
+			cp := *word
+			if !syntax.SplitBraces(&cp) {
+				t.Fatal("syntax.SplitBraces finds no brace expression")
+			}
+			var mvdan int64
+			var mvdanErr error
+			for _, err := range expand.BracesSeq(nil, &cp) {
+				if err != nil {
+					mvdanErr = err
+					break
+				}
+				mvdan++
+			}
+			if w == overflow {
+				if mvdanErr == nil {
+					t.Fatalf("mvdan's expand.Braces makes %d words without its error: is the overflow fixed? Then this row joins the others", mvdan)
+				}
+				return
+			}
+			if mvdanErr != nil || mvdan != n {
+				t.Fatalf("counted %d words; mvdan's expand.Braces makes %d (%v)", n, mvdan, mvdanErr)
+			}
+		})
 	}
 }

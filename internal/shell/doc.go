@@ -156,10 +156,15 @@
 // sequence {x..y..n} counts its elements) and the bytes of their literal
 // text (each sequence element as wide as its widest endpoint; a parameter
 // or command substitution counts nothing, its size being known only when it
-// runs). A command over MaxBraceWords words, or over MaxStringBytes bytes,
-// is replaced by one that stops the execution with that limit when it is
-// reached (a command never run costs nothing), in the script, eval'd
-// strings and sourced files alike. Under these, the interpreter still
+// runs). The count is desk's interpreter's (interp.BraceSize), one for
+// both: mvdan's expand.Braces reads every sequence syntax.SplitBraces
+// accepts as desk's does and as bash 5.2 does (TestBraceSize_bash checks
+// both against real bash), except a sequence that steps past the largest
+// int64, which mvdan v3.14.1 wraps until its own 16,384-word cap stops it
+// with an error. A command over MaxBraceWords words, or over
+// MaxStringBytes bytes, is replaced by one that stops the execution with
+// that limit when it is reached (a command never run costs nothing), in
+// the script, eval'd strings and sourced files alike. Under these, the interpreter still
 // refuses a single word of more than 16,384 words ("brace expansion would
 // exceed 16384 elements"), as MaxArgs refuses a command's whole
 // argument list.
@@ -300,8 +305,8 @@
 // child interpreter in process), the limits of Options and the memory
 // budget. It enforces each limit itself, with the meaning documented
 // above: MaxBraceWords and MaxStringBytes on the words a command's brace
-// expansions make, counted before any word is expanded (the same count
-// as instrument's); MaxGlobEntries on the directory entries read while
+// expansions make, counted before any word is expanded (the count
+// instrument uses); MaxGlobEntries on the directory entries read while
 // expanding one command (it reads each directory once: big/* of n
 // entries counts n, where mvdan's counts 2n); MaxCommands, MaxLoopIters,
 // MaxCallDepth, MaxArgs, MaxStringBytes, MaxVarBytes, MaxReadBytes and

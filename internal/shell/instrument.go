@@ -2,10 +2,9 @@ package shell
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
+	"github.com/desk-dev/desk/internal/shell/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -481,14 +480,14 @@ func limitBraces(st *syntax.Stmt, lim braceLimits) {
 	default:
 		return
 	}
-	var total braceSize
+	// mvdan's expand.Braces reads every sequence syntax.SplitBraces accepts
+	// as desk's interpreter does (TestBraceSize_bash), so desk's count
+	// bounds it.
+	var total struct{ words, bytes int64 }
 	for _, w := range words {
-		cp := *w // SplitBraces replaces the Parts, as the interpreter's copy
-		if !syntax.SplitBraces(&cp) {
-			continue
+		if n, b, ok := interp.BraceSize(w); ok {
+			total.words, total.bytes = satAdd(total.words, n), satAdd(total.bytes, b)
 		}
-		sz := wordSize(&cp)
-		total = braceSize{satAdd(total.words, sz.words), satAdd(total.bytes, sz.bytes)}
 	}
 	name := ""
 	switch {
@@ -504,90 +503,4 @@ func limitBraces(st *syntax.Stmt, lim braceLimits) {
 		{Parts: []syntax.WordPart{&syntax.Lit{Value: name}}},
 	}}
 	st.Redirs = nil
-}
-
-// braceSize is what a brace expansion makes: words, and the bytes of their
-// literal text (a parameter, command substitution or other expansion counts
-// 0: its size is known only when it runs).
-type braceSize struct{ words, bytes int64 }
-
-// maxBraceSize saturates the arithmetic: far above any limit.
-const maxBraceSize = math.MaxInt64 / 4
-
-func satAdd(a, b int64) int64 { return min(a+b, maxBraceSize) }
-
-func satMul(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	if a > maxBraceSize/b {
-		return maxBraceSize
-	}
-	return a * b
-}
-
-// wordSize is the size of the expansion of a word whose braces
-// syntax.SplitBraces has parsed: the product of its parts' word counts, each
-// part's bytes repeated once per combination of the others.
-func wordSize(w *syntax.Word) braceSize {
-	acc := braceSize{words: 1}
-	for _, p := range w.Parts {
-		var ps braceSize
-		switch p := p.(type) {
-		case *syntax.Lit:
-			ps = braceSize{1, int64(len(p.Value))}
-		case *syntax.SglQuoted:
-			ps = braceSize{1, int64(len(p.Value))}
-		case *syntax.BraceExp:
-			ps = braceExpSize(p)
-		default:
-			ps = braceSize{words: 1}
-		}
-		acc = braceSize{satMul(acc.words, ps.words),
-			satAdd(satMul(acc.bytes, ps.words), satMul(ps.bytes, acc.words))}
-	}
-	return acc
-}
-
-// braceExpSize is the size of one brace expansion: the sum over the
-// alternatives of {a,b,...}, or the length of a sequence {x..y[..incr]}
-// with every element counted as wide as its widest endpoint.
-func braceExpSize(br *syntax.BraceExp) braceSize {
-	if !br.Sequence {
-		var s braceSize
-		for _, e := range br.Elems {
-			es := wordSize(e)
-			s = braceSize{satAdd(s.words, es.words), satAdd(s.bytes, es.bytes)}
-		}
-		return s
-	}
-	// As expand.Braces reads it.
-	fromLit, toLit := br.Elems[0].Lit(), br.Elems[1].Lit()
-	from, err1 := strconv.ParseInt(fromLit, 10, 64)
-	to, err2 := strconv.ParseInt(toLit, 10, 64)
-	width := int64(max(len(fromLit), len(toLit)))
-	if err1 != nil || err2 != nil {
-		if fromLit == "" || toLit == "" {
-			return braceSize{1, 0}
-		}
-		from, to, width = int64(fromLit[0]), int64(toLit[0]), 1
-	}
-	incr := int64(1)
-	if len(br.Elems) > 2 {
-		n, _ := strconv.ParseInt(br.Elems[2].Lit(), 10, 64)
-		if n < 0 {
-			n = -n
-		}
-		if n != 0 {
-			incr = n
-		}
-	}
-	var span uint64
-	if from <= to {
-		span = uint64(to) - uint64(from)
-	} else {
-		span = uint64(from) - uint64(to)
-	}
-	n := int64(min(span/uint64(incr)+1, uint64(maxBraceSize)))
-	return braceSize{n, satMul(n, width)}
 }

@@ -95,6 +95,29 @@ func (r *Runner) checkBraces(args []*syntax.Word, as []*syntax.Assign) error {
 	return nil
 }
 
+// BraceSize is what the brace expansion of w makes, as this package
+// expands it: words, and the bytes of their literal text (each sequence
+// element counted as wide as its widest endpoint; quoted text other than
+// single-quoted, a parameter or other expansion counting nothing). ok is false when w holds no brace
+// expression (it stays one word). The word count is exact; the bytes are an
+// upper bound. It reads sequences as bash 5.2 does, and as mvdan.cc/sh's
+// expand.Braces does for every sequence syntax.SplitBraces accepts.
+func BraceSize(w *syntax.Word) (words, bytes int64, ok bool) {
+	w2, ok := splitBraces(w)
+	if !ok {
+		return 1, 0, false
+	}
+	sz := wordBraceSize(w2)
+	return sz.words, sz.bytes, true
+}
+
+// BraceExpSize is what one brace expression of a word syntax.SplitBraces
+// parsed makes (see BraceSize).
+func BraceExpSize(be *syntax.BraceExp) (words, bytes int64) {
+	sz := braceExpSize(be)
+	return sz.words, sz.bytes
+}
+
 // wordBraceSize is the size of the expansion of a word whose braces
 // syntax.SplitBraces has parsed: the product of its parts' word counts,
 // each part's bytes repeated once per combination of the others.
