@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/shell/cmds"
@@ -338,56 +336,23 @@ func (x *execution) deskEnv(ctx context.Context, c *dinterp.Call) *cmds.Env {
 		Now:     x.b.opts.Now,
 		Net:     x.job.Net,
 	}
-	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
-		if len(args) == 0 {
-			return 0
+	env.Exec = x.execFunc(func(ctx context.Context, e *cmds.Env, args []string) (int, bool) {
+		if args[0] != "bash" && args[0] != "sh" && args[0] != "/bin/bash" && args[0] != "/bin/sh" {
+			return 0, false
 		}
-		if n := x.commands.Add(1); n > x.b.opts.MaxCommands {
-			x.limit("MaxCommands", x.b.opts.MaxCommands)
-			return ExitLimit
+		sub := *c
+		sub.Args, sub.Stdin, sub.Stdout, sub.Stderr, sub.Dir = args, e.Stdin, e.Stdout, e.Stderr, e.Dir
+		if e.Environ != nil {
+			sub.Environ = e.Environ() // env -u, env X=1 ...
 		}
-		if ctx.Err() != nil {
-			return ExitLimit
-		}
-		if args[0] == "bash" || args[0] == "sh" || args[0] == "/bin/bash" || args[0] == "/bin/sh" {
-			sub := *c
-			sub.Args, sub.Stdin, sub.Stdout, sub.Stderr, sub.Dir = args, e.Stdin, e.Stdout, e.Stderr, e.Dir
-			if e.Environ != nil {
-				sub.Environ = e.Environ() // env -u, env X=1 ...
-			}
-			return x.deskShell(ctx, &sub)
-		}
-		f, ok := x.lookup(args[0])
-		if !ok {
-			if args[0] == ":" || args[0] == "true" {
-				return 0
-			}
-			if args[0] == "false" {
-				return 1
-			}
-			return cmds.NotFound
-		}
-		return x.runSafe(f, e, args)
-	}
+		return x.deskShell(ctx, &sub), true
+	})
 	return env
 }
 
-var (
-	_ = os.O_RDONLY
-	_ = syscall.EACCES
-)
-
 // runDeskChecked prepares the working directory and runs the desk interpreter.
 func (x *execution) runDeskChecked() (run.Outcome, error) {
-	ctx, job := x.ctx, x.job
-	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
-		job.FS.MkdirAll(ctx, job.Cwd, 0o755)
-	}
-	if fi, err := job.FS.Stat(ctx, job.Cwd); err != nil || !fi.IsDir() {
-		if err == nil {
-			err = syscall.ENOTDIR
-		}
-		fmt.Fprintf(x.stderr, "bash: working directory %s: %s\n", job.Cwd, capErrno{vfs.Errno(err)})
+	if !x.enterCwd() {
 		return run.Outcome{ExitCode: 1}, nil
 	}
 	out, err := x.runDesk()

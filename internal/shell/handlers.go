@@ -20,6 +20,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/shell/cmds"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -1001,7 +1002,17 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		Now:    x.b.opts.Now,
 		Net:    x.job.Net,
 	}
-	env.Exec = func(ctx context.Context, e *cmds.Env, args []string) int {
+	env.Exec = x.execFunc(nil)
+	return env
+}
+
+// execFunc is the Exec of a command's cmds.Env, which runs the commands a
+// command runs (xargs, find -exec, env, timeout): from Options.Commands or
+// package cmds, each counted against MaxCommands, none once ctx is done.
+// sub, when not nil, is asked first and reports whether it ran the command
+// (desk's interpreter runs bash and sh there).
+func (x *execution) execFunc(sub func(ctx context.Context, e *cmds.Env, args []string) (int, bool)) func(ctx context.Context, e *cmds.Env, args []string) int {
+	return func(ctx context.Context, e *cmds.Env, args []string) int {
 		if len(args) == 0 {
 			return 0
 		}
@@ -1012,6 +1023,11 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		if ctx.Err() != nil {
 			return ExitLimit
 		}
+		if sub != nil {
+			if code, ok := sub(ctx, e, args); ok {
+				return code
+			}
+		}
 		f, ok := x.lookup(args[0])
 		if !ok {
 			if args[0] == ":" { // the one builtin package cmds has no file for
@@ -1021,7 +1037,25 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 		}
 		return x.runSafe(f, e, args)
 	}
-	return env
+}
+
+// enterCwd makes sure the job's working directory is a directory, making
+// the default one (/workspace) when a fresh workspace has none yet (it
+// shows in the change set); false, with bash's message on stderr, when it
+// is not.
+func (x *execution) enterCwd() bool {
+	ctx, job := x.ctx, x.job
+	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
+		job.FS.MkdirAll(ctx, job.Cwd, 0o755)
+	}
+	if fi, err := job.FS.Stat(ctx, job.Cwd); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = syscall.ENOTDIR
+		}
+		fmt.Fprintf(x.stderr, "bash: working directory %s: %s\n", job.Cwd, capErrno{vfs.Errno(err)})
+		return false
+	}
+	return true
 }
 
 // typeBuiltin is type, command -v and command -V without host lookups.

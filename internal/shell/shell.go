@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"mvdan.cc/sh/v3/interp"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/shell/cmds"
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // Exit statuses the backend reports besides the script's own.
@@ -219,16 +216,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		return run.Outcome{ExitCode: ExitSyntax}, nil
 	}
 	x.funcNames = instrument(file, false, x.braceLimits(), planner{table: x.plans})
-	if _, err := job.FS.Stat(ctx, job.Cwd); errors.Is(err, fs.ErrNotExist) && job.Cwd == run.DefaultCwd {
-		// A fresh workspace has no /workspace yet: the default directory
-		// is made on first use (it shows in the change set).
-		job.FS.MkdirAll(ctx, job.Cwd, 0o755)
-	}
-	if fi, err := job.FS.Stat(ctx, job.Cwd); err != nil || !fi.IsDir() {
-		if err == nil {
-			err = syscall.ENOTDIR
-		}
-		fmt.Fprintf(x.stderr, "bash: working directory %s: %s\n", job.Cwd, capErrno{vfs.Errno(err)})
+	if !x.enterCwd() {
 		return run.Outcome{ExitCode: 1}, nil
 	}
 
