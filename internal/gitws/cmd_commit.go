@@ -439,21 +439,7 @@ func (c *cmd) commitSummary(r *Repo, from, to plumbing.Hash) {
 		return
 	}
 	fmt.Fprintln(c.out, summaryLine(len(pairs), ins, del))
-	var lines []string
-	for _, p := range pairs {
-		switch p.status() {
-		case 'A':
-			lines = append(lines, fmt.Sprintf(" create mode %06o %s", uint32(p.New.Mode), quotePath(p.Path, false)))
-		case 'D':
-			lines = append(lines, fmt.Sprintf(" delete mode %06o %s", uint32(p.Old.Mode), quotePath(p.Path, false)))
-		case 'R':
-			lines = append(lines, " rename "+renameSummary(p.OldPath, p.Path)+" (100%)")
-		default:
-			if p.Old.Mode != p.New.Mode {
-				lines = append(lines, fmt.Sprintf(" mode change %06o => %06o %s", uint32(p.Old.Mode), uint32(p.New.Mode), quotePath(p.Path, false)))
-			}
-		}
-	}
+	lines := summaryLines(pairs)
 	for _, l := range lines {
 		fmt.Fprintln(c.out, l)
 	}

@@ -43,15 +43,24 @@ func (c *cmd) splitRevsPaths(r *Repo, o *opts) (revs, paths []string) {
 	return revs, append(paths, o.paths...)
 }
 
-// rangeParts splits "A..B" and "A...B".
+// rangeParts splits "A..B" and "A...B"; an empty side is HEAD, as in git
+// ("A..", "..B").
 func (c *cmd) rangeParts(a string) (string, string, bool) {
-	if i := strings.Index(a, "..."); i >= 0 {
-		return a[:i], a[i+3:], true
+	n := 2
+	i := strings.Index(a, "...")
+	if i >= 0 {
+		n = 3
+	} else if i = strings.Index(a, ".."); i < 0 {
+		return "", "", false
 	}
-	if i := strings.Index(a, ".."); i >= 0 {
-		return a[:i], a[i+2:], true
+	from, to := a[:i], a[i+n:]
+	if from == "" {
+		from = "HEAD"
 	}
-	return "", "", false
+	if to == "" {
+		to = "HEAD"
+	}
+	return from, to, true
 }
 
 // commitTree returns the flat tree of a commit-ish.
@@ -119,12 +128,6 @@ func cmdDiff(c *cmd, args []string) int {
 	switch {
 	case len(revs) == 1 && strings.Contains(revs[0], ".."):
 		a, b, _ := c.rangeParts(revs[0])
-		if a == "" {
-			a = "HEAD"
-		}
-		if b == "" {
-			b = "HEAD"
-		}
 		if strings.Contains(revs[0], "...") {
 			base, err := r.mergeBase(c.mustCommit(r, a), c.mustCommit(r, b))
 			if err != nil || base.IsZero() {

@@ -466,12 +466,6 @@ func cmdLog(c *cmd, args []string) int {
 	var heads, hidden []plumbing.Hash
 	for _, rv := range revs {
 		if a, b, ok := c.rangeParts(rv); ok {
-			if a == "" {
-				a = "HEAD"
-			}
-			if b == "" {
-				b = "HEAD"
-			}
 			heads = append(heads, c.mustCommit(r, b))
 			hidden = append(hidden, c.mustCommit(r, a))
 			continue

@@ -59,12 +59,6 @@ func cmdFormatPatch(c *cmd, args []string) int {
 	}
 	for _, rev := range revs {
 		if a, b, ok := c.rangeParts(rev); ok {
-			if a == "" {
-				a = "HEAD"
-			}
-			if b == "" {
-				b = "HEAD"
-			}
 			hidden = append(hidden, c.mustCommit(r, a))
 			heads = append(heads, c.mustCommit(r, b))
 			continue

@@ -11,21 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// httpBackend is the real git http-backend of the machine's git.
-func httpBackend(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	p := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("git http-backend: %v", err)
-	}
-	return p
-}
+	"github.com/desk-dev/desk/internal/gitws/gittest"
+)
 
 // realGit runs the machine's git in dir with the test identity.
 func realGit(t *testing.T, dir string, args ...string) string {
@@ -51,7 +39,7 @@ func realGit(t *testing.T, dir string, args ...string) string {
 func smartHTTP(t *testing.T, root, user, pass string) *httptest.Server {
 	t.Helper()
 	var h http.Handler = &cgi.Handler{
-		Path: httpBackend(t),
+		Path: gittest.HTTPBackend(t),
 		Dir:  root,
 		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root},
 	}

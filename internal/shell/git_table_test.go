@@ -137,6 +137,7 @@ var gitTable = []gitRow{
 	{name: "log stat", script: S + "echo m >> a.txt && git commit -qam second && git log --stat"},
 	{name: "log patch", script: S + "echo m >> a.txt && git commit -qam second && git log -p -1"},
 	{name: "log range", script: S + "echo m >> a.txt && git commit -qam two && echo m >> a.txt && git commit -qam three && git log --format=%s HEAD~2..HEAD && git log --format=%s HEAD~1.."},
+	{name: "open ranges", script: S + "echo m >> a.txt && git commit -qam two && git log --format=%s ..HEAD~1 && git diff HEAD~1.. && git diff ..HEAD~1 --stat && git format-patch --stdout HEAD~1.. | grep '^Subject'"},
 	{name: "log reverse", script: S + "echo m >> a.txt && git commit -qam two && git log --reverse --format=%s"},
 	{name: "log no commits", script: "git init -q && git log"},
 	{name: "log bad revision", script: S + "git log nope"},
