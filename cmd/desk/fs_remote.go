@@ -26,34 +26,13 @@ var _ fileStore = (*remoteStore)(nil)
 // maxSymlinks bounds the symlinks Stat follows, as the kernel's MAXSYMLINKS.
 const maxSymlinks = 40
 
-// typeBits converts a wire type to vfs type bits.
-func typeBits(t string) uint32 {
-	switch t {
-	case client.TypeDir:
-		return vfs.S_IFDIR
-	case client.TypeSymlink:
-		return vfs.S_IFLNK
-	case client.TypeFile:
-		return vfs.S_IFREG
-	case client.TypeFIFO:
-		return vfs.S_IFIFO
-	case client.TypeSocket:
-		return vfs.S_IFSOCK
-	case client.TypeChar:
-		return vfs.S_IFCHR
-	case client.TypeBlock:
-		return vfs.S_IFBLK
-	}
-	return 0
-}
-
 // modeBits converts a wire type and octal permission string to a vfs mode.
 func modeBits(typ, perm string) uint32 {
 	p, err := strconv.ParseUint(perm, 8, 32)
 	if err != nil {
 		p = 0
 	}
-	return typeBits(typ) | uint32(p)&0o7777
+	return client.ModeOfType(typ) | uint32(p)&0o7777
 }
 
 func remoteInfo(fi client.FileInfo) fileInfo {

@@ -81,25 +81,6 @@ func absoluteFilePath(r *http.Request) *http.Request {
 	return r2
 }
 
-func fileType(mode uint32) string {
-	switch mode & syscall.S_IFMT {
-	case syscall.S_IFDIR:
-		return client.TypeDir
-	case syscall.S_IFLNK:
-		return client.TypeSymlink
-	case syscall.S_IFIFO:
-		return client.TypeFIFO
-	case syscall.S_IFSOCK:
-		return client.TypeSocket
-	case syscall.S_IFCHR:
-		return client.TypeChar
-	case syscall.S_IFBLK:
-		return client.TypeBlock
-	default:
-		return client.TypeFile
-	}
-}
-
 // nodeTypes are the types op=mknod makes, with their type bits.
 var nodeTypes = map[string]uint32{
 	client.TypeFIFO: vfs.S_IFIFO, client.TypeSocket: vfs.S_IFSOCK,
@@ -138,7 +119,7 @@ func (s *Server) fileInfo(ctx context.Context, fsys *vfs.FS, p string) (client.F
 	}
 	a := fi.Attr()
 	out := client.FileInfo{
-		Path: quote.Path(p), Name: quote.Name(path.Base(p)), Type: fileType(a.Mode), Mode: octal(a.Mode), Size: a.Size,
+		Path: quote.Path(p), Name: quote.Name(path.Base(p)), Type: client.TypeOfMode(a.Mode), Mode: octal(a.Mode), Size: a.Size,
 		Mtime: a.Mtime.UTC(), Ino: a.Ino, Nlink: a.Nlink,
 	}
 	if out.Type == client.TypeChar || out.Type == client.TypeBlock {
@@ -305,7 +286,7 @@ func (s *Server) listDir(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, p
 	}
 	out := client.DirList{Path: quote.Path(p), Entries: make([]client.DirEntry, 0, len(ents))}
 	for _, e := range ents {
-		de := client.DirEntry{Name: quote.Name(e.Name), Type: fileType(e.Mode), Mode: octal(e.Mode)}
+		de := client.DirEntry{Name: quote.Name(e.Name), Type: client.TypeOfMode(e.Mode), Mode: octal(e.Mode)}
 		if fi, err := fsys.Lstat(ctx, path.Join(p, e.Name)); err == nil {
 			de.Size, de.Mtime = fi.Size(), fi.ModTime().UTC()
 		}

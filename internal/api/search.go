@@ -60,7 +60,7 @@ func (s *Server) handleFind(w http.ResponseWriter, r *http.Request, c *call) err
 			out.Truncated = true
 			return false
 		}
-		m := client.DirEntryPath{Path: quote.Path(p), Type: fileType(f.Attr.Mode)}
+		m := client.DirEntryPath{Path: quote.Path(p), Type: client.TypeOfMode(f.Attr.Mode)}
 		if m.Type == client.TypeFile {
 			m.Size = f.Attr.Size
 		}

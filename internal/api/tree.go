@@ -217,7 +217,7 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, c *call) 
 	h.Set("Content-Type", format.ContentType())
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Desk-Type", fileType(fi.Attr().Mode))
+	h.Set("X-Desk-Type", client.TypeOfMode(fi.Attr().Mode))
 	h.Set("Trailer", TreeErrorTrailer+", "+TreeSummaryTrailer)
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
