@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/desk-dev/desk/internal/egress"
-	"github.com/desk-dev/desk/internal/policy"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +13,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/desk-dev/desk/internal/egress"
+	"github.com/desk-dev/desk/internal/policy"
+	"github.com/desk-dev/desk/internal/search"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -41,18 +43,23 @@ const (
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultBodyReadTimeout   = 30 * time.Second // a request body must bring DefaultBodyMinBytes this often
 	DefaultBodyMinBytes      = 16 << 10
-	DefaultMaxUploads        = 32               // PUT bodies being received at once, server-wide
-	DefaultPageLimit         = 100              // page size when a request gives no limit
-	DefaultMaxPageLimit      = 1000             // the largest page a request may ask for
-	DefaultMaxWalk           = 100_000          // entries find, grep and copy visit per request
-	DefaultMaxGrepFileBytes  = 8 << 20          // larger files are skipped by grep
-	DefaultMaxGrepBytes      = 64 << 20         // bytes grep reads per request before it returns a page
-	DefaultMaxLineBytes      = 4096             // grep match text is cut here
-	DefaultMaxPatternBytes   = 1024             // find globs and grep queries
-	DefaultMaxRegexpInsts    = 2000             // compiled program of a grep query
-	DefaultMaxSearchTime     = 30 * time.Second // one find or grep request
+	DefaultMaxUploads        = 32   // PUT bodies being received at once, server-wide
+	DefaultPageLimit         = 100  // page size when a request gives no limit
+	DefaultMaxPageLimit      = 1000 // the largest page a request may ask for
+	DefaultMaxLineBytes      = 4096 // grep match text is cut here
 	DefaultHeartbeat         = 15 * time.Second
 	DefaultMaxToolBodyBytes  = 8 << 20 // tool call inputs (write's 2 MiB content, JSON-escaped)
+)
+
+// Defaults of the search limits: package search's, one set of numbers for
+// the HTTP API and the agent tools.
+const (
+	DefaultMaxWalk          = search.DefaultMaxEntries      // entries find, grep and copy visit per request
+	DefaultMaxGrepFileBytes = search.DefaultMaxFileBytes    // larger files are skipped by grep
+	DefaultMaxGrepBytes     = search.DefaultMaxBytes        // bytes grep reads per request before it returns a page
+	DefaultMaxPatternBytes  = search.DefaultMaxPatternBytes // find globs and grep queries
+	DefaultMaxRegexpInsts   = search.DefaultMaxRegexpInsts  // compiled program of a grep query
+	DefaultMaxSearchTime    = search.DefaultMaxTime         // one find or grep request
 )
 
 // Options configure a Server. The zero value gives the documented defaults.

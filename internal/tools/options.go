@@ -5,35 +5,41 @@ import (
 
 	"time"
 
+	"github.com/desk-dev/desk/internal/search"
 	"github.com/desk-dev/desk/internal/share"
 )
 
 // Defaults for Options. A zero field takes its default.
 const (
-	DefaultMaxReadLines     = 2000             // lines one read returns
-	DefaultMaxReadBytes     = 256 << 10        // text bytes one read returns
-	DefaultMaxLineBytes     = 2000             // a longer line is cut, with a marker
-	DefaultMaxImageBytes    = 5 << 20          // images returned as image content
-	DefaultMaxWriteBytes    = 2 << 20          // content one write takes
-	DefaultMaxEditFileBytes = 8 << 20          // files edit works on
-	DefaultMaxDiffBytes     = 64 << 10         // edit's diff is cut here
-	DefaultListLimit        = 500              // ls, find: entries per page without limit
-	DefaultMaxListLimit     = 5000             // ls, find: the largest page
-	DefaultGrepLimit        = 100              // grep: matches per page without limit
-	DefaultMaxGrepLimit     = 1000             // grep: the largest page
-	DefaultMaxGrepContext   = 10               // grep: context lines on each side
-	DefaultMaxWalk          = 100_000          // entries one find or grep visits
-	DefaultMaxGrepFileBytes = 8 << 20          // grep skips larger files
-	DefaultMaxGrepLineBytes = 500              // grep cuts longer lines
-	DefaultMaxPatternBytes  = 1024             // globs and grep queries
-	DefaultMaxGrepBytes     = 64 << 20         // grep: file bytes read per call
-	DefaultMaxRegexpInsts   = 2000             // grep: compiled program of a query
-	DefaultMaxSearchTime    = 30 * time.Second // find, grep: one call
-	DefaultMaxExecOutput    = 30_000           // exec output shown to the model: head + tail
+	DefaultMaxReadLines     = 2000      // lines one read returns
+	DefaultMaxReadBytes     = 256 << 10 // text bytes one read returns
+	DefaultMaxLineBytes     = 2000      // a longer line is cut, with a marker
+	DefaultMaxImageBytes    = 5 << 20   // images returned as image content
+	DefaultMaxWriteBytes    = 2 << 20   // content one write takes
+	DefaultMaxEditFileBytes = 8 << 20   // files edit works on
+	DefaultMaxDiffBytes     = 64 << 10  // edit's diff is cut here
+	DefaultListLimit        = 500       // ls, find: entries per page without limit
+	DefaultMaxListLimit     = 5000      // ls, find: the largest page
+	DefaultGrepLimit        = 100       // grep: matches per page without limit
+	DefaultMaxGrepLimit     = 1000      // grep: the largest page
+	DefaultMaxGrepContext   = 10        // grep: context lines on each side
+	DefaultMaxGrepLineBytes = 500       // grep cuts longer lines
+	DefaultMaxExecOutput    = 30_000    // exec output shown to the model: head + tail
 	DefaultProgressInterval = 200 * time.Millisecond
 	DefaultMaxRevisionScan  = 100_000 // journal entries an expected_revision check reads
 	DefaultLineIndexFiles   = 256     // files whose continuation offsets are remembered
 	DefaultActor            = "tool"
+)
+
+// Defaults of the search limits: package search's, one set of numbers for
+// the HTTP API and the agent tools.
+const (
+	DefaultMaxWalk          = search.DefaultMaxEntries      // entries one find or grep visits
+	DefaultMaxGrepFileBytes = search.DefaultMaxFileBytes    // grep skips larger files
+	DefaultMaxPatternBytes  = search.DefaultMaxPatternBytes // globs and grep queries
+	DefaultMaxGrepBytes     = search.DefaultMaxBytes        // grep: file bytes read per call
+	DefaultMaxRegexpInsts   = search.DefaultMaxRegexpInsts  // grep: compiled program of a query
+	DefaultMaxSearchTime    = search.DefaultMaxTime         // find, grep: one call
 )
 
 // Options configure a Set. Every cap is a field with a documented default;
