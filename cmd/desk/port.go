@@ -18,10 +18,9 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/api/sandboxports"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/wire"
-	"github.com/desk-dev/desk/internal/workspace"
 )
 
 // portGroup is `desk port`: the ports services listen on in a workspace's
@@ -284,42 +283,9 @@ func pipe(a, b net.Conn) {
 func portConfig(backends map[string]deskrun.Backend, key []byte) api.PortConfig {
 	pc := api.PortConfig{LinkKey: key}
 	if sb, ok := backends[sandbox.ID].(*sandbox.Backend); ok {
-		pc.Dialer = sandboxPorts{sb}
+		pc.Dialer = sandboxports.New(sb)
 	}
 	return pc
-}
-
-// sandboxPorts reaches the API's ports in the sandbox backend.
-type sandboxPorts struct{ b *sandbox.Backend }
-
-var _ api.PortDialer = sandboxPorts{}
-
-// DialPort connects to the port through the sandbox's init.
-func (p sandboxPorts) DialPort(ctx context.Context, ws *workspace.Workspace, port int) (net.Conn, error) {
-	c, err := p.b.DialPort(ctx, ws.FS(), port)
-	if errors.Is(err, sandbox.ErrNotRunning) || errors.Is(err, wire.ErrForwardRefused) {
-		return nil, fmt.Errorf("%w: %w", api.ErrPortUnavailable, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// Ports lists the sandbox's listening ports (none without a sandbox).
-func (p sandboxPorts) Ports(ctx context.Context, ws *workspace.Workspace) ([]client.Port, error) {
-	ps, err := p.b.Ports(ctx, ws.FS())
-	if errors.Is(err, sandbox.ErrNotRunning) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]client.Port, 0, len(ps))
-	for _, x := range ps {
-		out = append(out, client.Port{Port: x.Port, Addr: x.Addr, PID: x.PID, Command: x.Command, Execution: x.Execution})
-	}
-	return out, nil
 }
 
 // portLinkKeyFile is the port links' signing key in the data directory,

@@ -3,8 +3,6 @@ package api_test
 import (
 	"bufio"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -21,37 +19,9 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
+	"github.com/desk-dev/desk/internal/api/sandboxports"
 	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/wire"
-	"github.com/desk-dev/desk/internal/workspace"
 )
-
-// sandboxPorts is the API's PortDialer over the sandbox backend (as desk
-// serve wires it).
-type sandboxPorts struct{ b *sandbox.Backend }
-
-func (p sandboxPorts) DialPort(ctx context.Context, ws *workspace.Workspace, port int) (net.Conn, error) {
-	c, err := p.b.DialPort(ctx, ws.FS(), port)
-	if errors.Is(err, sandbox.ErrNotRunning) || errors.Is(err, wire.ErrForwardRefused) {
-		return nil, fmt.Errorf("%w: %w", api.ErrPortUnavailable, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-func (p sandboxPorts) Ports(ctx context.Context, ws *workspace.Workspace) ([]client.Port, error) {
-	ps, err := p.b.Ports(ctx, ws.FS())
-	if errors.Is(err, sandbox.ErrNotRunning) {
-		return nil, nil
-	}
-	var out []client.Port
-	for _, x := range ps {
-		out = append(out, client.Port{Port: x.Port, Addr: x.Addr, PID: x.PID, Command: x.Command, Execution: x.Execution})
-	}
-	return out, err
-}
 
 // portsEnv is an API server with the sandbox backend and port links, a
 // workspace "w" running a python http.server on 8000 and a WebSocket echo
@@ -72,7 +42,7 @@ func newPortsEnv(t testing.TB) *portsEnv {
 		t.Fatal(err)
 	}
 	s := newSandboxServer(t, "desk-api-test", func(sb *sandbox.Backend) api.Options {
-		return api.Options{Ports: api.PortConfig{Dialer: sandboxPorts{sb}, LinkKey: e.key, Links: links}}
+		return api.Options{Ports: api.PortConfig{Dialer: sandboxports.New(sb), LinkKey: e.key, Links: links}}
 	})
 	e.ts, e.admin = s.ts, s.c
 	if _, err := e.admin.CreateWorkspace(ctx, "w"); err != nil {
