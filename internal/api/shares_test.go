@@ -20,6 +20,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/share"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // testClock is an injectable clock for the share store.
@@ -255,7 +256,7 @@ func TestShares_Link(t *testing.T) {
 
 // TestShares_LogRedacted: the request log never holds a link's token.
 func TestShares_LogRedacted(t *testing.T) {
-	var logs syncLog
+	var logs testenv.SyncBuffer
 	so := share.Options{}
 	e := newEnv(t, envOpts{shares: &so, api: api.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 	e.mkws("demo")
@@ -273,24 +274,6 @@ func TestShares_LogRedacted(t *testing.T) {
 	if got := logs.String(); !strings.Contains(got, "route=getShare") || strings.Contains(got, tok) {
 		t.Fatalf("log (token %s):\n%s", tok, got)
 	}
-}
-
-// syncLog is a log sink safe for concurrent writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestShares_BadRequests(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/gitws/gittest"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -67,7 +68,7 @@ func TestGit_BigRepository(t *testing.T) {
 	for k, v := range vars {
 		env[k] = v
 	}
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	job := &run.Job{ID: "test", Backend: "shell", Source: gittest.BigScript, Cwd: "/work", Env: env,
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, FS: f,
 		Net: n.Client(egress.Layer{Source: egress.SourceWorkspace, Policy: p})}

@@ -65,7 +65,7 @@ func TestGit_Net(t *testing.T) {
 		t.Fatal(err)
 	}
 	runNet := func(script string, rt *egress.Client) result {
-		var out, errb syncBuffer
+		var out, errb testenv.SyncBuffer
 		job := &run.Job{ID: "test", Backend: "shell", Source: script, Cwd: "/work", Env: map[string]string{"HOME": "/home", "DESK_EXEC_ID": "test"},
 			Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, FS: f}
 		if rt != nil {

@@ -325,7 +325,7 @@ func runGitShell(t *testing.T, r gitRow) (*vfs.FS, result) {
 	for k, v := range gitEnv {
 		env[k] = v
 	}
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	job := &run.Job{ID: "test", Backend: "shell", Source: r.script, Cwd: "/work", Env: env,
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, FS: f}
 	o, err := New(Options{}).Run(vfs.WithActor(context.Background(), "test"), job)

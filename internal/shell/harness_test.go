@@ -1,17 +1,16 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -83,24 +82,6 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // result is what a script did.
 type result struct {
 	stdout, stderr string
@@ -110,7 +91,7 @@ type result struct {
 
 // runScript runs script through b on f in /work with stdin.
 func runScript(ctx context.Context, b *Backend, f *vfs.FS, script, stdin string) result {
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	job := &run.Job{
 		ID: "test", Backend: "shell", Source: script, Cwd: "/work",
 		Env:   map[string]string{"LANG": "C.UTF-8", "DESK_EXEC_ID": "test"},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -100,7 +101,7 @@ func writeStoreFixture(t testing.TB, f *vfs.FS, dir string, files map[string]str
 
 // runScriptIn runs script through b on f in dir with stdin.
 func runScriptIn(ctx context.Context, b *Backend, f *vfs.FS, dir, script, stdin string) result {
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	job := &run.Job{
 		ID: "test", Backend: "shell", Source: script, Cwd: dir,
 		Env:   map[string]string{"LANG": "C.UTF-8", "DESK_EXEC_ID": "test"},
@@ -156,7 +157,7 @@ func runBashFixture(t testing.TB, bash string, files map[string]string, script, 
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace", "LANG=C.UTF-8", "TZ=UTC", "USER=user", "SHELL=/bin/bash"}
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	got := result{}
 	if err := cmd.Run(); err != nil {

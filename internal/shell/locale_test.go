@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -25,7 +26,7 @@ func TestDefaultLocale(t *testing.T) {
 		{map[string]string{"LC_ALL": "C.UTF-8"}, "[]\n", "head: invalid number of lines: ‘x’\nrm: cannot remove 'a b': No such file or directory\n"},
 		{map[string]string{"LANG": "", "LC_CTYPE": "C.UTF-8"}, "[]\n", "head: invalid number of lines: ‘x’\nrm: cannot remove 'a b': No such file or directory\n"},
 	} {
-		var out, errb syncBuffer
+		var out, errb testenv.SyncBuffer
 		job := &run.Job{
 			ID: "test", Backend: "shell", Source: script, Cwd: "/work", Env: c.env,
 			Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, FS: newStore(t, nil),

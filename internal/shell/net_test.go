@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -35,7 +36,7 @@ func TestNet_jobNet(t *testing.T) {
 		{"none", nil, "", run.ErrNoNetwork.Error()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var out, errb syncBuffer
+			var out, errb testenv.SyncBuffer
 			job := &run.Job{ID: "test", Backend: "shell", Source: script, Cwd: "/work",
 				Env: map[string]string{"LANG": "C.UTF-8"}, Stdin: strings.NewReader(""),
 				Stdout: &out, Stderr: &errb, FS: newStore(t, nil), Net: c.nt}

@@ -306,7 +306,7 @@ func TestTable_confirm(t *testing.T) {
 			// The same locale as runScript gives the backend.
 			cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8", "TZ=UTC"}
 			cmd.Stdin = strings.NewReader(r.stdin)
-			var out, errb syncBuffer
+			var out, errb testenv.SyncBuffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			got := result{}
 			if err := cmd.Run(); err != nil {
