@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,6 +36,9 @@ const maxArithDepth = 1024
 func (r *Runner) arith(x syntax.ArithmExpr) (int64, error) {
 	if x == nil {
 		return 0, nil
+	}
+	if raw, ok := arithMarker(x); ok {
+		return r.arithLenient(raw)
 	}
 	e := arithEval{r: r}
 	var n int64
@@ -173,6 +177,11 @@ func (r *Runner) arithString(s string) (int64, error) {
 func parseArith(s string) (syntax.ArithmExpr, error) {
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	f, err := p.Parse(strings.NewReader("(("+s+"\n))"), "")
+	if err != nil {
+		if ae, ok := arithParseErr(s, err); ok {
+			return nil, ae
+		}
+	}
 	if err != nil || len(f.Stmts) != 1 {
 		return nil, errArith{expr: s, msg: "syntax error in expression", tok: lastToken(s)}
 	}
@@ -181,6 +190,42 @@ func parseArith(s string) (syntax.ArithmExpr, error) {
 		return nil, errArith{expr: s, msg: "syntax error in expression", tok: lastToken(s)}
 	}
 	return ac.X, nil
+}
+
+// arithParseErr words the parser's error on the arithmetic text s (parsed
+// as ((s))) as bash words its own: the message, and the token as the rest
+// of the text from where bash stopped.
+func arithParseErr(s string, err error) (errArith, bool) {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) {
+		return errArith{}, false
+	}
+	off := errOffset("(("+s+"\n))", pe) - 2
+	if off < 0 || off > len(s) {
+		return errArith{}, false
+	}
+	rest := s[off:]
+	// after skips the operator at the error and the blanks after it
+	after := func() string {
+		t := strings.TrimLeft(rest, "+-*/%<>=&|^!~?:")
+		if t = strings.TrimLeft(t, " \t\n"); t == "" {
+			return rest
+		}
+		return t
+	}
+	switch text := pe.Text; {
+	case strings.Contains(text, "must follow a name"):
+		return errArith{expr: s, msg: "attempted assignment to non-variable", tok: rest}, true
+	case strings.Contains(text, "not a valid arithmetic operator"):
+		return errArith{expr: s, msg: "syntax error in expression", tok: rest}, true
+	case strings.Contains(text, "must be followed by an expression"):
+		return errArith{expr: s, msg: "syntax error: operand expected", tok: after()}, true
+	case strings.Contains(text, "must follow an expression"):
+		return errArith{expr: s, msg: "syntax error: operand expected", tok: rest}, true
+	case strings.Contains(text, "missing `:` after `?`"):
+		return errArith{expr: s, msg: "`:' expected for conditional expression", tok: after()}, true
+	}
+	return errArith{}, false
 }
 
 func lastToken(s string) string {

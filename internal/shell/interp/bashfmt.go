@@ -139,5 +139,5 @@ func inlineList(list []*syntax.Stmt) string {
 func printNode(n syntax.Node) string {
 	var buf bytes.Buffer
 	syntax.NewPrinter(syntax.Minify(false), syntax.SingleLine(true)).Print(&buf, n)
-	return strings.TrimSuffix(buf.String(), "\n")
+	return unmark(strings.TrimSuffix(buf.String(), "\n"))
 }

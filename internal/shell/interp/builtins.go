@@ -631,7 +631,7 @@ func biSource(r *Runner, args []string) error {
 		return err
 	}
 	defer r.chargeText(-len(src))
-	file, perr := Parse(src, name)
+	file, text, perr := parse(src, name)
 	if perr != nil {
 		msg, _ := SyntaxError(perr, src, r.name0, name)
 		io.WriteString(r.stderr(), msg)
@@ -647,7 +647,7 @@ func biSource(r *Runner, args []string) error {
 		r.params = args[2:]
 	}
 	old := r.src
-	r.src = src
+	r.src = text
 	r.srcStack = append(r.srcStack, name)
 	r.status = 0
 	r.evalDepth++

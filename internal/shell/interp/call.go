@@ -182,7 +182,7 @@ func (r *Runner) runAlias(name string, c *syntax.CallExpr) error {
 	for _, w := range c.Args[1:] {
 		text += " " + printNode(w)
 	}
-	f, err := Parse(text, "alias")
+	f, parsed, err := parse(text, "alias")
 	if err != nil {
 		msg, _ := SyntaxError(err, text, r.name0, "alias")
 		io.WriteString(r.stderr(), msg)
@@ -195,7 +195,7 @@ func (r *Runner) runAlias(name string, c *syntax.CallExpr) error {
 	r.inAlias[name] = true
 	defer delete(r.inAlias, name)
 	old := r.src
-	r.src = text
+	r.src = parsed
 	defer func() { r.src = old }()
 	return r.stmts(f.Stmts)
 }

@@ -27,7 +27,8 @@
 // ([[ ]], test and [), braces.go (brace expansion and its count),
 // builtins.go and printf.go (the builtins),
 // call.go (simple commands, functions, declare), bashfmt.go (functions
-// printed as bash prints them), syntaxerr.go (parse errors worded as bash's).
+// printed as bash prints them), syntaxerr.go (parse errors worded as bash's),
+// lenient.go (the rewrites that let the parser take what bash takes).
 //
 // Order as in bash: a simple command's words are expanded (command
 // substitutions run) before its redirections are performed, so
@@ -95,9 +96,15 @@
 //
 // # Known gaps
 //
-// The parser is mvdan.cc/sh's: what it rejects at parse time and bash
-// accepts ($((1 +)) and other arithmetic errors, ${x!y}, ${m[a b]},
-// declare 1x=2, A=(a b) cmd) is a syntax error here (docs/decisions.md).
+// The parser is mvdan.cc/sh's, made lenient (lenient.go): where it
+// refuses what bash accepts and reports only when it runs ($((1 +)),
+// ((2 3)), $((1=2)), let 1=2, ${x!y}, ${a b}, ${x~~}, ${m[a b]},
+// declare 1x=2, A=(a b) cmd), Parse rewrites that part into a marker the
+// interpreter evaluates from the original text, as bash does, and parses
+// again; errors in [[ ]] are worded as bash's (syntaxerr.go). A
+// construct spanning lines and the (( )) of for are not rewritten; an
+// expansion error inside eval stops the script (bash: eval fails, status
+// 1).
 // Not done yet: coproc, select's full prompt, kill of jobs, times'
 // figures, caller's frames, the DEBUG trap, signals; set -o only records
 // most options (errexit, nounset, xtrace, noglob, noclobber, pipefail and

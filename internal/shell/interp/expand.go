@@ -33,7 +33,10 @@ type errParamUnset struct{ msg string }
 
 func (e errParamUnset) Error() string { return e.msg }
 
-type errBadSubst struct{ text, msg string }
+type errBadSubst struct {
+	text, msg string
+	status    int // the exit status (0: 1)
+}
 
 func (e errBadSubst) Error() string {
 	if e.msg != "" {
@@ -480,6 +483,9 @@ func (e errNoMatch) Error() string { return "no match: " + e.pat }
 // paramExp expands ${...}.
 func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 	name := p.Param.Value
+	if raw, ok := marked(name, markPE); ok {
+		return r.lenientParamExp(raw, quoted)
+	}
 	mk := func(vals []string, star bool) ([]seg, error) {
 		return r.joinVals(vals, star, quoted)
 	}
@@ -647,7 +653,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 				return nil, err
 			}
 			apply(func(s string) (string, error) { return r.trim(s, pat, op), nil })
-		case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+		case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll, opToggleFirst, opToggleAll:
 			pat := "?"
 			if p.Exp.Word != nil {
 				if pat, err = r.pattern(p.Exp.Word); err != nil {
@@ -1330,8 +1336,14 @@ func (r *Runner) caseMod(s, pat string, op syntax.ParExpOperator) (string, error
 	b := r.newBuf(len(s))
 	first := true
 	for _, c := range s {
-		if (first || op == syntax.UpperAll || op == syntax.LowerAll) && m.match(string(c)) {
-			if op == syntax.UpperFirst || op == syntax.UpperAll {
+		if (first || op == syntax.UpperAll || op == syntax.LowerAll || op == opToggleAll) && m.match(string(c)) {
+			if op == opToggleFirst || op == opToggleAll {
+				if u := []rune(strings.ToUpper(string(c)))[0]; u != c {
+					c = u
+				} else {
+					c = []rune(strings.ToLower(string(c)))[0]
+				}
+			} else if op == syntax.UpperFirst || op == syntax.UpperAll {
 				c = []rune(strings.ToUpper(string(c)))[0]
 			} else {
 				c = []rune(strings.ToLower(string(c)))[0]

@@ -249,9 +249,17 @@ func New(ctx context.Context, cfg *Config) *Runner {
 	return r
 }
 
-// Parse parses src as bash.
+// Parse parses src as bash, with the lenient rewrites of lenient.go: the
+// tree's offsets are those of the rewritten text (ParseText returns it).
 func Parse(src, name string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
+	f, _, err := parse(src, name)
+	return f, err
+}
+
+// ParseText is Parse that also returns the text the tree's offsets refer
+// to: src, or its lenient rewrite.
+func ParseText(src, name string) (*syntax.File, string, error) {
+	return parse(src, name)
 }
 
 // Run runs a parsed script and returns its exit status; err is non-nil only
@@ -805,6 +813,9 @@ func (r *Runner) expErr(err error) error {
 		return nil
 	case errBadSubst:
 		r.errf("%v", e)
+		if e.status != 0 {
+			return exitCode(e.status)
+		}
 		return exitCode(1)
 	}
 	r.errf("%v", err)
@@ -1134,7 +1145,8 @@ func (r *Runner) evalString(src, what string) error {
 	r.src = src
 	r.evalDepth++
 	defer func() { r.src = old; r.evalDepth-- }()
-	f, err := Parse(src, "bash")
+	f, text, err := parse(src, "bash")
+	r.src = text
 	if err != nil {
 		msg, _ := SyntaxError(err, src, r.name0, what)
 		io.WriteString(r.stderr(), msg)
