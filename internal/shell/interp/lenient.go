@@ -283,17 +283,21 @@ func skipQuoted(src string, i int) int {
 	return i
 }
 
-// matchBrace is the index of the } closing a ${ whose text starts at i.
-func matchBrace(src string, i int) int {
+// matchClose is the index of the close byte that ends the text starting
+// at i (open bytes nest; quotes and escapes are skipped), -1 when there is
+// none or, nl false, a newline comes first.
+func matchClose(src string, i int, open, close byte, nl bool) int {
 	depth := 0
 	for i < len(src) {
-		switch c := src[i]; c {
-		case '\\', '\'', '"':
+		switch c := src[i]; {
+		case c == '\\' || c == '\'' || c == '"':
 			i = skipQuoted(src, i)
 			continue
-		case '{':
+		case c == '\n' && !nl:
+			return -1
+		case c == open:
 			depth++
-		case '}':
+		case c == close:
 			if depth == 0 {
 				return i
 			}
@@ -303,53 +307,29 @@ func matchBrace(src string, i int) int {
 	}
 	return -1
 }
+
+// matchBrace is the index of the } closing a ${ whose text starts at i.
+func matchBrace(src string, i int) int { return matchClose(src, i, '{', '}', true) }
 
 // matchArith is the index of the )) closing a $(( or (( whose text
 // starts at i.
 func matchArith(src string, i int) int {
-	depth := 0
-	for i < len(src) {
-		switch c := src[i]; c {
-		case '\\', '\'', '"':
-			i = skipQuoted(src, i)
-			continue
-		case '(':
-			depth++
-		case ')':
-			if depth == 0 {
-				if strings.HasPrefix(src[i:], "))") {
-					return i
-				}
-				return -1
-			}
-			depth--
-		}
-		i++
+	if j := matchClose(src, i, '(', ')', true); j >= 0 && strings.HasPrefix(src[j:], "))") {
+		return j
 	}
 	return -1
 }
 
-// matchBracket is the index of the ] closing a [ whose text starts at i.
-func matchBracket(src string, i int) int {
-	depth := 0
-	for i < len(src) {
-		switch c := src[i]; c {
-		case '\\', '\'', '"':
-			i = skipQuoted(src, i)
-			continue
-		case '\n':
-			return -1
-		case '[':
-			depth++
-		case ']':
-			if depth == 0 {
-				return i
-			}
-			depth--
-		}
-		i++
-	}
-	return -1
+// matchBracket is the index of the ] closing a [ whose text starts at i
+// on the same line.
+func matchBracket(src string, i int) int { return matchClose(src, i, '[', ']', false) }
+
+// copyQuoted writes the quoted part or escape at s[i] to b and returns the
+// index after it.
+func copyQuoted(b *strings.Builder, s string, i int) int {
+	j := skipQuoted(s, i)
+	b.WriteString(s[i:j])
+	return j
 }
 
 // quoteBlanks puts the unquoted blanks of s in double quotes.
@@ -358,9 +338,7 @@ func quoteBlanks(s string) string {
 	for i := 0; i < len(s); {
 		switch c := s[i]; c {
 		case '\\', '\'', '"':
-			j := skipQuoted(s, i)
-			b.WriteString(s[i:j])
-			i = j
+			i = copyQuoted(&b, s, i)
 			continue
 		case ' ', '\t':
 			b.WriteString(`"` + string(c) + `"`)
@@ -409,9 +387,7 @@ func rewriteInlineArray(src string, off int) (string, bool) {
 	for i := 0; i < len(inner); {
 		switch c := inner[i]; c {
 		case '\\', '\'', '"':
-			j := skipQuoted(inner, i)
-			b.WriteString(inner[i:j])
-			i = j
+			i = copyQuoted(&b, inner, i)
 			continue
 		case ' ', '\t', '(', ')', '<', '>', '|', '&', ';':
 			b.WriteByte('\\')

@@ -211,9 +211,7 @@ func condWords(s string) []string {
 	for i := 0; i < len(s); {
 		switch c := s[i]; c {
 		case '\\', '\'', '"':
-			j := skipQuoted(s, i)
-			b.WriteString(s[i:j])
-			i = j
+			i = copyQuoted(&b, s, i)
 			continue
 		case ' ', '\t':
 			flush()
