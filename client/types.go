@@ -42,6 +42,12 @@ type StoreStats struct {
 	FileBytes        int64 `json:"file_bytes"`
 	WALBytes         int64 `json:"wal_bytes"`
 	ReclaimableBytes int64 `json:"reclaimable_bytes"`
+	// Small files held in their inode row and their bytes; chunks in the
+	// chunk file and its disk space (vfs.Stats).
+	InlineFiles    int64 `json:"inline_files"`
+	InlineBytes    int64 `json:"inline_bytes"`
+	SlotChunks     int64 `json:"slot_chunks"`
+	ChunkFileBytes int64 `json:"chunk_file_bytes"`
 }
 
 // SpaceStats are a workspace's disk space, as statfs reports it: Free is the

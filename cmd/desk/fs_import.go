@@ -12,6 +12,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/wspath"
 )
 
@@ -152,7 +153,7 @@ func (c *fsCmd) importDir(src, dest string, opts fsio.ImportOptions) (fsio.Summa
 		return fsio.Summary{}, err
 	}
 	var own []os.FileInfo
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal", vfs.ChunkFileSuffix} {
 		if fi, err := os.Stat(c.dbPath + suffix); err == nil {
 			own = append(own, fi)
 		}

@@ -130,7 +130,8 @@ func (s *remoteStore) Stats(ctx context.Context) (vfs.Stats, error) {
 		Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, StoredBytes: st.StoredBytes,
 		UniqueBytes: st.UniqueBytes, Chunks: st.Chunks, DedupRatio: st.DedupRatio, JournalSeq: st.JournalSeq,
 		DBBytes: st.DBBytes, Special: st.Special, LiveBytes: st.LiveBytes, FileBytes: st.FileBytes, WALBytes: st.WALBytes,
-		ReclaimableBytes: st.ReclaimableBytes,
+		ReclaimableBytes: st.ReclaimableBytes, InlineFiles: st.InlineFiles, InlineBytes: st.InlineBytes,
+		SlotChunks: st.SlotChunks, ChunkFileBytes: st.ChunkFileBytes,
 	}, nil
 }
 

@@ -9,7 +9,7 @@ import (
 var fsStats = &fsVerb{
 	name:     "stats",
 	synopsis: "[-json]",
-	summary:  "summarise the store: files, directories, symlinks, bytes, unique bytes, chunks, dedup ratio, and its space on disk: live, file, WAL and reclaimable bytes",
+	summary:  "summarise the store: files, directories, symlinks, bytes, unique bytes, inline files and bytes, chunks (in the chunk file), dedup ratio, and its space on disk: live, file, WAL and reclaimable bytes",
 	minArgs:  0,
 	maxArgs:  0,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
@@ -39,7 +39,10 @@ var fsStats = &fsVerb{
 			row("bytes", bytes(s.Bytes))
 			row("stored bytes", bytes(s.StoredBytes))
 			row("unique bytes", bytes(s.UniqueBytes))
+			row("inline files", fmt.Sprint(s.InlineFiles))
+			row("inline bytes", bytes(s.InlineBytes))
 			row("chunks", fmt.Sprint(s.Chunks))
+			row("chunk file", fmt.Sprintf("%d chunks, %s", s.SlotChunks, bytes(s.ChunkFileBytes)))
 			row("dedup ratio", fmt.Sprintf("%.2f", s.DedupRatio))
 			row("journal seq", fmt.Sprint(s.JournalSeq))
 			row("database", bytes(s.DBBytes))

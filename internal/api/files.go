@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -198,7 +199,30 @@ func (s *Server) handleGetFile(w http.ResponseWriter, r *http.Request, c *call) 
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return err
 	}
-	_, err = io.CopyN(w, f, n)
+	return copyOut(w, f, n)
+}
+
+// downloadBuf is the size of the reads a download makes: many chunks per
+// read (one statement, one pread each from the chunk file) and one write(2)
+// of as much to the socket. The ResponseWriter's own ReadFrom would read in
+// 32 KiB pieces, half a chunk each.
+const downloadBuf = 1 << 20
+
+var downloadBufs = sync.Pool{New: func() any { b := make([]byte, downloadBuf); return &b }}
+
+// copyOut copies n bytes of f to w in pieces of downloadBuf (a pooled
+// buffer: at most one per download in progress).
+func copyOut(w io.Writer, f io.Reader, n int64) error {
+	bp := downloadBufs.Get().(*[]byte)
+	defer downloadBufs.Put(bp)
+	buf := *bp
+	if n < int64(len(buf)) {
+		buf = buf[:n]
+	}
+	m, err := io.CopyBuffer(struct{ io.Writer }{w}, io.LimitReader(f, n), buf)
+	if err == nil && m < n {
+		err = io.EOF // the file shrank under the read, as io.CopyN reports it
+	}
 	return err
 }
 

@@ -163,6 +163,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, c *call) er
 			Files: v.Files, Dirs: v.Dirs, Symlinks: v.Symlinks, Bytes: v.Bytes, StoredBytes: v.StoredBytes,
 			UniqueBytes: v.UniqueBytes, Chunks: v.Chunks, DedupRatio: v.DedupRatio, JournalSeq: v.JournalSeq, DBBytes: v.DBBytes,
 			Special: v.Special, LiveBytes: v.LiveBytes, FileBytes: v.FileBytes, WALBytes: v.WALBytes, ReclaimableBytes: v.ReclaimableBytes,
+			InlineFiles: v.InlineFiles, InlineBytes: v.InlineBytes, SlotChunks: v.SlotChunks, ChunkFileBytes: v.ChunkFileBytes,
 		},
 		Running:  ws.Runtime().Running(),
 		Backends: ws.Runtime().Backends(),

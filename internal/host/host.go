@@ -871,10 +871,12 @@ func (h *Host) Info(ctx context.Context, name string) (Info, error) {
 		return Info{}, fmt.Errorf("stat workspace %q: %s is not a regular file", name, path)
 	}
 	info := Info{Name: name, Bytes: fi.Size(), Modified: fi.ModTime()}
-	if wi, err := os.Lstat(path + "-wal"); err == nil {
-		info.Bytes += wi.Size()
-		if wi.ModTime().After(info.Modified) {
-			info.Modified = wi.ModTime()
+	for _, suffix := range []string{"-wal", vfs.ChunkFileSuffix} {
+		if wi, err := os.Lstat(path + suffix); err == nil {
+			info.Bytes += wi.Size()
+			if wi.ModTime().After(info.Modified) {
+				info.Modified = wi.ModTime()
+			}
 		}
 	}
 	h.mu.Lock()

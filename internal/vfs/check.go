@@ -6,6 +6,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"slices"
+
+	"golang.org/x/sys/unix"
 )
 
 // CheckReport lists the invariant violations Check found.
@@ -36,6 +39,9 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 	// The snapshot is taken with no commit in progress, together with the set
 	// of inodes that may legally have no name (open, or deleted by a commit
 	// still to come), so the two agree.
+	// Slots the snapshot names are not reused before Check ends (slots.go).
+	e := f.slots.enter()
+	defer f.slots.leave(e)
 	f.wmu.Lock()
 	err = c.Exec("BEGIN; SELECT 1 FROM inodes LIMIT 1")
 	held := make(map[uint64]bool)
@@ -85,7 +91,10 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"chunk larger than the chunk size", fmt.Sprintf("SELECT id FROM chunks WHERE size > %d OR size <= 0", f.chunkSize)},
 		{"chunk refcount wrong", `SELECT c.id FROM chunks c LEFT JOIN (SELECT chunk, count(*) AS n FROM file_chunks GROUP BY chunk) r
 			ON r.chunk = c.id WHERE c.refs != coalesce(r.n, 0)`},
-		{"chunk without data", "SELECT c.id FROM chunks c LEFT JOIN chunk_data d ON d.id = c.id WHERE d.id IS NULL"},
+		{"chunk without data", "SELECT c.id FROM chunks c LEFT JOIN chunk_data d ON d.id = c.id WHERE d.id IS NULL AND c.slot IS NULL"},
+		{"chunk with both a slot and data", "SELECT c.id FROM chunks c JOIN chunk_data d ON d.id = c.id WHERE c.slot IS NOT NULL"},
+		{"chunk in a slot not of the chunk size", fmt.Sprintf("SELECT id FROM chunks WHERE slot IS NOT NULL AND (size != %d OR typeof(slot) != 'integer' OR slot < 0)", f.chunkSize)},
+		{"slot shared by chunks", "SELECT slot FROM chunks WHERE slot IS NOT NULL GROUP BY slot HAVING count(*) > 1"},
 		{"data without chunk", "SELECT d.id FROM chunk_data d LEFT JOIN chunks c ON c.id = d.id WHERE c.id IS NULL"},
 		{"chunk data size wrong", "SELECT c.id FROM chunks c JOIN chunk_data d ON d.id = c.id WHERE length(d.data) != c.size"},
 		{"xattr of missing inode", "SELECT x.ino FROM xattrs x LEFT JOIN inodes i ON i.ino = x.ino WHERE i.ino IS NULL"},
@@ -135,18 +144,29 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 	if unreached > 0 {
 		rep.addf("directories unreachable from the root: %d", unreached)
 	}
-	// Every chunk's content must match its hash.
-	st, err = c.Prep("SELECT c.id, c.hash, d.data FROM chunks c JOIN chunk_data d ON d.id = c.id")
+	// Every chunk's content must match its hash, in chunk_data or in the
+	// chunk file (the epoch entered before the snapshot keeps its slots).
+	st, err = c.Prep("SELECT c.id, c.hash, d.data, c.slot FROM chunks c LEFT JOIN chunk_data d ON d.id = c.id AND c.slot IS NULL WHERE d.id IS NOT NULL OR c.slot IS NOT NULL")
 	if err != nil {
 		return nil, err
 	}
+	var buf []byte
 	for st.Step() {
 		rep.Chunks++
 		if rep.Chunks%256 == 0 && ctx.Err() != nil {
 			st.Reset()
 			return nil, ctx.Err()
 		}
-		sum := sha256.Sum256(st.RawBlob(2))
+		data := st.RawBlob(2)
+		if !st.IsNull(3) {
+			buf = slices.Grow(buf[:0], int(f.chunkSize))[:f.chunkSize]
+			if err := f.slots.read(st.Int64(3), 0, buf); err != nil {
+				rep.addf("chunk file slot unreadable: chunk %d: %v", st.Int64(0), err)
+				continue
+			}
+			data = buf
+		}
+		sum := sha256.Sum256(data)
 		if !bytes.Equal(sum[:], st.RawBlob(1)) {
 			rep.addf("chunk hash mismatch: %d", st.Int64(0))
 		}
@@ -236,6 +256,13 @@ func (f *FS) Stats(ctx context.Context) (Stats, error) {
 	s.UniqueBytes += s.InlineBytes
 	if s.Chunks, err = queryInt(c, "SELECT count(*) FROM chunks"); err != nil {
 		return s, err
+	}
+	if s.SlotChunks, err = queryInt(c, "SELECT count(*) FROM chunks WHERE slot IS NOT NULL"); err != nil {
+		return s, err
+	}
+	var cst unix.Stat_t
+	if unix.Stat(f.path+ChunkFileSuffix, &cst) == nil {
+		s.ChunkFileBytes = cst.Blocks * 512
 	}
 	s.DedupRatio = 1
 	if s.UniqueBytes > 0 {

@@ -3,6 +3,7 @@ package vfs
 import (
 	"crypto/sha256"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/desk-dev/desk/internal/sqlite"
@@ -143,41 +144,67 @@ func (t *tx) fileChunk(ino uint64, idx int64) (id, size int64, err error) {
 }
 
 // putChunk stores data under hash (once per store) and takes a reference to it.
+// A new chunk of the full chunk size goes to a slot of the chunk file
+// (slots.go), a smaller one to chunk_data.
 func (t *tx) putChunk(hash, data []byte) (int64, error) {
-	st, err := t.c.Prep(`INSERT INTO chunks(hash, size, refs) VALUES (?, ?, 1)
+	var slot any // NULL: the bytes go to chunk_data
+	s := t.f.slots
+	if s != nil && int64(len(data)) == t.f.chunkSize {
+		slot = s.alloc()
+	}
+	st, err := t.c.Prep(`INSERT INTO chunks(hash, size, refs, slot) VALUES (?, ?, 1, ?)
 		ON CONFLICT(hash) DO UPDATE SET refs = refs + 1 RETURNING id, refs`)
+	if err == nil {
+		err = st.Bind(hash, len(data), slot)
+	}
+	if err == nil && !st.Step() {
+		err = st.Err()
+		if err == nil {
+			err = errMissingChunk
+		}
+	}
+	var id, refs int64
+	if err == nil {
+		id, refs = st.Int64(0), st.Int64(1)
+	}
+	if st != nil {
+		if rerr := st.Reset(); err == nil {
+			err = rerr
+		}
+	}
+	if x, ok := slot.(int64); ok {
+		if err != nil || refs != 1 {
+			s.giveBack([]int64{x}) // stored already, or not stored at all
+		} else {
+			t.slotsNew = append(t.slotsNew, x)
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
-	if err := st.Bind(hash, len(data)); err != nil {
-		st.Reset()
-		return 0, err
-	}
-	if !st.Step() {
-		err := st.Err()
-		st.Reset()
-		return 0, err
-	}
-	id, refs := st.Int64(0), st.Int64(1)
-	if err := st.Reset(); err != nil {
-		return 0, err
-	}
 	if refs == 1 {
-		ins, err := t.c.Prep("INSERT INTO chunk_data(id, data) VALUES (?, ?)")
-		if err != nil {
-			return 0, err
-		}
-		if err := ins.Exec(id, data); err != nil {
-			return 0, err
+		if x, ok := slot.(int64); ok {
+			if err := s.write(x, data); err != nil {
+				return 0, err
+			}
+		} else {
+			ins, err := t.c.Prep("INSERT INTO chunk_data(id, data) VALUES (?, ?)")
+			if err != nil {
+				return 0, err
+			}
+			if err := ins.Exec(id, data); err != nil {
+				return 0, err
+			}
 		}
 		t.used += int64(len(data))
 	}
 	return id, nil
 }
 
-// decref drops n references to chunk id and deletes it when none remain.
+// decref drops n references to chunk id and deletes it when none remain (its
+// slot is freed when the transaction commits).
 func (t *tx) decref(id int64, n int64) error {
-	st, err := t.c.Prep("UPDATE chunks SET refs = refs - ? WHERE id = ? RETURNING refs, size")
+	st, err := t.c.Prep("UPDATE chunks SET refs = refs - ? WHERE id = ? RETURNING refs, size, slot")
 	if err != nil {
 		return err
 	}
@@ -190,14 +217,19 @@ func (t *tx) decref(id int64, n int64) error {
 		st.Reset()
 		return err
 	}
-	refs, size := st.Int64(0), st.Int64(1)
+	refs, size, slotNull, slot := st.Int64(0), st.Int64(1), st.IsNull(2), st.Int64(2)
 	if err := st.Reset(); err != nil {
 		return err
 	}
 	if refs > 0 {
 		return nil
 	}
-	for _, q := range []string{"DELETE FROM chunks WHERE id = ?", "DELETE FROM chunk_data WHERE id = ?"} {
+	qs := []string{"DELETE FROM chunks WHERE id = ?", "DELETE FROM chunk_data WHERE id = ?"}
+	if !slotNull {
+		qs = qs[:1]
+		t.slotsFreed = append(t.slotsFreed, slot)
+	}
+	for _, q := range qs {
 		del, err := t.c.Prep(q)
 		if err != nil {
 			return err
@@ -269,7 +301,7 @@ func (t *tx) truncateChunks(in *inode, size int64) error {
 	if err != nil || id == 0 || csize <= keep {
 		return err
 	}
-	data, err := readChunkData(t.c, id)
+	data, err := t.f.readChunkData(t.c, id)
 	if err != nil {
 		return err
 	}
@@ -278,11 +310,17 @@ func (t *tx) truncateChunks(in *inode, size int64) error {
 	return t.setChunk(in, &ps[0])
 }
 
-func readChunkData(c *sqlite.Conn, id int64) ([]byte, error) {
-	st, err := c.Prep("SELECT data FROM chunk_data WHERE id = ?")
+// readChunkData returns the bytes of chunk id (from its slot or chunk_data),
+// for the writer (a partial chunk merged with new bytes). The writer frees
+// slots only by its own commits, so what it reads is stable without an
+// epoch; it takes one anyway, as every reader of the chunk file does.
+func (f *FS) readChunkData(c *sqlite.Conn, id int64) ([]byte, error) {
+	st, err := c.Prep("SELECT c.slot, d.data FROM chunks c LEFT JOIN chunk_data d ON d.id = c.id WHERE c.id = ?")
 	if err != nil {
 		return nil, err
 	}
+	e := f.slots.enter()
+	defer f.slots.leave(e)
 	defer st.Reset()
 	if err := st.Bind(id); err != nil {
 		return nil, err
@@ -293,7 +331,14 @@ func readChunkData(c *sqlite.Conn, id int64) ([]byte, error) {
 		}
 		return nil, errMissingChunk
 	}
-	return st.Blob(0, nil), nil
+	if !st.IsNull(0) {
+		data := make([]byte, f.chunkSize)
+		return data, f.slots.read(st.Int64(0), 0, data)
+	}
+	if st.IsNull(1) {
+		return nil, errMissingChunk
+	}
+	return st.Blob(1, nil), nil
 }
 
 type internalError string
@@ -306,19 +351,23 @@ const errMissingChunk = internalError("vfs: chunk data missing")
 // (dst[0] is file offset base; holes and bytes past the file are left as they
 // are) and returns the committed size, all from one statement, so the size
 // and the bytes come from the same snapshot. A missing inode reads as size 0.
+// A chunk in the chunk file is read with one pread straight into dst.
 //
 // dst is zeroed up to the committed size first (only that far: a large
 // buffer reading a small file costs the file's size, not the buffer's).
-func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (int64, error) {
+func readSized(c *sqlite.Conn, s *slotFile, ino uint64, lo, hi, cs, base int64, dst []byte) (int64, error) {
 	// i.data is inline content, chunk 0 held in the row (inline.go): such a
 	// file has no chunk rows, so its one row carries it.
-	st, err := c.Prep(`SELECT i.size, fc.idx, d.data, CASE WHEN ?2 = 0 THEN i.data END FROM inodes i
+	st, err := c.Prep(`SELECT i.size, fc.idx, d.data, CASE WHEN ?2 = 0 THEN i.data END, ch.slot FROM inodes i
 		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx BETWEEN ?2 AND ?3
-		LEFT JOIN chunk_data d ON d.id = fc.chunk
+		LEFT JOIN chunks ch ON ch.id = fc.chunk
+		LEFT JOIN chunk_data d ON d.id = fc.chunk AND ch.slot IS NULL
 		WHERE i.ino = ?1`)
 	if err != nil {
 		return 0, err
 	}
+	e := s.enter()
+	defer s.leave(e)
 	defer st.Reset()
 	if err := st.Bind(ino, lo, hi); err != nil {
 		return 0, err
@@ -335,6 +384,16 @@ func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (
 		var idx int64
 		var data []byte
 		switch {
+		case !st.IsNull(4):
+			idx = st.Int64(1)
+			cstart := idx * cs
+			from, to := max(cstart, base), min(cstart+cs, end)
+			if from < to {
+				if err := s.read(st.Int64(4), from-cstart, dst[from-base:to-base]); err != nil {
+					return 0, err
+				}
+			}
+			continue
 		case !st.IsNull(1):
 			idx, data = st.Int64(1), st.RawBlob(2)
 		case !st.IsNull(3):
@@ -354,14 +413,17 @@ func readSized(c *sqlite.Conn, ino uint64, lo, hi, cs, base int64, dst []byte) (
 // readChunkSized returns the committed size of ino and the stored bytes of its
 // chunk idx (appended to buf; empty for a hole; inline content is chunk 0),
 // from one statement.
-func readChunkSized(c *sqlite.Conn, ino uint64, idx int64, buf []byte) (int64, []byte, error) {
-	st, err := c.Prep(`SELECT i.size, coalesce(d.data, CASE WHEN ?2 = 0 THEN i.data END) FROM inodes i
+func readChunkSized(c *sqlite.Conn, s *slotFile, ino uint64, idx, cs int64, buf []byte) (int64, []byte, error) {
+	st, err := c.Prep(`SELECT i.size, coalesce(d.data, CASE WHEN ?2 = 0 THEN i.data END), ch.slot FROM inodes i
 		LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx = ?2
-		LEFT JOIN chunk_data d ON d.id = fc.chunk
+		LEFT JOIN chunks ch ON ch.id = fc.chunk
+		LEFT JOIN chunk_data d ON d.id = fc.chunk AND ch.slot IS NULL
 		WHERE i.ino = ?1`)
 	if err != nil {
 		return 0, buf, err
 	}
+	e := s.enter()
+	defer s.leave(e)
 	defer st.Reset()
 	if err := st.Bind(ino, idx); err != nil {
 		return 0, buf, err
@@ -370,6 +432,14 @@ func readChunkSized(c *sqlite.Conn, ino uint64, idx int64, buf []byte) (int64, [
 		return 0, buf, st.Err()
 	}
 	size := st.Int64(0)
+	if !st.IsNull(2) {
+		n := len(buf)
+		buf = slices.Grow(buf, int(cs))[:n+int(cs)]
+		if err := s.read(st.Int64(2), 0, buf[n:]); err != nil {
+			return 0, buf[:n], err
+		}
+		return size, buf, nil
+	}
 	if !st.IsNull(1) {
 		buf = append(buf, st.RawBlob(1)...)
 	}

@@ -24,11 +24,13 @@ type DirFile struct {
 
 // dirFilesQuery lists a directory page with each inode's row and the content
 // of its first chunk when the file fits in one chunk (size <= ?4), or its
-// inline content (inline.go); 61440 is S_IFMT and 32768 S_IFREG.
-var dirFilesQuery = "SELECT i." + strings.ReplaceAll(inodeCols, ", ", ", i.") + `, d.name, coalesce(cd.data, i.data)
+// inline content (inline.go), or the chunk file's slot holding it; 61440 is
+// S_IFMT and 32768 S_IFREG.
+var dirFilesQuery = "SELECT i." + strings.ReplaceAll(inodeCols, ", ", ", i.") + `, d.name, coalesce(cd.data, i.data), ch.slot
 	FROM dentries d JOIN inodes i ON i.ino = d.ino
 	LEFT JOIN file_chunks fc ON fc.ino = i.ino AND fc.idx = 0 AND (i.mode & 61440) = 32768 AND i.size <= ?4
-	LEFT JOIN chunk_data cd ON cd.id = fc.chunk
+	LEFT JOIN chunks ch ON ch.id = fc.chunk
+	LEFT JOIN chunk_data cd ON cd.id = fc.chunk AND ch.slot IS NULL
 	WHERE d.parent = ?1 AND d.name > ?2 ORDER BY d.name LIMIT ?3`
 
 // ReadDirFiles lists up to limit entries of a directory whose names sort
@@ -71,6 +73,11 @@ func (f *FS) readDirFiles(ctx context.Context, r resolved, name, after string, l
 	var err error
 	maxSize = min(maxSize, f.chunkSize)
 	var out []DirFile
+	// A file of exactly one full chunk may have it in the chunk file
+	// (slots.go), read inside the statement's epoch.
+	e := f.slots.enter()
+	defer f.slots.leave(e)
+	var rerr error
 	err = f.queryRows(ctx, dirFilesQuery, []any{r.ino, after, limit, maxSize}, func(st *sqlite.Stmt) {
 		in := scanInode(st)
 		e := DirFile{Name: st.Text(18), Attr: in.Attr}
@@ -79,13 +86,21 @@ func (f *FS) readDirFiles(ctx context.Context, r resolved, name, after string, l
 			if in.Size > 0 {
 				// A short last chunk is stored short; holes read as zeros.
 				e.Data = make([]byte, in.Size)
-				if !st.IsNull(19) {
+				switch {
+				case !st.IsNull(20):
+					if err := f.slots.read(st.Int64(20), 0, e.Data); err != nil && rerr == nil {
+						rerr = err
+					}
+				case !st.IsNull(19):
 					copy(e.Data, st.RawBlob(19))
 				}
 			}
 		}
 		out = append(out, e)
 	})
+	if err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return nil, asPathErr("readdir", name, err)
 	}

@@ -156,7 +156,7 @@ func (t *tx) writeInline(in *inode, d *dirtyChunk, newSize int64) error {
 				return err
 			}
 			if id != 0 {
-				data, err := readChunkData(t.c, id)
+				data, err := t.f.readChunkData(t.c, id)
 				if err != nil {
 					return err
 				}

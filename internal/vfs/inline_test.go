@@ -18,7 +18,7 @@ import (
 // made by the code before inline content: small files in chunks, a 2,048-byte
 // file, a 70,000-byte one, an empty one, a hard link, a symlink, an xattr,
 // and a 2,048-byte file truncated to 1,000 that stays in its chunk): Open
-// upgrades it to version 3, everything reads back, Check passes, and its
+// upgrades it to version 4 (through 3), everything reads back, Check passes, and its
 // small files move inline when they are written again.
 func TestMigrateV2(t *testing.T) {
 	ctx := context.Background()
@@ -87,8 +87,8 @@ func TestMigrateV2(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, path); v != 3 {
-		t.Fatalf("after Open: version %d, want 3", v)
+	if v := userVersion(t, path); v != 4 {
+		t.Fatalf("after Open: version %d, want 4", v)
 	}
 	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
 	if err != nil {

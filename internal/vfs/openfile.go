@@ -502,7 +502,7 @@ func (f *FS) flushLockedWith(ctx context.Context, delay time.Duration, o *openIn
 					return err
 				}
 				if id != 0 {
-					data, err := readChunkData(t.c, id)
+					data, err := t.f.readChunkData(t.c, id)
 					if err != nil {
 						return err
 					}
@@ -637,7 +637,7 @@ func (f *FS) readLocked(ctx context.Context, o *openInode, p []byte, off int64, 
 		// Small read inside one chunk: read the whole committed chunk and keep
 		// it for the next small read (cleared by every commit that changes
 		// this inode).
-		committed, data, err := readChunkSized(c, o.ino, lo, o.rcData[:0])
+		committed, data, err := readChunkSized(c, f.slots, o.ino, lo, cs, o.rcData[:0])
 		if err != nil {
 			o.rcOK = false
 			return 0, err
@@ -649,7 +649,7 @@ func (f *FS) readLocked(ctx context.Context, o *openInode, p []byte, off int64, 
 		}
 		return f.finishRead(o, p, off, min(int64(len(p)), size-off), committed, noatime)
 	}
-	committed, err := readSized(c, o.ino, lo, hi, cs, off, p)
+	committed, err := readSized(c, f.slots, o.ino, lo, hi, cs, off, p)
 	if err != nil {
 		o.rcOK = false
 		return 0, err
@@ -705,7 +705,7 @@ func (f *FS) readCommitted(ctx context.Context, ino uint64, p []byte, off int64)
 	}
 	defer f.putReader(c)
 	cs := f.chunkSize
-	size, err := readSized(c, ino, off/cs, (off+int64(len(p))-1)/cs, cs, off, p)
+	size, err := readSized(c, f.slots, ino, off/cs, (off+int64(len(p))-1)/cs, cs, off, p)
 	if err != nil {
 		return 0, err
 	}

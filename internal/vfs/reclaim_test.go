@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/desk-dev/desk/internal/sqlite"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/vfs/vfstest"
@@ -65,7 +67,7 @@ func TestSpaceReclaimed(t *testing.T) {
 		for _, n := range live {
 			liveBytes += n
 		}
-		disk := fileSize(t, f.Path()) + fileSize(t, f.Path()+"-wal")
+		disk := fileSize(t, f.Path()) + fileSize(t, f.Path()+"-wal") + diskUsage(t, f.Path()+vfs.ChunkFileSuffix)
 		if disk > 2*liveBytes+fixed {
 			st, _ := f.Stats(ctx)
 			t.Fatalf("round %d: %d bytes on disk (file %d, WAL %d, reclaimable %d) for %d live bytes: over 2×live+%d",
@@ -82,9 +84,23 @@ func TestSpaceReclaimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ReclaimableBytes > ckpt/4 || st.LiveBytes < int64(len(live))*size || st.DBBytes != st.FileBytes+st.WALBytes {
+	// The content is in the chunk file (full-size chunks), the rest in the
+	// database's live pages.
+	if st.ReclaimableBytes > ckpt/4 || st.LiveBytes+st.ChunkFileBytes < int64(len(live))*size || st.DBBytes != st.FileBytes+st.WALBytes ||
+		st.SlotChunks != int64(len(live))*size/(64<<10) || st.ChunkFileBytes < st.SlotChunks<<16 || st.ChunkFileBytes > st.SlotChunks<<16+1<<20 {
 		t.Errorf("stats after settling: %+v", st)
 	}
+}
+
+// diskUsage is the disk space p takes (st_blocks: holes punched in the
+// chunk file do not count).
+func diskUsage(t *testing.T, p string) int64 {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Blocks * 512
 }
 
 func fileSize(t *testing.T, p string) int64 {
@@ -114,12 +130,14 @@ func TestCompactConverts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for i := range 16 {
-		if err := f.WriteFile(ctx, fmt.Sprintf("/big%d", i), vfstest.Noise(i, 1<<20), 0o644); err != nil {
+	// Files under the chunk size: their content is in the database's pages
+	// (a full-size chunk would go to the chunk file).
+	for i := range smallN {
+		if err := f.WriteFile(ctx, fmt.Sprintf("/big%d", i), vfstest.Noise(i, smallSize), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i := range 16 {
+	for i := range smallN {
 		if err := f.Remove(ctx, fmt.Sprintf("/big%d", i)); err != nil {
 			t.Fatal(err)
 		}
@@ -147,12 +165,12 @@ func TestCompactConverts(t *testing.T) {
 		t.Fatalf("Check: %v %v", err, rep)
 	}
 	// Converted: free pages now go back in the background.
-	for i := range 16 {
-		if err := f.WriteFile(ctx, fmt.Sprintf("/again%d", i), vfstest.Noise(100+i, 1<<20), 0o644); err != nil {
+	for i := range smallN {
+		if err := f.WriteFile(ctx, fmt.Sprintf("/again%d", i), vfstest.Noise(1000+i, smallSize), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i := range 16 {
+	for i := range smallN {
 		if err := f.Remove(ctx, fmt.Sprintf("/again%d", i)); err != nil {
 			t.Fatal(err)
 		}
@@ -165,6 +183,10 @@ func TestCompactConverts(t *testing.T) {
 		t.Fatalf("ReadFile /a: %q %v", got, err)
 	}
 }
+
+// smallN files of smallSize bytes: 16 MB of content in chunks under the
+// chunk size of the version 1 store (4 KiB; TestCompactConverts).
+const smallN, smallSize = 4096, 4000
 
 func pragma(t *testing.T, path, name string) int64 {
 	t.Helper()

@@ -1,7 +1,7 @@
 package vfs
 
 // schemaVersion is stored in PRAGMA user_version. Bump it with a migration.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations[v] takes a store of schema version v to v+1. Open runs the ones
 // a store needs, in order, each in its own transaction with the new
@@ -19,6 +19,10 @@ var migrations = map[int64]string{
 	2: `ALTER TABLE inodes ADD COLUMN data BLOB;
 		ALTER TABLE inodes ADD COLUMN data_hash BLOB;
 		INSERT INTO meta(key, value) VALUES ('inline_max', ` + inlineMaxSQL + `)`,
+	// 3 → 4: full-size chunks in the chunk file (issue 20, slots.go). A
+	// column without a default: existing chunks read NULL (their bytes stay
+	// in chunk_data, read as before); new full-size chunks take a slot.
+	3: `ALTER TABLE chunks ADD COLUMN slot INTEGER`,
 }
 
 // inlineMaxSQL is DefaultInlineMax as SQL text, for the migration.
@@ -34,7 +38,10 @@ const inlineMaxSQL = "2048"
 //   - chunks: one row per distinct content chunk (SHA-256), refs = number of
 //     file_chunks rows that point at it; a chunk whose refs reach 0 is deleted in the
 //     same transaction. chunk_data holds the bytes apart so refcount updates never
-//     rewrite the blob.
+//     rewrite the blob. A chunk of the full chunk size written since version
+//     4 has a slot instead (chunks.slot, not NULL): its bytes are in the chunk
+//     file at slot × chunk_size (slots.go), it has no chunk_data row, and no
+//     two chunks share a slot.
 //   - FIFOs, sockets and devices have no content, no target and size 0; only
 //     devices have an rdev.
 //   - file_chunks: (ino, idx) → chunk; idx*chunk_size < size; missing idx = hole.
@@ -91,7 +98,8 @@ CREATE TABLE chunks (
 	id   INTEGER PRIMARY KEY,
 	hash BLOB NOT NULL UNIQUE,
 	size INTEGER NOT NULL,
-	refs INTEGER NOT NULL
+	refs INTEGER NOT NULL,
+	slot INTEGER -- the chunk file's slot holding the bytes (full-size chunks); NULL: in chunk_data
 ) STRICT;
 
 CREATE TABLE chunk_data (

@@ -299,10 +299,11 @@ func (s *Space) Held() bool {
 }
 
 // StoreBytes is the disk space a store's files take (the database, its WAL,
-// shared-memory index and rollback journal; st_blocks), 0 for those missing.
+// shared-memory index, rollback journal and chunk file; st_blocks), 0 for
+// those missing.
 func StoreBytes(path string) int64 {
 	var n int64
-	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+	for _, s := range []string{"", "-wal", "-shm", "-journal", ChunkFileSuffix} {
 		var st unix.Stat_t
 		if unix.Lstat(path+s, &st) == nil {
 			n += st.Blocks * 512

@@ -61,6 +61,8 @@ type core struct {
 
 	bufs sync.Pool // chunk-sized buffers (*[]byte) for content (getBuf)
 
+	slots *slotFile // the chunk file (slots.go)
+
 	readers chan *sqlite.Conn
 	nreader atomic.Int32
 	rmu     sync.Mutex // guards creating readers
@@ -228,6 +230,7 @@ func (f *FS) checkpointRound(c *sqlite.Conn, force bool) (more bool) {
 			f.wmu.Unlock()
 		}
 	}
+	f.walSynced()
 	more = f.reclaim(c)
 	f.measure(c)
 	return more
@@ -277,6 +280,7 @@ func (f *FS) openWriter() error {
 	}
 	if err := f.initDB(c); err != nil {
 		c.Close()
+		f.slots.close()
 		return fmt.Errorf("open store %s: %w", f.path, err)
 	}
 	f.w = c
@@ -346,6 +350,9 @@ func (f *FS) initDB(c *sqlite.Conn) error {
 		if err := f.recover(c); err != nil {
 			return fmt.Errorf("recover: %w", err)
 		}
+	}
+	if f.slots, err = openSlots(c, f.path, f.chunkSize, f.opts.ReadOnly); err != nil {
+		return err
 	}
 	if f.nextIno, err = queryUint(c, "SELECT coalesce(max(ino),0)+1 FROM inodes"); err != nil {
 		return err
@@ -556,6 +563,9 @@ func (f *FS) Close() error {
 		errs = append(errs, err)
 	}
 	f.wmu.Unlock()
+	if err := f.slots.close(); err != nil {
+		errs = append(errs, err)
+	}
 	f.measure(nil)
 	f.unlock()
 	f.nmu.Lock()

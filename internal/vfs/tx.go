@@ -35,6 +35,9 @@ type tx struct {
 	// inode, written with the inode's row at commit (inline.go).
 	inl   map[uint64]inlineVal
 	drops map[uint64]struct{} // pending deletions it took (applyDrops), queued again if it fails
+	// The chunk file's slots this transaction wrote (given back if it rolls
+	// back) and freed (reusable after it commits; slots.go).
+	slotsNew, slotsFreed []int64
 
 	// touched records every change to the overlay (inodes, dents) with the
 	// value it replaced, in order: a failing request is undone by walking its
@@ -265,6 +268,7 @@ func (f *FS) commitGroup(group []*request) {
 		}
 		f.pend = nil
 		f.w.Run("ROLLBACK")
+		t.slotUndo(slotMark{})
 		t.clearDying(0)
 		t.requeueDrops()
 		f.endPending(broken, t.deferred)
@@ -272,6 +276,7 @@ func (f *FS) commitGroup(group []*request) {
 	}
 	if fresh && ok == 0 {
 		f.w.Run("ROLLBACK")
+		t.slotUndo(slotMark{})
 		t.clearDying(0)
 		t.requeueDrops()
 		return
@@ -295,17 +300,38 @@ func (f *FS) commitTx(t *tx) error {
 	f.pend = nil
 	t.applyAtimes()
 	err := t.finish()
+	if err == nil && len(t.slotsNew) > 0 {
+		// The slots' bytes are durable before the rows naming them can be
+		// (slots.go).
+		err = f.slots.sync()
+	}
+	unknown := false
 	if err == nil {
 		if err = f.w.Run("COMMIT"); err != nil {
 			f.cache.reset() // the outcome is unknown
+			unknown = true
 		}
 	}
 	if err != nil {
 		f.w.Run("ROLLBACK")
+		if unknown {
+			// Rows may name the slots it wrote: they stay taken (and the
+			// freed ones unused) until the next Open rebuilds the list.
+			t.slotsNew, t.slotsFreed = nil, nil
+		}
+		t.slotUndo(slotMark{})
 		t.clearDying(0)
 		t.requeueDrops()
 		f.endPending(err, t.deferred)
 		return err
+	}
+	if f.slots != nil && len(t.slotsFreed) > 0 {
+		f.slots.committed(t.slotsFreed)
+		if f.sp.low.Load() {
+			f.walSynced() // short of space: the room is back before the delete returns
+		} else {
+			f.kickCheckpoint() // which makes the commit durable and frees them
+		}
 	}
 	f.cache.apply(t.inodes, t.dents, t.created)
 	f.endPending(nil, t.deferred)
@@ -348,7 +374,7 @@ func (t *tx) savepoint(r *request) error {
 	if err := t.c.Run("SAVEPOINT req"); err != nil {
 		return asPathErr(r.op, r.path, err)
 	}
-	mark := len(t.touched)
+	mark, smark := len(t.touched), t.slotMark()
 	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
 	t.uid, t.gid = owner(r.ctx)
 	t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
@@ -363,6 +389,7 @@ func (t *tx) savepoint(r *request) error {
 		t.c.Run("ROLLBACK TO req")
 		t.c.Run("RELEASE req")
 		t.undoTo(mark)
+		t.slotUndo(smark)
 		t.changes, t.used, t.ninodes = t.changes[:nch], used, nin
 		for len(t.spans) > 0 && t.spans[len(t.spans)-1].i >= nch {
 			t.spans = t.spans[:len(t.spans)-1]

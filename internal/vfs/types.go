@@ -220,10 +220,15 @@ type Stats struct {
 	// their inode row and its bytes (in StoredBytes and UniqueBytes too).
 	InlineFiles int64
 	InlineBytes int64
-	Chunks      int64   // distinct chunks
-	DedupRatio  float64 // StoredBytes / UniqueBytes (1 when nothing is stored)
-	JournalSeq  uint64  // sequence number of the newest change
-	DBBytes     int64   // size of the database file and its WAL on disk
+	Chunks      int64 // distinct chunks
+	// SlotChunks are the chunks whose bytes are in the chunk file (full-size
+	// chunks, slots.go; in Chunks too), ChunkFileBytes the disk space the
+	// chunk file takes (freed slots are hole-punched).
+	SlotChunks     int64
+	ChunkFileBytes int64
+	DedupRatio     float64 // StoredBytes / UniqueBytes (1 when nothing is stored)
+	JournalSeq     uint64  // sequence number of the newest change
+	DBBytes        int64   // size of the database file and its WAL on disk
 	// FileBytes and WALBytes are the database file's and the WAL's sizes
 	// (DBBytes is their sum); LiveBytes is what the store's data and
 	// metadata take in it (the pages in use), ReclaimableBytes its free

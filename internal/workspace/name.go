@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // MaxNameLen is the longest workspace name, in bytes.
@@ -88,8 +90,9 @@ const DirName = "workspaces"
 const FileExt = ".db"
 
 // companions are the suffixes SQLite appends to a database file's name for its
-// side files. They belong to the workspace and are removed with it.
-var companions = []string{"-wal", "-shm", "-journal"}
+// side files, and the store's chunk file. They belong to the workspace and
+// are removed with it.
+var companions = []string{"-wal", "-shm", "-journal", vfs.ChunkFileSuffix}
 
 // File returns the database file of the workspace name in dataDir,
 // <dataDir>/workspaces/<name>.db, after validating name.

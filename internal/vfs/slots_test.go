@@ -1,0 +1,185 @@
+package vfs_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/desk-dev/desk/internal/vfs"
+	"github.com/desk-dev/desk/internal/vfs/vfstest"
+)
+
+// TestMigrateV3 opens a store version 3 wrote (testdata/store-v3.db.gz, made
+// by the code before the chunk file: two 200,000-byte files sharing their
+// chunks, a sparse file whose second chunk is full, a small inline file, all
+// with 64 KiB chunks in chunk_data): Open upgrades it to version 4, the old
+// chunks read back from chunk_data, new full-size chunks go to the chunk
+// file, content written again deduplicates against the old chunks, a write
+// into an old chunk merges it into a new one, and Check passes throughout
+// and after a reopen.
+func TestMigrateV3(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	writeTestStore(t, path, "testdata/store-v3.db.gz")
+	if v := userVersion(t, path); v != 3 {
+		t.Fatalf("testdata store at version %d, want 3", v)
+	}
+	if _, err := vfs.Open(ctx, path, vfs.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it writable once") {
+		t.Fatalf("read-only open of a version 3 store: %v, want the upgrade message", err)
+	}
+	f, err := vfs.Open(ctx, path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 200000)
+	for i := range big {
+		big[i] = byte(i * 13 % 251)
+	}
+	want := map[string][]byte{
+		"/d/small": []byte("hello\n"), "/d/big": big, "/d/big2": big,
+		"/d/sparse": append(make([]byte, 65536), bytes.Repeat([]byte("s"), 65536)...),
+	}
+	check := func(f *vfs.FS, slots, chunks int64) {
+		t.Helper()
+		for p, w := range want {
+			if got, err := f.ReadFile(ctx, p); err != nil || !bytes.Equal(got, w) {
+				t.Errorf("ReadFile %s: %d bytes, %v; want %d", p, len(got), err, len(w))
+			}
+		}
+		checkOK(t, f)
+		st, err := f.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.SlotChunks != slots || st.Chunks != chunks {
+			t.Errorf("SlotChunks %d, Chunks %d; want %d, %d", st.SlotChunks, st.Chunks, slots, chunks)
+		}
+	}
+	// big: chunks 0..2 full and a tail; sparse: one full chunk.
+	check(f, 0, 5)
+	if v := userVersion(t, path); v != 4 {
+		t.Fatalf("after Open: version %d, want 4", v)
+	}
+	// The same content again: deduplicated against chunk_data's chunks.
+	want["/d/big3"] = big
+	if err := f.WriteFile(ctx, "/d/big3", big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(f, 0, 5)
+	// New content: three full chunks in the chunk file, the tail in SQLite.
+	fresh := vfstest.Noise(7, 200000)
+	want["/d/new"] = fresh
+	if err := f.WriteFile(ctx, "/d/new", fresh, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(f, 3, 9)
+	// A write into an old chunk of /d/big: merged with its bytes from
+	// chunk_data into a new chunk in the chunk file.
+	h, err := f.OpenFile(ctx, "/d/big", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.WriteAt([]byte("XYZ"), 70000); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want["/d/big"] = append([]byte(nil), big...)
+	copy(want["/d/big"][70000:], "XYZ")
+	check(f, 4, 10)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(f, 4, 10)
+	f.Close()
+}
+
+// TestChunkFileReuse: the slots of deleted content are reused (the chunk
+// file does not grow past what is live at once plus what waits for its
+// free), their disk space is given back when freed (holes), a read through
+// an open handle keeps seeing its snapshot's bytes while they are freed and
+// rewritten, and a reopen rebuilds the free list from the rows.
+func TestChunkFileReuse(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	opts := vfs.Options{ChunkSize: 16 << 10, CheckpointBytes: 1 << 20}
+	f, err := vfs.Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { f.Close() }()
+	const size = 1 << 20 // 64 slots
+	for round := range 8 {
+		data := vfstest.Noise(round, size)
+		if err := f.WriteFile(ctx, "/f", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.Settle()
+		got, err := f.ReadFile(ctx, "/f")
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("round %d: read back %d bytes, %v", round, len(got), err)
+		}
+		st, err := f.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.SlotChunks != 64 || st.ChunkFileBytes < 64*16<<10 || st.ChunkFileBytes > 64*16<<10+64<<10 {
+			t.Fatalf("round %d: %d slots, chunk file %d bytes on disk; want 64 slots, 1 MiB", round, st.SlotChunks, st.ChunkFileBytes)
+		}
+		if fi, err := os.Stat(path + vfs.ChunkFileSuffix); err != nil || fi.Size() > 2*size {
+			t.Fatalf("round %d: chunk file %v, %v: over twice the live content", round, fi.Size(), err)
+		}
+	}
+	checkOK(t, f)
+	// A reader holding a handle while the content is replaced.
+	old := vfstest.Noise(100, size)
+	if err := f.WriteFile(ctx, "/g", old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.Open(ctx, "/g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, size)
+	if _, err := r.ReadAt(buf[:size/2], 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(ctx, "/g", vfstest.Noise(101, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(ctx, "/h", vfstest.Noise(102, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	f.Settle()
+	checkOK(t, f)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Reopened: every slot is named or free, and new content reuses the free ones.
+	fi0, _ := os.Stat(path + vfs.ChunkFileSuffix)
+	f, err = vfs.Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOK(t, f)
+	if err := f.Remove(ctx, "/h"); err != nil {
+		t.Fatal(err)
+	}
+	f.Settle()
+	if err := f.WriteFile(ctx, "/i", vfstest.Noise(103, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + vfs.ChunkFileSuffix); err != nil || fi.Size() > fi0.Size() {
+		t.Fatalf("chunk file grew from %d to %d bytes though 1 MiB of slots was free", fi0.Size(), fi.Size())
+	}
+	checkOK(t, f)
+}
