@@ -38,7 +38,8 @@
 // writable Open upgrades an older store, one migration per version, each in
 // its own transaction (migrations); a read-only Open of an older store and any
 // Open of a newer one are refused. Version 2 (issue 21) added inodes.rdev,
-// version 3 (issues 20, 21) inodes.data and data_hash, inline content.
+// version 3 (issues 20, 21) inodes.data and data_hash, inline content,
+// version 4 (issue 20) chunks.slot, the chunk file.
 //
 // # Content
 //
@@ -59,6 +60,37 @@
 // that takes it past moves it out into chunk 0; a truncation that shrinks a
 // chunked file leaves it chunked. Inline bytes count against the quota as
 // chunk bytes do and are not deduplicated (Stats.InlineFiles, InlineBytes).
+//
+// # The chunk file
+//
+// A chunk of exactly the chunk size (the bulk of every large file) is not
+// stored in SQLite but in the chunk file beside the database (path +
+// ChunkFileSuffix, "-chunks", mode 0600, slots.go), in a slot of the chunk
+// size at slot × chunk size that its row names (chunks.slot). The
+// transaction that creates the row writes the bytes with pwrite and
+// fdatasyncs the file before its COMMIT, so every byte is written once (the
+// WAL carries only the row; a checkpoint copies no content) and a row never
+// names bytes that a crash, kill -9 or power loss, can have lost. A read is
+// a pread straight into the caller's buffer. Smaller chunks (a file's tail)
+// and inline content stay in SQLite; a store from before version 4 keeps
+// its old chunks in chunk_data and reads them as before.
+//
+// A slot whose chunk loses its last reference is freed when that commit
+// is done, but reused only when (a) every read that began before the commit
+// has finished (each read enters an epoch before its statement starts and
+// leaves it after its pread), and (b) the freeing commit is durable (the
+// checkpointer fsyncs the WAL; with the disk short of space the commit does
+// it at once, so a delete gives its room back before it returns). A freed
+// slot is hole-punched (FALLOC_FL_PUNCH_HOLE) before it is reused, so its
+// disk space goes back to the filesystem; a rolled-back write's slots are
+// free at once. Open rebuilds the free list from the rows: whatever no row
+// names (bytes written by a transaction a crash cut short) is free and
+// punched, and the file is cut after the last named slot. Check verifies
+// every slot's bytes against its chunk's hash, that no two chunks share a
+// slot, and that a chunk has its bytes in exactly one place. Stats.SlotChunks
+// and ChunkFileBytes (its disk space) show it. The file belongs to the
+// workspace as the -wal does (removed, counted and excluded from imports with
+// it).
 //
 // # Transactions, durability and group commit
 //
@@ -105,9 +137,9 @@
 //
 // WriteFileFrom reads and hashes its next batch of DirtyBytes while the
 // previous one commits (TestWALBounded: with the defaults, 256 MiB written in
-// 8 MiB files leave a WAL of 16 MiB at steady state). Chunk data still
-// reaches the disk twice, through the WAL and again at the checkpoint; see
-// docs/decisions.md ("Write each byte once") for the design that ends it.
+// 8 MiB files leave a WAL of 16 MiB at steady state). Full-size chunks reach
+// the disk once, in the chunk file (see The chunk file); a commit that wrote
+// any fdatasyncs it, one per DirtyBytes batch of a large write.
 //
 // The frames of a transaction reach the WAL with one write(2) per commit: the
 // store's connections use SQLite's own VFS with the WAL's writes gathered in

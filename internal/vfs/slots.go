@@ -49,7 +49,6 @@ type slotFile struct {
 	mu     sync.Mutex
 	next   int64    // slots [0, next) are in use or free; the file is at least next × cs
 	free   slotHeap // reusable slots (lowest first, so the file stays compact)
-	live   int64    // slots referenced by committed or pending rows
 	pend   []slotFree
 	epoch  uint64
 	active map[uint64]int // readers inside, by the epoch they entered
@@ -106,7 +105,6 @@ func openSlots(c *sqlite.Conn, path string, cs int64, readOnly bool) (*slotFile,
 	if len(used) > 0 {
 		s.next = used[len(used)-1] + 1
 	}
-	s.live = int64(len(used))
 	var gaps []int64
 	j := 0
 	for slot := int64(0); slot < s.next; slot++ {
@@ -140,7 +138,6 @@ func (s *slotFile) close() error {
 func (s *slotFile) alloc() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.live++
 	if len(s.free) > 0 {
 		return heap.Pop(&s.free).(int64)
 	}
@@ -159,7 +156,6 @@ func (s *slotFile) giveBack(slots []int64) {
 	for _, x := range slots {
 		heap.Push(&s.free, x)
 	}
-	s.live -= int64(len(slots))
 }
 
 // write stores data (exactly the chunk size) in slot.
@@ -228,7 +224,6 @@ func (s *slotFile) committed(freed []int64) {
 	}
 	s.mu.Lock()
 	s.pend = append(s.pend, slotFree{epoch: s.epoch, slots: slices.Clone(freed)})
-	s.live -= int64(len(freed))
 	s.epoch++
 	s.mu.Unlock()
 }
@@ -320,13 +315,6 @@ func (s *slotFile) punch(slots []int64) error {
 		i = j
 	}
 	return nil
-}
-
-// counts returns the live slots and the slots in the file.
-func (s *slotFile) counts() (live, total int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.live, s.next
 }
 
 // walSynced is run by the checkpointer: when freed slots wait for their
