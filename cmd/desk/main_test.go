@@ -318,7 +318,7 @@ func TestFS_Verbs(t *testing.T) {
 		t.Errorf("ls after rm = %q", got)
 	}
 	stats := fs(nil, "stats")
-	for _, want := range []string{"files         1\n", "dirs          3\n", "bytes         6 (6 B)\n", "dedup ratio"} {
+	for _, want := range []string{"files         1\n", "dirs          3\n", "bytes         6 (6 B)\n", "inline files  1\n", "inline bytes  6 (6 B)\n", "chunk file    0 chunks, ", "dedup ratio"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("stats lacks %q:\n%s", want, stats)
 		}
