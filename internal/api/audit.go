@@ -94,12 +94,38 @@ func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span 
 		ds, more := c.denials.Take()
 		s.recordDenials(rec, ds, more)
 	}
+	for _, e := range c.started.Take() {
+		go s.toolExecEnded(rec, e, c.denials)
+	}
+}
+
+// toolExecEnded records, once it has ended, an execution that the tool
+// call of record base started (the exec tool: through the API's tool
+// route, or an in-process MCP session, mcp.HandlerOptions.ExecEnded): one
+// execution record as the exec route's (status, exit code, CPU, the
+// changes the mount attributed to it), and the path refusals den counted
+// after the call's record — all of a detached execution's but those made
+// before the call returned. Its CPU counts against the workspace's day.
+func (s *Server) toolExecEnded(base audit.Record, e *run.Execution, den *policy.Denials) {
+	<-e.Done()
+	s.chargeCPU(base.Workspace, e.Info().Usage)
+	if den == nil {
+		den = new(policy.Denials)
+	}
+	ea := &execAudit{s: s, den: den, span: new(vfs.ChangeSpan), start: e.Info().JournalStart}
+	ea.rec = audit.Record{Kind: audit.KindExec, Action: "execution", Workspace: base.Workspace, Actor: base.Actor, TokenID: base.TokenID, Labels: base.Labels}
+	if l, err := s.host.Acquire(context.Background(), base.Workspace); err == nil {
+		defer l.Release()
+		ea.fs = l.Workspace().FS()
+	}
+	ea.ended(e)
 }
 
 // recordDenials appends the policy records of a call's path refusals
 // (mcp.DenialRecords: one per rule and access, with a count).
-func (s *Server) recordDenials(base audit.Record, ds []policy.Denial, more int) {
+func (s *Server) recordDenials(base audit.Record, ds []policy.Denial, more int, extra ...audit.Arg) {
 	for _, pr := range mcp.DenialRecords(base, ds, more) {
+		pr.Args = append(pr.Args, extra...)
 		if err := s.opts.Audit.Append(context.Background(), &pr); err != nil {
 			s.opts.Logger.Error("audit record lost", "policy", pr.Rule, "err", err)
 		}
@@ -313,14 +339,14 @@ const MaxExecJournalScan = 100_000
 type execAudit struct {
 	s     *Server
 	rec   audit.Record
-	den   policy.Denials // the execution's path refusals (run.PolicyGate's Checker)
+	den   *policy.Denials // the execution's path refusals (run.PolicyGate's Checker)
 	span  *vfs.ChangeSpan
 	fs    *vfs.FS
 	start uint64 // the journal's newest number when the execution started
 }
 
 func (s *Server) newExecAudit(r *http.Request, c *call, fs *vfs.FS) *execAudit {
-	ea := &execAudit{s: s, span: new(vfs.ChangeSpan), fs: fs, start: fs.Seq()}
+	ea := &execAudit{s: s, den: new(policy.Denials), span: new(vfs.ChangeSpan), fs: fs, start: fs.Seq()}
 	ea.rec = audit.Record{Kind: audit.KindExec, Action: "execution", Workspace: c.ws, Labels: LabelsFrom(r.Header)}
 	if c.p.Admin {
 		ea.rec.Actor = "admin"
@@ -350,7 +376,11 @@ func (ea *execAudit) ended(e *run.Execution) {
 	if len(ranges) == 0 {
 		// Through the sandbox's mount: the changes the mount attributed
 		// to this execution (its actor is the execution's id).
-		ranges, paths, trunc = journalByActor(context.Background(), ea.fs, ea.start, info.ID)
+		if ea.fs != nil {
+			ranges, paths, trunc = journalByActor(context.Background(), ea.fs, ea.start, info.ID)
+		} else {
+			trunc = true // the workspace could not be opened to read them
+		}
 	}
 	for _, rg := range ranges {
 		rec.Changes = append(rec.Changes, audit.Span{First: rg[0], Last: rg[1]})
@@ -360,7 +390,7 @@ func (ea *execAudit) ended(e *run.Execution) {
 		ea.s.opts.Logger.Error("audit record lost", "execution", info.ID, "err", err)
 	}
 	ds, more := ea.den.Take()
-	ea.s.recordDenials(rec, ds, more)
+	ea.s.recordDenials(rec, ds, more, audit.Arg{Name: "execution", Value: info.ID})
 }
 
 // journalByActor collects the changes after since made by actor, reading

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -280,5 +281,48 @@ func TestAudit_MCPLabels(t *testing.T) {
 	}
 	if lr, _, _ := local.Query(bg, audit.Filter{Session: "remote-sess"}); len(lr) != 1 || lr[0].Action != "tools/call" {
 		t.Fatalf("the remote MCP server's own record: %+v", lr)
+	}
+}
+
+// TestAudit_MCPToolExecution: an execution started by the exec tool of an
+// in-process MCP session (mcp.HandlerOptions.ExecEnded) gets its own
+// execution record when it ends, after the call's record, with the call's
+// actor and labels: the exec route's figures (status, exit code) for
+// tool-run executions too. (The env's backend is runtest's lines.)
+func TestAudit_MCPToolExecution(t *testing.T) {
+	e, _ := auditEnv(t)
+	e.mkws("demo")
+	tokID, tok := e.mint("demo", nil, "read", "write", "exec")
+	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+tok)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "mcp-exec"}, Name: "exec", Arguments: map[string]any{"command": "echo hi"}})
+	if err != nil || !r.IsError && r.StructuredContent == nil {
+		t.Fatalf("exec over MCP: %v %+v", err, r)
+	}
+	deadline := time.After(time.Minute) // a hang guard: the record is written as the execution's end is seen
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var rs []audit.Record
+	for rs = e.auditList("workspace=demo&action=execution&session=mcp-exec"); len(rs) == 0; rs = e.auditList("workspace=demo&action=execution&session=mcp-exec") {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("no execution record of the MCP call after a minute")
+		}
+	}
+	if len(rs) != 1 {
+		t.Fatalf("execution records of the MCP call: %+v", rs)
+	}
+	got := rs[0]
+	if got.Kind != audit.KindExec || got.TokenID != tokID || got.Outcome != "completed" || arg(got, "exit_code") == "" || arg(got, "backend") == "" || arg(got, "execution") == "" {
+		t.Fatalf("the execution's record: %+v", got)
 	}
 }

@@ -123,7 +123,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 	if s.opts.Audit != nil {
 		ea = s.newExecAudit(r, c, l.Workspace().FS())
 		ectx = vfs.WithChangeSpan(ectx, ea.span)
-		ectx = policy.WithDenials(ectx, &ea.den)
+		ectx = policy.WithDenials(ectx, ea.den)
 	}
 	e, err := rt.Exec(ectx, req.Source, o)
 	if err != nil {

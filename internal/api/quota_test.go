@@ -29,10 +29,24 @@ func TestQuota_ExecsPerMinute(t *testing.T) {
 	if _, err := e.c.Run(bg, "v", client.ExecRequest{Source: "echo hi"}); err != nil {
 		t.Fatalf("another workspace: %v", err)
 	}
+	// The exec tool counts against the same quota.
+	in := []byte(`{"command": "echo hi"}`)
+	if _, err := e.c.CallTool(bg, "w", "exec", in, nil); err == nil {
+		t.Fatal("the exec tool ran past the quota")
+	} else {
+		wantCode(t, "the exec tool past the quota", err, 429, api.CodeTooMany)
+	}
 	now = now.Add(time.Minute)
 	if _, err := e.c.Run(bg, "w", client.ExecRequest{Source: "echo hi"}); err != nil {
 		t.Fatalf("the next minute: %v", err)
 	}
+	for i := range 2 {
+		if res, err := e.c.CallTool(bg, "w", "exec", in, nil); err != nil || res.IsError {
+			t.Fatalf("exec tool %d: %+v %v", i, res, err)
+		}
+	}
+	_, err = e.c.CallTool(bg, "w", "exec", in, nil)
+	wantCode(t, "the exec tool, fourth in a minute", err, 429, api.CodeTooMany)
 }
 
 // TestQuota_CPUPerDay: the CPU time a backend measured is charged to its

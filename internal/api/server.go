@@ -368,6 +368,9 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	if mo.Audit == nil && opts.Audit != nil {
 		mo.Audit = opts.Audit
 	}
+	if mo.ExecEnded == nil && opts.Audit != nil {
+		mo.ExecEnded = s.toolExecEnded
+	}
 	if mo.Server.Approvals == nil {
 		mo.Server.Approvals = opts.Approvals
 	}
@@ -513,6 +516,7 @@ type call struct {
 	args      []audit.Arg     // the audit record's arguments added by the handler
 	decision  policy.Decision // the strictest policy decision made for it (auditDecision)
 	denials   *policy.Denials // its path refusals (policyContext), recorded with it
+	started   mcp.ExecList    // the executions its tool call started (recorded at their ends)
 }
 
 // wrap authenticates, authorises, leases the workspace if the route needs

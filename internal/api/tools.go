@@ -9,6 +9,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
 )
@@ -107,6 +108,13 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 	if err := mcp.AllowTool(c.p, c.ws, tool, json.RawMessage(input)); err != nil {
 		return err
 	}
+	if name == "exec" {
+		// The execution quotas hold for the exec tool as for the exec
+		// route (MCP in a worker comes here too).
+		if err := s.admitExec(r.Context(), c.ws); err != nil {
+			return err
+		}
+	}
 	ctx, stop := s.longCtx(r)
 	defer stop()
 	stream := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
@@ -125,6 +133,9 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 			enc.Encode(client.ToolStreamLine{Progress: &client.ToolProgress{Progress: p.Progress, Total: p.Total, Message: p.Message}})
 			flush()
 		}
+	}
+	if s.opts.Audit != nil {
+		ctx = run.WithStarted(ctx, c.started.Add) // recorded at their ends (record)
 	}
 	res, callErr := set.Call(mcp.WithTokenBackends(ctx, c.p), name, json.RawMessage(input), co)
 	var te *tools.Error

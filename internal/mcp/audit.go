@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,6 +16,7 @@ import (
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/policy"
+	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -52,6 +54,13 @@ func labels(req sdk.Request) audit.Labels {
 // (notifications are not recorded) as one KindMCP record of workspace ws,
 // with the tool call's changes when the tool runs in this process.
 func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
+	return auditMiddlewareWith(j, ws, nil)
+}
+
+// auditMiddlewareWith is auditMiddleware whose tool calls' executions are
+// recorded at their ends by ended (HandlerOptions.ExecEnded; nil: their
+// late refusals only).
+func auditMiddlewareWith(j audit.Journal, ws string, ended func(audit.Record, *run.Execution, *policy.Denials)) sdk.Middleware {
 	return func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if strings.HasPrefix(method, "notifications/") {
@@ -94,6 +103,8 @@ func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
 			if len(h) > 0 {
 				ctx = client.WithHeader(ctx, h)
 			}
+			var started ExecList
+			ctx = run.WithStarted(ctx, started.Add)
 			res, err := next(ctx, method, req)
 			if err != nil {
 				rec.Outcome, rec.Error = "error", err.Error()
@@ -117,6 +128,20 @@ func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
 			ds, more := den.Take()
 			for _, pr := range DenialRecords(rec, ds, more) {
 				j.Append(context.WithoutCancel(ctx), &pr)
+			}
+			for _, e := range started.Take() {
+				go func() {
+					<-e.Done()
+					if ended != nil {
+						ended(rec, e, den)
+						return
+					}
+					ds, more := den.Take()
+					for _, pr := range DenialRecords(rec, ds, more) {
+						pr.Args = append(pr.Args, audit.Arg{Name: "execution", Value: e.ID()})
+						j.Append(context.Background(), &pr)
+					}
+				}()
 			}
 			return res, err
 		}
@@ -152,4 +177,27 @@ func DenialRecords(base audit.Record, ds []policy.Denial, more int) []audit.Reco
 		out = append(out, r)
 	}
 	return out
+}
+
+// ExecList collects the executions a call started (run.WithStarted with
+// Add); the zero value is ready. Safe for concurrent use.
+type ExecList struct {
+	mu sync.Mutex
+	es []*run.Execution
+}
+
+// Add adds e.
+func (l *ExecList) Add(e *run.Execution) {
+	l.mu.Lock()
+	l.es = append(l.es, e)
+	l.mu.Unlock()
+}
+
+// Take returns the executions collected and forgets them.
+func (l *ExecList) Take() []*run.Execution {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	es := l.es
+	l.es = nil
+	return es
 }

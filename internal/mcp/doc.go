@@ -73,4 +73,10 @@
 // approves where policy.Approval.MayDecide lets the session's principal
 // (the requester only under Policy.ApproveByElicitation), cancel leaves it
 // pending. Calls held in a worker process are not elicited.
+//
+// With HandlerOptions.Audit every request is a record (AuditMiddleware);
+// an execution a HostWorkspace session's tool call starts
+// (run.WithStarted) is recorded once the call's record is written and the
+// execution has ended (HandlerOptions.ExecEnded: the API's execution
+// record), with the path refusals counted after the call's record.
 package mcp

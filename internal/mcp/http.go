@@ -23,6 +23,7 @@ import (
 	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/jsonlimit"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/tools"
 	"github.com/desk-dev/desk/internal/workspace"
@@ -70,6 +71,14 @@ type HandlerOptions struct {
 	// (_meta desk/agent, desk/session, desk/model, desk/turn, or the X-Desk-*
 	// headers), the outcome and the changes a tool run in this process made.
 	Audit audit.Journal
+	// ExecEnded, with Audit, records an execution a tool call of a
+	// HostWorkspace session started (the exec tool), once both the call
+	// is recorded and the execution has ended — a detached one long after
+	// the call: base is the call's record (its workspace, actor and
+	// labels), den the call's path refusals counted since its record (the
+	// execution's, as the Gate counts them in the call's Denials). nil:
+	// only those refusals are recorded then (DenialRecords).
+	ExecEnded func(base audit.Record, e *run.Execution, den *policy.Denials)
 }
 
 // Handler serves MCP over streamable HTTP at /mcp/{ws} for the workspaces
@@ -268,7 +277,7 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 		return nil
 	}
 	if hd.opts.Audit != nil {
-		srv.AddReceivingMiddleware(auditMiddleware(hd.opts.Audit, ws))
+		srv.AddReceivingMiddleware(auditMiddlewareWith(hd.opts.Audit, ws, hd.opts.ExecEnded))
 	}
 	hd.mu.Lock()
 	if len(hd.servers) >= hd.opts.MaxServers {

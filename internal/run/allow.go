@@ -54,3 +54,19 @@ func routable(have, allowed []string) []string {
 	}
 	return out
 }
+
+type startedKey struct{}
+
+// WithStarted returns ctx whose Exec calls pass each execution they start
+// to fn, once it is running and before Exec returns (a detached one before
+// its start is waited for). A call that starts executions (an agent's tool
+// call) uses it to record their ends, which may come after the call's own
+// end. fn must not block.
+func WithStarted(ctx context.Context, fn func(*Execution)) context.Context {
+	return context.WithValue(ctx, startedKey{}, fn)
+}
+
+func startedHook(ctx context.Context) func(*Execution) {
+	fn, _ := ctx.Value(startedKey{}).(func(*Execution))
+	return fn
+}

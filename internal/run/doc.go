@@ -72,6 +72,10 @@
 //   - It counts against Options.MaxDetached (default 8), not MaxRunning.
 //   - It takes no stdin and is not foreground (ErrInvalid).
 //
+// WithStarted makes Exec hand each execution it starts to a function of
+// the caller's before it returns: a call that starts one (an agent's exec
+// tool) records its end, a detached one's long after the call.
+//
 // # Standard input, and foreground executions
 //
 // ExecOptions.Stdin is a reader the backend reads while it runs (Job.Stdin,

@@ -305,6 +305,9 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 	if closed {
 		e.cancel(ErrStopped)
 	}
+	if fn := startedHook(ctx); fn != nil {
+		fn(e)
+	}
 	if c.Detached {
 		select {
 		case <-e.started:
