@@ -1,7 +1,12 @@
 package client
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -18,6 +23,8 @@ type ImagePullRequest struct {
 	AuthSecret string `json:"auth_secret,omitempty"`
 	// MaxDownload bounds the compressed bytes received (default 8 GiB).
 	MaxDownload int64 `json:"max_download,omitempty"`
+	// Jobs is how many layers are fetched at once (default 3, at most 16).
+	Jobs int `json:"jobs,omitempty"`
 }
 
 // Image is an image of the server's store.
@@ -41,12 +48,72 @@ type ImageList struct {
 	Images []Image `json:"images"`
 }
 
+// ImagePullProgress is a pull's state as it goes (the lines of a streamed
+// POST /v1/images/pull).
+type ImagePullProgress struct {
+	// Event is "fetch" (a layer's download starts; Jobs layers are
+	// fetched at once), "fetched" (it was received whole and verified),
+	// "unpack" (its unpacking starts, in order) or "bytes" (more bytes
+	// were received; Layer 0).
+	Event  string `json:"event"`
+	Layer  int    `json:"layer,omitempty"` // 1-based
+	Layers int    `json:"layers,omitempty"`
+	Digest string `json:"digest,omitempty"`
+	Size   int64  `json:"size,omitempty"` // the layer's compressed size
+	Done   int64  `json:"done"`           // bytes received so far
+	Total  int64  `json:"total"`          // the compressed bytes the manifest declares
+}
+
+// ImagePullLine is one line of a streamed pull (Accept:
+// application/x-ndjson): progress lines, then the image or an error.
+type ImagePullLine struct {
+	Progress *ImagePullProgress `json:"progress,omitempty"`
+	Image    *Image             `json:"image,omitempty"`
+	Error    *ToolError         `json:"error,omitempty"` // code and message, as a tool stream's
+}
+
 // PullImage pulls an image into the server's store (admin). It returns
 // once the image is unpacked.
 func (c *Client) PullImage(ctx context.Context, req ImagePullRequest) (Image, error) {
 	var out Image
 	err := c.call(ctx, "POST", "/v1/images/pull", nil, req, &out)
 	return out, err
+}
+
+// PullImageProgress is PullImage with the answer streamed: progress
+// receives each report as the layers arrive, then the image is returned.
+func (c *Client) PullImageProgress(ctx context.Context, req ImagePullRequest, progress func(ImagePullProgress)) (Image, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return Image{}, fmt.Errorf("encode pull request: %w", err)
+	}
+	resp, err := c.do(ctx, request{method: "POST", path: "/v1/images/pull", body: bytes.NewReader(body), ctype: "application/json",
+		header: http.Header{"Accept": {"application/x-ndjson"}}})
+	if err != nil {
+		return Image{}, err
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var l ImagePullLine
+			if jerr := json.Unmarshal(line, &l); jerr != nil {
+				return Image{}, fmt.Errorf("decode pull stream: %w", jerr)
+			}
+			switch {
+			case l.Image != nil:
+				return *l.Image, nil
+			case l.Error != nil:
+				return Image{}, &Error{Status: http.StatusOK, Code: l.Error.Code, Message: l.Error.Message}
+			case l.Progress != nil:
+				progress(*l.Progress)
+			}
+		}
+		if err != nil {
+			return Image{}, fmt.Errorf("read pull stream: %w", err)
+		}
+	}
 }
 
 // Images lists the server's images (admin).

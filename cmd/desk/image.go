@@ -106,7 +106,7 @@ func runImageImport(ctx context.Context, args []string, st streams) int {
 }
 
 var imagePullSpec = &cmdSpec{
-	name: "image pull", synopsis: "REF [NAME] [--platform OS/ARCH[/VARIANT]] [--auth-secret WS/SECRET [--data DIR]] [--max-download SIZE] [--images DIR] [--json]", minArgs: 1, maxArgs: 2,
+	name: "image pull", synopsis: "REF [NAME] [--platform OS/ARCH[/VARIANT]] [--auth-secret WS/SECRET [--data DIR]] [--max-download SIZE] [--jobs N] [--images DIR] [--json]", minArgs: 1, maxArgs: 2,
 	summary: "pull an image from a registry (REGISTRY/REPO:TAG or @sha256:DIGEST) and unpack it once, as NAME (default REF)",
 	help: `The image is fetched by this machine (not through a workspace's egress
 policy: a pull is the operator's, like apt-get; HTTPS_PROXY and NO_PROXY
@@ -127,7 +127,9 @@ needs that host bound too).
 
 --max-download bounds the compressed bytes received (default 8GiB; checked
 against the manifest first); the unpacked files are bounded like an import
-(16 GiB, 1 Mi entries). Progress goes to standard error.`,
+(16 GiB, 1 Mi entries). --jobs layers are fetched at once (default 3, at most
+16; each into a temporary file of the store, removed once unpacked), while
+the layers received are unpacked in order. Progress goes to standard error.`,
 }
 
 func runImagePull(ctx context.Context, args []string, st streams) int {
@@ -140,11 +142,15 @@ func runImagePull(ctx context.Context, args []string, st streams) int {
 	maxDownload := fl.String("max-download", "", "the most compressed bytes to receive (e.g. 2GiB; default 8GiB)")
 	asJSON := fl.Bool("json", false, "print the image as JSON")
 	quiet := fl.Bool("q", false, "no progress on standard error")
+	jobs := fl.Int("jobs", image.DefaultPullJobs, "layers fetched at once (1 to 16)")
 	pos, code, ok := sp.parse(fl, args, st)
 	if !ok {
 		return code
 	}
-	var po image.PullOptions
+	if *jobs < 1 || *jobs > image.MaxPullJobs {
+		return sp.usageError(st, fl, usagef("--jobs %d: want 1 to %d", *jobs, image.MaxPullJobs))
+	}
+	po := image.PullOptions{Jobs: *jobs}
 	if *platform != "" {
 		p, err := v1.ParsePlatform(*platform)
 		if err != nil || p.OS == "" || p.Architecture == "" {
@@ -172,10 +178,8 @@ func runImagePull(ctx context.Context, args []string, st streams) int {
 		po.Auth, po.AuthHosts = auth, hosts
 	}
 	if !*quiet {
-		last := 0
 		po.Progress = func(p image.Progress) {
-			if p.Layer != last {
-				last = p.Layer
+			if p.Event == image.EventUnpack {
 				fmt.Fprintf(st.err, "desk image pull: layer %d/%d %s (%s)\n", p.Layer, p.Layers, shortDigest(p.Digest), humanBytes(p.Size))
 			}
 		}
@@ -469,7 +473,7 @@ type imageService struct{ dir, data string }
 var _ api.ImageService = imageService{}
 
 // Pull pulls req.Ref as desk image pull does.
-func (is imageService) Pull(ctx context.Context, req client.ImagePullRequest) (client.Image, error) {
+func (is imageService) Pull(ctx context.Context, req client.ImagePullRequest, progress func(client.ImagePullProgress)) (client.Image, error) {
 	bad := func(err error) error {
 		return &api.Error{Status: http.StatusBadRequest, Code: api.CodeInvalid, Message: err.Error()}
 	}
@@ -480,6 +484,15 @@ func (is imageService) Pull(ctx context.Context, req client.ImagePullRequest) (c
 			return client.Image{}, bad(fmt.Errorf("platform %q: want OS/ARCH[/VARIANT], e.g. linux/arm64", req.Platform))
 		}
 		po.Platform = p
+	}
+	if req.Jobs < 0 || req.Jobs > image.MaxPullJobs {
+		return client.Image{}, bad(fmt.Errorf("jobs %d: want 1 to %d layers fetched at once (0: %d)", req.Jobs, image.MaxPullJobs, image.DefaultPullJobs))
+	}
+	po.Jobs = req.Jobs
+	if progress != nil {
+		po.Progress = func(p image.Progress) {
+			progress(client.ImagePullProgress{Event: p.Event, Layer: p.Layer, Layers: p.Layers, Digest: p.Digest, Size: p.Size, Done: p.Done, Total: p.Total})
+		}
 	}
 	if req.MaxDownload < 0 {
 		return client.Image{}, bad(fmt.Errorf("max_download %d: want a positive byte count (0: the default)", req.MaxDownload))

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/image/imagetest"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
@@ -188,6 +190,33 @@ func TestImage_Pull(t *testing.T) {
 	l, err := c.Images(ctx)
 	if err != nil || len(l.Images) != 1 || l.Images[0].ID != got.ID {
 		t.Errorf("API images: %+v %v", l, err)
+	}
+	// Streamed (Accept: application/x-ndjson): each layer's fetch,
+	// arrival and unpacking, then the image; an error as the last line.
+	img2 := imagetest.Image(t, v1.Config{WorkingDir: "/two"}, imagetest.Layer(t, []imagetest.Entry{{Name: "a", Body: "a"}}), imagetest.Layer(t, []imagetest.Entry{{Name: "b", Body: "b"}}))
+	ref2, _ := name.ParseReference(regHost + "/team/app:2")
+	if err := remote.Write(ref2, img2, remote.WithAuth(&authn.Basic{Username: "deploy", Password: "s3cret"})); err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	got2, err := c.PullImageProgress(ctx, client.ImagePullRequest{Ref: ref2.String(), Name: "two", AuthSecret: "ci/REGISTRY", Jobs: 2}, func(p client.ImagePullProgress) {
+		if p.Event != "bytes" {
+			events = append(events, fmt.Sprintf("%s %d/%d", p.Event, p.Layer, p.Layers))
+		}
+	})
+	if err != nil || got2.WorkingDir != "/two" {
+		t.Fatalf("streamed API pull: %+v %v", got2, err)
+	}
+	slices.Sort(events)
+	if want := "fetch 1/2,fetch 2/2,fetched 1/2,fetched 2/2,unpack 1/2,unpack 2/2"; strings.Join(events, ",") != want {
+		t.Errorf("streamed API pull's events: %v", events)
+	}
+	_, err = c.PullImageProgress(ctx, client.ImagePullRequest{Ref: ref2.String(), Name: "two", AuthSecret: "ci/REGISTRY", MaxDownload: 1}, func(client.ImagePullProgress) {})
+	if !errors.As(err, &ae) || ae.Code != api.CodeTooLarge {
+		t.Errorf("streamed API pull over max_download: %v", err)
+	}
+	if _, err := c.PullImage(ctx, client.ImagePullRequest{Ref: ref2.String(), Jobs: 99}); !errors.As(err, &ae) || ae.Status != 400 {
+		t.Errorf("API pull with 99 jobs: %v", err)
 	}
 	if _, err := c.CreateWorkspace(ctx, "ci"); err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func routes() []route {
 	ws := "/v1/workspaces/{ws}"
 	return append(append([]route{
 		{method: "GET", path: "/healthz", op: "healthz", summary: "Liveness check (no token needed)", access: accPublic, status: 200, resp: "Health", h: (*Server).handleHealth},
-		{method: "POST", path: "/v1/images/pull", op: "pullImage", summary: "Pull an image from a registry into the machine's image store, verified and bounded; answers once it is unpacked (admin)", access: accAdmin, body: "ImagePullRequest", status: 201, resp: "Image", h: (*Server).handlePullImage},
+		{method: "POST", path: "/v1/images/pull", op: "pullImage", summary: "Pull an image from a registry into the machine's image store, verified and bounded; answers once it is unpacked (Accept: application/x-ndjson streams progress lines first) (admin)", access: accAdmin, body: "ImagePullRequest", status: 201, resp: "Image", h: (*Server).handlePullImage},
 		{method: "GET", path: "/v1/images", op: "listImages", summary: "The machine's images (admin)", access: accAdmin, status: 200, resp: "ImageList", h: (*Server).handleListImages},
 		{method: "GET", path: "/metrics", op: "metrics", summary: "Prometheus metrics (admin)", access: accAdmin, status: 200, resp: "text", h: (*Server).handleMetrics},
 		{method: "GET", path: "/openapi.json", op: "openapi", summary: "This OpenAPI document", access: accAuth, status: 200, resp: "object", h: (*Server).handleOpenAPI},

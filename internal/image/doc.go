@@ -62,7 +62,12 @@
 // per entry plus 2 MiB (a compression bomb, data after the tar). The pull
 // is the machine's, through PullOptions.Transport (default: Go's, with
 // HTTPS_PROXY): no workspace's egress policy applies (docs/decisions.md).
-// Progress reports each layer as it starts and the bytes received.
+// PullOptions.Jobs layers (default 3, at most 16) are fetched at once, in
+// their order, each into a temporary file of the store (DIR/.pull-*,
+// removed as the layer is unpacked and when the pull ends: at most
+// MaxDownload of disk), while the unpacker applies the layers received in
+// order. Progress reports each layer's fetch, arrival and unpacking, and
+// the bytes received.
 //
 // # In use
 //

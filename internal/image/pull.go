@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,12 +18,15 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
 // Defaults of the pull limits.
 const (
 	DefaultMaxDownload      = 8 << 30 // compressed bytes fetched per pull
 	DefaultMaxManifestBytes = 4 << 20 // a manifest or index (the distribution spec's minimum registries accept)
+	DefaultPullJobs         = 3       // layers fetched at once (as Docker's max-concurrent-downloads)
+	MaxPullJobs             = 16      // the most PullOptions.Jobs may ask
 )
 
 // ErrTooLarge is wrapped by the errors of a pull past Limits.MaxDownload or
@@ -44,14 +50,30 @@ type PullOptions struct {
 	// Transport carries the requests (default: a clone of
 	// http.DefaultTransport, which honours HTTPS_PROXY and NO_PROXY).
 	Transport http.RoundTripper
-	// Progress, if set, is called as the layers arrive (from the pulling
-	// goroutine, at most about once per 256 KiB and once per layer start).
+	// Jobs is how many layers are fetched at once (default
+	// DefaultPullJobs, at most MaxPullJobs): each into a temporary file of
+	// the store, verified, while the layers already received are unpacked
+	// in order.
+	Jobs int
+	// Progress, if set, is called as the pull goes (serialised, from the
+	// fetching goroutines: keep it quick): an event per layer as its
+	// fetch starts, as it is received whole, and as its unpacking starts,
+	// and about once per 256 KiB received.
 	Progress func(Progress)
 }
 
+// Progress events.
+const (
+	EventFetch   = "fetch"   // a layer's download starts
+	EventFetched = "fetched" // a layer was received whole and verified
+	EventUnpack  = "unpack"  // a layer's unpacking starts (in order)
+	EventBytes   = "bytes"   // more bytes were received (Layer 0)
+)
+
 // Progress is a pull's state.
 type Progress struct {
-	Layer, Layers int    // the layer being fetched and unpacked (1-based), of how many
+	Event         string // EventFetch, EventFetched, EventUnpack or EventBytes
+	Layer, Layers int    // the event's layer (1-based; 0 for EventBytes), of how many
 	Digest        string // its digest
 	Size          int64  // its compressed size
 	Done          int64  // bytes received so far (manifests and config included)
@@ -91,7 +113,7 @@ func (s *Store) Pull(ctx context.Context, ref, name string, o PullOptions) (Info
 		auth = authn.Anonymous
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuth(auth), remote.WithTransport(pt),
-		remote.WithPlatform(plat), remote.WithUserAgent("desk"), remote.WithJobs(1)}
+		remote.WithPlatform(plat), remote.WithUserAgent("desk")}
 	desc, err := remote.Get(r, opts...)
 	if err != nil {
 		return Info{}, fmt.Errorf("pull image %s: %w", ref, err)
@@ -121,16 +143,171 @@ func (s *Store) Pull(ctx context.Context, ref, name string, o PullOptions) (Info
 	}
 	source := r.Context().Digest(desc.Digest.String()).String()
 
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = DefaultPullJobs
+	}
+	jobs = min(jobs, MaxPullJobs)
+	f := &fetcher{s: s, jobs: jobs, pt: pt, m: m}
+	defer f.close()
 	info, err := s.add(ctx, img, d, name, func(u *unpackJob) {
 		u.source = source
-		u.onLayer = func(i int) {
-			pt.setLayer(i+1, len(m.Layers), m.Layers[i].Digest.String(), m.Layers[i].Size)
-		}
+		u.onLayer = func(i int) { pt.event(EventUnpack, i+1, len(m.Layers), m.Layers[i].Digest.String(), m.Layers[i].Size) }
+		u.open = f.open
 	})
 	if err != nil {
 		return Info{}, fmt.Errorf("pull image %s: %w", ref, err)
 	}
 	return info, nil
+}
+
+// fetcher downloads an image's layers, Jobs at a time in their order, each
+// into a temporary file of the store (verified as it streams:
+// go-containerregistry checks the digest and size at its end), and gives
+// them to the unpacker in order as they arrive. It starts with the
+// unpacker's first layer: an image the store has fetches nothing.
+type fetcher struct {
+	s    *Store
+	jobs int
+	pt   *pullTransport
+	m    *v1.Manifest
+
+	once   sync.Once
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	dir    string
+	dirErr error
+	layers []fetched
+}
+
+// fetched is one layer's download: done is closed when it ends, with err
+// or the file.
+type fetched struct {
+	done chan struct{}
+	file string
+	err  error
+}
+
+// start starts the downloads of layers.
+func (f *fetcher) start(ctx context.Context, layers []v1.Layer) {
+	f.once.Do(func() {
+		f.dir, f.dirErr = os.MkdirTemp(f.s.dir, ".pull-")
+		if f.dirErr != nil {
+			return
+		}
+		ctx, f.cancel = context.WithCancel(ctx)
+		f.layers = make([]fetched, len(layers))
+		for i := range f.layers {
+			f.layers[i].done = make(chan struct{})
+		}
+		sem := make(chan struct{}, f.jobs)
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			for i, l := range layers {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					for j := i; j < len(layers); j++ {
+						f.layers[j].err = ctx.Err()
+						close(f.layers[j].done)
+					}
+					return
+				}
+				f.wg.Add(1)
+				go func() {
+					defer f.wg.Done()
+					defer func() { <-sem }()
+					fl := &f.layers[i]
+					fl.file, fl.err = f.fetch(ctx, i, l)
+					close(fl.done)
+				}()
+			}
+		}()
+	})
+}
+
+// fetch downloads layer i into a file of the fetcher's directory.
+func (f *fetcher) fetch(ctx context.Context, i int, l v1.Layer) (string, error) {
+	n := len(f.m.Layers)
+	desc := f.m.Layers[i]
+	f.pt.event(EventFetch, i+1, n, desc.Digest.String(), desc.Size)
+	rc, err := l.Compressed()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	// Ended with the pull (a failed unpack, a cancel): closing the body
+	// ends a read in progress.
+	stop := context.AfterFunc(ctx, func() { rc.Close() })
+	defer stop()
+	p := filepath.Join(f.dir, strconv.Itoa(i))
+	out, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(out, rc)
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	f.pt.event(EventFetched, i+1, n, desc.Digest.String(), desc.Size)
+	return p, nil
+}
+
+// open is the unpacker's unpackJob.open: layer i's uncompressed stream,
+// once its download is complete; closing it removes the file.
+func (f *fetcher) open(ctx context.Context, layers []v1.Layer, i int) (io.ReadCloser, error) {
+	f.start(ctx, layers)
+	if f.dirErr != nil {
+		return nil, f.dirErr
+	}
+	fl := &f.layers[i]
+	select {
+	case <-fl.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if fl.err != nil {
+		return nil, fmt.Errorf("fetch layer %s: %w", f.m.Layers[i].Digest, fl.err)
+	}
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return os.Open(fl.file) })
+	if err != nil {
+		return nil, err
+	}
+	rc, err := l.Uncompressed()
+	if err != nil {
+		return nil, err
+	}
+	return removeOnClose{rc, fl.file}, nil
+}
+
+// close stops the downloads left and removes their files.
+func (f *fetcher) close() {
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.wg.Wait()
+	if f.dir != "" {
+		os.RemoveAll(f.dir)
+	}
+}
+
+// removeOnClose removes file when the stream is closed.
+type removeOnClose struct {
+	io.ReadCloser
+	file string
+}
+
+func (r removeOnClose) Close() error {
+	err := r.ReadCloser.Close()
+	os.Remove(r.file)
+	return err
 }
 
 // nameParse parses an image reference.
@@ -203,35 +380,35 @@ type pullTransport struct {
 	total     atomic.Int64
 	done      atomic.Int64
 
-	mu       sync.Mutex
-	layer    int
-	layers   int
-	digest   string
-	size     int64
+	mu       sync.Mutex // serialises progress calls
 	reported int64
 }
 
-func (t *pullTransport) setLayer(i, n int, digest string, size int64) {
-	t.mu.Lock()
-	t.layer, t.layers, t.digest, t.size = i, n, digest, size
-	t.mu.Unlock()
-	t.report(true)
-}
-
-func (t *pullTransport) report(force bool) {
+// event reports a layer's event.
+func (t *pullTransport) event(ev string, i, n int, digest string, size int64) {
 	if t.progress == nil {
 		return
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	done := t.done.Load()
-	if !force && done-t.reported < 256<<10 {
-		t.mu.Unlock()
+	t.reported = done
+	t.progress(Progress{Event: ev, Layer: i, Layers: n, Digest: digest, Size: size, Done: done, Total: t.total.Load()})
+}
+
+// report reports the bytes received, once per 256 KiB more.
+func (t *pullTransport) report() {
+	if t.progress == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	done := t.done.Load()
+	if done-t.reported < 256<<10 {
 		return
 	}
 	t.reported = done
-	p := Progress{Layer: t.layer, Layers: t.layers, Digest: t.digest, Size: t.size, Done: done, Total: t.total.Load()}
-	t.mu.Unlock()
-	t.progress(p)
+	t.progress(Progress{Event: EventBytes, Done: done, Total: t.total.Load()})
 }
 
 func (t *pullTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -286,7 +463,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	if max := b.t.limits.MaxDownload; done > max {
 		return n, fmt.Errorf("%w: the registry sent over %d bytes (Limits.MaxDownload)", ErrTooLarge, max)
 	}
-	b.t.report(false)
+	b.t.report()
 	return n, err
 }
 

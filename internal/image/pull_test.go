@@ -14,11 +14,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -124,16 +126,27 @@ func TestPull_TagAndDigest(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(s.Dir(), info.ID, "rootfs/app/b")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("app/b survived its whiteout: %v", err)
 	}
-	layers := map[int]bool{}
+	// Each layer is fetched, received, then unpacked, in order; the bytes
+	// only grow, to the total.
+	events := map[int][]string{}
+	var unpacked []int
 	var last image.Progress
 	for _, p := range seen {
-		layers[p.Layer] = true
-		if p.Layers != 2 || p.Done < last.Done || p.Total <= 0 {
+		if p.Done < last.Done || p.Total <= 0 || p.Event != image.EventBytes && p.Layers != 2 {
 			t.Errorf("progress %+v after %+v", p, last)
+		}
+		events[p.Layer] = append(events[p.Layer], p.Event)
+		if p.Event == image.EventUnpack {
+			unpacked = append(unpacked, p.Layer)
 		}
 		last = p
 	}
-	if !layers[1] || !layers[2] || last.Done < last.Total {
+	for _, l := range []int{1, 2} {
+		if got := strings.Join(events[l], ","); got != "fetch,fetched,unpack" {
+			t.Errorf("layer %d's events: %s", l, got)
+		}
+	}
+	if !slices.Equal(unpacked, []int{1, 2}) || last.Done < last.Total {
 		t.Errorf("progress: %+v", seen)
 	}
 	blobs := reg.blobs.Load()
@@ -379,4 +392,124 @@ func stored(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// layerCounter is a transport that counts the layer blobs being fetched at
+// once (from the request until its body is closed) and, with barrier,
+// holds the first layer's request until a second is in flight (a hang
+// guard ends the wait and records that none came).
+type layerCounter struct {
+	base     http.RoundTripper
+	layers   map[string]bool // the layers' digests
+	barrier  bool
+	mu       sync.Mutex
+	cond     *sync.Cond
+	inFlight int
+	max      int
+	started  int
+	noSecond bool
+}
+
+func (c *layerCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	i := strings.LastIndex(req.URL.Path, "/blobs/")
+	if req.Method != http.MethodGet || i < 0 || !c.layers[req.URL.Path[i+len("/blobs/"):]] {
+		return c.base.RoundTrip(req)
+	}
+	c.mu.Lock()
+	c.inFlight++
+	c.started++
+	c.max = max(c.max, c.inFlight)
+	first := c.started == 1
+	c.cond.Broadcast()
+	if c.barrier && first {
+		deadline := time.AfterFunc(30*time.Second, func() {
+			c.mu.Lock()
+			c.noSecond = c.inFlight < 2
+			c.barrier = false
+			c.cond.Broadcast()
+			c.mu.Unlock()
+		})
+		for c.barrier && c.inFlight < 2 {
+			c.cond.Wait()
+		}
+		deadline.Stop()
+	}
+	c.mu.Unlock()
+	resp, err := c.base.RoundTrip(req)
+	if err != nil {
+		c.done()
+		return nil, err
+	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: c.done}
+	return resp, nil
+}
+
+func (c *layerCounter) done() {
+	c.mu.Lock()
+	c.inFlight--
+	c.mu.Unlock()
+}
+
+type doneBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *doneBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
+}
+
+// TestPull_ParallelLayers: the layers of an image are fetched Jobs at a
+// time: with 2, a second layer's fetch starts while the first is in
+// flight (the first is held until it does) and never more than 2 are; with
+// 1, one at a time; either way the layers are unpacked in order into the
+// same root, and the temporary files are gone.
+func TestPull_ParallelLayers(t *testing.T) {
+	s := open(t)
+	reg := startRegistry(t, nil)
+	var ls []v1.Layer
+	digests := map[string]bool{}
+	for i := range 5 {
+		// Each layer overwrites f, so the root shows whether they were applied in order.
+		l := imagetest.Layer(t, []E{{Name: "f", Body: strconv.Itoa(i)}, {Name: "l" + strconv.Itoa(i), Body: strings.Repeat("x", 100<<10)}})
+		d, err := l.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests[d.String()] = true
+		ls = append(ls, l)
+	}
+	img := imagetest.Image(t, v1.Config{}, ls...)
+	ref := reg.push(t, "test/layers:1", img)
+	for _, jobs := range []int{2, 1} {
+		c := &layerCounter{base: http.DefaultTransport, layers: digests, barrier: jobs > 1}
+		c.cond = sync.NewCond(&c.mu)
+		name := "layers-" + strconv.Itoa(jobs)
+		info, err := s.Pull(context.Background(), ref, name, image.PullOptions{Jobs: jobs, Transport: c})
+		if err != nil {
+			t.Fatalf("jobs %d: %v", jobs, err)
+		}
+		if c.noSecond {
+			t.Errorf("jobs %d: no second layer was fetched while the first was in flight", jobs)
+		}
+		if c.max != jobs || c.started != 5 {
+			t.Errorf("jobs %d: %d layers fetched at once at most, %d fetched", jobs, c.max, c.started)
+		}
+		if got := readRoot(t, s, name, "f"); got != "4" {
+			t.Errorf("jobs %d: f = %q, want the last layer's", jobs, got)
+		}
+		ents, _ := os.ReadDir(s.Dir())
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".pull-") || strings.HasPrefix(e.Name(), ".unpack-") {
+				t.Errorf("jobs %d: %s left in the store", jobs, e.Name())
+			}
+		}
+		if err := s.Remove(name); err != nil {
+			t.Fatal(err)
+		}
+		_ = info
+	}
 }

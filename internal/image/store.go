@@ -248,7 +248,10 @@ func (s *Store) Import(ctx context.Context, file, name string) (Info, error) {
 // unpackJob is what an unpack reports and records beyond the image.
 type unpackJob struct {
 	source  string      // Info.Source
-	onLayer func(i int) // called as layer i (0-based) starts
+	onLayer func(i int) // called as layer i (0-based) starts being applied
+	// open, if set, gives layer i's uncompressed stream (default: the
+	// layer's Uncompressed).
+	open func(ctx context.Context, layers []v1.Layer, i int) (io.ReadCloser, error)
 }
 
 // add unpacks img (digest d) unless the store has it, and names it name.
@@ -344,12 +347,17 @@ func (s *Store) unpack(ctx context.Context, img v1.Image, id string, d v1.Hash, 
 		if err := ctx.Err(); err != nil {
 			return Info{}, err
 		}
-		if job.onLayer != nil {
-			job.onLayer(i)
+		var rc io.ReadCloser
+		if job.open != nil {
+			rc, err = job.open(ctx, layers, i)
+		} else {
+			rc, err = l.Uncompressed()
 		}
-		rc, err := l.Uncompressed()
 		if err != nil {
 			return Info{}, fmt.Errorf("import image: layer %d: %w", i+1, err)
+		}
+		if job.onLayer != nil {
+			job.onLayer(i)
 		}
 		err = u.applyAll(rc)
 		rc.Close()
