@@ -30,8 +30,16 @@ type Options struct {
 type headerKey struct{}
 
 // WithHeader returns a context whose requests carry h's fields too (over
-// Options.Header): labels that change per call, such as the model's turn.
+// Options.Header, and over an outer WithHeader's): labels that change per
+// call, such as the model's turn.
 func WithHeader(ctx context.Context, h http.Header) context.Context {
+	if old, _ := ctx.Value(headerKey{}).(http.Header); old != nil {
+		m := old.Clone()
+		for k, vs := range h {
+			m[k] = vs
+		}
+		h = m
+	}
 	return context.WithValue(ctx, headerKey{}, h)
 }
 

@@ -130,3 +130,14 @@ func (c *Client) Deny(ctx context.Context, ws, id string) (Approval, error) {
 func (c *Client) DeleteRules(ctx context.Context, ws string) error {
 	return c.call(ctx, "DELETE", wsPath(ws, "/rules"), nil, nil, nil)
 }
+
+// AnswerElicitation passes an MCP client's answer about the held call id
+// to the server that holds it (desk serve's front to a workspace's worker,
+// with the session's principal): the server decides it as
+// policy.Approval.MayDecide allows an elicitation. A server answers it
+// only from its own front (403 otherwise).
+func (c *Client) AnswerElicitation(ctx context.Context, ws, id string, approve bool) (Approval, error) {
+	var a Approval
+	err := c.call(ctx, "POST", wsPath(ws, "/approvals/", url.PathEscape(id), "/elicited"), nil, ElicitAnswer{Approve: approve}, &a)
+	return a, err
+}

@@ -61,6 +61,21 @@ type ToolProgress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+	// Approval, on a call made with the HeaderHeld header, is the
+	// approval the call now waits in (pending_approval): the line a
+	// server's MCP front turns into an elicitation.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// HeaderHeld, "1" on a streamed tool call, asks the server for a progress
+// line with the Approval when the call is held for approval.
+const HeaderHeld = "X-Desk-Report-Held"
+
+// ElicitAnswer is the answer of an MCP client to an elicitation about a
+// held call (POST …/approvals/{id}/elicited: desk serve's front to the
+// workspace's worker only).
+type ElicitAnswer struct {
+	Approve bool `json:"approve"`
 }
 
 // ToolStreamLine is one line of a streamed tool call (Accept:

@@ -31,7 +31,7 @@ var schemaTypes = map[string]any{
 	"MountRequest": client.MountRequest{}, "MountEvent": client.MountEvent{},
 	"PolicyRequest": client.PolicyRequest{}, "PolicyInfo": client.PolicyInfo{}, "SecretRequest": client.SecretRequest{},
 	"Secret": client.Secret{}, "SecretList": client.SecretList{},
-	"Rules": client.Rules{}, "RulesInfo": client.RulesInfo{}, "Limits": client.Limits{}, "LimitsInfo": client.LimitsInfo{}, "ApprovalList": client.ApprovalList{}, "Approval": client.Approval{},
+	"Rules": client.Rules{}, "RulesInfo": client.RulesInfo{}, "Limits": client.Limits{}, "ElicitAnswer": client.ElicitAnswer{}, "LimitsInfo": client.LimitsInfo{}, "ApprovalList": client.ApprovalList{}, "Approval": client.Approval{},
 	"AuditList": AuditList{}, "AuditReport": audit.Report{},
 	"PortList": client.PortList{}, "PortLinkRequest": client.PortLinkRequest{}, "PortLink": client.PortLink{}, "PortLinkList": client.PortLinkList{}, "ImagePullRequest": client.ImagePullRequest{}, "Image": client.Image{}, "ImageList": client.ImageList{},
 	"Health": struct {

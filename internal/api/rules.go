@@ -10,6 +10,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -177,6 +178,41 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request, c *call) 
 
 func (s *Server) handleDeny(w http.ResponseWriter, r *http.Request, c *call) error {
 	return s.decide(w, r, c, false)
+}
+
+// handleElicited decides a held call by an MCP client's answer to an
+// elicitation, relayed by desk serve's front (mcp.RemoteWorkspace): only
+// in a worker, only with mcp.HeaderElicited (which the front strips from
+// every request it forwards), as the front's session's principal, under
+// policy.Approval.MayDecide's rules for an elicitation.
+func (s *Server) handleElicited(w http.ResponseWriter, r *http.Request, c *call) error {
+	var req client.ElicitAnswer
+	if err := s.readJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	if s.opts.WorkerKey == "" || r.Header.Get(mcp.HeaderElicited) != "1" {
+		return fmt.Errorf("%w: an elicitation's answer comes only from this server's own MCP sessions (approve or deny instead)", auth.ErrForbidden)
+	}
+	ap, err := s.approvals()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	for _, a := range ap.List(c.ws) {
+		if a.ID != id {
+			continue
+		}
+		if !a.MayDecide(c.p.ID(), req.Approve, true) {
+			return fmt.Errorf("%w: the requester's elicitation may not approve its own call here (approve_by_elicitation is off); it stays pending", auth.ErrForbidden)
+		}
+		d, err := ap.Decide(c.ws, id, req.Approve, c.p.ID()+" (elicitation)")
+		if err != nil {
+			break
+		}
+		s.opts.Logger.Info("approval decided by elicitation", "workspace", c.ws, "id", d.ID, "status", d.Status, "approver", d.Approver, "rule", d.Decision.Rule)
+		return writeJSON(w, http.StatusOK, wireApproval(d))
+	}
+	return errorf(http.StatusNotFound, CodeNotFound, "no call pending approval %s in workspace %s", id, c.ws)
 }
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, c *call, approve bool) error {

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/tools"
@@ -129,9 +131,23 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 		rc := http.NewResponseController(w)
 		flush = func() { rc.Flush() }
 		flush()
-		co.Progress = func(p tools.Progress) {
-			enc.Encode(client.ToolStreamLine{Progress: &client.ToolProgress{Progress: p.Progress, Total: p.Total, Message: p.Message}})
+		var mu sync.Mutex // progress (the call's goroutine) and a hold's report
+		line := func(p *client.ToolProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			enc.Encode(client.ToolStreamLine{Progress: p})
 			flush()
+		}
+		co.Progress = func(p tools.Progress) {
+			line(&client.ToolProgress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+		}
+		if r.Header.Get(client.HeaderHeld) == "1" {
+			// A hold is reported as a progress line with its approval
+			// (desk serve's front elicits it: mcp.RemoteWorkspace).
+			ctx = policy.WithOnHeld(ctx, func(a policy.Approval) {
+				wa := wireApproval(a)
+				line(&client.ToolProgress{Message: "held for approval " + a.ID + " (rule " + a.Decision.Rule + ")", Approval: &wa})
+			})
 		}
 	}
 	if s.opts.Audit != nil {

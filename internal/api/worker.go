@@ -83,6 +83,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c *call) error 
 	}
 	out := r.Clone(r.Context())
 	out.Header.Del("Authorization")
+	out.Header.Del(mcp.HeaderElicited) // only the front's own MCP sessions send it (principalTransport)
 	if err := setPrincipal(out.Header, c.p); err != nil {
 		return err
 	}

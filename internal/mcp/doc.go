@@ -72,7 +72,9 @@
 // declared the elicitation capability (elicit.go): decline denies, accept
 // approves where policy.Approval.MayDecide lets the session's principal
 // (the requester only under Policy.ApproveByElicitation), cancel leaves it
-// pending. Calls held in a worker process are not elicited.
+// pending. Calls held in a workspace's worker (a RemoteWorkspace session)
+// are elicited by relay: the worker reports the hold in the call's
+// stream, the answer goes back as an ApprovalDecider's (elicit.go).
 //
 // With HandlerOptions.Audit every request is a record (AuditMiddleware);
 // an execution a HostWorkspace session's tool call starts

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -29,14 +30,35 @@ import (
 //   - cancel, an error, or no answer before the call ends: it stays pending
 //     (and times out as any).
 //
-// A client without the capability, and an execution held in a worker
-// process (the front forwards the tool call, the worker's Gate holds it),
-// keep the pending_approval flow: list and decide through the API.
+// A client without the capability keeps the pending_approval flow: list
+// and decide through the API. An execution held in a workspace's worker
+// (desk serve's front forwards the tool call through a RemoteWorkspace)
+// is elicited too: the front asks the worker to report the hold
+// (client.HeaderHeld), the worker sends the approval as a progress line
+// of the streamed call, the front elicits and passes the answer back
+// (ApprovalDecider: POST …/approvals/{id}/elicited with HeaderElicited,
+// which the front strips from every request it forwards, so no client can
+// send it), and the worker decides it under the same rules.
 
-// elicitContext returns ctx whose held calls ask req's client, when opts
-// has Approvals and the client declared elicitation.
-func elicitContext(ctx context.Context, req *sdk.CallToolRequest, opts *Options) context.Context {
-	if opts.Approvals == nil || req.Session == nil {
+// HeaderElicited marks a front's request that carries an MCP client's
+// answer to an elicitation (RemoteWorkspace.DecideElicited): the worker
+// decides it as an elicitation (policy.Approval.MayDecide with
+// byElicitation). The front removes it from the requests it forwards.
+const HeaderElicited = "X-Desk-Elicited"
+
+// ApprovalDecider is a Workspace whose held calls are decided elsewhere
+// (a RemoteWorkspace: in the workspace's worker): DecideElicited passes an
+// elicitation's answer about a on.
+type ApprovalDecider interface {
+	DecideElicited(ctx context.Context, a policy.Approval, approve bool) error
+}
+
+// elicitContext returns ctx whose held calls ask req's client, when the
+// client declared elicitation and the calls are held here (opts has
+// Approvals) or by ws (an ApprovalDecider).
+func elicitContext(ctx context.Context, req *sdk.CallToolRequest, ws Workspace, opts *Options) context.Context {
+	remote, _ := ws.(ApprovalDecider)
+	if (opts.Approvals == nil && remote == nil) || req.Session == nil {
 		return ctx
 	}
 	ip := req.Session.InitializeParams()
@@ -53,14 +75,26 @@ func elicitContext(ctx context.Context, req *sdk.CallToolRequest, opts *Options)
 	if log == nil {
 		log = slog.Default()
 	}
+	decide := func(a policy.Approval, approve bool, approver string) error {
+		if !a.MayDecide(approver, approve, true) {
+			return errors.New("the requester's elicitation may not approve its own call; it stays pending")
+		}
+		_, err := opts.Approvals.Decide(a.Workspace, a.ID, approve, approver+" (elicitation)")
+		return err
+	}
+	if remote != nil {
+		decide = func(a policy.Approval, approve bool, _ string) error {
+			return remote.DecideElicited(context.WithoutCancel(ctx), a, approve)
+		}
+	}
 	return policy.WithOnHeld(ctx, func(a policy.Approval) {
-		go elicitApproval(ctx, req.Session, opts.Approvals, a, approver, log)
+		go elicitApproval(ctx, req.Session, decide, a, approver, log)
 	})
 }
 
-// elicitApproval asks ss's client about a and decides it as the answer
-// and the rules allow.
-func elicitApproval(ctx context.Context, ss *sdk.ServerSession, ap *policy.Approvals, a policy.Approval, approver string, log *slog.Logger) {
+// elicitApproval asks ss's client about a and passes the answer to
+// decide (which applies the rules).
+func elicitApproval(ctx context.Context, ss *sdk.ServerSession, decide func(policy.Approval, bool, string) error, a policy.Approval, approver string, log *slog.Logger) {
 	if approver == "" {
 		approver = a.Requester
 	}
@@ -72,15 +106,10 @@ func elicitApproval(ctx context.Context, ss *sdk.ServerSession, ap *policy.Appro
 		log.Info("approval: elicitation failed; the call stays pending", "workspace", a.Workspace, "id", a.ID, "err", err)
 		return
 	}
-	approve := res.Action == "accept"
 	if res.Action != "accept" && res.Action != "decline" {
 		return // cancel: no choice made
 	}
-	if !a.MayDecide(approver, approve, true) {
-		log.Info("approval: the requester's elicitation may not approve its own call; it stays pending", "workspace", a.Workspace, "id", a.ID, "requester", a.Requester)
-		return
-	}
-	if _, err := ap.Decide(a.Workspace, a.ID, approve, approver+" (elicitation)"); err != nil {
-		log.Info("approval: elicitation answer not applied", "workspace", a.Workspace, "id", a.ID, "err", err)
+	if err := decide(a, res.Action == "accept", approver); err != nil {
+		log.Info("approval: elicitation answer not applied", "workspace", a.Workspace, "id", a.ID, "requester", a.Requester, "err", err)
 	}
 }

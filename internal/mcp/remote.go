@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/tools"
 )
 
@@ -40,12 +42,27 @@ func (w *RemoteWorkspace) Tools(ctx context.Context) ([]tools.Tool, error) {
 	return out, nil
 }
 
-// Call calls a tool on the server.
+// Call calls a tool on the server. When ctx has a policy.OnHeldFrom (the
+// session's client elicits), the call is streamed with client.HeaderHeld
+// and each approval the server reports it held in goes to that function.
 func (w *RemoteWorkspace) Call(ctx context.Context, name string, input json.RawMessage, co *tools.CallOptions) (*tools.Result, error) {
 	var progress func(client.ToolProgress)
 	if co != nil && co.Progress != nil {
 		progress = func(p client.ToolProgress) {
 			co.Progress(tools.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+		}
+	}
+	if held := policy.OnHeldFrom(ctx); held != nil {
+		ctx = client.WithHeader(ctx, http.Header{client.HeaderHeld: {"1"}})
+		report := progress
+		progress = func(p client.ToolProgress) {
+			if p.Approval != nil {
+				held(heldApproval(*p.Approval))
+				return
+			}
+			if report != nil {
+				report(p)
+			}
 		}
 	}
 	res, err := w.Client.CallTool(ctx, w.WorkspaceName, name, input, progress)
@@ -91,4 +108,23 @@ func (w *RemoteWorkspace) ReadFile(ctx context.Context, path string, max int64) 
 		return nil, &tools.Error{Code: tools.CodeTooLarge, Message: fmt.Sprintf("%s is %d bytes, over the %d-byte cap for resources: use the read tool, which pages", path, fi.Size, max)}
 	}
 	return w.Client.ReadFile(ctx, w.WorkspaceName, path)
+}
+
+// DecideElicited passes the session's client's answer about a to the
+// server holding the call (client.AnswerElicitation with HeaderElicited),
+// as the principal the workspace's client carries: the server applies
+// policy.Approval.MayDecide.
+func (w *RemoteWorkspace) DecideElicited(ctx context.Context, a policy.Approval, approve bool) error {
+	ctx = client.WithHeader(ctx, http.Header{HeaderElicited: {"1"}})
+	_, err := w.Client.AnswerElicitation(ctx, w.WorkspaceName, a.ID, approve)
+	return err
+}
+
+// heldApproval is the policy.Approval of a server's report (the fields an
+// elicitation shows and decides by).
+func heldApproval(a client.Approval) policy.Approval {
+	d := a.Decision
+	return policy.Approval{ID: a.ID, Workspace: a.Workspace, Kind: a.Kind, Backend: a.Backend, Subject: a.Subject,
+		Decision:  policy.Decision{Kind: d.Kind, Action: d.Action, Outcome: d.Outcome, Rule: d.Rule, Source: d.Source, Subject: d.Subject},
+		Requester: a.Requester, Created: a.Created, Expires: a.Expires, Status: a.Status}
 }

@@ -125,7 +125,7 @@ func toolHandler(ws Workspace, t tools.Tool, opts *Options) sdk.ToolHandler {
 		if opts.CallContext != nil {
 			ctx = opts.CallContext(ctx, req)
 		}
-		ctx = elicitContext(ctx, req, opts)
+		ctx = elicitContext(ctx, req, ws, opts)
 		if opts.track != nil {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
