@@ -12,7 +12,11 @@
 // several names (hard links); symlink targets; extended attributes. Paths are
 // absolute and lexically cleaned ("/a/../b" is "/b", ".." never leaves "/");
 // symlinks are then resolved physically, as the kernel does, with at most 40 per
-// lookup (ELOOP). Every failure is a *fs.PathError whose Err is a syscall.Errno
+// lookup (ELOOP). A trailing slash asks for a directory and follows a final
+// symlink (Stat, Open, Link's source), except where the kernel resolves only
+// the parent: Remove, Rename, Mkdir, Symlink and Mknod act on the name itself,
+// so Remove("l/") or Rename("l/", ...) of a symlink l is ENOTDIR and never
+// touches what l points to. Every failure is a *fs.PathError whose Err is a syscall.Errno
 // (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, ELOOP, ENAMETOOLONG, EFBIG,
 // ENOSPC, EROFS, ...); internal failures (SQLite, disk) read as EIO and keep
 // their cause, except a full disk, which reads as ENOSPC (see Disk space). The conformance suite in vfstest runs the same tests against the

@@ -86,10 +86,12 @@ func (f *FS) walkTx(t *tx, op, name string, follow bool) (resolved, bool, error)
 	return r, dirOnly, nil
 }
 
-// walkCreate resolves the name a creation (link, symlink) will make: a final
-// symlink is not followed and, as in the kernel, an existing name is the
-// caller's EEXIST even with a trailing slash (dirOnly tells the caller to fail a
-// missing name with ENOENT).
+// walkCreate resolves the name a creation (link, symlink) will make, or the
+// name remove and rename act on: a final symlink is not followed, even with a
+// trailing slash (the kernel's filename_parentat), and dirOnly tells the caller
+// the name had one: a creation fails a missing name with ENOENT (an existing
+// one is its EEXIST); remove and rename fail an existing non-directory with
+// ENOTDIR, each at its point in the kernel's order of checks.
 func (f *FS) walkCreate(t *tx, op, name string) (resolved, bool, error) {
 	p, dirOnly, err := f.cleanPath(op, name)
 	if err != nil {
@@ -957,7 +959,10 @@ func (t *tx) opMkdir(name string, perm fs.FileMode) error {
 
 func (t *tx) opRemove(name string) error {
 	f := t.f
-	r, _, err := f.walkTx(t, "remove", name, false)
+	// unlink(2) and rmdir(2) do not follow a final symlink, trailing slash
+	// or not: "l/" names the symlink, which is not a directory (ENOTDIR,
+	// what os.Remove reports from the two), and never removes its target.
+	r, dirOnly, err := f.walkCreate(t, "remove", name)
 	if err != nil {
 		return err
 	}
@@ -967,19 +972,23 @@ func (t *tx) opRemove(name string) error {
 	if r.parent == 0 {
 		return syscall.EBUSY
 	}
+	if dirOnly && !r.in.IsDir() {
+		return syscall.ENOTDIR
+	}
 	return t.removeEntry(r.parent, r.name, r.path, &r.in, false)
 }
 
 func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	f := t.f
-	// As in the kernel: both parents are resolved first, then a path without a
-	// final name ("/") is EBUSY, then the final names are looked at.
-	ro, oldDirOnly, err := f.walkTx(t, "rename", oldname, false)
+	// As in the kernel (do_renameat2): both parents are resolved first, then a
+	// path without a final name ("/") is EBUSY, then the final names are looked
+	// at, never following a final symlink, trailing slash or not.
+	ro, oldDirOnly, err := f.walkCreate(t, "rename", oldname)
 	if err != nil {
 		return err
 	}
-	rn, newDirOnly, err := f.walkTx(t, "rename", newname, false)
-	if err != nil && !(err == syscall.ENOTDIR && newDirOnly && rn.ino == 0) {
+	rn, newDirOnly, err := f.walkCreate(t, "rename", newname)
+	if err != nil {
 		return err
 	}
 	if p, _, _ := f.cleanPath("rename", oldname); p == "/" {
@@ -997,7 +1006,22 @@ func (t *tx) opRename(oldname, newname string, flags RenameFlags) error {
 	if ro.parent == 0 || (rn.ino != 0 && rn.parent == 0) {
 		return syscall.EBUSY
 	}
-	if (oldDirOnly || newDirOnly) && !ro.in.IsDir() {
+	// Then, in the kernel's order: NOREPLACE onto an existing name, EXCHANGE
+	// with a missing one or with a non-directory named with a trailing slash,
+	// and a non-directory source with a trailing slash on either name (on the
+	// new name only when it is not exchanged).
+	if rn.ino != 0 && flags&RenameNoReplace != 0 {
+		return syscall.EEXIST
+	}
+	if flags&RenameExchange != 0 {
+		if rn.ino == 0 {
+			return syscall.ENOENT
+		}
+		if newDirOnly && !rn.in.IsDir() {
+			return syscall.ENOTDIR
+		}
+	}
+	if !ro.in.IsDir() && (oldDirOnly || newDirOnly && flags&RenameExchange == 0) {
 		return syscall.ENOTDIR
 	}
 	return t.rename(ro, rn, flags)
@@ -1220,17 +1244,26 @@ func (t *tx) opSetattr(op, name string, follow bool, fn func(t *tx, in *inode) e
 
 func (t *tx) opMkdirAll(name string, perm fs.FileMode) error {
 	f := t.f
-	p, _, err := f.cleanPath("mkdir", name)
+	p, dirOnly, err := f.cleanPath("mkdir", name)
 	if err != nil {
 		return err
 	}
 	// Component by component, as os.MkdirAll: an existing directory (through
 	// symlinks) is fine; otherwise mkdir, which reports an existing name of any
-	// kind (a file, a dangling or looping symlink) as EEXIST. The walk goes down
-	// one level per component (a full walk only for a symlink), so a deep path
-	// costs linear time.
+	// kind (a file, a dangling or looping symlink) as EEXIST. An existing
+	// non-directory is ENOTDIR (os.MkdirAll's Stat), except as the final name
+	// with a trailing slash: there Stat fails, and mkdir's EEXIST is what
+	// os.MkdirAll reports. The walk goes down one level per component (a full
+	// walk only for a symlink), so a deep path costs linear time.
+	parts := splitPath(p)
+	notDir := func(i int) error {
+		if dirOnly && i == len(parts)-1 {
+			return syscall.EEXIST
+		}
+		return syscall.ENOTDIR
+	}
 	cur, curPath := uint64(RootIno), ""
-	for _, part := range splitPath(p) {
+	for i, part := range parts {
 		curPath += "/" + part
 		if len(part) > f.opts.MaxNameLen {
 			return syscall.ENAMETOOLONG
@@ -1263,12 +1296,12 @@ func (t *tx) opMkdirAll(name string, perm fs.FileMode) error {
 			case err == nil && r.ino != 0 && r.in.IsDir():
 				cur, curPath = r.ino, r.path
 			case err == nil && r.ino != 0:
-				return syscall.ENOTDIR
+				return notDir(i)
 			default:
 				return syscall.EEXIST // dangling or looping: mkdir finds the name taken
 			}
 		default:
-			return syscall.ENOTDIR
+			return notDir(i)
 		}
 	}
 	return nil

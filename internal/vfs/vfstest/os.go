@@ -461,9 +461,22 @@ func (o *osFS) Link(ctx context.Context, oldname, newname string) error {
 	defer unix.Close(oldfd)
 	// link(2) resolves the old name completely before the new one's parent:
 	// a missing old name is ENOENT even when the new path is broken.
-	var st unix.Stat_t
-	if err := unix.Fstatat(oldfd, oldbase, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return perr("link", oldname, err)
+	linkfd, linkbase, linkflags := oldfd, oldbase, 0
+	if strings.HasSuffix(oldbase, "/") {
+		// A trailing slash makes the kernel follow a final symlink: resolve
+		// it inside the root (fstatat and linkat would follow an absolute
+		// target from the host's root) and link what it names.
+		fd, err := o.open(clean(oldname), unix.O_PATH, 0)
+		if err != nil {
+			return perr("link", oldname, err)
+		}
+		defer unix.Close(fd)
+		linkfd, linkbase, linkflags = fd, "", unix.AT_EMPTY_PATH
+	} else {
+		var st unix.Stat_t
+		if err := unix.Fstatat(oldfd, oldbase, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return perr("link", oldname, err)
+		}
 	}
 	newfd, newbase, err := o.parent(newname)
 	if err != nil {
@@ -471,7 +484,7 @@ func (o *osFS) Link(ctx context.Context, oldname, newname string) error {
 	}
 	defer unix.Close(newfd)
 	return perr("link", oldname, retry(func() error {
-		return unix.Linkat(oldfd, oldbase, newfd, newbase, 0)
+		return unix.Linkat(linkfd, linkbase, newfd, newbase, linkflags)
 	}))
 }
 

@@ -53,7 +53,7 @@ func testMkdir(t *testing.T, fsys FS) {
 // testMkdirAll checks MkdirAll, which behaves like os.MkdirAll.
 func testMkdirAll(t *testing.T, fsys FS) {
 	ctx := t.Context()
-	build(t, fsys, "/", "f=x", "d/", "l->d", "dangling->nope")
+	build(t, fsys, "/", "f=x", "d/", "l->d", "dangling->nope", "lf->f", "loop->loop")
 	must(t, "MkdirAll", fsys.MkdirAll(ctx, "/a/b/c", 0o750))
 	for _, name := range []string{"/a", "/a/b", "/a/b/c"} {
 		checkMode(t, fsys, name, vfs.S_IFDIR|0o750)
@@ -74,10 +74,23 @@ func testMkdirAll(t *testing.T, fsys FS) {
 		{"/f/x", syscall.ENOTDIR},
 		{"/f/x/y", syscall.ENOTDIR},
 		{"/dangling", syscall.EEXIST},
+		{"/dangling/", syscall.EEXIST},
+		{"/lf", syscall.ENOTDIR},
+		{"/lf/x", syscall.ENOTDIR},
+		{"/loop", syscall.EEXIST},
+		{"/loop/x", syscall.EEXIST},
+		// With a trailing slash os.MkdirAll's Stat fails on a non-directory,
+		// and mkdir's EEXIST is the answer.
+		{"/f/", syscall.EEXIST},
+		{"/lf/", syscall.EEXIST},
+		{"/loop/", syscall.EEXIST},
+		{"/l/", 0},
+		{"/d/", 0},
 	} {
 		checkErr(t, "MkdirAll "+tc.name, fsys.MkdirAll(ctx, tc.name, 0o755), tc.want)
 	}
-	checkTree(t, fsys, "/", "a/", "a/b/", "a/b/c/", "a/b/c/d/", "d/", "d/x/", "d/x/y/", "f=x", "l->d", "dangling->nope")
+	checkTree(t, fsys, "/", "a/", "a/b/", "a/b/c/", "a/b/c/d/", "d/", "d/x/", "d/x/y/", "f=x", "l->d", "dangling->nope",
+		"lf->f", "loop->loop")
 }
 
 // testReadDir checks the order and content of directory listings.
@@ -165,7 +178,8 @@ func testReadDir(t *testing.T, fsys FS) {
 // testRemove checks Remove on every kind of name.
 func testRemove(t *testing.T, fsys FS) {
 	ctx := t.Context()
-	build(t, fsys, "/", "f=x", "d/", "full/", "full/x=1", "l->f", "ld->d", "dangling->nope", "h=>f", "e/")
+	build(t, fsys, "/", "f=x", "d/", "full/", "full/x=1", "l->f", "ld->d", "dangling->nope", "h=>f", "e/",
+		"loop->loop", "lfull->full")
 	for _, tc := range []struct {
 		name string
 		want syscall.Errno
@@ -177,6 +191,14 @@ func testRemove(t *testing.T, fsys FS) {
 		{"/f/", syscall.ENOTDIR},
 		{"/f/x", syscall.ENOTDIR},
 		{"/l/", syscall.ENOTDIR},
+		// A trailing slash does not follow a final symlink: the name is the
+		// symlink, not a directory, and its target stays.
+		{"/ld/", syscall.ENOTDIR},
+		{"/lfull/", syscall.ENOTDIR},
+		{"/dangling/", syscall.ENOTDIR},
+		{"/loop/", syscall.ENOTDIR},
+		{"/loop", 0},
+		{"/lfull", 0},
 		{"/f", 0},
 		{"/f", syscall.ENOENT},
 		{"/l", 0},
@@ -280,6 +302,20 @@ func testRename(t *testing.T, fsys FS) {
 		{"source-through-file", []string{"b=2"}, "b/c", "x", 0, syscall.ENOTDIR, nil},
 		{"file-trailing-slash", []string{"a=1"}, "a/", "b", 0, syscall.ENOTDIR, nil},
 		{"file-to-trailing-slash", []string{"a=1"}, "a", "b/", 0, syscall.ENOTDIR, nil},
+		// A trailing slash does not follow a final symlink: the name is the
+		// symlink, which is not a directory.
+		{"symlink-to-dir-trailing-slash", []string{"d/", "d/f=1", "l->d"}, "l/", "m", 0, syscall.ENOTDIR, nil},
+		{"dangling-trailing-slash", []string{"l->nope"}, "l/", "m", 0, syscall.ENOTDIR, nil},
+		{"looping-trailing-slash", []string{"l->l"}, "l/", "m", 0, syscall.ENOTDIR, nil},
+		{"dir-over-symlink-trailing-slash", []string{"d/", "e/", "l->e"}, "d", "l/", 0, syscall.ENOTDIR, nil},
+		{"dir-to-missing-through-slash", []string{"d/", "l->d"}, "d/", "l/", noRepl, syscall.EEXIST, nil},
+		// The flags' checks come before the trailing slash's.
+		{"noreplace-file-onto-slash", []string{"a=1", "d/"}, "a", "d/", noRepl, syscall.EEXIST, nil},
+		{"exchange-missing-slash", []string{"a=1"}, "a", "b/", exch, syscall.ENOENT, nil},
+		{"exchange-file-slash", []string{"a=1", "b=2"}, "a", "b/", exch, syscall.ENOTDIR, nil},
+		{"exchange-slash-file", []string{"a=1", "d/"}, "a/", "d", exch, syscall.ENOTDIR, nil},
+		{"exchange-file-with-dir-slash", []string{"a=1", "d/"}, "a", "d/", exch, 0, []string{"a/", "d=1"}},
+		{"exchange-dir-slash-with-file", []string{"a=1", "d/"}, "d/", "a", exch, 0, []string{"a/", "d=1"}},
 		{"symlink-not-target", []string{"a=1", "l->a"}, "l", "m", 0, 0, []string{"a=1", "m->a"}},
 		{"symlink-to-dir-not-target", []string{"d/", "l->d"}, "l", "d/l", 0, 0, []string{"d/", "d/l->d"}},
 		{"symlink-over-dir", []string{"l->x", "d/"}, "l", "d", 0, syscall.EISDIR, nil},
