@@ -74,7 +74,7 @@ BIN  := bin/desk
 DATA := desk-data
 DEMO_DB := $(DATA)/demo.db
 
-.PHONY: setup test-setup test-packages examples-setup bench-setup build run install demo test clean
+.PHONY: setup test-setup test-packages fs-suites-packages examples-setup bench-setup build run install demo test clean
 
 # apt_install installs the Debian packages $(1) and, for each COMMAND:PACKAGE
 # of $(2) whose /usr/bin/COMMAND is missing, PACKAGE, when not installed yet
@@ -117,7 +117,14 @@ setup:
 
 # test-setup: setup, plus what only the tests (and the examples, which are
 # tests too) need.
-test-setup: setup examples-setup test-packages $(E2E_NPM_STAMP)
+test-setup: setup examples-setup test-packages fs-suites-packages $(E2E_NPM_STAMP)
+
+# The external filesystem suites internal/fusefs/suites runs through a desk
+# mount: stress-ng, fio, and CPython's test suite for /usr/bin/python3 (which
+# examples-setup installs): its package is named after the version.
+FS_SUITES_APT_PACKAGES := stress-ng fio libpython$$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')-testsuite
+fs-suites-packages: examples-setup
+	$(call apt_install,$(FS_SUITES_APT_PACKAGES),)
 
 # bench-setup: setup, plus the tools the FUSE mount's comparisons use
 # (internal/fusefs's benchmarks): bindfs, a plain FUSE passthrough, and

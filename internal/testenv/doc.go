@@ -23,6 +23,8 @@
 //	                      differential tests
 //	DESK_REQUIRE_MCP_E2E  node and the TypeScript MCP client
 //	                      (npm ci --prefix cmd/desk/e2e/testdata)
+//	DESK_REQUIRE_FS_SUITES stress-ng, fio and CPython's test suite, the
+//	                      external suites internal/fusefs/suites runs
 //
 // A skip that no variable covers must be impossible in CI: go test -short,
 // benchmarks, or an opt-in measurement CI does not ask for.

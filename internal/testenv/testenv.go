@@ -22,6 +22,9 @@ const (
 	Shells  Requirement = "DESK_REQUIRE_SHELLS"
 	Node    Requirement = "DESK_REQUIRE_NODE"
 	MCPE2E  Requirement = "DESK_REQUIRE_MCP_E2E"
+	// FSSuites covers the external filesystem suites (stress-ng, fio,
+	// CPython's tests) that internal/fusefs/suites runs through a mount.
+	FSSuites Requirement = "DESK_REQUIRE_FS_SUITES"
 )
 
 // Required reports whether the requirement's variable is "1".
