@@ -193,6 +193,24 @@ func cmdDiff(c *cmd, args []string) int {
 	return 0
 }
 
+// isAncestor reports whether commit a is b or one of its ancestors (false
+// when that cannot be told: a shallow history).
+func (r *Repo) isAncestor(a, b plumbing.Hash) bool {
+	if a == b {
+		return true
+	}
+	ca, err := object.GetCommit(r.st, a)
+	if err != nil {
+		return false
+	}
+	cb, err := object.GetCommit(r.st, b)
+	if err != nil {
+		return false
+	}
+	ok, err := ca.IsAncestor(cb)
+	return err == nil && ok
+}
+
 // mergeBase finds a best common ancestor of a and b (zero when none).
 func (r *Repo) mergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
 	ca, err := object.GetCommit(r.st, a)

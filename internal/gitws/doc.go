@@ -52,7 +52,9 @@
 // cat-file, hash-object, write-tree, symbolic-ref, update-ref, config
 // (local, the per-workspace global file $HOME/.gitconfig, -c), clean, merge
 // (fast-forward, three-way with git's conflict markers, --no-ff,
-// --ff-only, --abort), fetch, pull (fast-forward and merge), push (--force,
+// --ff-only, --abort), fetch (git's "From" table with forced updates, the
+// remote-tracking refs' reflogs, FETCH_HEAD for merge, checkout and
+// rev-parse), pull (fast-forward and merge), push (--force, -q,
 // --delete, -u, tags, new branches), reflog (show [-n N] [REF[@{N}]],
 // exists), remote (add, remove, -v, get-url,
 // set-url), stash (push with -m, -u, -k and paths, save, list, show [-p]
@@ -214,9 +216,13 @@
 // rebase, bisect, submodules,
 // hooks, sparse checkout, shallow fetch beyond --depth on clone, the
 // editor (commit and tag need -m or -F), pull --rebase, reflog expire and
-// delete, reflog entries for remote-tracking refs a fetch moves, and --depth
-// on a clone within the workspace (go-git v5's in-process server has no
-// shallow support; over http it works).
+// delete, ORIG_HEAD, and --depth over a file:// URL within the workspace
+// (go-git v5's in-process server has no shallow support; over http it
+// works; a local path ignores --depth with git's warning, as git does).
+// FETCH_HEAD lists the remote-tracking branches the refspecs match after
+// the fetch, so one left behind by a branch deleted upstream (no --prune)
+// is listed too, where git lists only what the remote advertised: listing
+// the remote again would cost a second round trip per fetch.
 //
 // Reflogs are written in git's words ("commit: subject", "checkout: moving
 // from main to v1", "reset: moving to HEAD~1", "merge topic: Fast-forward",

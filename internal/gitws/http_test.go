@@ -106,7 +106,7 @@ func TestSmartHTTP(t *testing.T) {
 	realGit(t, src, "commit", "-q", "-m", "three")
 	realGit(t, src, "push", "-q", bare, "main")
 	_, e, st := s.git("/c", "fetch")
-	if st != 0 || !strings.Contains(e, "From "+url) || !strings.Contains(e, "main       -> origin/main") {
+	if st != 0 || !strings.Contains(e, "From "+strings.TrimSuffix(url, ".git")) || !strings.Contains(e, "main       -> origin/main") {
 		t.Fatalf("fetch: %d %q", st, e)
 	}
 	wantEq(t, "fetched", s.ok("/c", "rev-parse", "origin/main"), realGit(t, bare, "rev-parse", "main"))

@@ -5,9 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -182,12 +185,56 @@ func (c *cmd) remoteURL(r *Repo, name string) (string, bool) {
 	return "", false
 }
 
-// displayURL is a URL as git prints it after "From"/"To".
+// fetchURL is a remote's URL as git's fetch prints it after "From" and
+// in FETCH_HEAD: without credentials, trailing slashes and a final ".git".
+func fetchURL(u string) string {
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		host, p, _ := strings.Cut(rest, "/")
+		if i := strings.LastIndexByte(host, '@'); i >= 0 {
+			host = host[i+1:]
+		}
+		u = scheme + "://" + host
+		if p != "" || strings.Contains(rest, "/") {
+			u += "/" + p
+		}
+	}
+	u = strings.TrimRight(u, "/")
+	if len(u) > 5 {
+		u = strings.TrimSuffix(u, ".git")
+	}
+	return u
+}
+
+// displayURL is a URL as git's push prints it after "To": as given.
 func displayURL(u string) string { return u }
 
-// fetchRemote fetches refspecs from a remote and prints git's "From" table.
-func (c *cmd) fetchRemote(r *Repo, name, rawURL string, specs []gitconfig.RefSpec, depth int, quiet bool) error {
-	u, done, err := c.openTransport(rawURL)
+// fetchReq is one fetch from a remote.
+type fetchReq struct {
+	name, url string // the remote and its URL as configured (or given)
+	specs     []gitconfig.RefSpec
+	depth     int
+	quiet     bool
+	// action starts the reflog messages of the remote-tracking refs the
+	// fetch moves ("fetch -q", "pull"; "" writes none: a clone's).
+	action string
+	// named are the remote branches named on the command line (git fetch
+	// origin main): each gets git's "* branch ... -> FETCH_HEAD" line and
+	// is for merge in FETCH_HEAD.
+	named []string
+	// merge is the remote branch (refs/heads/x) that is for merge in
+	// FETCH_HEAD when none is named: the current branch's upstream on this
+	// remote.
+	merge string
+}
+
+// summaryWidth is git's TRANSPORT_SUMMARY_WIDTH for 7-character ids: the
+// column of "[new branch]", "a..b" and "a...b".
+const summaryWidth = 2*7 + 3
+
+// fetchRemote fetches refspecs from a remote, prints git's "From" table,
+// writes the reflogs of the remote-tracking refs it moved and FETCH_HEAD.
+func (c *cmd) fetchRemote(r *Repo, q fetchReq) error {
+	u, done, err := c.openTransport(q.url)
 	if err != nil {
 		return err
 	}
@@ -197,40 +244,138 @@ func (c *cmd) fetchRemote(r *Repo, name, rawURL string, specs []gitconfig.RefSpe
 	for _, ref := range refs {
 		before[ref.Name().String()] = ref.Hash()
 	}
-	rem := git.NewRemote(r.st, &gitconfig.RemoteConfig{Name: name, URLs: []string{u}, Fetch: specs})
-	err = rem.FetchContext(c.env.Ctx, &git.FetchOptions{RemoteName: name, RefSpecs: specs, Depth: depth, Tags: git.AllTags})
+	rem := git.NewRemote(r.st, &gitconfig.RemoteConfig{Name: q.name, URLs: []string{u}, Fetch: q.specs})
+	err = rem.FetchContext(c.env.Ctx, &git.FetchOptions{RemoteName: q.name, RefSpecs: q.specs, Depth: q.depth, Tags: git.AllTags})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return nil
 		}
-		return c.netErr(rawURL, err)
+		return c.netErr(q.url, err)
 	}
 	refs, _ = r.allRefs()
-	var lines []string
+	type line struct {
+		flag, summary, src, dst, note string
+	}
+	var lines, others []line // for merge (and named) first, then the others
+	for _, b := range q.named {
+		lines = append(lines, line{"*", "branch", b, "FETCH_HEAD", ""})
+	}
+	var forMerge, notForMerge, tagLines []string
+	from := fetchURL(q.url)
 	for _, ref := range refs {
 		n := ref.Name().String()
-		if !strings.HasPrefix(n, "refs/remotes/"+name+"/") && !strings.HasPrefix(n, "refs/tags/") {
+		isTag := strings.HasPrefix(n, "refs/tags/")
+		if !isTag && !matchesDst(q.specs, n) {
 			continue
 		}
 		old, had := before[n]
 		short := strings.TrimPrefix(strings.TrimPrefix(n, "refs/remotes/"), "refs/tags/")
-		src := strings.TrimPrefix(n, "refs/remotes/"+name+"/")
+		src := srcOf(q.specs, n)
+		merging := !isTag && src != "" && (slices.Contains(q.named, src) || (len(q.named) == 0 && "refs/heads/"+src == q.merge))
+		// git lists (and stores in FETCH_HEAD) the refs for merge first,
+		// then the others in the remote's order.
+		out := &others
+		if merging {
+			out = &lines
+		}
 		switch {
-		case !had && strings.HasPrefix(n, "refs/tags/"):
-			lines = append(lines, fmt.Sprintf(" * [new tag]         %-10s -> %s", short, short))
+		case !had && isTag:
+			*out = append(*out, line{"*", "[new tag]", short, short, ""})
 		case !had:
-			lines = append(lines, fmt.Sprintf(" * [new branch]      %-10s -> %s", src, short))
+			*out = append(*out, line{"*", "[new branch]", src, short, ""})
+			c.fetchReflog(r, q, n, plumbing.ZeroHash, ref.Hash(), "storing head")
+		case old != ref.Hash() && !isTag:
+			if r.isAncestor(old, ref.Hash()) {
+				*out = append(*out, line{" ", old.String()[:7] + ".." + ref.Hash().String()[:7], src, short, ""})
+				c.fetchReflog(r, q, n, old, ref.Hash(), "fast-forward")
+			} else {
+				*out = append(*out, line{"+", old.String()[:7] + "..." + ref.Hash().String()[:7], src, short, "  (forced update)"})
+				c.fetchReflog(r, q, n, old, ref.Hash(), "forced-update")
+			}
 		case old != ref.Hash():
-			lines = append(lines, fmt.Sprintf("   %s..%s  %-10s -> %s", old.String()[:7], ref.Hash().String()[:7], src, short))
+			*out = append(*out, line{"t", "[tag update]", short, short, ""})
+		}
+		// FETCH_HEAD: the branches the refspecs fetched (for merge: the
+		// ones named, else the current branch's upstream), then the
+		// tags this fetch brought.
+		switch {
+		case isTag && (!had || old != ref.Hash()):
+			tagLines = append(tagLines, ref.Hash().String()+"\tnot-for-merge\ttag '"+short+"' of "+from)
+		case isTag:
+		case src == "":
+		case merging:
+			forMerge = append(forMerge, ref.Hash().String()+"\t\tbranch '"+src+"' of "+from)
+		default:
+			notForMerge = append(notForMerge, ref.Hash().String()+"\tnot-for-merge\tbranch '"+src+"' of "+from)
 		}
 	}
-	if len(lines) > 0 && !quiet {
-		fmt.Fprintf(c.err, "From %s\n", displayURL(rawURL))
+	if q.action != "" {
+		fh := strings.Join(slices.Concat(forMerge, notForMerge, tagLines), "\n")
+		if fh != "" {
+			fh += "\n"
+		}
+		if err := c.env.FS.WriteFile(c.env.Ctx, r.GitDir+"/FETCH_HEAD", []byte(fh), 0o644); err != nil {
+			return err
+		}
+	}
+	lines = append(lines, others...)
+	if len(lines) > 0 && !q.quiet {
+		width := 10
 		for _, l := range lines {
-			fmt.Fprintln(c.err, l)
+			width = max(width, len(l.src))
+		}
+		fmt.Fprintf(c.err, "From %s\n", from)
+		for _, l := range lines {
+			fmt.Fprintf(c.err, " %s %-*s %-*s -> %s%s\n", l.flag, summaryWidth, l.summary, width, l.src, l.dst, l.note)
 		}
 	}
 	return nil
+}
+
+// fetchReflog appends a fetch's entry to a remote-tracking ref's reflog.
+func (c *cmd) fetchReflog(r *Repo, q fetchReq, name string, old, nw plumbing.Hash, what string) {
+	if q.action != "" {
+		r.appendReflog(name, old, nw, q.action+": "+what)
+	}
+}
+
+// matchesDst reports whether local ref n is the destination of one of specs.
+func matchesDst(specs []gitconfig.RefSpec, n string) bool {
+	return srcOf(specs, n) != ""
+}
+
+// srcOf is the remote branch (short) that specs fetch into local ref n ("" none).
+func srcOf(specs []gitconfig.RefSpec, n string) string {
+	for _, s := range specs {
+		src, dst, ok := strings.Cut(strings.TrimPrefix(string(s), "+"), ":")
+		if !ok || !strings.HasPrefix(src, "refs/heads/") {
+			continue
+		}
+		if p, found := strings.CutSuffix(dst, "*"); found {
+			if rest, ok := strings.CutPrefix(n, p); ok && rest != "" && rest != "HEAD" {
+				return strings.TrimSuffix(strings.TrimPrefix(src, "refs/heads/"), "*") + rest
+			}
+			continue
+		}
+		if dst == n {
+			return strings.TrimPrefix(src, "refs/heads/")
+		}
+	}
+	return ""
+}
+
+// depthOption is --depth's value (0 without one); git refuses anything but
+// a positive number.
+func (c *cmd) depthOption(o *opts) int {
+	if !o.has("depth") {
+		return 0
+	}
+	v := o.val("depth")
+	d, err := strconv.Atoi(v)
+	if err != nil || d <= 0 {
+		c.die("depth %s is not a positive number", v)
+	}
+	return d
 }
 
 func defaultFetchSpec(name string) gitconfig.RefSpec {
@@ -267,16 +412,18 @@ func cmdClone(c *cmd, args []string) int {
 	if o.has("origin") {
 		remoteName = o.val("origin")
 	}
+	depth := c.depthOption(o)
 	storedURL := src
-	if !strings.Contains(src, "://") {
-		storedURL = c.env.abs(src)
-		if _, err := c.env.FS.Stat(c.env.Ctx, storedURL); err != nil {
+	local := !strings.Contains(src, "://")
+	if local {
+		if _, err := c.env.FS.Stat(c.env.Ctx, c.env.abs(src)); err != nil {
 			c.die("repository '%s' does not exist", src)
 		}
-	}
-	depth := 0
-	if o.has("depth") {
-		fmt.Sscanf(o.val("depth"), "%d", &depth)
+		// git keeps the path as given, made absolute but not cleaned
+		// ("/work/../up.git").
+		if !strings.HasPrefix(src, "/") {
+			storedURL = strings.TrimSuffix(c.env.Dir, "/") + "/" + src
+		}
 	}
 	if !o.has("quiet") {
 		if o.has("bare") {
@@ -284,6 +431,10 @@ func cmdClone(c *cmd, args []string) int {
 		} else {
 			fmt.Fprintf(c.err, "Cloning into '%s'...\n", dirArg)
 		}
+	}
+	if local && depth > 0 {
+		fmt.Fprintln(c.err, "warning: --depth is ignored in local clones; use file:// instead.")
+		depth = 0
 	}
 	gitDir := dir + "/.git"
 	work := dir
@@ -390,7 +541,7 @@ func cmdClone(c *cmd, args []string) int {
 		c.dieErr(err)
 	}
 	if !empty {
-		if err := c.fetchRemote(r, remoteName, src, []gitconfig.RefSpec{spec}, depth, true); err != nil {
+		if err := c.fetchRemote(r, fetchReq{name: remoteName, url: src, specs: []gitconfig.RefSpec{spec}, depth: depth, quiet: true}); err != nil {
 			_ = c.env.FS.RemoveAll(c.env.Ctx, dir)
 			c.dieErr(fmt.Errorf("clone %s: %w", src, err))
 		}
@@ -398,6 +549,9 @@ func cmdClone(c *cmd, args []string) int {
 	if empty {
 		fmt.Fprintln(c.err, "warning: You appear to have cloned an empty repository.")
 		return 0
+	}
+	if local && !o.has("quiet") {
+		fmt.Fprintln(c.err, "done.") // git's, once a local clone's objects are in
 	}
 	if o.has("bare") {
 		return 0
@@ -419,6 +573,7 @@ func cmdClone(c *cmd, args []string) int {
 	if err := r.setRef(branch, rb.Hash(), "clone: from "+storedURL); err != nil {
 		c.dieErr(err)
 	}
+	r.appendReflog("refs/remotes/"+remoteName+"/HEAD", plumbing.ZeroHash, rb.Hash(), "clone: from "+storedURL)
 	r.appendReflog("HEAD", plumbing.ZeroHash, rb.Hash(), "clone: from "+storedURL)
 	f.SetOption("branch", shortBranch(branch), "remote", remoteName)
 	f.SetOption("branch", shortBranch(branch), "merge", branch)
@@ -493,10 +648,13 @@ func cmdFetch(c *cmd, args []string) int {
 		return ExitFatal
 	}
 	var specs []gitconfig.RefSpec
+	var named []string // branches named without a destination: FETCH_HEAD's
 	if len(o.args) > 1 {
 		for _, s := range o.args[1:] {
 			if !strings.Contains(s, ":") {
-				s = "refs/heads/" + strings.TrimPrefix(s, "refs/heads/") + ":refs/remotes/" + name + "/" + strings.TrimPrefix(s, "refs/heads/")
+				b := strings.TrimPrefix(s, "refs/heads/")
+				named = append(named, b)
+				s = "refs/heads/" + b + ":refs/remotes/" + name + "/" + b
 			}
 			specs = append(specs, gitconfig.RefSpec(s))
 		}
@@ -508,11 +666,15 @@ func cmdFetch(c *cmd, args []string) int {
 	if len(specs) == 0 {
 		specs = []gitconfig.RefSpec{defaultFetchSpec(name)}
 	}
-	depth := 0
-	if o.has("depth") {
-		fmt.Sscanf(o.val("depth"), "%d", &depth)
+	depth := c.depthOption(o)
+	q := fetchReq{name: name, url: u, specs: specs, depth: depth, quiet: o.has("quiet"),
+		action: strings.Join(append([]string{"fetch"}, c.args...), " "), named: named}
+	if len(named) == 0 {
+		if target, _, err := r.head(); err == nil && target != "" && remoteName(r, nil, target) == name {
+			q.merge, _ = r.cfg.get("branch." + shortBranch(target) + ".merge")
+		}
 	}
-	if err := c.fetchRemote(r, name, u, specs, depth, o.has("quiet")); err != nil {
+	if err := c.fetchRemote(r, q); err != nil {
 		c.dieErr(err)
 	}
 	return 0
@@ -545,7 +707,13 @@ func cmdPull(c *cmd, args []string) int {
 		c.die("'%s' does not appear to be a git repository", name)
 	}
 	specs := []gitconfig.RefSpec{defaultFetchSpec(name)}
-	if err := c.fetchRemote(r, name, u, specs, 0, o.has("quiet")); err != nil {
+	q := fetchReq{name: name, url: u, specs: specs, quiet: o.has("quiet"), action: strings.Join(append([]string{"pull"}, c.args...), " ")}
+	if len(o.args) > 1 {
+		q.named = o.args[1:2]
+	} else if up, _ := r.cfg.get("branch." + shortBranch(target) + ".merge"); up != "" {
+		q.merge = up
+	}
+	if err := c.fetchRemote(r, q); err != nil {
 		c.dieErr(err)
 	}
 	var merge string
@@ -682,8 +850,8 @@ func cmdPush(c *cmd, args []string) int {
 	if ne := c.netErr(u, err); err != nil && ne != err {
 		c.dieErr(ne)
 	}
-	fmt.Fprintf(c.err, "To %s\n", displayURL(u))
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		fmt.Fprintf(c.err, "To %s\n", displayURL(u))
 		msg := err.Error()
 		for _, s := range specs {
 			src, dst, _ := strings.Cut(strings.TrimPrefix(string(s), "+"), ":")
@@ -704,7 +872,9 @@ func cmdPush(c *cmd, args []string) int {
 		return 1
 	}
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
-		fmt.Fprintln(c.err, "Everything up-to-date")
+		if !o.has("quiet") {
+			fmt.Fprintln(c.err, "Everything up-to-date")
+		}
 		if o.has("set-upstream") && target != "" && known {
 			if h, _, ok := r.lookupRef(target); ok {
 				_ = r.setRef("refs/remotes/"+name+"/"+shortBranch(target), h, "update by push")
@@ -713,6 +883,11 @@ func cmdPush(c *cmd, args []string) int {
 		}
 		return 0
 	}
+	w := c.err // the refs pushed: not listed with -q
+	if o.has("quiet") {
+		w = io.Discard
+	}
+	fmt.Fprintf(w, "To %s\n", displayURL(u))
 	for _, s := range specs {
 		src, dst, _ := strings.Cut(strings.TrimPrefix(string(s), "+"), ":")
 		if strings.Contains(src, "*") {
@@ -721,23 +896,23 @@ func cmdPush(c *cmd, args []string) int {
 		old, had := before[dst]
 		switch {
 		case src == "":
-			fmt.Fprintf(c.err, " - [deleted]         %s\n", shortRef(dst))
+			fmt.Fprintf(w, " - %-*s %s\n", summaryWidth, "[deleted]", shortRef(dst))
 		case !had:
 			kind := "[new branch]"
 			if strings.HasPrefix(dst, "refs/tags/") {
-				kind = "[new tag]   "
+				kind = "[new tag]"
 			}
-			fmt.Fprintf(c.err, " * %s      %s -> %s\n", kind, shortRef(src), shortRef(dst))
+			fmt.Fprintf(w, " * %-*s %s -> %s\n", summaryWidth, kind, shortRef(src), shortRef(dst))
 		default:
 			nh, _, _ := r.lookupRef(src)
 			if nh == old {
 				continue
 			}
-			sep := ".."
-			if strings.HasPrefix(string(s), "+") {
-				sep = "..."
+			if r.isAncestor(old, nh) {
+				fmt.Fprintf(w, "   %-*s %s -> %s\n", summaryWidth, old.String()[:7]+".."+nh.String()[:7], shortRef(src), shortRef(dst))
+			} else {
+				fmt.Fprintf(w, " + %-*s %s -> %s (forced update)\n", summaryWidth, old.String()[:7]+"..."+nh.String()[:7], shortRef(src), shortRef(dst))
 			}
-			fmt.Fprintf(c.err, "   %s%s%s  %s -> %s\n", old.String()[:7], sep, nh.String()[:7], shortRef(src), shortRef(dst))
 		}
 		// the remote-tracking ref follows a pushed branch
 		if known && strings.HasPrefix(dst, "refs/heads/") {

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,10 @@ func (r *Repo) lookupRef(name string) (plumbing.Hash, string, bool) {
 	if name == "@" {
 		name = "HEAD"
 	}
+	if name == "FETCH_HEAD" {
+		h, ok := r.fetchHead()
+		return h, name, ok
+	}
 	for _, cand := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
 		ref, err := r.st.Reference(plumbing.ReferenceName(cand))
 		if err != nil {
@@ -39,6 +44,25 @@ func (r *Repo) lookupRef(name string) (plumbing.Hash, string, bool) {
 		return ref.Hash(), cand, true
 	}
 	return plumbing.ZeroHash, "", false
+}
+
+// fetchHead is the commit FETCH_HEAD's first line names (what git merge
+// FETCH_HEAD and git checkout FETCH_HEAD take): a hex id, then a tab.
+func (r *Repo) fetchHead() (plumbing.Hash, bool) {
+	f, err := r.env.FS.Open(r.env.Ctx, r.GitDir+"/FETCH_HEAD")
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	defer f.Close()
+	var b [41]byte
+	n, _ := io.ReadFull(f, b[:])
+	if n < 40 || (n == 41 && b[40] != '\t') {
+		return plumbing.ZeroHash, false
+	}
+	if _, err := hex.DecodeString(string(b[:40])); err != nil {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(string(b[:40])), true
 }
 
 func (r *Repo) resolveSym(ref *plumbing.Reference) (*plumbing.Reference, error) {
