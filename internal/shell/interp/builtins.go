@@ -653,6 +653,11 @@ func biSource(r *Runner, args []string) error {
 	r.evalDepth++
 	err = r.stmts(file.Stmts)
 	r.evalDepth--
+	if t, ok := r.traps["RETURN"]; ok && !r.inTrap {
+		if _, isRet := err.(returnCtl); err == nil || isRet {
+			r.returnTrap(t, isRet)
+		}
+	}
 	r.srcStack = r.srcStack[:len(r.srcStack)-1]
 	r.src = old
 	if len(args) > 2 {
@@ -848,92 +853,6 @@ func biBuiltin(r *Runner, args []string) error {
 	return b(r, args[1:])
 }
 
-var signals = map[string]int{"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8, "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15, "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20}
-
-func sigName(s string) (string, bool) {
-	u := strings.ToUpper(strings.TrimPrefix(strings.ToUpper(s), "SIG"))
-	switch u {
-	case "EXIT", "0":
-		return "EXIT", true
-	case "ERR", "DEBUG", "RETURN":
-		return u, true
-	}
-	if _, ok := signals[u]; ok {
-		return u, true
-	}
-	if n, err := strconv.Atoi(s); err == nil {
-		for k, v := range signals {
-			if v == n {
-				return k, true
-			}
-		}
-	}
-	return "", false
-}
-
-func biTrap(r *Runner, args []string) error {
-	args = args[1:]
-	if len(args) > 0 && args[0] == "--" {
-		args = args[1:]
-	}
-	if len(args) == 0 || args[0] == "-p" {
-		traps := r.traps
-		if len(traps) == 0 && r.parentTraps != nil {
-			traps = r.parentTraps
-		}
-		var keys []string
-		if len(args) > 1 {
-			for _, s := range args[1:] {
-				if n, ok := sigName(s); ok {
-					if _, ok := traps[n]; ok {
-						keys = append(keys, n)
-					}
-				}
-			}
-		} else {
-			for k := range traps {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			n := k
-			if _, ok := signals[k]; ok {
-				n = "SIG" + k
-			}
-			fmt.Fprintf(r.stdout(), "trap -- %s %s\n", shellQuote(traps[k]), n)
-		}
-		r.status = 0
-		return nil
-	}
-	if args[0] == "-l" {
-		fmt.Fprintln(r.stdout(), " 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 4) SIGILL\t 5) SIGTRAP")
-		r.status = 0
-		return nil
-	}
-	action := args[0]
-	sigs := args[1:]
-	if len(args) == 1 {
-		action, sigs = "-", args
-	}
-	st := 0
-	for _, s := range sigs {
-		n, ok := sigName(s)
-		if !ok {
-			r.errf("trap: %s: invalid signal specification", s)
-			st = 1
-			continue
-		}
-		if action == "-" {
-			delete(r.traps, n)
-		} else {
-			r.traps[n] = action
-		}
-	}
-	r.status = st
-	return nil
-}
-
 func biWait(r *Runner, args []string) error {
 	if len(args) == 1 {
 		r.waitAll()
@@ -958,16 +877,6 @@ func biWait(r *Runner, args []string) error {
 		}
 	}
 	r.status = st
-	return nil
-}
-
-func biKill(r *Runner, args []string) error {
-	if len(args) == 1 {
-		fmt.Fprintln(r.stderr(), "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]")
-		r.status = 2
-		return nil
-	}
-	r.status = 0
 	return nil
 }
 

@@ -276,12 +276,20 @@ func (r *Runner) subScript(ctx context.Context, c *Call, src string, args []stri
 		return 1
 	}
 	defer r.leave()
+	// the child's $$ is its own, so that kill $$ ends it alone
+	cfg.Pid = int(r.sh.nextPid.Add(1))
 	child := New(ctx, &cfg)
 	child.sh = r.sh
-	child.pid = int(r.sh.nextPid.Add(1))
+	child.pid = cfg.Pid
+	child.scopes[0].vars["PPID"] = &Var{set: true, str: strconv.Itoa(r.pid)}
+	r.sh.procs.add(child.pid, &proc{r: child})
+	defer r.sh.procs.remove(child.pid)
 	st, ferr := child.RunSource(src)
 	if ferr != nil {
 		return 1
+	}
+	if child.killedBy != 0 {
+		r.reportKilled(child.killedBy)
 	}
 	return st
 }
@@ -300,6 +308,24 @@ func (r *Runner) callFunc(name string, body *syntax.Stmt, args []string) error {
 	if s, ok := r.funcSrc[name]; ok {
 		r.src = s
 	}
+	// the DEBUG and RETURN traps are the function's own unless it is
+	// traced; one it sets stays set
+	var saved map[string]string
+	if !r.traced(name) {
+		for _, k := range []string{"RETURN", "DEBUG"} {
+			if t, ok := r.traps[k]; ok {
+				if saved == nil {
+					saved = map[string]string{}
+				}
+				saved[k] = t
+				r.setTrap(k, nil)
+			}
+		}
+	} else if t, ok := r.traps["DEBUG"]; ok && !r.inTrap {
+		if err := r.runTrap(t); err != nil {
+			return err
+		}
+	}
 	r.inFunc++
 	err := r.stmt(body)
 	r.inFunc--
@@ -311,15 +337,17 @@ func (r *Runner) callFunc(name string, body *syntax.Stmt, args []string) error {
 	}
 	r.scopes = r.scopes[:len(r.scopes)-1]
 	r.params = oldParams
-	if _, ok := err.(returnCtl); ok {
+	_, isRet := err.(returnCtl)
+	if isRet {
 		err = nil
 	}
 	if t, ok := r.traps["RETURN"]; ok && err == nil && !r.inTrap {
-		st := r.status
-		r.inTrap = true
-		r.evalString(t, "trap")
-		r.inTrap = false
-		r.status = st
+		r.returnTrap(t, isRet)
+	}
+	for k, t := range saved {
+		if _, now := r.traps[k]; !now {
+			r.setTrap(k, &t)
+		}
 	}
 	return err
 }

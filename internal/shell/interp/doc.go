@@ -28,7 +28,27 @@
 // builtins.go and printf.go (the builtins),
 // call.go (simple commands, functions, declare), bashfmt.go (functions
 // printed as bash prints them), syntaxerr.go (parse errors worded as bash's),
-// lenient.go (the rewrites that let the parser take what bash takes).
+// lenient.go (the rewrites that let the parser take what bash takes),
+// traps.go (trap, kill, signals, DEBUG and RETURN, BASH_COMMAND).
+//
+// # Traps and signals
+//
+// EXIT, ERR, DEBUG and RETURN run as bash runs them. DEBUG runs before
+// every simple command, (( )), [[ ]], each for iteration, case and the
+// parts of an arithmetic for. $BASH_COMMAND is the command, words as
+// written. Functions and subshells see DEBUG and RETURN only under set -T.
+// A function that sets one keeps it; after return N, RETURN sees $? 0.
+// trap -p lists in bash's order (EXIT, signals by number, DEBUG, ERR,
+// RETURN); a subshell lists its parent's traps until it sets one. kill
+// reaches only the execution's own shells: $$, a subshell's $BASHPID, a
+// child bash -c (its $$; its $PPID is the caller) and background jobs
+// ($!). A trapped signal runs its trap once the running command ends; ''
+// ignores it. An untrapped one that ends a process ends that shell with
+// 128+n, and interrupts a background job's command; its EXIT trap runs.
+// A ( ) subshell or bash -c that SIGTERM ended prints bash's
+// "Terminated". CHLD, CONT, URG, WINCH and the stop signals do nothing.
+// Never the host's processes: a pid that is not one of the execution's
+// is "No such process".
 //
 // Order as in bash: a simple command's words are expanded (command
 // substitutions run) before its redirections are performed, so
@@ -105,8 +125,9 @@
 // construct spanning lines and the (( )) of for are not rewritten; an
 // expansion error inside eval stops the script (bash: eval fails, status
 // 1).
-// Not done yet: coproc, select's full prompt, kill of jobs, times'
-// figures, caller's frames, the DEBUG trap, signals; set -o only records
+// Not done yet: coproc, select's full prompt, times' figures, caller's
+// frames, declare -t (functions' trace attribute), the messages bash
+// prints with a pid for other fatal signals; set -o only records
 // most options (errexit, nounset, xtrace, noglob, noclobber, pipefail and
 // braceexpand act). Indexed arrays are maps (about 70 bytes an element
 // over its life, charged as 96): a dense slice would cost a third.

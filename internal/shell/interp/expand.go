@@ -965,6 +965,8 @@ func (r *Runner) special(name string) (s string, set, special bool) {
 		return strconv.Itoa(r.subshell), true, true
 	case "BASHPID":
 		return strconv.Itoa(r.pid), true, true
+	case "BASH_COMMAND":
+		return r.bashCommand(), true, true
 	case "PWD":
 		return r.dir, true, true
 	case "FUNCNAME":

@@ -102,6 +102,7 @@ type shared struct {
 	fatal    atomic.Pointer[error]
 	nextPid  atomic.Int64
 	vars     atomic.Int64 // bytes of variables charged (MaxVarBytes)
+	procs    procTable    // the shells kill reaches (traps.go)
 }
 
 // Runner is one shell: the script's, or a subshell's copy.
@@ -161,6 +162,19 @@ type Runner struct {
 	procs       []procEnd
 	src         string            // the source text being run (error messages)
 	funcSrc     map[string]string // the source each function was defined in
+	// signals and traps (traps.go): sig is what kill reaches, killedBy the
+	// signal that ended this shell, curStmt and curText BASH_COMMAND,
+	// funcTrace the functions with the trace attribute
+	sig       *sigState
+	killedBy  int
+	curStmt   *syntax.Stmt
+	curSrc    string // the source curStmt's offsets are in
+	curText   string
+	ownTraps  bool // a subshell set a trap (trap then lists its own)
+	subKilled int  // the signal that ended the last subshell run
+	// killReport: a ( ) subshell of the statement running died of it
+	killReport int
+	funcTrace  map[string]bool
 }
 
 type bgJob struct {
@@ -218,7 +232,9 @@ func New(ctx context.Context, cfg *Config) *Runner {
 		traps:   map[string]string{},
 		aliases: map[string]string{},
 		pid:     cfg.Pid,
+		sig:     &sigState{},
 	}
+	sh.procs.add(cfg.Pid, &proc{r: r})
 	var in io.Reader = eofReader{}
 	if cfg.Stdin != nil {
 		in = cfg.Stdin
@@ -304,11 +320,18 @@ func (r *Runner) finish(err error) (int, error) {
 	if errors.As(err, &fe) {
 		return 1, fe.err
 	}
+	if err == nil {
+		// a signal sent by the last command
+		err = r.takeSignals()
+		if errors.As(err, &fe) {
+			return 1, fe.err
+		}
+	}
 	if ec, ok := err.(exitCode); ok {
 		r.status = int(ec)
 	}
 	if t, ok := r.traps["EXIT"]; ok && !r.inTrap {
-		delete(r.traps, "EXIT")
+		r.setTrap("EXIT", nil)
 		st := r.status
 		r.inTrap = true
 		e := r.evalString(t, "trap")
@@ -352,7 +375,13 @@ func (r *Runner) check() error {
 		return fatalErr{*p}
 	}
 	if err := r.ctx.Err(); err != nil {
+		if sk, ok := context.Cause(r.ctx).(sigKilled); ok {
+			return r.dieOf(sk.n)
+		}
 		return fatalErr{context.Cause(r.ctx)}
+	}
+	if r.sig.pending.Load() != 0 {
+		return r.takeSignals()
 	}
 	return nil
 }
@@ -400,15 +429,19 @@ func (r *Runner) sub() *Runner {
 	c.opts = cloneMap(r.opts)
 	c.shopts = cloneMap(r.shopts)
 	c.fds = cloneMap(r.fds)
-	c.parentTraps = r.traps
-	if len(r.traps) == 0 {
-		c.parentTraps = r.parentTraps
-	}
+	c.parentTraps = r.shownTraps()
+	c.ownTraps = false
 	c.traps = map[string]string{}
+	c.sig = &sigState{}
+	c.killedBy = 0
 	for k, v := range r.traps {
-		if k != "EXIT" && k != "ERR" && k != "RETURN" {
+		// a subshell's signals are reset, the ignored ones stay ignored
+		if _, isSig := signals[k]; isSig && v == "" || k == "DEBUG" && r.opts["functrace"] {
 			c.traps[k] = v
 		}
+	}
+	if t, ok := r.traps["RETURN"]; ok && r.opts["functrace"] {
+		c.traps["RETURN"] = t
 	}
 	if t, ok := r.traps["ERR"]; ok && r.opts["errtrace"] {
 		c.traps["ERR"] = t
@@ -460,6 +493,7 @@ func (r *Runner) runSub(fn func(c *Runner) error) (int, error) {
 	if ferr != nil {
 		return st, fatalErr{ferr}
 	}
+	r.subKilled = c.killedBy
 	return st, nil
 }
 
@@ -490,6 +524,11 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	}
 	defer r.release(r.held)
 	r.line = st.Pos().Line()
+	if debugCmd(st.Cmd) {
+		if err := r.debugTrap(st, ""); err != nil {
+			return err
+		}
+	}
 	if st.Background {
 		return r.background(st)
 	}
@@ -497,6 +536,13 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	err := r.stmtRedir(st)
 	if len(r.procs) > mark {
 		r.endProcs(mark)
+	}
+	if r.killReport != 0 {
+		r.reportKilled(r.killReport)
+		r.killReport = 0
+	}
+	if err == nil && r.sig.pending.Load() != 0 {
+		err = r.takeSignals()
 	}
 	if err != nil {
 		if _, ok := err.(exitCode); ok {
@@ -573,10 +619,20 @@ func (r *Runner) background(st *syntax.Stmt) error {
 	}
 	s2 := *st
 	s2.Background = false
+	// kill $! reaches the job: an untrapped signal interrupts its command
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	c.ctx = ctx
+	r.sh.procs.add(c.pid, &proc{r: c, cancel: cancel})
 	r.goSafe(func() {
 		defer close(job.done)
 		defer r.leave()
+		defer cancel(nil)
+		defer r.sh.procs.remove(c.pid)
 		err := c.stmt(&s2)
+		if sk, ok := context.Cause(ctx).(sigKilled); ok {
+			err = c.dieOf(sk.n)
+			c.ctx = r.ctx // its EXIT trap runs
+		}
 		job.status, _ = c.finish(err)
 	})
 	r.status = 0
@@ -682,6 +738,8 @@ func (r *Runner) cmd(c syntax.Command) error {
 		return r.stmts(c.Stmts)
 	case *syntax.Subshell:
 		st, err := r.runSub(func(s *Runner) error { return s.stmts(c.Stmts) })
+		// reported once the statement's redirections are undone
+		r.killReport, r.subKilled = r.subKilled, 0
 		r.status = st
 		return err
 	case *syntax.BinaryCmd:
@@ -936,6 +994,15 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			if err := r.tick(); err != nil {
 				return err
 			}
+			if _, ok := r.traps["DEBUG"]; ok || r.curText != "" {
+				words := []string{"for", l.Name.Value, "in"}
+				for _, w := range l.Items {
+					words = append(words, r.nodeText(w))
+				}
+				if err := r.debugTrap(nil, strings.Join(words, " ")); err != nil {
+					return err
+				}
+			}
 			if r.opts["xtrace"] {
 				q := []string{"for", l.Name.Value, "in"}
 				for _, x := range items {
@@ -954,6 +1021,19 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 		}
 		return nil
 	case *syntax.CStyleLoop:
+		dbg := func(x syntax.ArithmExpr) error {
+			if _, ok := r.traps["DEBUG"]; !ok {
+				return nil
+			}
+			t := ""
+			if x != nil {
+				t = r.nodeText(x)
+			}
+			return r.debugTrap(nil, "(("+t+"))")
+		}
+		if err := dbg(l.Init); err != nil {
+			return err
+		}
 		if l.Init != nil {
 			if _, err := r.arith(l.Init); err != nil {
 				return r.expErr(err)
@@ -963,6 +1043,9 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 		st := 0
 		for {
 			if err := r.tick(); err != nil {
+				return err
+			}
+			if err := dbg(l.Cond); err != nil {
 				return err
 			}
 			if l.Cond != nil {
@@ -977,6 +1060,9 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			stop, err := r.loopBody(c.Do)
 			st = r.status
 			if stop {
+				return err
+			}
+			if err := dbg(l.Post); err != nil {
 				return err
 			}
 			if l.Post != nil {
@@ -1024,6 +1110,11 @@ func (r *Runner) selectLoop(name string, items []string, body []*syntax.Stmt) er
 }
 
 func (r *Runner) caseClause(c *syntax.CaseClause) error {
+	if _, ok := r.traps["DEBUG"]; ok {
+		if err := r.debugTrap(nil, "case "+r.nodeText(c.Word)+" in "); err != nil {
+			return err
+		}
+	}
 	w, err := r.literal(c.Word)
 	if err != nil {
 		return r.expErr(err)
@@ -1081,6 +1172,16 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 	walk(c.Y, false)
 	// all[i] tells whether stage i's stderr joins the pipe too.
 	n := len(stages)
+	if _, ok := r.traps["DEBUG"]; ok {
+		// bash runs it in the shell before it starts each stage
+		for _, st := range stages {
+			if debugCmd(st.Cmd) {
+				if err := r.debugTrap(st, ""); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	statuses := make([]int, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
