@@ -42,8 +42,8 @@
 // RETURN); a subshell lists its parent's traps until it sets one. kill
 // reaches only the execution's own shells: $$, a subshell's $BASHPID, a
 // child bash -c (its $$; its $PPID is the caller) and background jobs
-// ($!). A trapped signal runs its trap once the running command ends; ''
-// ignores it. An untrapped one that ends a process ends that shell with
+// ($!). A trapped signal runs its trap once the running command ends; an
+// empty action ignores it. An untrapped one that ends a process ends that shell with
 // 128+n, and interrupts a background job's command; its EXIT trap runs.
 // A ( ) subshell or bash -c that SIGTERM ended prints bash's
 // "Terminated". CHLD, CONT, URG, WINCH and the stop signals do nothing.
