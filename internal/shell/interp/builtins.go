@@ -113,7 +113,7 @@ func biDeclare(r *Runner, args []string) error {
 
 func biEcho(r *Runner, args []string) error {
 	args = args[1:]
-	nl, esc := true, false
+	nl, esc := true, r.shopts["xpg_echo"]
 	for len(args) > 0 {
 		a := args[0]
 		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
@@ -962,7 +962,7 @@ func biShopt(r *Runner, args []string) error {
 				r.shopts[n] = mode == "s"
 			}
 		default:
-			if !get(n) {
+			if !get(n) && len(args) > 0 {
 				st = 1
 			}
 			if !quiet {

@@ -68,6 +68,10 @@ func (r *Runner) call(c *syntax.CallExpr) error {
 		return r.expErr(err)
 	}
 	_ = st
+	if r.opts["xtrace"] && len(args) > 0 {
+		// bash traces a command before it performs its redirections
+		r.trace(args, false)
+	}
 	restore, ok, rerr := r.applyPending()
 	if !ok {
 		return rerr
@@ -124,9 +128,6 @@ func (r *Runner) call(c *syntax.CallExpr) error {
 				}
 			}
 		}()
-	}
-	if r.opts["xtrace"] {
-		r.trace(args, false)
 	}
 	return r.run(args)
 }

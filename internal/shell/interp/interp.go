@@ -227,7 +227,7 @@ func New(ctx context.Context, cfg *Config) *Runner {
 		name0:   cfg.Name,
 		dir:     cfg.Dir,
 		opts:    map[string]bool{"braceexpand": true, "hashall": true, "interactive-comments": true},
-		shopts:  map[string]bool{"extquote": true, "sourcepath": true, "checkwinsize": true, "cmdhist": true, "complete_fullquote": true, "force_fignore": true, "globasciiranges": true, "hostcomplete": true, "interactive_comments": true, "patsub_replacement": true, "progcomp": true, "promptvars": true},
+		shopts:  map[string]bool{"globskipdots": true, "extquote": true, "sourcepath": true, "checkwinsize": true, "cmdhist": true, "complete_fullquote": true, "force_fignore": true, "globasciiranges": true, "hostcomplete": true, "interactive_comments": true, "patsub_replacement": true, "progcomp": true, "promptvars": true},
 		fds:     map[int]*fdesc{},
 		traps:   map[string]string{},
 		aliases: map[string]string{},
@@ -524,6 +524,10 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	}
 	defer r.release(r.held)
 	r.line = st.Pos().Line()
+	if r.opts["noexec"] {
+		// set -n: read, never run (bash -c cannot turn it off again)
+		return nil
+	}
 	if debugCmd(st.Cmd) {
 		if err := r.debugTrap(st, ""); err != nil {
 			return err
@@ -1192,6 +1196,23 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 		var pw *pipeWriter
 		if i < n-1 {
 			pr, pw = newPipe()
+		}
+		if i == n-1 && n > 1 && r.shopts["lastpipe"] {
+			// shopt -s lastpipe: the last stage runs in this shell (bash -c
+			// has no job control, so it always applies)
+			old := r.fds[0]
+			r.fds[0] = &fdesc{r: in}
+			err := r.stmt(st)
+			r.fds[0] = old
+			if p, ok := in.(*pipeReader); ok {
+				p.Close()
+			}
+			wg.Wait()
+			statuses[i] = r.status
+			if err != nil {
+				return err
+			}
+			break
 		}
 		c := r.sub()
 		c.fds[0] = &fdesc{r: in, noStdin: noStdin && i == 0}

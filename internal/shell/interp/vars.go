@@ -297,6 +297,9 @@ func (r *Runner) assign(name string, key *string, val string, app, local bool) e
 	if v.ro {
 		return errReadonly{r.resolveRef(name)}
 	}
+	if r.opts["allexport"] {
+		v.export = true
+	}
 	before := v.size()
 	if v.integ {
 		cur := ""
