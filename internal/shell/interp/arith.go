@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -196,15 +195,17 @@ func parseArith(s string) (syntax.ArithmExpr, error) {
 // as ((s))) as bash words its own: the message, and the token as the rest
 // of the text from where bash stopped.
 func arithParseErr(s string, err error) (errArith, bool) {
-	var pe syntax.ParseError
-	if !errors.As(err, &pe) {
+	pe, ok := asParseError(err)
+	if !ok {
 		return errArith{}, false
 	}
 	off := errOffset("(("+s+"\n))", pe) - 2
-	if off < 0 || off > len(s) {
+	rest := ""
+	if off >= 0 && off <= len(s) {
+		rest = s[off:]
+	} else if !strings.Contains(pe.Text, "without matching `((`") {
 		return errArith{}, false
 	}
-	rest := s[off:]
 	// after skips the operator at the error and the blanks after it
 	after := func() string {
 		t := strings.TrimLeft(rest, "+-*/%<>=&|^!~?:")
@@ -214,6 +215,28 @@ func arithParseErr(s string, err error) (errArith, bool) {
 		return t
 	}
 	switch text := pe.Text; {
+	case strings.Contains(text, "without matching `((` with `))`"):
+		if strings.Count(s, "(") > strings.Count(s, ")") {
+			return errArith{expr: s, msg: "missing `)'", tok: lastOperand(s)}, true
+		}
+		depth := 0
+		for i, c := range s {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth < 0 {
+					return errArith{expr: s, msg: "syntax error in expression", tok: s[i:]}, true
+				}
+			}
+		}
+		return errArith{}, false
+	case strings.Contains(text, "floating point"):
+		return errArith{expr: s, msg: "syntax error: invalid arithmetic operator", tok: rest}, true
+	case strings.Contains(text, "`[` must be followed by an expression"):
+		return errArith{expr: s, msg: "bad array subscript", tok: s}, true
+	case strings.Contains(text, "must be followed by an expression") && strings.HasPrefix(rest, ":"):
+		return errArith{expr: s, msg: "expression expected", tok: rest}, true
 	case strings.Contains(text, "must follow a name"):
 		return errArith{expr: s, msg: "attempted assignment to non-variable", tok: rest}, true
 	case strings.Contains(text, "not a valid arithmetic operator"):
@@ -226,6 +249,16 @@ func arithParseErr(s string, err error) (errArith, bool) {
 		return errArith{expr: s, msg: "`:' expected for conditional expression", tok: after()}, true
 	}
 	return errArith{}, false
+}
+
+// lastOperand is the operand s ends with (bash's token for a missing ")").
+func lastOperand(s string) string {
+	s = strings.TrimRight(s, " \t\n")
+	i := len(s)
+	for i > 0 && (isNameByte(s[i-1]) || s[i-1] == '#' || s[i-1] == '@' || s[i-1] == '.') {
+		i--
+	}
+	return s[i:]
 }
 
 func lastToken(s string) string {
@@ -255,10 +288,17 @@ func (e *arithEval) evalString(s string) (int64, error) {
 		return 0, errArith{expr: t, msg: "expression recursion level exceeded", tok: t}
 	}
 	x, err := parseArith(t)
+	if err == nil {
+		// the tree's offsets are in the text parsed: error tokens and
+		// operands' text are read from it
+		old := e.r.src
+		e.r.src = "((" + t + "\n))"
+		defer func() { e.r.src = old }()
+	}
 	if err != nil {
 		if ae, ok := err.(errArith); ok {
 			// bash: "1 +: syntax error: operand expected"
-			if strings.ContainsAny(t[len(t)-1:], "+-*/%<>=&|^!~") {
+			if ae.msg == "syntax error in expression" && ae.tok == lastToken(t) && strings.ContainsAny(t[len(t)-1:], "+-*/%<>=&|^!~") {
 				ae.msg = "syntax error: operand expected"
 				ae.tok = t[len(t)-1:]
 			}
@@ -269,6 +309,10 @@ func (e *arithEval) evalString(s string) (int64, error) {
 	n, err := e.eval(x)
 	if ae, ok := err.(errArith); ok && ae.expr == "" {
 		ae.expr = t
+		if o := ae.at - 1 - 2; ae.at > 0 && o >= 0 && o <= len(t) {
+			ae.tok = t[o:]
+		}
+		ae.at = 0
 		return 0, ae
 	}
 	return n, err
@@ -310,7 +354,7 @@ func number(s string) (int64, error) {
 		if s[1] == 'x' || s[1] == 'X' {
 			base, digits = 16, s[2:]
 			if digits == "" {
-				return 0, errArith{msg: "invalid integer constant", tok: s}
+				return 0, nil // bash: 0x is 0
 			}
 		} else {
 			base, digits = 8, s[1:]
@@ -424,6 +468,17 @@ func (e *arithEval) eval(x syntax.ArithmExpr) (int64, error) {
 				if l.Value != "" && l.Value[0] >= '0' && l.Value[0] <= '9' {
 					return number(l.Value)
 				}
+				if !validName(l.Value) && !strings.ContainsAny(l.Value, "\\") {
+					// $ or @ alone: no operand (its value would be read
+					// as the same text again)
+					return 0, errArith{msg: "syntax error: operand expected", tok: l.Value, at: int(l.Pos().Offset()) + 1}
+				}
+			}
+		}
+		for _, p := range x.Parts {
+			if q, ok := p.(*syntax.SglQuoted); ok {
+				// bash removes no single quotes in arithmetic: 'a' is no operand
+				return 0, errArith{msg: "syntax error: operand expected", tok: e.r.nodeText(q), at: int(q.Pos().Offset()) + 1}
 			}
 		}
 		s, err := e.r.literal(x)
@@ -437,8 +492,13 @@ func (e *arithEval) eval(x syntax.ArithmExpr) (int64, error) {
 		switch x.Op {
 		case syntax.Inc, syntax.Dec:
 			lv, ok := e.lval(x.X)
+			if !ok && !x.Post {
+				// ++5 is +(+5) to bash, --5 is -(-5)
+				n, err := e.eval(x.X)
+				return n, err
+			}
 			if !ok {
-				return 0, errArith{msg: "syntax error: operand expected", tok: e.r.nodeText(x.X)}
+				return 0, errArith{msg: "syntax error: operand expected", tok: x.Op.String()[:1]}
 			}
 			k, err := e.key(lv)
 			if err != nil {
@@ -584,7 +644,12 @@ func (e *arithEval) op(op syntax.BinAritOperator, a, b int64, y syntax.ArithmExp
 		return a % b, nil
 	case syntax.Pow:
 		if b < 0 {
-			return 0, errArith{msg: "exponent less than 0", tok: strings.TrimSpace(e.r.nodeText(y))}
+			// bash names the operand after a minus sign
+			ty := y
+			if u, ok := y.(*syntax.UnaryArithm); ok && u.Op == syntax.Minus && !u.Post {
+				ty = u.X
+			}
+			return 0, errArith{msg: "exponent less than 0", tok: strings.TrimSpace(e.r.nodeText(ty)), at: int(ty.Pos().Offset()) + 1}
 		}
 		n := int64(1)
 		for ; b > 0; b >>= 1 {

@@ -122,7 +122,9 @@
 // declare 1x=2, A=(a b) cmd), Parse rewrites that part into a marker the
 // interpreter evaluates from the original text, as bash does, and parses
 // again; errors in [[ ]] are worded as bash's (syntaxerr.go). A
-// construct spanning lines and the (( )) of for are not rewritten; an
+// construct spanning lines and the (( )) of for are not rewritten. let is
+// run as the builtin (its words expanded, then evaluated as text, with
+// bash's error tokens; printed code shows let). An
 // expansion error inside eval stops the script (bash: eval fails, status
 // 1).
 // Not done yet: coproc, select's full prompt, times' figures, caller's

@@ -1040,7 +1040,7 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 		}
 		if l.Init != nil {
 			if _, err := r.arith(l.Init); err != nil {
-				return r.expErr(err)
+				return r.forArithErr(err)
 			}
 		}
 		r.status = 0
@@ -1055,7 +1055,7 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			if l.Cond != nil {
 				n, err := r.arith(l.Cond)
 				if err != nil {
-					return r.expErr(err)
+					return r.forArithErr(err)
 				}
 				if n == 0 {
 					break
@@ -1071,7 +1071,7 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			}
 			if l.Post != nil {
 				if _, err := r.arith(l.Post); err != nil {
-					return r.expErr(err)
+					return r.forArithErr(err)
 				}
 			}
 		}
@@ -1079,6 +1079,17 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 		return nil
 	}
 	return nil
+}
+
+// forArithErr is an arithmetic error of for (( )): bash names it as (( ))'s
+// and the loop fails with status 1.
+func (r *Runner) forArithErr(err error) error {
+	if ae, ok := err.(errArith); ok {
+		r.errf("((: %v", ae)
+		r.status = 1
+		return nil
+	}
+	return r.expErr(err)
 }
 
 func (r *Runner) selectLoop(name string, items []string, body []*syntax.Stmt) error {

@@ -60,7 +60,7 @@ func parse(src, name string) (f *syntax.File, text string, err error) {
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	f, err = p.Parse(strings.NewReader(src), name)
 	if err == nil {
-		return f, src, nil
+		return letAsBuiltin(p, f, src, name)
 	}
 	first := err
 	cur := src
@@ -72,13 +72,66 @@ func parse(src, name string) (f *syntax.File, text string, err error) {
 		cur = next
 		f, err = p.Parse(strings.NewReader(cur), name)
 		if err == nil {
-			return f, cur, nil
+			return letAsBuiltin(p, f, cur, name)
 		}
 	}
 	if cur == src {
 		return nil, src, first
 	}
 	return nil, src, &lenientErr{err: err, src: cur}
+}
+
+// letAsBuiltin makes every let of f the builtin (\let): bash's let is a
+// simple command whose words are expanded, quotes removed, before they are
+// evaluated as text, while the parser's LetClause holds expressions parsed
+// from the words' source (let '1/0' named the quote as its error token).
+func letAsBuiltin(p *syntax.Parser, f *syntax.File, src, name string) (*syntax.File, string, error) {
+	if !strings.Contains(src, "let") {
+		return f, src, nil
+	}
+	var at []int
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if lc, ok := n.(*syntax.LetClause); ok {
+			if o := int(lc.Let.Offset()); o < len(src) && strings.HasPrefix(src[o:], "let") {
+				at = append(at, o)
+			}
+		}
+		return true
+	})
+	if len(at) == 0 {
+		return f, src, nil
+	}
+	var b strings.Builder
+	last := 0
+	for _, o := range at {
+		if o < last {
+			continue
+		}
+		b.WriteString(src[last:o])
+		b.WriteByte('\\')
+		last = o
+	}
+	b.WriteString(src[last:])
+	text := b.String()
+	f2, err := p.Parse(strings.NewReader(text), name)
+	if err != nil {
+		return f, src, nil
+	}
+	return f2, text, nil
+}
+
+// asParseError is err as a ParseError; a LangError (bash text the parser
+// takes for another shell's, $((1.5))) becomes one too.
+func asParseError(err error) (syntax.ParseError, bool) {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return pe, true
+	}
+	var le syntax.LangError
+	if errors.As(err, &le) {
+		return syntax.ParseError{Filename: le.Filename, Pos: le.Pos, Text: le.Feature}, true
+	}
+	return pe, false
 }
 
 // errOffset is the byte offset in src of a parse error's position.
@@ -101,8 +154,8 @@ func errOffset(src string, pe syntax.ParseError) int {
 
 // rewrite makes one lenient rewrite of src for its parse error err.
 func rewrite(src string, err error) (string, bool) {
-	var pe syntax.ParseError
-	if !errors.As(err, &pe) {
+	pe, ok := asParseError(err)
+	if !ok {
 		return "", false
 	}
 	off := errOffset(src, pe)
@@ -414,11 +467,17 @@ func marked(name, mark string) (string, bool) {
 	return string(raw), true
 }
 
+// letRe finds the let commands letAsBuiltin made \let.
+var letRe = regexp.MustCompile(`(^|[\s;&|(!{])\\let\b`)
+
 var markRe = regexp.MustCompile(`\$\{` + markPE + `([0-9a-f]*)\}|` + markArith + `([0-9a-f]*)`)
 
 // unmark puts the original text back in place of the markers of printed
 // code.
 func unmark(s string) string {
+	if strings.Contains(s, `\let`) {
+		s = letRe.ReplaceAllString(s, "${1}let")
+	}
 	if !strings.Contains(s, "__desk") {
 		return s
 	}

@@ -228,8 +228,6 @@ const testTimeout = 60 * time.Second
 var deskGaps = map[string]string{
 	// interpreter:
 	"lenient 53":               "an expansion error inside eval stops the script (bash: eval fails with status 1, the script goes on)",
-	"ar neg exponent":          "bash names the token after the '-' of a negative exponent (\"1\"); desk names \"-1\"",
-	"ar char constant":         "a quoted operand in $(( )) ('a') is taken as a variable name, not refused",
 	"nrefm 9":                  "a nameref to an array element (declare -n r=a[1]) reads nothing",
 	"declm2 21":                "declare -p lists BASH_VERSINFO once; bash lists one more variable holding the name",
 	"errm 20":                  "bash names a function's message source 'environment' in this case; desk says bash",
