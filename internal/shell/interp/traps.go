@@ -175,13 +175,9 @@ func biTrap(r *Runner, args []string) error {
 		st := 0
 		var keys []string
 		if len(args) > 0 {
-			for _, s := range args {
-				n, ok := sigName(s)
-				if !ok {
-					r.errf("trap: %s: invalid signal specification", s)
-					st = 1
-					continue
-				}
+			var names []string
+			names, st = r.trapNames(args)
+			for _, n := range names {
 				if _, ok := traps[n]; ok {
 					keys = append(keys, n)
 				}
@@ -213,15 +209,9 @@ func biTrap(r *Runner, args []string) error {
 		// trap 2 3: a first argument that is a number is a signal too
 		action, sigs = "-", args
 	}
-	st := 0
 	r.ownTraps = true
-	for _, s := range sigs {
-		n, ok := sigName(s)
-		if !ok {
-			r.errf("trap: %s: invalid signal specification", s)
-			st = 1
-			continue
-		}
+	names, st := r.trapNames(sigs)
+	for _, n := range names {
 		if action == "-" {
 			r.setTrap(n, nil)
 		} else {
@@ -230,6 +220,21 @@ func biTrap(r *Runner, args []string) error {
 	}
 	r.status = st
 	return nil
+}
+
+// trapNames are the trap names of signal specs; an invalid one is
+// reported and makes st 1.
+func (r *Runner) trapNames(specs []string) (names []string, st int) {
+	for _, s := range specs {
+		n, ok := sigName(s)
+		if !ok {
+			r.errf("trap: %s: invalid signal specification", s)
+			st = 1
+			continue
+		}
+		names = append(names, n)
+	}
+	return names, st
 }
 
 // shownTraps are the traps trap lists: a subshell's parent's until it
