@@ -259,12 +259,7 @@ func (c *Client) CreateWorkspaceFrom(ctx context.Context, req WorkspaceRequest, 
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	h := http.Header{}
-	if format == SSE {
-		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/x-ndjson")
-	}
+	h := format.accept()
 	resp, err := c.do(ctx, request{method: "POST", path: "/v1/workspaces", body: bytes.NewReader(b), ctype: "application/json", header: h})
 	if err != nil {
 		return nil, err
@@ -631,6 +626,17 @@ const (
 	SSE                        // Server-Sent Events
 )
 
+// accept is the request header that asks for the format.
+func (f StreamFormat) accept() http.Header {
+	h := http.Header{}
+	if f == SSE {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/x-ndjson")
+	}
+	return h
+}
+
 // Stream reads a stream of T (events or changes). Next returns io.EOF when
 // the server ends the stream normally and an *Error when it ends it with an
 // error event. Close it when done. Not safe for concurrent use.
@@ -736,12 +742,7 @@ func (s *Stream[T]) readRecord() ([]byte, error) {
 }
 
 func (c *Client) stream(ctx context.Context, path string, q url.Values, format StreamFormat) (io.ReadCloser, error) {
-	h := http.Header{}
-	if format == SSE {
-		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/x-ndjson")
-	}
+	h := format.accept()
 	resp, err := c.do(ctx, request{method: "GET", path: path, query: q, header: h})
 	if err != nil {
 		return nil, err
@@ -795,12 +796,7 @@ func (c *Client) Mount(ctx context.Context, ws string, req MountRequest, format 
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	h := http.Header{}
-	if format == SSE {
-		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/x-ndjson")
-	}
+	h := format.accept()
 	resp, err := c.do(ctx, request{method: "POST", path: wsPath(ws, "/mounts"), body: bytes.NewReader(b), ctype: "application/json", header: h})
 	if err != nil {
 		return nil, err
