@@ -87,19 +87,7 @@ func (b budget) Grow(n int64) error { return b.x.mem.add(n) }
 // runDesk runs the parsed script on desk's interpreter.
 func (x *execution) runDesk() (run.Outcome, error) {
 	o := &x.b.opts
-	env := map[string]string{"PATH": defaultPath, "HOME": defaultHome, "USER": defaultUser, "SHELL": defaultShell}
-	for k, v := range x.job.Env {
-		env[k] = v
-	}
-	_, lang := x.job.Env["LANG"]
-	_, lcAll := x.job.Env["LC_ALL"]
-	if !lang && !lcAll {
-		env["LANG"] = defaultLang
-	}
-	cwd := x.job.Cwd
-	if cwd == "" {
-		cwd = "/"
-	}
+	env, cwd := x.startEnv()
 	var envList []string
 	for k, v := range env {
 		envList = append(envList, k+"="+v)

@@ -94,24 +94,7 @@ func (e *environ) Each(f func(name string, vr expand.Variable) bool) {
 
 // newRunner builds the interpreter for one execution, setting every option.
 func (x *execution) newRunner(stdin *os.File) (*interp.Runner, error) {
-	vars := map[string]string{
-		"PATH":  defaultPath,
-		"HOME":  defaultHome,
-		"USER":  defaultUser,
-		"SHELL": defaultShell,
-	}
-	for k, v := range x.job.Env {
-		vars[k] = v
-	}
-	_, lang := x.job.Env["LANG"]
-	_, lcAll := x.job.Env["LC_ALL"]
-	if !lang && !lcAll {
-		vars["LANG"] = defaultLang
-	}
-	cwd := x.job.Cwd
-	if cwd == "" {
-		cwd = "/"
-	}
+	vars, cwd := x.startEnv()
 	vars["PWD"] = cwd
 	env := &environ{vars: vars,
 		pid:  expand.Variable{Set: true, ReadOnly: true, Kind: expand.String, Str: strconv.Itoa(execPid(x.job.ID))},
@@ -1004,6 +987,27 @@ func (x *execution) cmdEnv(ctx context.Context, hc interp.HandlerContext) *cmds.
 	}
 	env.Exec = x.execFunc(nil)
 	return env
+}
+
+// startEnv is what an execution starts with, on either interpreter: the
+// job's variables over desk's defaults (PATH, HOME, USER, SHELL, and LANG
+// unless the job sets LANG or LC_ALL), and the working directory ("/" when
+// the job names none).
+func (x *execution) startEnv() (vars map[string]string, cwd string) {
+	vars = map[string]string{"PATH": defaultPath, "HOME": defaultHome, "USER": defaultUser, "SHELL": defaultShell}
+	for k, v := range x.job.Env {
+		vars[k] = v
+	}
+	_, lang := x.job.Env["LANG"]
+	_, lcAll := x.job.Env["LC_ALL"]
+	if !lang && !lcAll {
+		vars["LANG"] = defaultLang
+	}
+	cwd = x.job.Cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	return vars, cwd
 }
 
 // execFunc is the Exec of a command's cmds.Env, which runs the commands a
