@@ -330,7 +330,16 @@ the host's userland) at their next sandbox start.`,
 }
 
 func runImageRm(ctx context.Context, args []string, st streams) int {
-	sp := imageRmSpec
+	return imageRmSpec.onImages(args, st, func(s *image.Store, pos []string) error {
+		return s.Remove(pos[0])
+	})
+}
+
+// onImages runs a command on the image store (--images DIR): it parses args
+// (help, or a usage error, ends the command), opens the store, runs fn with
+// it and the positional arguments and returns the exit status, reporting
+// an error.
+func (sp *cmdSpec) onImages(args []string, st streams, fn func(s *image.Store, pos []string) error) int {
 	fl := sp.flags()
 	dir := fl.String("images", "", "the image store's directory")
 	pos, code, ok := sp.parse(fl, args, st)
@@ -339,12 +348,20 @@ func runImageRm(ctx context.Context, args []string, st streams) int {
 	}
 	s, err := openImages(*dir)
 	if err == nil {
-		err = s.Remove(pos[0])
+		err = fn(s, pos)
 	}
 	if err != nil {
 		return sp.fail(st, err)
 	}
 	return exitOK
+}
+
+// imageName is an image NAME argument: "-" is none (the default again).
+func imageName(arg string) string {
+	if arg == "-" {
+		return ""
+	}
+	return arg
 }
 
 var imageUseSpec = &cmdSpec{
@@ -377,13 +394,9 @@ func runImageUse(ctx context.Context, args []string, st streams) int {
 	if *writable && *readOnly {
 		return sp.usageError(st, fl, usagef("--writable and --read-only contradict each other"))
 	}
-	name := pos[1]
-	if name == "-" {
-		name = ""
-	}
 	s, err := openImages(*dir)
 	if err == nil {
-		err = s.Use(pos[0], name)
+		err = s.Use(pos[0], imageName(pos[1]))
 	}
 	if err == nil && (*writable || *readOnly) {
 		err = s.SetWritable(pos[0], *writable)
@@ -400,25 +413,9 @@ var imageDefaultSpec = &cmdSpec{
 }
 
 func runImageDefault(ctx context.Context, args []string, st streams) int {
-	sp := imageDefaultSpec
-	fl := sp.flags()
-	dir := fl.String("images", "", "the image store's directory")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	name := pos[0]
-	if name == "-" {
-		name = ""
-	}
-	s, err := openImages(*dir)
-	if err == nil {
-		err = s.SetDefault(name)
-	}
-	if err != nil {
-		return sp.fail(st, err)
-	}
-	return exitOK
+	return imageDefaultSpec.onImages(args, st, func(s *image.Store, pos []string) error {
+		return s.SetDefault(imageName(pos[0]))
+	})
 }
 
 // sandboxImages is the sandbox backend's Options.Image: the image the

@@ -116,15 +116,9 @@ var portLinksSpec = &cmdSpec{
 }
 
 func runPortLinks(ctx context.Context, args []string, st streams) int {
-	sp := portLinksSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
+	cmd, fl := portLinksSpec.remoteCmd()
 	asJSON := fl.Bool("json", false, "print the list as JSON")
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		l, err := c.PortLinks(ctx, pos[0])
 		if err != nil {
 			return err
@@ -151,14 +145,8 @@ var portUnshareSpec = &cmdSpec{
 }
 
 func runPortUnshare(ctx context.Context, args []string, st streams) int {
-	sp := portUnshareSpec
-	fl := sp.flags()
-	sf := addServerFlags(fl)
-	pos, code, ok := sp.parse(fl, args, st)
-	if !ok {
-		return code
-	}
-	return sp.remote(st, sf, func(c *client.Client) error {
+	cmd, _ := portUnshareSpec.remoteCmd()
+	return cmd.run(args, st, nil, func(c *client.Client, pos []string) error {
 		return c.RevokePortLink(ctx, pos[0], pos[1])
 	})
 }
