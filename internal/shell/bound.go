@@ -46,27 +46,22 @@ const (
 // sat saturates the arithmetic (far above any limit).
 const satMax = math.MaxInt64 / 4
 
-func satAdd(a, b int64) int64 { return min(a+b, satMax) }
 
-func satMul(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	if a > satMax/b {
-		return satMax
-	}
-	return a * b
-}
-
+// sadd and smul add and multiply, counting a negative operand as 0.
 func sadd(v ...int64) int64 {
 	var n int64
 	for _, x := range v {
-		n = satAdd(n, max(x, 0))
+		n = min(n+max(x, 0), satMax)
 	}
 	return n
 }
 
-func smul(a, b int64) int64 { return satMul(max(a, 0), max(b, 0)) }
+func smul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	return min(a, satMax/b) * b
+}
 
 // specials are the values a check gets from the interpreter because no
 // handler can read them: the positional parameters ($# and the length of

@@ -486,7 +486,7 @@ func limitBraces(st *syntax.Stmt, lim braceLimits) {
 	var total struct{ words, bytes int64 }
 	for _, w := range words {
 		if n, b, ok := interp.BraceSize(w); ok {
-			total.words, total.bytes = satAdd(total.words, n), satAdd(total.bytes, b)
+			total.words, total.bytes = sadd(total.words, n), sadd(total.bytes, b)
 		}
 	}
 	name := ""
