@@ -112,10 +112,7 @@ func (r *Repo) switchTree(from, to map[string]treeEntry, force bool) (dirty, unt
 	if err != nil {
 		return nil, nil, err
 	}
-	tracked := map[string]bool{}
-	for _, e := range idx.Entries {
-		tracked[e.Name] = true
-	}
+	tracked := trackedNames(idx)
 	sc, err := r.scan(tracked, true)
 	if err != nil {
 		return nil, nil, err

@@ -244,10 +244,7 @@ func cmdCommit(c *cmd, args []string) int {
 	}
 	// stage: -a (tracked files), or the named paths (--only)
 	if o.has("all") || len(pathArgs) > 0 {
-		tracked := map[string]bool{}
-		for _, e := range idx.Entries {
-			tracked[e.Name] = true
-		}
+		tracked := trackedNames(idx)
 		sc, err := r.scan(tracked, false)
 		if err != nil {
 			c.dieErr(err)
@@ -358,11 +355,7 @@ func cmdCommit(c *cmd, args []string) int {
 		c.dieErr(err)
 	}
 	cm := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: treeHash, ParentHashes: parents}
-	eo := r.st.NewEncodedObject()
-	if err := cm.Encode(eo); err != nil {
-		c.dieErr(err)
-	}
-	h, err := r.st.SetEncodedObject(eo)
+	h, err := r.storeCommit(cm)
 	if err != nil {
 		c.dieErr(err)
 	}

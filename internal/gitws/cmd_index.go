@@ -199,10 +199,7 @@ func cmdAdd(c *cmd, args []string) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	tracked := map[string]bool{}
-	for _, e := range idx.Entries {
-		tracked[e.Name] = true
-	}
+	tracked := trackedNames(idx)
 	sc, err := r.scan(tracked, true)
 	if err != nil {
 		c.dieErr(err)
@@ -579,10 +576,7 @@ func cmdLsFiles(c *cmd, args []string) int {
 		return (pre == "" || strings.HasPrefix(p, pre) || o.has("full-name") && false) && ps.match(p)
 	}
 	if o.has("others") {
-		tracked := map[string]bool{}
-		for _, e := range idx.Entries {
-			tracked[e.Name] = true
-		}
+		tracked := trackedNames(idx)
 		sc, err := r.scan(tracked, o.has("ignored"))
 		if err != nil {
 			c.dieErr(err)
@@ -611,10 +605,7 @@ func cmdLsFiles(c *cmd, args []string) int {
 	}
 	var files map[string]vfs.Attr
 	if o.has("modified") || o.has("deleted") {
-		tracked := map[string]bool{}
-		for _, e := range idx.Entries {
-			tracked[e.Name] = true
-		}
+		tracked := trackedNames(idx)
 		sc, err := r.scan(tracked, false)
 		if err != nil {
 			c.dieErr(err)
@@ -1037,10 +1028,7 @@ func cmdClean(c *cmd, args []string) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	tracked := map[string]bool{}
-	for _, e := range idx.Entries {
-		tracked[e.Name] = true
-	}
+	tracked := trackedNames(idx)
 	sc, err := r.scan(tracked, o.has("x") || o.has("X"))
 	if err != nil {
 		c.dieErr(err)

@@ -297,11 +297,7 @@ func (c *cmd) merge(r *Repo, rev string, mo mergeOpts) int {
 	}
 	author, committer := c.signatures(r)
 	cm := &object.Commit{Author: author, Committer: committer, Message: cleanupMessage(msg, false), TreeHash: treeHash, ParentHashes: []plumbing.Hash{ours, theirs}}
-	eo := r.st.NewEncodedObject()
-	if err := cm.Encode(eo); err != nil {
-		c.dieErr(err)
-	}
-	h, err := r.st.SetEncodedObject(eo)
+	h, err := r.storeCommit(cm)
 	if err != nil {
 		c.dieErr(err)
 	}

@@ -182,6 +182,15 @@ func openRepo(env *Env, gitDir, work string) (*Repo, error) {
 
 // --- index ---
 
+// trackedNames is the set of the paths the index holds (any stage).
+func trackedNames(idx *index.Index) map[string]bool {
+	tracked := make(map[string]bool, len(idx.Entries))
+	for _, e := range idx.Entries {
+		tracked[e.Name] = true
+	}
+	return tracked
+}
+
 // readIndex reads .git/index (an empty index when there is none).
 func (r *Repo) readIndex() (*index.Index, error) {
 	idx := &index.Index{Version: 2}
