@@ -14,6 +14,7 @@ import (
 
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -26,35 +27,51 @@ func writeFile(t *testing.T, p, data string) {
 	}
 }
 
-// stdioSession runs desk with args in-process, its standard input and
+// stdioDesk is desk run in-process with args, its standard input and
 // output connected to a go-sdk client.
-func stdioSession(t *testing.T, args ...string) (*sdk.ClientSession, func() (int, string)) {
+type stdioDesk struct {
+	cs      *sdk.ClientSession
+	in      *io.PipeWriter     // desk's standard input
+	done    chan int           // desk's exit status, once it returns
+	started chan struct{}      // a progress notification came
+	errb    testenv.SyncBuffer // desk's standard error
+}
+
+// startStdio starts desk with args and connects the client.
+func startStdio(t *testing.T, args ...string) *stdioDesk {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var errb strings.Builder
-	done := make(chan int, 1)
+	d := &stdioDesk{in: inW, done: make(chan int, 1), started: make(chan struct{}, 1)}
 	go func() {
-		code := run(args, inR, outW, &errb)
+		code := run(args, inR, outW, &d.errb)
 		outW.Close()
-		done <- code
+		d.done <- code
 	}()
-	started := make(chan struct{}, 1)
 	copts := &sdk.ClientOptions{ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
 		select {
-		case started <- struct{}{}:
+		case d.started <- struct{}{}:
 		default:
 		}
 	}}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, copts).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		inW.Close()
-		t.Fatalf("connect: %v (desk said: %s)", err, errb.String())
+		t.Fatalf("connect: %v (desk said: %s)", err, d.errb.String())
 	}
-	return cs, func() (int, string) {
-		cs.Close()
-		inW.Close()
-		return <-done, errb.String()
+	d.cs = cs
+	return d
+}
+
+// stdioSession is startStdio's client, and a function that ends the
+// session and returns desk's exit status and standard error.
+func stdioSession(t *testing.T, args ...string) (*sdk.ClientSession, func() (int, string)) {
+	t.Helper()
+	d := startStdio(t, args...)
+	return d.cs, func() (int, string) {
+		d.cs.Close()
+		d.in.Close()
+		return <-d.done, d.errb.String()
 	}
 }
 
@@ -181,25 +198,8 @@ func TestTools_replay(t *testing.T) {
 // while a call runs gets the execution killed, and desk mcp exits at once.
 func TestMCP_stdioCloseCancels(t *testing.T) {
 	data := t.TempDir()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := run([]string{"mcp", "--data", data, "--workspace", "w", "--create"}, inR, outW, io.Discard)
-		outW.Close()
-		done <- code
-	}()
-	started := make(chan struct{}, 1)
-	copts := &sdk.ClientOptions{ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
-		select {
-		case started <- struct{}{}:
-		default:
-		}
-	}}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, copts).Connect(bg, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := startStdio(t, "mcp", "--data", data, "--workspace", "w", "--create")
+	cs, started, inW, done := d.cs, d.started, d.in, d.done
 	params := &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "echo started; sleep 30"}}
 	params.SetProgressToken("p")
 	go cs.CallTool(bg, params)
