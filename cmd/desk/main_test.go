@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/desk-dev/desk/internal/fsio/fsiotest"
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
@@ -64,18 +65,11 @@ func makeTree(t *testing.T) string {
 	must(os.Symlink("README.md", filepath.Join(root, "readme")))
 	must(os.Symlink("/absolute/elsewhere", filepath.Join(root, "docs/abs")))
 	must(os.Link(filepath.Join(root, "go.mod"), filepath.Join(root, "cmd/go.mod.link")))
-	var paths []string
-	must(filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
-		paths = append(paths, p)
-		return err
-	}))
 	base := time.Date(2020, 1, 2, 3, 4, 5, 987654321, time.UTC)
-	for i := len(paths) - 1; i >= 0; i-- {
+	fsiotest.SetTimes(t, root, func(i int) (time.Time, time.Time) {
 		m := base.Add(time.Duration(i) * (time.Minute + 3*time.Nanosecond))
-		a := m.Add(time.Hour + 5*time.Nanosecond)
-		ts := []unix.Timespec{unix.NsecToTimespec(a.UnixNano()), unix.NsecToTimespec(m.UnixNano())}
-		must(unix.UtimesNanoAt(unix.AT_FDCWD, paths[i], ts, unix.AT_SYMLINK_NOFOLLOW))
-	}
+		return m.Add(time.Hour + 5*time.Nanosecond), m
+	})
 	return root
 }
 

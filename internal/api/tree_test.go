@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/fsio"
@@ -97,17 +95,11 @@ func makeHostTree(t *testing.T) string {
 	must(os.Chmod(filepath.Join(root, "sticky"), 0o777|os.ModeSticky))
 	must(os.Chmod(filepath.Join(root, "ro"), 0o555))
 	t.Cleanup(func() { os.Chmod(filepath.Join(root, "ro"), 0o755) })
-	var paths []string
-	must(filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
-		paths = append(paths, p)
-		return err
-	}))
 	base := time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC)
-	for i := len(paths) - 1; i >= 0; i-- {
+	fsiotest.SetTimes(t, root, func(i int) (time.Time, time.Time) {
 		mt := base.Add(time.Duration(i)*time.Hour + time.Duration(i*137+11)*100*time.Nanosecond + 7)
-		ts := []unix.Timespec{unix.NsecToTimespec(mt.Add(time.Minute).UnixNano()), unix.NsecToTimespec(mt.UnixNano())}
-		must(unix.UtimesNanoAt(unix.AT_FDCWD, paths[i], ts, unix.AT_SYMLINK_NOFOLLOW))
-	}
+		return mt.Add(time.Minute), mt
+	})
 	return root
 }
 

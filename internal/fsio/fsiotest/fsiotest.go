@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -78,4 +79,27 @@ func HostTree(t testing.TB, root string) map[string]Node {
 		}
 	}
 	return out
+}
+
+// SetTimes sets the access and modification times of every entry of the
+// tree at root (root included; a symlink's own), deepest first, so that
+// setting an entry's times does not move its directory's: times(i) gives
+// them for the i-th path in filepath.Walk's order. It fails the test on an
+// error.
+func SetTimes(t testing.TB, root string, times func(i int) (atime, mtime time.Time)) {
+	t.Helper()
+	var paths []string
+	if err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		paths = append(paths, p)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		a, m := times(i)
+		ts := []unix.Timespec{unix.NsecToTimespec(a.UnixNano()), unix.NsecToTimespec(m.UnixNano())}
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, paths[i], ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			t.Fatalf("set times of %s: %v", paths[i], err)
+		}
+	}
 }
