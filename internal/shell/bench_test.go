@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 )
 
 // BenchmarkBackend_Run_coldStart: one execution of `true` (target < 1 ms).
@@ -80,7 +82,7 @@ func BenchmarkOneLiners(b *testing.B) {
 			b.Cleanup(func() { os.RemoveAll(d) })
 		}
 	}
-	writeHostFixture(b, tmp, benchFixture)
+	shelltest.WriteHostFixture(b, tmp, benchFixture)
 	for _, ol := range oneLiners {
 		if m := missing(ol.needs); len(m) > 0 {
 			b.Logf("%s: skipped, commands not registered: %v", ol.name, m)
@@ -146,7 +148,7 @@ func BenchmarkGrepTree10000(b *testing.B) {
 		tmp = d
 		b.Cleanup(func() { os.RemoveAll(d) })
 	}
-	writeHostFixture(b, tmp, tree)
+	shelltest.WriteHostFixture(b, tmp, tree)
 	b.Run("bash", func(b *testing.B) {
 		for b.Loop() {
 			cmd := exec.Command(bash, "-c", script)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/gitws/gittest"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -349,7 +350,7 @@ func runGitHost(t *testing.T, gitBin string, r gitRow, dir string) result {
 			t.Fatal(err)
 		}
 	}
-	writeHostFixture(t, work, r.files)
+	shelltest.WriteHostFixture(t, work, r.files)
 	cmd := exec.Command("bash", "-c", r.script)
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + filepath.Dir(gitBin) + ":/usr/bin:/bin", "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}

@@ -3,28 +3,19 @@ package shell
 import (
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // fixture is the tree every table row runs on: in the store under /work, and
 // for the confirm test in a temporary directory on the host.
-var fixture = map[string]string{
-	"a.txt":          "alpha\n",
-	"b.txt":          "beta\n",
-	"space name.txt": "sp\n",
-	"dir/c.txt":      "gamma\n",
-	"dir/sub/d.md":   "delta\n",
-	"empty/":         "",
-	"lines.txt":      "one\ntwo\nthree\n",
-}
+var fixture = shelltest.Fixture
 
 // newStore makes a store holding the fixture under /work.
 func newStore(t testing.TB, files map[string]string) *vfs.FS {
@@ -38,7 +29,7 @@ func newStore(t testing.TB, files map[string]string) *vfs.FS {
 	if err := f.MkdirAll(ctx, "/work", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range sortedKeys(files) {
+	for _, n := range shelltest.SortedKeys(files) {
 		p := "/work/" + n
 		var err error
 		if strings.HasSuffix(p, "/") {
@@ -51,35 +42,6 @@ func newStore(t testing.TB, files map[string]string) *vfs.FS {
 		}
 	}
 	return f
-}
-
-// writeHostFixture writes the fixture into dir on the host.
-func writeHostFixture(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for _, n := range sortedKeys(files) {
-		p := filepath.Join(dir, n)
-		if strings.HasSuffix(n, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // result is what a script did.

@@ -1,19 +1,14 @@
 package shell
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -22,47 +17,6 @@ import (
 // interptest (confirmed against bash, run on both interpreters); the
 // canary test runs it here too.
 const interpTableFile = "testdata/interp_table.jsonl"
-
-// irow is one row of the interpreter table.
-type irow struct {
-	Name   string `json:"name"`
-	Script string `json:"script"`
-	Stdin  string `json:"stdin,omitempty"`
-	Out    string `json:"out"`
-	Err    string `json:"err"`
-	Exit   int    `json:"exit"`
-	// Diverge: desk differs from bash on purpose (the reason); bash must
-	// still disagree with Out/Err/Exit, which are desk's.
-	Diverge string `json:"diverge,omitempty"`
-}
-
-func loadInterpTable(t testing.TB) []irow {
-	t.Helper()
-	data, err := os.ReadFile(interpTableFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []irow
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "//") {
-			continue
-		}
-		var r irow
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("%s:%d: %v", interpTableFile, n, err)
-		}
-		if seen[r.Name] {
-			t.Fatalf("%s:%d: duplicate row %q", interpTableFile, n, r.Name)
-		}
-		seen[r.Name] = true
-		rows = append(rows, r)
-	}
-	return rows
-}
 
 // testTimeout is a hang guard for one row, not a speed expectation.
 const testTimeout = 60 * time.Second
@@ -76,27 +30,6 @@ func runRecovered(ctx context.Context, b *Backend, f *vfs.FS, dir, script, stdin
 		}
 	}()
 	return runScriptIn(ctx, b, f, dir, script, stdin)
-}
-
-// writeStoreFixture writes files under dir in the store.
-func writeStoreFixture(t testing.TB, f *vfs.FS, dir string, files map[string]string) {
-	t.Helper()
-	ctx := context.Background()
-	if err := f.MkdirAll(ctx, dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range sortedKeys(files) {
-		p := dir + "/" + n
-		var err error
-		if strings.HasSuffix(p, "/") {
-			err = f.MkdirAll(ctx, p, 0o755)
-		} else if err = f.MkdirAll(ctx, path.Dir(p), 0o755); err == nil {
-			err = f.WriteFile(ctx, p, []byte(files[n]), 0o644)
-		}
-		if err != nil {
-			t.Fatalf("fixture %s: %v", p, err)
-		}
-	}
 }
 
 // runScriptIn runs script through b on f in dir with stdin.
@@ -127,7 +60,7 @@ func TestTable_interpreters(t *testing.T) {
 			continue
 		}
 		dm := fmt.Sprintf("/m%d/work", i) // as runScript's /work
-		writeStoreFixture(t, f, dm, rowFixture(r))
+		shelltest.WriteStoreFixture(t, f, dm, rowFixture(r))
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		gm := runRecovered(ctx, bm, f, dm, r.script, r.stdin)
 		cancel()
@@ -151,22 +84,8 @@ func TestTable_interpreters(t *testing.T) {
 // runBashFixture runs a script with bash -c in a copy of files.
 func runBashFixture(t testing.TB, bash string, files map[string]string, script, stdin string) result {
 	dir := t.TempDir()
-	writeHostFixture(t, dir, files)
-	cmd := exec.Command(bash, "-c", script)
-	cmd.Args[0] = "bash"
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace", "LANG=C.UTF-8", "TZ=UTC", "USER=user", "SHELL=/bin/bash"}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb testenv.SyncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	got := result{}
-	if err := cmd.Run(); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("bash -c %q: %v", script, err)
-		}
-		got.exit = ee.ExitCode()
-	}
-	got.stdout, got.stderr = out.String(), errb.String()
+	shelltest.WriteHostFixture(t, dir, files)
+	var got result
+	got.stdout, got.stderr, got.exit = shelltest.Bash(t, bash, dir, script, stdin)
 	return got
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/shell/cmds"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -76,7 +77,7 @@ func diffSnap(a, b map[string]string) []string {
 // if anything there (or in os.TempDir) was read, created or changed.
 func TestBackend_canary(t *testing.T) {
 	canary := t.TempDir()
-	writeHostFixture(t, canary, fixture)
+	shelltest.WriteHostFixture(t, canary, fixture)
 	// Make atimes older than mtimes+1 day so that relatime would update them
 	// on any read.
 	old := time.Now().Add(-72 * time.Hour)
@@ -85,8 +86,8 @@ func TestBackend_canary(t *testing.T) {
 		return nil
 	})
 	hostTmp := os.TempDir()
-	store := newStore(t, fixture)    // its database lives in another temp dir
-	interpRows := loadInterpTable(t) // read before the working directory moves
+	store := newStore(t, fixture)                         // its database lives in another temp dir
+	interpRows := shelltest.LoadTable(t, interpTableFile) // read before the working directory moves
 	t.Chdir(canary)
 	t.Setenv("TMPDIR", canary)
 	before := snapshot(t, canary)
@@ -134,7 +135,7 @@ func TestBackend_canary(t *testing.T) {
 	deskStore := newStore(t, nil)
 	for i, r := range interpRows {
 		dir := fmt.Sprintf("/r%d", i)
-		writeStoreFixture(t, deskStore, dir, fixture)
+		shelltest.WriteStoreFixture(t, deskStore, dir, fixture)
 		runScriptIn(context.Background(), bd, deskStore, dir, r.Script, r.Stdin)
 	}
 	for _, s := range fuzzSeeds {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -108,7 +109,7 @@ func newStoreBatch(t testing.TB, files map[string]string) *vfs.FS {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	keys := sortedKeys(files)
+	keys := shelltest.SortedKeys(files)
 	for len(keys) > 0 {
 		n := min(len(keys), 5000)
 		err := f.Batch(ctx, func(b *vfs.Batch) error {
@@ -170,7 +171,7 @@ func BenchmarkRealSize(b *testing.B) {
 		} else {
 			b.Cleanup(func() { os.RemoveAll(dir) })
 		}
-		writeHostFixture(b, dir, files)
+		shelltest.WriteHostFixture(b, dir, files)
 		if wantBig {
 			big, bigDir = fs, dir
 		} else {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkFileWriters(b *testing.B) {
 			b.Cleanup(func() { os.RemoveAll(d) })
 		}
 	}
-	writeHostFixture(b, tmp, files)
+	shelltest.WriteHostFixture(b, tmp, files)
 	be := New(Options{})
 	ctx := context.Background()
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/desk-dev/desk/internal/shell/cmds"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
@@ -299,7 +300,7 @@ func TestTable_confirm(t *testing.T) {
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeHostFixture(t, dir, rowFixture(r))
+			shelltest.WriteHostFixture(t, dir, rowFixture(r))
 			cmd := exec.Command(bash, "-c", r.script)
 			cmd.Args[0] = "bash"
 			cmd.Dir = dir

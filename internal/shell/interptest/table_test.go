@@ -1,7 +1,6 @@
 package interptest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,16 +8,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/shell"
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -39,42 +36,13 @@ var updateInterpTable = flag.Bool("update-interp-table", false, "rewrite ../test
 const interpTableFile = "../testdata/interp_table.jsonl"
 
 // irow is one row of the interpreter table.
-type irow struct {
-	Name   string `json:"name"`
-	Script string `json:"script"`
-	Stdin  string `json:"stdin,omitempty"`
-	Out    string `json:"out"`
-	Err    string `json:"err"`
-	Exit   int    `json:"exit"`
-	// Diverge: desk differs from bash on purpose (the reason); bash must
-	// still disagree with Out/Err/Exit, which are desk's.
-	Diverge string `json:"diverge,omitempty"`
-}
+type irow struct{ shelltest.Row }
 
 func loadInterpTable(t testing.TB) []irow {
 	t.Helper()
-	data, err := os.ReadFile(interpTableFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows []irow
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "//") {
-			continue
-		}
-		var r irow
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("%s:%d: %v", interpTableFile, n, err)
-		}
-		if seen[r.Name] {
-			t.Fatalf("%s:%d: duplicate row %q", interpTableFile, n, r.Name)
-		}
-		seen[r.Name] = true
-		rows = append(rows, r)
+	for _, r := range shelltest.LoadTable(t, interpTableFile) {
+		rows = append(rows, irow{r})
 	}
 	return rows
 }
@@ -82,23 +50,9 @@ func loadInterpTable(t testing.TB) []irow {
 // runBash runs a script with the real bash -c in a fresh copy of the fixture.
 func runBash(t testing.TB, bash, script, stdin string) result {
 	dir := t.TempDir()
-	writeHostFixture(t, dir, fixture)
-	cmd := exec.Command(bash, "-c", script)
-	cmd.Args[0] = "bash"
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace", "LANG=C.UTF-8", "TZ=UTC", "USER=user", "SHELL=/bin/bash"}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	got := result{}
-	if err := cmd.Run(); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatal(err)
-		}
-		got.exit = ee.ExitCode()
-	}
-	got.stdout, got.stderr = out.String(), errb.String()
+	shelltest.WriteHostFixture(t, dir, fixture)
+	var got result
+	got.stdout, got.stderr, got.exit = shelltest.Bash(t, bash, dir, script, stdin)
 	return got
 }
 
@@ -172,7 +126,7 @@ func runInterpTable(t *testing.T, name string, rows []irow, each func(r irow, go
 	f := newStore(t)
 	for i, r := range rows {
 		dir := fmt.Sprintf("/r%d", i)
-		writeStoreFixture(t, f, dir, fixture)
+		shelltest.WriteStoreFixture(t, f, dir, fixture)
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		got := runRecovered(ctx, b, f, dir, r.Script, r.Stdin)
 		cancel()
@@ -252,30 +206,9 @@ func runRecovered(ctx context.Context, b *shell.Backend, f *vfs.FS, dir, script,
 	return runScriptIn(ctx, b, f, dir, script, stdin)
 }
 
-// writeStoreFixture writes files under dir in the store.
-func writeStoreFixture(t testing.TB, f *vfs.FS, dir string, files map[string]string) {
-	t.Helper()
-	ctx := context.Background()
-	if err := f.MkdirAll(ctx, dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range sortedKeys(files) {
-		p := dir + "/" + n
-		var err error
-		if strings.HasSuffix(p, "/") {
-			err = f.MkdirAll(ctx, p, 0o755)
-		} else if err = f.MkdirAll(ctx, path.Dir(p), 0o755); err == nil {
-			err = f.WriteFile(ctx, p, []byte(files[n]), 0o644)
-		}
-		if err != nil {
-			t.Fatalf("fixture %s: %v", p, err)
-		}
-	}
-}
-
 // runScriptIn runs script through b on f in dir with stdin.
 func runScriptIn(ctx context.Context, b *shell.Backend, f *vfs.FS, dir, script, stdin string) result {
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	job := &run.Job{
 		ID: "test", Backend: "shell", Source: script, Cwd: dir,
 		Env:   map[string]string{"LANG": "C.UTF-8", "DESK_EXEC_ID": "test"},
@@ -285,49 +218,14 @@ func runScriptIn(ctx context.Context, b *shell.Backend, f *vfs.FS, dir, script, 
 	return result{out.String(), errb.String(), o.ExitCode, err}
 }
 
-// fixture is the shell package's table fixture (harness_test.go).
-var fixture = map[string]string{
-	"a.txt":          "alpha\n",
-	"b.txt":          "beta\n",
-	"space name.txt": "sp\n",
-	"dir/c.txt":      "gamma\n",
-	"dir/sub/d.md":   "delta\n",
-	"empty/":         "",
-	"lines.txt":      "one\ntwo\nthree\n",
-}
+// fixture is the shell package's table fixture.
+var fixture = shelltest.Fixture
 
 // result is what a script did.
 type result struct {
 	stdout, stderr string
 	exit           int
 	err            error
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // newStore makes an empty store.
@@ -339,24 +237,4 @@ func newStore(t testing.TB) *vfs.FS {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
-}
-
-// writeHostFixture writes the fixture into dir on the host.
-func writeHostFixture(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for _, n := range sortedKeys(files) {
-		p := filepath.Join(dir, n)
-		if strings.HasSuffix(n, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
