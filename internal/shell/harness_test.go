@@ -26,21 +26,7 @@ func newStore(t testing.TB, files map[string]string) *vfs.FS {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	if err := f.MkdirAll(ctx, "/work", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range shelltest.SortedKeys(files) {
-		p := "/work/" + n
-		var err error
-		if strings.HasSuffix(p, "/") {
-			err = f.MkdirAll(ctx, p, 0o755)
-		} else if err = f.MkdirAll(ctx, filepath.Dir(p), 0o755); err == nil {
-			err = f.WriteFile(ctx, p, []byte(files[n]), 0o644)
-		}
-		if err != nil {
-			t.Fatalf("fixture %s: %v", n, err)
-		}
-	}
+	shelltest.WriteStoreFixture(t, f, "/work", files)
 	return f
 }
 
