@@ -342,11 +342,7 @@ func cmdRm(c *cmd, args []string) int {
 	if err != nil {
 		c.dieErr(err)
 	}
-	ht, err := r.headTree()
-	if err != nil {
-		c.dieErr(err)
-	}
-	headFiles, err := r.flatTree(ht)
+	headFiles, err := r.headFiles()
 	if err != nil {
 		c.dieErr(err)
 	}

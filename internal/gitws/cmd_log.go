@@ -422,6 +422,19 @@ func logSpec() spec {
 	}
 }
 
+// maxCount is the -n/--max-count option, -1 when not given; one that is
+// not an integer is fatal, as in git.
+func (c *cmd) maxCount(o *opts) int {
+	if !o.has("max-count") {
+		return -1
+	}
+	n, err := strconv.Atoi(o.val("max-count"))
+	if err != nil {
+		c.die("'%s': not an integer", o.val("max-count"))
+	}
+	return n
+}
+
 func cmdLog(c *cmd, args []string) int {
 	o := c.parse(args, logSpec())
 	r := c.needRepo()
@@ -448,14 +461,7 @@ func cmdLog(c *cmd, args []string) int {
 			lf = logFormat{custom: strings.TrimPrefix(o.val("format"), "tformat:"), tformat: true}
 		}
 	}
-	limit := -1
-	if o.has("max-count") {
-		n, err := strconv.Atoi(o.val("max-count"))
-		if err != nil {
-			c.die("'%s': not an integer", o.val("max-count"))
-		}
-		limit = n
-	}
+	limit := c.maxCount(o)
 	skip := 0
 	if o.has("skip") {
 		skip, _ = strconv.Atoi(o.val("skip"))

@@ -39,14 +39,7 @@ func cmdReflog(c *cmd, args []string) int {
 	if len(o.args) > 1 {
 		c.die("git reflog show takes one ref (the shell backend's git)")
 	}
-	limit := -1
-	if o.has("max-count") {
-		n, err := strconv.Atoi(o.val("max-count"))
-		if err != nil {
-			c.die("'%s': not an integer", o.val("max-count"))
-		}
-		limit = n
-	}
+	limit := c.maxCount(o)
 	name, start := "HEAD", 0
 	if len(o.args) == 1 {
 		name = o.args[0]

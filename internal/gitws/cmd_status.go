@@ -378,11 +378,7 @@ func (c *cmd) statusV2(r *Repo, branch bool, changes []change, untracked []strin
 			}
 		}
 	}
-	ht, err := r.headTree()
-	if err != nil {
-		c.dieErr(err)
-	}
-	headFiles, err := r.flatTree(ht)
+	headFiles, err := r.headFiles()
 	if err != nil {
 		c.dieErr(err)
 	}

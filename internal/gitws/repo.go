@@ -510,6 +510,15 @@ func (r *Repo) head() (target string, h plumbing.Hash, err error) {
 	return target, t.Hash(), nil
 }
 
+// headFiles is the flat tree of HEAD's commit (empty when unborn).
+func (r *Repo) headFiles() (map[string]treeEntry, error) {
+	ht, err := r.headTree()
+	if err != nil {
+		return nil, err
+	}
+	return r.flatTree(ht)
+}
+
 // headTree returns the tree of HEAD's commit (zero when unborn).
 func (r *Repo) headTree() (plumbing.Hash, error) {
 	_, h, err := r.head()

@@ -209,11 +209,7 @@ type statusResult struct {
 // index's stat data of files whose content turned out unchanged, as git
 // does, so the next status reads none of them.
 func (r *Repo) status(withIgnored bool) (*statusResult, error) {
-	ht, err := r.headTree()
-	if err != nil {
-		return nil, err
-	}
-	headFiles, err := r.flatTree(ht)
+	headFiles, err := r.headFiles()
 	if err != nil {
 		return nil, err
 	}
