@@ -46,7 +46,6 @@ const (
 // sat saturates the arithmetic (far above any limit).
 const satMax = math.MaxInt64 / 4
 
-
 // sadd and smul add and multiply, counting a negative operand as 0.
 func sadd(v ...int64) int64 {
 	var n int64
