@@ -1142,22 +1142,7 @@ func cmdReset(c *cmd, args []string) int {
 		if err != nil {
 			c.dieErr(err)
 		}
-		old := map[string]*index.Entry{}
-		for _, e := range idx.Entries {
-			if e.Stage == 0 {
-				old[e.Name] = e
-			}
-		}
-		var ents []*index.Entry
-		for p, te := range toTree {
-			if e, ok := old[p]; ok && e.Hash == te.Hash && e.Mode == te.Mode {
-				ents = append(ents, e)
-				continue
-			}
-			e := &index.Entry{Name: p, Hash: te.Hash, Mode: te.Mode}
-			ents = append(ents, e)
-		}
-		idx.Entries = ents
+		idx.Entries = treeEntries(toTree, idx)
 		if err := r.writeIndex(idx); err != nil {
 			c.dieErr(err)
 		}

@@ -712,12 +712,6 @@ func (c *cmd) stashApply(args []string, pop bool) int {
 // the stash added staged). Entries whose content changes lose their stat
 // data, so status reads the work tree again.
 func (c *cmd) setIndexTo(r *Repo, idx *index.Index, want, keepNew map[string]treeEntry) {
-	cur := map[string]*index.Entry{}
-	for _, e := range idx.Entries {
-		if e.Stage == 0 {
-			cur[e.Name] = e
-		}
-	}
 	final := map[string]treeEntry{}
 	for p, e := range want {
 		final[p] = e
@@ -727,18 +721,7 @@ func (c *cmd) setIndexTo(r *Repo, idx *index.Index, want, keepNew map[string]tre
 			final[p] = e
 		}
 	}
-	var ents []*index.Entry
-	for p, te := range final {
-		if e, ok := cur[p]; ok && e.Hash == te.Hash && e.Mode == te.Mode {
-			ents = append(ents, e)
-			continue
-		}
-		e := &index.Entry{Name: p, Hash: te.Hash, Mode: te.Mode}
-		// no stat data: the work tree may hold other content, and stat data
-		// copied from it would vouch for it (real git compares whole seconds)
-		ents = append(ents, e)
-	}
-	idx.Entries = ents
+	idx.Entries = treeEntries(final, idx)
 }
 
 func sortedKeys(m map[string]treeEntry) []string {

@@ -182,6 +182,28 @@ func openRepo(env *Env, gitDir, work string) (*Repo, error) {
 
 // --- index ---
 
+// treeEntries are the index entries of a flat tree: an entry of idx (stage
+// 0) with the same blob and mode is kept with its stat data; any other is
+// new, without stat data (the work tree may hold other content, and stat
+// data copied from it would vouch for it: real git compares whole seconds).
+func treeEntries(tree map[string]treeEntry, idx *index.Index) []*index.Entry {
+	cur := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if e.Stage == 0 {
+			cur[e.Name] = e
+		}
+	}
+	ents := make([]*index.Entry, 0, len(tree))
+	for p, te := range tree {
+		if e, ok := cur[p]; ok && e.Hash == te.Hash && e.Mode == te.Mode {
+			ents = append(ents, e)
+			continue
+		}
+		ents = append(ents, &index.Entry{Name: p, Hash: te.Hash, Mode: te.Mode})
+	}
+	return ents
+}
+
 // trackedNames is the set of the paths the index holds (any stage).
 func trackedNames(idx *index.Index) map[string]bool {
 	tracked := make(map[string]bool, len(idx.Entries))
