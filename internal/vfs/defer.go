@@ -90,7 +90,10 @@ func (f *FS) closeDelay() time.Duration {
 // commitNow commits whatever is pending (deferred changes, access times,
 // deletions of unlinked inodes) and waits until it is durable.
 func (f *FS) commitNow(ctx context.Context, op string) error {
-	return f.updateWith(ctx, 0, op, "", func(t *tx) error { return nil })
+	return f.updateWith(ctx, 0, op, "", func(t *tx) error {
+		t.noop = true // nothing to admit: the changes pending were admitted as they ran
+		return nil
+	})
 }
 
 // Commit makes every change applied so far durable (deferred mutations, see

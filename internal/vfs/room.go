@@ -134,9 +134,25 @@ func (f *FS) why(by string) string {
 	return diskFullWhy
 }
 
-// admit checks the request that just ran in t (t.used and t.ninodes were
-// used0 and nin0 before it) against the disk space. A request that frees
-// content, or inodes without adding content, always passes. Otherwise the
+// admitMark is what admit compares a request's effect against: t's content
+// bytes, live inodes, dropped inodes and unlinked open inodes before it.
+type admitMark struct {
+	used, ninodes       int64
+	dying, unlinkedOpen int
+}
+
+func (t *tx) admitMark() admitMark {
+	return admitMark{t.used, t.ninodes, len(t.dying), t.unlinkedOpen}
+}
+
+// admit checks the request that just ran in t (b: t before it) against the
+// disk space. A request that frees content, or inodes without adding
+// content, always passes; so does one that unlinked the last name of an
+// inode still open (a handle, or through the mount the kernel's reference
+// until its FORGET) without adding content, although it frees nothing yet:
+// a delete must work on a full disk, and the space comes back when the
+// inode goes. A request that changes nothing (commitNow, which commits what
+// earlier requests did and were admitted for) passes too. Otherwise the
 // room is measured after it ran (so the database pages it added are counted,
 // as owed to the database file) and must hold what the requests of t that
 // added content will add to the WAL, this one's included, and a few pages.
@@ -149,9 +165,12 @@ func (f *FS) why(by string) string {
 // added: far from the bound, a statfs, a stat and two PRAGMAs per small file
 // bought nothing. Deletions since are not counted (the room only grows);
 // while the store is short of space every request measures.
-func (t *tx) admit(used0, nin0 int64) error {
-	d := t.used - used0
-	if d < 0 || d == 0 && t.ninodes < nin0 {
+func (t *tx) admit(b admitMark) error {
+	d := t.used - b.used
+	nothing := t.noop && d == 0 && t.ninodes == b.ninodes
+	t.noop = false
+	deletes := d == 0 && (t.ninodes < b.ninodes || len(t.dying) > b.dying || t.unlinkedOpen > b.unlinkedOpen)
+	if nothing || d < 0 || deletes {
 		return nil
 	}
 	f := t.f

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -161,16 +162,26 @@ func (s *slotFile) giveBack(slots []int64) {
 // write stores data (exactly the chunk size) in slot.
 func (s *slotFile) write(slot int64, data []byte) error {
 	if _, err := s.f.WriteAt(data, slot*s.cs); err != nil {
-		return fmt.Errorf("write chunk file: %w", err)
+		return chunkFileErr("write chunk file", err)
 	}
 	return nil
+}
+
+// chunkFileErr wraps an error of the chunk file; a full disk reads as the
+// store's own full-disk error (the room admit measured went to another
+// writer meanwhile: another workspace on the disk, a checkpoint).
+func chunkFileErr(op string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return &spaceError{why: diskFullWhy, by: LimitDisk, cause: fmt.Errorf("%s: %w", op, err)}
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 // sync makes the slots written so far durable (before the commit that
 // names them).
 func (s *slotFile) sync() error {
 	if err := unix.Fdatasync(int(s.f.Fd())); err != nil {
-		return fmt.Errorf("sync chunk file: %w", err)
+		return chunkFileErr("sync chunk file", err)
 	}
 	return nil
 }

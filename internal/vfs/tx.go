@@ -61,6 +61,12 @@ type tx struct {
 	roomFree  int64
 	roomBy    string
 	walNeed   int64
+	// noop is set by a request that changes nothing (commitNow): admit then
+	// passes it whatever the room, and clears it for the next request.
+	noop bool
+	// unlinkedOpen counts the inodes that lost their last name but stay for
+	// their open handles (unlinked): admit passes such a delete.
+	unlinkedOpen int
 }
 
 // undoRec is one change to a transaction's overlay and the value it replaced.
@@ -230,13 +236,13 @@ func (f *FS) commitGroup(group []*request) {
 		} else {
 			t.uid, t.gid = owner(r.ctx)
 			t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
-			used0, nin0 := t.used, t.ninodes
+			before := t.admitMark()
 			err := r.fn(t)
 			if err == nil && t.used > 0 && f.used+t.used > f.quotaBytes() {
 				err = f.quotaError() // checked now: a deferred request is answered before finish
 			}
 			if err == nil {
-				err = t.admit(used0, nin0)
+				err = t.admit(before)
 			}
 			if err != nil {
 				r.err = asPathErr(r.op, r.path, err)
@@ -376,6 +382,7 @@ func (t *tx) savepoint(r *request) error {
 	}
 	mark, smark := len(t.touched), t.slotMark()
 	nch, used, nin, ndying := len(t.changes), t.used, t.ninodes, len(t.dying)
+	before := t.admitMark()
 	t.uid, t.gid = owner(r.ctx)
 	t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
 	err := r.fn(t)
@@ -383,7 +390,7 @@ func (t *tx) savepoint(r *request) error {
 		err = t.f.quotaError()
 	}
 	if err == nil {
-		err = t.admit(used, nin)
+		err = t.admit(before)
 	}
 	if err != nil {
 		t.c.Run("ROLLBACK TO req")
@@ -733,6 +740,7 @@ func (t *tx) unlinked(in *inode) error {
 	}
 	in.Ctime = t.now
 	t.put(in)
+	t.unlinkedOpen++
 	// Kept for its open handles; if they all close before this commit lands,
 	// their last close still saw a name, so the inode is dropped afterwards.
 	f, ino := t.f, in.Ino
