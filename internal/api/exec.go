@@ -149,8 +149,10 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		if ea != nil {
 			ea.ended(e)
 		}
-		close(accounted)
+		// The lease goes before the answer: a client's next request (a
+		// delete of the workspace) must not find it still in use.
 		l.Release()
+		close(accounted)
 	}()
 	c.auditArg("execution", e.ID())
 	w.Header().Set("Location", r.URL.Path+"/"+e.ID())
