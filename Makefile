@@ -193,10 +193,13 @@ demo: build
 # the concurrency they exercise (pipelines, the store) is raced through the
 # tools, api, mcp and run tests, which run shell executions. RACE_EXCLUDE is a grep -E pattern of import
 # paths kept off the race detector; a new package is raced by default.
+# internal/fusefs/suites is kept off too: its work is external programs
+# (stress-ng, fio, python, go test) against a mount whose server is raced by
+# internal/fusefs's own tests, and under -race it took 9 of CI's minutes.
 # -timeout 20m is each package's hang guard: the slowest packages (cmd/desk,
 # jsvm, fsio) take 4-7 minutes under -race on this machine when it is
 # shared, and go test's default 10 minutes was met under a load of 20.
-RACE_EXCLUDE := /internal/shell(/|$$)
+RACE_EXCLUDE := /internal/shell(/|$$)|/internal/fusefs/suites$$
 
 test: test-setup
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); \
