@@ -2,19 +2,14 @@ package shell
 
 import (
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/shell/shelltest"
 )
 
-// TestMain keeps the oracle's environment bash's usual one: bash lists the
-// signals it inherited as ignored (under nohup, `trap` prints a line for
-// SIGHUP with an empty action), so the bash the tests run must not inherit an
-// ignored SIGHUP from however go test was started. A signal Go handles is
-// reset to its default in a child at exec.
+// TestMain keeps the oracle bash's signals its usual ones
+// (shelltest.OracleSignals).
 func TestMain(m *testing.M) {
-	if signal.Ignored(syscall.SIGHUP) {
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
-	}
+	shelltest.OracleSignals()
 	os.Exit(m.Run())
 }
