@@ -317,23 +317,14 @@ func TestCpTree_gnu(t *testing.T) {
 				cmd.Args = append(cmd.Args, r.args...)
 				cmd.Dir = host
 				cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin", "TZ=UTC"}
-				var hout, herr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &hout, &herr
-				hst := 0
-				if err := cmd.Run(); err != nil {
-					ee, ok := err.(*exec.ExitError)
-					if !ok {
-						t.Fatal(err)
-					}
-					hst = ee.ExitCode()
-				}
+				hout, herrs, hst := runGNU(t, cmd)
 				want := cpTreeDumpHost(t, filepath.Join(host, r.root), srcIn(host))
 				if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
 					t.Errorf("%q: trees differ\n desk:\n%s\n GNU:\n%s", r.args, g, w)
 				}
-				if fuSortLines(out) != fuSortLines(hout.String()) || errs != herr.String() || st != hst {
+				if fuSortLines(out) != fuSortLines(hout) || errs != herrs || st != hst {
 					t.Errorf("%q:\n desk out=%q err=%q status=%d\n  GNU out=%q err=%q status=%d",
-						r.args, out, errs, st, hout.String(), herr.String(), hst)
+						r.args, out, errs, st, hout, herrs, hst)
 				}
 			})
 		}

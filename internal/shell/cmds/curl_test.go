@@ -200,15 +200,7 @@ func runReal(t *testing.T, c netCase, args []string, env []string) netResult {
 	cmd.Dir = dir
 	cmd.Env = append([]string{"HOME=" + dir, "PATH=/usr/bin:/bin", "LANG=C"}, env...)
 	cmd.Stdin = strings.NewReader(c.stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	status := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %s: %v", args[0], err)
-	}
+	stdout, stderr, status := runGNU(t, cmd)
 	files := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -218,7 +210,7 @@ func runReal(t *testing.T, c netCase, args []string, env []string) netResult {
 		}
 		return nil
 	})
-	return netResult{out.String(), errb.String(), status, files}
+	return netResult{stdout, stderr, status, files}
 }
 
 // runOurs runs the command here, on a store whose /work holds c.files,

@@ -97,18 +97,9 @@ func fuConfirmCases(t *testing.T, cases []fuFileCase, unordered bool) {
 			cmd.Dir = work
 			cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin", "HOME=" + work, "TZ=UTC", "TMPDIR=" + root + "/tmp"}
 			cmd.Stdin = strings.NewReader(c.stdin)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			st := 0
-			if err := cmd.Run(); err != nil {
-				ee, ok := err.(*exec.ExitError)
-				if !ok {
-					t.Fatal(err)
-				}
-				st = ee.ExitCode()
-			}
-			gotOut := strings.ReplaceAll(out.String(), root, "")
-			gotErr := strings.ReplaceAll(errb.String(), root, "")
+			o, e, st := runGNU(t, cmd)
+			gotOut := strings.ReplaceAll(o, root, "")
+			gotErr := strings.ReplaceAll(e, root, "")
 			wantOut := c.wantOut
 			if unordered {
 				gotOut, wantOut = fuSortLines(gotOut), fuSortLines(wantOut)
@@ -125,4 +116,20 @@ func fuSortLines(s string) string {
 	l := strings.SplitAfter(s, "\n")
 	sort.Strings(l)
 	return strings.Join(l, "")
+}
+
+// runGNU runs the real tool's cmd and returns its stdout, stderr and exit
+// status (a failure to start it fails t).
+func runGNU(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("run %s: %v", cmd.Path, err)
+		}
+		status = ee.ExitCode()
+	}
+	return out.String(), errb.String(), status
 }

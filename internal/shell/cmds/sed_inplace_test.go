@@ -1,7 +1,6 @@
 package cmds
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -71,18 +70,9 @@ func TestSedInPlace_gnu(t *testing.T) {
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Dir = host
 			cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin"}
-			var hout, herr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &hout, &herr
-			hst := 0
-			if err := cmd.Run(); err != nil {
-				ee, ok := err.(*exec.ExitError)
-				if !ok {
-					t.Fatal(err)
-				}
-				hst = ee.ExitCode()
-			}
-			if out != hout.String() || errs != herr.String() || st != hst {
-				t.Errorf("%q:\n desk out=%s err=%q status=%d\n  GNU out=%s err=%q status=%d", argv, sedAbout(out), errs, st, sedAbout(hout.String()), herr.String(), hst)
+			hout, herrs, hst := runGNU(t, cmd)
+			if out != hout || errs != herrs || st != hst {
+				t.Errorf("%q:\n desk out=%s err=%q status=%d\n  GNU out=%s err=%q status=%d", argv, sedAbout(out), errs, st, sedAbout(hout), herrs, hst)
 			}
 			for _, n := range append(names, "one.bak", "many.bak") {
 				want, herr := os.ReadFile(filepath.Join(host, n))
