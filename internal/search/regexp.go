@@ -32,7 +32,7 @@ func CheckRegexp(expr string, maxBytes, maxInsts int) error {
 	}
 	// The estimate is coarse (up to about twice the program): only one
 	// well over the cap is refused before it is compiled.
-	if n := estimate(re, 4*int64(maxInsts)+1); n > 4*int64(maxInsts) {
+	if n := EstimateInsts(re, 4*int64(maxInsts)+1); n > 4*int64(maxInsts) {
 		return fmt.Errorf("%w: over %d instructions", ErrRegexpTooLarge, maxInsts)
 	}
 	prog, err := syntax.Compile(re.Simplify())
@@ -45,9 +45,12 @@ func CheckRegexp(expr string, maxBytes, maxInsts int) error {
 	return nil
 }
 
-// estimate returns an upper bound of the instructions re compiles to,
-// saturating at limit.
-func estimate(re *syntax.Regexp, limit int64) int64 {
+// EstimateInsts returns an upper bound of the instructions re compiles to
+// (each repetition counts its body as often as it may repeat), saturating
+// at limit, without compiling anything: a hostile expression such as
+// "(?:x{1000}){1000}" is measured in time linear in its parse tree. The
+// shell's resource checks use it too.
+func EstimateInsts(re *syntax.Regexp, limit int64) int64 {
 	sat := func(n int64) int64 { return min(n, limit) }
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -55,19 +58,26 @@ func estimate(re *syntax.Regexp, limit int64) int64 {
 	case syntax.OpConcat, syntax.OpAlternate:
 		n := int64(len(re.Sub))
 		for _, s := range re.Sub {
-			if n = sat(n + estimate(s, limit)); n == limit {
+			if n = sat(n + EstimateInsts(s, limit)); n == limit {
 				break
 			}
 		}
 		return n
 	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
-		return sat(estimate(re.Sub[0], limit) + 2)
+		return sat(EstimateInsts(re.Sub[0], limit) + 2)
 	case syntax.OpRepeat:
 		times := int64(re.Max)
 		if times < 0 {
 			times = int64(re.Min) + 1
 		}
-		return sat((estimate(re.Sub[0], limit) + 2) * max(times, 1))
+		body := EstimateInsts(re.Sub[0], limit) + 2
+		times = max(times, 1)
+		if body > limit/times { // saturate instead of overflowing
+			return limit
+		}
+		return sat(body * times)
+	case syntax.OpCharClass:
+		return sat(int64(len(re.Rune))/2 + 1)
 	}
 	return 1
 }

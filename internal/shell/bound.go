@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/desk-dev/desk/internal/search"
 	"github.com/desk-dev/desk/internal/shell/interp"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
@@ -1268,7 +1269,7 @@ func (e *evaluator) regexCost(expr string, glob bool) int64 {
 	if err != nil {
 		return sadd(smul(int64(len(expr)), costReByte), 1024)
 	}
-	insts := estimateInsts(re, satMax)
+	insts := search.EstimateInsts(re, satMax)
 	caps := int64(re.MaxCap())*2 + 4
 	if glob {
 		caps = 6
@@ -1286,35 +1287,6 @@ func (e *evaluator) regex(w *syntax.Word) wval {
 	}
 	e.add(e.regexCost(v.str, false))
 	return v
-}
-
-// estimateInsts bounds the instructions re compiles to (internal/search's
-// estimate: each repetition counts its body as often as it may repeat).
-func estimateInsts(re *rxsyntax.Regexp, limit int64) int64 {
-	sat := func(n int64) int64 { return min(n, limit) }
-	switch re.Op {
-	case rxsyntax.OpLiteral:
-		return sat(int64(len(re.Rune)) + 1)
-	case rxsyntax.OpConcat, rxsyntax.OpAlternate:
-		n := int64(len(re.Sub))
-		for _, s := range re.Sub {
-			if n = sat(n + estimateInsts(s, limit)); n == limit {
-				break
-			}
-		}
-		return n
-	case rxsyntax.OpCapture, rxsyntax.OpStar, rxsyntax.OpPlus, rxsyntax.OpQuest:
-		return sat(estimateInsts(re.Sub[0], limit) + 2)
-	case rxsyntax.OpRepeat:
-		times := int64(re.Max)
-		if times < 0 {
-			times = int64(re.Min) + 1
-		}
-		return sat(smul(estimateInsts(re.Sub[0], limit)+2, max(times, 1)))
-	case rxsyntax.OpCharClass:
-		return sat(int64(len(re.Rune))/2 + 1)
-	}
-	return 1
 }
 
 // ---- arithmetic ----
