@@ -171,28 +171,7 @@ func (p *headTailParams) head(env *Env, r io.Reader, w *bufio.Writer) error {
 		if env.Limits.MaxReadBytes > 0 && p.count > env.Limits.MaxReadBytes {
 			return ErrTooLarge
 		}
-		// The window: at most count bytes and one read, as it grows.
-		win := 2 * (p.count + 32<<10)
-		if err := env.Hold(win); err != nil {
-			return err
-		}
-		defer env.Release(win)
-		var window []byte
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := r.Read(buf)
-			window = append(window, buf[:n]...)
-			if over := int64(len(window)) - p.count; over > 0 {
-				w.Write(window[:over])
-				window = append(window[:0], window[over:]...)
-			}
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-		}
+		return slideWindow(env, r, p.count, w, nil)
 	}
 	lr := newLineReader(env, r, p.delim)
 	if !p.allBut {
@@ -237,4 +216,52 @@ func (p *headTailParams) head(env *Env, r io.Reader, w *bufio.Writer) error {
 			return ErrTooLarge
 		}
 	}
+}
+
+// slideWindow reads r to its end keeping a window of its last count bytes:
+// what falls out of the window is written to spill (when not nil) as it
+// goes, in order, and last (when not nil) gets the final window. The window
+// is compacted only once it holds count plus at least max(count, 32 KiB)
+// more, so each byte is copied a bounded number of times: the work is
+// linear in the input whatever count is (head -c -N, tail -c N). Memory is
+// at most 2·count plus two reads, held against env's budget.
+func slideWindow(env *Env, r io.Reader, count int64, spill io.Writer, last func([]byte) error) error {
+	const chunk = 32 << 10
+	limit := 2*count + 2*chunk
+	if err := env.Hold(limit); err != nil {
+		return err
+	}
+	defer env.Release(limit)
+	var window []byte
+	for {
+		if int64(cap(window)-len(window)) < chunk {
+			grown := make([]byte, len(window), min(max(2*int64(cap(window)), 2*chunk), limit))
+			copy(grown, window)
+			window = grown
+		}
+		n, err := r.Read(window[len(window) : len(window)+chunk])
+		window = window[:len(window)+n]
+		if over := int64(len(window)) - count; over >= max(count, chunk) {
+			if spill != nil {
+				spill.Write(window[:over])
+			}
+			window = append(window[:0], window[over:]...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if over := int64(len(window)) - count; over > 0 {
+		if spill != nil {
+			spill.Write(window[:over])
+		}
+		window = window[over:]
+	}
+	if last != nil {
+		return last(window)
+	}
+	return nil
 }

@@ -52,32 +52,13 @@ func (p *headTailParams) tail(env *Env, r io.Reader, w *bufio.Writer) error {
 		if max > 0 && p.count > max {
 			p.count = max + 1 // fail below only if the input is that long
 		}
-		// The window: at most count bytes and one read, as it grows.
-		win := 2 * (p.count + 32<<10)
-		if err := env.Hold(win); err != nil {
-			return err
-		}
-		defer env.Release(win)
-		var window []byte
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := r.Read(buf)
-			window = append(window, buf[:n]...)
-			if over := int64(len(window)) - p.count; over > 0 {
-				window = append(window[:0], window[over:]...)
+		return slideWindow(env, r, p.count, nil, func(window []byte) error {
+			if max > 0 && int64(len(window)) > max {
+				return ErrTooLarge
 			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if max > 0 && int64(len(window)) > max {
-			return ErrTooLarge
-		}
-		w.Write(window)
-		return nil
+			w.Write(window)
+			return nil
+		})
 	}
 	if p.count == 0 {
 		_, err := io.Copy(io.Discard, r)
