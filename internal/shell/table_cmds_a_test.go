@@ -500,6 +500,12 @@ var tableCmdsA = []row{
 	{name: "jq if", script: `jq -c '.items | map(if .ok then "y" else "n" end)' d.json`, out: "[\"y\",\"n\",\"y\"]\n", needs: []string{"jq"}, files: tAjson},
 	{name: "jq unicode", script: `jq -c . ; jq -a -c .`, stdin: `"\u00e9"`, out: "\"\u00e9\"\n", needs: []string{"jq"}},
 	{name: "jq --tab", script: `jq --tab .`, stdin: `{"a":[1]}`, out: "{\n\t\"a\": [\n\t\t1\n\t]\n}\n", needs: []string{"jq"}},
+	{name: "jq keys_unsorted", script: `jq -c 'keys_unsorted, keys, (.l | keys_unsorted)'`, stdin: `{"b":1,"a":2,"l":[7,8]}`, out: "[\"b\",\"a\",\"l\"]\n[\"a\",\"b\",\"l\"]\n[0,1]\n", needs: []string{"jq"}},
+	{name: "jq to_entries in input order", script: `jq -r 'to_entries[] | "\(.key)=\(.value)"'`, stdin: `{"zeta":1,"alpha":2,"mid":3}`, out: "zeta=1\nalpha=2\nmid=3\n", needs: []string{"jq"}},
+	{name: "jq with_entries in input order", script: `jq -c 'with_entries(.value += 1), with_entries(select(.key != "a"))'`, stdin: `{"c":1,"a":2,"b":3}`, out: "{\"c\":2,\"a\":3,\"b\":4}\n{\"c\":1,\"b\":3}\n", needs: []string{"jq"}},
+	{name: "jq keys_unsorted of a scalar", script: `jq 'keys_unsorted'`, stdin: `3`, errSub: "has no keys", exit: 5, needs: []string{"jq"}},
+	{name: "jq iterates an object sorted", script: `jq -c '[.[]]'`, stdin: `{"b":1,"a":2}`, out: "[2,1]\n", needs: []string{"jq"},
+		diverge: "gojq iterates an object's values in sorted key order (jq: input order); it has no hook for an object's iteration"},
 
 	// ln
 	{name: "ln -s", script: `ln -s a.txt l; cat l; readlink l`, out: "alpha\na.txt\n", needs: []string{"ln", "cat", "readlink"}},

@@ -36,7 +36,11 @@ func init() { Register("jq", Jq) }
 // gojq, so key order is reconstructed: an object with exactly the keys of an
 // input object prints in that input's order, other objects print keys seen in
 // the input first (in first-seen order), then keys in the order the filter
-// text names them, then the rest sorted. Nothing reads the host: modules
+// text names them, then the rest sorted. keys_unsorted, to_entries and
+// with_entries list keys in that same order, as jq's do; but .[] (and what
+// is built on it: map_values, add, paths, .., tostream) iterates an object
+// in sorted key order, where jq follows the input's ('{"b":1,"a":2} | [.[]]'
+// is [2,1] here, [1,2] in jq): gojq has no hook for an object's iteration. Nothing reads the host: modules
 // (import/include) cannot be loaded, $ENV and env are the shell's exported
 // environment, input_filename is the workspace operand.
 func Jq(env *Env, args []string) int {
@@ -241,6 +245,9 @@ func Jq(env *Env, args []string) int {
 	in := &jqInputs{env: env, files: files, raw: o.rawIn, slurp: o.slurp}
 	in.order = newJqKeyOrder(filter)
 	in.order.record([]string{"positional", "named"})
+	// jq's definitions that list an object's keys in their input order,
+	// before the filter's own (which may redefine them).
+	query.FuncDefs = append(jqOrderedDefs(), query.FuncDefs...)
 	code, err := gojq.Compile(query,
 		gojq.WithVariables(varNames),
 		gojq.WithEnvironLoader(func() []string {
@@ -254,6 +261,9 @@ func Jq(env *Env, args []string) int {
 				return nil
 			}
 			return in.name
+		}),
+		gojq.WithFunction("keys_unsorted", 0, 0, func(v any, _ []any) any {
+			return jqKeysUnsorted(v, in.order)
 		}),
 		gojq.WithInputIter(in),
 	)
@@ -644,6 +654,65 @@ func jqNumber(s string) any {
 	}
 	f, _ := strconv.ParseFloat(s, 64) // out of range: ±Inf, printed as jq does
 	return f
+}
+
+// jqOrderedSource defines, in jq, the builtins that list an object's keys
+// in jq 1.6's order (the input's) through keys_unsorted, where gojq's own
+// use keys (sorted).
+const jqOrderedSource = `def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
+def with_entries(f): to_entries | map(f) | from_entries;
+.`
+
+// jqOrderedDefs returns jqOrderedSource's definitions, parsed for each
+// run (a few microseconds), so no run shares a syntax tree with another.
+func jqOrderedDefs() []*gojq.FuncDef {
+	q, err := gojq.Parse(jqOrderedSource)
+	if err != nil {
+		panic("parse jqOrderedSource: " + err.Error())
+	}
+	return q.FuncDefs
+}
+
+// jqKeysUnsorted is jq's keys_unsorted: an object's keys in their input
+// order (as reconstructed by order), an array's indexes.
+func jqKeysUnsorted(v any, order *jqKeyOrder) any {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := order.keys(v, false)
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = k
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i := range v {
+			out[i] = i
+		}
+		return out
+	}
+	var b strings.Builder
+	bw := bufio.NewWriter(&b)
+	(&jqEncoder{w: bw, indent: -1, order: order}).print(v)
+	bw.Flush()
+	return fmt.Errorf("%s (%s) has no keys", jqTypeName(v), b.String())
+}
+
+// jqTypeName is jq's name of v's type.
+func jqTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "number"
 }
 
 // jqKeyOrder reconstructs the order of object keys (gojq's objects are Go
