@@ -256,7 +256,7 @@ func TestFS_Verbs(t *testing.T) {
 	if got := fs(nil, "ls"); got != "a\nd\n" {
 		t.Errorf("ls = %q", got)
 	}
-	if got := fs(nil, "ls", "/"); got != "workspace\n" {
+	if got := fs(nil, "ls", "/"); got != "tmp\nworkspace\n" {
 		t.Errorf("ls / = %q", got)
 	}
 	if got := fs(nil, "ls", "-l", "d"); !regexp.MustCompile(`^-rwsr-x--- +1 +\d+ +\d+ +10 \d{4}-\d\d-\d\d \d\d:\d\d host.sh\n$`).MatchString(got) {
@@ -312,7 +312,7 @@ func TestFS_Verbs(t *testing.T) {
 		t.Errorf("ls after rm = %q", got)
 	}
 	stats := fs(nil, "stats")
-	for _, want := range []string{"files         1\n", "dirs          3\n", "bytes         6 (6 B)\n", "inline files  1\n", "inline bytes  6 (6 B)\n", "chunk file    0 chunks, ", "dedup ratio"} {
+	for _, want := range []string{"files         1\n", "dirs          4\n", "bytes         6 (6 B)\n", "inline files  1\n", "inline bytes  6 (6 B)\n", "chunk file    0 chunks, ", "dedup ratio"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("stats lacks %q:\n%s", want, stats)
 		}
@@ -397,7 +397,7 @@ func TestFS_BadInput(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("%s was created: %v", missing, err)
 	}
-	if got := mustDesk(t, nil, "fs", "-db", db, "tree", "/"); got != "/\n├── dir\n├── keep.txt\n└── workspace\n\n2 directories, 1 files, 0 symlinks\n" {
+	if got := mustDesk(t, nil, "fs", "-db", db, "tree", "/"); got != "/\n├── dir\n├── keep.txt\n├── tmp\n└── workspace\n\n3 directories, 1 files, 0 symlinks\n" {
 		t.Errorf("workspace changed by bad input:\n%s", got)
 	}
 	if got := mustDesk(t, nil, "fs", "-db", db, "check"); got != db+": ok\n" {

@@ -42,11 +42,13 @@ func (s *mountServer) mkws(t *testing.T, ws string) {
 	if code, b := s.api(t, "POST", "/v1/workspaces", map[string]string{"name": ws}); code != 201 {
 		t.Fatalf("create %s: %d %s", ws, code, b)
 	}
-	// A new workspace comes with /workspace: the suite wants an empty root.
-	// (A path in the URL is relative to /workspace unless it starts with
-	// an escaped slash.)
-	if code, b := s.api(t, "DELETE", "/v1/workspaces/"+ws+"/files/%2Fworkspace?recursive=1", nil); code != 204 && code != 404 {
-		t.Fatalf("empty %s: %d %s", ws, code, b)
+	// A new workspace comes with /workspace and /tmp: the suite wants an
+	// empty root. (A path in the URL is relative to /workspace unless it
+	// starts with an escaped slash.)
+	for _, d := range []string{"workspace", "tmp"} {
+		if code, b := s.api(t, "DELETE", "/v1/workspaces/"+ws+"/files/%2F"+d+"?recursive=1", nil); code != 204 && code != 404 {
+			t.Fatalf("empty %s: %d %s", ws, code, b)
+		}
 	}
 }
 

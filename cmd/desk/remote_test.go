@@ -140,7 +140,7 @@ func TestWS(t *testing.T) {
 		t.Errorf("ws ls =\n%s", got)
 	}
 	stats := mustDesk(t, nil, "ws", "stats", "demo")
-	for _, want := range []string{"workspace     demo\n", "files         0\n", "dirs          2\n", "backends      lines\n", "running       0\n"} {
+	for _, want := range []string{"workspace     demo\n", "files         0\n", "dirs          3\n", "backends      lines\n", "running       0\n"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("ws stats lacks %q:\n%s", want, stats)
 		}
@@ -149,7 +149,7 @@ func TestWS(t *testing.T) {
 		Name  string
 		Store struct{ Dirs int }
 	}
-	if err := json.Unmarshal([]byte(mustDesk(t, nil, "ws", "stats", "--json", "demo")), &js); err != nil || js.Name != "demo" || js.Store.Dirs != 2 {
+	if err := json.Unmarshal([]byte(mustDesk(t, nil, "ws", "stats", "--json", "demo")), &js); err != nil || js.Name != "demo" || js.Store.Dirs != 3 {
 		t.Errorf("ws stats --json: %+v, %v", js, err)
 	}
 	if got := mustDesk(t, nil, "fs", "-w", "demo", "check"); got != "demo: ok\n" {
@@ -375,10 +375,11 @@ func TestChanges(t *testing.T) {
 	ts := `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}`
 	want := []string{
 		`^1 ` + ts + ` mkdir +/workspace by workspace$`, // a new workspace's first open
-		`^2 ` + ts + ` create +/hello\.txt$`,
-		`^3 ` + ts + ` write +/hello\.txt \[0, 3\)$`,
-		`^4 ` + ts + ` rename +/hello\.txt -> /hi\.txt$`,
-		`^5 ` + ts + ` create +/x\.txt by \S+$`,
+		`^2 ` + ts + ` mkdir +/tmp by workspace$`,
+		`^3 ` + ts + ` create +/hello\.txt$`,
+		`^4 ` + ts + ` write +/hello\.txt \[0, 3\)$`,
+		`^5 ` + ts + ` rename +/hello\.txt -> /hi\.txt$`,
+		`^6 ` + ts + ` create +/x\.txt by \S+$`,
 	}
 	if len(lines) < len(want) {
 		t.Fatalf("changes =\n%s", out)
@@ -392,16 +393,16 @@ func TestChanges(t *testing.T) {
 	if got := mustDesk(t, nil, "changes", "demo", "--since", strconv.Itoa(last)); got != "" {
 		t.Errorf("changes --since last = %q", got)
 	}
-	if got := mustDesk(t, nil, "changes", "demo", "--since", "3"); !strings.HasPrefix(got, "4 ") {
-		t.Errorf("changes --since 3 =\n%s", got)
+	if got := mustDesk(t, nil, "changes", "demo", "--since", "4"); !strings.HasPrefix(got, "5 ") {
+		t.Errorf("changes --since 4 =\n%s", got)
 	}
 	var ch struct {
 		Seq  int
 		Op   string
 		Path string
 	}
-	first, _, _ := strings.Cut(mustDesk(t, nil, "changes", "demo", "--json", "--since", "1"), "\n")
-	if err := json.Unmarshal([]byte(first), &ch); err != nil || ch.Seq != 2 || ch.Op != "create" || ch.Path != "/hello.txt" {
+	first, _, _ := strings.Cut(mustDesk(t, nil, "changes", "demo", "--json", "--since", "2"), "\n")
+	if err := json.Unmarshal([]byte(first), &ch); err != nil || ch.Seq != 3 || ch.Op != "create" || ch.Path != "/hello.txt" {
 		t.Errorf("changes --json: %s (%v)", first, err)
 	}
 
@@ -501,11 +502,11 @@ func TestFS_Remote(t *testing.T) {
 	}
 	same(nil, "rm", "d/renamed.sh")
 	same(nil, "rm", "-r", "a")
-	if got := same(nil, "ls", ".", "d", "/"); got != ".:\nd\n\nd:\nhello.txt\n\n/:\nworkspace\n" {
+	if got := same(nil, "ls", ".", "d", "/"); got != ".:\nd\n\nd:\nhello.txt\n\n/:\ntmp\nworkspace\n" {
 		t.Errorf("ls after rm = %q", got)
 	}
 	stats := mustDesk(t, nil, "fs", "-w", "demo", "stats")
-	for _, want := range []string{"files         1\n", "dirs          3\n", "bytes         6 (6 B)\n"} {
+	for _, want := range []string{"files         1\n", "dirs          4\n", "bytes         6 (6 B)\n"} {
 		if !strings.Contains(stats, want) {
 			t.Errorf("remote stats lacks %q:\n%s", want, stats)
 		}

@@ -71,7 +71,7 @@ func TestAPI_PathModel(t *testing.T) {
 	if resp, b := e.get("GET", "/v1/workspaces/w/files/"); resp.StatusCode != 200 || resp.Header.Get("X-Desk-Type") != client.TypeDir || !strings.Contains(string(b), `"path":"/workspace"`) {
 		t.Errorf("GET files/ = %d %s %s", resp.StatusCode, resp.Header.Get("X-Desk-Type"), b)
 	}
-	if l, err = c.ReadDir(bg, "w", "/", "", 0); err != nil || len(l.Entries) != 2 || l.Entries[0].Name != "top.txt" || l.Entries[1].Name != "workspace" {
+	if l, err = c.ReadDir(bg, "w", "/", "", 0); err != nil || len(l.Entries) != 3 || l.Entries[0].Name != "tmp" || l.Entries[1].Name != "top.txt" || l.Entries[2].Name != "workspace" {
 		t.Errorf("the root: %+v, %v", l, err)
 	}
 	// A move target, a find base and a cwd are relative to /workspace too.

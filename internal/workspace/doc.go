@@ -50,7 +50,11 @@
 //     owned by 0:0, root inside a sandbox; the journal's actor is Actor), so
 //     every workspace has it from its first Open, and one made before this
 //     rule gets it on its next: relative paths on every surface are taken
-//     from it, and it is what a sandbox mounts.
+//     from it, and it is what a sandbox mounts. The same way it makes /tmp
+//     (wspath.Tmp: mode 1777, 0:0), the temporary directory of the shell and
+//     js backends, which is a store directory like any other: it persists
+//     across executions and restarts and counts against the quota. A
+//     sandbox does not see it (its /tmp is its own tmpfs).
 //   - Close closes the runtime first (it may still write to the store, for
 //     example to close execution records), then the store, which flushes open
 //     files, checkpoints the WAL and releases every goroutine, file descriptor and

@@ -113,9 +113,16 @@ func TestOpen_WorkspaceDir(t *testing.T) {
 	if a := fi.Attr(); !fi.IsDir() || a.Mode&0o7777 != 0o755 || a.Uid != 0 || a.Gid != 0 {
 		t.Errorf("%s: mode %o, owner %d:%d; want a directory 0755 0:0", wspath.Dir, a.Mode, a.Uid, a.Gid)
 	}
+	tmp, err := ws.FS().Lstat(ctx, wspath.Tmp)
+	if err != nil {
+		t.Fatalf("a new workspace has no %s: %v", wspath.Tmp, err)
+	}
+	if a := tmp.Attr(); !tmp.IsDir() || a.Mode&0o7777 != 0o1777 || a.Uid != 0 || a.Gid != 0 {
+		t.Errorf("%s: mode %o, owner %d:%d; want a directory 1777 0:0", wspath.Tmp, a.Mode, a.Uid, a.Gid)
+	}
 	chs, err := ws.FS().Changes(ctx, 0, 10)
-	if err != nil || len(chs) != 1 || chs[0].Path != wspath.Dir || chs[0].Actor != workspace.Actor {
-		t.Errorf("journal of a new workspace: %+v, %v; want the one mkdir of %s by %q", chs, err, wspath.Dir, workspace.Actor)
+	if err != nil || len(chs) != 2 || chs[0].Path != wspath.Dir || chs[1].Path != wspath.Tmp || chs[0].Actor != workspace.Actor || chs[1].Actor != workspace.Actor {
+		t.Errorf("journal of a new workspace: %+v, %v; want the mkdirs of %s and %s by %q", chs, err, wspath.Dir, wspath.Tmp, workspace.Actor)
 	}
 	seq := ws.FS().Seq()
 	if err := ws.FS().Remove(ctx, wspath.Dir); err != nil {

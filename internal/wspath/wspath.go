@@ -16,6 +16,16 @@ const Dir = "/workspace"
 // Perm is the permission bits Ensure gives a new Dir.
 const Perm fs.FileMode = 0o755
 
+// Tmp is the workspace's temporary directory: /tmp of the shell and js
+// backends, a directory of the store like any other (it persists and counts
+// against the workspace's quota). A sandbox mounts only Dir from the store:
+// its own /tmp is a tmpfs private to the sandbox.
+const Tmp = "/tmp"
+
+// TmpPerm is the mode Ensure gives a new Tmp: writable by all, sticky, as
+// /tmp is on Linux.
+const TmpPerm fs.FileMode = 0o777 | fs.ModeSticky
+
 // Resolve returns the clean absolute store path p names: p itself, cleaned,
 // when it is absolute; p taken from Dir when it is relative; Dir for "". A
 // relative path may leave Dir with "..": "../etc" is /etc, as it would be
@@ -45,13 +55,18 @@ type Mkdirer interface {
 	Mkdir(ctx context.Context, name string, perm fs.FileMode) error
 }
 
-// Ensure makes Dir in fsys when it is missing (mode Perm, owned by whoever
-// ctx says, 0:0 by default; the change is attributed to ctx's actor). An
-// existing Dir is not touched.
+// Ensure makes Dir (mode Perm) and Tmp (mode TmpPerm) in fsys when they
+// are missing, owned by whoever ctx says (0:0 by default; the change is
+// attributed to ctx's actor). An existing one is not touched, whatever it
+// is.
 func Ensure(ctx context.Context, fsys Mkdirer) error {
-	err := fsys.Mkdir(ctx, Dir, Perm)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("make %s: %w", Dir, err)
+	for _, d := range []struct {
+		name string
+		perm fs.FileMode
+	}{{Dir, Perm}, {Tmp, TmpPerm}} {
+		if err := fsys.Mkdir(ctx, d.name, d.perm); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("make %s: %w", d.name, err)
+		}
 	}
 	return nil
 }
