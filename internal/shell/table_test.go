@@ -35,7 +35,7 @@ type row struct {
 // command rows in the table_*_test.go files.
 func allRows() []row {
 	var all []row
-	for _, part := range [][]row{table, tableLang, tableCmdsA, tableCmdsB, tableCmdsC} {
+	for _, part := range [][]row{table, tableLang, tableCmdsA, tableCmdsB, tableCmdsC, tableCmdsD} {
 		all = append(all, part...)
 	}
 	return all

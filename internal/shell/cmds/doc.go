@@ -166,4 +166,13 @@
 // error (4xx, 5xx, too many redirects). Differences: the log on stderr
 // (without -q) has wget's lines but not its progress bar or speeds; no
 // retries, no recursion (-r), no -c, no timestamping, no robots.
+//
+// # Calculators: expr and bc
+//
+// expr is GNU expr 9.1 (TestExpr_gnu runs generated expressions through
+// both): integers of any size (math/big, as GNU's GMP), its exit statuses
+// 0 (a result neither empty nor zero), 1, 2 (syntax errors, bad operands,
+// bad regular expressions) and 3 (a product whose operands' sizes pass
+// MaxReadBytes); its BREs are grep's translation, anchored, leftmost
+// longest, so back-references are refused and [[:alpha:]] is ASCII.
 package cmds
