@@ -394,7 +394,8 @@ var errOpenRace = errors.New("inode deleted while opening")
 
 func (f *FS) openFile(ctx context.Context, op, name, p string, flag int, perm fs.FileMode, follow, dirOnly bool) (*File, error) {
 	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
-	r, _, err := f.resolve(ctx, op, p, follow || dirOnly)
+	create := flag&os.O_CREATE != 0
+	r, _, err := f.resolveAs(ctx, op, p, follow || dirOnly, create)
 	if err == nil && r.ino != 0 && dirOnly && !r.in.IsDir() {
 		err = perr(op, name, syscall.ENOTDIR)
 	}
@@ -413,7 +414,7 @@ func (f *FS) openFile(ctx context.Context, op, name, p string, flag int, perm fs
 		// Needs a transaction: create, or truncate.
 		inTx = true
 		err := f.update(ctx, op, name, func(t *tx) error {
-			r, dirOnly, err := f.walkTx(t, op, name, follow)
+			r, dirOnly, err := f.walkTxAs(t, op, name, follow, create)
 			if err != nil {
 				return err
 			}

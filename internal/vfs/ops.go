@@ -30,6 +30,12 @@ func owner(ctx context.Context) (uint32, uint32) {
 
 // resolve cleans and walks name against the committed state.
 func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolved, string, error) {
+	return f.resolveAs(ctx, op, name, follow, false)
+}
+
+// resolveAs is resolve, for an open with O_CREAT when create is set
+// (walkPathAs).
+func (f *FS) resolveAs(ctx context.Context, op, name string, follow, create bool) (resolved, string, error) {
 	if err := ctx.Err(); err != nil {
 		return resolved{}, "", err
 	}
@@ -40,7 +46,7 @@ func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolve
 	if err != nil {
 		return resolved{}, "", err
 	}
-	r, err := f.walkCommitted(ctx, p, follow || dirOnly)
+	r, err := f.walkCommitted(ctx, p, follow || dirOnly, create)
 	if err != nil {
 		return r, p, asPathErr(op, name, err)
 	}
@@ -60,10 +66,10 @@ const maxWalkRetries = 16
 // would read as absent for that instant, where the kernel guarantees the
 // name exists throughout. A walk that fails with ENOENT while a commit was
 // applied is therefore repeated, so it sees one state or the other.
-func (f *FS) walkCommitted(ctx context.Context, p string, follow bool) (resolved, error) {
+func (f *FS) walkCommitted(ctx context.Context, p string, follow, create bool) (resolved, error) {
 	for try := 0; ; try++ {
 		ver := f.cache.version()
-		r, err := f.walk(committed{f, ctx}, p, follow)
+		r, err := f.walkAs(committed{f, ctx}, p, follow, create)
 		if err == nil || !errors.Is(err, syscall.ENOENT) || try == maxWalkRetries || f.cache.version() == ver {
 			return r, err
 		}
@@ -72,11 +78,17 @@ func (f *FS) walkCommitted(ctx context.Context, p string, follow bool) (resolved
 
 // walkTx cleans and walks name inside a transaction.
 func (f *FS) walkTx(t *tx, op, name string, follow bool) (resolved, bool, error) {
+	return f.walkTxAs(t, op, name, follow, false)
+}
+
+// walkTxAs is walkTx, for an open with O_CREAT when create is set
+// (walkPathAs).
+func (f *FS) walkTxAs(t *tx, op, name string, follow, create bool) (resolved, bool, error) {
 	p, dirOnly, err := f.cleanPath(op, name)
 	if err != nil {
 		return resolved{}, false, err
 	}
-	r, err := f.walk(t, p, follow || dirOnly)
+	r, err := f.walkAs(t, p, follow || dirOnly, create)
 	if err != nil {
 		return r, dirOnly, err
 	}

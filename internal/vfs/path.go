@@ -116,10 +116,20 @@ func (c committed) peek(ino uint64) (inode, error) {
 // The walk keeps the unresolved rest of the path as a string (symlink targets
 // are spliced in front of it), so an ordinary lookup allocates only its result.
 func (f *FS) walkPath(l lookupFn, p string, follow bool) (resolved, error) {
+	return f.walkPathAs(l, p, follow, false)
+}
+
+// walkPathAs is walkPath, for an open with O_CREAT when create is set: a
+// final symlink followed to a target ending in "/" names a file to create
+// with a trailing slash, which is EISDIR once the target's parent directory
+// is resolved, whether the name exists or not (the kernel's
+// open_last_lookups checks the slash before it looks the name up).
+func (f *FS) walkPathAs(l lookupFn, p string, follow, create bool) (resolved, error) {
 	var buf [16]walkFrame
 	w := walker{stack: append(buf[:0], walkFrame{RootIno, ""})}
 	rest := p
 	hops := 0
+	slashed := false // the final component came from a target ending in "/"
 	for {
 		c, more := nextComponent(&rest)
 		if c == "" && !more {
@@ -148,6 +158,9 @@ func (f *FS) walkPath(l lookupFn, p string, follow bool) (resolved, error) {
 		if !dir.IsDir() {
 			return resolved{}, syscall.ENOTDIR
 		}
+		if slashed && !more {
+			return resolved{}, syscall.EISDIR
+		}
 		if len(c) > f.opts.MaxNameLen {
 			return resolved{}, syscall.ENAMETOOLONG
 		}
@@ -175,9 +188,16 @@ func (f *FS) walkPath(l lookupFn, p string, follow bool) (resolved, error) {
 			if strings.HasPrefix(t, "/") {
 				w.stack = w.stack[:1]
 			}
-			// A target that is "/" or ends in "/" must resolve to a directory.
-			if strings.TrimRight(t, "/") == "" || strings.HasSuffix(t, "/") {
+			// A target that is "/" or ends in "/" must resolve to a directory
+			// (or, for a create, is EISDIR: see walkPathAs).
+			if trimmed := strings.TrimRight(t, "/"); trimmed == "" {
 				t += "/."
+			} else if strings.HasSuffix(t, "/") {
+				if create && last {
+					t, slashed = trimmed, true
+				} else {
+					t += "/."
+				}
 			}
 			if rest != "" {
 				rest = t + "/" + rest

@@ -253,7 +253,7 @@ func (t *tx) opWriteContent(name string, perm fs.FileMode, stage *inode, ps []pi
 	} else if dirOnly {
 		return f.createWithSlash(t, p)
 	}
-	r, dirOnly, err := f.walkTx(t, op, name, true)
+	r, dirOnly, err := f.walkTxAs(t, op, name, true, true)
 	if err != nil {
 		return err
 	}

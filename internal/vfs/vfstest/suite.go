@@ -278,11 +278,11 @@ func build(t testing.TB, fsys FS, dir string, spec ...string) {
 	t.Helper()
 	for _, s := range spec {
 		switch {
-		case strings.HasSuffix(s, "/"):
-			mkdir(t, fsys, path.Join(dir, s))
 		case strings.Contains(s, "->"):
 			name, target, _ := strings.Cut(s, "->")
 			symlink(t, fsys, target, path.Join(dir, name))
+		case strings.HasSuffix(s, "/"):
+			mkdir(t, fsys, path.Join(dir, s))
 		case strings.Contains(s, "=>"):
 			name, old, _ := strings.Cut(s, "=>")
 			must(t, "Link "+s, fsys.Link(t.Context(), path.Join(dir, old), path.Join(dir, name)))

@@ -17,7 +17,8 @@ import (
 // testOpenFlags checks OpenFile's flags and errors, case by case.
 func testOpenFlags(t *testing.T, fsys FS) {
 	ctx := t.Context()
-	build(t, fsys, "/", "f=hello", "d/", "d/g=x", "l->f", "ld->d", "dangling->t", "dangling2->t2", "loop->loop")
+	build(t, fsys, "/", "f=hello", "d/", "d/g=x", "l->f", "ld->d", "dangling->t", "dangling2->t2", "loop->loop",
+		"sf->f/", "sd->d/", "snew->new4/", "sdeep->d/new5/", "snodir->nodir/x/", "sfx->f/x/", "sl->l/", "sdot->d/./")
 	must(t, "Chmod", fsys.Chmod(ctx, "/f", 0o600))
 	for _, tc := range []struct {
 		name string
@@ -55,6 +56,27 @@ func testOpenFlags(t *testing.T, fsys FS) {
 		{name: "/f/", flag: os.O_WRONLY | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
 		{name: "/new2/", flag: os.O_WRONLY | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
 		{name: "/l/", flag: os.O_RDONLY, want: syscall.ENOTDIR},
+		// O_CREAT through a symlink whose target ends in "/": the target is a
+		// name to create with a trailing slash, EISDIR once its parent
+		// resolves, whatever the name is (the kernel's open_last_lookups).
+		{name: "/sf", flag: os.O_WRONLY | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
+		{name: "/sd", flag: os.O_WRONLY | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
+		{name: "/sd", flag: os.O_RDONLY | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
+		{name: "/snew", flag: os.O_WRONLY | os.O_CREATE | os.O_TRUNC, perm: 0o644, want: syscall.EISDIR},
+		{name: "/sdeep", flag: os.O_RDWR | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
+		{name: "/sl", flag: os.O_RDWR | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
+		{name: "/sdot", flag: os.O_RDWR | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
+		{name: "/snodir", flag: os.O_WRONLY | os.O_CREATE, perm: 0o644, want: syscall.ENOENT},
+		{name: "/sfx", flag: os.O_WRONLY | os.O_CREATE, perm: 0o644, want: syscall.ENOTDIR},
+		{name: "/snew", flag: os.O_RDONLY, want: syscall.ENOENT},
+		{name: "/sf", flag: os.O_RDONLY, want: syscall.ENOTDIR},
+		{name: "/sd", flag: os.O_RDONLY, check: func(t *testing.T, f File) {
+			fi, err := f.Stat()
+			must(t, "File.Stat", err)
+			if !fi.IsDir() {
+				t.Errorf("File.Stat of /sd: mode %v, want a directory", fi.Mode())
+			}
+		}},
 		{name: "/d", flag: os.O_WRONLY, want: syscall.EISDIR},
 		{name: "/d", flag: os.O_RDWR, want: syscall.EISDIR},
 		{name: "/d", flag: os.O_RDONLY | os.O_CREATE, perm: 0o644, want: syscall.EISDIR},
@@ -515,6 +537,11 @@ func testReadFileWriteFile(t *testing.T, fsys FS) {
 	checkContent(t, fsys, "/f", []byte("bye"))
 	checkMode(t, fsys, "/f", vfs.S_IFREG|0o600)
 	must(t, "WriteFile", fsys.WriteFile(ctx, "/l", []byte("via link"), 0o644))
+	checkContent(t, fsys, "/f", []byte("via link"))
+	// Through a symlink whose target ends in "/": EISDIR, as open(O_CREAT).
+	build(t, fsys, "/", "sf->f/", "snew->new/")
+	checkErr(t, "WriteFile /sf", fsys.WriteFile(ctx, "/sf", []byte("x"), 0o644), syscall.EISDIR)
+	checkErr(t, "WriteFile /snew", fsys.WriteFile(ctx, "/snew", make([]byte, 70001), 0o644), syscall.EISDIR)
 	checkContent(t, fsys, "/f", []byte("via link"))
 	checkMode(t, fsys, "/l", vfs.S_IFLNK|0o777)
 	checkContent(t, fsys, "/empty", []byte{})
