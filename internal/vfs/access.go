@@ -33,13 +33,13 @@ func accessOf(ctx context.Context) Access {
 	return a
 }
 
-// walk resolves p (walkPath), then checks the caller's Access (see
+// walk resolves p (walkPathAs), then checks the caller's Access (see
 // WithAccess) for p and for the path reached.
 func (f *FS) walk(l lookupFn, p string, follow bool) (resolved, error) {
 	return f.walkAs(l, p, follow, false)
 }
 
-// walkAs is walk, for an open with O_CREAT when create is set (walkPathAs).
+// walkAs is walk, for an open with O_CREAT when create is set.
 func (f *FS) walkAs(l lookupFn, p string, follow, create bool) (resolved, error) {
 	r, err := f.walkPathAs(l, p, follow, create)
 	var a Access

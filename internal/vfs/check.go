@@ -98,6 +98,9 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"data without chunk", "SELECT d.id FROM chunk_data d LEFT JOIN chunks c ON c.id = d.id WHERE c.id IS NULL"},
 		{"chunk data size wrong", "SELECT c.id FROM chunks c JOIN chunk_data d ON d.id = c.id WHERE length(d.data) != c.size"},
 		{"xattr of missing inode", "SELECT x.ino FROM xattrs x LEFT JOIN inodes i ON i.ino = x.ino WHERE i.ino IS NULL"},
+		{"xattr byte count wrong", `SELECT x.ino FROM (SELECT ino, sum(length(CAST(name AS BLOB)) + length(value)) AS n FROM xattrs GROUP BY ino) x
+			LEFT JOIN xattr_bytes b ON b.ino = x.ino WHERE b.bytes IS NOT x.n
+			UNION ALL SELECT b.ino FROM xattr_bytes b WHERE NOT EXISTS (SELECT 1 FROM xattrs x WHERE x.ino = b.ino)`},
 		{"blocks count wrong", fmt.Sprintf(`SELECT i.ino FROM inodes i WHERE i.mode & %d = %d AND i.blocks !=
 			coalesce((SELECT sum((c.size + 4095) / 4096 * 8) FROM file_chunks fc JOIN chunks c ON c.id = fc.chunk WHERE fc.ino = i.ino), 0) +
 			coalesce((length(i.data) + 4095) / 4096 * 8, 0)`, S_IFMT, S_IFREG)},

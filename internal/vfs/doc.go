@@ -43,7 +43,9 @@
 // its own transaction (migrations); a read-only Open of an older store and any
 // Open of a newer one are refused. Version 2 (issue 21) added inodes.rdev,
 // version 3 (issues 20, 21) inodes.data and data_hash, inline content,
-// version 4 (issue 20) chunks.slot, the chunk file.
+// version 4 (issue 20) chunks.slot, the chunk file, version 5 (issue 21)
+// xattr_bytes, each inode's xattr bytes kept by triggers (MaxXattrBytes is
+// checked without summing the inode's attributes).
 //
 // # Content
 //

@@ -14,3 +14,6 @@ func (f *FS) Settle() {
 	case <-f.closeCh:
 	}
 }
+
+// SchemaVersion is the schema version this code writes.
+const SchemaVersion = schemaVersion

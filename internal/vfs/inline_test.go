@@ -87,8 +87,8 @@ func TestMigrateV2(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, path); v != 4 {
-		t.Fatalf("after Open: version %d, want 4", v)
+	if v := userVersion(t, path); v != vfs.SchemaVersion {
+		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
 	}
 	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
 	if err != nil {

@@ -852,24 +852,30 @@ func setxattrFn(attr string, value []byte, flags int) func(t *tx, in *inode) err
 		if userXattrRefused(in, attr) {
 			return syscall.EPERM
 		}
-		exists, err := queryInt(t.c, "SELECT EXISTS (SELECT 1 FROM xattrs WHERE ino = ? AND name = ?)", in.Ino, attr)
+		// The value's length now (-1: none) and the inode's xattr bytes
+		// (xattr_bytes, kept by triggers): two lookups by key, however many
+		// attributes the inode has.
+		old, err := queryInt(t.c, "SELECT coalesce((SELECT length(value) FROM xattrs WHERE ino = ? AND name = ?), -1)", in.Ino, attr)
 		if err != nil {
 			return err
 		}
-		if exists == 1 && flags&XattrCreate != 0 {
+		if old >= 0 && flags&XattrCreate != 0 {
 			return syscall.EEXIST
 		}
-		if exists == 0 && flags&XattrReplace != 0 {
+		if old < 0 && flags&XattrReplace != 0 {
 			return syscall.ENODATA
 		}
-		total, err := queryInt(t.c, "SELECT coalesce(sum(length(name) + length(value)), 0) FROM xattrs WHERE ino = ? AND name != ?", in.Ino, attr)
+		total, err := queryInt(t.c, "SELECT coalesce((SELECT bytes FROM xattr_bytes WHERE ino = ?), 0)", in.Ino)
 		if err != nil {
 			return err
+		}
+		if old >= 0 {
+			total -= int64(len(attr)) + old
 		}
 		if total+int64(len(attr)+len(value)) > t.f.opts.MaxXattrBytes {
 			return syscall.ENOSPC
 		}
-		st, err := t.c.Prep("INSERT OR REPLACE INTO xattrs(ino, name, value) VALUES (?, ?, ?)")
+		st, err := t.c.Prep("INSERT INTO xattrs(ino, name, value) VALUES (?, ?, ?) ON CONFLICT(ino, name) DO UPDATE SET value = excluded.value")
 		if err != nil {
 			return err
 		}

@@ -105,7 +105,7 @@ func (c committed) peek(ino uint64) (inode, error) {
 	return in, nil
 }
 
-// walkPath resolves the cleaned absolute path p (walk adds the caller's
+// walkPathAs resolves the cleaned absolute path p (walk adds the caller's
 // Access check). Intermediate symlinks are always
 // followed; the final one only when follow is set. Symlink targets are resolved
 // physically (".." in a target goes to the real parent directory, as the kernel
@@ -115,14 +115,10 @@ func (c committed) peek(ino uint64) (inode, error) {
 //
 // The walk keeps the unresolved rest of the path as a string (symlink targets
 // are spliced in front of it), so an ordinary lookup allocates only its result.
-func (f *FS) walkPath(l lookupFn, p string, follow bool) (resolved, error) {
-	return f.walkPathAs(l, p, follow, false)
-}
-
-// walkPathAs is walkPath, for an open with O_CREAT when create is set: a
-// final symlink followed to a target ending in "/" names a file to create
-// with a trailing slash, which is EISDIR once the target's parent directory
-// is resolved, whether the name exists or not (the kernel's
+//
+// With create set the walk is an open with O_CREAT's: a final symlink
+// followed to a target ending in "/" names a file to create with a trailing
+// slash, which is EISDIR once the target's parent directory is resolved, whether the name exists or not (the kernel's
 // open_last_lookups checks the slash before it looks the name up).
 func (f *FS) walkPathAs(l lookupFn, p string, follow, create bool) (resolved, error) {
 	var buf [16]walkFrame

@@ -1,7 +1,7 @@
 package vfs
 
 // schemaVersion is stored in PRAGMA user_version. Bump it with a migration.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // migrations[v] takes a store of schema version v to v+1. Open runs the ones
 // a store needs, in order, each in its own transaction with the new
@@ -23,7 +23,45 @@ var migrations = map[int64]string{
 	// column without a default: existing chunks read NULL (their bytes stay
 	// in chunk_data, read as before); new full-size chunks take a slot.
 	3: `ALTER TABLE chunks ADD COLUMN slot INTEGER`,
+	// 4 → 5: each inode's xattr bytes kept by triggers (xattrBytesSQL), so
+	// that a setxattr checks MaxXattrBytes without summing the inode's other
+	// attributes; filled from the attributes already there.
+	4: xattrBytesSQL + `
+		INSERT INTO xattr_bytes(ino, bytes)
+			SELECT ino, sum(length(CAST(name AS BLOB)) + length(value)) FROM xattrs GROUP BY ino`,
 }
+
+// xattrBytesSQL keeps xattr_bytes: for every inode with extended attributes,
+// the bytes of their names and values together (what MaxXattrBytes bounds),
+// maintained by triggers on xattrs, so every way a row comes or goes (set,
+// remove, an inode's deletion, a copy of rows) keeps it right. A set of a new
+// attribute is one more row write; an inode with no attributes has no row and
+// costs nothing. (setxattr updates a row in place, ON CONFLICT DO UPDATE:
+// INSERT OR REPLACE would delete the old row without firing the delete
+// trigger.)
+const xattrBytesSQL = `
+CREATE TABLE xattr_bytes (
+	ino   INTEGER PRIMARY KEY,
+	bytes INTEGER NOT NULL
+) STRICT;
+
+CREATE TRIGGER xattrs_insert AFTER INSERT ON xattrs BEGIN
+	INSERT INTO xattr_bytes(ino, bytes) VALUES (new.ino, length(CAST(new.name AS BLOB)) + length(new.value))
+		ON CONFLICT(ino) DO UPDATE SET bytes = bytes + excluded.bytes;
+END;
+
+CREATE TRIGGER xattrs_delete AFTER DELETE ON xattrs BEGIN
+	UPDATE xattr_bytes SET bytes = bytes - length(CAST(old.name AS BLOB)) - length(old.value) WHERE ino = old.ino;
+	DELETE FROM xattr_bytes WHERE ino = old.ino AND bytes = 0;
+END;
+
+CREATE TRIGGER xattrs_update AFTER UPDATE ON xattrs BEGIN
+	UPDATE xattr_bytes SET bytes = bytes - length(CAST(old.name AS BLOB)) - length(old.value) WHERE ino = old.ino;
+	INSERT INTO xattr_bytes(ino, bytes) VALUES (new.ino, length(CAST(new.name AS BLOB)) + length(new.value))
+		ON CONFLICT(ino) DO UPDATE SET bytes = bytes + excluded.bytes;
+	DELETE FROM xattr_bytes WHERE ino = old.ino AND bytes = 0;
+END;
+`
 
 // inlineMaxSQL is DefaultInlineMax as SQL text, for the migration.
 const inlineMaxSQL = "2048"
@@ -50,6 +88,8 @@ const inlineMaxSQL = "2048"
 //     past length(data) read as zeros, as past a short last chunk), data_hash
 //     its SHA-256, and no file_chunks rows. NULL (both) for everything else.
 //     blocks counts it as it would count the chunk holding it.
+//   - xattr_bytes: ino → the bytes of its xattrs' names and values, for every
+//     inode with at least one (xattrBytesSQL).
 //   - journal: every mutation, numbered, written in the mutation's transaction.
 const schemaSQL = `
 CREATE TABLE meta (
@@ -155,4 +195,4 @@ CREATE TABLE record_log (
 	data BLOB NOT NULL,
 	PRIMARY KEY (kind, id, seq)
 ) STRICT;
-`
+` + xattrBytesSQL

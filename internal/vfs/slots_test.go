@@ -60,8 +60,8 @@ func TestMigrateV3(t *testing.T) {
 	}
 	// big: chunks 0..2 full and a tail; sparse: one full chunk.
 	check(f, 0, 5)
-	if v := userVersion(t, path); v != 4 {
-		t.Fatalf("after Open: version %d, want 4", v)
+	if v := userVersion(t, path); v != vfs.SchemaVersion {
+		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
 	}
 	// The same content again: deduplicated against chunk_data's chunks.
 	want["/d/big3"] = big

@@ -25,11 +25,8 @@
 // What is not run, and why: pjdfstest, xfstests (fsx, fsstress) and LTP are
 // not Debian packages and cannot be fetched here (the project's machines
 // reach only package registries); stress-ng's link and symlink stressors
-// take minutes on ext4 as well; its xattr stressor puts 4,096 attributes on
-// one file, and the store's check of an inode's total xattr bytes (a sum
-// over its attributes on every set) makes that one operation take minutes;
-// Go's TestNonpollableDeadline expects a regular file that epoll refuses,
-// and every FUSE file is pollable (the kernel's fuse file operations have a
+// take minutes on ext4 as well; Go's TestNonpollableDeadline expects a
+// regular file that epoll refuses, and every FUSE file is pollable (the kernel's fuse file operations have a
 // poll method; bindfs shows the same). The fiemap stressor skips itself on
 // the mount (FUSE has no FIEMAP).
 //
