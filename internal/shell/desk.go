@@ -108,15 +108,9 @@ func (x *execution) runDesk() (run.Outcome, error) {
 			MaxStringBytes: o.MaxStringBytes, MaxArgs: o.MaxArgs, MaxGlobEntries: int64(o.MaxGlobEntries), MaxBraceWords: int64(o.MaxBraceWords),
 			MaxReadBytes: int(o.MaxReadBytes), MaxVarBytes: int64(o.MaxVarBytes),
 		},
-		Limit: func(name string, v int64) error { return x.limit(name, v) },
-		HasCommand: func(name string) bool {
-			if name == "bash" || name == "sh" {
-				return true
-			}
-			_, ok := x.lookup(name)
-			return ok
-		},
-		Pid: execPid(x.job.ID),
+		Limit:      func(name string, v int64) error { return x.limit(name, v) },
+		HasCommand: x.hasCommand,
+		Pid:        execPid(x.job.ID),
 	}
 	cfg.Exec = func(ctx context.Context, c *dinterp.Call) int { return x.deskExec(ctx, c) }
 	r := dinterp.New(x.ctx, cfg)
@@ -129,6 +123,16 @@ func (x *execution) runDesk() (run.Outcome, error) {
 		return x.outcome(x.parentCtx, context.Cause(x.ctx))
 	}
 	return run.Outcome{ExitCode: st}, nil
+}
+
+// hasCommand reports whether the desk interpreter runs a command of that
+// name: its own bash and sh, Options.Commands and package cmds.
+func (x *execution) hasCommand(name string) bool {
+	if name == "bash" || name == "sh" {
+		return true
+	}
+	_, ok := x.lookup(name)
+	return ok
 }
 
 // deskExec runs a command for the desk interpreter: bash/sh scripts in a
@@ -323,6 +327,8 @@ func (x *execution) deskEnv(ctx context.Context, c *dinterp.Call) *cmds.Env {
 		Limits:  cmds.Limits{MaxReadBytes: x.b.opts.MaxReadBytes},
 		Now:     x.b.opts.Now,
 		Net:     x.job.Net,
+		// which and the like see the interpreter's own bash and sh too.
+		HasCommand: x.hasCommand,
 	}
 	env.Exec = x.execFunc(func(ctx context.Context, e *cmds.Env, args []string) (int, bool) {
 		if args[0] != "bash" && args[0] != "sh" && args[0] != "/bin/bash" && args[0] != "/bin/sh" {

@@ -2,6 +2,13 @@ package shell
 
 // tableCmdsC holds rows for od, split and csplit.
 var tableCmdsC = []row{
+	// --version: the first line of the emulated tool's (scripts check it)
+	{name: "version lines", script: `grep --version | head -1; sort --version | head -1; find --version | head -1; diff --version | head -1; jq --version; gzip --version | head -1; sed --version | head -1; tar --version | head -1`,
+		out: "grep (GNU grep) 3.8\nsort (GNU coreutils) 9.1\nfind (GNU findutils) 4.9.0\ndiff (GNU diffutils) 3.8\njq-1.6\ngzip 1.12\nsed (GNU sed) 4.9\ntar (GNU tar) 1.34\n", needs: []string{"grep", "sort", "find", "diff", "jq", "gzip", "sed", "tar", "head"}},
+	{name: "version only alone", script: `echo x | grep --version -e x | head -1; printf 'b\na\n' | sort - --version | head -1`, out: "x\na\n", needs: []string{"grep", "sort", "head"},
+		diverge: "only NAME --version alone is answered; GNU's getopt also finds --version among other arguments"},
+	{name: "which finds the shells", script: `which bash sh ls | sed 's|^/bin/|/usr/bin/|'; which nosuchtool; echo $?`, out: "/usr/bin/ls\n1\n", needs: []string{"which", "sed"},
+		mvdan: "mvdan's interpreter has no in-process bash or sh, so which finds neither (bash: /usr/bin/bash, /usr/bin/sh, /usr/bin/ls, 1)"},
 	// $$, $PPID and BASHPID (the values are the execution's: TestPid)
 	{name: "pid same in subshells", script: `[ "$$" = "$(echo $$)" ] && [ "$$" = "$( (echo $$) )" ] && echo $$ | { read -r p; [ "$p" = "$$" ] && echo same; }`, out: "same\n"},
 	{name: "pid and ppid are numbers", script: `for p in "$$" "$PPID" "$((PPID))"; do case $p in ''|*[!0-9]*) echo bad;; *) echo num;; esac; done`, out: "num\nnum\nnum\n"},

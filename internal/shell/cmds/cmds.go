@@ -46,6 +46,11 @@ type Env struct {
 	// nothing and returns NotFound, so the caller reports it in its own words
 	// (as GNU tools do after a failed execvp).
 	Exec func(ctx context.Context, env *Env, args []string) int
+	// HasCommand reports whether the shell runs a command of that name:
+	// its own programs (bash, sh), the commands the embedder added and this
+	// package's (which and similar answer from it). Nil: this package's
+	// registry only.
+	HasCommand func(name string) bool
 	// Limits bound what one command may do.
 	Limits Limits
 	// Mem is the memory budget of the execution: a command that holds
@@ -132,14 +137,15 @@ var (
 
 // Register makes f the command name. It panics on a duplicate (a programming
 // error caught by the package's tests). Call it from an init function in the
-// command's own file.
+// command's own file. "NAME --version" is answered for f where versionLines
+// has a line for the name.
 func Register(name string, f Func) {
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := registry[name]; dup {
 		panic("cmds: command registered twice: " + name)
 	}
-	registry[name] = f
+	registry[name] = withVersion(name, f)
 }
 
 // Lookup returns the command name.

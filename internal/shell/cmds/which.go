@@ -26,7 +26,7 @@ func Which(env *Env, args []string) int {
 			}
 		}
 		if !found && n != "" {
-			if _, ok := Lookup(n); ok {
+			if env.hasCommand(n) {
 				fuPrintf(env, "/usr/bin/%s\n", n)
 				found = true
 			}
@@ -36,4 +36,13 @@ func Which(env *Env, args []string) int {
 		}
 	}
 	return status
+}
+
+// hasCommand is env.HasCommand, or the registry without one.
+func (env *Env) hasCommand(name string) bool {
+	if env.HasCommand != nil {
+		return env.HasCommand(name)
+	}
+	_, ok := Lookup(name)
+	return ok
 }
