@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,7 +21,11 @@ import (
 func childServer(b *testing.B, dir, ws string) (*child, *client.Client) {
 	ch := startChildTB(b, dir)
 	b.Cleanup(func() {
-		ch.cmd.Process.Kill()
+		if os.Getenv(cpuProfileEnv) != "" {
+			ch.cmd.Process.Signal(syscall.SIGTERM) // the child writes its profile
+		} else {
+			ch.cmd.Process.Kill()
+		}
 		ch.cmd.Wait()
 	})
 	c, err := client.New(ch.url, ch.token, client.Options{})

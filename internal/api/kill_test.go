@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,6 +34,10 @@ import (
 // store checks clean.
 
 const serverEnv = "DESK_API_TEST_SERVER"
+
+// cpuProfileEnv names a file for the server child's CPU profile (the
+// benchmarks' childServer; written when the child is stopped by SIGTERM).
+const cpuProfileEnv = "DESK_API_BENCH_CPUPROFILE"
 
 func TestMain(m *testing.M) {
 	// The sandbox tests' backend runs this binary as its init.
@@ -73,6 +78,19 @@ func serveChild(dir string) error {
 		return err
 	}
 	hs := srv.NewHTTPServer(ln.Addr().String())
+	if p := os.Getenv(cpuProfileEnv); p != "" {
+		pf, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			pf.Close()
+		}()
+	}
 	fmt.Printf("URL http://%s TOKEN %s\n", ln.Addr(), a.AdminToken())
 	go func() {
 		sig := make(chan os.Signal, 1)
