@@ -17,3 +17,9 @@ func (f *FS) Settle() {
 
 // SchemaVersion is the schema version this code writes.
 const SchemaVersion = schemaVersion
+
+// ChunkFileSyncs is how many times the chunk file was fdatasync'd, and
+// whether slots were written since the last time.
+func (f *FS) ChunkFileSyncs() (n int64, unsynced bool) {
+	return f.slots.syncs.Load(), f.slots.unsynced.Load()
+}

@@ -118,6 +118,9 @@ func (f *FS) WriteFileFrom(ctx context.Context, name string, r io.Reader, perm f
 			return b.total, nil
 		}
 		err := f.update(ctx, op, name, func(t *tx) error {
+			// Only the unnamed stage gets these chunks: their fdatasync
+			// waits for the commit that names them (finishWrite).
+			t.lazy = true
 			in, err := t.inode(stage.Ino)
 			if err != nil {
 				return err

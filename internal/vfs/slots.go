@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -46,6 +47,11 @@ type slotFile struct {
 	f  *os.File
 	cs int64
 	ro bool
+
+	// unsynced says slots were written since the last fdatasync. Writes
+	// and syncs run under the store's write lock (inside transactions).
+	unsynced atomic.Bool
+	syncs    atomic.Int64 // fdatasyncs done (for the tests)
 
 	mu     sync.Mutex
 	next   int64    // slots [0, next) are in use or free; the file is at least next × cs
@@ -161,6 +167,7 @@ func (s *slotFile) giveBack(slots []int64) {
 
 // write stores data (exactly the chunk size) in slot.
 func (s *slotFile) write(slot int64, data []byte) error {
+	s.unsynced.Store(true)
 	if _, err := s.f.WriteAt(data, slot*s.cs); err != nil {
 		return chunkFileErr("write chunk file", err)
 	}
@@ -178,12 +185,37 @@ func chunkFileErr(op string, err error) error {
 }
 
 // sync makes the slots written so far durable (before the commit that
-// names them).
+// names them); with nothing written since the last sync it does nothing.
 func (s *slotFile) sync() error {
+	if !s.unsynced.Swap(false) {
+		return nil
+	}
+	s.syncs.Add(1)
 	if err := unix.Fdatasync(int(s.f.Fd())); err != nil {
+		s.unsynced.Store(true)
 		return chunkFileErr("sync chunk file", err)
 	}
 	return nil
+}
+
+// writeback starts writing slots to the disk without waiting
+// (sync_file_range WRITE): a staging batch whose fdatasync a later commit
+// does, which then finds most of the bytes written already.
+func (s *slotFile) writeback(slots []int64) {
+	if len(slots) == 0 || s.f == nil {
+		return
+	}
+	slots = slices.Clone(slots)
+	slices.Sort(slots)
+	for i := 0; i < len(slots); {
+		j := i + 1
+		for j < len(slots) && slots[j] == slots[j-1]+1 {
+			j++
+		}
+		// An error only leaves the writeback to the kernel, or to the sync.
+		unix.SyncFileRange(int(s.f.Fd()), slots[i]*s.cs, int64(j-i)*s.cs, unix.SYNC_FILE_RANGE_WRITE)
+		i = j
+	}
 }
 
 // read fills dst from slot at offset off within it. Call it between enter

@@ -3,6 +3,7 @@ package vfs_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,4 +183,109 @@ func TestChunkFileReuse(t *testing.T) {
 		t.Fatalf("chunk file grew from %d to %d bytes though 1 MiB of slots was free", fi0.Size(), fi.Size())
 	}
 	checkOK(t, f)
+}
+
+// TestStagedWriteSyncsOnce: a streamed write of many DirtyBytes batches
+// fdatasyncs the chunk file once, at the commit that names its chunks (the
+// staging commits before it only start the writeback), and a commit that
+// names a chunk a staging commit wrote, by deduplication, syncs it first
+// although it writes no slot itself. The second half fails if only a
+// commit that wrote slots synced: a power loss could then leave a named
+// file whose chunk bytes never reached the disk.
+func TestStagedWriteSyncsOnce(t *testing.T) {
+	ctx := context.Background()
+	const dirty = 256 << 10
+	f, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{DirtyBytes: dirty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data := make([]byte, 8*dirty+1000)
+	for i := range data {
+		data[i] = byte(i*7 + i>>16)
+	}
+	n0, _ := f.ChunkFileSyncs()
+	if _, err := f.WriteFileFrom(ctx, "/big", bytes.NewReader(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n1, unsynced := f.ChunkFileSyncs()
+	if n1-n0 != 1 || unsynced {
+		t.Errorf("a write of 8 batches: %d fdatasyncs (unsynced after: %v), want 1 (false)", n1-n0, unsynced)
+	}
+	if got, err := f.ReadFile(ctx, "/big"); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("ReadFile: %d bytes, %v", len(got), err)
+	}
+
+	// A second streamed write held after its first batches are staged: a
+	// file written meanwhile with the content of a staged chunk shares it
+	// and must sync it before its commit.
+	data2 := bytes.Clone(data)
+	for i := range data2 {
+		data2[i] ^= 0x5a
+	}
+	gate := &gatedReader{data: data2, at: 3 * dirty, reached: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.WriteFileFrom(ctx, "/big2", gate, 0o644)
+		done <- err
+	}()
+	select {
+	case <-gate.reached: // batch 3 was taken by the committer: batch 1 is committed
+	case err := <-done:
+		t.Fatalf("WriteFileFrom returned before the gate: %v", err)
+	}
+	n2, unsynced := f.ChunkFileSyncs()
+	if !unsynced || n2 != n1 {
+		t.Errorf("with batches staged: %d fdatasyncs more, unsynced %v; want 0, true", n2-n1, unsynced)
+	}
+	if err := f.WriteFile(ctx, "/dup", data2[:64<<10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n3, unsynced := f.ChunkFileSyncs()
+	if n3-n2 != 1 || unsynced {
+		t.Errorf("a file sharing a staged chunk: %d fdatasyncs (unsynced after: %v), want 1 (false)", n3-n2, unsynced)
+	}
+	close(gate.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range map[string][]byte{"/big": data, "/big2": data2, "/dup": data2[:64<<10]} {
+		if got, err := f.ReadFile(ctx, p); err != nil || !bytes.Equal(got, w) {
+			t.Errorf("ReadFile %s: %d bytes, %v; want %d", p, len(got), err, len(w))
+		}
+	}
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(2 * 8 * dirty / (64 << 10)); st.SlotChunks != want {
+		t.Errorf("SlotChunks %d, want %d (the shared chunk stored once)", st.SlotChunks, want)
+	}
+	checkOK(t, f)
+}
+
+// gatedReader reads data, stopping at offset at until release is closed
+// (reached is closed when it gets there).
+type gatedReader struct {
+	data             []byte
+	off, at          int
+	reached, release chan struct{}
+}
+
+func (r *gatedReader) Read(p []byte) (int, error) {
+	if r.off == r.at {
+		close(r.reached)
+		<-r.release
+		r.at = -1
+	}
+	if r.off >= len(r.data) {
+		return 0, io.EOF
+	}
+	end := len(r.data)
+	if r.at > r.off {
+		end = r.at
+	}
+	n := copy(p, r.data[r.off:end])
+	r.off += n
+	return n, nil
 }

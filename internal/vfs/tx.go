@@ -38,6 +38,13 @@ type tx struct {
 	// The chunk file's slots this transaction wrote (given back if it rolls
 	// back) and freed (reusable after it commits; slots.go).
 	slotsNew, slotsFreed []int64
+	// lazy is set by a request that only adds chunks to a staging inode
+	// (nlink 0, collected by recover after a crash: WriteFileFrom's batches
+	// before the last); eager is set once any other request succeeded in
+	// the transaction. A transaction with no eager request commits without
+	// the chunk file's fdatasync (it only starts the writeback): no name
+	// can reach its chunks before a later commit, which syncs (slots.go).
+	lazy, eager bool
 
 	// touched records every change to the overlay (inodes, dents) with the
 	// value it replaced, in order: a failing request is undone by walking its
@@ -237,7 +244,9 @@ func (f *FS) commitGroup(group []*request) {
 			t.uid, t.gid = owner(r.ctx)
 			t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
 			before := t.admitMark()
+			t.lazy = false
 			err := r.fn(t)
+			t.eager = t.eager || !t.lazy
 			if err == nil && t.used > 0 && f.used+t.used > f.quotaBytes() {
 				err = f.quotaError() // checked now: a deferred request is answered before finish
 			}
@@ -306,10 +315,15 @@ func (f *FS) commitTx(t *tx) error {
 	f.pend = nil
 	t.applyAtimes()
 	err := t.finish()
-	if err == nil && len(t.slotsNew) > 0 {
-		// The slots' bytes are durable before the rows naming them can be
-		// (slots.go).
-		err = f.slots.sync()
+	if err == nil && f.slots != nil {
+		if t.eager {
+			// The slots' bytes are durable before the rows naming them can
+			// be, this transaction's and those of staging commits before
+			// it (slots.go). Nothing unsynced: no system call.
+			err = f.slots.sync()
+		} else {
+			f.slots.writeback(t.slotsNew) // a staging batch: synced by a later commit
+		}
 	}
 	unknown := false
 	if err == nil {
@@ -385,7 +399,9 @@ func (t *tx) savepoint(r *request) error {
 	before := t.admitMark()
 	t.uid, t.gid = owner(r.ctx)
 	t.actor, t.access, t.span = actorOf(r.ctx), accessOf(r.ctx), spanOf(r.ctx)
+	t.lazy = false
 	err := r.fn(t)
+	t.eager = t.eager || !t.lazy
 	if err == nil && t.used > used && t.f.used+t.used > t.f.quotaBytes() {
 		err = t.f.quotaError()
 	}
