@@ -74,9 +74,11 @@
 // ChunkFileSuffix, "-chunks", mode 0600, slots.go), in a slot of the chunk
 // size at slot × chunk size that its row names (chunks.slot). The
 // transaction that creates the row writes the bytes with pwrite and
-// fdatasyncs the file before its COMMIT, so every byte is written once (the
-// WAL carries only the row; a checkpoint copies no content) and a row never
-// names bytes that a crash, kill -9 or power loss, can have lost. A read is
+// fdatasyncs the file before its COMMIT (a staging batch of WriteFileFrom,
+// whose rows no name reaches, leaves the sync to the commit that names
+// them), so every byte is written once (the WAL carries only the row; a
+// checkpoint copies no content) and a named row never names bytes that a
+// crash, kill -9 or power loss, can have lost. A read is
 // a pread straight into the caller's buffer. Smaller chunks (a file's tail)
 // and inline content stay in SQLite; a store from before version 4 keeps
 // its old chunks in chunk_data and reads them as before.
@@ -144,8 +146,10 @@
 // WriteFileFrom reads and hashes its next batch of DirtyBytes while the
 // previous one commits (TestWALBounded: with the defaults, 256 MiB written in
 // 8 MiB files leave a WAL of 16 MiB at steady state). Full-size chunks reach
-// the disk once, in the chunk file (see The chunk file); a commit that wrote
-// any fdatasyncs it, one per DirtyBytes batch of a large write.
+// the disk once, in the chunk file (see The chunk file). Its batches before
+// the last commit into an unnamed stage without the chunk file's fdatasync
+// (they start the writeback); the commit that names the chunks, or any
+// other commit after them, syncs it: one fdatasync per WriteFileFrom.
 //
 // The frames of a transaction reach the WAL with one write(2) per commit: the
 // store's connections use SQLite's own VFS with the WAL's writes gathered in

@@ -26,7 +26,8 @@ const ChunkFileSuffix = "-chunks"
 // a slot of the chunk size at offset slot × chunk size, named by the chunk's
 // row (chunks.slot). Their bytes are written once, with pwrite, by the
 // transaction that creates the row, and fdatasync'd before that transaction
-// commits; the WAL carries only the row. So no chunk byte is copied a second
+// commits (or, for a staging batch whose rows no name reaches, before the
+// next commit that is not one: tx.lazy); the WAL carries only the row. So no chunk byte is copied a second
 // time by the checkpoint, and a read is a pread straight into the caller's
 // buffer. Smaller chunks (a file's tail, small files) stay in SQLite.
 //
