@@ -258,6 +258,9 @@ type opts struct {
 	args  []string            // operands before "--"
 	paths []string            // operands after "--"
 	dash  bool                // "--" was given
+	// explicit holds the optional-value options last given with "=" (so
+	// "--pretty=" is told from "--pretty").
+	explicit map[string]bool
 }
 
 func (o *opts) has(n string) bool { _, ok := o.set[n]; return ok }
@@ -280,7 +283,7 @@ type spec struct {
 // parse parses args by sp. Unknown options print git's message and end the
 // command with 129.
 func (c *cmd) parse(args []string, sp spec) *opts {
-	o := &opts{set: map[string][]string{}}
+	o := &opts{set: map[string][]string{}, explicit: map[string]bool{}}
 	kind := map[string]byte{}
 	for _, l := range sp.long {
 		switch {
@@ -339,6 +342,9 @@ func (c *cmd) parse(args []string, sp spec) *opts {
 					c.errorf("option `%s' takes no value", name)
 					c.exit(ExitUsage)
 				}
+			}
+			if k == '?' {
+				o.explicit[name] = hasV
 			}
 			o.set[name] = append(o.set[name], v)
 		case strings.HasPrefix(a, "-") && len(a) > 1:

@@ -224,6 +224,15 @@ func (c *cmd) formatCommit(r *Repo, cm *object.Commit, f string) string {
 			sb.WriteByte('%')
 		case 'n':
 			sb.WriteByte('\n')
+		case 'x': // %xNN: the byte NN (hex)
+			if i+2 < len(f) {
+				if b, err := strconv.ParseUint(f[i+1:i+3], 16, 8); err == nil {
+					sb.WriteByte(byte(b))
+					i += 2
+					continue
+				}
+			}
+			sb.WriteString("%x")
 		case 'H':
 			sb.WriteString(cm.Hash.String())
 		case 'h':
@@ -337,9 +346,48 @@ func (c *cmd) decoration(r *Repo, h plumbing.Hash, paren bool) string {
 type logFormat struct {
 	builtin string // "medium", "oneline", "short", "full", "fuller", "raw"
 	custom  string
+	user    bool // a user format (custom, which may be empty: --format= prints no header at all)
 	tformat bool // terminator semantics (a newline after each)
 	abbrev  bool // --oneline, --abbrev-commit: short ids
 }
+
+// readLogFormat is the commit format log and show print: medium, or what
+// --oneline, --pretty[=F] and --format=F ask for (F a builtin name,
+// "format:...", "tformat:..." or a placeholder string; --format= and
+// --pretty= are the empty format, which prints no header and no
+// separator; a bare --pretty is medium). A --pretty name
+// git does not know is fatal, as in git.
+func (c *cmd) readLogFormat(o *opts) logFormat {
+	lf := logFormat{builtin: "medium"}
+	if o.has("oneline") {
+		lf = logFormat{builtin: "oneline", abbrev: true}
+	}
+	if o.has("pretty") {
+		v, ok := parseFormat(o.val("pretty"))
+		if o.val("pretty") == "" && o.explicit["pretty"] {
+			v = logFormat{user: true, tformat: true} // --pretty=: the empty format
+		}
+		if !ok {
+			c.die("invalid --pretty format: %s", o.val("pretty"))
+		}
+		lf = v
+	}
+	if o.has("format") {
+		v := o.val("format")
+		switch pf, ok := parseFormat(v); {
+		case v != "" && ok:
+			lf = pf
+		case strings.HasPrefix(v, "format:"):
+			lf = logFormat{custom: strings.TrimPrefix(v, "format:"), user: true}
+		default:
+			lf = logFormat{custom: strings.TrimPrefix(v, "tformat:"), user: true, tformat: true}
+		}
+	}
+	return lf
+}
+
+// empty reports whether lf is the empty user format (--format=).
+func (lf logFormat) empty() bool { return lf.user && lf.custom == "" }
 
 func parseFormat(s string) (logFormat, bool) {
 	switch s {
@@ -350,20 +398,20 @@ func parseFormat(s string) (logFormat, bool) {
 		return logFormat{builtin: s}, true
 	}
 	if v, ok := strings.CutPrefix(s, "format:"); ok {
-		return logFormat{custom: v}, true
+		return logFormat{custom: v, user: true}, true
 	}
 	if v, ok := strings.CutPrefix(s, "tformat:"); ok {
-		return logFormat{custom: v, tformat: true}, true
+		return logFormat{custom: v, user: true, tformat: true}, true
 	}
 	if strings.Contains(s, "%") {
-		return logFormat{custom: s, tformat: true}, true
+		return logFormat{custom: s, user: true, tformat: true}, true
 	}
 	return logFormat{}, false
 }
 
 // writeCommitHeader writes one commit in a builtin format.
 func (c *cmd) writeCommit(w io.Writer, r *Repo, cm *object.Commit, lf logFormat, decorate bool) {
-	if lf.custom != "" {
+	if lf.user {
 		fmt.Fprint(w, c.formatCommit(r, cm, lf.custom))
 		return
 	}
@@ -438,29 +486,7 @@ func (c *cmd) maxCount(o *opts) int {
 func cmdLog(c *cmd, args []string) int {
 	o := c.parse(args, logSpec())
 	r := c.needRepo()
-	lf := logFormat{builtin: "medium"}
-	if o.has("oneline") {
-		lf = logFormat{builtin: "oneline", abbrev: true}
-	}
-	for _, k := range []string{"pretty", "format"} {
-		if o.has(k) {
-			v, ok := parseFormat(o.val(k))
-			if !ok {
-				c.die("invalid --pretty format: %s", o.val(k))
-			}
-			lf = v
-			if k == "format" && v.custom == "" && v.builtin == "" {
-				lf = logFormat{custom: o.val(k), tformat: true}
-			}
-		}
-	}
-	if o.has("format") && !strings.HasPrefix(o.val("format"), "format:") {
-		if v, ok := parseFormat(o.val("format")); ok && v.builtin != "" {
-			lf = v
-		} else {
-			lf = logFormat{custom: strings.TrimPrefix(o.val("format"), "tformat:"), tformat: true}
-		}
-	}
+	lf := c.readLogFormat(o)
 	limit := c.maxCount(o)
 	skip := 0
 	if o.has("skip") {
@@ -548,9 +574,9 @@ func cmdLog(c *cmd, args []string) int {
 	}
 	showDiff := d.patch || d.stat || d.nameOnly || d.nameStatus || d.numstat || d.shortstat
 	for i, cm := range list {
-		if lf.custom != "" {
+		if lf.user {
 			c.writeCommit(c.out, r, cm, lf, decorate)
-			if lf.tformat || i < len(list)-1 {
+			if !lf.empty() && (lf.tformat || i < len(list)-1) {
 				fmt.Fprintln(c.out)
 			}
 		} else {
@@ -591,7 +617,7 @@ func (c *cmd) commitDiff(r *Repo, cm *object.Commit, d diffOpts, ps pathspec, lf
 	if len(pairs) == 0 {
 		return
 	}
-	if lf.builtin != "oneline" {
+	if lf.builtin != "oneline" && !lf.empty() {
 		fmt.Fprintln(c.out)
 	}
 	d2 := d
@@ -610,19 +636,7 @@ func (c *cmd) commitDiff(r *Repo, cm *object.Commit, d diffOpts, ps pathspec, lf
 func cmdShow(c *cmd, args []string) int {
 	o := c.parse(args, logSpec())
 	r := c.needRepo()
-	lf := logFormat{builtin: "medium"}
-	if o.has("oneline") {
-		lf = logFormat{builtin: "oneline", abbrev: true}
-	}
-	for _, k := range []string{"pretty", "format"} {
-		if o.has(k) {
-			v, ok := parseFormat(o.val(k))
-			if !ok {
-				v = logFormat{custom: o.val(k), tformat: true}
-			}
-			lf = v
-		}
-	}
+	lf := c.readLogFormat(o)
 	d := readDiffOpts(o, true)
 	revs := o.args
 	if len(revs) == 0 {
@@ -670,7 +684,7 @@ func cmdShow(c *cmd, args []string) int {
 				c.commitDiff(r, cm, d, ps, lf)
 			}
 		case plumbing.CommitObject:
-			if i > 0 && lf.custom == "" {
+			if i > 0 && !lf.user {
 				fmt.Fprintln(c.out)
 			}
 			cm, err := object.GetCommit(r.st, h)
@@ -678,7 +692,7 @@ func cmdShow(c *cmd, args []string) int {
 				c.dieErr(err)
 			}
 			c.writeCommit(c.out, r, cm, lf, o.has("decorate"))
-			if lf.custom != "" && lf.tformat {
+			if lf.user && lf.tformat && !lf.empty() {
 				fmt.Fprintln(c.out)
 			}
 			c.commitDiff(r, cm, d, ps, lf)

@@ -131,6 +131,10 @@ var gitTable = []gitRow{
 	// log
 	{name: "log", script: S + "echo m >> a.txt && git commit -qam second && git log"},
 	{name: "log oneline", script: S + "echo m >> a.txt && git commit -qam second && git log --oneline"},
+	{name: "empty format with names", script: S + "echo m >> a.txt && echo n > n.txt && git add -A && git commit -qm second && git show --name-only --format= HEAD && git log --format= --name-only && git log --pretty= --name-status && git show --stat --format= && git log --format= && echo end"},
+	{name: "empty format with patch", script: S + "echo m >> a.txt && git commit -qam second && git log --format= -p -1 && git show --format= HEAD~1 --stat"},
+	{name: "format: without terminator", script: S + "echo m >> a.txt && git commit -qam second && git log --format=format:%s && echo && git log --pretty=tformat:%h%x09%s --name-only | sed 's/^[0-9a-f]*\t/H\t/'"},
+	{name: "pretty unknown is fatal", script: S + "git show --pretty=bogus; echo $?; git log --pretty=nope; echo $?"},
 	{name: "log -n", script: S + "echo m >> a.txt && git commit -qam second && git log -n 1 --oneline && git log -1 --format=%s"},
 	{name: "log format placeholders", script: S + "git log --format='%H|%h|%T|%t|%P|%an|%ae|%ad|%at|%aI|%cn|%ce|%cd|%ct|%cI|%s|%%'"},
 	{name: "log pretty format", script: S + "git log --pretty=format:'%h %s' && echo && git log --pretty=oneline"},
