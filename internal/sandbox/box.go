@@ -372,7 +372,9 @@ func (x *box) cleanup() {
 	<-x.ready // start may still be running: its steps end quickly once dead is closed
 	o := &x.b.opts
 	if x.conn != nil {
-		x.conn.fail(errors.New("the sandbox is stopping"))
+		// What the init wrote before it ended still counts (a program's
+		// start, its last output, its exit).
+		x.conn.drain(errors.New("the sandbox is stopping"))
 	}
 	if x.cmd != nil {
 		select {

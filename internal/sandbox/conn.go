@@ -36,6 +36,9 @@ type conn struct {
 	streams map[uint32]*hstream
 	next    uint32
 	err     error // why it ended
+	// ending is why the connection is ending (drain): its reading side is
+	// shut and the reader queues what the init wrote before it ends.
+	ending error
 }
 
 // hstream is the queue of one stream's frames.
@@ -49,9 +52,14 @@ type hstream struct {
 }
 
 func newConn(c net.Conn, window int, onPolicy func(wire.Frame)) *conn {
-	k := &conn{c: c, limit: window + wire.MaxPayload, maxFrames: 2*window + 8, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}, onPolicy: onPolicy}
+	k := makeConn(c, window, onPolicy)
 	go k.read()
 	return k
+}
+
+// makeConn is newConn without its reader (k.read, which the caller starts).
+func makeConn(c net.Conn, window int, onPolicy func(wire.Frame)) *conn {
+	return &conn{c: c, limit: window + wire.MaxPayload, maxFrames: 2*window + 8, ready: make(chan wire.Frame, 1), done: make(chan struct{}), streams: map[uint32]*hstream{}, onPolicy: onPolicy}
 }
 
 // read sorts incoming frames until the connection ends.
@@ -110,10 +118,15 @@ func (k *conn) read() {
 	}
 }
 
-// fail ends the connection with err (the first reason is kept).
+// fail ends the connection with err (the first reason is kept) at once:
+// frames not read yet are lost. For a connection whose frames cannot be
+// trusted (a protocol error); drain is for one that ends.
 func (k *conn) fail(err error) {
 	k.mu.Lock()
 	if k.err == nil {
+		if k.ending != nil {
+			err = k.ending
+		}
 		k.err = err
 		close(k.done)
 	}
@@ -121,10 +134,39 @@ func (k *conn) fail(err error) {
 	k.c.Close()
 }
 
-// Err says why the connection ended (nil while it lives).
+// drainLimit bounds how long drain waits for the reader to queue what the
+// init wrote (a hang guard: the socket's buffer is all there is to read).
+const drainLimit = 10 * time.Second
+
+// drain ends the connection with err (the first reason is kept) once the
+// reader has queued every frame the init wrote before: the reading side is
+// shut down (shutdown(2) SHUT_RD: the init's later writes fail, what is
+// buffered is read, then end of file), so a frame already sent is not lost
+// to the close. An init killed just after it reported a program started
+// must not look like one that never started it (the backend runs a program
+// that never started again, on a new sandbox). Streams see the frames, then
+// err.
+func (k *conn) drain(err error) {
+	k.mu.Lock()
+	if k.err != nil || k.ending != nil {
+		k.mu.Unlock()
+		return
+	}
+	k.ending = err
+	k.mu.Unlock()
+	cr, ok := k.c.(interface{ CloseRead() error })
+	if !ok || cr.CloseRead() != nil || k.c.SetReadDeadline(time.Now().Add(drainLimit)) != nil {
+		k.fail(err)
+	}
+}
+
+// Err says why the connection ended or is ending (nil while it lives).
 func (k *conn) Err() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.err == nil {
+		return k.ending
+	}
 	return k.err
 }
 
@@ -134,7 +176,7 @@ func (k *conn) send(f wire.Frame) error {
 	err := wire.Write(k.c, f)
 	k.wmu.Unlock()
 	if err != nil {
-		k.fail(fmt.Errorf("write to the sandbox's init: %w", err))
+		k.drain(fmt.Errorf("write to the sandbox's init: %w", err))
 		return fmt.Errorf("send %s: %w", f.Type, k.Err())
 	}
 	return nil

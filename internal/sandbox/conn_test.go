@@ -3,7 +3,9 @@ package sandbox
 import (
 	"errors"
 	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,5 +57,49 @@ func TestConn_HostileInit(t *testing.T) {
 				t.Errorf("connection ended with %v, want a protocol error about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestConn_DrainKeepsFramesSent: frames the init wrote before the host ends
+// the connection (a sandbox stopping because its init was killed) reach
+// their stream before the end does. The frames are in the socket's buffer
+// before the reader starts, so the end always comes first: a close there
+// would lose them (the backend then took a started program for one that
+// never started, and ran it again on a new sandbox).
+func TestConn_DrainKeepsFramesSent(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostFile, initFile := os.NewFile(uintptr(fds[0]), "host"), os.NewFile(uintptr(fds[1]), "init")
+	defer initFile.Close()
+	host, err := net.FileConn(hostFile)
+	hostFile.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := makeConn(host, 1024, nil)
+	s := k.open()
+	for _, f := range []wire.Frame{
+		wire.JSON(wire.TStarted, s.id, wire.Started{PID: 42}),
+		{Type: wire.TStdout, Stream: s.id, Payload: []byte("last words\n")},
+	} {
+		if err := wire.Write(initFile, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// initFile stays open, as the runtime's copy of the init's end does:
+	// the end of what there is to read comes from the host's side.
+	stopping := errors.New("the sandbox is stopping")
+	k.drain(stopping)
+	go k.read()
+	for _, want := range []wire.Type{wire.TStarted, wire.TStdout} {
+		f, err := s.next(nil, nil)
+		if err != nil || f.Type != want {
+			t.Fatalf("got %s (%v), want the %s the init sent before the end", f.Type, err, want)
+		}
+	}
+	if _, err := s.next(nil, nil); err != stopping {
+		t.Fatalf("after the frames: %v, want the reason it ended (%v)", err, stopping)
 	}
 }

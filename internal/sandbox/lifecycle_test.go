@@ -84,17 +84,32 @@ func TestBackend_InitKilledRestarts(t *testing.T) {
 	}
 }
 
+// startedSleep starts a program in e's sandbox x and waits until the host
+// has seen it start (its first output: the init reports a start before
+// the program's output) and its sleep runs in x. Seeing the sleep in /proc
+// alone is not enough: an init killed before it reported the start is one
+// whose program may not have started, and the backend runs that execution
+// again on a new sandbox (where the sleep ran its 100 s to the end).
+func startedSleep(t *testing.T, e *env, x *box) *run.Execution {
+	t.Helper()
+	ex, err := e.r.Exec(ctx(t), "echo started; sleep 100", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, ex, "started\n")
+	waitFor(t, time.Minute, "the sleep in the sandbox", func() bool { return countProcs(t, x, "sleep") == 1 })
+	return ex
+}
+
 func TestBackend_InitKilledDuringExecution(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	e.ok("true")
 	x := e.box()
-	ex, err := e.r.Exec(ctx(t), "sleep 100", run.ExecOptions{})
-	if err != nil {
-		t.Fatal(err)
+	ex := startedSleep(t, e, x)
+	if err := syscall.Kill(x.initPID, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill the init (pid %d): %v", x.initPID, err)
 	}
-	waitFor(t, 5*time.Second, "sleep", func() bool { return countProcs(t, x, "sleep") == 1 })
-	syscall.Kill(x.initPID, syscall.SIGKILL)
 	res, err := ex.Wait(ctx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -113,16 +128,14 @@ func TestBackend_InitKilledWhileRuntimeStalls(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.ok("true")
 	x := e.box()
-	ex, err := e.r.Exec(ctx(t), "sleep 100", run.ExecOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 5*time.Second, "sleep", func() bool { return countProcs(t, x, "sleep") == 1 })
+	ex := startedSleep(t, e, x)
 	if err := x.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	defer x.cmd.Process.Signal(syscall.SIGCONT)
-	syscall.Kill(x.initPID, syscall.SIGKILL)
+	if err := syscall.Kill(x.initPID, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill the init (pid %d): %v", x.initPID, err)
+	}
 	res, err := ex.Wait(ctx(t))
 	if err != nil {
 		t.Fatal(err)
