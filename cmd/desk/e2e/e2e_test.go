@@ -159,6 +159,10 @@ func TestMCP_TypeScriptClient(t *testing.T) {
 					ExitCode int    `json:"exit_code"`
 					Backend  string `json:"backend"`
 					Progress int    `json:"progress"`
+					// WireProgress counts the notifications that arrived
+					// before the result (session.mjs checks it is not 0);
+					// Progress those the SDK handed to onprogress.
+					WireProgress int `json:"wireProgress"`
 				} `json:"firstRun"`
 				SecondRun struct {
 					ExitCode int `json:"exit_code"`
@@ -167,7 +171,7 @@ func TestMCP_TypeScriptClient(t *testing.T) {
 			if err := json.Unmarshal(out, &seen); err != nil || !seen.OK {
 				t.Fatalf("session output: %v\n%s", err, out)
 			}
-			t.Logf("%s: tests failed with %d, then passed (%s backend, %d progress notifications)", mode, seen.FirstRun.ExitCode, seen.FirstRun.Backend, seen.FirstRun.Progress)
+			t.Logf("%s: tests failed with %d, then passed (%s backend, %d progress notifications before the result, %d through onprogress)", mode, seen.FirstRun.ExitCode, seen.FirstRun.Backend, seen.FirstRun.WireProgress, seen.FirstRun.Progress)
 			// The files, on disk, through the API.
 			src, want := "/workspace/src/math.js", "return a + b;"
 			if backend == "shell" {

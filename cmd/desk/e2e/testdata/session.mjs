@@ -27,6 +27,21 @@ async function main() {
   const client = new Client({ name: "desk-e2e", version: "1.0.0" });
   client.onerror = () => {};
   await client.connect(transport(mode));
+  // What desk sends, as it arrives: the progress notifications received
+  // while a call is pending, before its response. The SDK's onprogress
+  // cannot say it alone: it runs a notification's handler a microtask
+  // later but a response's at once, so a notification read in the same
+  // chunk as its response finds its handler gone (typescript-sdk issue
+  // 2580) and is dropped, which happened under load.
+  const wire = { pending: false, progress: 0 };
+  const onmessage = client.transport.onmessage;
+  client.transport.onmessage = (msg, extra) => {
+    if (wire.pending) {
+      if (msg.method === "notifications/progress") wire.progress++;
+      else if (msg.id !== undefined && (msg.result !== undefined || msg.error !== undefined)) wire.pending = false;
+    }
+    onmessage(msg, extra);
+  };
   const call = async (name, args, opts) => {
     const res = await client.callTool({ name, arguments: args }, undefined, opts);
     seen.steps.push({ tool: name, isError: !!res.isError, text: text(res).slice(0, 300) });
@@ -63,10 +78,12 @@ async function main() {
 
   // 3. Run the tests: they fail. Progress arrives while they run.
   let progress = 0;
+  Object.assign(wire, { pending: true, progress: 0 });
   res = await call("exec", { command: testCmd, backend: DESK_BACKEND, timeout: 120 }, { onprogress: () => progress++ });
   check(!res.isError && res.structuredContent.exit_code !== 0, "the tests fail first", res);
-  seen.firstRun = { exit_code: res.structuredContent.exit_code, backend: res.structuredContent.backend, progress };
-  check(progress > 0, "exec reported progress");
+  seen.firstRun = { exit_code: res.structuredContent.exit_code, backend: res.structuredContent.backend, progress, wireProgress: wire.progress };
+  check(wire.progress > 0, "exec reported progress before its result");
+  check(progress <= wire.progress, "the client saw no progress desk did not send", seen.firstRun);
 
   // 4. Read, then fix the function with an edit guarded by the revision.
   res = await call("read", { path: src });
