@@ -149,13 +149,16 @@ func (m *cliMount) wait(t *testing.T) int {
 // TestMountCLI_Conformance runs the vfs conformance suite on a workspace of
 // a real server (its worker process serving the store) mounted by desk
 // mount, each test on a fresh workspace and mount; at each test's end the
-// CLI is interrupted and the mount must be gone.
+// CLI is interrupted and the mount must be gone. The tests run in parallel
+// (each its own workspace, worker and mount: most of a test's time is
+// waiting for them to start and stop).
 func TestMountCLI_Conformance(t *testing.T) {
 	s := startMountServer(t)
 	n := 0
 	vfstest.Run(t, func(t *testing.T) vfstest.FS {
 		n++
 		ws := "vfs-" + strconv.Itoa(n)
+		t.Parallel()
 		s.mkws(t, ws)
 		dir := emptyDir(t)
 		m := startCLIMount(t, ws, dir)
