@@ -32,11 +32,16 @@ func followAll(t *testing.T, s *Stream) []byte {
 // TestExecution_Follow_5MB: a foreground execution printing 5 MB with the
 // default 1 MiB output cap. Its output waits for the client that attaches
 // after starting it, which receives every byte; the stored record keeps the
-// head and the tail only.
+// head and the tail only. The client holds the execution while it follows,
+// as the adapters do: one that did not was hung up after ForegroundGrace,
+// which a loaded machine reached before the 5 MB were through (its stream
+// then elided).
 func TestExecution_Follow_5MB(t *testing.T) {
 	e := newEnv(t, Options{})
 	const n = 5_000_000
 	x := e.exec("big 5000000", ExecOptions{Foreground: true})
+	release := x.Hold()
+	defer release()
 	got := followAll(t, x.Follow(0))
 	if !bytes.Equal(got, bigData(n)) {
 		t.Fatalf("received %d bytes, want the %d the program printed", len(got), n)
