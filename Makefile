@@ -208,8 +208,8 @@ RACE_EXCLUDE := /internal/shell(/|$$)|/internal/fusefs/suites$$
 # internal/jsvm 34th). A package not listed keeps its place in go list's
 # order after them; a listed one that is gone is an error (go list fails).
 TEST_FIRST := ./cmd/desk ./internal/jsvm ./internal/shell ./internal/fusefs/suites \
-	./internal/jsvm/qjs ./internal/run ./internal/sandbox ./internal/tools ./internal/vfs \
-	./internal/api ./internal/fsio ./internal/shell/cmds ./internal/shell/interp
+	./internal/sandbox ./internal/search ./internal/vfs ./internal/jsvm/qjs ./internal/run \
+	./internal/tools ./internal/api ./internal/fsio ./internal/shell/cmds ./internal/shell/interp
 
 # The race and non-race parts run at once: each alone leaves a core idle
 # behind its last long package (and internal/shell, the longest without
