@@ -2,7 +2,6 @@ package cmds
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +12,8 @@ func init() { Register("date", Date) }
 
 // Date prints the date (Env.Clock) as GNU date, in UTC unless TZ (from Env.Getenv) names
 // a zone: the default format `Mon Nov 30 01:02:03 UTC 2026`, +FORMAT with
-// the common % specifiers (and the -, _, 0, ^ flags), -d DATE for ISO dates
-// and times, "@epoch", now/today/yesterday/tomorrow and "N units ago"; -u,
+// the common % specifiers (and the -, _, 0, ^ flags), -d DATE in GNU's
+// date input grammar (parsedate.go); -u,
 // -I[date|hours|minutes|seconds|ns], -R, -r FILE (modification time).
 func Date(env *Env, args []string) int {
 	opts, ops, ok := parseOpts(env, "date", args[1:], optSpec{shorts: "d:uI::Rr:f:s:",
@@ -23,12 +22,7 @@ func Date(env *Env, args []string) int {
 	if !ok {
 		return 1
 	}
-	loc := time.UTC
-	if tz := env.Getenv("TZ"); tz != "" {
-		if l, err := time.LoadLocation(strings.TrimPrefix(tz, ":")); err == nil {
-			loc = l
-		}
-	}
+	loc := loadTZ(env.Getenv("TZ"))
 	t := env.Clock()
 	format := "%a %b %e %H:%M:%S %Z %Y"
 	var dateStr *string
@@ -102,117 +96,6 @@ func Date(env *Env, args []string) int {
 	}
 	fmt.Fprintln(env.Stdout, strftime(format, t.In(loc)))
 	return 0
-}
-
-var (
-	reAgo = regexp.MustCompile(`^([+-]?\d+)?\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?$`)
-	// reRelTail is a date (m[1]) followed by a relative item (m[2:] as reAgo's).
-	reRelTail = regexp.MustCompile(`(?i)^(.*?\S)\s+([+-]?\d+)?\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?$`)
-	reOffset  = regexp.MustCompile(`^(.*?)\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})$`)
-)
-
-// dateRel applies a relative item matched by reAgo (m[1] the count, m[2]
-// the unit, m[3] " ago") to t.
-func dateRel(t time.Time, m []string) time.Time {
-	n := 1
-	if m[1] != "" {
-		n, _ = strconv.Atoi(strings.Join(strings.Fields(m[1]), ""))
-	}
-	if m[3] != "" {
-		n = -n
-	}
-	switch strings.ToLower(m[2]) {
-	case "sec", "second":
-		return t.Add(time.Duration(n) * time.Second)
-	case "min", "minute":
-		return t.Add(time.Duration(n) * time.Minute)
-	case "hour":
-		return t.Add(time.Duration(n) * time.Hour)
-	case "day":
-		return t.AddDate(0, 0, n)
-	case "week":
-		return t.AddDate(0, 0, 7*n)
-	case "fortnight":
-		return t.AddDate(0, 0, 14*n)
-	case "month":
-		return t.AddDate(0, n, 0)
-	}
-	return t.AddDate(n, 0, 0) // year
-}
-
-// parseDate parses the -d forms agents use; now is the current time in loc.
-func parseDate(s string, now time.Time, loc *time.Location) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	ls := strings.ToLower(s)
-	switch ls {
-	case "", "now", "today":
-		if ls == "" {
-			return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc), true
-		}
-		return now, true
-	case "yesterday":
-		return now.AddDate(0, 0, -1), true
-	case "tomorrow":
-		return now.AddDate(0, 0, 1), true
-	}
-	if strings.HasPrefix(s, "@") {
-		sec, frac, _ := strings.Cut(s[1:], ".")
-		n, err := strconv.ParseInt(sec, 10, 64)
-		if err != nil {
-			return now, false
-		}
-		ns := int64(0)
-		if frac != "" {
-			f := (frac + "000000000")[:9]
-			if ns, err = strconv.ParseInt(f, 10, 64); err != nil {
-				return now, false
-			}
-		}
-		return time.Unix(n, ns), true
-	}
-	if m := reAgo.FindStringSubmatch(ls); m != nil {
-		return dateRel(now, m), true
-	}
-	// A date followed by a relative item: "2024-02-28 +1 day".
-	if m := reRelTail.FindStringSubmatch(s); m != nil {
-		if base, ok := parseDate(s[:len(m[1])], now, loc); ok {
-			return dateRel(base, m[1:]), true
-		}
-	}
-	zone := loc
-	if m := reOffset.FindStringSubmatch(s); m != nil && strings.Contains(m[1], ":") {
-		z := m[2]
-		switch z {
-		case "Z", "UTC", "GMT":
-			zone = time.UTC
-		default:
-			z = strings.ReplaceAll(z, ":", "")
-			if len(z) == 3 {
-				z += "00"
-			}
-			h, _ := strconv.Atoi(z[1:3])
-			mi, _ := strconv.Atoi(z[3:5])
-			off := h*3600 + mi*60
-			if z[0] == '-' {
-				off = -off
-			}
-			zone = time.FixedZone("", off)
-		}
-		s = m[1]
-	}
-	layouts := []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04",
-		"2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006/01/02 15:04:05", "01/02/2006", "01/02/2006 15:04:05",
-		"Jan 2 2006", "2 Jan 2006", "Jan 2 2006 15:04:05", "Mon Jan 2 15:04:05 2006", "Mon Jan _2 15:04:05 MST 2006",
-		"Mon, 02 Jan 2006 15:04:05", "20060102", "15:04:05", "15:04"}
-	for _, l := range layouts {
-		if t, err := time.ParseInLocation(l, s, zone); err == nil {
-			if l == "15:04:05" || l == "15:04" {
-				t = time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), t.Second(), 0, zone)
-			}
-			return t, true
-		}
-	}
-	return now, false
 }
 
 // strftime formats t as C's strftime with GNU date's extensions (%N, %:z,
