@@ -48,6 +48,10 @@ func TestMain(m *testing.M) {
 		crashChild(db)
 		os.Exit(0)
 	}
+	if db := os.Getenv(copyCrashEnv); db != "" {
+		copyCrashChild(db)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -91,6 +95,9 @@ func crashOpN(i int) crashOp {
 		return crashOp{i: i, kind: "batch", a: fmt.Sprintf("%s/b%d", dir, r.IntN(5)), data: crashContent(i, 1+r.IntN(9000))}
 	case k < 8:
 		return crashOp{i: i, kind: "rename", a: fmt.Sprintf("%s/f%d", dir, r.IntN(20)), b: fmt.Sprintf("/d%d/f%d", r.IntN(5), r.IntN(20))}
+	case k == 8 && r.IntN(3) == 0:
+		// A tree copy (CopyTree): all of it or nothing.
+		return crashOp{i: i, kind: "copy", a: dir, b: fmt.Sprintf("/c%d", i)}
 	case k == 9 && r.IntN(2) == 0:
 		// Across the inline size: truncate (grow or shrink), or patch bytes
 		// in place through a handle (merged onto inline or chunked content).
@@ -126,6 +133,12 @@ func (op crashOp) apply(m map[string]string) {
 		}
 	case "remove":
 		delete(m, op.a)
+	case "copy":
+		for k, v := range m {
+			if k == op.a || strings.HasPrefix(k, op.a+"/") {
+				m[op.b+k[len(op.a):]] = v
+			}
+		}
 	case "truncate", "patch":
 		v, ok := m[op.a]
 		if !ok {
@@ -202,6 +215,8 @@ func (op crashOp) run(ctx context.Context, f *vfs.FS) error {
 			return nil
 		}
 		return err
+	case "copy":
+		return f.CopyTree(ctx, op.a, op.b, vfs.CopyOptions{Umask: 0o022})
 	case "truncate":
 		err := f.Truncate(ctx, op.a, op.off)
 		if vfs.Errno(err) == syscall.ENOENT {

@@ -182,6 +182,9 @@ func (t *tx) admit(b admitMark) error {
 		t.roomKnown, t.roomFree, t.roomBy = true, m.free-m.since, m.by
 	}
 	reuse := t.roomKnown && (d == 0 || fresh && m.since+d <= admitReuse && t.roomFree-t.walNeed-need > admitMargin)
+	if t.measureRoom {
+		reuse, t.measureRoom = false, false
+	}
 	if !reuse {
 		free, by, _, err := f.room(t.c)
 		if err != nil {

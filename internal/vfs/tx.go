@@ -71,6 +71,13 @@ type tx struct {
 	// noop is set by a request that changes nothing (commitNow): admit then
 	// passes it whatever the room, and clears it for the next request.
 	noop bool
+	// rawRows is set once the transaction wrote rows outside its overlay
+	// (CopyTree): reads through the writer connection then no longer fill
+	// the cache, which must only hold committed state.
+	rawRows bool
+	// measureRoom makes the next admit measure the room whatever its memo
+	// says (a request that adds rows in bulk, CopyTree).
+	measureRoom bool
 	// unlinkedOpen counts the inodes that lost their last name but stay for
 	// their open handles (unlinked): admit passes such a delete.
 	unlinkedOpen int
@@ -581,7 +588,7 @@ func (t *tx) inode(ino uint64) (*inode, error) {
 		cp := *in
 		return &cp, nil
 	}
-	in, ok, err := t.f.getInodeVia(t.c, ino)
+	in, ok, err := t.getInode(ino)
 	if err != nil {
 		return nil, err
 	}
@@ -599,7 +606,7 @@ func (t *tx) peek(ino uint64) (inode, error) {
 		}
 		return *in, nil
 	}
-	in, ok, err := t.f.getInodeVia(t.c, ino)
+	in, ok, err := t.getInode(ino)
 	if err != nil {
 		return in, err
 	}
@@ -615,7 +622,25 @@ func (t *tx) lookup(parent uint64, name string) (uint64, error) {
 	if ino, ok := t.dents[k]; ok {
 		return ino, nil
 	}
+	if t.rawRows {
+		if ino, ok := t.f.cache.getDent(k); ok {
+			return ino, nil
+		}
+		return loadDent(t.c, k)
+	}
 	return t.f.getDentVia(t.c, k)
+}
+
+// getInode reads ino's row outside the overlay: from the cache, else
+// through the writer connection (filling the cache unless rawRows).
+func (t *tx) getInode(ino uint64) (inode, bool, error) {
+	if t.rawRows {
+		if in, ok := t.f.cache.getInode(ino); ok {
+			return in, true, nil
+		}
+		return loadInode(t.c, ino)
+	}
+	return t.f.getInodeVia(t.c, ino)
 }
 
 // put records in as changed; it is written at commit.

@@ -11,8 +11,8 @@ func init() { Register("cp", Cp) }
 
 // cpOpts are cp's settings.
 type cpOpts struct {
-	recursive, preserve, noClobber, verbose, force, noTarget, deref, noDeref bool
-	targetDir                                                                string
+	recursive, preserve, archive, noClobber, verbose, force, noTarget, deref, noDeref bool
+	targetDir                                                                         string
 }
 
 // Cp copies files and directories as GNU cp: SOURCE DEST, or SOURCE...
@@ -33,7 +33,7 @@ func Cp(env *Env, args []string) int {
 		case "recursive", "R":
 			o.recursive = true
 		case "archive":
-			o.recursive, o.preserve, o.noDeref = true, true, true
+			o.recursive, o.preserve, o.archive, o.noDeref = true, true, true, true
 		case "p", "preserve":
 			o.preserve = true
 		case "no-clobber":
@@ -203,6 +203,22 @@ var cpPageContent int64 = 4 << 20
 // cpFileInPage is the largest file whose content is read with its
 // directory page.
 const cpFileInPage = 64 << 10
+
+// copyTree copies directory sp to dp, which does not exist, with the
+// store's tree copy (vfs.FS.CopyTree: a few statements per directory,
+// content shared) and reports whether it did. It is not used with -v
+// (which names every file), -L (which follows symlinks in the tree), or
+// when the store refuses the copy (a path rule, the quota, a tree too
+// large for one transaction): nothing was made then, and the copy goes
+// file by file, reporting each failure as GNU cp does.
+func (c *fuCopier) copyTree(sp, dp string) bool {
+	if c.o.verbose || c.o.deref {
+		return false
+	}
+	o := vfs.CopyOptions{Umask: fuUmask, PreserveMode: c.o.preserve, PreserveTimes: c.o.preserve,
+		PreserveLinks: c.o.archive, PreserveXattrs: c.o.archive}
+	return c.env.FS.CopyTree(c.env.Ctx, sp, dp, o) == nil
+}
 
 // finishDir gives a copied directory its mode (and, with -p, times) once
 // its entries are copied.
@@ -385,6 +401,9 @@ func (c *fuCopier) copy(src, sp string, from cpSource, dst, dp string, fresh boo
 				return false
 			}
 		} else {
+			if c.copyTree(sp, dp) {
+				return true
+			}
 			if err := env.FS.Mkdir(env.Ctx, dp, fuPermOf(a.Mode&0o7777|0o700)); err != nil {
 				env.Errorf("cp", "cannot create directory %s: %s", quoteaf(env, dst), Strerror(err))
 				return false
@@ -466,7 +485,24 @@ func (c *fuCopier) copy(src, sp string, from cpSource, dst, dp string, fresh boo
 	if exists && c.o.noClobber {
 		return true
 	}
-	if a.IsSymlink() {
+	if a.Mode&vfs.S_IFMT != vfs.S_IFREG && !a.IsSymlink() {
+		// A FIFO, socket or device is made anew, as GNU cp -r does
+		// (without --copy-contents).
+		if exists {
+			env.FS.Remove(env.Ctx, dp)
+		}
+		mode := a.Mode & 0o777 &^ fuUmask
+		if c.o.preserve {
+			mode = a.Mode & 0o7777
+		}
+		if err := env.FS.Mknod(env.Ctx, dp, a.Mode&vfs.S_IFMT|mode, a.Rdev); err != nil {
+			env.Errorf("cp", "cannot create special file %s: %s", quoteaf(env, dst), Strerror(err))
+			return false
+		}
+		if c.o.preserve {
+			env.FS.Utimens(env.Ctx, dp, a.Atime, a.Mtime, false)
+		}
+	} else if a.IsSymlink() {
 		target, err := env.FS.Readlink(env.Ctx, sp)
 		if err == nil {
 			if exists {

@@ -21,11 +21,14 @@ import (
 // cpTreeFixture is a source tree for the cp -r differential rows: nested
 // directories of many small files (runs written in one batch), an empty
 // file, a file over cpFileInPage (opened, not read with its page),
-// symbolic links between the files, and modes other than 0644, on both
-// sides made the same way.
+// symbolic links between the files, modes other than 0644, two names of
+// one file (split by cp -r, kept by cp -a) and a FIFO, on both sides made
+// the same way.
 type cpTreeEntry struct {
 	path, data, link string
 	mode             fs.FileMode // permission bits; a directory when path ends in "/"
+	hard             string      // a hard link to this earlier entry
+	fifo             bool
 }
 
 func cpTreeFixture() []cpTreeEntry {
@@ -58,6 +61,8 @@ func cpTreeFixture() []cpTreeEntry {
 	add(cpTreeEntry{path: "src/big", data: strings.Repeat("0123456789abcdef", 5000), mode: 0o644}) // 80,000 bytes
 	add(cpTreeEntry{path: "src/top", data: "top\n", mode: 0o664})
 	add(cpTreeEntry{path: "src/dangling", link: "nowhere"})
+	add(cpTreeEntry{path: "src/d0/hard", hard: "src/top"})
+	add(cpTreeEntry{path: "src/fifo", fifo: true, mode: 0o640})
 	add(cpTreeEntry{path: "src/ro/", mode: 0o555})
 	add(cpTreeEntry{path: "src/ro/a", data: "a\n", mode: 0o444})
 	add(cpTreeEntry{path: "src/ro/b", data: "b\n", mode: 0o444})
@@ -86,6 +91,10 @@ func cpTreeStore(t *testing.T) *vfs.FS {
 			err = f.Mkdir(ctx, p, 0o755)
 		case e.link != "":
 			err = f.Symlink(ctx, e.link, p)
+		case e.hard != "":
+			err = f.Link(ctx, "/work/"+e.hard, p)
+		case e.fifo:
+			err = f.Mknod(ctx, p, vfs.S_IFIFO|uint32(e.mode), 0)
 		default:
 			if err = f.WriteFile(ctx, p, []byte(e.data), 0o644); err == nil {
 				err = f.Chmod(ctx, p, e.mode)
@@ -117,6 +126,12 @@ func cpTreeHost(t *testing.T, dir string) {
 			err = os.Mkdir(p, 0o755)
 		case e.link != "":
 			err = os.Symlink(e.link, p)
+		case e.hard != "":
+			err = os.Link(filepath.Join(dir, e.hard), p)
+		case e.fifo:
+			if err = syscall.Mkfifo(p, uint32(e.mode)); err == nil {
+				err = os.Chmod(p, e.mode|fs.ModeNamedPipe)
+			}
 		default:
 			if err = os.WriteFile(p, []byte(e.data), 0o644); err == nil {
 				err = os.Chmod(p, e.mode)
@@ -147,13 +162,13 @@ func cpTreeHost(t *testing.T, dir string) {
 // permission bits, and the content's hash or the link's target; with
 // srcTime, whether its modification time is the source's (srcTime gives
 // the time of the source at rel).
-func cpTreeLine(rel string, mode fs.FileMode, data []byte, target string, mtime time.Time, srcTime func(rel string) (time.Time, bool)) string {
+func cpTreeLine(rel string, mode fs.FileMode, nlink uint64, data []byte, target string, mtime time.Time, srcTime func(rel string) (time.Time, bool)) string {
 	s := fmt.Sprintf("%s %s", rel, mode)
 	switch {
 	case mode&fs.ModeSymlink != 0:
 		s += " -> " + target
 	case mode.IsRegular():
-		s += fmt.Sprintf(" %d %x", len(data), sha256.Sum256(data))
+		s += fmt.Sprintf(" %d %x links %d", len(data), sha256.Sum256(data), nlink)
 	}
 	if srcTime != nil && mode&fs.ModeSymlink == 0 {
 		if st, ok := srcTime(rel); !ok {
@@ -199,7 +214,7 @@ func cpTreeDumpStore(t *testing.T, f *vfs.FS, root, src string) []string {
 				return sfi.ModTime(), true
 			}
 		}
-		out = append(out, cpTreeLine(rel, fi.Mode(), data, target, fi.ModTime(), srcTime))
+		out = append(out, cpTreeLine(rel, fi.Mode(), uint64(fi.Attr().Nlink), data, target, fi.ModTime(), srcTime))
 		if fi.IsDir() {
 			ents, err := f.ReadDir(ctx, p)
 			if err != nil {
@@ -252,7 +267,7 @@ func cpTreeDumpHost(t *testing.T, root, src string) []string {
 				return sfi.ModTime(), true
 			}
 		}
-		out = append(out, cpTreeLine(rel, fi.Mode(), data, target, fi.ModTime(), srcTime))
+		out = append(out, cpTreeLine(rel, fi.Mode(), uint64(fi.Sys().(*syscall.Stat_t).Nlink), data, target, fi.ModTime(), srcTime))
 		return nil
 	})
 	if err != nil {
@@ -371,6 +386,40 @@ func TestCpTree_batchRefused(t *testing.T) {
 	whole := cpTreeDumpStore(t, f, "/work/whole", "")
 	var want []string
 	for _, l := range whole {
+		if !strings.HasPrefix(l, "./d1/f3 ") {
+			want = append(want, l)
+		}
+	}
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("copy differs from a whole copy less d1/f3\n copy:\n%s\n want:\n%s", g, w)
+	}
+}
+
+// TestCpTree_storeCopyRefused: cp -r into a new directory copies with the
+// store's tree copy (vfs.FS.CopyTree), which a path rule refuses whole;
+// cp then copies file by file, so the result and the one message are GNU
+// cp's: every other file copied, the refused one reported.
+func TestCpTree_storeCopyRefused(t *testing.T) {
+	f := cpTreeStore(t)
+	var out, errb bytes.Buffer
+	env := &Env{
+		Ctx: vfs.WithAccess(context.Background(), cpDenyAccess("/work/copy/d1/f3")), FS: f, Dir: "/work",
+		Stdin: strings.NewReader(""), NoStdin: true, Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
+		Limits: Limits{MaxReadBytes: 64 << 20},
+	}
+	if st := Cp(env, []string{"cp", "-r", "src", "copy"}); st != 1 {
+		t.Errorf("status %d, want 1", st)
+	}
+	if want := "cp: error writing 'copy/d1/f3': Permission denied\n"; errb.String() != want {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+	if _, e, st := runIn(t, f, "/work", "", "cp", "-r", "src", "whole"); st != 0 {
+		t.Fatalf("cp -r src whole: %s", e)
+	}
+	got := cpTreeDumpStore(t, f, "/work/copy", "")
+	var want []string
+	for _, l := range cpTreeDumpStore(t, f, "/work/whole", "") {
 		if !strings.HasPrefix(l, "./d1/f3 ") {
 			want = append(want, l)
 		}
