@@ -521,8 +521,9 @@ func (s *Server) handleDeleteFile(w http.ResponseWriter, r *http.Request, c *cal
 
 // copyTree copies src to dst, which must not exist: files with their
 // content and mode, directories with their contents, symlinks as symlinks.
-// At most MaxWalk entries; past that the partial copy is removed and the
-// error is too_large.
+// At most MaxWalk entries; past that the error is too_large and nothing is
+// copied (a directory is copied by the store in one transaction,
+// vfs.FS.CopyTree; the walk below copies anything else).
 func (s *Server) copyTree(ctx context.Context, fsys *vfs.FS, src, dst string) error {
 	if dst == src || strings.HasPrefix(dst, src+"/") {
 		return &fs.PathError{Op: "copy", Path: dst, Err: syscall.EINVAL}
@@ -530,6 +531,16 @@ func (s *Server) copyTree(ctx context.Context, fsys *vfs.FS, src, dst string) er
 	if _, err := fsys.Lstat(ctx, dst); err == nil {
 		return &fs.PathError{Op: "copy", Path: dst, Err: syscall.EEXIST}
 	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if fi, err := fsys.Lstat(ctx, src); err == nil && fi.IsDir() {
+		// A directory: the store's tree copy, one transaction whose rows
+		// are written a directory at a time and whose content is shared
+		// (vfs.FS.CopyTree); all or nothing, durable when it returns.
+		err := fsys.CopyTree(ctx, src, dst, vfs.CopyOptions{PreserveMode: true, MaxEntries: s.opts.MaxWalk - 1})
+		if vfs.Errno(err) == syscall.E2BIG {
+			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "copy: the tree has more than %d entries", s.opts.MaxWalk)
+		}
 		return err
 	}
 	budget := s.opts.MaxWalk

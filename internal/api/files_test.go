@@ -377,3 +377,31 @@ func TestAPI_PlainHTTP(t *testing.T) {
 		t.Fatalf("bad limit = %d %s", st, code)
 	}
 }
+
+// TestAPI_CopyTooLarge: a copy of a tree of more than MaxWalk entries is
+// too_large and makes nothing; one of exactly MaxWalk entries (the root
+// included) is copied whole, with the modes of the source.
+func TestAPI_CopyTooLarge(t *testing.T) {
+	e := newEnv(t, envOpts{api: api.Options{MaxWalk: 5}})
+	e.mkws("w")
+	c := e.c
+	for _, p := range []string{"/t/a", "/t/b", "/t/d/c"} {
+		if _, err := c.WriteFile(bg, "w", p, strings.NewReader(p), client.WriteOptions{Parents: true, Mode: 0o640}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// /t, a, b, d, c: five entries.
+	if _, err := c.Copy(bg, "w", "/t", "/t2"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.Stat(bg, "w", "/t2/d/c"); err != nil || st.Mode != "0640" {
+		t.Fatalf("copied = %+v, %v", st, err)
+	}
+	if _, err := c.WriteFile(bg, "w", "/t/e", strings.NewReader("e"), client.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Copy(bg, "w", "/t", "/t3")
+	wantCode(t, "copy of six entries", err, 413, api.CodeTooLarge)
+	_, err = c.Stat(bg, "w", "/t3")
+	wantCode(t, "stat of the refused copy", err, 404, "ENOENT")
+}

@@ -34,6 +34,9 @@ type CopyOptions struct {
 	PreserveLinks bool
 	// PreserveXattrs copies extended attributes (cp -a, --preserve=xattr).
 	PreserveXattrs bool
+	// MaxEntries, when positive, bounds the entries below src (the root
+	// not counted) like CopyTreeMax: more is E2BIG, and nothing is copied.
+	MaxEntries int
 }
 
 // CopyTreeMax bounds the entries one CopyTree copies (a larger tree is
@@ -316,7 +319,7 @@ func (t *tx) planCopy(p *copyPlan, root *copyDir) error {
 			return err
 		}
 		p.entries += len(d.names)
-		if p.entries > CopyTreeMax {
+		if p.entries > CopyTreeMax || p.o.MaxEntries > 0 && p.entries > p.o.MaxEntries {
 			return syscall.E2BIG
 		}
 		if t.access != nil {
