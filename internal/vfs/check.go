@@ -69,6 +69,7 @@ func (f *FS) Check(ctx context.Context) (*CheckReport, error) {
 		{"root missing", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM inodes WHERE ino = 1)"},
 		{"root has a name", "SELECT ino FROM dentries WHERE ino = 1"},
 		{"entry points to missing inode", "SELECT d.ino FROM dentries d LEFT JOIN inodes i ON i.ino = d.ino WHERE i.ino IS NULL"},
+		{"entry type differs from its inode's", fmt.Sprintf("SELECT d.ino FROM dentries d JOIN inodes i ON i.ino = d.ino WHERE d.type != 0 AND d.type != i.mode & %d", S_IFMT)},
 		{"entry in a non-directory", fmt.Sprintf("SELECT d.parent FROM dentries d JOIN inodes p ON p.ino = d.parent WHERE p.mode & %d != %d", S_IFMT, S_IFDIR)},
 		{"entry in missing directory", "SELECT d.parent FROM dentries d LEFT JOIN inodes p ON p.ino = d.parent WHERE p.ino IS NULL"},
 		{"bad entry name", "SELECT d.parent FROM dentries d WHERE d.name = '' OR d.name = '.' OR d.name = '..' OR instr(d.name, '/') > 0"},

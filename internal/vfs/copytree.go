@@ -161,7 +161,7 @@ func (t *tx) opCopyTree(src, dst string, o *CopyOptions) error {
 	if err != nil {
 		return err
 	}
-	rs, err := f.walkPath(t, sp, false)
+	rs, err := f.walkPathAs(t, sp, false, false)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (t *tx) opCopyTree(src, dst string, o *CopyOptions) error {
 	if err := t.copyRow(p, rs.ino, root.dst); err != nil {
 		return err
 	}
-	if err := t.addDent(rd.parent, rd.name, root.dst); err != nil {
+	if err := t.addDent(rd.parent, rd.name, root.dst, S_IFDIR); err != nil {
 		return err
 	}
 	parent.Nlink++
@@ -341,7 +341,7 @@ func (t *tx) planCopy(p *copyPlan, root *copyDir) error {
 // rn - 1), ?3 the copy of the directory; %s is the filter leaving out the
 // entries copied row by row (copySlow), ?13 their inodes as a JSON array.
 const (
-	copyEntriesSub = `(SELECT d.name AS name, d.ino AS sino, row_number() OVER (ORDER BY d.name) AS rn
+	copyEntriesSub = `(SELECT d.name AS name, d.ino AS sino, d.type AS type, row_number() OVER (ORDER BY d.name) AS rn
 		FROM dentries d WHERE d.parent = ?1) x`
 	copyInodesSQL = `INSERT INTO inodes(ino, gen, mode, nlink, uid, gid, size, blocks, atime, atime_ns, mtime, mtime_ns,
 			ctime, ctime_ns, btime, btime_ns, target, rdev, data, data_hash)
@@ -356,7 +356,7 @@ const (
 			CASE WHEN ?10 THEN i.mtime ELSE ?11 END, CASE WHEN ?10 THEN i.mtime_ns ELSE ?12 END,
 			?11, ?12, ?11, ?12, i.target, i.rdev, i.data, i.data_hash
 		FROM ` + copyEntriesSub + ` JOIN inodes i ON i.ino = x.sino %s ORDER BY x.rn`
-	copyDentriesSQL = `INSERT INTO dentries(parent, name, ino) SELECT ?3, x.name, ?2 + x.rn - 1 FROM ` + copyEntriesSub + ` %s`
+	copyDentriesSQL = `INSERT INTO dentries(parent, name, ino, type) SELECT ?3, x.name, ?2 + x.rn - 1, x.type FROM ` + copyEntriesSub + ` %s`
 	copyChunksSQL   = `INSERT INTO file_chunks(ino, idx, chunk) SELECT ?2 + x.rn - 1, fc.idx, fc.chunk
 		FROM ` + copyEntriesSub + ` JOIN file_chunks fc ON fc.ino = x.sino %s`
 	copyRefsSQL = `UPDATE chunks SET refs = refs + y.n FROM (SELECT fc.chunk AS id, count(*) AS n
@@ -455,7 +455,7 @@ func (t *tx) copySlow(p *copyPlan, d *copyDir, i int, ino uint64) error {
 	path := joinPath(d.dstPath, d.names[i])
 	if p.links != nil && d.modes[i]&S_IFMT != S_IFDIR {
 		if l, ok := p.links[ino]; ok {
-			if err := t.exec("INSERT INTO dentries(parent, name, ino) VALUES (?, ?, ?)", d.dst, d.names[i], l.ino); err != nil {
+			if err := t.exec("INSERT INTO dentries(parent, name, ino, type) VALUES (?, ?, ?, ?)", d.dst, d.names[i], l.ino, d.modes[i]&S_IFMT); err != nil {
 				return err
 			}
 			if err := t.exec("UPDATE inodes SET nlink = nlink + 1 WHERE ino = ?", l.ino); err != nil {
@@ -474,7 +474,7 @@ func (t *tx) copySlow(p *copyPlan, d *copyDir, i int, ino uint64) error {
 	if err := t.copyRow(p, ino, dst); err != nil {
 		return err
 	}
-	return t.exec("INSERT INTO dentries(parent, name, ino) VALUES (?, ?, ?)", d.dst, d.names[i], dst)
+	return t.exec("INSERT INTO dentries(parent, name, ino, type) VALUES (?, ?, ?, ?)", d.dst, d.names[i], dst, d.modes[i]&S_IFMT)
 }
 
 // copyRow writes inode dst as a copy of src as this transaction sees it,

@@ -45,7 +45,8 @@
 // version 3 (issues 20, 21) inodes.data and data_hash, inline content,
 // version 4 (issue 20) chunks.slot, the chunk file, version 5 (issue 21)
 // xattr_bytes, each inode's xattr bytes kept by triggers (MaxXattrBytes is
-// checked without summing the inode's attributes).
+// checked without summing the inode's attributes), version 6 (issue 20)
+// dentries.type, each entry's file type (ReadDirNames).
 //
 // # Content
 //
@@ -99,6 +100,18 @@
 // and ChunkFileBytes (its disk space) show it. The file belongs to the
 // workspace as the -wal does (removed, counted and excluded from imports with
 // it).
+//
+// # Tree copies
+//
+// CopyTree copies a directory tree in one transaction with a few
+// statements per directory (INSERT ... SELECT of its entries' inode rows,
+// entries, chunk references and xattrs), not a request per file: content
+// is shared by chunk reference (no bytes written; inline content is copied
+// with its row and counts against the quota), the quota and inode limit
+// are checked before anything is written, every created path is
+// journalled, and a crash leaves all of the copy or none of it
+// (TestCopyTreeCrash). CopyOptions chooses GNU cp -r's or -a's semantics.
+// See copytree.go and docs/decisions.md.
 //
 // # Transactions, durability and group commit
 //
@@ -262,8 +275,8 @@
 //
 //   - The path API names files by absolute path, resolved on every call:
 //     ops.go (Stat, Mkdir, Mknod, Remove, Rename, Chmod, xattrs, ReadDir,
-//     Statfs, ...), file.go (Open, Create, OpenFile, Truncate), rw.go (ReadFile,
-//     WriteFile, WriteFileFrom), dirfiles.go (ReadDirFiles), iofs.go (IOFS),
+//     Statfs, ReadDirNames, ...), file.go (Open, Create, OpenFile, Truncate), rw.go (ReadFile,
+//     WriteFile, WriteFileFrom), dirfiles.go (ReadDirFiles), copytree.go (CopyTree), iofs.go (IOFS),
 //     and batch.go, the same operations inside one transaction.
 //   - The inode API names an inode by number (methods ending in Ino) or an
 //     entry by its directory's number and a name (methods ending in At), as

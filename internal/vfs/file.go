@@ -512,7 +512,7 @@ func (t *tx) create(parent uint64, name, p string, perm uint32, uid, gid uint32)
 	if dir.Mode&S_ISGID != 0 {
 		in.Gid = dir.Gid
 	}
-	if err := t.addDent(parent, name, in.Ino); err != nil {
+	if err := t.addDent(parent, name, in.Ino, in.Mode); err != nil {
 		return nil, err
 	}
 	dir.Mtime, dir.Ctime = t.now, t.now

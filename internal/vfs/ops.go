@@ -167,7 +167,7 @@ func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) 
 		in.Gid = dir.Gid
 		in.Mode |= S_ISGID
 	}
-	if err := t.addDent(parent, name, in.Ino); err != nil {
+	if err := t.addDent(parent, name, in.Ino, in.Mode); err != nil {
 		return 0, err
 	}
 	dir.Nlink++
@@ -235,6 +235,70 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 		}
 	}
 	return out, nil
+}
+
+// ReadDirNames is ReadDirPage for walks that need names and types only
+// (find, du, ls without attributes): each entry's Mode holds its file type
+// (the S_IFMT bits) and nothing else, read from the directory entries
+// alone (the type is recorded in each entry since schema version 6), not
+// from every entry's inode row. It leaves the cache as it is: a walk reads
+// each directory once, and filling the cache with it would only evict
+// what other callers use.
+func (f *FS) ReadDirNames(ctx context.Context, name, after string, limit int) ([]DirEntry, error) {
+	r, limit, err := f.resolveDir(ctx, name, limit)
+	if err != nil {
+		return nil, err
+	}
+	if accessOf(ctx) == nil {
+		ents, err := f.listNames(ctx, r.ino, after, limit)
+		if err != nil {
+			return nil, asPathErr("readdir", name, err)
+		}
+		return ents, nil
+	}
+	var out []DirEntry
+	for len(out) < limit {
+		want := limit - len(out)
+		ents, err := f.listNames(ctx, r.ino, after, want)
+		if err != nil {
+			return nil, asPathErr("readdir", name, err)
+		}
+		if len(ents) > 0 {
+			after = ents[len(ents)-1].Name
+		}
+		n := len(ents)
+		out = append(out, visible(ctx, r.path, ents, func(e *DirEntry) string { return e.Name })...)
+		if n < want {
+			break
+		}
+	}
+	return out, nil
+}
+
+// listNames is listDir for ReadDirNames. An entry written before schema
+// version 6 has no type (0): its inode row gives it.
+func (f *FS) listNames(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
+	out := make([]DirEntry, 0, min(limit, 256))
+	const q = `SELECT d.name, d.ino, CASE WHEN d.type != 0 THEN d.type ELSE (SELECT i.mode FROM inodes i WHERE i.ino = d.ino) & 61440 END
+		FROM dentries d WHERE d.parent = ? AND d.name > ? ORDER BY d.name LIMIT ?`
+	row := func(st *sqlite.Stmt) {
+		out = append(out, DirEntry{Name: st.Text(0), Ino: uint64(st.Int64(1)), Mode: uint32(st.Int64(2))})
+	}
+	// Deferred changes to this directory's entries are committed first, as
+	// for listDir; changes to other inodes cannot change a type.
+	if commit, _ := f.listingView(ino); commit {
+		return out, f.queryRows(ctx, q, []any{ino, after, limit}, row)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := f.readerRaw()
+	if err != nil {
+		return nil, err
+	}
+	err = c.Query(q, []any{ino, after, limit}, row)
+	f.putReader(c)
+	return out, err
 }
 
 func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error) {
@@ -433,10 +497,10 @@ func (t *tx) exchange(a, b resolved) error {
 	if b.in.IsDir() && strings.HasPrefix(a.path, b.path+"/") {
 		return syscall.EINVAL
 	}
-	if err := t.setDent(a.parent, a.name, b.ino); err != nil {
+	if err := t.setDent(a.parent, a.name, b.ino, b.in.Mode); err != nil {
 		return err
 	}
-	if err := t.setDent(b.parent, b.name, a.ino); err != nil {
+	if err := t.setDent(b.parent, b.name, a.ino, a.in.Mode); err != nil {
 		return err
 	}
 	if a.parent != b.parent && a.in.IsDir() != b.in.IsDir() {
@@ -575,7 +639,7 @@ func (t *tx) mknod(r resolved, mode uint32, dev uint64) (*inode, error) {
 	if dir.Mode&S_ISGID != 0 {
 		in.Gid = dir.Gid
 	}
-	if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
+	if err := t.addDent(r.parent, r.name, in.Ino, in.Mode); err != nil {
 		return nil, err
 	}
 	dir.Mtime, dir.Ctime = t.now, t.now
@@ -1091,7 +1155,7 @@ func (t *tx) rename(ro, rn resolved, flags RenameFlags) error {
 				return syscall.ENOTEMPTY
 			}
 		}
-		if err := t.setDent(rn.parent, rn.name, src.Ino); err != nil {
+		if err := t.setDent(rn.parent, rn.name, src.Ino, src.Mode); err != nil {
 			return err
 		}
 		if dst.IsDir() {
@@ -1108,7 +1172,7 @@ func (t *tx) rename(ro, rn resolved, flags RenameFlags) error {
 		if err := t.unlinked(dst); err != nil {
 			return err
 		}
-	} else if err := t.addDent(rn.parent, rn.name, src.Ino); err != nil {
+	} else if err := t.addDent(rn.parent, rn.name, src.Ino, src.Mode); err != nil {
 		return err
 	}
 	if err := t.delDent(ro.parent, ro.name); err != nil {
@@ -1181,7 +1245,7 @@ func (t *tx) link(ro, rn resolved) (*inode, error) {
 	if dir.Nlink == 0 {
 		return nil, syscall.ENOENT
 	}
-	if err := t.addDent(rn.parent, rn.name, ro.ino); err != nil {
+	if err := t.addDent(rn.parent, rn.name, ro.ino, ro.in.Mode); err != nil {
 		return nil, err
 	}
 	in := ro.in
@@ -1229,7 +1293,7 @@ func (t *tx) symlink(r resolved, target string) (*inode, error) {
 	}
 	in.target = target
 	in.Size = int64(len(target))
-	if err := t.addDent(r.parent, r.name, in.Ino); err != nil {
+	if err := t.addDent(r.parent, r.name, in.Ino, in.Mode); err != nil {
 		return nil, err
 	}
 	dir.Mtime, dir.Ctime = t.now, t.now

@@ -1,7 +1,7 @@
 package vfs
 
 // schemaVersion is stored in PRAGMA user_version. Bump it with a migration.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations[v] takes a store of schema version v to v+1. Open runs the ones
 // a store needs, in order, each in its own transaction with the new
@@ -29,6 +29,12 @@ var migrations = map[int64]string{
 	4: xattrBytesSQL + `
 		INSERT INTO xattr_bytes(ino, bytes)
 			SELECT ino, sum(length(CAST(name AS BLOB)) + length(value)) FROM xattrs GROUP BY ino`,
+	// 5 → 6: each entry's file type in its row (issue 20), so that a
+	// listing of names and types (ReadDirNames: find, du, ls) reads the
+	// entries alone, not each one's inode row. A constant default: existing
+	// entries read 0, "not recorded", and their listing looks the type up
+	// in the inode row as before; nothing is rewritten.
+	5: `ALTER TABLE dentries ADD COLUMN type INTEGER NOT NULL DEFAULT 0`,
 }
 
 // xattrBytesSQL keeps xattr_bytes: for every inode with extended attributes,
@@ -71,6 +77,8 @@ const inlineMaxSQL = "2048"
 //     a row with nlink 0 exists only while a handle keeps an unlinked file open, and
 //     is removed at the next Open after a crash.
 //   - dentries: (parent, name) → ino; every directory but the root has exactly one.
+//     type is the S_IFMT bits of the inode's mode (a type never changes), or 0
+//     for an entry written before version 6 (the listing reads the inode then).
 //     There is deliberately no index by ino: it would add a page write to every
 //     namespace change, and nothing on a hot path needs ino → name.
 //   - chunks: one row per distinct content chunk (SHA-256), refs = number of
@@ -124,6 +132,7 @@ CREATE TABLE dentries (
 	parent INTEGER NOT NULL,
 	name   TEXT NOT NULL,
 	ino    INTEGER NOT NULL,
+	type   INTEGER NOT NULL DEFAULT 0, -- the inode's S_IFMT bits; 0: not recorded (before version 6)
 	PRIMARY KEY (parent, name)
 ) STRICT, WITHOUT ROWID;
 

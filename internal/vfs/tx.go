@@ -705,24 +705,27 @@ func (t *tx) contentChanged(ino uint64) {
 	}
 }
 
-func (t *tx) addDent(parent uint64, name string, ino uint64) error {
-	st, err := t.c.Prep("INSERT INTO dentries(parent, name, ino) VALUES (?, ?, ?)")
+// addDent adds the entry (parent, name) → ino, an inode of mode m (its
+// type is recorded in the entry).
+func (t *tx) addDent(parent uint64, name string, ino uint64, m uint32) error {
+	st, err := t.c.Prep("INSERT INTO dentries(parent, name, ino, type) VALUES (?, ?, ?, ?)")
 	if err != nil {
 		return err
 	}
-	if err := st.Exec(parent, name, ino); err != nil {
+	if err := st.Exec(parent, name, ino, m&S_IFMT); err != nil {
 		return err
 	}
 	t.setDentOverlay(dkey{parent, name}, ino)
 	return nil
 }
 
-func (t *tx) setDent(parent uint64, name string, ino uint64) error {
-	st, err := t.c.Prep("UPDATE dentries SET ino = ? WHERE parent = ? AND name = ?")
+// setDent points the entry (parent, name) at ino, an inode of mode m.
+func (t *tx) setDent(parent uint64, name string, ino uint64, m uint32) error {
+	st, err := t.c.Prep("UPDATE dentries SET ino = ?, type = ? WHERE parent = ? AND name = ?")
 	if err != nil {
 		return err
 	}
-	if err := st.Exec(ino, parent, name); err != nil {
+	if err := st.Exec(ino, m&S_IFMT, parent, name); err != nil {
 		return err
 	}
 	t.setDentOverlay(dkey{parent, name}, ino)

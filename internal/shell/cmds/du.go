@@ -216,7 +216,9 @@ func (d *duRun) walk(disp, abs string, a vfs.Attr, depth int) int64 {
 	}
 	d.stack[a.Ino] = true
 	defer delete(d.stack, a.Ino)
-	ents, err := fuReadDir(d.env, abs)
+	// Every entry's attributes with its page (one statement a page), not
+	// a Lstat (a path walk and a query) per entry.
+	ents, err := fuReadDirAttrs(d.env, abs)
 	if err != nil {
 		if d.env.Canceled() {
 			return n
@@ -233,16 +235,13 @@ func (d *duRun) walk(disp, abs string, a vfs.Attr, depth int) int64 {
 			continue
 		}
 		cp := path.Join(abs, e.Name)
-		fi, err := d.env.FS.Lstat(d.env.Ctx, cp)
-		if err != nil {
-			continue
-		}
-		if d.o.follow && fuIsLinkMode(fi.Attr().Mode) {
+		a := e.Attr
+		if d.o.follow && fuIsLinkMode(a.Mode) {
 			if t, terr := d.env.FS.Stat(d.env.Ctx, cp); terr == nil {
-				fi = t
+				a = t.Attr()
 			}
 		}
-		n += d.walk(fuJoinPath(disp, e.Name), cp, fi.Attr(), depth+1)
+		n += d.walk(fuJoinPath(disp, e.Name), cp, a, depth+1)
 	}
 	if show {
 		d.line(n, disp)

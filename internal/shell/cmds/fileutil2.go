@@ -56,7 +56,8 @@ func fuReadDir(env *Env, p string) ([]vfs.DirEntry, error) {
 
 // fuReadDirAttrs is fuReadDir with every entry's attributes (as Lstat
 // gives them), read with each page in one statement (vfs.ReadDirFiles)
-// instead of a stat per entry.
+// instead of a stat per entry; no content (maxSize -1: not even an empty
+// file counts as read, so its access time stays).
 func fuReadDirAttrs(env *Env, p string) ([]vfs.DirFile, error) {
 	var all []vfs.DirFile
 	after := ""
@@ -64,7 +65,7 @@ func fuReadDirAttrs(env *Env, p string) ([]vfs.DirFile, error) {
 		if err := env.Ctx.Err(); err != nil {
 			return nil, err
 		}
-		page, err := env.FS.ReadDirFiles(env.Ctx, p, after, 1024, 0)
+		page, err := env.FS.ReadDirFiles(env.Ctx, p, after, 1024, -1)
 		if err != nil {
 			return nil, err
 		}

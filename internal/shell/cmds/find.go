@@ -97,14 +97,35 @@ func fdIsExprStart(a string) bool {
 
 // fdItem is one file being evaluated.
 type fdItem struct {
-	path  string // as printed
-	abs   string // absolute in the workspace
-	name  string // base name (for -name)
-	start string // the starting point it was found under
-	depth int
-	attr  vfs.Attr
-	lattr vfs.Attr // lstat attributes
-	prune bool
+	// path is the name as printed and abs the absolute one in the
+	// workspace; for an entry of a directory listing both are made when
+	// first asked for (P, A) from the directory's (dirPath, dirAbs) and
+	// name: most entries of a walk are printed at most, and their absolute
+	// names never needed.
+	path, abs       string
+	dirPath, dirAbs string
+	name            string // base name (for -name)
+	start           string // the starting point it was found under
+	depth           int
+	attr            vfs.Attr
+	lattr           vfs.Attr // lstat attributes
+	prune           bool
+}
+
+// P is the name of it as printed.
+func (it *fdItem) P() string {
+	if it.path == "" {
+		it.path = fuJoinPath(it.dirPath, it.name)
+	}
+	return it.path
+}
+
+// A is the absolute name of it in the workspace.
+func (it *fdItem) A() string {
+	if it.abs == "" {
+		it.abs = fdAbsJoin(it.dirAbs, it.name)
+	}
+	return it.abs
 }
 
 // fdNode is a node of the parsed expression.
@@ -158,6 +179,11 @@ type finder struct {
 	// they read names and modes only (vfs.ReadDirPage), about half the
 	// store's work an entry.
 	fullAttrs bool
+	// perms: a predicate reads permission bits (-perm, -executable), so
+	// the names-only walks read modes (vfs.ReadDirPage, a join with each
+	// entry's inode); without, names and types (vfs.ReadDirNames, the
+	// directory's entries alone).
+	perms bool
 }
 
 // fdNamesOnly are the predicates that need of an entry no more than a
@@ -418,6 +444,9 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 	if !fdNamesOnly[p] {
 		f.fullAttrs = true
 	}
+	if p == "-perm" || p == "-executable" {
+		f.perms = true
+	}
 	switch p {
 	case "-maxdepth", "-mindepth":
 		a, ok := f.arg(p)
@@ -469,7 +498,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		if !ok {
 			return nil, false
 		}
-		return fdTest(func(it *fdItem) bool { return m(it.path) })
+		return fdTest(func(it *fdItem) bool { return m(it.P()) })
 	case "-lname", "-ilname":
 		m, ok := f.patternArg(p)
 		if !ok {
@@ -479,7 +508,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 			if !it.lattr.IsSymlink() {
 				return false
 			}
-			t, err := f.env.FS.Readlink(f.env.Ctx, it.abs)
+			t, err := f.env.FS.Readlink(f.env.Ctx, it.A())
 			return err == nil && m(t)
 		})
 	case "-regex", "-iregex":
@@ -491,7 +520,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 		if err != nil {
 			return f.fail("Invalid regular expression %s", quote(f.env, pat))
 		}
-		return fdTest(func(it *fdItem) bool { return re.MatchString(it.path) })
+		return fdTest(func(it *fdItem) bool { return re.MatchString(it.P()) })
 	case "-type", "-xtype":
 		a, ok := f.arg(p)
 		if !ok {
@@ -572,7 +601,7 @@ func (f *finder) predicate(p string) (*fdNode, bool) {
 			case it.attr.IsRegular():
 				return it.attr.Size == 0
 			case it.attr.IsDir():
-				ents, err := f.env.FS.ReadDirPage(f.env.Ctx, it.abs, "", 1)
+				ents, err := f.env.FS.ReadDirPage(f.env.Ctx, it.A(), "", 1)
 				return err == nil && len(ents) == 0
 			}
 			return false
@@ -771,7 +800,7 @@ func (f *finder) xtype(it *fdItem) uint32 {
 		return it.lattr.Mode & vfs.S_IFMT
 	}
 	if it.lattr.IsSymlink() {
-		if fi, err := f.env.FS.Stat(f.env.Ctx, it.abs); err == nil {
+		if fi, err := f.env.FS.Stat(f.env.Ctx, it.A()); err == nil {
 			return fi.Attr().Mode & vfs.S_IFMT
 		}
 	}
@@ -843,7 +872,15 @@ func fdRegexp(pat, typ string, fold bool) (*regexp.Regexp, error) {
 // print is -print and -print0.
 func (f *finder) print(term string) func(*fdItem) bool {
 	return func(it *fdItem) bool {
-		f.w.WriteString(it.path)
+		if it.path == "" {
+			f.w.WriteString(it.dirPath)
+			if !strings.HasSuffix(it.dirPath, "/") {
+				f.w.WriteByte('/')
+			}
+			f.w.WriteString(it.name)
+		} else {
+			f.w.WriteString(it.path)
+		}
 		f.w.WriteString(term)
 		return true
 	}
@@ -854,9 +891,9 @@ func (f *finder) delete(it *fdItem) bool {
 	if it.depth == 0 && (it.name == "." || it.name == "..") {
 		return true
 	}
-	if err := f.env.FS.Remove(f.env.Ctx, it.abs); err != nil {
+	if err := f.env.FS.Remove(f.env.Ctx, it.A()); err != nil {
 		f.w.Flush()
-		f.env.Errorf("find", "cannot delete %s: %s", quote(f.env, it.path), Strerror(err))
+		f.env.Errorf("find", "cannot delete %s: %s", quote(f.env, it.P()), Strerror(err))
 		f.status = 1
 		return false
 	}
@@ -894,7 +931,7 @@ func (f *finder) parseExec(p string) (*fdNode, bool) {
 		b := &fdBatch{argv: argv}
 		f.batches = append(f.batches, b)
 		return fdTest(func(it *fdItem) bool {
-			arg := it.path
+			arg := it.P()
 			if dir {
 				d, name := f.execDir(it)
 				if b.dir != d && len(b.paths) > 0 {
@@ -911,7 +948,7 @@ func (f *finder) parseExec(p string) (*fdNode, bool) {
 		})
 	}
 	return fdTest(func(it *fdItem) bool {
-		arg := it.path
+		arg := it.P()
 		env := f.env
 		if dir {
 			d, name := f.execDir(it)
@@ -930,7 +967,7 @@ func (f *finder) parseExec(p string) (*fdNode, bool) {
 
 // execDir is -execdir's working directory and "./name" argument.
 func (f *finder) execDir(it *fdItem) (string, string) {
-	return path.Dir(it.abs), "./" + path.Base(it.abs)
+	return path.Dir(it.A()), "./" + path.Base(it.A())
 }
 
 func (f *finder) runBatch(b *fdBatch) {
@@ -1013,7 +1050,7 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 			if a.ino == it.attr.Ino {
 				f.w.Flush()
 				f.env.Errorf("find", "File system loop detected; %s is part of the same file system loop as %s.",
-					quote(f.env, it.path), quote(f.env, a.path))
+					quote(f.env, it.P()), quote(f.env, a.path))
 				f.status = 1
 				return
 			}
@@ -1025,13 +1062,13 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 	}
 	descend := it.attr.IsDir() && (f.maxDepth < 0 || it.depth < f.maxDepth) && !it.prune && !f.quit
 	if descend {
-		names, ents, err := f.readDir(it.abs)
+		names, ents, err := f.readDir(it.A())
 		if err != nil {
 			if !f.env.Canceled() {
-				f.report(it.path, err)
+				f.report(it.P(), err)
 			}
 		} else {
-			anc = append(anc, fdAncestor{it.attr.Ino, it.path})
+			anc = append(anc, fdAncestor{it.attr.Ino, it.P()})
 			// One item for every entry of the directory in turn: nothing
 			// keeps an item past its visit.
 			c := &fdItem{}
@@ -1049,11 +1086,11 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 					name = ents[i].Name
 					*c = fdItem{lattr: ents[i].Attr} // as Lstat gives it, read with the page
 				}
-				c.path, c.abs, c.name = fuJoinPath(it.path, name), fdAbsJoin(it.abs, name), name
+				c.dirPath, c.dirAbs, c.name = it.P(), it.A(), name
 				c.start, c.depth = it.start, it.depth+1
 				c.attr = c.lattr
 				if c.lattr.IsSymlink() && f.follow == 'L' {
-					if ti, err := f.env.FS.Stat(f.env.Ctx, c.abs); err == nil {
+					if ti, err := f.env.FS.Stat(f.env.Ctx, c.A()); err == nil {
 						c.attr = ti.Attr()
 					}
 				}
@@ -1068,8 +1105,8 @@ func (f *finder) visit(it *fdItem, expr *fdNode, anc []fdAncestor) {
 
 // readDir lists a directory whole (as GNU find's fts reads one before it
 // visits its entries): with every entry's attributes (ents) when an
-// expression needs them, else with names, inode numbers and modes only
-// (names).
+// expression needs them, else with names, inode numbers and modes (names;
+// the type bits alone unless f.perms).
 func (f *finder) readDir(abs string) (names []vfs.DirEntry, ents []vfs.DirFile, err error) {
 	if f.fullAttrs {
 		ents, err = fuReadDirAttrs(f.env, abs)
@@ -1077,7 +1114,13 @@ func (f *finder) readDir(abs string) (names []vfs.DirEntry, ents []vfs.DirFile, 
 	}
 	after := ""
 	for {
-		page, err := f.env.FS.ReadDirPage(f.env.Ctx, abs, after, 4096)
+		var page []vfs.DirEntry
+		var err error
+		if f.perms {
+			page, err = f.env.FS.ReadDirPage(f.env.Ctx, abs, after, 4096)
+		} else {
+			page, err = f.env.FS.ReadDirNames(f.env.Ctx, abs, after, 4096)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1151,24 +1194,24 @@ func (f *finder) printf(format string, it *fdItem) string {
 			b.WriteByte('%')
 			continue
 		case 'p':
-			s = it.path
+			s = it.P()
 		case 'f':
 			s = it.name
 			if it.depth > 0 {
-				s = path.Base(it.abs)
+				s = path.Base(it.A())
 			}
 		case 'h':
 			s = "."
-			if k := strings.LastIndexByte(strings.TrimRight(it.path, "/"), '/'); k > 0 {
-				s = it.path[:k]
+			if k := strings.LastIndexByte(strings.TrimRight(it.P(), "/"), '/'); k > 0 {
+				s = it.P()[:k]
 			} else if k == 0 {
 				s = "/"
 			}
-			if it.depth == 0 && !strings.Contains(strings.TrimRight(it.path, "/"), "/") {
+			if it.depth == 0 && !strings.Contains(strings.TrimRight(it.P(), "/"), "/") {
 				s = "."
 			}
 		case 'P':
-			s = strings.TrimPrefix(strings.TrimPrefix(it.path, it.start), "/")
+			s = strings.TrimPrefix(strings.TrimPrefix(it.P(), it.start), "/")
 		case 'H':
 			s = it.start
 		case 'd':
@@ -1188,7 +1231,7 @@ func (f *finder) printf(format string, it *fdItem) string {
 			if d == 'Y' || f.follow == 'L' {
 				m = it.attr.Mode
 				if d == 'Y' && it.lattr.IsSymlink() {
-					if fi, err := f.env.FS.Stat(f.env.Ctx, it.abs); err == nil {
+					if fi, err := f.env.FS.Stat(f.env.Ctx, it.A()); err == nil {
 						m = fi.Attr().Mode
 					} else {
 						m = 0
@@ -1220,7 +1263,7 @@ func (f *finder) printf(format string, it *fdItem) string {
 			s, num = strconv.FormatUint(uint64(it.attr.Nlink), 10), true
 		case 'l':
 			if it.lattr.IsSymlink() {
-				s, _ = f.env.FS.Readlink(f.env.Ctx, it.abs)
+				s, _ = f.env.FS.Readlink(f.env.Ctx, it.A())
 			}
 		case 'D':
 			s = "0"
@@ -1347,9 +1390,9 @@ func (f *finder) ls(it *fdItem) string {
 	a := it.attr
 	tm := fuLsTime(a.Mtime.UTC(), f.now.UTC())
 	s := fmt.Sprintf("%9d %6d %s %3d %-8s %-8s %8d %s %s", a.Ino, (fuBlocks(a)+1)/2, vfs.ModeString(a.Mode), a.Nlink,
-		fuUserName(a.Uid), fuGroupName(a.Gid), a.Size, tm, it.path)
+		fuUserName(a.Uid), fuGroupName(a.Gid), a.Size, tm, it.P())
 	if a.IsSymlink() {
-		t, _ := f.env.FS.Readlink(f.env.Ctx, it.abs)
+		t, _ := f.env.FS.Readlink(f.env.Ctx, it.A())
 		s += " -> " + t
 	}
 	return s + "\n"

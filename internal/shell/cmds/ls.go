@@ -205,7 +205,7 @@ func (l *fuLister) readDir(p string, attrs bool, list []lsEntry) ([]lsEntry, err
 				after = ents[n-1].Name
 			}
 		} else {
-			ents, err := env.FS.ReadDirPage(env.Ctx, p, after, lsPage)
+			ents, err := env.FS.ReadDirNames(env.Ctx, p, after, lsPage)
 			if err != nil {
 				return list, err
 			}
@@ -306,7 +306,7 @@ func (l *fuLister) streamDir(name, p string, header bool) {
 		if err := env.Ctx.Err(); err != nil {
 			return
 		}
-		ents, err := env.FS.ReadDirPage(env.Ctx, p, after, lsPage)
+		ents, err := env.FS.ReadDirNames(env.Ctx, p, after, lsPage)
 		if err != nil {
 			l.w.Flush()
 			env.Errorf("ls", "cannot open directory %s: %s", quoteaf(env, name), Strerror(err))
