@@ -34,9 +34,9 @@ RUN_APT_PACKAGES := runc
 # the Latin Modern fonts of pandoc's default template and pdftotext
 # (poppler-utils) to read the PDF back (pandoc and TeX themselves come with
 # the examples' set-up, EXAMPLES_APT_PACKAGES). curl and wget are the
-# references of the shell's curl and wget. `make test-setup` installs
+# references of the shell's curl and wget, bc of its bc. `make test-setup` installs
 # whichever are missing.
-TEST_APT_PACKAGES := tree jq file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev poppler-utils curl wget
+TEST_APT_PACKAGES := tree jq bc file binutils patch bsdextrautils mawk diffutils gzip tar util-linux bash coreutils findutils grep sed ripgrep nodejs libc6-dev poppler-utils curl wget
 
 # Programs the sandbox's workload tests and `desk bench fs` run inside the
 # sandbox, which sees the host's /usr read-only (so a python3 under ~/.pyenv

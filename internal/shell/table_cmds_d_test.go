@@ -13,4 +13,14 @@ var tableCmdsD = []row{
 	{name: "expr status of a null result", script: `expr 3 - 3; echo $?; expr "" \| 0; echo $?; expr x = x; echo $?`, out: "0\n1\n0\n1\n1\n0\n", needs: []string{"expr"}},
 	{name: "expr errors", script: `expr 1 / 0; echo $?; expr a + 1; echo $?; expr 1 +; echo $?`, out: "2\n2\n2\n",
 		errSub: "expr: division by zero\nexpr: non-integer argument\nexpr: syntax error: missing argument after ‘+’", needs: []string{"expr"}},
+	// bc
+	{name: "bc scale and division", script: `echo 'scale=2; 10/3' | bc; echo '5/2' | bc; echo "scale=4; (1.5+2.25)*2" | bc`, out: "3.33\n2\n7.50\n", needs: []string{"bc"}},
+	{name: "bc -l math library", script: `echo '4*a(1)' | bc -l; echo 'e(1); l(10); s(1); c(0); sqrt(2)' | bc -l`, out: "3.14159265358979323844\n2.71828182845904523536\n2.30258509299404568401\n.84147098480789650665\n1.00000000000000000000\n1.41421356237309504880\n", needs: []string{"bc"}},
+	{name: "bc bases", script: `echo 'obase=16; 255' | bc; echo 'ibase=2; 1011' | bc; echo 'obase=2; 10' | bc`, out: "FF\n11\n1010\n", needs: []string{"bc"}},
+	{name: "bc here-string percent", script: `total=7; part=3; bc <<< "scale=1; $part*100/$total"`, out: "42.8\n", needs: []string{"bc"}},
+	{name: "bc functions and loops", script: "bc <<'EOF'\ndefine f(n) {\n  auto i, p\n  p = 1\n  for (i = 2; i <= n; i++) p *= i\n  return (p)\n}\nf(25)\ni = 0; while (i < 3) { print i, \" \"; i += 1 }; print \"\\n\"\nquit\nEOF", out: "15511210043330985984000000\n0 1 2 \n", needs: []string{"bc"}},
+	{name: "bc wraps long numbers", script: `echo '2^250' | bc; echo '2^250' | BC_LINE_LENGTH=0 bc`, out: "18092513943330655534932966407607485602073435104006338131165247501236\\\n42650624\n1809251394333065553493296640760748560207343510400633813116524750123642650624\n", needs: []string{"bc"}},
+	{name: "bc comparisons in shell tests", script: `if [ "$(echo '3.5 > 2.25' | bc)" -eq 1 ]; then echo bigger; fi`, out: "bigger\n", needs: []string{"bc"}},
+	{name: "bc errors", script: `echo '1/0' | bc; echo '1 +* 2' | bc; echo $?`, out: "0\n", errSub: "(standard_in) 1: syntax error", needs: []string{"bc"}},
+	{name: "bc file operand", script: `printf 'x = 6\nx * 7\n' > prog.bc; bc -q prog.bc <<< 'x + 1'`, out: "42\n7\n", needs: []string{"bc"}},
 }

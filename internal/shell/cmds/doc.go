@@ -175,4 +175,35 @@
 // bad regular expressions) and 3 (a product whose operands' sizes pass
 // MaxReadBytes); its BREs are grep's translation, anchored, leftmost
 // longest, so back-references are refused and [[:alpha:]] is ASCII.
+//
+// bc is desk's own implementation of GNU bc 1.07's language (no Go
+// library implements it: the one bc module is GNU's C translated, GPL,
+// with no bounds), checked against GNU bc by TestBc_gnu (written and
+// generated programs, with and without -l) and held to its limits by
+// TestBc_limits and FuzzBc. Numbers are math/big integers with a
+// decimal scale, with GNU's scale rules for each operator (the exact
+// power truncated for ^, its negative zero included), constants read in
+// ibase when they run (a lone digit is its value, a digit past the base
+// in a longer number is the base's last), GNU's output in any obase
+// (digits over 16 as space-separated decimal groups) wrapped at
+// BC_LINE_LENGTH, GNU's grammar where it is odd (an assignment may
+// stand wherever an operand does and binds tighter than a comparison;
+// && gives its zero operand), and the units GNU runs: the statements up
+// to a newline run together, a syntax error drops its line, a runtime
+// error the rest of the unit, quit stops as it is read. The math library
+// (-l: s c a l e j) is desk's own bc code, series with 12 to 14 guard
+// digits truncated to the caller's scale, which gives GNU's digits on
+// the tested values (GNU's library may differ in a last digit
+// elsewhere). Differences: the byte code address in runtime messages is
+// 0; after a syntax error the rest of the line is skipped, where GNU's
+// yacc recovery sometimes reports a second error on the same line;
+// read() is refused; -s and -w are accepted without their checks.
+// Limits: bcMaxDigits (100,000) digits in any number and in scale (a
+// runtime error past it, before the work: scale=200000, 2^10000000,
+// 9^9^9), bcMaxNest (1,000) levels of nesting in the parser, bcMaxCalls
+// (2,000) nested calls, array indexes below 16,777,215 (GNU's
+// BC_DIM_MAX), variables and array elements charged to Env.Mem, the
+// program within MaxReadBytes; every statement and loop checks Env.Ctx,
+// so a long computation below the limits (scale=50000; 4*a(1)) ends
+// with the execution's timeout or Kill.
 package cmds
