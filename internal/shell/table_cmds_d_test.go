@@ -23,4 +23,11 @@ var tableCmdsD = []row{
 	{name: "bc comparisons in shell tests", script: `if [ "$(echo '3.5 > 2.25' | bc)" -eq 1 ]; then echo bigger; fi`, out: "bigger\n", needs: []string{"bc"}},
 	{name: "bc errors", script: `echo '1/0' | bc; echo '1 +* 2' | bc; echo $?`, out: "0\n", errSub: "(standard_in) 1: syntax error", needs: []string{"bc"}},
 	{name: "bc file operand", script: `printf 'x = 6\nx * 7\n' > prog.bc; bc -q prog.bc <<< 'x + 1'`, out: "42\n7\n", needs: []string{"bc"}},
+	// uname, arch, nproc, id, groups, tty, logname
+	{name: "uname kernel and os", script: `uname; uname -s -o; [ "$(uname -m)" = "$(arch)" ] && echo same-arch; uname -r | grep -c '^[0-9]'`, out: "Linux\nLinux GNU/Linux\nsame-arch\n1\n", needs: []string{"uname", "arch", "grep"}},
+	{name: "uname in a case", script: `case "$(uname -s)" in Linux) echo linux;; Darwin) echo mac;; esac`, out: "linux\n", needs: []string{"uname"}},
+	{name: "nproc for make -j", script: `n=$(nproc); [ "$n" -ge 1 ] && echo ok; OMP_NUM_THREADS=3 nproc`, out: "ok\n3\n", needs: []string{"nproc"}},
+	{name: "id and groups", script: `id -u; id -un; id; groups`, out: "0\nroot\nuid=0(root) gid=0(root) groups=0(root)\nroot\n", needs: []string{"id", "groups"}},
+	{name: "root check", script: `if [ "$(id -u)" -eq 0 ]; then echo root; fi`, out: "root\n", needs: []string{"id"}},
+	{name: "tty and logname", script: `tty; echo $?; tty -s || echo no-tty; logname; echo $?`, out: "not a tty\n1\nno-tty\n1\n", errSub: "logname: no login name", needs: []string{"tty", "logname"}},
 }

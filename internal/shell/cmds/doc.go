@@ -206,4 +206,19 @@
 // program within MaxReadBytes; every statement and loop checks Env.Ctx,
 // so a long computation below the limits (scale=50000; 4*a(1)) ends
 // with the execution's timeout or Kill.
+//
+// # What a workspace says about its system
+//
+// uname, arch, nproc, id, groups, tty and logname answer for the process
+// the shell runs in (sysinfo.go): the kernel is the host's (uname -r,
+// -v and -m from uname(2), GOARCH named as the kernel names it if that
+// fails; -p and -i "unknown" and left out of -a, as Debian's), the node
+// name is the workspace's, as hostname prints it ($HOSTNAME, else
+// "workspace"), nproc is Go's runtime.NumCPU (the CPU affinity, as
+// GNU's) lowered by OMP_NUM_THREADS and OMP_THREAD_LIMIT, and the
+// identity is the store's: every file the shell writes is uid 0, so id
+// and groups say root (uid=0(root) gid=0(root) groups=0(root)), as ls
+// -l and the sandbox do. whoami prints $USER, which the shell sets to
+// "user". Standard input is never a terminal (tty: "not a tty", 1) and
+// there is no login (logname: "no login name", 1).
 package cmds
