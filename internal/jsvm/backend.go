@@ -109,6 +109,7 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	}
 	e := &engine{b: b, x: newExecution(ctx, b, job), done: make(chan engineResult, 1)}
 	e.x.eng = e
+	job.MeterCPU(e.cpu.Read) // run bounds and records the engine's CPU time
 	go e.run()
 	select {
 	case r := <-e.done:

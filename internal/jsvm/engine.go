@@ -21,6 +21,7 @@ type engine struct {
 	b    *Backend
 	x    *execution
 	done chan engineResult // the execution's end, once
+	cpu  run.ThreadMeter   // the engine goroutine's CPU time (Job.MeterCPU)
 
 	mu       sync.Mutex
 	c        *qjs.Context // the engine, once made
@@ -46,6 +47,9 @@ func (e *engine) run() {
 	e.mu.Lock()
 	e.tid = threadID()
 	e.mu.Unlock()
+	// The engine, its host calls (the store's included) and its freeing
+	// run on this thread: its CPU clock is the execution's CPU time.
+	leave := e.cpu.Enter()
 	var r engineResult
 	func() {
 		defer func() {
@@ -59,6 +63,7 @@ func (e *engine) run() {
 		defer func() { recover() }() // an engine a panic left broken is not freed
 		e.x.close()
 	}()
+	leave()
 	e.mu.Lock()
 	e.finished = true
 	detached, reniced, since := e.detached, e.reniced, e.since

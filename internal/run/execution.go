@@ -33,6 +33,8 @@ type Info struct {
 	// Timeout and OutputLimit are the limits the execution ran with.
 	Timeout     time.Duration `json:"timeout_ns"`
 	OutputLimit int64         `json:"output_limit"`
+	// MaxCPU is the CPU limit it ran with (0: none).
+	MaxCPU time.Duration `json:"max_cpu_ns,omitempty"`
 	// Detached is set for a detached execution (ExecOptions.Detached).
 	Detached bool `json:"detached,omitempty"`
 	// Foreground: killed when nobody holds it for Options.ForegroundGrace
@@ -94,6 +96,7 @@ type Execution struct {
 	id      string
 	backend Backend
 	adm     *admission // Options.Admit's: released after the end and the backend's return
+	quota   Quota      // the Quota that admitted it (nil: none), told of its end
 	job     *Job
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
@@ -550,8 +553,13 @@ func (e *Execution) supervise() {
 		}
 	}()
 	var flushT *time.Timer
-	var flushC, grace <-chan time.Time
+	var flushC, grace, cpuC <-chan time.Time
 	stop := e.ctx.Done()
+	if lim := e.info.MaxCPU; lim > 0 {
+		t := time.NewTicker(cpuPoll(lim))
+		defer t.Stop()
+		cpuC = t.C
+	}
 	defer func() {
 		if flushT != nil {
 			flushT.Stop()
@@ -562,6 +570,11 @@ func (e *Execution) supervise() {
 		case rr := <-res:
 			e.finish(rr)
 			return
+		case <-cpuC:
+			if used, ok := e.job.readCPU(); ok && used >= e.info.MaxCPU {
+				cpuC = nil
+				e.cancel(ErrCPULimit)
+			}
 		case <-e.kick:
 			e.mu.Lock()
 			full := e.pending >= e.r.opts.FlushBytes
@@ -728,6 +741,9 @@ func (e *Execution) finish(rr runResult) {
 	case errors.Is(cause, ErrTimedOut):
 		info.Status, info.ExitCode = StatusTimedOut, ExitTimedOut
 		info.Error = fmt.Sprintf("execution timed out after %v", info.Timeout)
+	case errors.Is(cause, ErrCPULimit):
+		info.Status, info.ExitCode = StatusCPULimit, ExitCPULimit
+		info.Error = fmt.Sprintf("execution stopped: it used its CPU limit of %v", info.MaxCPU)
 	case errors.Is(cause, ErrStopped):
 		info.Status, info.ExitCode, info.Error = StatusFailed, ExitFailed, ErrStopped.Error()
 	case rr.err != nil:
@@ -752,6 +768,14 @@ func (e *Execution) finish(rr runResult) {
 	if u := rr.out.Usage; rr.err == nil && u != nil {
 		uc := *u
 		info.Usage = &uc
+	}
+	// The meter's last reading: everything the program used, also when it
+	// was killed or failed (abandoned: what it used so far).
+	if used, ok := e.job.readCPU(); ok {
+		if info.Usage == nil {
+			info.Usage = &Usage{}
+		}
+		info.Usage.CPU = used
 	}
 	if rr.abandoned {
 		info.Error += fmt.Sprintf(" (the backend did not stop within %v and was abandoned)", r.opts.KillGrace)
@@ -785,8 +809,12 @@ func (e *Execution) finish(rr runResult) {
 
 	// The end is stored: what the execution was admitted with is free
 	// before anyone learns of the end (a reader of its exit event, Wait),
-	// so that whoever saw it end may start another at once.
+	// so that whoever saw it end may start another at once; its quota
+	// counts what it used.
 	e.adm.half()
+	if e.quota != nil {
+		e.quota.Ended(info)
+	}
 	// No longer running (Dispose, Kill answer so) before anyone learns of
 	// the end either: a client that read the exit event may dispose the
 	// record at once. Readers find the stored record meanwhile.

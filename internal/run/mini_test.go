@@ -28,6 +28,8 @@ import (
 //	wait GATE        block until the test opens GATE, or ctx is cancelled
 //	hang GATE        block until the test opens GATE, ignoring ctx
 //	spin             busy-loop until ctx is cancelled
+//	burn             busy-loop (no yield) until ctx is cancelled
+//	metered          from here on the job's goroutine is metered (a ThreadMeter: Job.MeterCPU)
 //	exit N           end with exit code N
 //	value JSON       end with exit code 0 and this value
 //	fail MESSAGE     return an error
@@ -50,6 +52,9 @@ type mini struct {
 }
 
 var _ Backend = (*mini)(nil)
+
+// burnSink keeps burn's loop from being optimized away.
+var burnSink int
 
 func newMini() *mini { return &mini{gates: map[string]chan struct{}{}} }
 
@@ -126,6 +131,15 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 			}
 		case "hang":
 			<-m.gate(arg)
+		case "metered":
+			var tm ThreadMeter
+			job.MeterCPU(tm.Read)
+			defer tm.Enter()()
+		case "burn":
+			for n := 0; ctx.Err() == nil; n++ {
+				burnSink += n * n
+			}
+			return Outcome{}, ctx.Err()
 		case "spin":
 			for ctx.Err() == nil {
 				runtime.Gosched()

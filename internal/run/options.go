@@ -38,6 +38,7 @@ const (
 	DefaultCommitDelay     = 50 * time.Millisecond // an execution's file changes: see Options.CommitDelay
 	DefaultKillGrace       = 10 * time.Second
 	DefaultForegroundGrace = 10 * time.Second
+	DefaultMaxCPU          = 10 * time.Minute // CPU time of one execution (Options.MaxCPU)
 )
 
 // DefaultEnv returns the environment every execution starts from unless
@@ -138,6 +139,14 @@ type Options struct {
 	// it) before it is killed with SIGHUP, as a terminal's hang-up kills its
 	// job. Default 10s.
 	ForegroundGrace time.Duration
+	// MaxCPU is the CPU time an execution may use (all its processes or
+	// goroutines, as its backend's meter reads it: Job.MeterCPU); past it
+	// the execution ends as StatusCPULimit (its backend's ctx is cancelled
+	// with ErrCPULimit, as for a timeout). A Quota's grant replaces it
+	// (the workspace's max_cpu_per_execution), and ExecOptions.MaxCPU may
+	// lower it. Default DefaultMaxCPU (10 minutes); negative: no bound. A
+	// backend without a meter is not bounded.
+	MaxCPU time.Duration
 	// Network gives an execution its Job.Net (and may add to its Job.Env,
 	// e.g. proxy settings); nil, or a nil result, means no network.
 	Network func(ctx context.Context, job *Job) http.RoundTripper
@@ -224,6 +233,7 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.FlushBytes, DefaultFlushBytes)
 	defD(&o.KillGrace, DefaultKillGrace)
 	defD(&o.ForegroundGrace, DefaultForegroundGrace)
+	defD(&o.MaxCPU, DefaultMaxCPU)
 	if o.Env == nil {
 		o.Env = DefaultEnv()
 	} else {
@@ -282,6 +292,10 @@ type ExecOptions struct {
 	// OutputLimit is the stored output cap (0: Options.OutputLimit; at least
 	// MinOutputLimit, at most Options.MaxOutputLimit).
 	OutputLimit int64
+	// MaxCPU lowers the execution's CPU limit (Options.MaxCPU, or its
+	// Quota's grant) to this (0: that limit; a larger value: that limit
+	// too; negative: ErrInvalid).
+	MaxCPU time.Duration
 	// Detached starts a detached execution: a long-running program (a
 	// service) whose processes outlive its main process. Only a backend that
 	// implements Detacher runs one (others: ErrInvalid); with AutoBackend a
@@ -387,6 +401,9 @@ func (r *Runtime) check(source string, o ExecOptions, allowed []string) (checked
 		c.Timeout = defTimeout
 	case c.Timeout > maxTimeout:
 		return c, fmt.Errorf("check timeout: %v over the maximum of %v for backend %s: %w", c.Timeout, maxTimeout, c.Backend, ErrTimeoutTooLong)
+	}
+	if c.MaxCPU < 0 {
+		return c, fmt.Errorf("check CPU limit %v: negative: %w", c.MaxCPU, ErrInvalid)
 	}
 	switch {
 	case c.OutputLimit < 0:

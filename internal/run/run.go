@@ -110,6 +110,8 @@ type Job struct {
 	// means no network: such clients fail with ErrNoNetwork. Set by
 	// Options.Network.
 	Net http.RoundTripper
+
+	cpu cpuMeter // MeterCPU's
 }
 
 // ErrNoNetwork is what an in-process client reports when its execution has
@@ -131,8 +133,14 @@ type Outcome struct {
 
 // Usage is what an execution's program used, as its backend measured it.
 type Usage struct {
+	// CPU is the CPU time of the execution, as its meter read it after the
+	// backend returned (Job.MeterCPU): all its processes (the sandbox's
+	// cgroup of the execution), or all its goroutines (shell, js). It is
+	// what the CPU limit and the workspace's CPU quota count (CPUTime).
+	CPU time.Duration `json:"cpu_ns,omitempty"`
 	// UserTime and SysTime are the CPU time spent in user and kernel mode by
-	// the program and the descendants it waited for.
+	// the program and the descendants it waited for, when the backend
+	// tells them apart (the sandbox).
 	UserTime time.Duration `json:"user_ns"`
 	SysTime  time.Duration `json:"sys_ns"`
 	// MaxRSS is the peak resident set size, in bytes, of the largest of them.
@@ -149,6 +157,7 @@ const (
 	StatusFailed    Status = "failed"    // the backend returned an error, panicked, or the server stopped
 	StatusCancelled Status = "cancelled" // Kill
 	StatusTimedOut  Status = "timed-out" // the timeout elapsed
+	StatusCPULimit  Status = "cpu-limit" // the execution used its CPU limit (ErrCPULimit)
 )
 
 // Exit codes reported for executions that did not end on their own, following
@@ -156,6 +165,7 @@ const (
 const (
 	ExitTimedOut = 124 // timed-out (as GNU timeout)
 	ExitFailed   = 125 // failed: the backend could not run the source (as docker run)
+	ExitCPULimit = 152 // cpu-limit: 128 + SIGXCPU, as a shell reports a program ulimit -t stopped
 	// A cancelled execution reports 128 + the signal number (137 for SIGKILL,
 	// 143 for SIGTERM), as a shell reports a process killed by a signal.
 )

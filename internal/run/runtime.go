@@ -188,6 +188,23 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		}
 		ctx = gctx
 	}
+	maxCPU := r.opts.MaxCPU
+	quota := quotaFrom(ctx)
+	if quota != nil {
+		m, err := quota.Admit(ctx, Admission{Backend: c.Backend, Detached: c.Detached})
+		if err != nil {
+			return nil, fmt.Errorf("start execution: %w", err)
+		}
+		if m != 0 {
+			maxCPU = m
+		}
+	}
+	if maxCPU < 0 {
+		maxCPU = 0 // no bound
+	}
+	if c.MaxCPU > 0 && (maxCPU == 0 || c.MaxCPU < maxCPU) {
+		maxCPU = c.MaxCPU
+	}
 	id := c.ID
 	if id == "" {
 		id = newID(r.opts.Now())
@@ -240,7 +257,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
 	info := Info{ID: id, Backend: c.Backend, Requested: c.requested, Route: c.route, Status: StatusRunning, Source: source, Cwd: c.Cwd,
-		Timeout: c.Timeout, OutputLimit: c.OutputLimit, Detached: c.Detached, Foreground: c.Foreground, StdinStream: c.StdinStream,
+		Timeout: c.Timeout, OutputLimit: c.OutputLimit, MaxCPU: maxCPU, Detached: c.Detached, Foreground: c.Foreground, StdinStream: c.StdinStream,
 		Started: r.opts.Now(), JournalStart: r.fs.Seq()}
 	rec, _ := json.Marshal(info)
 	err = r.rec.Batch(ctx, func(b *vfs.RecordBatch) error {
@@ -253,7 +270,7 @@ func (r *Runtime) Exec(ctx context.Context, source string, opts ExecOptions) (*E
 		return nil, fmt.Errorf("start execution %s: %w", id, err)
 	}
 
-	e := &Execution{r: r, id: id, backend: r.backends[c.Backend], info: info, detached: c.Detached, adm: adm,
+	e := &Execution{r: r, id: id, backend: r.backends[c.Backend], info: info, detached: c.Detached, adm: adm, quota: quota,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), wake: make(chan struct{}), started: make(chan struct{})}
 	e.headMax = c.OutputLimit / 2
 	e.tailMax = c.OutputLimit - e.headMax

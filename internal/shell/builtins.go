@@ -289,6 +289,7 @@ func (x *execution) openMapfile(ctx context.Context, name string) (io.ReadWriteC
 	in := hc.Stdin
 	x.wg.Add(1)
 	go func() {
+		defer x.cpu.Enter()() // its store reads are the execution's CPU
 		defer x.wg.Done()
 		defer pw.Close()
 		if in == nil {

@@ -111,6 +111,7 @@ func (x *execution) runDesk() (run.Outcome, error) {
 		Limit:      func(name string, v int64) error { return x.limit(name, v) },
 		HasCommand: x.hasCommand,
 		Pid:        execPid(x.job.ID),
+		Enter:      x.cpu.Enter,
 	}
 	cfg.Exec = func(ctx context.Context, c *dinterp.Call) int { return x.deskExec(ctx, c) }
 	r := dinterp.New(x.ctx, cfg)

@@ -257,6 +257,7 @@ func (x *execution) open(ctx context.Context, name string, flag int, perm os.Fil
 	x.wg.Add(1)
 	x.addPipe(pr)
 	go func() {
+		defer x.cpu.Enter()() // its store reads are the execution's CPU
 		defer x.wg.Done()
 		io.Copy(pw, f)
 		pw.Close()

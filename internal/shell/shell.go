@@ -192,6 +192,10 @@ func (b *Backend) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 		ctx:    ctx,
 		cancel: cancel,
 	}
+	// The execution's CPU time is its goroutines' (this one and those the
+	// interpreter starts): run bounds and records it.
+	job.MeterCPU(x.cpu.Read)
+	defer x.cpu.Enter()()
 	x.stdout = &limitWriter{w: job.Stdout, x: x}
 	x.stderr = &limitWriter{w: job.Stderr, x: x}
 	x.mem = newMemory(x, b.opts.MaxMemoryBytes)
@@ -315,6 +319,7 @@ type execution struct {
 	cancel    context.CancelCauseFunc
 
 	stdout, stderr *limitWriter
+	cpu            run.ThreadMeter // the CPU time of its goroutines (Job.MeterCPU)
 	outBytes       atomic.Int64
 	commands       atomic.Int64
 	fdSeq          atomic.Int64 // names of materializeFds' files

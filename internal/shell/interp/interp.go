@@ -89,6 +89,11 @@ type Config struct {
 	Name  string   // $0 (default "bash")
 	Args  []string // $1...
 	Pid   int      // $$ (default 2)
+	// Enter, if set, is called first on every goroutine the execution
+	// starts (pipeline stages, background jobs, substitutions), and the
+	// function it returns when that goroutine is done: the CPU meter's
+	// (run.ThreadMeter.Enter).
+	Enter func() (leave func())
 }
 
 // shared is the state all runners of one execution share.
@@ -304,6 +309,9 @@ func (r *Runner) recoverPanic(st *int, err *error) {
 // goSafe runs fn in a goroutine, recovering a panic as recoverPanic does.
 func (r *Runner) goSafe(fn func()) {
 	go func() {
+		if enter := r.sh.cfg.Enter; enter != nil {
+			defer enter()()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				e := fmt.Errorf("%w: %v", ErrInternal, p)
