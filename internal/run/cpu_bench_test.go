@@ -82,22 +82,18 @@ func BenchmarkThreadMeter(b *testing.B) {
 		var m ThreadMeter
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
+		entered := make(chan struct{}, 2)
 		for range 2 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer m.Enter()()
+				entered <- struct{}{}
 				<-stop
 			}()
 		}
-		inside := func() int {
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			return len(m.live)
-		}
-		for inside() < 2 {
-			time.Sleep(time.Millisecond) // until both are inside (setup, not measured)
-		}
+		<-entered
+		<-entered
 		for b.Loop() {
 			m.Read()
 		}
