@@ -224,6 +224,7 @@ const (
 	StatusFailed    = "failed"
 	StatusCancelled = "cancelled"
 	StatusTimedOut  = "timed-out"
+	StatusCPULimit  = "cpu-limit" // it used its CPU limit (max_cpu_per_execution); exit code 152
 )
 
 // ExecChanges are the workspace paths an execution changed.
@@ -237,6 +238,9 @@ type ExecChanges struct {
 // ExecUsage is the resources an execution's program used: CPU time in user
 // and kernel mode (nanoseconds) and the peak resident set size (bytes).
 type ExecUsage struct {
+	// CPUNS is the execution's CPU time as its meter read it (all its
+	// processes or goroutines): what the CPU limit and quota count.
+	CPUNS       int64 `json:"cpu_ns,omitempty"`
 	UserNS      int64 `json:"user_ns"`
 	SysNS       int64 `json:"sys_ns"`
 	MaxRSSBytes int64 `json:"max_rss_bytes"`
@@ -248,15 +252,17 @@ type Execution struct {
 	Backend string `json:"backend"`
 	// Requested is the backend asked for when it was not the one that ran
 	// ("auto"); Route says why that backend was chosen.
-	Requested   string          `json:"requested,omitempty"`
-	Route       string          `json:"route,omitempty"`
-	Status      string          `json:"status"`
-	ExitCode    int             `json:"exit_code"`
-	Error       string          `json:"error,omitempty"`
-	Signal      string          `json:"signal,omitempty"`
-	Source      string          `json:"source"`
-	Cwd         string          `json:"cwd"`
-	TimeoutNS   int64           `json:"timeout_ns"`
+	Requested string `json:"requested,omitempty"`
+	Route     string `json:"route,omitempty"`
+	Status    string `json:"status"`
+	ExitCode  int    `json:"exit_code"`
+	Error     string `json:"error,omitempty"`
+	Signal    string `json:"signal,omitempty"`
+	Source    string `json:"source"`
+	Cwd       string `json:"cwd"`
+	TimeoutNS int64  `json:"timeout_ns"`
+	// MaxCPUNS is the CPU limit it ran with (0: none).
+	MaxCPUNS    int64           `json:"max_cpu_ns,omitempty"`
 	OutputLimit int64           `json:"output_limit"`
 	Started     time.Time       `json:"started"`
 	Ended       time.Time       `json:"ended,omitzero"`

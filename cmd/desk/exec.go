@@ -397,6 +397,8 @@ func exitCode(sp *cmdSpec, st streams, id string, exit *client.Exit) int {
 	case client.StatusCompleted:
 	case client.StatusTimedOut:
 		fmt.Fprintf(st.err, "desk %s: execution %s timed out\n", sp.name, id)
+	case client.StatusCPULimit:
+		fmt.Fprintf(st.err, "desk %s: execution %s stopped: %s\n", sp.name, id, exit.Error)
 	case client.StatusCancelled:
 		what := "killed"
 		if exit.Signal != "" {

@@ -11,11 +11,12 @@ import (
 )
 
 var wsLimitsSpec = &cmdSpec{
-	name: "ws limits", synopsis: "WS [--max-bytes N] [--max-inodes N] [--max-execs-per-minute N] [--max-cpu-per-day D] [--reset] [--json]", minArgs: 1, maxArgs: 1,
+	name: "ws limits", synopsis: "WS [--max-bytes N] [--max-inodes N] [--max-execs-per-minute N] [--max-cpu-per-day D] [--max-cpu-per-execution D] [--reset] [--json]", minArgs: 1, maxArgs: 1,
 	summary: "show or set a workspace's own quotas over the server's (setting: admin token)",
 	help: `Without flags: the workspace's own limits and those in force (its own, else
 desk serve's --workspace-max-bytes, --workspace-max-inodes,
---max-execs-per-minute and --max-cpu-per-day). Each flag given sets one of
+--max-execs-per-minute, --max-cpu-per-day and --max-cpu-per-execution).
+Each flag given sets one of
 the workspace's own values; 0 (or "" for a duration) gives it back to the
 server's; "none" (a duration) or -1 (executions) means no bound. --reset
 removes all of them.
@@ -23,7 +24,8 @@ removes all of them.
 The byte and inode quotas hold from the next write on, the open store
 included (EDQUOT past them, as the server's); lowering one below what is
 stored removes nothing: writes fail until deletes make room. The execution
-bounds hold from the next execution on.`,
+bounds hold from the next execution on: past --max-cpu-per-execution an
+execution is stopped and ends as cpu-limit (exit code 152).`,
 }
 
 func runWSLimits(ctx context.Context, args []string, st streams) int {
@@ -32,12 +34,13 @@ func runWSLimits(ctx context.Context, args []string, st streams) int {
 	inodes := fl.Int64("max-inodes", 0, "its files, directories and symlinks (0: the server's)")
 	execs := fl.Int("max-execs-per-minute", 0, "executions it may start per minute (0: the server's; -1: no bound)")
 	cpuDay := fl.String("max-cpu-per-day", "", "CPU time its executions may use per UTC day: a Go `DURATION`, none, or \"\" for the server's")
+	cpuExec := fl.String("max-cpu-per-execution", "", "CPU time one execution may use (all its processes or goroutines): a Go `DURATION`, none, or \"\" for the server's")
 	reset := fl.Bool("reset", false, "remove the workspace's own limits: the server's hold")
 	asJSON := fl.Bool("json", false, "print the limits as JSON")
 	set := map[string]bool{}
 	check := func([]string) error {
 		fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if *reset && (set["max-bytes"] || set["max-inodes"] || set["max-execs-per-minute"] || set["max-cpu-per-day"]) {
+		if *reset && (set["max-bytes"] || set["max-inodes"] || set["max-execs-per-minute"] || set["max-cpu-per-day"] || set["max-cpu-per-execution"]) {
 			return usagef("give --reset or values, not both")
 		}
 		return nil
@@ -49,7 +52,7 @@ func runWSLimits(ctx context.Context, args []string, st streams) int {
 		switch {
 		case *reset:
 			info, err = c.DeleteLimits(ctx, ws)
-		case set["max-bytes"] || set["max-inodes"] || set["max-execs-per-minute"] || set["max-cpu-per-day"]:
+		case set["max-bytes"] || set["max-inodes"] || set["max-execs-per-minute"] || set["max-cpu-per-day"] || set["max-cpu-per-execution"]:
 			if info, err = c.GetLimits(ctx, ws); err != nil {
 				return err
 			}
@@ -65,6 +68,9 @@ func runWSLimits(ctx context.Context, args []string, st streams) int {
 			}
 			if set["max-cpu-per-day"] {
 				l.MaxCPUPerDay = *cpuDay
+			}
+			if set["max-cpu-per-execution"] {
+				l.MaxCPUPerExecution = *cpuExec
 			}
 			info, err = c.SetLimits(ctx, ws, l)
 		default:
@@ -89,6 +95,7 @@ func runWSLimits(ctx context.Context, args []string, st streams) int {
 		fmt.Fprintf(tw, "max_inodes\t%d\t%s\n", e.MaxInodes, own(l.MaxInodes != 0, fmt.Sprint(l.MaxInodes)))
 		fmt.Fprintf(tw, "max_execs_per_minute\t%s\t%s\n", countText(e.MaxExecsPerMinute), own(l.MaxExecsPerMinute != 0, countText(l.MaxExecsPerMinute)))
 		fmt.Fprintf(tw, "max_cpu_per_day\t%s\t%s\n", e.MaxCPUPerDay, own(l.MaxCPUPerDay != "", l.MaxCPUPerDay))
+		fmt.Fprintf(tw, "max_cpu_per_execution\t%s\t%s\n", e.MaxCPUPerExecution, own(l.MaxCPUPerExecution != "", l.MaxCPUPerExecution))
 		return tw.Flush()
 	})
 }

@@ -51,9 +51,26 @@ func TestLimits_Serve(t *testing.T) {
 			if err := put("demo", "/workspace/a.bin"); err != nil {
 				t.Fatal(err)
 			}
-			out := mustDesk(t, nil, "ws", "limits", "demo", "--max-bytes", "3145728", "--max-inodes", "50", "--max-execs-per-minute", "3")
-			if !strings.Contains(out, "max_bytes             3145728   3145728") || !strings.Contains(out, "max_execs_per_minute  3") || !strings.Contains(out, "max_cpu_per_day       24h0m0s   (server's)") {
+			out := mustDesk(t, nil, "ws", "limits", "demo", "--max-bytes", "3145728", "--max-inodes", "50", "--max-execs-per-minute", "3", "--max-cpu-per-execution", "200ms")
+			if !strings.Contains(out, "max_bytes              3145728   3145728") || !strings.Contains(out, "max_execs_per_minute   3") || !strings.Contains(out, "max_cpu_per_day        24h0m0s   (server's)") ||
+				!strings.Contains(out, "max_cpu_per_execution  200ms     200ms") {
 				t.Errorf("desk ws limits:\n%s", out)
+			}
+			// The CPU limit per execution stops a busy loop of the shell
+			// (its bound of 1,000,000 loop iterations takes seconds of CPU)
+			// with exit code 152, on another workspace (demo's executions
+			// per minute are counted below).
+			// The shell's and js's CPU counts against the day's CPU: after
+			// two stopped loops (200ms or more each) a day of 300ms is used.
+			mustDesk(t, nil, "ws", "limits", "other", "--max-cpu-per-execution", "200ms", "--max-cpu-per-day", "300ms")
+			if _, errs, code := desk(t, nil, "exec", "other", "--", "while :; do :; done"); code != 152 || !strings.Contains(errs, "CPU limit of 200ms") {
+				t.Errorf("a busy loop under the workspace's CPU limit: exit %d %q, want 152 naming the limit", code, errs)
+			}
+			if _, errs, code := desk(t, nil, "exec", "other", "--backend", "js", "--", "for (;;) {}"); code != 152 || !strings.Contains(errs, "CPU limit of 200ms") {
+				t.Errorf("a js busy loop under the workspace's CPU limit: exit %d %q, want 152 naming the limit", code, errs)
+			}
+			if _, errs, code := desk(t, nil, "exec", "other", "--", "true"); code == 0 || !strings.Contains(errs, "of CPU today") {
+				t.Errorf("an execution after the day's CPU was used: exit %d %q, want refused", code, errs)
 			}
 			if err := put("demo", "/workspace/b.bin"); !edquot(err) {
 				t.Fatalf("PUT over the workspace's own quota: %v, want 403 EDQUOT", err)

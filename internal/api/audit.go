@@ -105,10 +105,10 @@ func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span 
 // execution record as the exec route's (status, exit code, CPU, the
 // changes the mount attributed to it), and the path refusals den counted
 // after the call's record — all of a detached execution's but those made
-// before the call returned. Its CPU counts against the workspace's day.
+// before the call returned. (Its CPU was charged to the workspace's day
+// as it ended: execQuota.Ended.)
 func (s *Server) toolExecEnded(base audit.Record, e *run.Execution, den *policy.Denials) {
 	<-e.Done()
-	s.chargeCPU(base.Workspace, e.Info().Usage)
 	if den == nil {
 		den = new(policy.Denials)
 	}
@@ -366,7 +366,7 @@ func (ea *execAudit) ended(e *run.Execution) {
 		rec.Args = append(rec.Args, audit.Arg{Name: "signal", Value: info.Signal})
 	}
 	if u := info.Usage; u != nil {
-		rec.Args = append(rec.Args, audit.Arg{Name: "cpu_us", Value: strconv.FormatInt((u.UserTime + u.SysTime).Microseconds(), 10)})
+		rec.Args = append(rec.Args, audit.Arg{Name: "cpu_us", Value: strconv.FormatInt(u.CPUTime().Microseconds(), 10)})
 	}
 	if !info.Started.IsZero() && !info.Ended.IsZero() {
 		rec.Duration = info.Ended.Sub(info.Started).Microseconds()

@@ -19,7 +19,7 @@ import (
 func wireInfo(i run.Info) client.Execution {
 	e := client.Execution{
 		ID: i.ID, Backend: i.Backend, Requested: i.Requested, Route: i.Route, Status: string(i.Status), ExitCode: i.ExitCode, Error: i.Error, Signal: i.Signal,
-		Source: i.Source, Cwd: quote.Path(i.Cwd), TimeoutNS: int64(i.Timeout), OutputLimit: i.OutputLimit,
+		Source: i.Source, Cwd: quote.Path(i.Cwd), TimeoutNS: int64(i.Timeout), MaxCPUNS: int64(i.MaxCPU), OutputLimit: i.OutputLimit,
 		Started: i.Started.UTC(), Events: i.Events, StdoutBytes: i.StdoutBytes, StderrBytes: i.StderrBytes, Value: i.Value,
 		Detached: i.Detached, Foreground: i.Foreground, StdinStream: i.StdinStream,
 	}
@@ -30,7 +30,7 @@ func wireInfo(i run.Info) client.Execution {
 		e.Changes = &client.ExecChanges{Created: quote.Paths(c.Created), Modified: quote.Paths(c.Modified), Deleted: quote.Paths(c.Deleted), Truncated: c.Truncated}
 	}
 	if u := i.Usage; u != nil {
-		e.Usage = &client.ExecUsage{UserNS: int64(u.UserTime), SysNS: int64(u.SysTime), MaxRSSBytes: u.MaxRSS}
+		e.Usage = &client.ExecUsage{CPUNS: int64(u.CPU), UserNS: int64(u.UserTime), SysNS: int64(u.SysTime), MaxRSSBytes: u.MaxRSS}
 	}
 	return e
 }
@@ -101,9 +101,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		}
 		o.Timeout = d
 	}
-	if err := s.admitExec(r.Context(), c.ws); err != nil {
-		return err
-	}
+	// The quotas are asked by run.Exec (the context's execQuota).
 	// The execution holds its own lease so that its workspace is not
 	// hibernated while it runs (a detached one too: until it ends).
 	l, err := s.host.Acquire(r.Context(), c.ws)
@@ -145,7 +143,6 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		if s.opts.Executions != nil {
 			s.opts.Executions.ExecEnded(backend, status)
 		}
-		s.chargeCPU(c.ws, e.Info().Usage)
 		if ea != nil {
 			ea.ended(e)
 		}

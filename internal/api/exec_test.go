@@ -337,7 +337,7 @@ func TestAPI_ExecutionUsage(t *testing.T) {
 	for _, name := range []string{"Execution", "Result"} {
 		s := doc.Components.Schemas[name]
 		u, ok := s.Properties["usage"]
-		if !ok || len(u.Properties) != 3 || u.Properties["user_ns"] == nil || u.Properties["sys_ns"] == nil || u.Properties["max_rss_bytes"] == nil {
+		if !ok || len(u.Properties) != 4 || u.Properties["cpu_ns"] == nil || u.Properties["user_ns"] == nil || u.Properties["sys_ns"] == nil || u.Properties["max_rss_bytes"] == nil {
 			t.Fatalf("%s: usage schema = %+v", name, u)
 		}
 		for _, f := range s.Required {

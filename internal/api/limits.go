@@ -13,7 +13,7 @@ import (
 // values. PUT and DELETE run where the workspace is open (its worker), so
 // the open store takes the new quota at once (vfs.FS.SetLimits); a store
 // opened later reads them (host.Options.StoreLimits). The execution
-// bounds are read at each execution's start (admitExec).
+// bounds are read at each execution's start (execQuota.Admit).
 
 // noBound is the wire word for "no bound".
 const noBound = "none"
@@ -44,7 +44,7 @@ func parseLimitDuration(name, s string) (time.Duration, error) {
 
 func wireLimits(l policy.Limits) client.Limits {
 	return client.Limits{MaxBytes: l.MaxBytes, MaxInodes: l.MaxInodes, MaxExecsPerMinute: l.MaxExecsPerMinute,
-		MaxCPUPerDay: wireDuration(l.MaxCPUPerDay)}
+		MaxCPUPerDay: wireDuration(l.MaxCPUPerDay), MaxCPUPerExecution: wireDuration(l.MaxCPUPerExecution)}
 }
 
 func parseLimits(w client.Limits) (policy.Limits, error) {
@@ -54,6 +54,9 @@ func parseLimits(w client.Limits) (policy.Limits, error) {
 	}
 	var err error
 	if l.MaxCPUPerDay, err = parseLimitDuration("max_cpu_per_day", w.MaxCPUPerDay); err != nil {
+		return l, err
+	}
+	if l.MaxCPUPerExecution, err = parseLimitDuration("max_cpu_per_execution", w.MaxCPUPerExecution); err != nil {
 		return l, err
 	}
 	if err := l.Validate(); err != nil {
@@ -73,7 +76,7 @@ func (s *Server) limitsOf(ws string) (policy.Limits, error) {
 // effectiveLimits are own over the server's: the store's from the host,
 // the executions' from Options (a negative value: no bound).
 func (s *Server) effectiveLimits(own policy.Limits) policy.Limits {
-	e := policy.Limits{MaxExecsPerMinute: s.opts.MaxExecsPerMinute, MaxCPUPerDay: s.opts.MaxCPUPerDay}
+	e := policy.Limits{MaxExecsPerMinute: s.opts.MaxExecsPerMinute, MaxCPUPerDay: s.opts.MaxCPUPerDay, MaxCPUPerExecution: s.opts.MaxCPUPerExecution}
 	e.MaxBytes, e.MaxInodes = s.host.StoreQuota()
 	if own.MaxBytes > 0 {
 		e.MaxBytes = own.MaxBytes
@@ -87,8 +90,14 @@ func (s *Server) effectiveLimits(own policy.Limits) policy.Limits {
 	if own.MaxCPUPerDay != 0 {
 		e.MaxCPUPerDay = own.MaxCPUPerDay
 	}
+	if own.MaxCPUPerExecution != 0 {
+		e.MaxCPUPerExecution = own.MaxCPUPerExecution
+	}
 	if e.MaxCPUPerDay < 0 {
 		e.MaxCPUPerDay = -1
+	}
+	if e.MaxCPUPerExecution < 0 {
+		e.MaxCPUPerExecution = -1
 	}
 	if e.MaxExecsPerMinute < 0 {
 		e.MaxExecsPerMinute = -1
@@ -143,6 +152,6 @@ func (s *Server) applyLimits(w http.ResponseWriter, c *call, own policy.Limits) 
 		return err
 	}
 	s.opts.Logger.Info("workspace limits set", "workspace", c.ws, "max_bytes", e.MaxBytes, "max_inodes", e.MaxInodes,
-		"max_execs_per_minute", e.MaxExecsPerMinute, "max_cpu_per_day", e.MaxCPUPerDay)
+		"max_execs_per_minute", e.MaxExecsPerMinute, "max_cpu_per_day", e.MaxCPUPerDay, "max_cpu_per_execution", e.MaxCPUPerExecution)
 	return writeJSON(w, http.StatusOK, s.limitsInfo(c.ws, own))
 }

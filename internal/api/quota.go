@@ -2,18 +2,22 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/desk-dev/desk/internal/audit"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 )
 
-// Defaults of the execution quotas (Options.MaxExecsPerMinute, MaxCPUPerDay).
+// Defaults of the execution quotas (Options.MaxExecsPerMinute,
+// MaxCPUPerDay, MaxCPUPerExecution).
 const (
-	DefaultMaxExecsPerMinute = 600            // executions started per workspace per minute
-	DefaultMaxCPUPerDay      = 24 * time.Hour // CPU time per workspace per UTC day: one core all day
+	DefaultMaxExecsPerMinute  = 600               // executions started per workspace per minute
+	DefaultMaxCPUPerDay       = 24 * time.Hour    // CPU time per workspace per UTC day: one core all day
+	DefaultMaxCPUPerExecution = run.DefaultMaxCPU // CPU time of one execution: 10 minutes
 )
 
 // quotas counts each workspace's executions against MaxExecsPerMinute (a
@@ -39,14 +43,40 @@ type wsQuota struct {
 // one; a server without workers forgets all counts past it).
 const maxQuotaWorkspaces = 4096
 
-// admitExec counts one execution of workspace ws, or refuses it (429
-// too_many) past either quota.
-func (s *Server) admitExec(ctx context.Context, ws string) error {
-	own, err := s.limitsOf(ws)
+// execQuota is workspace ws's execution quotas as a run.Quota: the
+// context of every workspace call carries it (policyContext), so that every
+// execution such a call starts — the exec route, the exec tool through the
+// tool route or an MCP session served in this process — is counted where it
+// starts (run.Exec), gets the workspace's CPU limit per execution, and has
+// its CPU charged to the workspace's day when it ends.
+type execQuota struct {
+	s  *Server
+	ws string
+}
+
+var _ run.Quota = execQuota{}
+
+// Admit counts the execution or refuses it (429 too_many), and grants the
+// workspace's CPU limit per execution (negative: none).
+func (q execQuota) Admit(ctx context.Context, _ run.Admission) (time.Duration, error) {
+	own, err := q.s.limitsOf(q.ws)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	lim := s.effectiveLimits(own)
+	lim := q.s.effectiveLimits(own)
+	if err := q.s.admitExec(ctx, q.ws, own, lim); err != nil {
+		// 429 on the API's routes (the *Error), busy for the tools.
+		return 0, fmt.Errorf("%w: %w", run.ErrQuota, err)
+	}
+	return lim.MaxCPUPerExecution, nil
+}
+
+// Ended charges the execution's CPU time to the workspace's day.
+func (q execQuota) Ended(info run.Info) { q.s.chargeCPU(q.ws, info.Usage) }
+
+// admitExec counts one execution of workspace ws, or refuses it (429
+// too_many) past either quota of lim (own's over the server's).
+func (s *Server) admitExec(ctx context.Context, ws string, own, lim policy.Limits) error {
 	per, perDay := lim.MaxExecsPerMinute, lim.MaxCPUPerDay
 	if per < 0 && perDay < 0 {
 		return nil
@@ -76,8 +106,8 @@ func (s *Server) admitExec(ctx context.Context, ws string) error {
 	return nil
 }
 
-// chargeCPU adds an ended execution's CPU time (as its backend measured
-// it) to its workspace's day.
+// chargeCPU adds an ended execution's CPU time (as its meter measured it,
+// run.Usage.CPUTime) to its workspace's day.
 func (s *Server) chargeCPU(ws string, u *run.Usage) {
 	if u == nil {
 		return
@@ -89,7 +119,7 @@ func (s *Server) chargeCPU(ws string, u *run.Usage) {
 	if !w.seeded && s.opts.Audit != nil {
 		return // the execution's record is in the journal, which the day's first admission reads
 	}
-	w.cpu += u.UserTime + u.SysTime
+	w.cpu += u.CPUTime()
 }
 
 // get returns ws's counts, moved to now's minute and day.

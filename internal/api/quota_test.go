@@ -2,9 +2,13 @@ package api_test
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
@@ -85,4 +89,46 @@ func TestQuota_CPUPerDay(t *testing.T) {
 	if _, err := e.c.Run(context.Background(), "w", client.ExecRequest{Source: "echo hi"}); err != nil {
 		t.Fatalf("the next day: %v", err)
 	}
+}
+
+// TestQuota_MCPInProcess: the exec tool of an MCP session this server
+// serves itself (desk serve --workers=false) counts against the
+// workspace's executions per minute, as the exec route does: past the
+// quota the tool answers an error naming it, and the exec route is refused
+// for the executions MCP started.
+func TestQuota_MCPInProcess(t *testing.T) {
+	e := newEnv(t, envOpts{api: api.Options{MaxExecsPerMinute: 2, MaxCPUPerDay: -1}})
+	now := time.Date(2026, 1, 1, 10, 0, 5, 0, time.UTC)
+	api.SetQuotaClock(e.srv, func() time.Time { return now })
+	e.mkws("demo")
+	_, tok := e.mint("demo", nil, "read", "write", "exec")
+	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+tok)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	exec := func() *sdk.CallToolResult {
+		t.Helper()
+		r, err := cs.CallTool(bg, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "echo hi"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for i := range 2 {
+		if r := exec(); r.IsError {
+			t.Fatalf("exec over MCP %d: %+v", i, r.Content)
+		}
+	}
+	r := exec()
+	if !r.IsError || len(r.Content) == 0 || !strings.Contains(r.Content[0].(*sdk.TextContent).Text, "2 executions this minute") {
+		t.Fatalf("the third exec over MCP in a minute of 2: %+v", r.Content)
+	}
+	_, err = e.c.Run(bg, "demo", client.ExecRequest{Source: "echo hi"})
+	wantCode(t, "the exec route after MCP's two", err, 429, api.CodeTooMany)
 }

@@ -207,13 +207,17 @@ type Options struct {
 	// DefaultMaxExecsPerMinute (600); negative: no bound.
 	MaxExecsPerMinute int
 	// MaxCPUPerDay bounds the CPU time of each workspace's executions in
-	// a UTC day, as their backends measure it (the sandbox's programs;
-	// the shell and js run inside desk and are not measured): once
-	// reached, new executions get 429 too_many until the day ends (a
-	// running one is not stopped). Read back from the audit journal when a
-	// worker starts. Default DefaultMaxCPUPerDay (24h: one core all day);
-	// negative: no bound.
+	// a UTC day, as their backends' meters measure it (run.Usage.CPU:
+	// the sandbox's cgroup of the execution, the shell's and js's
+	// goroutines): once reached, new executions get 429 too_many until
+	// the day ends (a running one is not stopped). Read back from the
+	// audit journal when a worker starts. Default DefaultMaxCPUPerDay
+	// (24h: one core all day); negative: no bound.
 	MaxCPUPerDay time.Duration
+	// MaxCPUPerExecution bounds one execution's CPU time (run's CPU
+	// limit: past it the execution is stopped and ends as cpu-limit).
+	// Default DefaultMaxCPUPerExecution (10 minutes); negative: no bound.
+	MaxCPUPerExecution time.Duration
 	// Logger receives one line per request. Default slog.Default().
 	Logger *slog.Logger
 	// Registry receives the server's metrics and is served at /metrics.
@@ -268,6 +272,7 @@ func (o *Options) setDefaults() error {
 	defi(&o.Mounts.Max, DefaultMaxMounts)
 	defi(&o.MaxExecsPerMinute, DefaultMaxExecsPerMinute)
 	defd(&o.MaxCPUPerDay, DefaultMaxCPUPerDay)
+	defd(&o.MaxCPUPerExecution, DefaultMaxCPUPerExecution)
 	defi(&o.Mounts.MaxPerWorkspace, DefaultMaxMountsPerWorkspace)
 	if o.DefaultLimit > o.MaxLimit {
 		o.DefaultLimit = o.MaxLimit

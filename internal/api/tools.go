@@ -110,13 +110,6 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 	if err := mcp.AllowTool(c.p, c.ws, tool, json.RawMessage(input)); err != nil {
 		return err
 	}
-	if name == "exec" {
-		// The execution quotas hold for the exec tool as for the exec
-		// route (MCP in a worker comes here too).
-		if err := s.admitExec(r.Context(), c.ws); err != nil {
-			return err
-		}
-	}
 	ctx, stop := s.longCtx(r)
 	defer stop()
 	stream := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
@@ -154,6 +147,9 @@ func (s *Server) handleCallTool(w http.ResponseWriter, r *http.Request, c *call)
 		ctx = run.WithStarted(ctx, c.started.Add) // recorded at their ends (record)
 	}
 	res, callErr := set.Call(mcp.WithTokenBackends(ctx, c.p), name, json.RawMessage(input), co)
+	if errors.Is(callErr, run.ErrQuota) && !stream {
+		return callErr // the exec tool past the workspace's quota: 429 too_many, as the exec route
+	}
 	var te *tools.Error
 	if errors.As(callErr, &te) && te.Code == tools.CodeInternal {
 		s.opts.Logger.Error("tool failed", "tool", name, "workspace", c.ws, "err", te.Unwrap())

@@ -12,7 +12,7 @@ import (
 // …/limits, desk ws limits) and kept beside its policy
 // (DATA/policy/WS/limits.json). A zero field takes the server's value
 // (desk serve's --workspace-max-bytes, --workspace-max-inodes,
-// --max-execs-per-minute, --max-cpu-per-day); a
+// --max-execs-per-minute, --max-cpu-per-day, --max-cpu-per-execution); a
 // workspace's value may be above the server's as well as below it.
 type Limits struct {
 	// MaxBytes is the workspace's quota of unique content bytes (the
@@ -26,6 +26,10 @@ type Limits struct {
 	// MaxCPUPerDay bounds the executions' CPU time per UTC day (429
 	// too_many for new executions past it); negative: no bound.
 	MaxCPUPerDay time.Duration `json:"max_cpu_per_day_ns,omitempty"`
+	// MaxCPUPerExecution bounds one execution's CPU time, all its
+	// processes or goroutines (run's CPU limit: past it the execution
+	// ends as cpu-limit); negative: no bound.
+	MaxCPUPerExecution time.Duration `json:"max_cpu_per_execution_ns,omitempty"`
 }
 
 // limitsFile is the document a workspace's Limits are kept in.

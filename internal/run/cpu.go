@@ -21,6 +21,10 @@ import (
 // its CPU limit; the execution ends as StatusCPULimit.
 var ErrCPULimit = errors.New("execution reached its CPU limit")
 
+// ErrQuota is what a Quota's refusal wraps: the workspace's execution quota
+// is used up (429, EDQUOT).
+var ErrQuota = errors.New("execution quota exceeded")
+
 // CPUMeter reads the CPU time an execution's program has used so far: it
 // never decreases and is safe for concurrent use (run calls it from its own
 // goroutine while the backend runs, and once after it returned).
@@ -153,8 +157,9 @@ func threadCPU(tid int) (time.Duration, error) {
 // sessions served in process).
 type Quota interface {
 	// Admit is asked after the Gate and before Options.Admit: an error
-	// refuses the execution (Exec returns it wrapped); maxCPU is its CPU
-	// limit (0: Options.MaxCPU; negative: none).
+	// refuses the execution (Exec returns it wrapped; a quota's refusal
+	// wraps ErrQuota); maxCPU is its CPU limit (0: Options.MaxCPU;
+	// negative: none).
 	Admit(ctx context.Context, a Admission) (maxCPU time.Duration, err error)
 	// Ended is told of each execution Admit admitted once its end is
 	// stored, before its exit event is visible and Wait returns.

@@ -93,6 +93,8 @@ func AsError(err error, p string) *Error {
 		return wrap(CodeForbidden, "%s", err.Error())
 	case errors.Is(err, policy.ErrTooManyPending):
 		return wrap(CodeBusy, "%s; wait for one to be decided and retry", err.Error())
+	case errors.Is(err, run.ErrQuota):
+		return wrap(CodeBusy, "%s", err.Error())
 	case errors.Is(err, run.ErrBusy):
 		return wrap(CodeBusy, "too many executions are running in this workspace; wait for one to end and retry")
 	case errors.Is(err, run.ErrTooLarge):

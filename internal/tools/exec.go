@@ -89,6 +89,8 @@ func (o *ExecOutput) content() []Content {
 	switch run.Status(o.Status) {
 	case run.StatusTimedOut:
 		status = "timed out (exit code 124)"
+	case run.StatusCPULimit:
+		status = "stopped: " + o.Error + " (exit code 152)"
 	case run.StatusCancelled:
 		status = "killed (exit code " + fmt.Sprint(o.ExitCode) + ")"
 	case run.StatusFailed:
@@ -181,7 +183,7 @@ var execSpec = &spec{
     "id": {"type": "string", "description": "Execution id (its record: desk attach WS ID)."},
     "backend": {"type": "string"},
     "route": {"type": "string", "description": "Why auto chose this backend."},
-    "status": {"type": "string", "enum": ["completed", "failed", "cancelled", "timed-out", "running"], "description": "running: a detached execution that goes on."},
+    "status": {"type": "string", "enum": ["completed", "failed", "cancelled", "timed-out", "cpu-limit", "running"], "description": "running: a detached execution that goes on."},
     "exit_code": {"type": "integer"},
     "error": {"type": "string", "description": "Why the execution failed, was killed or timed out."},
     "duration_ms": {"type": "integer"},
