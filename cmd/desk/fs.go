@@ -17,6 +17,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/vfs"
 	"github.com/desk-dev/desk/internal/workspace"
 	"github.com/desk-dev/desk/internal/wspath"
@@ -286,6 +287,27 @@ func (c *fsCmd) files() (fileStore, error) {
 	return c.fstore, nil
 }
 
+// offlineLimits are the store options of a workspace database opened
+// without a server: for DATA/workspaces/WS.db, the workspace's own byte and
+// inode quotas (DATA/policy/WS/limits.json, desk ws limits), as desk serve
+// opens it with; a value it does not set, and a database outside a data
+// directory, take the store's defaults (the server's flags are not known
+// here).
+func offlineLimits(dbPath string) (vfs.Options, error) {
+	var o vfs.Options
+	dir := filepath.Dir(dbPath)
+	ws, ok := workspace.NameOf(filepath.Base(dbPath))
+	if !ok || filepath.Base(dir) != workspace.DirName {
+		return o, nil
+	}
+	l, err := policy.OpenStore(filepath.Dir(dir)).Limits(ws)
+	if err != nil {
+		return o, fmt.Errorf("open workspace %s: %w", dbPath, err)
+	}
+	o.QuotaBytes, o.MaxInodes = l.MaxBytes, l.MaxInodes
+	return o, nil
+}
+
 // store opens the workspace database, once. Verbs call it after checking
 // their other arguments, so that a bad command line creates nothing.
 func (c *fsCmd) store() (*vfs.FS, error) {
@@ -306,7 +328,12 @@ func (c *fsCmd) store() (*vfs.FS, error) {
 	case err != nil:
 		return nil, err
 	}
-	fsys, err := vfs.Open(c.ctx, c.dbPath, vfs.Options{ReadOnly: !c.verb.write})
+	vo, err := offlineLimits(c.dbPath)
+	if err != nil {
+		return nil, err
+	}
+	vo.ReadOnly = !c.verb.write
+	fsys, err := vfs.Open(c.ctx, c.dbPath, vo)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", c.dbPath, err)
 	}
