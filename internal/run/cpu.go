@@ -117,6 +117,43 @@ func (m *ThreadMeter) Enter() (leave func()) {
 	}
 }
 
+// Pause takes the calling goroutine out of the meter while it blocks (on a
+// pipe, a condition): its span ends and its thread is unlocked, so that its
+// wake-up costs no hand-off between threads; resume (from the same
+// goroutine) enters again. A goroutine not inside the meter is left as it
+// is (resume does nothing).
+func (m *ThreadMeter) Pause() (resume func()) {
+	tid := unix.Gettid()
+	end := ownThreadCPU()
+	m.mu.Lock()
+	var sp *threadSpan
+	for s := range m.live {
+		// A live span's thread runs its goroutine alone: the same thread
+		// is the same goroutine.
+		if s.tid == tid {
+			sp = s
+			break
+		}
+	}
+	if sp == nil {
+		m.mu.Unlock()
+		return func() {}
+	}
+	delete(m.live, sp)
+	if end > sp.start {
+		m.done += end - sp.start
+	}
+	m.mu.Unlock()
+	runtime.UnlockOSThread()
+	return func() {
+		runtime.LockOSThread()
+		sp.tid, sp.start = unix.Gettid(), ownThreadCPU()
+		m.mu.Lock()
+		m.live[sp] = struct{}{}
+		m.mu.Unlock()
+	}
+}
+
 // Read returns the CPU time of the goroutines that left plus that of those
 // inside now, so far. It never decreases.
 func (m *ThreadMeter) Read() time.Duration {

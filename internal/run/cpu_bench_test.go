@@ -78,6 +78,48 @@ func BenchmarkThreadMeter(b *testing.B) {
 			report(b, cpu0)
 		})
 	}
+	// Metered, the goroutines leaving the meter while they block (Pause,
+	// as the shell's pipes do).
+	b.Run("pingpong100/metered-paused", func(b *testing.B) {
+		var m ThreadMeter
+		recv := func(c chan int) (int, bool) {
+			resume := m.Pause()
+			defer resume()
+			v, ok := <-c
+			return v, ok
+		}
+		send := func(c chan int, v int) {
+			resume := m.Pause()
+			defer resume()
+			c <- v
+		}
+		cpu0 := processCPU()
+		for b.Loop() {
+			ping, pong := make(chan int), make(chan int)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer m.Enter()()
+				for {
+					v, ok := recv(ping)
+					if !ok {
+						return
+					}
+					send(pong, v+1)
+				}
+			}()
+			func() {
+				defer m.Enter()()
+				for i := range 100 {
+					send(ping, i)
+					recv(pong)
+				}
+				close(ping)
+			}()
+			<-done
+		}
+		report(b, cpu0)
+	})
 	b.Run("read/2-live", func(b *testing.B) {
 		var m ThreadMeter
 		stop := make(chan struct{})

@@ -161,3 +161,31 @@ func TestThreadMeter(t *testing.T) {
 	}
 	leave()
 }
+
+// TestThreadMeter_pause: a goroutine paused while it blocks is not inside
+// the meter (what it burns meanwhile is not counted) and counts again once
+// resumed; Pause of a goroutine outside the meter does nothing.
+func TestThreadMeter_pause(t *testing.T) {
+	var m ThreadMeter
+	burn := func(d time.Duration) {
+		start := ownThreadCPU()
+		for n := 0; ownThreadCPU()-start < d; n++ {
+			burnSink += n
+		}
+	}
+	m.Pause()() // outside: nothing to pause
+	leave := m.Enter()
+	burn(20 * time.Millisecond)
+	resume := m.Pause()
+	paused := m.Read()
+	burn(60 * time.Millisecond) // still locked by nobody: not the meter's
+	if got := m.Read(); got != paused {
+		t.Fatalf("paused: read %v, then %v", paused, got)
+	}
+	resume()
+	burn(20 * time.Millisecond)
+	leave()
+	if got := m.Read(); got < 40*time.Millisecond || got >= 100*time.Millisecond {
+		t.Fatalf("read %v: want the 40ms burnt inside, without the 60ms paused", got)
+	}
+}

@@ -112,6 +112,7 @@ func (x *execution) runDesk() (run.Outcome, error) {
 		HasCommand: x.hasCommand,
 		Pid:        execPid(x.job.ID),
 		Enter:      x.cpu.Enter,
+		Block:      x.cpu.Pause,
 	}
 	cfg.Exec = func(ctx context.Context, c *dinterp.Call) int { return x.deskExec(ctx, c) }
 	r := dinterp.New(x.ctx, cfg)

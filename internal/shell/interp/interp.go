@@ -94,6 +94,11 @@ type Config struct {
 	// function it returns when that goroutine is done: the CPU meter's
 	// (run.ThreadMeter.Enter).
 	Enter func() (leave func())
+	// Block, if set, is called when a goroutine of the execution blocks
+	// on an in-process pipe, and the function it returns when it goes on:
+	// the CPU meter's (run.ThreadMeter.Pause), so that a metered
+	// goroutine's wake-up costs no hand-off between threads.
+	Block func() (resume func())
 }
 
 // shared is the state all runners of one execution share.
@@ -1214,7 +1219,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 		var pr *pipeReader
 		var pw *pipeWriter
 		if i < n-1 {
-			pr, pw = newPipe()
+			pr, pw = newPipe(r.sh.cfg.Block)
 		}
 		if i == n-1 && n > 1 && r.shopts["lastpipe"] {
 			// shopt -s lastpipe: the last stage runs in this shell (bash -c

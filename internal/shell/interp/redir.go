@@ -66,8 +66,10 @@ func (rwc) Close() error { return nil }
 // pipe is an in-process pipe: a write blocks until read; once the reader
 // is closed writes fail with EPIPE.
 type pipe struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
+	mu    sync.Mutex
+	cond  *sync.Cond
+	block func() (resume func()) // Config.Block
+
 	buf    []byte
 	closed bool // writer closed
 	rdone  bool // reader closed
@@ -78,10 +80,21 @@ type pipeWriter struct{ p *pipe }
 
 const pipeBuf = 64 << 10
 
-func newPipe() (*pipeReader, *pipeWriter) {
-	p := &pipe{}
+func newPipe(block func() (resume func())) (*pipeReader, *pipeWriter) {
+	p := &pipe{block: block}
 	p.cond = sync.NewCond(&p.mu)
 	return &pipeReader{p}, &pipeWriter{p}
+}
+
+// wait waits for the other end, telling Config.Block.
+func (p *pipe) wait() {
+	if p.block == nil {
+		p.cond.Wait()
+		return
+	}
+	resume := p.block()
+	p.cond.Wait()
+	resume()
 }
 
 func (w *pipeWriter) Write(b []byte) (int, error) {
@@ -91,7 +104,7 @@ func (w *pipeWriter) Write(b []byte) (int, error) {
 	n := 0
 	for len(b) > 0 {
 		for len(p.buf) >= pipeBuf && !p.rdone {
-			p.cond.Wait()
+			p.wait()
 		}
 		if p.rdone {
 			return n, syscall.EPIPE
@@ -118,7 +131,7 @@ func (r *pipeReader) Read(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.buf) == 0 && !p.closed && !p.rdone {
-		p.cond.Wait()
+		p.wait()
 	}
 	if len(p.buf) == 0 {
 		return 0, io.EOF
@@ -485,7 +498,7 @@ func (r *Runner) procSubst(p *syntax.ProcSubst) (string, error) {
 	for r.fds[fd] != nil && fd > 10 {
 		fd--
 	}
-	pr, pw := newPipe()
+	pr, pw := newPipe(r.sh.cfg.Block)
 	c := r.sub()
 	if err := r.enter(); err != nil {
 		return "", err
