@@ -16,9 +16,10 @@ type Limits struct {
 	// MaxCPUPerDay bounds the executions' CPU time per UTC day (429 for
 	// new executions past it).
 	MaxCPUPerDay string `json:"max_cpu_per_day,omitempty"`
-	// MaxCPUPerExecution bounds one execution's CPU time, all its
-	// processes or goroutines: past it the execution is stopped and ends
-	// as cpu-limit (exit code 152).
+	// MaxCPUPerExecution bounds one execution's CPU time (shell and js:
+	// all its goroutines; the sandbox is not metered per execution yet):
+	// past it the execution is stopped and ends as cpu-limit (exit code
+	// 152).
 	MaxCPUPerExecution string `json:"max_cpu_per_execution,omitempty"`
 }
 

@@ -207,15 +207,16 @@ type Options struct {
 	// DefaultMaxExecsPerMinute (600); negative: no bound.
 	MaxExecsPerMinute int
 	// MaxCPUPerDay bounds the CPU time of each workspace's executions in
-	// a UTC day, as their backends' meters measure it (run.Usage.CPU:
-	// the sandbox's cgroup of the execution, the shell's and js's
-	// goroutines): once reached, new executions get 429 too_many until
+	// a UTC day, as their backends measure it (run.Usage.CPUTime: the
+	// shell's and js's goroutines, the sandbox's main process and the
+	// children it waited for): once reached, new executions get 429 too_many until
 	// the day ends (a running one is not stopped). Read back from the
 	// audit journal when a worker starts. Default DefaultMaxCPUPerDay
 	// (24h: one core all day); negative: no bound.
 	MaxCPUPerDay time.Duration
 	// MaxCPUPerExecution bounds one execution's CPU time (run's CPU
-	// limit: past it the execution is stopped and ends as cpu-limit).
+	// limit: past it the execution is stopped and ends as cpu-limit) for
+	// the backends with a meter (shell, js; not the sandbox yet).
 	// Default DefaultMaxCPUPerExecution (10 minutes); negative: no bound.
 	MaxCPUPerExecution time.Duration
 	// Logger receives one line per request. Default slog.Default().

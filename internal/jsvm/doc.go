@@ -262,6 +262,17 @@
 // (about 16 MiB at 5000). Host functions copy what crosses to Go (file
 // contents, output), bounded by the fs and output limits.
 //
+// # CPU time
+//
+// The engine's goroutine is locked to its OS thread for the execution (see
+// "Stopping an execution"), and everything the engine does, host calls and
+// the store's reads and writes included, runs on it: its thread's CPU
+// clock is the execution's CPU time (run.ThreadMeter, given to run with
+// Job.MeterCPU). run records it as Usage.CPU and stops the execution at its
+// CPU limit (cpu-limit, exit code 152) by cancelling its context, which
+// aborts the engine at its next interrupt check. fetch's transfers run on
+// other goroutines and are not counted.
+//
 // # Security model
 //
 // An execution reaches only what the runtime gives it: the workspace store

@@ -137,12 +137,13 @@
 // # A workspace's own limits
 //
 // Limits are one workspace's quota values over the server's (bytes and
-// inodes of its store, executions per minute, CPU per day), kept by Store
+// inodes of its store, executions per minute, CPU per day, CPU per
+// execution), kept by Store
 // in DATA/policy/WS/limits.json beside its policy (Store.Limits,
 // SetLimits; zero Limits remove the file, a zero field is the server's
 // value). Package policy only keeps them: the store enforces the quota
 // (vfs.FS.SetLimits, host.Options.StoreLimits), the API the execution
-// bounds.
+// quotas (a run.Quota), run the CPU limit per execution.
 //
 // # Limits
 //

@@ -26,9 +26,10 @@ type Limits struct {
 	// MaxCPUPerDay bounds the executions' CPU time per UTC day (429
 	// too_many for new executions past it); negative: no bound.
 	MaxCPUPerDay time.Duration `json:"max_cpu_per_day_ns,omitempty"`
-	// MaxCPUPerExecution bounds one execution's CPU time, all its
-	// processes or goroutines (run's CPU limit: past it the execution
-	// ends as cpu-limit); negative: no bound.
+	// MaxCPUPerExecution bounds one execution's CPU time, as its
+	// backend's meter reads it (run's CPU limit: past it the execution
+	// ends as cpu-limit; the shell's and js's goroutines, not the
+	// sandbox's programs yet); negative: no bound.
 	MaxCPUPerExecution time.Duration `json:"max_cpu_per_execution_ns,omitempty"`
 }
 

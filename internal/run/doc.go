@@ -30,7 +30,8 @@
 //	                 ├─► failed      the backend returned an error or panicked, its value
 //	                 │               was invalid, or the server stopped (exit code 125)
 //	                 ├─► cancelled   Kill (exit code 128+signal, the signal recorded)
-//	                 └─► timed-out   the timeout elapsed (exit code 124)
+//	                 ├─► timed-out   the timeout elapsed (exit code 124)
+//	                 └─► cpu-limit   the execution used its CPU limit (exit code 152)
 //
 // Exec validates the options, asks Options.Admit (fair shares, if set),
 // reserves a slot (Options.MaxRunning, else ErrBusy), stores the record as
@@ -200,6 +201,22 @@
 // every execution ends and before List; the first prune of a Runtime reads the
 // end time of every record once (kept in memory afterwards). Running
 // executions are never pruned.
+//
+// # CPU time
+//
+// A backend exposes a meter of its execution's CPU time (Job.MeterCPU; the
+// shell and js use a ThreadMeter: the CPU clocks of the threads their
+// goroutines are locked to). run reads it every twentieth of the
+// execution's CPU limit (10 ms to 1 s) and cancels the backend's ctx with
+// ErrCPULimit once it reads the limit or more: the execution ends as
+// StatusCPULimit, exit code ExitCPULimit (152), its error naming the limit;
+// the enforcement is here only, never in a backend. The limit is
+// Options.MaxCPU (default 10 minutes; negative: none), replaced by the
+// grant of the Quota the Exec context carries (WithQuota: the API's
+// workspace quotas, which may also refuse the execution with ErrQuota and
+// are told of its end), lowered by ExecOptions.MaxCPU; Info.MaxCPU records
+// it. The meter's reading after the backend returned is Usage.CPU. A
+// backend without a meter (the sandbox, for now) is not bounded.
 //
 // # Limits and errors
 //

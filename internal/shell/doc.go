@@ -206,6 +206,18 @@
 // error: Disk quota exceeded" and status 1 (runSafe, as gnulib's
 // close_stdout does for GNU programs), so no output is silently lost.
 //
+// # CPU time
+//
+// An execution's CPU time is that of its goroutines: Run's own and every
+// one the interpreter starts (pipeline stages, background jobs,
+// substitutions; interp.Config.Enter) or the backend starts to feed a pipe
+// from the store, each locked to its OS thread while it works and metered
+// by its thread's CPU clock (run.ThreadMeter, given to run with
+// Job.MeterCPU). A goroutine waiting on an in-process pipe leaves the meter
+// meanwhile (interp.Config.Block). run records the total as Usage.CPU and
+// stops the execution at its CPU limit (cpu-limit, exit code 152). With
+// Options.Interpreter mvdan only Run's goroutine is metered.
+//
 // # Memory
 //
 // MaxMemoryBytes (256 MiB by default) is what one execution may hold at
