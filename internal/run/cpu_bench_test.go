@@ -42,7 +42,7 @@ func BenchmarkThreadMeter(b *testing.B) {
 					if metered {
 						defer m.Enter()()
 					}
-					burnSink++
+					burnSink.Add(1)
 				}()
 				wg.Wait()
 			}

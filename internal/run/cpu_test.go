@@ -121,9 +121,11 @@ func TestThreadMeter(t *testing.T) {
 	var m ThreadMeter
 	burnFor := func(d time.Duration) time.Duration { // own thread CPU burnt
 		start := ownThreadCPU()
+		s := 0
 		for n := 0; ownThreadCPU()-start < d; n++ {
-			burnSink += n
+			s += n
 		}
+		burnSink.Add(int64(s))
 		return ownThreadCPU() - start
 	}
 	var wg sync.WaitGroup
@@ -169,9 +171,11 @@ func TestThreadMeter_pause(t *testing.T) {
 	var m ThreadMeter
 	burn := func(d time.Duration) {
 		start := ownThreadCPU()
+		s := 0
 		for n := 0; ownThreadCPU()-start < d; n++ {
-			burnSink += n
+			s += n
 		}
+		burnSink.Add(int64(s))
 	}
 	m.Pause()() // outside: nothing to pause
 	leave := m.Enter()

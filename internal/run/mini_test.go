@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/desk-dev/desk/internal/vfs"
@@ -53,8 +54,8 @@ type mini struct {
 
 var _ Backend = (*mini)(nil)
 
-// burnSink keeps burn's loop from being optimized away.
-var burnSink int
+// burnSink keeps busy loops from being optimized away.
+var burnSink atomic.Int64
 
 func newMini() *mini { return &mini{gates: map[string]chan struct{}{}} }
 
@@ -136,9 +137,11 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 			job.MeterCPU(tm.Read)
 			defer tm.Enter()()
 		case "burn":
+			s := 0
 			for n := 0; ctx.Err() == nil; n++ {
-				burnSink += n * n
+				s += n * n
 			}
+			burnSink.Add(int64(s))
 			return Outcome{}, ctx.Err()
 		case "spin":
 			for ctx.Err() == nil {
