@@ -307,7 +307,7 @@ func (x *execution) deskScriptFile(ctx context.Context, c *dinterp.Call, abs str
 			return 126
 		}
 	}
-	return c.Sub(ctx, c, src, args)
+	return c.SubFile(ctx, c, src, args)
 }
 
 // deskEnv is the cmds.Env of a call.

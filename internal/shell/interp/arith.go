@@ -245,6 +245,8 @@ func arithParseErr(s string, err error) (errArith, bool) {
 		return errArith{expr: s, msg: "syntax error: operand expected", tok: after()}, true
 	case strings.Contains(text, "must follow an expression"):
 		return errArith{expr: s, msg: "syntax error: operand expected", tok: rest}, true
+	case strings.Contains(text, "ternary operator missing `?` before `:`"):
+		return errArith{expr: s, msg: "syntax error in expression", tok: rest}, true
 	case strings.Contains(text, "missing `:` after `?`"):
 		return errArith{expr: s, msg: "`:' expected for conditional expression", tok: after()}, true
 	}

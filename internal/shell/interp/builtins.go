@@ -649,9 +649,10 @@ func biSource(r *Runner, args []string) error {
 	old := r.src
 	r.src = text
 	r.srcStack = append(r.srcStack, name)
+	r.frames = append(r.frames, frame{name: "source", file: name, line: r.line})
 	r.status = 0
 	r.evalDepth++
-	err = r.stmts(file.Stmts)
+	err = r.units(file.Stmts)
 	r.evalDepth--
 	if t, ok := r.traps["RETURN"]; ok && !r.inTrap {
 		if _, isRet := err.(returnCtl); err == nil || isRet {
@@ -659,6 +660,7 @@ func biSource(r *Runner, args []string) error {
 		}
 	}
 	r.srcStack = r.srcStack[:len(r.srcStack)-1]
+	r.frames = r.frames[:len(r.frames)-1]
 	r.src = old
 	if len(args) > 2 {
 		r.params = oldParams
@@ -1173,12 +1175,37 @@ func (r *Runner) umask() uint64 {
 }
 
 func biCaller(r *Runner, args []string) error {
-	if len(r.funcStack) == 0 {
-		r.status = 1
+	lines, files, names := r.stackVar("BASH_LINENO"), r.stackVar("BASH_SOURCE"), r.stackVar("FUNCNAME")
+	r.status = 1
+	if len(lines) == 0 {
 		return nil
 	}
-	fmt.Fprintf(r.stdout(), "%d main\n", r.line)
-	r.status = 0
+	at := func(s []string, i int) (string, bool) {
+		if i < len(s) {
+			return s[i], true
+		}
+		return "NULL", false
+	}
+	if len(args) < 2 {
+		f, _ := at(files, 1)
+		fmt.Fprintf(r.stdout(), "%s %s\n", lines[0], f)
+		r.status = 0
+		return nil
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 {
+		r.errf("caller: %s: invalid number", args[1])
+		fmt.Fprintln(r.stderr(), "caller: usage: caller [expr]")
+		r.status = 2
+		return nil
+	}
+	l, ok1 := at(lines, n)
+	fn, ok2 := at(names, n+1)
+	f, ok3 := at(files, n+1)
+	if ok1 && ok2 && ok3 {
+		fmt.Fprintf(r.stdout(), "%s %s %s\n", l, fn, f)
+		r.status = 0
+	}
 	return nil
 }
 

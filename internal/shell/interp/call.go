@@ -244,7 +244,8 @@ func (r *Runner) external(args []string) error {
 			}
 			return nil
 		},
-		Sub: r.subScript,
+		Sub:     r.subScript,
+		SubFile: r.subScriptFile,
 	}
 	if f0 == nil {
 		c.Stdin = eofReader{}
@@ -256,10 +257,21 @@ func (r *Runner) external(args []string) error {
 	return nil
 }
 
+// subScriptFile runs src, read from the file args[0], in a child
+// interpreter (bash file).
+func (r *Runner) subScriptFile(ctx context.Context, c *Call, src string, args []string) int {
+	return r.subScriptAs(ctx, c, src, args, args[0])
+}
+
 // subScript runs src in a child interpreter (bash -c): a fresh shell with
 // the call's environment and files.
 func (r *Runner) subScript(ctx context.Context, c *Call, src string, args []string) int {
+	return r.subScriptAs(ctx, c, src, args, "")
+}
+
+func (r *Runner) subScriptAs(ctx context.Context, c *Call, src string, args []string, file string) int {
 	cfg := *r.cfg
+	cfg.Script = file
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = c.Stdin, c.Stdout, c.Stderr
 	if c.NoStdin {
 		cfg.Stdin = nil
@@ -304,7 +316,7 @@ func (r *Runner) callFunc(name string, body *syntax.Stmt, args []string) error {
 	oldParams := r.params
 	r.params = args
 	r.scopes = append(r.scopes, &scope{vars: map[string]*Var{}})
-	r.funcStack = append(r.funcStack, name)
+	r.frames = append(r.frames, frame{name: name, file: r.funcFile[name], line: r.line, fn: true})
 	oldSrc := r.src
 	if s, ok := r.funcSrc[name]; ok {
 		r.src = s
@@ -331,7 +343,7 @@ func (r *Runner) callFunc(name string, body *syntax.Stmt, args []string) error {
 	err := r.stmt(body)
 	r.inFunc--
 	r.src = oldSrc
-	r.funcStack = r.funcStack[:len(r.funcStack)-1]
+	r.frames = r.frames[:len(r.frames)-1]
 	top := r.scopes[len(r.scopes)-1]
 	for _, v := range top.vars {
 		r.charge(-v.size())

@@ -848,11 +848,14 @@ func (r *Runner) paramValues(name string, index syntax.ArithmExpr) (vals []strin
 			}
 			return nil, false, false, false, nil
 		}
-	case "FUNCNAME":
-		if index != nil && len(r.funcStack) > 0 {
-			fs := make([]string, len(r.funcStack))
-			for i, f := range r.funcStack {
-				fs[len(fs)-1-i] = f
+	case "FUNCNAME", "BASH_SOURCE", "BASH_LINENO":
+		if r.lookupRaw(name) == nil {
+			fs := r.stackVar(name)
+			if index == nil {
+				if len(fs) == 0 {
+					return nil, false, false, false, nil
+				}
+				return fs[:1], false, false, true, nil
 			}
 			if sub, ok := allIndex(index); ok {
 				return fs, true, sub == "*", true, nil
@@ -860,6 +863,9 @@ func (r *Runner) paramValues(name string, index syntax.ArithmExpr) (vals []strin
 			n, err := r.arith(index)
 			if err != nil {
 				return nil, false, false, false, err
+			}
+			if n < 0 {
+				n += int64(len(fs))
 			}
 			if n >= 0 && n < int64(len(fs)) {
 				return []string{fs[n]}, false, false, true, nil
@@ -969,11 +975,15 @@ func (r *Runner) special(name string) (s string, set, special bool) {
 		return r.bashCommand(), true, true
 	case "PWD":
 		return r.dir, true, true
-	case "FUNCNAME":
-		if len(r.funcStack) == 0 {
+	case "FUNCNAME", "BASH_SOURCE", "BASH_LINENO":
+		if r.lookupRaw(name) != nil {
+			return "", false, false
+		}
+		fs := r.stackVar(name)
+		if len(fs) == 0 {
 			return "", false, true
 		}
-		return r.funcStack[len(r.funcStack)-1], true, true
+		return fs[0], true, true
 	case "EPOCHSECONDS":
 		return strconv.FormatInt(nowUnix(), 10), true, true
 	}

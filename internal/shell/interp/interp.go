@@ -40,6 +40,8 @@ type Call struct {
 	// them): it is the interpreter's own, with the call's files and
 	// environment.
 	Sub func(ctx context.Context, c *Call, src string, args []string) int
+	// SubFile is Sub for a script read from the file args[0] (bash file).
+	SubFile func(ctx context.Context, c *Call, src string, args []string) int
 }
 
 // Memory is a memory budget: Grow charges n bytes (n < 0 returns them) and
@@ -99,6 +101,9 @@ type Config struct {
 	// the CPU meter's (run.ThreadMeter.Pause), so that a metered
 	// goroutine's wake-up costs no hand-off between threads.
 	Block func() (resume func())
+	// Script is the file the script was read from (bash file: the bottom
+	// of BASH_SOURCE, FUNCNAME's "main"); "" for bash -c.
+	Script string
 }
 
 // shared is the state all runners of one execution share.
@@ -136,9 +141,9 @@ type Runner struct {
 	aliases map[string]string
 	dirs    []string
 
-	funcStack []string // FUNCNAME
-	srcStack  []string
-	subshell  int
+	frames   []frame // FUNCNAME, BASH_SOURCE, BASH_LINENO
+	srcStack []string
+	subshell int
 	// own is what this runner charged to Config.Mem (variables and holds),
 	// held the part of it the running statements' expansions hold (mem.go).
 	own, held int64
@@ -172,6 +177,7 @@ type Runner struct {
 	procs       []procEnd
 	src         string            // the source text being run (error messages)
 	funcSrc     map[string]string // the source each function was defined in
+	funcFile    map[string]string // the file each function was defined in (BASH_SOURCE)
 	// signals and traps (traps.go): sig is what kill reaches, killedBy the
 	// signal that ended this shell, curStmt and curText BASH_COMMAND,
 	// funcTrace the functions with the trace attribute
@@ -197,6 +203,13 @@ type bgJob struct {
 type exitCode int
 
 func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
+
+// discard is an expansion error of bash's kind that abandons the rest of
+// the command being read (a line of the script, eval's or source's text, a
+// trap's action) with status 1: the reading goes on with the next (units).
+type discard int
+
+func (d discard) Error() string { return "discard " + strconv.Itoa(int(d)) }
 
 type loopCtl struct {
 	brk bool
@@ -271,6 +284,9 @@ func New(ctx context.Context, cfg *Config) *Runner {
 	r.scopes[0].vars["UID"].ro = true
 	r.scopes[0].vars["EUID"].ro = true
 	r.scopes[0].vars["PWD"] = &Var{set: true, str: cfg.Dir, export: true}
+	if cfg.Script != "" {
+		r.frames = []frame{{name: "main", file: cfg.Script}}
+	}
 	r.scopes[0].vars["BASH_VERSINFO"] = &Var{kind: kIndexed, set: true, ro: true, idx: map[int]string{0: "5", 1: "2", 2: "15", 3: "1", 4: "release", 5: "x86_64-pc-linux-gnu"}}
 	return r
 }
@@ -293,7 +309,7 @@ func ParseText(src, name string) (*syntax.File, string, error) {
 func (r *Runner) Run(f *syntax.File, src string) (st int, ferr error) {
 	defer r.recoverPanic(&st, &ferr)
 	r.src = src
-	err := r.stmts(f.Stmts)
+	err := r.units(f.Stmts)
 	return r.finish(err)
 }
 
@@ -342,6 +358,9 @@ func (r *Runner) finish(err error) (int, error) {
 	}
 	if ec, ok := err.(exitCode); ok {
 		r.status = int(ec)
+	}
+	if d, ok := err.(discard); ok {
+		r.status = int(d)
 	}
 	if t, ok := r.traps["EXIT"]; ok && !r.inTrap {
 		r.setTrap("EXIT", nil)
@@ -401,11 +420,65 @@ func (r *Runner) check() error {
 
 // errf prints a diagnostic as bash -c does: "bash: line N: ...".
 func (r *Runner) errf(format string, a ...any) {
-	fmt.Fprintf(r.stderr(), "%s: line %d: "+format+"\n", append([]any{r.name0, r.line}, a...)...)
+	fmt.Fprintf(r.stderr(), "%s: line %d: "+format+"\n", append([]any{r.msgName(), r.line}, a...)...)
 }
 
 // prefix is what errf puts before a message.
-func (r *Runner) prefix() string { return fmt.Sprintf("%s: line %d: ", r.name0, r.line) }
+func (r *Runner) prefix() string { return fmt.Sprintf("%s: line %d: ", r.msgName(), r.line) }
+
+// msgName is the name bash puts before a message: ${BASH_SOURCE[0]}, else $0
+// (a function defined by bash -c's text has "environment").
+func (r *Runner) msgName() string {
+	if n := len(r.frames); n > 0 && r.frames[n-1].file != "" {
+		return r.frames[n-1].file
+	}
+	return r.name0
+}
+
+// frame is one entry of the call stack: a function, a sourced file, or a
+// script file's main.
+type frame struct {
+	name string // FUNCNAME: the function, "source" or "main"
+	file string // BASH_SOURCE
+	line uint   // BASH_LINENO: the line it was called from
+	fn   bool   // a function
+}
+
+// defFile is the BASH_SOURCE of a function defined now: the running
+// file's, or bash's "environment" for bash -c's text.
+func (r *Runner) defFile() string {
+	if n := len(r.frames); n > 0 {
+		return r.frames[n-1].file
+	}
+	return "environment"
+}
+
+// stackVar answers FUNCNAME, BASH_SOURCE and BASH_LINENO, innermost first;
+// FUNCNAME is empty outside functions.
+func (r *Runner) stackVar(name string) []string {
+	if name == "FUNCNAME" {
+		any := false
+		for _, f := range r.frames {
+			any = any || f.fn
+		}
+		if !any {
+			return nil
+		}
+	}
+	out := make([]string, len(r.frames))
+	for i, f := range r.frames {
+		j := len(out) - 1 - i
+		switch name {
+		case "FUNCNAME":
+			out[j] = f.name
+		case "BASH_SOURCE":
+			out[j] = f.file
+		default:
+			out[j] = strconv.Itoa(int(f.line))
+		}
+	}
+	return out
+}
 
 func (r *Runner) stdout() io.Writer { return r.out(1) }
 func (r *Runner) stderr() io.Writer { return r.out(2) }
@@ -437,6 +510,7 @@ func (r *Runner) sub() *Runner {
 	}
 	c.funcs = cloneMap(r.funcs)
 	c.funcSrc = cloneMap(r.funcSrc)
+	c.funcFile = cloneMap(r.funcFile)
 	c.funcCost = cloneMap(r.funcCost)
 	c.params = append([]string(nil), r.params...)
 	c.opts = cloneMap(r.opts)
@@ -461,7 +535,7 @@ func (r *Runner) sub() *Runner {
 	}
 	c.aliases = cloneMap(r.aliases)
 	c.dirs = append([]string(nil), r.dirs...)
-	c.funcStack = append([]string(nil), r.funcStack...)
+	c.frames = append([]frame(nil), r.frames...)
 	c.bgJobs = nil
 	c.closers = nil
 	c.subshell++
@@ -521,6 +595,30 @@ func (r *Runner) enter() error {
 }
 
 func (r *Runner) leave() { r.sh.depth.Add(-1) }
+
+// units runs text read as bash reads it, a command (a line's list) at a
+// time: an expansion error that discards stops only its command (in a
+// subshell, the subshell; under set -e, the shell).
+func (r *Runner) units(list []*syntax.Stmt) error {
+	for i := 0; i < len(list); i++ {
+		err := r.stmt(list[i])
+		if d, ok := err.(discard); ok && r.subshell == 0 {
+			if r.opts["errexit"] {
+				return exitCode(d)
+			}
+			r.pipeSt = append(r.pipeSt[:0], int(d))
+			r.status = int(d)
+			for i+1 < len(list) && list[i+1].Pos().Line() <= list[i].End().Line() {
+				i++
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (r *Runner) stmts(list []*syntax.Stmt) error {
 	for _, st := range list {
@@ -802,6 +900,10 @@ func (r *Runner) cmd(c syntax.Command) error {
 			r.funcSrc = map[string]string{}
 		}
 		r.funcSrc[c.Name.Value] = r.src
+		if r.funcFile == nil {
+			r.funcFile = map[string]string{}
+		}
+		r.funcFile[c.Name.Value] = r.defFile()
 		r.status = 0
 		return nil
 	case *syntax.ArithmCmd:
@@ -883,7 +985,7 @@ func (r *Runner) expErr(err error) error {
 		r.errf("%v", e)
 		r.status = 1
 		if e.fatal {
-			return exitCode(1)
+			return discard(1)
 		}
 		return nil
 	case errBadSubst:
@@ -891,7 +993,7 @@ func (r *Runner) expErr(err error) error {
 		if e.status != 0 {
 			return exitCode(e.status)
 		}
-		return exitCode(1)
+		return discard(1)
 	}
 	r.errf("%v", err)
 	r.status = 1
@@ -1303,7 +1405,7 @@ func (r *Runner) evalString(src, what string) error {
 		return err
 	}
 	defer r.leave()
-	return r.stmts(f.Stmts)
+	return r.units(f.Stmts)
 }
 
 // cmdSubst runs stmts in a subshell and returns its output, trailing

@@ -498,6 +498,8 @@ const (
 	opToggleAll
 )
 
+var sliceRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?|[0-9]+|[@*]):([^:]*):(.*:.*)$`)
+
 var toggleRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^]]*\])?(~~?)(.*)$`)
 
 // lenientParamExp expands the original text of a ${...} the parser
@@ -517,6 +519,19 @@ func (r *Runner) lenientParamExp(raw string, quoted bool) ([]seg, error) {
 					p.Exp.Op = opToggleAll
 				}
 				return r.paramExp(p, quoted)
+			}
+		}
+	}
+	if m := sliceRe.FindStringSubmatch(body); m != nil {
+		// ${x:o:l} whose length holds a colon: an arithmetic error of the
+		// offset, else of the length, named by the parameter
+		for _, x := range m[2:] {
+			if _, err := r.arithLenient(x); err != nil {
+				if ae, ok := err.(errArith); ok {
+					ae.expr = m[1] + ": " + ae.expr
+					return nil, ae
+				}
+				return nil, err
 			}
 		}
 	}

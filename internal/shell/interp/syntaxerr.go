@@ -262,6 +262,9 @@ func firstToken(s string) string {
 // status is 2.
 func (r *Runner) RunSource(src string) (st int, ferr error) {
 	defer r.recoverPanic(&st, &ferr)
+	if r.cfg.Script == "" {
+		r.scopes[0].vars["BASH_EXECUTION_STRING"] = &Var{set: true, str: src}
+	}
 	f, text, err := parse(src, r.name0)
 	if err == nil {
 		return r.Run(f, text)
@@ -271,7 +274,7 @@ func (r *Runner) RunSource(src string) (st int, ferr error) {
 		prefix := strings.Join(strings.SplitAfter(src, "\n")[:line-1], "")
 		if pf, ptext, perr := parse(prefix, r.name0); perr == nil {
 			r.src = ptext
-			err := r.stmts(pf.Stmts)
+			err := r.units(pf.Stmts)
 			if _, ok := err.(exitCode); ok {
 				return r.finish(err)
 			}

@@ -181,15 +181,9 @@ const testTimeout = 60 * time.Second
 // missing; TestInterpTable_desk fails when one starts passing.
 var deskGaps = map[string]string{
 	// interpreter:
-	"lenient 53":               "an expansion error inside eval stops the script (bash: eval fails with status 1, the script goes on)",
 	"nrefm 9":                  "a nameref to an array element (declare -n r=a[1]) reads nothing",
-	"declm2 21":                "declare -p lists BASH_VERSINFO once; bash lists one more variable holding the name",
-	"errm 20":                  "bash names a function's message source 'environment' in this case; desk says bash",
-	"pem2 13":                  "bash names a function's message source 'environment' in this case; desk says bash",
-	"bim2 27":                  "caller 0 in a function called from the top level succeeds here (bash: status 1)",
 	"arrform scalar ${a[-1]}":  "a negative subscript of a scalar reads it (bash: bad array subscript)",
 	"arrform scalar ${a[@]:1}": "${a[@]:1} of a scalar is an element slice here (bash: a substring of the value)",
-	"scopem 8":                 "bash names a function's message source 'environment' in this case; desk says bash",
 	// commands open files in the store: the virtual devices are only for redirections
 	"rd dev zero":    "commands cannot read /dev/zero (only redirections can)",
 	"rd dev urandom": "commands cannot read /dev/urandom (only redirections can)",
