@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -171,6 +172,9 @@ func (x *execution) deskExec(ctx context.Context, c *dinterp.Call) int {
 		fmt.Fprintf(c.Stderr, "%s%s: command not found\n", c.Prefix, name)
 		return ExitNotFound
 	}
+	if base := path.Base(name); streamFilters[base] {
+		c = devStreamArg(c)
+	}
 	args, cleanup, err := x.materializeFds(ctx, c)
 	defer cleanup()
 	if err != nil {
@@ -182,6 +186,69 @@ func (x *execution) deskExec(ctx context.Context, c *dinterp.Call) int {
 	return st
 }
 
+// streamFilters are the commands that read a file operand as they read
+// their standard input, and name neither: devStreamArg gives them
+// /dev/zero and /dev/urandom.
+var streamFilters = map[string]bool{"head": true, "od": true, "base64": true, "xxd": true, "cat": true, "hexdump": true, "cut": true, "fold": true}
+
+// devStreamArg gives a command whose only file operand is /dev/zero or
+// /dev/urandom (/dev/random) the endless stream as its standard input,
+// the operand as "-" (dd: if= dropped; cat takes other operands too):
+// commands open files in the store, where the devices are not.
+func devStreamArg(c *dinterp.Call) *dinterp.Call {
+	at, dev := -1, ""
+	dd, cat := path.Base(c.Args[0]) == "dd", path.Base(c.Args[0]) == "cat"
+	for i, a := range c.Args[1:] {
+		d := a
+		if dd {
+			d, _ = strings.CutPrefix(a, "if=")
+			if d == a {
+				continue
+			}
+		}
+		switch d {
+		case "/dev/zero", "/dev/urandom", "/dev/random":
+			if at >= 0 {
+				return c
+			}
+			at, dev = i+1, d
+			continue
+		}
+		// another operand: the command would name them apart
+		if !dd && !cat && !strings.HasPrefix(a, "-") && (i == 0 || !valueOpts[c.Args[i]]) {
+			return c
+		}
+	}
+	if at < 0 {
+		return c
+	}
+	sub := *c
+	sub.Args = append([]string(nil), c.Args...)
+	if strings.HasPrefix(sub.Args[at], "if=") {
+		sub.Args = append(sub.Args[:at], sub.Args[at+1:]...)
+	} else {
+		sub.Args[at] = "-"
+	}
+	sub.NoStdin = false
+	if dev == "/dev/zero" {
+		sub.Stdin = zeroReader{}
+	} else {
+		sub.Stdin = rand.Reader
+	}
+	return &sub
+}
+
+// valueOpts are the short options of streamFilters that take a value as
+// the next argument.
+var valueOpts = map[string]bool{"-c": true, "-n": true, "-N": true, "-j": true, "-w": true, "-A": true, "-t": true, "-s": true, "-l": true, "-b": true, "-f": true, "-d": true, "-i": true, "-C": true, "-o": true, "-x": true, "-e": true}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
 // fdDir is where materializeFds puts the content of /dev/fd/N arguments.
 const fdDir = "/tmp/.desk-fd"
 
@@ -191,8 +258,9 @@ const fdDir = "/tmp/.desk-fd"
 // before the command runs (within MaxReadBytes, charged to the memory
 // budget) and removed after it. /dev/null is an empty file (what a command
 // writes there is dropped with it), /dev/stdin what stdin reads; /dev/zero
-// and /dev/urandom are not materialized (a command reading them gets
-// ENOENT; redirections from them work).
+// and /dev/urandom are not materialized: the commands of streamFilters get
+// them as their standard input (devStreamArg), others ENOENT
+// (redirections from them work).
 func (x *execution) materializeFds(ctx context.Context, c *dinterp.Call) ([]string, func(), error) {
 	var made []string
 	cleanup := func() {

@@ -2,9 +2,11 @@ package cmds
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"syscall"
 )
 
 func init() { Register("cat", Cat) }
@@ -82,6 +84,10 @@ func Cat(env *Env, args []string) int {
 			defer h.Close()
 		}
 		if err := c.copy(env, w, r); err != nil {
+			if errors.Is(err, syscall.EPIPE) {
+				// the reader of a pipe is gone: GNU cat dies of SIGPIPE
+				return 141
+			}
 			w.Flush()
 			env.PathError("cat", quotef(env, f), err)
 			status = 1
@@ -109,7 +115,9 @@ func (c *fuCatState) copy(env *Env, w *bufio.Writer, r io.Reader) error {
 				return err
 			}
 			n, err := r.Read(buf)
-			w.Write(buf[:n])
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
 			if err == io.EOF {
 				return nil
 			}
@@ -122,6 +130,9 @@ func (c *fuCatState) copy(env *Env, w *bufio.Writer, r io.Reader) error {
 	for {
 		if err := env.Ctx.Err(); err != nil {
 			return err
+		}
+		if _, err := w.Write(nil); err != nil {
+			return err // the writer's sticky error
 		}
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {

@@ -889,8 +889,12 @@ func (r *Runner) paramValues(name string, index syntax.ArithmExpr) (vals []strin
 		}
 		v := r.lookup(name)
 		if v == nil {
-			if _, err := r.subscript(name, index); err != nil {
+			k, err := r.subscript(name, index)
+			if err != nil {
 				return nil, false, false, false, err
+			}
+			if strings.HasPrefix(k, "-") {
+				r.errf("%s: bad array subscript", name)
 			}
 			return nil, false, false, false, nil
 		}
@@ -922,6 +926,10 @@ func (r *Runner) paramValues(name string, index syntax.ArithmExpr) (vals []strin
 		}
 		if k == "0" && v.set {
 			return []string{v.str}, false, false, true, nil
+		}
+		if strings.HasPrefix(k, "-") {
+			// a scalar has no last element to count back from
+			r.errf("%s: bad array subscript", name)
 		}
 		return nil, false, false, false, nil
 	}
@@ -1047,6 +1055,12 @@ func (r *Runner) slice(name string, vals []string, isArr bool, sl *syntax.Slice)
 	off, err := r.arith(sl.Offset)
 	if err != nil {
 		return nil, err
+	}
+	if isArr && name != "@" && name != "*" {
+		if v := r.lookup(name); v != nil && v.kind == kScalar {
+			// ${x[@]:o:l} of a scalar is a substring of its value
+			isArr = false
+		}
 	}
 	if isArr && name != "@" && name != "*" {
 		if v := r.lookup(name); v != nil && v.kind == kIndexed {

@@ -250,6 +250,53 @@ func (r *Runner) varFor(name string, local bool) *Var {
 	return v
 }
 
+// refElem reports whether name is a nameref to an array element
+// (declare -n r='a[1]'): the array and the element's key.
+func (r *Runner) refElem(name string) (base, key string, ok bool, err error) {
+	t := r.resolveRef(name)
+	if t == name {
+		return "", "", false, nil
+	}
+	base, sub, has := strings.Cut(t, "[")
+	if !has || !strings.HasSuffix(sub, "]") || !validName(base) {
+		return "", "", false, nil
+	}
+	sub = sub[:len(sub)-1]
+	if v := r.lookup(base); v != nil && v.kind == kAssoc {
+		return base, sub, true, nil
+	}
+	n, err := r.arithLenient(sub)
+	if err != nil {
+		return "", "", false, err
+	}
+	return base, strconv.FormatInt(n, 10), true, nil
+}
+
+// refElemValue is element key of the array base (a scalar's element 0 is
+// its value; a negative index counts back from the end).
+func (r *Runner) refElemValue(base, key string) (string, bool) {
+	v := r.lookup(base)
+	if v == nil || !v.set && v.kind == kScalar {
+		return "", false
+	}
+	switch v.kind {
+	case kAssoc:
+		s, ok := v.assoc[key]
+		return s, ok
+	case kIndexed:
+		i, _ := strconv.Atoi(key)
+		if i < 0 {
+			i += v.maxIndex() + 1
+		}
+		s, ok := v.idx[i]
+		return s, ok
+	}
+	if key == "0" {
+		return v.str, true
+	}
+	return "", false
+}
+
 // getStr is $name as a string ("" if unset).
 func (r *Runner) getStr(name string) string {
 	s, _ := r.getVar(name)
@@ -262,6 +309,11 @@ func (r *Runner) getVar(name string) (string, bool) {
 		return s, ok
 	}
 	v := r.lookup(name)
+	if v == nil {
+		if base, key, ok, _ := r.refElem(name); ok {
+			return r.refElemValue(base, key)
+		}
+	}
 	if v == nil || !v.set {
 		return "", false
 	}
@@ -292,6 +344,13 @@ func (r *Runner) setStr(name, val string) error {
 func (r *Runner) assign(name string, key *string, val string, app, local bool) error {
 	if !validName(name) {
 		return errInvalidName{name}
+	}
+	if key == nil {
+		if base, k, ok, err := r.refElem(name); err != nil {
+			return err
+		} else if ok {
+			name, key = base, &k
+		}
 	}
 	v := r.varFor(name, local)
 	if v.ro {

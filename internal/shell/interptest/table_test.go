@@ -181,12 +181,6 @@ const testTimeout = 60 * time.Second
 // missing; TestInterpTable_desk fails when one starts passing.
 var deskGaps = map[string]string{
 	// interpreter:
-	"nrefm 9":                  "a nameref to an array element (declare -n r=a[1]) reads nothing",
-	"arrform scalar ${a[-1]}":  "a negative subscript of a scalar reads it (bash: bad array subscript)",
-	"arrform scalar ${a[@]:1}": "${a[@]:1} of a scalar is an element slice here (bash: a substring of the value)",
-	// commands open files in the store: the virtual devices are only for redirections
-	"rd dev zero":    "commands cannot read /dev/zero (only redirections can)",
-	"rd dev urandom": "commands cannot read /dev/urandom (only redirections can)",
 }
 
 // runRecovered is runScript with a panic of the interpreter turned into a
