@@ -496,8 +496,16 @@ func biUnset(r *Runner, args []string) error {
 	}
 	st := 0
 	for _, n := range args {
+		if mode == "f" || mode == "v" && r.lookup(n) == nil {
+			if _, ok := r.funcs[n]; ok && strings.Contains(r.funcAttr[n], "r") {
+				r.errf("unset: %s: cannot unset: readonly function", n)
+				st = 1
+				continue
+			}
+		}
 		if mode == "f" {
 			delete(r.funcs, n)
+			delete(r.funcAttr, n)
 			r.unchargeFunc(n)
 			continue
 		}
@@ -555,6 +563,7 @@ func biUnset(r *Runner, args []string) error {
 			if _, ok := r.funcs[n]; ok && mode == "v" {
 				// bash: unset name falls back to a function
 				delete(r.funcs, n)
+				delete(r.funcAttr, n)
 				r.unchargeFunc(n)
 			}
 			continue

@@ -44,6 +44,9 @@ func (r *Runner) call(c *syntax.CallExpr) error {
 		}
 		return nil
 	}
+	if r.opts["keyword"] && len(c.Args) > 1 {
+		c = keywordAssigns(c)
+	}
 	if r.shopts["expand_aliases"] && len(r.aliases) > 0 {
 		if name := c.Args[0].Lit(); name != "" && r.aliases[name] != "" && !r.inAlias[name] {
 			restore, ok, err := r.applyPending()
@@ -302,9 +305,44 @@ func (r *Runner) subScriptAs(ctx context.Context, c *Call, src string, args []st
 		return 1
 	}
 	if child.killedBy != 0 {
-		r.reportKilled(child.killedBy)
+		// reported once the statement's redirections are undone
+		r.killReport, r.killPid = child.killedBy, child.pid
 	}
 	return st
+}
+
+// keywordAssigns is c under set -k: the assignment words among its
+// arguments are assignments of its environment.
+func keywordAssigns(c *syntax.CallExpr) *syntax.CallExpr {
+	var moved []*syntax.Assign
+	args := c.Args[:1:1]
+	for _, w := range c.Args[1:] {
+		l, ok := w.Parts[0].(*syntax.Lit)
+		name, val, isAssign := "", "", false
+		if ok {
+			name, val, isAssign = strings.Cut(l.Value, "=")
+		}
+		if !isAssign || !validName(name) {
+			args = append(args, w)
+			continue
+		}
+		parts := append([]syntax.WordPart{}, w.Parts[1:]...)
+		if val != "" {
+			parts = append([]syntax.WordPart{&syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: val}}, parts...)
+		}
+		a := &syntax.Assign{Name: &syntax.Lit{ValuePos: l.ValuePos, Value: name}}
+		if len(parts) > 0 {
+			a.Value = &syntax.Word{Parts: parts}
+		}
+		moved = append(moved, a)
+	}
+	if len(moved) == 0 {
+		return c
+	}
+	nc := *c
+	nc.Assigns = append(append([]*syntax.Assign(nil), c.Assigns...), moved...)
+	nc.Args = args
+	return &nc
 }
 
 // callFunc runs a function.
@@ -599,12 +637,16 @@ func (r *Runner) declClause(c *syntax.DeclClause) error {
 		return nil
 	}
 	if set['f'] || set['F'] {
-		return r.declFuncs(ops2names(ops, func(o op) string {
+		names := ops2names(ops, func(o op) string {
 			if o.a != nil {
 				return o.a.Name.Value
 			}
 			return o.text
-		}), set['F'])
+		})
+		if len(names) > 0 && (set['t'] || set['x'] || set['r'] || unset['t'] || unset['x']) && !set['p'] {
+			return r.setFuncAttrs(names, set, unset)
+		}
+		return r.declFuncs(names, set['F'], set['p'])
 	}
 	if len(ops) == 0 && variant == "local" && !set['p'] {
 		sc := r.scopes[len(r.scopes)-1]
@@ -813,6 +855,12 @@ func (r *Runner) declOne(a *syntax.Assign, set, unset map[byte]bool, local bool,
 	if unset['n'] {
 		v.ref = false
 	}
+	if set['t'] {
+		v.trace = true
+	}
+	if unset['t'] {
+		v.trace = false
+	}
 	if a.Array == nil && a.Value != nil && a.Index == nil && (set['a'] || set['A'] || v.kind != kScalar) {
 		// declare -a x='(1 2)': a quoted compound value is one too
 		if t, err := r.literal(a.Value); err == nil && strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
@@ -885,6 +933,9 @@ func (v *Var) flags() string {
 	}
 	if v.ro {
 		b.WriteByte('r')
+	}
+	if v.trace {
+		b.WriteByte('t')
 	}
 	if v.export {
 		b.WriteByte('x')
@@ -1006,7 +1057,35 @@ func (r *Runner) declPrintAll(variant string, set map[byte]bool) error {
 	return nil
 }
 
-func (r *Runner) declFuncs(names []string, onlyNames bool) error {
+// setFuncAttrs is declare -f[rtx] names: the attributes of functions.
+func (r *Runner) setFuncAttrs(names []string, set, unset map[byte]bool) error {
+	st := 0
+	for _, n := range names {
+		if _, ok := r.funcs[n]; !ok {
+			st = 1
+			continue
+		}
+		if r.funcAttr == nil {
+			r.funcAttr = map[string]string{}
+		}
+		has := func(c byte) bool { return strings.IndexByte(r.funcAttr[n], c) >= 0 }
+		var b strings.Builder
+		for _, c := range []byte("rtx") {
+			if (has(c) || set[c]) && !(unset[c] && c != 'r') {
+				b.WriteByte(c)
+			}
+		}
+		r.funcAttr[n] = b.String()
+		if r.funcTrace == nil {
+			r.funcTrace = map[string]bool{}
+		}
+		r.funcTrace[n] = has('t')
+	}
+	r.status = st
+	return nil
+}
+
+func (r *Runner) declFuncs(names []string, onlyNames, p bool) error {
 	listAll := len(names) == 0
 	if len(names) == 0 {
 		for n := range r.funcs {
@@ -1022,14 +1101,17 @@ func (r *Runner) declFuncs(names []string, onlyNames bool) error {
 			continue
 		}
 		if onlyNames {
-			if listAll {
-				fmt.Fprintf(r.stdout(), "declare -f %s\n", n)
+			if listAll || p {
+				fmt.Fprintf(r.stdout(), "declare -f%s %s\n", r.funcAttr[n], n)
 			} else {
 				fmt.Fprintln(r.stdout(), n)
 			}
 			continue
 		}
 		fmt.Fprint(r.stdout(), funcText(n, body))
+		if a := r.funcAttr[n]; a != "" && listAll {
+			fmt.Fprintf(r.stdout(), "declare -f%s %s\n", a, n)
+		}
 	}
 	r.status = st
 	return nil

@@ -45,10 +45,23 @@
 // ($!). A trapped signal runs its trap once the running command ends; an
 // empty action ignores it. An untrapped one that ends a process ends that shell with
 // 128+n, and interrupts a background job's command; its EXIT trap runs.
-// A ( ) subshell or bash -c that SIGTERM ended prints bash's
-// "Terminated". CHLD, CONT, URG, WINCH and the stop signals do nothing.
+// A ( ) subshell or bash -c that a signal ended is reported as bash
+// reports a foreground job: SIGTERM (or a signal this shell traps) by its
+// name ("Terminated"), SIGINT and SIGPIPE not at all, the others as
+// "bash: line N:  PID Killed                  ( cmd )" with the job's
+// command on one line (not for a pipeline's stage). CHLD, CONT, URG, WINCH and the stop signals do nothing.
 // Never the host's processes: a pid that is not one of the execution's
 // is "No such process".
+//
+// Errors in expansions as in bash -c: ${x?} and set -u end the shell
+// (127); a bad substitution or an arithmetic error discards the command
+// being read (a line of the script, of eval's or source's text, or a
+// trap's action) with status 1 and reading goes on, except in a subshell
+// (it ends) and under set -e.
+//
+// The call stack is bash's: FUNCNAME, BASH_SOURCE and BASH_LINENO, caller,
+// and messages named by ${BASH_SOURCE[0]}: a function defined by bash -c's
+// text is bash's "environment".
 //
 // Order as in bash: a simple command's words are expanded (command
 // substitutions run) before its redirections are performed, so

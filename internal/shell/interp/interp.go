@@ -190,7 +190,12 @@ type Runner struct {
 	subKilled int  // the signal that ended the last subshell run
 	// killReport: a ( ) subshell of the statement running died of it
 	killReport int
+	killPid    int // the pid of the shell killReport reports
+	subPid     int // the pid of the last subshell run
+	// stageStmt is the stage a pipeline's shell runs
+	stageStmt *syntax.Stmt
 	funcTrace  map[string]bool
+	funcAttr   map[string]string // declare -f's attributes of functions: r, t, x
 }
 
 type bgJob struct {
@@ -267,6 +272,10 @@ func New(ctx context.Context, cfg *Config) *Runner {
 	r.fds[2] = &fdesc{w: cfg.Stderr}
 	for _, kv := range cfg.Env {
 		k, v, ok := strings.Cut(kv, "=")
+		if fn, isFn := strings.CutPrefix(k, "BASH_FUNC_"); ok && isFn && strings.HasSuffix(fn, "%%") {
+			r.importFunc(strings.TrimSuffix(fn, "%%"), v)
+			continue
+		}
 		if !ok || !validName(k) {
 			continue
 		}
@@ -435,6 +444,27 @@ func (r *Runner) msgName() string {
 	return r.name0
 }
 
+// importFunc defines a function exported by a parent shell
+// (BASH_FUNC_name%%=() { ...; }), as exported.
+func (r *Runner) importFunc(name, def string) {
+	if !validName(name) || !strings.HasPrefix(def, "() ") {
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(name+" "+def), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return
+	}
+	fd, ok := f.Stmts[0].Cmd.(*syntax.FuncDecl)
+	if !ok || fd.Name == nil {
+		return
+	}
+	r.funcs[name] = fd.Body
+	if r.funcAttr == nil {
+		r.funcAttr = map[string]string{}
+	}
+	r.funcAttr[name] = "x"
+}
+
 // frame is one entry of the call stack: a function, a sourced file, or a
 // script file's main.
 type frame struct {
@@ -511,6 +541,8 @@ func (r *Runner) sub() *Runner {
 	c.funcs = cloneMap(r.funcs)
 	c.funcSrc = cloneMap(r.funcSrc)
 	c.funcFile = cloneMap(r.funcFile)
+	c.funcAttr = cloneMap(r.funcAttr)
+	c.funcTrace = cloneMap(r.funcTrace)
 	c.funcCost = cloneMap(r.funcCost)
 	c.params = append([]string(nil), r.params...)
 	c.opts = cloneMap(r.opts)
@@ -580,7 +612,7 @@ func (r *Runner) runSub(fn func(c *Runner) error) (int, error) {
 	if ferr != nil {
 		return st, fatalErr{ferr}
 	}
-	r.subKilled = c.killedBy
+	r.subKilled, r.subPid = c.killedBy, c.pid
 	return st, nil
 }
 
@@ -653,7 +685,11 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 		r.endProcs(mark)
 	}
 	if r.killReport != 0 {
-		r.reportKilled(r.killReport)
+		// a pipeline's stage is reported with its pipeline's status (not
+		// here: bash reports only the last stage's, which desk leaves out)
+		if st != r.stageStmt {
+			r.reportKilled(r.killReport, r.killPid, st)
+		}
 		r.killReport = 0
 	}
 	if err == nil && r.sig.pending.Load() != 0 {
@@ -855,6 +891,7 @@ func (r *Runner) cmd(c syntax.Command) error {
 		st, err := r.runSub(func(s *Runner) error { return s.stmts(c.Stmts) })
 		// reported once the statement's redirections are undone
 		r.killReport, r.subKilled = r.subKilled, 0
+		r.killPid = r.subPid
 		r.status = st
 		return err
 	case *syntax.BinaryCmd:
@@ -891,6 +928,11 @@ func (r *Runner) cmd(c syntax.Command) error {
 			fmt.Fprintf(r.stderr(), "%s: -c: line %d: syntax error near unexpected token `)'\n%s: -c: line %d: `%s'\n", r.name0, r.line, r.name0, r.line, line)
 			r.status = 2
 			return exitCode(2)
+		}
+		if strings.Contains(r.funcAttr[c.Name.Value], "r") {
+			r.errf("%s: readonly function", c.Name.Value)
+			r.status = 1
+			return nil
 		}
 		if err := r.chargeFunc(c.Name.Value, c.Body); err != nil {
 			return err
@@ -1350,6 +1392,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 		}
 		// A stage is no call frame of its own (as in the mvdan backend):
 		// the functions, subshells and substitutions it runs are.
+		c.stageStmt = st
 		wg.Add(1)
 		inR := in
 		r.goSafe(func() {

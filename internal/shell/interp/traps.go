@@ -482,10 +482,46 @@ func (r *Runner) dieOf(n int) error {
 
 // reportKilled prints what bash prints when a foreground child shell
 // died of a signal (SIGTERM: "Terminated"; the others name a pid).
-func (r *Runner) reportKilled(n int) {
-	if n == 15 {
-		fmt.Fprintln(r.stderr(), "Terminated")
+func (r *Runner) reportKilled(n, pid int, st *syntax.Stmt) {
+	switch {
+	case n == 2 || n == 13:
+		// SIGINT and SIGPIPE: nothing
+	case n == 15 || r.trapped(n):
+		fmt.Fprintln(r.stderr(), sigText(n))
+	default:
+		fmt.Fprintf(r.stderr(), "%s%5d %-24s%s\n", r.prefix(), pid, sigText(n), stmtText(st))
 	}
+}
+
+// trapped reports whether this shell traps (or ignores) signal n.
+func (r *Runner) trapped(n int) bool {
+	if n <= 0 || n >= len(sigNames) {
+		return false
+	}
+	_, ok := r.traps[sigNames[n]]
+	return ok
+}
+
+// sigTexts are the descriptions of signals as strsignal gives them.
+var sigTexts = [...]string{1: "Hangup", "Interrupt", "Quit", "Illegal instruction", "Trace/breakpoint trap", "Aborted", "Bus error",
+	"Floating point exception", "Killed", "User defined signal 1", "Segmentation fault", "User defined signal 2",
+	"Broken pipe", "Alarm clock", "Terminated", "Stack fault", "Child exited", "Continued", "Stopped (signal)", "Stopped",
+	"Stopped (tty input)", "Stopped (tty output)", "Urgent I/O condition", "CPU time limit exceeded",
+	"File size limit exceeded", "Virtual timer expired", "Profiling timer expired", "Window changed",
+	"I/O possible", "Power failure", "Bad system call"}
+
+func sigText(n int) string {
+	if n > 0 && n < len(sigTexts) {
+		return sigTexts[n]
+	}
+	return fmt.Sprintf("Real-time signal %d", n-34)
+}
+
+// stmtText is a statement as bash prints a job's command: on one line.
+func stmtText(st *syntax.Stmt) string {
+	var b strings.Builder
+	fmtStmt(&b, st, 0)
+	return strings.Join(strings.Fields(strings.ReplaceAll(b.String(), "\n", " ")), " ")
 }
 
 func biKill(r *Runner, args []string) error {

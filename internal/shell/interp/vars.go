@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // kind is what a variable holds.
@@ -31,6 +33,7 @@ type Var struct {
 	upper  bool
 	ref    bool // nameref: str names the target
 	local  bool
+	trace  bool // declare -t (no effect on a variable but its listing)
 }
 
 func (v *Var) clone() *Var {
@@ -500,6 +503,24 @@ func (r *Runner) environ() []string {
 			}
 		}
 	}
+	for n, a := range r.funcAttr {
+		if body, ok := r.funcs[n]; ok && strings.Contains(a, "x") {
+			out = append(out, "BASH_FUNC_"+n+"%%="+exportedFunc(n, body))
+		}
+	}
 	sort.Strings(out)
 	return out
+}
+
+// exportedFunc is a function's text as bash exports it: "() {  cmd\n}".
+func exportedFunc(name string, body *syntax.Stmt) string {
+	lines := strings.Split(strings.TrimSuffix(funcText(name, body), "\n"), "\n")
+	if len(lines) < 4 || lines[1] != "{ " {
+		return "() " + strings.Join(lines[1:], "\n")
+	}
+	inner := lines[2 : len(lines)-1]
+	for i, l := range inner {
+		inner[i] = " " + strings.TrimLeft(l, " ")
+	}
+	return "() { " + strings.Join(inner, "\n") + "\n" + lines[len(lines)-1]
 }
