@@ -194,8 +194,8 @@ type Runner struct {
 	subPid     int // the pid of the last subshell run
 	// stageStmt is the stage a pipeline's shell runs
 	stageStmt *syntax.Stmt
-	funcTrace  map[string]bool
-	funcAttr   map[string]string // declare -f's attributes of functions: r, t, x
+	funcTrace map[string]bool
+	funcAttr  map[string]string // declare -f's attributes of functions: r, t, x
 }
 
 type bgJob struct {
