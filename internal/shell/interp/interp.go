@@ -661,12 +661,37 @@ func (r *Runner) stmts(list []*syntax.Stmt) error {
 	return nil
 }
 
+// cmdLine is the line bash gives a simple or arithmetic command that
+// spans lines: the line its words end on, not counting continuations
+// (backslash-newline).
+func (r *Runner) cmdLine(st *syntax.Stmt) uint {
+	line := st.Pos().Line()
+	var end syntax.Pos
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		end = c.End()
+	case *syntax.ArithmCmd:
+		end = c.End()
+	default:
+		return line
+	}
+	from, to := int(st.Pos().Offset()), int(end.Offset())
+	if from < 0 || to > len(r.src) || from >= to {
+		return line
+	}
+	text := r.src[from:to]
+	return line + uint(strings.Count(text, "\n")-strings.Count(text, "\\\n"))
+}
+
 func (r *Runner) stmt(st *syntax.Stmt) error {
 	if err := r.check(); err != nil {
 		return err
 	}
 	defer r.release(r.held)
 	r.line = st.Pos().Line()
+	if st.Cmd != nil && r.line != st.Cmd.End().Line() {
+		r.line = r.cmdLine(st)
+	}
 	if r.opts["noexec"] {
 		// set -n: read, never run (bash -c cannot turn it off again)
 		return nil

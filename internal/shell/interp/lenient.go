@@ -29,7 +29,10 @@ import (
 //     declare reports the invalid name); let with nothing after it is \let
 //     (the builtin reports "expression expected").
 //
-// A rewrite keeps every newline, so line numbers stay bash's; printed
+// A rewrite keeps every newline, so line numbers stay bash's (a ${...}
+// marker carries those of its text as an alternative word, ${M:+"\n"},
+// an arithmetic one after its name; a compound value's become escaped
+// blanks and continuations), and a construct may span lines; printed
 // functions show the original text (unmark). When the rewritten text still
 // does not parse, the error is the parser's on the rewritten text
 // (lenientErr), worded from the original's lines.
@@ -184,25 +187,25 @@ func rewrite(src string, err error) (string, bool) {
 	switch kind {
 	case "${":
 		end := matchBrace(src, open+2)
-		if end < 0 || strings.Contains(src[open:end+1], "\n") {
+		if end < 0 {
 			return "", false
 		}
 		raw := src[open : end+1]
-		return src[:open] + "${" + markPE + hex.EncodeToString([]byte(raw)) + "}" + src[end+1:], true
+		return src[:open] + "${" + markPE + hex.EncodeToString([]byte(raw)) + keepLines(raw) + "}" + src[end+1:], true
 	case "$((", "((":
 		start := open + len(kind)
 		end := matchArith(src, start)
-		if end < 0 || strings.Contains(src[start:end], "\n") {
+		if end < 0 {
 			return "", false
 		}
-		return src[:start] + markArith + hex.EncodeToString([]byte(src[start:end])) + src[end:], true
+		return src[:start] + markArith + hex.EncodeToString([]byte(src[start:end])) + strings.Repeat("\n", strings.Count(src[start:end], "\n")) + src[end:], true
 	case "$[":
 		start := open + 2
 		end := matchBracket(src, start)
-		if end < 0 || strings.Contains(src[start:end], "\n") {
+		if end < 0 {
 			return "", false
 		}
-		return src[:open] + "$((" + markArith + hex.EncodeToString([]byte(src[start:end])) + "))" + src[end+1:], true
+		return src[:open] + "$((" + markArith + hex.EncodeToString([]byte(src[start:end])) + strings.Repeat("\n", strings.Count(src[start:end], "\n")) + "))" + src[end+1:], true
 	case "[":
 		end := matchBracket(src, open+1)
 		if end < 0 {
@@ -225,8 +228,7 @@ func rewrite(src string, err error) (string, bool) {
 // lenientSpan bytes before off are tried, each matched within lenientSpan
 // bytes.
 func enclosing(src string, off int) (int, string) {
-	lineStart := strings.LastIndexByte(src[:min(off, len(src))], '\n') + 1
-	lineStart = max(lineStart, off-lenientSpan)
+	lineStart := max(0, off-lenientSpan)
 	src = src[:min(len(src), off+lenientSpan)]
 	tried := 0
 	for p := min(off, len(src)-1); p >= lineStart && tried < lenientCandidates; p-- {
@@ -246,7 +248,7 @@ func enclosing(src string, off int) (int, string) {
 				return p, "$(("
 			}
 		case strings.HasPrefix(src[p:], "((") && (p == 0 || src[p-1] != '$' && src[p-1] != '('):
-			if !arithCmdStart(src[lineStart:p]) {
+			if !arithCmdStart(src[strings.LastIndexByte(src[:p], '\n')+1 : p]) {
 				continue
 			}
 			if e := matchArith(src, p+2); e >= off {
@@ -418,8 +420,6 @@ func rewriteInlineArray(src string, off int) (string, bool) {
 		case '\\', '\'', '"':
 			i = skipQuoted(src, i)
 			continue
-		case '\n':
-			return "", false
 		case '(':
 			depth++
 		case ')':
@@ -445,6 +445,10 @@ func rewriteInlineArray(src string, off int) (string, bool) {
 		case ' ', '\t', '(', ')', '<', '>', '|', '&', ';':
 			b.WriteByte('\\')
 			b.WriteByte(c)
+		case '\n':
+			// bash's text has a blank there; the newline stays (a
+			// continuation), so lines keep their numbers
+			b.WriteString("\\ \\\n")
 		default:
 			b.WriteByte(c)
 		}
@@ -453,6 +457,16 @@ func rewriteInlineArray(src string, off int) (string, bool) {
 	b.WriteString(`\)`)
 	b.WriteString(src[end+1:])
 	return b.String(), true
+}
+
+// keepLines is what a ${...} marker carries so that the newlines of the
+// text it replaces stay: an alternative word of them, never expanded.
+func keepLines(raw string) string {
+	n := strings.Count(raw, "\n")
+	if n == 0 {
+		return ""
+	}
+	return `:+"` + strings.Repeat("\n", n) + `"`
 }
 
 // marked decodes a marker's text: the original of a rewritten part.
@@ -470,7 +484,7 @@ func marked(name, mark string) (string, bool) {
 // letRe finds the let commands letAsBuiltin made \let.
 var letRe = regexp.MustCompile(`(^|[\s;&|(!{])\\let\b`)
 
-var markRe = regexp.MustCompile(`\$\{` + markPE + `([0-9a-f]*)\}|` + markArith + `([0-9a-f]*)`)
+var markRe = regexp.MustCompile(`\$\{` + markPE + `([0-9a-f]*)(?::\+"\n*")?\}|` + markArith + `([0-9a-f]*)\n*`)
 
 // unmark puts the original text back in place of the markers of printed
 // code.
@@ -483,6 +497,7 @@ func unmark(s string) string {
 	}
 	return markRe.ReplaceAllStringFunc(s, func(m string) string {
 		h := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(m, "${"+markPE), markArith), "}")
+		h, _, _ = strings.Cut(strings.TrimRight(h, "\n"), ":")
 		raw, err := hex.DecodeString(h)
 		if err != nil {
 			return m
