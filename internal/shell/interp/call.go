@@ -165,13 +165,17 @@ func (r *Runner) assignErr(err error) error {
 	case errReadonly:
 		r.errf("%v", e)
 		r.status = 1
-		return exitCode(1)
+		return discard(1)
 	case errInvalidName, errBadSubscript:
 		r.errf("%v", e)
 		r.status = 1
 		return nil
 	case errArith:
 		r.errf("%v", e)
+		r.status = 1
+		return discard(1)
+	case errSubArith:
+		r.errf("%v", e.errArith)
 		r.status = 1
 		return exitCode(1)
 	}
@@ -419,6 +423,9 @@ func (r *Runner) assignStmt(a *syntax.Assign, local bool, attrs string) error {
 	}
 	if a.Index != nil {
 		k, err := r.indexKey(name, a.Index)
+		if ae, ok := err.(errArith); ok {
+			return errSubArith{ae}
+		}
 		if err != nil {
 			return err
 		}
@@ -426,6 +433,11 @@ func (r *Runner) assignStmt(a *syntax.Assign, local bool, attrs string) error {
 	}
 	return r.assign(name, nil, val, a.Append, local)
 }
+
+// errSubArith is an arithmetic error of an assignment's subscript
+// (a[1/0]=v): it ends the shell, where one of the value discards the
+// command.
+type errSubArith struct{ errArith }
 
 // indexKey evaluates the subscript of an assignment: the key of an
 // associative array, else an arithmetic index.

@@ -326,6 +326,9 @@ func (r *Runner) tilde(v string, whole bool) (seg, string, bool) {
 		if o, ok := r.getVar("OLDPWD"); ok {
 			return seg{text: o, quoted: true}, v[end:], true
 		}
+	case "root":
+		// the one account every system has
+		return seg{text: "/root", quoted: true}, v[end:], true
 	}
 	return seg{}, v, false
 }
@@ -533,6 +536,11 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 	}
 	if p.Length {
 		if isArr {
+			if !set && r.opts["nounset"] && name != "@" && name != "*" {
+				// ${#a[@]} of an unset (or declared, never assigned) array
+				r.errf("%s: unbound variable", name)
+				return nil, discard(1)
+			}
 			return []seg{{text: strconv.Itoa(len(vals)), quoted: quoted, split: !quoted}}, nil
 		}
 		if !set && r.opts["nounset"] {
@@ -610,7 +618,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 			}
 		}
 	}
-	if !set && r.opts["nounset"] && !(isArr && (name == "@" || name == "*")) {
+	if !set && r.opts["nounset"] && !isArr {
 		if name == "@" || name == "*" {
 			if len(vals) == 0 && p.Exp == nil {
 				// bash: $@ and $* are allowed under set -u

@@ -692,6 +692,15 @@ func (r *Runner) stmt(st *syntax.Stmt) error {
 	if st.Cmd != nil && r.line != st.Cmd.End().Line() {
 		r.line = r.cmdLine(st)
 	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 1 && len(ce.Assigns) == 0 {
+		if msg, ok := marked(ce.Args[0].Lit(), markWarn); ok {
+			// the lenient parse's warnings (an unclosed here-document)
+			for _, l := range strings.SplitAfter(strings.TrimSuffix(msg, "\n"), "\n") {
+				fmt.Fprintf(r.stderr(), "%s: %s", r.name0, strings.TrimSuffix(l, "\n")+"\n")
+			}
+			return nil
+		}
+	}
 	if r.opts["noexec"] {
 		// set -n: read, never run (bash -c cannot turn it off again)
 		return nil
@@ -870,6 +879,9 @@ func (r *Runner) stmtRedir(st *syntax.Stmt) error {
 			return err
 		}
 		r.status = 1
+		if isExpErr(err) {
+			return r.expErr(err)
+		}
 		if ec, ok := err.(exitCode); ok {
 			return ec
 		}
@@ -895,6 +907,9 @@ func (r *Runner) applyPending() (restore func(), ok bool, err error) {
 			return nil, false, err
 		}
 		r.status = 1
+		if isExpErr(err) {
+			return nil, false, r.expErr(err)
+		}
 		if ec, ok := err.(exitCode); ok {
 			return nil, false, ec
 		}
@@ -1037,7 +1052,7 @@ func (r *Runner) cmd(c syntax.Command) error {
 // for unbound variables and ${x?}), printing it.
 func (r *Runner) expErr(err error) error {
 	switch e := err.(type) {
-	case fatalErr, exitCode:
+	case fatalErr, exitCode, discard:
 		return err
 	case errUnbound:
 		r.errf("%v", e)
@@ -1065,6 +1080,15 @@ func (r *Runner) expErr(err error) error {
 	r.errf("%v", err)
 	r.status = 1
 	return nil
+}
+
+// isExpErr reports whether err is an expansion's error (expErr words it).
+func isExpErr(err error) bool {
+	switch err.(type) {
+	case errBadSubst, errArith, errUnbound, errParamUnset, discard:
+		return true
+	}
+	return false
 }
 
 func b2i(b bool) int {

@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -67,7 +68,27 @@ func parse(src, name string) (f *syntax.File, text string, err error) {
 	}
 	first := err
 	cur := src
+	var warns []hereWarn
 	for i := 0; i < maxRewrites; i++ {
+		if w, ok := unclosedHere(cur, err); ok {
+			// bash reads a here-document to the end of the text, with a
+			// warning: the delimiter is added, the warning comes before
+			// the command (warnHere)
+			warns = append(warns, w)
+			if !strings.HasSuffix(cur, "\n") {
+				cur += "\n"
+			}
+			cur += w.delim + "\n"
+			f, err = p.Parse(strings.NewReader(cur), name)
+			if err == nil {
+				cur = warnHere(f, cur, warns)
+				f, err = p.Parse(strings.NewReader(cur), name)
+				if err == nil {
+					return letAsBuiltin(p, f, cur, name)
+				}
+			}
+			continue
+		}
 		next, ok := rewrite(cur, err)
 		if !ok || next == cur {
 			break
@@ -82,6 +103,69 @@ func parse(src, name string) (f *syntax.File, text string, err error) {
 		return nil, src, first
 	}
 	return nil, src, &lenientErr{err: err, src: cur}
+}
+
+// hereWarn is a here-document the text ends inside of.
+type hereWarn struct {
+	line, end int // the line of its operator, the text's last line
+	col       int // the column of its operator
+	delim     string
+}
+
+const markWarn = "__deskwarn_"
+
+// unclosedHere reports whether err is the parser's "unclosed here-document"
+// of src.
+func unclosedHere(src string, err error) (hereWarn, bool) {
+	pe, ok := asParseError(err)
+	if !ok || !strings.HasPrefix(pe.Text, "unclosed here-document `") || !strings.HasSuffix(pe.Text, "`") {
+		return hereWarn{}, false
+	}
+	end := strings.Count(src, "\n")
+	if !strings.HasSuffix(src, "\n") {
+		end++
+	}
+	delim := strings.TrimSuffix(strings.TrimPrefix(pe.Text, "unclosed here-document `"), "`")
+	if delim == "" || strings.ContainsAny(delim, "\n") {
+		return hereWarn{}, false
+	}
+	return hereWarn{line: int(pe.Pos.Line()), col: int(pe.Pos.Col()), end: end, delim: delim}, true
+}
+
+// warnHere puts before the command that holds the here-documents of warns
+// (with the commands on the lines it starts on: bash reads them as one)
+// the marker that prints bash's warnings when it runs.
+func warnHere(f *syntax.File, src string, warns []hereWarn) string {
+	at := -1
+	for i, st := range f.Stmts {
+		if int(st.End().Line()) >= warns[0].line {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return src
+	}
+	for at > 0 && f.Stmts[at-1].End().Line() >= f.Stmts[at].Pos().Line() {
+		at--
+	}
+	// bash names the line before the document's first
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if rd, ok := n.(*syntax.Redirect); ok && rd.Hdoc != nil && rd.Hdoc.Pos().IsValid() {
+			for i, w := range warns {
+				if int(rd.OpPos.Line()) == w.line && int(rd.OpPos.Col()) == w.col {
+					warns[i].line = int(rd.Hdoc.Pos().Line()) - 1
+				}
+			}
+		}
+		return true
+	})
+	var msg strings.Builder
+	for _, w := range warns {
+		fmt.Fprintf(&msg, "line %d: warning: here-document at line %d delimited by end-of-file (wanted `%s')\n", w.end, w.line, w.delim)
+	}
+	off := int(f.Stmts[at].Pos().Offset())
+	return src[:off] + markWarn + hex.EncodeToString([]byte(msg.String())) + "; " + src[off:]
 }
 
 // letAsBuiltin makes every let of f the builtin (\let): bash's let is a
