@@ -589,16 +589,19 @@ func (e *arithEval) binary(x *syntax.BinaryArithm) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+		// a op= b: bash reads a before it evaluates b (a += a *= 2)
+		var a int64
+		if x.Op != syntax.Assgn {
+			if a, err = e.get(lv, k); err != nil {
+				return 0, err
+			}
+		}
 		b, err := e.eval(x.Y)
 		if err != nil {
 			return 0, err
 		}
 		n := b
 		if x.Op != syntax.Assgn {
-			a, err := e.get(lv, k)
-			if err != nil {
-				return 0, err
-			}
 			op := map[syntax.BinAritOperator]syntax.BinAritOperator{
 				syntax.AddAssgn: syntax.Add, syntax.SubAssgn: syntax.Sub, syntax.MulAssgn: syntax.Mul,
 				syntax.QuoAssgn: syntax.Quo, syntax.RemAssgn: syntax.Rem, syntax.AndAssgn: syntax.And,

@@ -564,10 +564,16 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 				}
 			}
 			colon := p.Exp.Op == syntax.AlternateUnsetOrNull || p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.ErrorUnsetOrNull || p.Exp.Op == syntax.AssignUnsetOrNull
-			use := !set || colon && null
+			// an array with no elements ($@ with none) is unset here
+			use := !set || isArr && len(vals) == 0 || colon && null
 			switch p.Exp.Op {
 			case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
 				if use {
+					if quoted && !(isArr && !star) {
+						// "${y+set}" of an unset y is still an empty word
+						// ("${a[@]+x}" of an empty array is none)
+						return []seg{{quoted: true}}, nil
+					}
 					return nil, nil
 				}
 				return r.segs(p.Exp.Word.Parts, quoted)
@@ -591,7 +597,7 @@ func (r *Runner) paramExp(p *syntax.ParamExp, quoted bool) ([]seg, error) {
 						}
 						msg = m
 					}
-					return nil, errParamUnset{name + ": " + msg}
+					return nil, errParamUnset{displayName(name, p.Index) + ": " + msg}
 				}
 			case syntax.AssignUnset, syntax.AssignUnsetOrNull:
 				if use {

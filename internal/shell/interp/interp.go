@@ -1508,6 +1508,10 @@ func (r *Runner) cmdSubst(stmts []*syntax.Stmt) (string, error) {
 	buf.mem = r.cfg.Mem
 	st, err := r.runSub(func(c *Runner) error {
 		c.fds[1] = &fdesc{w: &buf}
+		if !c.shopts["inherit_errexit"] {
+			// bash: a command substitution does not inherit set -e
+			c.opts["errexit"] = false
+		}
 		// $(<file)
 		if len(stmts) == 1 && len(stmts[0].Redirs) == 1 && stmts[0].Cmd == nil && stmts[0].Redirs[0].Op == syntax.RdrIn {
 			name, err := c.literal(stmts[0].Redirs[0].Word)
