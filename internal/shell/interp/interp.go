@@ -1018,6 +1018,12 @@ func (r *Runner) cmd(c syntax.Command) error {
 		return nil
 	case *syntax.TestClause:
 		ok, err := r.testExpr(c.X)
+		if ae, isArith := err.(errArith); isArith && !ae.fatal {
+			// an operand of -eq and the others evaluated
+			r.errf("[[: %v", ae)
+			r.status = 1
+			return nil
+		}
 		if err != nil {
 			return r.expErr(err)
 		}
