@@ -326,9 +326,6 @@ func (r *Runner) tilde(v string, whole bool) (seg, string, bool) {
 		if o, ok := r.getVar("OLDPWD"); ok {
 			return seg{text: o, quoted: true}, v[end:], true
 		}
-	case "root":
-		// the one account every system has
-		return seg{text: "/root", quoted: true}, v[end:], true
 	}
 	return seg{}, v, false
 }
