@@ -205,12 +205,18 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]DirEntry, error) {
 // ReadDirPage lists up to limit entries of a directory whose names sort after
 // after (byte order), in name order. Pass the last name of a page to get the next.
 func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]DirEntry, error) {
+	return f.readDirWith(ctx, name, after, limit, f.listDir)
+}
+
+// readDirWith is ReadDirPage and ReadDirNames, with list reading a page of
+// the directory's entries.
+func (f *FS) readDirWith(ctx context.Context, name, after string, limit int, list func(ctx context.Context, ino uint64, after string, limit int) ([]DirEntry, error)) ([]DirEntry, error) {
 	r, limit, err := f.resolveDir(ctx, name, limit)
 	if err != nil {
 		return nil, err
 	}
 	if accessOf(ctx) == nil {
-		ents, err := f.listDir(ctx, r.ino, after, limit)
+		ents, err := list(ctx, r.ino, after, limit)
 		if err != nil {
 			return nil, asPathErr("readdir", name, err)
 		}
@@ -221,7 +227,7 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 	var out []DirEntry
 	for len(out) < limit {
 		want := limit - len(out)
-		ents, err := f.listDir(ctx, r.ino, after, want)
+		ents, err := list(ctx, r.ino, after, want)
 		if err != nil {
 			return nil, asPathErr("readdir", name, err)
 		}
@@ -245,34 +251,7 @@ func (f *FS) ReadDirPage(ctx context.Context, name, after string, limit int) ([]
 // each directory once, and filling the cache with it would only evict
 // what other callers use.
 func (f *FS) ReadDirNames(ctx context.Context, name, after string, limit int) ([]DirEntry, error) {
-	r, limit, err := f.resolveDir(ctx, name, limit)
-	if err != nil {
-		return nil, err
-	}
-	if accessOf(ctx) == nil {
-		ents, err := f.listNames(ctx, r.ino, after, limit)
-		if err != nil {
-			return nil, asPathErr("readdir", name, err)
-		}
-		return ents, nil
-	}
-	var out []DirEntry
-	for len(out) < limit {
-		want := limit - len(out)
-		ents, err := f.listNames(ctx, r.ino, after, want)
-		if err != nil {
-			return nil, asPathErr("readdir", name, err)
-		}
-		if len(ents) > 0 {
-			after = ents[len(ents)-1].Name
-		}
-		n := len(ents)
-		out = append(out, visible(ctx, r.path, ents, func(e *DirEntry) string { return e.Name })...)
-		if n < want {
-			break
-		}
-	}
-	return out, nil
+	return f.readDirWith(ctx, name, after, limit, f.listNames)
 }
 
 // listNames is listDir for ReadDirNames. An entry written before schema
