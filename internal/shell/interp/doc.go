@@ -49,7 +49,11 @@
 // reports a foreground job: SIGTERM (or a signal this shell traps) by its
 // name ("Terminated"), SIGINT and SIGPIPE not at all, the others as
 // "bash: line N:  PID Killed                  ( cmd )" with the job's
-// command on one line (not for a pipeline's stage). CHLD, CONT, URG, WINCH and the stop signals do nothing.
+// command on one line (not for a pipeline's stage, nor for a background
+// job: "( ... ) &" killed is the job's own end). Not done: bash's
+// notification at wait of a background job that a signal other than
+// SIGTERM, SIGINT and SIGPIPE ended ("bash: line N: PID Killed  sleep 5");
+// desk prints nothing there. CHLD, CONT, URG, WINCH and the stop signals do nothing.
 // Never the host's processes: a pid that is not one of the execution's
 // is "No such process".
 //

@@ -192,7 +192,8 @@ type Runner struct {
 	killReport int
 	killPid    int // the pid of the shell killReport reports
 	subPid     int // the pid of the last subshell run
-	// stageStmt is the stage a pipeline's shell runs
+	// stageStmt is the stage a pipeline's shell runs, or the statement a
+	// background job's shell runs: its own subshell's death is not reported
 	stageStmt *syntax.Stmt
 	funcTrace map[string]bool
 	funcAttr  map[string]string // declare -f's attributes of functions: r, t, x
@@ -804,6 +805,11 @@ func (r *Runner) background(st *syntax.Stmt) error {
 	}
 	s2 := *st
 	s2.Background = false
+	// The job's statement is its shell's own (bash forks one process for
+	// "( ... ) &"): a ( ) subshell it runs dying of a signal is the job
+	// dying, which the shell does not report, whether the signal came
+	// before or after that subshell started.
+	c.stageStmt = &s2
 	// kill $! reaches the job: an untrapped signal interrupts its command
 	ctx, cancel := context.WithCancelCause(r.ctx)
 	c.ctx = ctx
