@@ -344,6 +344,20 @@ func (m *bcMachine) fail(format string, a ...any) {
 	panic(bcRuntime{fmt.Sprintf(format, a...)})
 }
 
+// clampBase is GNU bc's assignment to ibase or obase (name): n held within
+// 2 and most, with bc's warning when it is not.
+func (m *bcMachine) clampBase(name string, n, most int64) int {
+	switch {
+	case n < 2:
+		m.warn(name + " too small, set to 2")
+		n = 2
+	case n > most:
+		m.warn(fmt.Sprintf("%s too large, set to %d", name, most))
+		n = most
+	}
+	return int(n)
+}
+
 func (m *bcMachine) warn(msg string) {
 	m.out.Flush()
 	fmt.Fprintf(m.env.Stderr, "Runtime warning (func=%s, adr=0): %s\n", m.fnName(), msg)
@@ -694,28 +708,10 @@ func (m *bcMachine) store(e *bcExpr, v bcNum) bcNum {
 		m.scale = int(n)
 		return v
 	case "ibase":
-		n := special()
-		if n < 2 {
-			m.warn("ibase too small, set to 2")
-			n = 2
-		}
-		if n > 16 {
-			m.warn("ibase too large, set to 16")
-			n = 16
-		}
-		m.ibase = int(n)
+		m.ibase = m.clampBase("ibase", special(), 16)
 		return v
 	case "obase":
-		n := special()
-		if n < 2 {
-			m.warn("obase too small, set to 2")
-			n = 2
-		}
-		if n > 2147483647 {
-			m.warn("obase too large, set to 2147483647")
-			n = 2147483647
-		}
-		m.obase = int(n)
+		m.obase = m.clampBase("obase", special(), 2147483647)
 		return v
 	case "last":
 		m.last = v

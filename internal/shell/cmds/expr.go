@@ -448,20 +448,7 @@ func exprCompile(pat string) (*regexp.Regexp, error) {
 	}
 	var b strings.Builder
 	b.WriteString(`(?s)^(?:`)
-	for i := 0; i < len(g); i++ {
-		if g[i] == '\\' && i+1 < len(g) {
-			d := g[i+1]
-			if d < 0x80 && !(d >= '!' && d <= '~') {
-				fmt.Fprintf(&b, `\x{%x}`, d)
-			} else {
-				b.WriteByte('\\')
-				b.WriteByte(d)
-			}
-			i++
-			continue
-		}
-		b.WriteByte(g[i])
-	}
+	writeGoEscapes(&b, g)
 	b.WriteString(`)`)
 	re, err := compileRegexp(b.String())
 	if err != nil {

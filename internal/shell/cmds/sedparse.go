@@ -377,20 +377,7 @@ func sedCompileRE(raw string, ere, icase, multi bool) (*regexp.Regexp, error) {
 		flags += "m"
 	}
 	b.WriteString(flags + ")")
-	for i := 0; i < len(g); i++ {
-		if g[i] == '\\' && i+1 < len(g) {
-			d := g[i+1]
-			if d < 0x80 && !(d >= '!' && d <= '~') {
-				fmt.Fprintf(&b, `\x{%x}`, d)
-			} else {
-				b.WriteByte('\\')
-				b.WriteByte(d)
-			}
-			i++
-			continue
-		}
-		b.WriteByte(g[i])
-	}
+	writeGoEscapes(&b, g)
 	return compileRegexp(b.String())
 }
 
@@ -770,4 +757,24 @@ func (prog *sedProg) resolve(lastWhere string) error {
 		}
 	}
 	return nil
+}
+
+// writeGoEscapes writes g, an RE2 expression from grepTranslate, to b with
+// its escaped control characters (from bracket expressions), which are not
+// valid Go escapes, rewritten as \x{..}. sed and expr compile with it.
+func writeGoEscapes(b *strings.Builder, g string) {
+	for i := 0; i < len(g); i++ {
+		if g[i] == '\\' && i+1 < len(g) {
+			d := g[i+1]
+			if d < 0x80 && !(d >= '!' && d <= '~') {
+				fmt.Fprintf(b, `\x{%x}`, d)
+			} else {
+				b.WriteByte('\\')
+				b.WriteByte(d)
+			}
+			i++
+			continue
+		}
+		b.WriteByte(g[i])
+	}
 }
