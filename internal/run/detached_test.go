@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // service is the test Detacher: mini for Run, and for RunDetached a
@@ -95,22 +92,7 @@ func waitTick(t *testing.T, x *Execution) {
 // newServiceEnv is newEnv with the service backend as "svc" besides mini.
 func newServiceEnv(t *testing.T, opts Options) *env {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	fsys, err := vfs.Open(t.Context(), path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fsys.Close() })
-	m := newMini()
-	if opts.DefaultBackend == "" {
-		opts.DefaultBackend = "mini"
-	}
-	r, err := Open(t.Context(), fsys, map[string]Backend{"mini": m, "svc": service{m}}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return &env{t: t, path: path, fs: fsys, r: r, m: m}
+	return openEnv(t, opts, func(m *mini) map[string]Backend { return map[string]Backend{"mini": m, "svc": service{m}} })
 }
 
 func TestExec_Detached(t *testing.T) {

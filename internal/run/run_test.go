@@ -29,6 +29,13 @@ type env struct {
 
 func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
+	return openEnv(t, opts, func(m *mini) map[string]Backend { return map[string]Backend{"mini": m, "b": m} })
+}
+
+// openEnv opens an env whose runtime has the backends backends gives for
+// its mini backend (the default backend is "mini" unless opts names one).
+func openEnv(t *testing.T, opts Options, backends func(*mini) map[string]Backend) *env {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "ws.db")
 	fsys, err := vfs.Open(t.Context(), path, vfs.Options{})
 	if err != nil {
@@ -39,7 +46,7 @@ func newEnv(t *testing.T, opts Options) *env {
 	if opts.DefaultBackend == "" {
 		opts.DefaultBackend = "mini"
 	}
-	r, err := Open(t.Context(), fsys, map[string]Backend{"mini": m, "b": m}, opts)
+	r, err := Open(t.Context(), fsys, backends(m), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,18 +540,7 @@ func TestExecution_outputCap(t *testing.T) {
 func TestExecution_Events_lagging(t *testing.T) {
 	e := newEnv(t, Options{})
 	x := e.exec("lines 3000\nerr x\nlines 2000", ExecOptions{OutputLimit: 2048})
-	s := x.Events(0)
-	var evs []Event
-	for {
-		ev, err := s.Next(ctx(t))
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
-	}
+	evs := drain(t, x.Events(0))
 	res, err := x.Wait(ctx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -1124,16 +1120,7 @@ func TestExecution_Events_evicted(t *testing.T) {
 	}
 	evs = append(evs, ev)
 	e.m.open("h")
-	for {
-		ev, err := s.Next(ctx(t))
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
-	}
+	evs = append(evs, drain(t, s)...)
 	res, err := x.Wait(ctx(t))
 	if err != nil {
 		t.Fatal(err)
