@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,27 +22,9 @@ import (
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
-// testClock is an injectable clock for the share store.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func shareEnv(t *testing.T, so share.Options) (*env, *testClock) {
+func shareEnv(t *testing.T, so share.Options) (*env, *testenv.Clock) {
 	t.Helper()
-	clk := &testClock{t: time.Now()}
+	clk := testenv.NewClock(time.Now())
 	so.Now = clk.Now
 	e := newEnv(t, envOpts{shares: &so})
 	e.mkws("demo")

@@ -15,30 +15,15 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/share"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// clock is an injectable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+func newClock() *testenv.Clock {
+	return testenv.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func openStore(t *testing.T, dir string, c *clock, o share.Options) *share.Store {
+func openStore(t *testing.T, dir string, c *testenv.Clock, o share.Options) *share.Store {
 	t.Helper()
 	o.Dir, o.BaseURL, o.Now = dir, "http://desk.test/", c.Now
 	s, err := share.Open(context.Background(), o)

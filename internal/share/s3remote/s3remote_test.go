@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/desk-dev/desk/internal/share"
 	"github.com/desk-dev/desk/internal/share/s3remote"
 	"github.com/desk-dev/desk/internal/share/s3remote/s3test"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 func TestParseURL(t *testing.T) {
@@ -39,31 +39,13 @@ func TestParseURL(t *testing.T) {
 	}
 }
 
-// clock is an injectable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
 // rig is a versitygw with a bucket, and a share store keeping its content
 // there.
 type rig struct {
 	gw     *s3test.Gateway
 	remote *s3remote.Store
 	shares *share.Store
-	clock  *clock
+	clock  *testenv.Clock
 	bucket string
 }
 
@@ -84,7 +66,7 @@ func newRig(t *testing.T) *rig {
 	if err := remote.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Now()}
+	c := testenv.NewClock(time.Now())
 	s, err := share.Open(ctx, share.Options{Dir: t.TempDir(), Remote: remote, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
