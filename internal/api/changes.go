@@ -17,14 +17,9 @@ func wireChange(c vfs.Change) client.Change {
 // streams it live until the client goes away, the workspace closes or the
 // server shuts down.
 func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request, c *call) error {
-	since, err := quint(r, "since")
+	since, err := resumePoint(r, "since", 0)
 	if err != nil {
 		return err
-	}
-	if last, ok, err := lastEventID(r); err != nil {
-		return err
-	} else if ok {
-		since = last
 	}
 	follow, err := qbool(r, "follow")
 	if err != nil {

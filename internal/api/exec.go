@@ -258,14 +258,9 @@ func (s *Server) handleDispose(w http.ResponseWriter, r *http.Request, c *call) 
 // handleEvents streams an execution's events until its exit event (then the
 // stream ends), the client goes away or the server shuts down.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c *call) error {
-	from, err := quint(r, "from")
+	from, err := resumePoint(r, "from", 1)
 	if err != nil {
 		return err
-	}
-	if last, ok, err := lastEventID(r); err != nil {
-		return err
-	} else if ok {
-		from = last + 1
 	}
 	ctx, stop := s.longCtx(r)
 	defer stop()

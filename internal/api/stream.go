@@ -79,15 +79,21 @@ func (st *streamer) fail(err error) {
 	st.rc.Flush()
 }
 
-// lastEventID returns the Last-Event-ID header as a number, if any.
-func lastEventID(r *http.Request) (uint64, bool, error) {
+// resumePoint returns where a stream starts: the query parameter name (0
+// when absent), or, when the request has a Last-Event-ID header (an
+// EventSource reconnecting), that event number plus skip.
+func resumePoint(r *http.Request, name string, skip uint64) (uint64, error) {
+	n, err := quint(r, name)
+	if err != nil {
+		return 0, err
+	}
 	v := r.Header.Get("Last-Event-ID")
 	if v == "" {
-		return 0, false, nil
+		return n, nil
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	last, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 	if err != nil {
-		return 0, false, errorf(http.StatusBadRequest, CodeInvalid, "Last-Event-ID %q: want an event number", v)
+		return 0, errorf(http.StatusBadRequest, CodeInvalid, "Last-Event-ID %q: want an event number", v)
 	}
-	return n, true, nil
+	return last + skip, nil
 }
