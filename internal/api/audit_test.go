@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -214,17 +213,7 @@ func TestAudit_MCPLabels(t *testing.T) {
 	e, _ := auditEnv(t)
 	e.mkws("demo")
 	tokID, rw := e.mint("demo", nil, "read", "write")
-	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+rw)
-		r.Header.Set("X-Desk-Agent", "agent-from-header")
-		return http.DefaultTransport.RoundTrip(r)
-	})}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcpSession(t, e.url+"/mcp/demo", rw, nil, "X-Desk-Agent", "agent-from-header")
 	r, err := cs.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "mcp-sess", "desk/model": "m-1", "desk/turn": 12},
 		Name: "write", Arguments: map[string]any{"path": "m.txt", "content": "via mcp\n"}})
 	if err != nil || r.IsError {
@@ -258,19 +247,9 @@ func TestAudit_MCPLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer local.Close()
+	t.Cleanup(func() { local.Close() }) // after the session's end
 	srv.AddReceivingMiddleware(mcp.AuditMiddleware(local, "demo"))
-	st2, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(bg, st2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	rc, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	rc := inMemorySession(t, srv)
 	r, err = rc.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "remote-sess"}, Name: "write", Arguments: map[string]any{"path": "n.txt", "content": "x"}})
 	if err != nil || r.IsError {
 		t.Fatalf("remote write: %v %+v", err, r)
@@ -293,16 +272,7 @@ func TestAudit_MCPToolExecution(t *testing.T) {
 	e, _ := auditEnv(t)
 	e.mkws("demo")
 	tokID, tok := e.mint("demo", nil, "read", "write", "exec")
-	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+tok)
-		return http.DefaultTransport.RoundTrip(r)
-	})}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcpSession(t, e.url+"/mcp/demo", tok, nil)
 	r, err := cs.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "mcp-exec"}, Name: "exec", Arguments: map[string]any{"command": "echo hi"}})
 	if err != nil || !r.IsError && r.StructuredContent == nil {
 		t.Fatalf("exec over MCP: %v %+v", err, r)

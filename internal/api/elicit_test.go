@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -30,11 +29,6 @@ func TestApprovals_Elicitation(t *testing.T) {
 		t.Fatal(err)
 	}
 	connect := func(answer string, asked chan<- string) *sdk.ClientSession {
-		hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-			r = r.Clone(r.Context())
-			r.Header.Set("Authorization", "Bearer "+tok.Secret)
-			return http.DefaultTransport.RoundTrip(r)
-		})}
 		var co *sdk.ClientOptions
 		if answer != "" {
 			co = &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
@@ -42,12 +36,7 @@ func TestApprovals_Elicitation(t *testing.T) {
 				return &sdk.ElicitResult{Action: answer}, nil
 			}}
 		}
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, co).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/w", HTTPClient: hc, MaxRetries: -1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
+		return mcpSession(t, e.url+"/mcp/w", tok.Secret, co)
 	}
 	type out struct {
 		r   *sdk.CallToolResult

@@ -41,9 +41,9 @@ func newPortsEnv(t testing.TB) *portsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSandboxServer(t, "desk-api-test", func(sb *sandbox.Backend) api.Options {
+	s := newSandboxServer(t, sandboxConfig{cgroupParent: "desk-api-test", api: func(sb *sandbox.Backend) api.Options {
 		return api.Options{Ports: api.PortConfig{Dialer: sandboxports.New(sb), LinkKey: e.key, Links: links}}
-	})
+	}})
 	e.ts, e.admin = s.ts, s.c
 	if _, err := e.admin.CreateWorkspace(ctx, "w"); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,16 +101,7 @@ func TestQuota_MCPInProcess(t *testing.T) {
 	api.SetQuotaClock(e.srv, func() time.Time { return now })
 	e.mkws("demo")
 	_, tok := e.mint("demo", nil, "read", "write", "exec")
-	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+tok)
-		return http.DefaultTransport.RoundTrip(r)
-	})}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcpSession(t, e.url+"/mcp/demo", tok, nil)
 	exec := func() *sdk.CallToolResult {
 		t.Helper()
 		r, err := cs.CallTool(bg, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "echo hi"}})
@@ -129,6 +119,6 @@ func TestQuota_MCPInProcess(t *testing.T) {
 	if !r.IsError || len(r.Content) == 0 || !strings.Contains(r.Content[0].(*sdk.TextContent).Text, "2 executions this minute") {
 		t.Fatalf("the third exec over MCP in a minute of 2: %+v", r.Content)
 	}
-	_, err = e.c.Run(bg, "demo", client.ExecRequest{Source: "echo hi"})
+	_, err := e.c.Run(bg, "demo", client.ExecRequest{Source: "echo hi"})
 	wantCode(t, "the exec route after MCP's two", err, 429, api.CodeTooMany)
 }

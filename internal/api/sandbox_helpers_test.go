@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
@@ -22,16 +23,24 @@ import (
 // sandboxServer is the API over a host with the shell and the real
 // sandbox backends, on a test HTTP server, with an admin client.
 type sandboxServer struct {
-	c  *client.Client
-	sb *sandbox.Backend
-	ts *httptest.Server
+	c     *client.Client
+	admin string // c's token
+	sb    *sandbox.Backend
+	ts    *httptest.Server
 }
 
-// newSandboxServer starts a sandboxServer whose sandboxes' cgroups go below
-// cgroupParent; options, if set, gives the API's options (a logger that
-// discards is set when it gives none). It needs the sandbox
-// (sandboxtest.Require); everything is stopped at the test's end.
-func newSandboxServer(t testing.TB, cgroupParent string, options func(*sandbox.Backend) api.Options) *sandboxServer {
+// sandboxConfig configures a sandboxServer.
+type sandboxConfig struct {
+	cgroupParent string        // the sandboxes' cgroups go below it
+	killGrace    time.Duration // the sandbox's KillGrace (0: its default)
+	// api, if set, gives the API's options (a logger that discards is set
+	// when it gives none).
+	api func(*sandbox.Backend) api.Options
+}
+
+// newSandboxServer starts a sandboxServer configured by cfg. It needs the
+// sandbox (sandboxtest.Require); everything is stopped at the test's end.
+func newSandboxServer(t testing.TB, cfg sandboxConfig) *sandboxServer {
 	t.Helper()
 	sandboxtest.Require(t)
 	ctx := context.Background()
@@ -40,7 +49,8 @@ func newSandboxServer(t testing.TB, cgroupParent string, options func(*sandbox.B
 		InitPath:     sandboxtest.InitPath(t),
 		RuntimeRoot:  filepath.Join(dir, "runc"),
 		StateDir:     filepath.Join(dir, "state"),
-		CgroupParent: cgroupParent,
+		CgroupParent: cfg.cgroupParent,
+		KillGrace:    cfg.killGrace,
 		Logger:       slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
@@ -59,8 +69,8 @@ func newSandboxServer(t testing.TB, cgroupParent string, options func(*sandbox.B
 		t.Fatal(err)
 	}
 	var o api.Options
-	if options != nil {
-		o = options(sb)
+	if cfg.api != nil {
+		o = cfg.api(sb)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -82,13 +92,13 @@ func newSandboxServer(t testing.TB, cgroupParent string, options func(*sandbox.B
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sandboxServer{c: c, sb: sb, ts: ts}
+	return &sandboxServer{c: c, admin: a.AdminToken(), sb: sb, ts: ts}
 }
 
 // sandboxAPI is newSandboxServer with the API's default options: its admin
 // client and sandbox backend.
 func sandboxAPI(t *testing.T, cgroupParent string) (*client.Client, *sandbox.Backend) {
 	t.Helper()
-	s := newSandboxServer(t, cgroupParent, nil)
+	s := newSandboxServer(t, sandboxConfig{cgroupParent: cgroupParent})
 	return s.c, s.sb
 }

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +14,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/api"
-	"github.com/desk-dev/desk/internal/auth"
-	"github.com/desk-dev/desk/internal/host"
-	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox"
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/workspace"
 )
 
@@ -78,53 +69,14 @@ func TestShell_Refused(t *testing.T) {
 // included.
 func shellServer(t *testing.T, configure ...func(*api.ShellConfig)) (url, admin string, c *client.Client) {
 	t.Helper()
-	sandboxtest.Require(t)
-	ctx := context.Background()
-	dir := testenv.TraversableDir(t)
-	sb, err := sandbox.New(sandbox.Options{
-		InitPath:     sandboxtest.InitPath(t),
-		RuntimeRoot:  filepath.Join(dir, "runc"),
-		StateDir:     filepath.Join(dir, "state"),
-		CgroupParent: "desk-api-shell-test",
-		KillGrace:    200 * time.Millisecond,
-		Logger:       slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := shell.New(shell.Options{})
-	h, err := host.Open(ctx, host.Options{DataDir: filepath.Join(dir, "data"), Workspace: workspace.Options{
-		Backends: map[string]run.Backend{"shell": sh, sandbox.ID: sb},
-		Run:      run.Options{DefaultBackend: "shell"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.Open(ctx, filepath.Join(dir, "data"), auth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := api.ShellConfig{Opener: sandboxShells{sb}}
-	for _, f := range configure {
-		f(&cfg)
-	}
-	srv, err := api.New(h, a, api.Options{Logger: slog.New(slog.DiscardHandler), Shell: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		if err := srv.Shutdown(ctx, nil); err != nil {
-			t.Errorf("Shutdown: %v", err)
+	s := newSandboxServer(t, sandboxConfig{cgroupParent: "desk-api-shell-test", killGrace: 200 * time.Millisecond, api: func(sb *sandbox.Backend) api.Options {
+		cfg := api.ShellConfig{Opener: sandboxShells{sb}}
+		for _, f := range configure {
+			f(&cfg)
 		}
-		ts.Close()
-		sb.Close()
-	})
-	c, err = client.New(ts.URL, a.AdminToken(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts.URL, a.AdminToken(), c
+		return api.Options{Shell: cfg}
+	}})
+	return s.ts.URL, s.admin, s.c
 }
 
 // shellConn is a WebSocket shell session of a test.

@@ -140,16 +140,7 @@ func TestAPI_MCP(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.mkws("demo")
 	_, rw := e.mint("demo", nil, "read", "write")
-	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+rw)
-		return http.DefaultTransport.RoundTrip(r)
-	})}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcpSession(t, e.url+"/mcp/demo", rw, nil)
 	r, err := cs.CallTool(bg, &sdk.CallToolParams{Name: "write", Arguments: map[string]any{"path": "m.txt", "content": "via mcp\n"}})
 	if err != nil || r.IsError {
 		t.Fatalf("write over MCP: %v %+v", err, r)
@@ -167,17 +158,7 @@ func TestAPI_MCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st2, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(bg, st2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	rc, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	rc := inMemorySession(t, srv)
 	lt, _ := rc.ListTools(bg, nil)
 	if len(lt.Tools) != 7 { // no exec scope
 		t.Errorf("remote tools: %d", len(lt.Tools))
@@ -203,3 +184,42 @@ func TestAPI_MCP(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// mcpSession connects a go-sdk client with options co to the MCP endpoint
+// at url, sending the bearer token and the headers hdr (name, value pairs)
+// with each request; the session is closed at the test's end.
+func mcpSession(t testing.TB, url, token string, co *sdk.ClientOptions, hdr ...string) *sdk.ClientSession {
+	t.Helper()
+	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+token)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, co).Connect(bg, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// inMemorySession connects a go-sdk client to srv over in-memory
+// transports; both sessions are closed at the test's end.
+func inMemorySession(t testing.TB, srv *sdk.Server) *sdk.ClientSession {
+	t.Helper()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(bg, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
