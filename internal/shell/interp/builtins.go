@@ -374,19 +374,7 @@ func (r *Runner) flagString() string {
 func biSet(r *Runner, args []string) error {
 	args = args[1:]
 	if len(args) == 0 {
-		names := map[string]*Var{}
-		for i := len(r.scopes) - 1; i >= 0; i-- {
-			for n, v := range r.scopes[i].vars {
-				if _, ok := names[n]; !ok {
-					names[n] = v
-				}
-			}
-		}
-		keys := make([]string, 0, len(names))
-		for n := range names {
-			keys = append(keys, n)
-		}
-		sort.Strings(keys)
+		names, keys := r.visibleVars()
 		for _, n := range keys {
 			v := names[n]
 			if !v.set {
@@ -645,11 +633,8 @@ func biSource(r *Runner, args []string) error {
 		return err
 	}
 	defer r.chargeText(-len(src))
-	file, text, perr := parse(src, name)
-	if perr != nil {
-		msg, _ := SyntaxError(perr, src, r.name0, name)
-		io.WriteString(r.stderr(), msg)
-		r.status = 2
+	file, text, ok := r.parseReported(src, name, name)
+	if !ok {
 		return nil
 	}
 	if err := r.enter(); err != nil {
@@ -1284,20 +1269,26 @@ func biGetopts(r *Runner, args []string) error {
 			optind++
 		}
 	}
-	i := strings.IndexByte(optstr, c)
-	if i < 0 || c == ':' {
-		next()
+	// bad reports an unknown option or a missing argument: silently (name
+	// set to quiet, OPTARG to the letter) after a leading ':', else on
+	// stderr (name "?", OPTARG unset).
+	bad := func(quiet, msg string) error {
 		r.setStr("OPTIND", strconv.Itoa(optind))
 		if silent {
-			r.setStr(name, "?")
+			r.setStr(name, quiet)
 			r.setStr("OPTARG", string(c))
 		} else {
-			fmt.Fprintf(r.stderr(), "%s: illegal option -- %c\n", r.name0, c)
+			fmt.Fprintf(r.stderr(), "%s: %s -- %c\n", r.name0, msg, c)
 			r.setStr(name, "?")
 			r.unsetVar("OPTARG")
 		}
 		r.status = 0
 		return nil
+	}
+	i := strings.IndexByte(optstr, c)
+	if i < 0 || c == ':' {
+		next()
+		return bad("?", "illegal option")
 	}
 	if i+1 < len(optstr) && optstr[i+1] == ':' {
 		var val string
@@ -1309,17 +1300,7 @@ func biGetopts(r *Runner, args []string) error {
 			r.optPos = 0
 			optind++
 			if optind > len(params) {
-				r.setStr("OPTIND", strconv.Itoa(optind))
-				if silent {
-					r.setStr(name, ":")
-					r.setStr("OPTARG", string(c))
-				} else {
-					fmt.Fprintf(r.stderr(), "%s: option requires an argument -- %c\n", r.name0, c)
-					r.setStr(name, "?")
-					r.unsetVar("OPTARG")
-				}
-				r.status = 0
-				return nil
+				return bad(":", "option requires an argument")
 			}
 			val = params[optind-1]
 			optind++

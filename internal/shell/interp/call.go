@@ -190,11 +190,8 @@ func (r *Runner) runAlias(name string, c *syntax.CallExpr) error {
 	for _, w := range c.Args[1:] {
 		text += " " + printNode(w)
 	}
-	f, parsed, err := parse(text, "alias")
-	if err != nil {
-		msg, _ := SyntaxError(err, text, r.name0, "alias")
-		io.WriteString(r.stderr(), msg)
-		r.status = 2
+	f, parsed, ok := r.parseReported(text, "alias", "alias")
+	if !ok {
 		return nil
 	}
 	if r.inAlias == nil {
@@ -937,26 +934,13 @@ func (v *Var) flags() string {
 		b.WriteByte('A')
 	}
 	// bash's order: a A i n r t x c l u
-	if v.integ {
-		b.WriteByte('i')
-	}
-	if v.ref {
-		b.WriteByte('n')
-	}
-	if v.ro {
-		b.WriteByte('r')
-	}
-	if v.trace {
-		b.WriteByte('t')
-	}
-	if v.export {
-		b.WriteByte('x')
-	}
-	if v.lower {
-		b.WriteByte('l')
-	}
-	if v.upper {
-		b.WriteByte('u')
+	for _, f := range [...]struct {
+		on     bool
+		letter byte
+	}{{v.integ, 'i'}, {v.ref, 'n'}, {v.ro, 'r'}, {v.trace, 't'}, {v.export, 'x'}, {v.lower, 'l'}, {v.upper, 'u'}} {
+		if f.on {
+			b.WriteByte(f.letter)
+		}
 	}
 	return b.String()
 }
@@ -1025,7 +1009,10 @@ func declQuote(s string) string {
 	return b.String()
 }
 
-func (r *Runner) declPrintAll(variant string, set map[byte]bool) error {
+// visibleVars is every variable a lookup reaches (the innermost scope's
+// where a name is in several) and their names, sorted: what set and
+// declare -p list.
+func (r *Runner) visibleVars() (map[string]*Var, []string) {
 	names := map[string]*Var{}
 	for i := len(r.scopes) - 1; i >= 0; i-- {
 		for n, v := range r.scopes[i].vars {
@@ -1039,6 +1026,11 @@ func (r *Runner) declPrintAll(variant string, set map[byte]bool) error {
 		keys = append(keys, n)
 	}
 	sort.Strings(keys)
+	return names, keys
+}
+
+func (r *Runner) declPrintAll(variant string, set map[byte]bool) error {
+	names, keys := r.visibleVars()
 	w := r.stdout()
 	for _, n := range keys {
 		v := names[n]

@@ -1491,18 +1491,29 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) error {
 	return nil
 }
 
+// parseReported parses src as file (the name positions carry); a syntax
+// error is reported on stderr as bash words it, where naming the command
+// (source's file, eval's caller, alias), with status 2 and ok false.
+func (r *Runner) parseReported(src, file, where string) (f *syntax.File, text string, ok bool) {
+	f, text, err := parse(src, file)
+	if err != nil {
+		msg, _ := SyntaxError(err, src, r.name0, where)
+		io.WriteString(r.stderr(), msg)
+		r.status = 2
+		return nil, text, false
+	}
+	return f, text, true
+}
+
 // evalString parses and runs src in the current shell (eval, traps).
 func (r *Runner) evalString(src, what string) error {
 	old := r.src
 	r.src = src
 	r.evalDepth++
 	defer func() { r.src = old; r.evalDepth-- }()
-	f, text, err := parse(src, "bash")
+	f, text, ok := r.parseReported(src, "bash", what)
 	r.src = text
-	if err != nil {
-		msg, _ := SyntaxError(err, src, r.name0, what)
-		io.WriteString(r.stderr(), msg)
-		r.status = 2
+	if !ok {
 		return nil
 	}
 	if err := r.enter(); err != nil {
