@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,6 +93,16 @@ func (e *httpEnv) connect(ws, token string) (*session, error) {
 	return newSession(e.t, cs), nil
 }
 
+// mustConnect is connect, failing the test on an error.
+func (e *httpEnv) mustConnect(ws, token string) *session {
+	e.t.Helper()
+	s, err := e.connect(ws, token)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
 func toolNames(t *testing.T, s *session) string {
 	lt, err := s.cs.ListTools(bg, nil)
 	if err != nil {
@@ -106,10 +117,7 @@ func toolNames(t *testing.T, s *session) string {
 
 func TestHTTP_session(t *testing.T) {
 	e := newHTTPEnv(t)
-	s, err := e.connect("demo", "all")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := e.mustConnect("demo", "all")
 	if got := toolNames(t, s); got != "delete,edit,exec,find,grep,ls,read,write" {
 		t.Errorf("tools: %s", got)
 	}
@@ -122,10 +130,7 @@ func TestHTTP_session(t *testing.T) {
 		t.Errorf("resource: %v", err)
 	}
 	// The admin token may use any workspace.
-	as, err := e.connect("demo", "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	as := e.mustConnect("demo", "admin")
 	if got := as.okText("read", map[string]any{"path": "hello.txt"}); got != "1\thi\n" {
 		t.Errorf("admin read: %q", got)
 	}
@@ -133,10 +138,7 @@ func TestHTTP_session(t *testing.T) {
 
 func TestHTTP_scopes(t *testing.T) {
 	e := newHTTPEnv(t)
-	ro, err := e.connect("demo", "ro")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro := e.mustConnect("demo", "ro")
 	if got := toolNames(t, ro); got != "find,grep,ls,read" {
 		t.Errorf("read-only tools: %s", got)
 	}
@@ -144,10 +146,7 @@ func TestHTTP_scopes(t *testing.T) {
 	if _, err := ro.cs.CallTool(bg, &sdk.CallToolParams{Name: "write", Arguments: map[string]any{"path": "x", "content": "y"}}); err == nil {
 		t.Error("read-only token wrote")
 	}
-	wo, err := e.connect("demo", "wo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	wo := e.mustConnect("demo", "wo")
 	// Write-only: write and delete, but not edit (it shows content) nor resources.
 	if got := toolNames(t, wo); got != "delete,write" {
 		t.Errorf("write-only tools: %s", got)
@@ -158,10 +157,7 @@ func TestHTTP_scopes(t *testing.T) {
 	if _, err := wo.cs.ReadResource(bg, &sdk.ReadResourceParams{URI: "desk://demo/x"}); err == nil {
 		t.Error("write-only token read a resource")
 	}
-	ex, err := e.connect("demo", "execjs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex := e.mustConnect("demo", "execjs")
 	// A token limited to some backends must name one.
 	if got := ex.errText("exec", map[string]any{"command": "echo hi"}); !strings.Contains(got, "forbidden") || !strings.Contains(got, "name one") {
 		t.Errorf("exec without backend: %q", got)
@@ -225,10 +221,7 @@ func TestHTTP_authFailures(t *testing.T) {
 	}
 
 	// A token revoked during a session stops working at once.
-	s, err := e.connect("demo", "all")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := e.mustConnect("demo", "all")
 	s.okText("ls", map[string]any{})
 	if err := e.a.Revoke(bg, e.ids["all"]); err != nil {
 		t.Fatal(err)
@@ -241,24 +234,7 @@ func TestHTTP_authFailures(t *testing.T) {
 // TestHTTP_sessionBelongsToToken: another token cannot use a session.
 func TestHTTP_sessionBelongsToToken(t *testing.T) {
 	e := newHTTPEnv(t)
-	var sessionID string
-	tr := &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", MaxRetries: -1, HTTPClient: &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+e.tokens["ro"])
-		resp, err := http.DefaultTransport.RoundTrip(r)
-		if err == nil && resp.Header.Get("Mcp-Session-Id") != "" {
-			sessionID = resp.Header.Get("Mcp-Session-Id")
-		}
-		return resp, err
-	})}}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if sessionID == "" {
-		t.Fatal("no session id")
-	}
+	cs, sessionID := e.connectWithID("ro")
 	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write","arguments":{"path":"x","content":"y"}}}`
 	req, _ := http.NewRequest("POST", e.url+"/mcp/demo", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -280,13 +256,43 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
+// connectWithID connects to workspace demo with the named token and returns
+// the session and its id (Mcp-Session-Id, as the server gave it when the
+// session began); the session is closed at the test's end.
+func (e *httpEnv) connectWithID(token string) (*sdk.ClientSession, string) {
+	e.t.Helper()
+	var mu sync.Mutex
+	var id string
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+e.tokens[token])
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if err == nil && resp.Header.Get("Mcp-Session-Id") != "" {
+			mu.Lock()
+			if id == "" {
+				id = resp.Header.Get("Mcp-Session-Id")
+			}
+			mu.Unlock()
+		}
+		return resp, err
+	})}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	mu.Lock()
+	defer mu.Unlock()
+	if id == "" {
+		e.t.Fatal("no session id")
+	}
+	return cs, id
+}
+
 // TestHTTP_cancel: cancelling a call over streamable HTTP kills its execution.
 func TestHTTP_cancel(t *testing.T) {
 	e := newHTTPEnv(t)
-	s, err := e.connect("demo", "all")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := e.mustConnect("demo", "all")
 	ctx, cancel := context.WithCancel(bg)
 	done := make(chan error, 1)
 	go func() {
@@ -310,20 +316,7 @@ func TestHTTP_cancel(t *testing.T) {
 // closes a session only once its calls have returned).
 func TestHTTP_deleteSessionCancels(t *testing.T) {
 	e := newHTTPEnv(t)
-	var sessionID string
-	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+e.tokens["all"])
-		resp, err := http.DefaultTransport.RoundTrip(r)
-		if err == nil && resp.Header.Get("Mcp-Session-Id") != "" {
-			sessionID = resp.Header.Get("Mcp-Session-Id")
-		}
-		return resp, err
-	})}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/demo", HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sessionID := e.connectWithID("all")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
