@@ -140,7 +140,7 @@ var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true
 var wrapperOpts = map[string]string{
 	"command": "", "builtin": "", "exec": "-a", "nohup": "", "nice": "-n --adjustment",
 	"sudo": "-u -g -C -D -h -p -r -t -U --user --group", "doas": "-u -C", "setsid": "",
-	"stdbuf": "-i -o -e", "ionice": "-c -n -p -t", "chrt": "-p", "taskset": "",
+	"stdbuf": "-i -o -e --input --output --error", "ionice": "-c -n -p -t", "chrt": "-p", "taskset": "",
 	"time": "-f -o", "timeout": "-s -k --signal --kill-after", "unbuffer": "", "sg": "",
 }
 

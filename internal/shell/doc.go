@@ -59,7 +59,7 @@
 // exported variables, Limits.MaxReadBytes, a Ctx cancelled on kill, timeout
 // and limits, Net (the job's run.Job.Net: curl and wget send through it, and
 // fail with run.ErrNoNetwork's message without one), and Exec to run
-// another command (xargs, env, timeout...). A
+// another command (xargs, env, timeout, nice, nohup, stdbuf...). A
 // command that panics prints "name: internal error" and exits 2.
 //
 // # Interpreter bugs worked around
@@ -343,7 +343,9 @@
 // "auto" backend. It parses the script and collects every command name it can
 // know statically (the literal first word of each simple command, also inside
 // functions, pipelines and command substitutions, and the command after the
-// wrappers command, builtin, exec, env, timeout and xargs). If every one is an
+// wrappers command, builtin, exec, env, timeout, xargs, nice, nohup and
+// stdbuf, past their options and the options' values: timeout -s KILL 5
+// make names make). If every one is an
 // interpreter builtin, a function the script defines, or a command of this
 // backend, the script runs here; otherwise it goes to the "sandbox" backend
 // when one is configured, else Route fails naming the missing commands. Names

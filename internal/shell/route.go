@@ -20,7 +20,7 @@ const SandboxBackend = "sandbox"
 // Route is the router for the "auto" backend (run.Options.Router). It parses
 // the script and collects every command it can name statically (the literal
 // first word of each simple command, and the command after the wrappers
-// command, builtin, exec, env, timeout and xargs). When every one of them is a
+// command, builtin, exec, env, timeout, xargs, nice, nohup and stdbuf). When every one of them is a
 // builtin of the interpreter, a function the script defines, or a command this
 // backend has, the script runs here ("shell"); otherwise on the sandbox
 // backend when one is configured, else Route fails naming the missing
@@ -130,7 +130,7 @@ func (b *Backend) has(name string) bool {
 }
 
 // commandNames returns the statically known command names of a simple
-// command: its first word, and the command a wrapper runs.
+// command: its first word, and the command a wrapper (routeWrappers) runs.
 func commandNames(args []*syntax.Word) []string {
 	var out []string
 	for len(args) > 0 {
@@ -139,30 +139,42 @@ func commandNames(args []*syntax.Word) []string {
 			return out // computed at run time: cannot be known
 		}
 		out = append(out, name)
-		rest := args[1:]
-		switch name {
-		case "command", "builtin", "exec":
-			rest = skipOptions(rest, nil)
-		case "env":
-			rest = skipOptions(rest, func(w string) bool { return strings.Contains(w, "=") })
-		case "timeout":
-			rest = skipOptions(rest, nil)
-			if len(rest) > 0 {
-				rest = rest[1:] // the duration
-			}
-		case "xargs":
-			rest = skipOptions(rest, nil)
-		default:
+		withArg, ok := routeWrappers[path.Base(name)]
+		if !ok {
 			return out
+		}
+		var extra func(string) bool
+		if path.Base(name) == "env" {
+			extra = func(w string) bool { return strings.Contains(w, "=") }
+		}
+		rest := skipOptions(args[1:], withArg, extra)
+		if path.Base(name) == "timeout" && len(rest) > 0 {
+			rest = rest[1:] // the duration
 		}
 		args = rest
 	}
 	return out
 }
 
-// skipOptions drops leading words that start with "-" (and those extra says
-// to skip), stopping after "--".
-func skipOptions(args []*syntax.Word, extra func(string) bool) []*syntax.Word {
+// routeWrappers are the commands that run the command after their
+// options, with the options that take the next word as their argument
+// (an attached one, -n5 or --adjustment=5, is one word already). nice's
+// -N and stdbuf's modes are options like the others.
+var routeWrappers = map[string][]string{
+	"command": nil, "builtin": nil, "exec": {"-a"},
+	"env":     {"-u", "-C", "--unset", "--chdir"},
+	"timeout": {"-s", "-k", "--signal", "--kill-after"},
+	"xargs": {"-I", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--max-args", "--max-lines", "--max-procs",
+		"--delimiter", "--arg-file", "--replace", "--eof", "--max-chars", "--process-slot-var"},
+	"nice":   {"-n", "--adjustment"},
+	"nohup":  nil,
+	"stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
+}
+
+// skipOptions drops leading words that start with "-" (with the next word
+// for those in withArg, and words extra says to skip), stopping after
+// "--".
+func skipOptions(args []*syntax.Word, withArg []string, extra func(string) bool) []*syntax.Word {
 	for len(args) > 0 {
 		w, ok := literal(args[0])
 		if !ok {
@@ -175,6 +187,9 @@ func skipOptions(args []*syntax.Word, extra func(string) bool) []*syntax.Word {
 			return args
 		}
 		args = args[1:]
+		if slices.Contains(withArg, w) && len(args) > 0 {
+			args = args[1:]
+		}
 	}
 	return args
 }

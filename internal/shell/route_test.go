@@ -3,6 +3,8 @@ package shell
 import (
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 func TestBackend_Route(t *testing.T) {
@@ -21,6 +23,11 @@ func TestBackend_Route(t *testing.T) {
 		{"wrappers: env", "env FOO=1 python3 x.py", []string{"shell", "sandbox"}, "sandbox", ""},
 		{"wrappers: xargs", "find . -name '*.go' | xargs -n 1 gofmt", []string{"shell", "sandbox"}, "sandbox", ""},
 		{"wrappers: timeout of a shell command", "timeout 5 sort f", nil, "shell", ""},
+		{"wrappers: timeout with a signal", "timeout -s KILL 5 sort f", nil, "shell", ""},
+		{"wrappers: nice, stdbuf, nohup of shell commands", "nice -n 5 sort f | stdbuf -o L grep x; nohup wc -l f", nil, "shell", ""},
+		{"wrappers: xargs with option values", "ls | xargs -n 1 -P 2 wc -l", nil, "shell", ""},
+		{"wrappers: nohup of a sandbox command", "nohup python3 serve.py", []string{"shell", "sandbox"}, "sandbox", ""},
+		{"wrappers: stdbuf of a sandbox command", "stdbuf -oL make", []string{"shell"}, "", "make: not a command of the shell backend"},
 		{"quoted names are static", `'ls' "cat" f`, nil, "shell", ""},
 		{"a computed name cannot be known", `cmd=ls; $cmd -la`, nil, "shell", ""},
 		{"absolute path of a known command", "/usr/bin/ls -la", nil, "shell", ""},
@@ -50,5 +57,47 @@ func TestBackend_Route(t *testing.T) {
 				t.Fatalf("Route = %q (%q), %v; want %q", got, reason, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCommandNames: the wrappers' options, with and without an argument
+// of their own, are skipped to the command they run.
+func TestCommandNames(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{"ls -la", "ls"},
+		{"nohup make", "nohup make"},
+		{"nohup -- make -j2", "nohup make"},
+		{"nice make", "nice make"},
+		{"nice -n 5 make", "nice make"},
+		{"nice -n5 make", "nice make"},
+		{"nice -5 make", "nice make"},
+		{"nice --adjustment 5 make", "nice make"},
+		{"nice --adjustment=5 make", "nice make"},
+		{"nice", "nice"},
+		{"stdbuf -oL make", "stdbuf make"},
+		{"stdbuf -o L -e 0 make", "stdbuf make"},
+		{"stdbuf --output L make", "stdbuf make"},
+		{"stdbuf --output=L -i0 make", "stdbuf make"},
+		{"timeout 5 make", "timeout make"},
+		{"timeout -s KILL 5 make", "timeout make"},
+		{"timeout --signal KILL -k 1 5 make", "timeout make"},
+		{"timeout --preserve-status 5 make", "timeout make"},
+		{"xargs -n 1 make", "xargs make"},
+		{"xargs -I {} -P 4 make {}", "xargs make"},
+		{"xargs -0r make", "xargs make"},
+		{"env -u X -C /tmp A=1 make", "env make"},
+		{"exec -a name make", "exec make"},
+		{"/usr/bin/env A=1 make", "/usr/bin/env make"},
+		{"timeout 5 nice -n 1 stdbuf -oL nohup env A=1 xargs -n 2 make", "timeout nice stdbuf nohup env xargs make"},
+		{"nice $cmd x", "nice"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(tc.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(commandNames(f.Stmts[0].Cmd.(*syntax.CallExpr).Args), " ")
+		if got != tc.want {
+			t.Errorf("commandNames(%q) = %q, want %q", tc.script, got, tc.want)
+		}
 	}
 }

@@ -221,4 +221,21 @@
 // -l and the sandbox do. whoami prints $USER, which the shell sets to
 // "user". Standard input is never a terminal (tty: "not a tty", 1) and
 // there is no login (logname: "no login name", 1).
+//
+// # Command wrappers: nohup, nice, stdbuf
+//
+// nohup, nice and stdbuf (wrappers.go) run their command through
+// Env.Exec, as env and timeout do, after checking their options with
+// GNU's messages and statuses (125 their own errors, 127 a command not
+// found). What they change in a process has no meaning in process: there
+// are no hangup signals, and since standard input, output and error are
+// never a terminal nohup neither writes nohup.out nor prints "ignoring
+// input" (as GNU's nohup when they are not terminals); there is no
+// scheduling priority, so nice validates its adjustment (clamped to -20
+// .. 19, a negative one accepted as for root) and ignores it, and nice
+// without a command prints 0 (also under "nice -n 5 nice", where GNU
+// prints 5); commands write straight to the execution's streams, so
+// stdbuf validates its modes (L, 0, a size; L refused for -i) and
+// ignores them. The policy and route parsers skip these wrappers' options
+// and values to the command they run (internal/policy, shell.Route).
 package cmds
