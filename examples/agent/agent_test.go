@@ -212,6 +212,32 @@ func (f *fakeProvider) start(t *testing.T) string {
 
 // setEnv gives the agent the desk server and the provider through the
 // environment, as a person would.
+// runAgent runs the agent's command line with args, stdin and interrupt,
+// logs what it wrote and fails the test unless it exits 0; it returns its
+// stdout and stderr.
+func runAgent(ctx context.Context, t *testing.T, args []string, stdin string, interrupt <-chan os.Signal) (stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(ctx, args, strings.NewReader(stdin), &out, &errOut, interrupt)
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	return out.String(), errOut.String()
+}
+
+// check fails the test with each wrong request the provider saw, and
+// unless it got n requests.
+func (f *fakeProvider) check(t *testing.T, n int) {
+	t.Helper()
+	for _, p := range f.bad {
+		t.Error(p)
+	}
+	if len(f.reqs) != n {
+		t.Fatalf("the provider got %d requests, want %d", len(f.reqs), n)
+	}
+}
+
 func setEnv(t *testing.T, deskURL, token, kind, base string) {
 	t.Setenv("DESK_URL", deskURL)
 	t.Setenv("DESK_TOKEN", token)
@@ -450,19 +476,9 @@ func testApproval(t *testing.T, desk *exampletest.Server) {
 		{text: []string{"ok"}},
 	}}
 	setEnv(t, desk.URL, tok.Secret, "anthropic", fake.start(t))
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"-w", ws, "-model", "test-model", "-approve-token", desk.Token},
-		strings.NewReader("show the notes, then remove them\ny\nn\n"), &stdout, &stderr, nil)
-	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	for _, p := range fake.bad {
-		t.Error(p)
-	}
-	if len(fake.reqs) != 3 {
-		t.Fatalf("%d requests, want 3", len(fake.reqs))
-	}
+	out, _ := runAgent(ctx, t, []string{"-w", ws, "-model", "test-model", "-approve-token", desk.Token},
+		"show the notes, then remove them\ny\nn\n", nil)
+	fake.check(t, 3)
 	tr, _ := transcript(t, "anthropic", fake.reqs[1])
 	if r := tr[len(tr)-1]; r.Kind != "result" || r.Err || !strings.HasPrefix(r.Text, "alpha\nbeta\n[exit code 0") {
 		t.Errorf("the approved exec's result: %+v", r)
@@ -475,7 +491,6 @@ func testApproval(t *testing.T, desk *exampletest.Server) {
 	if b, err := desk.Client.ReadFile(ctx, ws, "notes.txt"); err != nil || string(b) != "alpha\nbeta\n" {
 		t.Errorf("notes.txt after the denied rm: %q, %v", b, err)
 	}
-	out := stdout.String()
 	at := 0
 	for _, want := range []string{
 		"-> exec command=\"cat notes.txt\"\n?  approval needed: \"cat notes.txt\" matches the rule \"ask cat *\" of the workspace\n   run it? [y/N]    approved\n   alpha\n",
@@ -524,18 +539,8 @@ func testInterruptExec(t *testing.T, desk *exampletest.Server) {
 		{text: []string{"ok"}},
 	}}
 	setEnv(t, desk.URL, desk.Token, "anthropic", fake.start(t))
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"-w", ws, "-model", "test-model"}, strings.NewReader("run it\nnext\n"), &stdout, &stderr, interrupt)
-	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	for _, p := range fake.bad {
-		t.Error(p)
-	}
-	if len(fake.reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(fake.reqs))
-	}
+	runAgent(ctx, t, []string{"-w", ws, "-model", "test-model"}, "run it\nnext\n", interrupt)
+	fake.check(t, 2)
 	tr, _ := transcript(t, "anthropic", fake.reqs[1])
 	if len(tr) != 4 || tr[2].Kind != "result" || !tr[2].Err || tr[2].Text != "stopped by the person (Ctrl-C)" || tr[3].Text != "next" {
 		t.Errorf("the request after the interrupt: %+v", tr)
@@ -590,23 +595,13 @@ func testInterrupt(t *testing.T, desk *exampletest.Server, kind string) {
 		case <-ctx.Done():
 		}
 	}()
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"-w", ws, "-model", "test-model"}, strings.NewReader("first\nsecond\n"), &stdout, &stderr, interrupt)
-	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	stdout, stderr := runAgent(ctx, t, []string{"-w", ws, "-model", "test-model"}, "first\nsecond\n", interrupt)
 	select {
 	case <-fake.gone: // the server saw the client go away
 	case <-time.After(time.Minute): // a hang guard
 		t.Error("the interrupted request was not cancelled")
 	}
-	for _, p := range fake.bad {
-		t.Error(p)
-	}
-	if len(fake.reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(fake.reqs))
-	}
+	fake.check(t, 2)
 	tr, _ := transcript(t, kind, fake.reqs[1])
 	var users []string
 	for _, e := range tr {
@@ -616,7 +611,7 @@ func testInterrupt(t *testing.T, desk *exampletest.Server, kind string) {
 	if got := strings.Join(users, "|"); got != want {
 		t.Errorf("the request after the interrupt: %q, want %q", got, want)
 	}
-	if !strings.Contains(stderr.String(), "[turn stopped]") || !strings.Contains(stdout.String(), "> ok\n") {
+	if !strings.Contains(stderr, "[turn stopped]") || !strings.Contains(stdout, "> ok\n") {
 		t.Errorf("the terminal does not show the stop and the next answer")
 	}
 }
@@ -638,19 +633,9 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	setEnv(t, desk.URL, tok.Secret, kind, base)
 	session := "test-session-" + kind
 	t.Setenv("DESK_SESSION", session)
-	stdin := strings.NewReader("write notes.txt with alpha and beta, then count its lines\nand now?\n")
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"-w", ws, "-model", "test-model", "-retry-wait", "1ms"}, stdin, &stdout, &stderr, nil)
-	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	for _, p := range fake.bad {
-		t.Error(p)
-	}
-	if len(fake.reqs) != len(fake.script) {
-		t.Fatalf("the provider got %d requests, want %d", len(fake.reqs), len(fake.script))
-	}
+	out, stderr := runAgent(ctx, t, []string{"-w", ws, "-model", "test-model", "-retry-wait", "1ms"},
+		"write notes.txt with alpha and beta, then count its lines\nand now?\n", nil)
+	fake.check(t, len(fake.script))
 
 	// The file is in the workspace.
 	if b, err := adminClient.ReadFile(ctx, ws, "notes.txt"); err != nil || string(b) != "alpha\nbeta\n" {
@@ -724,7 +709,6 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	}
 
 	// The streamed text and the tool calls reached stdout in order.
-	out := stdout.String()
 	at := 0
 	for _, want := range []string{
 		"desk agent · workspace " + ws + " · " + kind + " test-model",
@@ -746,7 +730,7 @@ func testAgent(t *testing.T, desk *exampletest.Server, kind string) {
 	}
 	limit := map[string]string{"anthropic": "529 overloaded_error", "openai": "429 rate_limit_exceeded"}[kind]
 	for _, want := range []string{limit, "retry 1 of 5", "the answer above broke off"} {
-		if !strings.Contains(strings.ToLower(stderr.String()), strings.ToLower(want)) {
+		if !strings.Contains(strings.ToLower(stderr), strings.ToLower(want)) {
 			t.Errorf("stderr lacks %q", want)
 		}
 	}
