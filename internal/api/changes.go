@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/client/quote"
@@ -46,11 +45,8 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request, c *call) 
 	ctx, stop := s.longCtx(r)
 	defer stop()
 	ch, errf := fsys.Subscribe(ctx, since)
-	st := s.startStream(w, r)
-	s.m.streaming.Inc()
-	defer s.m.streaming.Dec()
-	tick := time.NewTicker(s.opts.Heartbeat)
-	defer tick.Stop()
+	st, heartbeat, end := s.liveStream(w, r)
+	defer end()
 	for {
 		select {
 		case c, ok := <-ch:
@@ -67,7 +63,7 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request, c *call) 
 			if err := st.send(c.Seq, "change", wireChange(c)); err != nil {
 				return nil
 			}
-		case <-tick.C:
+		case <-heartbeat:
 			if st.ping() != nil {
 				return nil
 			}

@@ -293,11 +293,8 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c *call) e
 			}
 		}
 	}()
-	st := s.startStream(w, r)
-	s.m.streaming.Inc()
-	defer s.m.streaming.Dec()
-	tick := time.NewTicker(s.opts.Heartbeat)
-	defer tick.Stop()
+	st, heartbeat, end := s.liveStream(w, r)
+	defer end()
 	for {
 		select {
 		case n := <-ch:
@@ -314,7 +311,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c *call) e
 			if err := st.send(n.ev.Seq, string(n.ev.Type), wireEvent(n.ev)); err != nil {
 				return nil // the client went away
 			}
-		case <-tick.C:
+		case <-heartbeat:
 			if st.ping() != nil {
 				return nil
 			}

@@ -343,12 +343,9 @@ func (s *Server) handlePutFile(w http.ResponseWriter, r *http.Request, c *call) 
 	if err != nil {
 		return err
 	}
-	if r.ContentLength > s.opts.MaxUploadBytes {
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "file body of %d bytes is over the limit of %d", r.ContentLength, s.opts.MaxUploadBytes)
-	}
 	// Wait for an upload slot: the body is not read before (its progress
 	// rule starts at the first read).
-	release, err := s.uploadSlot(r.Context())
+	release, err := s.uploadSlot(r, "file", s.opts.MaxUploadBytes)
 	if err != nil {
 		return err
 	}
@@ -614,16 +611,21 @@ func (s *Server) copyEntry(ctx context.Context, fsys *vfs.FS, src, dst string, b
 	}
 }
 
-// uploadSlot waits for one of the Options.MaxUploads slots of a body being
-// received (file PUTs and tree uploads), counted as waiting meanwhile, and
-// returns its release; the error is ctx's when it ends first.
-func (s *Server) uploadSlot(ctx context.Context) (release func(), err error) {
+// uploadSlot refuses r's body when its declared length is over limit (413,
+// naming the body what), else waits for one of the Options.MaxUploads
+// slots of a body being received (file PUTs and tree uploads), counted as
+// waiting meanwhile, and returns its release; the error is the request
+// context's when it ends first.
+func (s *Server) uploadSlot(r *http.Request, what string, limit int64) (release func(), err error) {
+	if r.ContentLength > limit {
+		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "%s body of %d bytes is over the limit of %d", what, r.ContentLength, limit)
+	}
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
 	select {
 	case s.slots <- struct{}{}:
 		return func() { <-s.slots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
 	}
 }

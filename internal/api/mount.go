@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/fusefs"
@@ -147,14 +146,11 @@ func (s *Server) handleMount(w http.ResponseWriter, r *http.Request, c *call) er
 
 	ctx, stop := s.longCtx(r)
 	defer stop()
-	st := s.startStream(w, r)
-	s.m.streaming.Inc()
-	defer s.m.streaming.Dec()
+	st, heartbeat, end := s.liveStream(w, r)
+	defer end()
 	ev := client.MountEvent{Seq: 1, Type: "mounted", ID: id, Workspace: c.ws, Dir: m.Dir(),
 		AllowOther: req.AllowOther, ReadOnly: req.ReadOnly, Connection: m.Connection()}
 	alive := st.send(ev.Seq, ev.Type, ev) == nil
-	tick := time.NewTicker(s.opts.Heartbeat)
-	defer tick.Stop()
 	ev.Seq, ev.Type = 2, "unmounted"
 	for alive && ev.Reason == "" {
 		select {
@@ -168,7 +164,7 @@ func (s *Server) handleMount(w http.ResponseWriter, r *http.Request, c *call) er
 			if s.ctx.Err() != nil {
 				ev.Message = "the server is stopping"
 			}
-		case <-tick.C:
+		case <-heartbeat:
 			alive = st.ping() == nil
 		}
 	}

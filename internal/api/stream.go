@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/desk-dev/desk/client"
 )
@@ -31,6 +32,20 @@ func (s *Server) startStream(w http.ResponseWriter, r *http.Request) *streamer {
 	w.WriteHeader(http.StatusOK)
 	st.rc.Flush()
 	return st
+}
+
+// liveStream starts a stream of events that is counted in
+// desk_http_streams while it is open and kept alive by heartbeats
+// (Options.Heartbeat): it returns the streamer, the heartbeat's ticks, and
+// end, which the handler defers.
+func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) (st *streamer, heartbeat <-chan time.Time, end func()) {
+	st = s.startStream(w, r)
+	s.m.streaming.Inc()
+	tick := time.NewTicker(s.opts.Heartbeat)
+	return st, tick.C, func() {
+		tick.Stop()
+		s.m.streaming.Dec()
+	}
 }
 
 // send writes one event: in SSE with its id and event name, in NDJSON as a line.

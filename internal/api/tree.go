@@ -126,11 +126,8 @@ func (s *Server) handlePutTree(w http.ResponseWriter, r *http.Request, c *call) 
 		}
 	}
 	to := s.opts.Tree.withDefaults()
-	if r.ContentLength > to.MaxBytes {
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "archive body of %d bytes is over the limit of %d", r.ContentLength, to.MaxBytes)
-	}
 	// Wait for an upload slot before reading the body, as a file PUT does.
-	release, err := s.uploadSlot(r.Context())
+	release, err := s.uploadSlot(r, "archive", to.MaxBytes)
 	if err != nil {
 		return err
 	}
