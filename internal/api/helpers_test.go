@@ -133,9 +133,10 @@ func (e *env) mint(ws string, backends []string, scopes ...string) (string, stri
 	return m.Token.ID, m.Secret
 }
 
-// raw sends a plain HTTP request and returns the status, body and the
-// error code, if the body is an error.
-func (e *env) raw(method, path, token string, body io.Reader, hdr ...string) (int, []byte, string) {
+// send sends a plain HTTP request with the bearer token (none if "") and
+// the headers hdr (name, value pairs), following no redirects, and returns
+// the response with its body and the error reading that.
+func (e *env) send(method, path, token string, body io.Reader, hdr ...string) (*http.Response, []byte, error) {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.url+path, body)
 	if err != nil {
@@ -152,7 +153,15 @@ func (e *env) raw(method, path, token string, body io.Reader, hdr ...string) (in
 		e.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+// raw sends a plain HTTP request (see send) and returns the status, body
+// and the error code, if the body is an error.
+func (e *env) raw(method, path, token string, body io.Reader, hdr ...string) (int, []byte, string) {
+	e.t.Helper()
+	resp, b, _ := e.send(method, path, token, body, hdr...)
 	var eb client.ErrorBody
 	// git's routes answer errors in plain text, which git shows.
 	if resp.StatusCode >= 400 && !strings.HasPrefix(path, "/git/") {

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,23 +10,11 @@ import (
 	"github.com/desk-dev/desk/client"
 )
 
-// get sends a request and returns the response with its body read.
+// get sends a bodiless request with the admin token and returns the
+// response with its body read.
 func (e *env) get(method, path string, hdr ...string) (*http.Response, []byte) {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.url+path, nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+e.admin)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultTransport.RoundTrip(req) // no redirects followed
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	resp, b, err := e.send(method, path, e.admin, nil, hdr...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
