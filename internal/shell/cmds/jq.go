@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,11 +37,12 @@ func init() { Register("jq", Jq) }
 // gojq, so key order is reconstructed: an object with exactly the keys of an
 // input object prints in that input's order, other objects print keys seen in
 // the input first (in first-seen order), then keys in the order the filter
-// text names them, then the rest sorted. keys_unsorted, to_entries and
-// with_entries list keys in that same order, as jq's do; but .[] (and what
-// is built on it: map_values, add, paths, .., tostream) iterates an object
-// in sorted key order, where jq follows the input's ('{"b":1,"a":2} | [.[]]'
-// is [2,1] here, [1,2] in jq): gojq has no hook for an object's iteration. Nothing reads the host: modules
+// text names them, then the rest sorted. .[], keys_unsorted, to_entries,
+// with_entries, map, add, .., paths and tostream go through an object's keys
+// in that same order, as jq's do (see jqOrderIterations); gojq's other
+// builtins that iterate an object inside gojq (any, all, min_by over an
+// object's values, walk's map_values) go in sorted key order, which changes
+// no result but the order of side effects such as debug. Nothing reads the host: modules
 // (import/include) cannot be loaded, $ENV and env are the shell's exported
 // environment, input_filename is the workspace operand.
 func Jq(env *Env, args []string) int {
@@ -245,9 +247,12 @@ func Jq(env *Env, args []string) int {
 	in := &jqInputs{env: env, files: files, raw: o.rawIn, slurp: o.slurp}
 	in.order = newJqKeyOrder(filter)
 	in.order.record([]string{"positional", "named"})
-	// jq's definitions that list an object's keys in their input order,
-	// before the filter's own (which may redefine them).
-	query.FuncDefs = append(jqOrderedDefs(), query.FuncDefs...)
+	// Objects iterate in their keys' input order, as in jq: the filter's
+	// own iterations call _desk_iter, and jq's definitions built on
+	// iteration are redefined over it, before the filter's own definitions
+	// (which may redefine them again).
+	jqOrderIterations(query)
+	query.FuncDefs = append(slices.Clip(jqOrderedDefs()), query.FuncDefs...)
 	code, err := gojq.Compile(query,
 		gojq.WithVariables(varNames),
 		gojq.WithEnvironLoader(func() []string {
@@ -264,6 +269,19 @@ func Jq(env *Env, args []string) int {
 		}),
 		gojq.WithFunction("keys_unsorted", 0, 0, func(v any, _ []any) any {
 			return jqKeysUnsorted(v, in.order)
+		}),
+		// tostring and tojson (and so string interpolation, @text and
+		// @json) print objects with their keys in order, as the output
+		// does: jqOrderedSource defines them over these (gojq's own
+		// functions of those names come before custom ones).
+		gojq.WithFunction("_desk_tostring", 0, 0, func(v any, _ []any) any {
+			if s, ok := v.(string); ok {
+				return s
+			}
+			return jqCompact(v, in.order)
+		}),
+		gojq.WithFunction("_desk_tojson", 0, 0, func(v any, _ []any) any {
+			return jqCompact(v, in.order)
 		}),
 		gojq.WithInputIter(in),
 	)
@@ -297,9 +315,7 @@ func Jq(env *Env, args []string) int {
 						if s, ok := hv.(string); ok {
 							io.WriteString(env.Stderr, s)
 						} else {
-							var b bytes.Buffer
-							(&jqEncoder{w: bufio.NewWriter(&b), indent: -1, order: in.order}).print(hv)
-							fmt.Fprintf(env.Stderr, "%s\n", b.String())
+							fmt.Fprintf(env.Stderr, "%s\n", jqCompact(hv, in.order))
 						}
 					}
 					status = halt.ExitCode()
@@ -314,7 +330,7 @@ func Jq(env *Env, args []string) int {
 				}
 				fmt.Fprintf(env.Stderr, "jq: error (at %s)%s%s\n", in.position(o.null), sep, msg)
 				status = 5
-				continue
+				return true // as jq, an error ends this input's outputs; the next input runs
 			}
 			if !jqDepthWithin(out, MaxJqDepth) {
 				w.Flush()
@@ -396,11 +412,7 @@ func jqErrorText(err error, order *jqKeyOrder) string {
 		case nil:
 			return "null (null)"
 		default:
-			var b bytes.Buffer
-			bw := bufio.NewWriter(&b)
-			(&jqEncoder{w: bw, indent: -1, order: order}).print(v)
-			bw.Flush()
-			return "(not a string): " + b.String()
+			return "(not a string): " + jqCompact(v, order)
 		}
 	}
 	return err.Error()
@@ -539,7 +551,9 @@ func (in *jqInputs) Next() (any, bool) {
 		if in.raw && len(in.lines) > 0 {
 			l := in.lines[0]
 			in.lines = in.lines[1:]
-			in.line++
+			if bytes.HasSuffix(l, []byte{'\n'}) {
+				in.line++ // jq counts the newlines read: a last line without one adds none
+			}
 			return string(bytes.TrimSuffix(l, []byte{'\n'})), true
 		}
 		if !in.raw && in.dec != nil {
@@ -621,6 +635,7 @@ func (in *jqInputs) slurpAll() (any, bool) {
 		if in.raw {
 			text.Write(in.data)
 			in.lines = nil
+			in.line = bytes.Count(in.data, []byte{'\n'})
 			continue
 		}
 		for {
@@ -634,7 +649,7 @@ func (in *jqInputs) slurpAll() (any, bool) {
 			}
 			all = append(all, v)
 		}
-		in.line = 1 + bytes.Count(in.data, []byte{'\n'})
+		in.line = bytes.Count(in.data, []byte{'\n'})
 	}
 	if in.raw {
 		return text.String(), true
@@ -656,23 +671,6 @@ func jqNumber(s string) any {
 	return f
 }
 
-// jqOrderedSource defines, in jq, the builtins that list an object's keys
-// in jq 1.6's order (the input's) through keys_unsorted, where gojq's own
-// use keys (sorted).
-const jqOrderedSource = `def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
-def with_entries(f): to_entries | map(f) | from_entries;
-.`
-
-// jqOrderedDefs returns jqOrderedSource's definitions, parsed for each
-// run (a few microseconds), so no run shares a syntax tree with another.
-func jqOrderedDefs() []*gojq.FuncDef {
-	q, err := gojq.Parse(jqOrderedSource)
-	if err != nil {
-		panic("parse jqOrderedSource: " + err.Error())
-	}
-	return q.FuncDefs
-}
-
 // jqKeysUnsorted is jq's keys_unsorted: an object's keys in their input
 // order (as reconstructed by order), an array's indexes.
 func jqKeysUnsorted(v any, order *jqKeyOrder) any {
@@ -691,11 +689,14 @@ func jqKeysUnsorted(v any, order *jqKeyOrder) any {
 		}
 		return out
 	}
+	return fmt.Errorf("%s (%s) has no keys", jqTypeName(v), jqCompact(v, order))
+}
+
+// jqCompact is v as jq -c prints it, keys in order.
+func jqCompact(v any, order *jqKeyOrder) string {
 	var b strings.Builder
-	bw := bufio.NewWriter(&b)
-	(&jqEncoder{w: bw, indent: -1, order: order}).print(v)
-	bw.Flush()
-	return fmt.Errorf("%s (%s) has no keys", jqTypeName(v), b.String())
+	(&jqEncoder{w: bufio.NewWriter(&b), indent: -1, order: order}).print(v)
+	return b.String()
 }
 
 // jqTypeName is jq's name of v's type.

@@ -58,15 +58,23 @@ func (d *jqDecoder) offset() int {
 	return d.pos
 }
 
-// line is the 1-based line of offset, counted incrementally.
+// line is jq's line number of the value just decoded (what "jq: error (at
+// FILE:LINE)" says), counted incrementally.
 func (d *jqDecoder) line() int {
-	off := min(d.offset(), len(d.data))
-	if off < d.linePos {
+	// jq feeds its parser a line at a time and counts the lines fed: the
+	// newlines up to the end of the line the value ends on.
+	end := min(d.offset(), len(d.data))
+	if i := bytes.IndexByte(d.data[end:], '\n'); i >= 0 {
+		end += i + 1
+	} else {
+		end = len(d.data)
+	}
+	if end < d.linePos {
 		d.linePos, d.lines = 0, 0
 	}
-	d.lines += bytes.Count(d.data[d.linePos:off], []byte{'\n'})
-	d.linePos = off
-	return 1 + d.lines
+	d.lines += bytes.Count(d.data[d.linePos:end], []byte{'\n'})
+	d.linePos = end
+	return d.lines
 }
 
 // errJqSlow makes the direct parser hand a value to the tokenizer.
