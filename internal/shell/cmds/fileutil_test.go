@@ -63,36 +63,7 @@ func fuConfirmCases(t *testing.T, cases []fuFileCase, unordered bool) {
 			if err := os.MkdirAll(work, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			names := make([]string, 0, len(c.files))
-			for n := range c.files {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				p := n
-				if strings.HasPrefix(p, "/") {
-					p = root + p
-				} else {
-					p = filepath.Join(work, p)
-				}
-				v := c.files[n]
-				var err error
-				switch {
-				case strings.HasSuffix(n, "/"):
-					err = os.MkdirAll(p, 0o755)
-				case strings.HasPrefix(v, "->"):
-					if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-						err = os.Symlink(strings.TrimPrefix(v, "->"), p)
-					}
-				default:
-					if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-						err = os.WriteFile(p, []byte(v), 0o644)
-					}
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			fuHostFixture(t, root, c.files)
 			cmd := exec.Command(c.args[0], c.args[1:]...)
 			cmd.Dir = work
 			cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin", "HOME=" + work, "TZ=UTC", "TMPDIR=" + root + "/tmp"}
@@ -109,6 +80,44 @@ func fuConfirmCases(t *testing.T, cases []fuFileCase, unordered bool) {
 					c.args, gotOut, gotErr, st, wantOut, c.wantErr, c.wantStatus)
 			}
 		})
+	}
+}
+
+// fuHostFixture makes files on the host as newStore makes them in a
+// store: names relative to root/work unless absolute (then under root),
+// keys ending in "/" directories, values starting with "->" symlinks.
+func fuHostFixture(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	work := filepath.Join(root, "work")
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := n
+		if strings.HasPrefix(p, "/") {
+			p = root + p
+		} else {
+			p = filepath.Join(work, p)
+		}
+		v := files[n]
+		var err error
+		switch {
+		case strings.HasSuffix(n, "/"):
+			err = os.MkdirAll(p, 0o755)
+		case strings.HasPrefix(v, "->"):
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.Symlink(strings.TrimPrefix(v, "->"), p)
+			}
+		default:
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.WriteFile(p, []byte(v), 0o644)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
