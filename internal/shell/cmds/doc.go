@@ -238,4 +238,23 @@
 // stdbuf validates its modes (L, 0, a size; L refused for -i) and
 // ignores them. The policy and route parsers skip these wrappers' options
 // and values to the command they run (internal/policy, shell.Route).
+//
+// # Sizes, owners and special files: truncate, chown, chgrp
+//
+// truncate sets sizes as GNU's does (-s with gnulib's suffixes, K to Y,
+// KB, KiB, and the modifiers + - < > / %; -r, -o in the store's 4,096-byte
+// I/O blocks, -c); the store bounds a file at Options.MaxFileSize (64 GiB
+// by default: past it "File too large"), and what it extends is a hole.
+// chown and chgrp change the store's uid and gid (vfs.FS.Chown, Lchown:
+// as Linux, a non-directory's set-user-ID bit is cleared), with GNU's
+// specs (OWNER:GROUP, :GROUP, OWNER: for the login group, OWNER.GROUP
+// with its warning), -R with -H -L -P (directory entries in name order,
+// each directory after its contents, as fts visits it), -h,
+// --dereference, --from, --reference, -c -v -f and --preserve-root. The
+// workspace has no user database: root is the one name (uid and gid 0,
+// its own login group), any other owner is given and shown as a number.
+// TestTruncate_gnu, TestChown_gnu and TestChgrp_gnu compare each row's
+// output, status and the tree left (contents, modes, owners) with the GNU
+// tool's on a host directory (foRunGNU; as root, which the real tools
+// need to give files away).
 package cmds

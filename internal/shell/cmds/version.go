@@ -7,7 +7,7 @@ import (
 
 // coreutils are commands of GNU coreutils 9.1 (those not registered are
 // left out): their --version names that package, as Debian 12's do.
-var coreutils = strings.Fields(`base64 basename cat chmod comm cp csplit cut date df dirname du echo env
+var coreutils = strings.Fields(`base64 basename cat chgrp chmod chown comm cp csplit cut date df dirname du echo env
 	expand false fold head join ln ls md5sum mkdir mkfifo mktemp mv nl od paste printenv printf pwd
 	readlink realpath rm rmdir seq sha1sum sha224sum sha256sum sha384sum sha512sum sleep sort split
 	stat tac tail tee test timeout touch tr true unexpand uniq wc whoami yes
