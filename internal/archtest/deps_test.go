@@ -63,7 +63,7 @@ var layers = map[string]int{
 // testOnly are the packages that only tests import: the shared test helpers.
 // Outside a test only another of them may import one. internal/testenv
 // imports only the standard library.
-var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/image/imagetest", "internal/vfs/vfstest", "internal/share/s3remote/s3test", "examples/internal/exampletest", "internal/gitws/gittest", "internal/run/runtest", "internal/fsio/fsiotest", "internal/shell/shelltest"}
+var testOnly = []string{"internal/testenv", "internal/sandbox/sandboxtest", "internal/image/imagetest", "internal/vfs/vfstest", "internal/share/s3remote/s3test", "examples/internal/exampletest", "internal/gitws/gittest", "internal/run/runtest", "internal/run/runtest/linecmd", "internal/fsio/fsiotest", "internal/shell/shelltest"}
 
 // cmdRoot may import anything and is imported by nothing.
 const cmdRoot = "cmd/desk"

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/desk-dev/desk/internal/run/runtest/linecmd"
 )
 
 // followAll reads a Follow stream to its end and returns the stdout it
@@ -43,7 +45,7 @@ func TestExecution_Follow_5MB(t *testing.T) {
 	release := x.Hold()
 	defer release()
 	got := followAll(t, x.Follow(0))
-	if !bytes.Equal(got, bigData(n)) {
+	if !bytes.Equal(got, linecmd.BigOutput(n)) {
 		t.Fatalf("received %d bytes, want the %d the program printed", len(got), n)
 	}
 	res, err := x.Wait(ctx(t))
@@ -76,7 +78,7 @@ func TestExecution_Follow_later(t *testing.T) {
 	x := e.exec("wait go\nbig 3000000", ExecOptions{})
 	s := x.Follow(0)
 	e.m.open("go")
-	if got := followAll(t, s); !bytes.Equal(got, bigData(3_000_000)) {
+	if got := followAll(t, s); !bytes.Equal(got, linecmd.BigOutput(3_000_000)) {
 		t.Fatalf("received %d bytes, want 3000000", len(got))
 	}
 	if _, err := x.Wait(ctx(t)); err != nil {

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,19 +12,15 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/desk-dev/desk/internal/run/runtest/linecmd"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// mini is the test backend: a line-oriented language, one command per line.
+// mini is the test backend: a line-oriented language, one command per
+// line, those of package linecmd and:
 //
-//	echo TEXT        TEXT and a newline to stdout
-//	err TEXT         TEXT and a newline to stderr
-//	lines N          N lines "%07d\n" (8 bytes each) to stdout, one write each
 //	drip N           N one-byte writes "x" to stdout
-//	big N            N bytes of bigData to stdout, in writes of 64 KiB
-//	sleep DURATION   sleep, or return ctx's error when cancelled first
 //	wait GATE        block until the test opens GATE, or ctx is cancelled
 //	hang GATE        block until the test opens GATE, ignoring ctx
 //	spin             busy-loop until ctx is cancelled
@@ -41,8 +36,6 @@ import (
 //	rm PATH          vfs RemoveAll
 //	mv OLD NEW       vfs Rename
 //	env              the environment, sorted, one K=V per line
-//	cat              copy stdin to stdout
-//	sum              read stdin to its end; print its length and SHA-256
 //	gulp N           read N bytes of stdin, then print "read N"
 //	input            the JSON input to stdout
 //	cwd | backend | id   print the job's field
@@ -88,41 +81,21 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 	m.mu.Unlock()
 	for line := range strings.SplitSeq(job.Source, "\n") {
 		cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-		var err error
+		ok, err := linecmd.Run(ctx, cmd, arg, job.Stdin, job.Stdout, job.Stderr)
+		if ok {
+			if err != nil {
+				return Outcome{}, err
+			}
+			continue
+		}
 		switch cmd {
 		case "":
-		case "echo":
-			_, err = io.WriteString(job.Stdout, arg+"\n")
-		case "err":
-			_, err = io.WriteString(job.Stderr, arg+"\n")
-		case "lines":
-			n, _ := strconv.Atoi(arg)
-			for i := range n {
-				if _, err = fmt.Fprintf(job.Stdout, "%07d\n", i); err != nil {
-					break
-				}
-			}
-		case "big":
-			n, _ := strconv.Atoi(arg)
-			data := bigData(n)
-			for len(data) > 0 && err == nil {
-				k := min(len(data), 64<<10)
-				_, err = job.Stdout.Write(data[:k])
-				data = data[k:]
-			}
 		case "drip":
 			n, _ := strconv.Atoi(arg)
 			for range n {
 				if _, err = job.Stdout.Write([]byte("x")); err != nil {
 					break
 				}
-			}
-		case "sleep":
-			d, _ := time.ParseDuration(arg)
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return Outcome{}, ctx.Err()
 			}
 		case "wait":
 			select {
@@ -186,14 +159,6 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 			for _, k := range keys {
 				fmt.Fprintf(job.Stdout, "%s=%s\n", k, job.Env[k])
 			}
-		case "cat":
-			_, err = io.Copy(job.Stdout, job.Stdin)
-		case "sum":
-			h := sha256.New()
-			var n int64
-			if n, err = io.Copy(h, job.Stdin); err == nil {
-				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
-			}
 		case "gulp":
 			n, _ := strconv.Atoi(arg)
 			if _, err = io.ReadFull(job.Stdin, make([]byte, n)); err == nil {
@@ -216,13 +181,4 @@ func (m *mini) Run(ctx context.Context, job *Job) (Outcome, error) {
 		}
 	}
 	return Outcome{}, nil
-}
-
-// bigData is the output of "big n": lines of their offset, cut at n bytes.
-func bigData(n int) []byte {
-	b := make([]byte, 0, n+16)
-	for len(b) < n {
-		b = fmt.Appendf(b, "%015d\n", len(b))
-	}
-	return b[:n]
 }

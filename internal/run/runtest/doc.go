@@ -5,5 +5,6 @@
 //
 // internal/run's own tests keep their own backend (mini, a superset with
 // gates, panics and store operations): a test inside package run cannot
-// import a package that imports run.
+// import a package that imports run. The commands both have are in
+// runtest/linecmd, which imports only the standard library.
 package runtest

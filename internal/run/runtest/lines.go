@@ -2,7 +2,6 @@ package runtest
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,21 +9,16 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/run/runtest/linecmd"
 )
 
-// Lines is the test backend: one command per line.
+// Lines is the test backend: one command per line, those of package
+// linecmd and:
 //
-//	echo TEXT        TEXT and a newline to stdout
-//	err TEXT         TEXT and a newline to stderr
 //	env NAME         the variable's value and a newline
 //	pwd              the working directory and a newline
-//	lines N          N lines "%07d\n" to stdout
-//	big N            N bytes of BigOutput to stdout, in writes of 64 KiB
-//	sleep DURATION   sleep, or return when cancelled
 //	block            wait until cancelled
 //	write PATH DATA  write a file with the job's ctx
-//	cat              copy stdin to stdout
-//	sum              read stdin to its end; print its length and SHA-256
 //	exit N           end with exit code N
 //	usage U S RSS    end with exit code 0 and that run.Usage (Go durations, bytes)
 //
@@ -38,53 +32,25 @@ var _ run.Backend = Lines{}
 func (Lines) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 	for line := range strings.SplitSeq(job.Source, "\n") {
 		cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-		var err error
+		ok, err := linecmd.Run(ctx, cmd, arg, job.Stdin, job.Stdout, job.Stderr)
+		if ok {
+			if err != nil {
+				return run.Outcome{}, err
+			}
+			continue
+		}
 		switch cmd {
 		case "":
-		case "echo":
-			_, err = io.WriteString(job.Stdout, arg+"\n")
-		case "err":
-			_, err = io.WriteString(job.Stderr, arg+"\n")
 		case "env":
 			_, err = io.WriteString(job.Stdout, job.Env[arg]+"\n")
 		case "pwd":
 			_, err = io.WriteString(job.Stdout, job.Cwd+"\n")
-		case "lines":
-			n, _ := strconv.Atoi(arg)
-			for i := range n {
-				if _, err = fmt.Fprintf(job.Stdout, "%07d\n", i); err != nil {
-					break
-				}
-			}
-		case "big":
-			n, _ := strconv.Atoi(arg)
-			data := BigOutput(n)
-			for len(data) > 0 && err == nil {
-				k := min(len(data), 64<<10)
-				_, err = job.Stdout.Write(data[:k])
-				data = data[k:]
-			}
-		case "sleep":
-			d, _ := time.ParseDuration(arg)
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return run.Outcome{}, ctx.Err()
-			}
 		case "block":
 			<-ctx.Done()
 			return run.Outcome{}, ctx.Err()
 		case "write":
 			p, data, _ := strings.Cut(arg, " ")
 			err = job.FS.WriteFile(ctx, p, []byte(data), 0o644)
-		case "cat":
-			_, err = io.Copy(job.Stdout, job.Stdin)
-		case "sum":
-			h := sha256.New()
-			var n int64
-			if n, err = io.Copy(h, job.Stdin); err == nil {
-				_, err = fmt.Fprintf(job.Stdout, "%d %x\n", n, h.Sum(nil))
-			}
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			return run.Outcome{ExitCode: n}, nil
@@ -110,10 +76,4 @@ func (Lines) Run(ctx context.Context, job *run.Job) (run.Outcome, error) {
 
 // BigOutput is the output of "big N": lines of their offset ("%015d\n"),
 // cut at n bytes.
-func BigOutput(n int) []byte {
-	b := make([]byte, 0, n+16)
-	for len(b) < n {
-		b = fmt.Appendf(b, "%015d\n", len(b))
-	}
-	return b[:n]
-}
+func BigOutput(n int) []byte { return linecmd.BigOutput(n) }
