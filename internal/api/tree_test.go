@@ -23,6 +23,7 @@ import (
 	"github.com/desk-dev/desk/internal/api"
 	"github.com/desk-dev/desk/internal/fsio"
 	"github.com/desk-dev/desk/internal/fsio/fsiotest"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -118,15 +119,6 @@ func runTool(t *testing.T, dir string, stdin []byte, name string, args ...string
 	return out
 }
 
-func writable(root string) {
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.IsDir() {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-}
-
 // download reads a whole tree download.
 func download(t *testing.T, c *client.Client, ws, p, format string) []byte {
 	t.Helper()
@@ -184,7 +176,7 @@ func TestTree_RoundTrip(t *testing.T) {
 				t.Errorf("a tgz download does not begin with the gzip magic number")
 			}
 			out := t.TempDir()
-			t.Cleanup(func() { writable(out) })
+			t.Cleanup(func() { testenv.MakeWritable(out) })
 			xargs := []string{"-xpf", "-"}
 			if f == client.FormatTgz {
 				xargs = append([]string{"-z"}, xargs...)
@@ -206,7 +198,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		}
 		back := download(t, e.c, "w", "/up-zip", client.FormatZip)
 		out := filepath.Join(t.TempDir(), "out")
-		t.Cleanup(func() { writable(out) })
+		t.Cleanup(func() { testenv.MakeWritable(out) })
 		backFile := filepath.Join(t.TempDir(), "back.zip")
 		if err := os.WriteFile(backFile, back, 0o644); err != nil {
 			t.Fatal(err)
@@ -231,7 +223,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		}
 		dz := download(t, e.c, "w", "/full", client.FormatZip)
 		ext := filepath.Join(t.TempDir(), "ext")
-		t.Cleanup(func() { writable(ext) })
+		t.Cleanup(func() { testenv.MakeWritable(ext) })
 		if _, err := fsio.ExtractHost(bg, bytes.NewReader(dz), ext, fsio.ImportOptions{}); err != nil {
 			t.Fatalf("ExtractHost: %v", err)
 		}
@@ -239,7 +231,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		compareHost(t, "tar → API → desk zip", want, fsiotest.HostTree(t, ext), hundredNs)
 		// unzip reads desk's zip as well (hard links as copies).
 		out2 := filepath.Join(t.TempDir(), "out2")
-		t.Cleanup(func() { writable(out2) })
+		t.Cleanup(func() { testenv.MakeWritable(out2) })
 		if err := os.WriteFile(backFile, dz, 0o644); err != nil {
 			t.Fatal(err)
 		}
