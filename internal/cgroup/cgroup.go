@@ -297,7 +297,7 @@ func RemoveStale(stale func(name string) bool) (int, error) {
 			if !e.IsDir() || !stale(e.Name()) {
 				continue
 			}
-			if err := removeTree(filepath.Join(parent, e.Name())); err == nil {
+			if err := RemoveTree(filepath.Join(parent, e.Name())); err == nil {
 				n++
 			} else if !errors.Is(err, syscall.EBUSY) && !errors.Is(err, os.ErrNotExist) {
 				return n, fmt.Errorf("remove stale cgroups: %w", err)
@@ -330,23 +330,24 @@ func (g *Group) Dirs() []string { return g.dirs }
 func (g *Group) Remove() error {
 	var errs []error
 	for _, d := range g.dirs {
-		if err := removeTree(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := RemoveTree(d); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove cgroup: %w", err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// removeTree removes the cgroup dir and its child groups. Only directories
-// are removed: a cgroup's files go with it.
-func removeTree(dir string) error {
+// RemoveTree removes the cgroup dir and its child groups, deepest first.
+// Only directories are removed: a cgroup's files go with it. It fails with
+// EBUSY while a process is in one of them.
+func RemoveTree(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
 		if e.IsDir() {
-			if err := removeTree(filepath.Join(dir, e.Name())); err != nil {
+			if err := RemoveTree(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
 		}

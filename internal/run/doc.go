@@ -216,7 +216,8 @@
 // workspace quotas, which may also refuse the execution with ErrQuota and
 // are told of its end), lowered by ExecOptions.MaxCPU; Info.MaxCPU records
 // it. The meter's reading after the backend returned is Usage.CPU. A
-// backend without a meter (the sandbox, for now) is not bounded.
+// backend without a meter is not bounded (the sandbox meters each
+// execution with a cgroup of its own, where the host has cgroup v2).
 //
 // # Limits and errors
 //

@@ -134,10 +134,10 @@ type Outcome struct {
 // Usage is what an execution's program used, as its backend measured it.
 type Usage struct {
 	// CPU is the CPU time of the execution, as its meter read it after the
-	// backend returned (Job.MeterCPU): all its goroutines (shell, js); 0
-	// for a backend without a meter (the sandbox, whose user and system
-	// time are its main process's). It is what the CPU limit and the
-	// workspace's CPU quota count (CPUTime).
+	// backend returned (Job.MeterCPU): all its goroutines (shell, js), all
+	// its processes (the sandbox: its cgroup's); 0 for a backend without a
+	// meter (then UserTime and SysTime count). It is what the CPU limit
+	// and the workspace's CPU quota count (CPUTime).
 	CPU time.Duration `json:"cpu_ns,omitempty"`
 	// UserTime and SysTime are the CPU time spent in user and kernel mode by
 	// the program and the descendants it waited for, when the backend

@@ -44,6 +44,10 @@ type Backend struct {
 	// stopped the sandbox: the event a test waits on instead of sleeping
 	// past IdleTimeout.
 	idleChecked func(ws string, stopped bool)
+	// noCPUGroups, when set (by benchmarks, before the first execution),
+	// runs executions without cgroups of their own: not metered, as
+	// before they were (the yardstick of their cost).
+	noCPUGroups bool
 
 	lock *os.File // flock on StateDir: one Backend per StateDir
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,4 +135,57 @@ func BenchmarkSandbox_ExecRules(b *testing.B) {
 		b.ReportMetric(float64(ruledCPU)/n, "rules-cpu-ns/exec")
 		b.ReportMetric(float64(ruledCPU)/float64(plainCPU), "cpu-ratio")
 	}
+}
+
+// BenchmarkSandbox_ExecCPUGroup measures what an execution's own cgroup
+// (its CPU meter) costs a warm execution of `true`: the host's mkdir,
+// threaded and open of the group and its removal, the descriptor passed to
+// the init, the init's thread that joins the group and forks the program
+// and then ends. Executions with and without a group alternate in the same
+// run, on one sandbox. It reports the wall time of each and their ratio,
+// and the CPU time of each (the server process's, getrusage, and the
+// sandbox's cgroup's, cpu.stat: the init and the program) and the ratio of
+// their sums, which a loaded machine
+// skews less than wall time.
+func BenchmarkSandbox_ExecCPUGroup(b *testing.B) {
+	e := newEnv(b, Options{})
+	if _, err := e.b.Run(context.Background(), e.job(0, "true")); err != nil {
+		b.Fatal(err)
+	}
+	stat := filepath.Join(e.box().cgDir, "cpu.stat")
+	if e.box().cgDir == "" {
+		b.Skip("no cgroup v2 hierarchy: executions have no cgroups of their own")
+	}
+	host := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	sandbox := func() time.Duration { return time.Duration(cgroup.ReadKey(stat, "usage_usec")) * time.Microsecond }
+	var wall, hostCPU, sandboxCPU [2]time.Duration // [0]: without a group, [1]: with
+	for i := 0; b.Loop(); i++ {
+		for k, grouped := range []bool{false, true} {
+			e.b.noCPUGroups = !grouped
+			h0, s0, t0 := host(), sandbox(), time.Now()
+			out, err := e.b.Run(context.Background(), e.job(i, "true"))
+			wall[k] += time.Since(t0)
+			hostCPU[k] += host() - h0
+			sandboxCPU[k] += sandbox() - s0
+			if err != nil || out.ExitCode != 0 {
+				b.Fatalf("%v %v", out, err)
+			}
+		}
+	}
+	if e.box().ungrouped.Load() {
+		b.Fatal("the executions with a group were not put in it")
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(wall[0].Nanoseconds())/n, "plain-ns/exec")
+	b.ReportMetric(float64(wall[1].Nanoseconds())/n, "group-ns/exec")
+	b.ReportMetric(float64(wall[1])/float64(wall[0]), "ratio")
+	b.ReportMetric(float64(hostCPU[0].Nanoseconds())/n, "plain-host-cpu-ns/exec")
+	b.ReportMetric(float64(hostCPU[1].Nanoseconds())/n, "group-host-cpu-ns/exec")
+	b.ReportMetric(float64(sandboxCPU[0].Nanoseconds())/n, "plain-sandbox-cpu-ns/exec")
+	b.ReportMetric(float64(sandboxCPU[1].Nanoseconds())/n, "group-sandbox-cpu-ns/exec")
+	b.ReportMetric(float64(hostCPU[1]+sandboxCPU[1])/float64(hostCPU[0]+sandboxCPU[0]), "cpu-ratio")
 }

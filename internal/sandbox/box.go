@@ -11,15 +11,18 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/desk-dev/desk/internal/cgroup"
 	"github.com/desk-dev/desk/internal/fair"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
 )
@@ -44,9 +47,11 @@ type box struct {
 	img     *Image // the workspace's image (nil: the host's userland)
 	initPID int    // the init's pid on the host
 	cg      counters
-	ns      string       // the init's pid namespace, as /proc/PID/ns/pid reads
-	log     *tailBuffer  // the runtime's and the init's stderr
-	egress  *http.Server // the egress proxy on the bundle's socket (egress.go)
+	cgDir   string        // the sandbox's cgroup on the v2 hierarchy ("": none; cgroup.go)
+	notify  *net.UnixConn // the host's end of the notify socket (launch.go)
+	ns      string        // the init's pid namespace, as /proc/PID/ns/pid reads
+	log     *tailBuffer   // the runtime's and the init's stderr
+	egress  *http.Server  // the egress proxy on the bundle's socket (egress.go)
 
 	nets sync.Map // egress credential → the execution's run.Job.Net, while it runs
 
@@ -57,6 +62,12 @@ type box struct {
 	sessions  map[int]string // session id inside → execution id
 	launching int            // executions started whose session is not registered yet
 	schange   chan struct{}  // closed when sessions or launching change
+
+	// Execution cgroups (cgroup.go).
+	groupSeq  atomic.Uint64
+	ungrouped atomic.Bool // making one failed: executions are not metered
+	gmu       sync.Mutex
+	lingering []string // groups to remove once their processes are gone
 
 	dieOnce sync.Once
 	why     error // why it stopped (set before dead is closed)
@@ -212,6 +223,7 @@ func (x *box) startWith(ctx context.Context) error {
 		x.cmd = nil
 		return fmt.Errorf("run %s: %w", o.Runtime, err)
 	}
+	x.notify = hostNotify
 	go x.answerLaunches(hostNotify)
 	x.conn = newConn(nc, o.OutputWindow, x.policyFrame)
 	go func() {
@@ -271,6 +283,9 @@ func (x *box) startWith(ctx context.Context) error {
 	}
 	x.watchInit()
 	x.cg = findCounters(x.initPID)
+	if d := cgroup.Dirs(x.initPID)[""]; filepath.Base(d) == x.id {
+		x.cgDir = d // the sandbox's own, never a parent shared with others
+	}
 	x.recordCgroups()
 	x.ns, _ = os.Readlink("/proc/" + strconv.Itoa(x.initPID) + "/ns/pid")
 	return nil
@@ -392,6 +407,7 @@ func (x *box) cleanup() {
 		exec.CommandContext(ctx, o.Runtime, "--root", o.RuntimeRoot, "delete", "--force", x.id).Run()
 		cancel()
 	}
+	x.removeGroups() // the runtime removes them with the sandbox's group; whatever it left
 	x.stopEgress()
 	if x.mount.Release != nil {
 		x.mount.Release()

@@ -77,7 +77,9 @@ func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func())
 		id := job.ID + "@" + strconv.FormatUint(b.detachedSeq.Add(1), 10)
 		env, netDone := x.netEnv(job.Net, job.Env)
 		defer netDone()
-		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, env)
+		g := x.newGroup()
+		defer g.close()
+		pid, ex, err := x.startDetached(ctx, id, job.ID, job.Source, job.Cwd, env, g, job)
 		if err != nil {
 			return false, false, err
 		}
@@ -100,8 +102,9 @@ func (b *Backend) RunDetached(ctx context.Context, job *run.Job, started func())
 // its session attributed to execution exec (ExecutionOf). It returns the
 // program's pid, or 0 and the init's report when the program did not start.
 // When ctx ends before the start is reported, the program is killed if it
-// started.
-func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, env map[string]string) (pid int, ex wire.Exit, err error) {
+// started. With a group (nil: none), the program is born in it and the
+// group becomes job's CPU meter.
+func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, env map[string]string, g *execGroup, job *run.Job) (pid int, ex wire.Exit, err error) {
 	x.syncMount(ctx)
 	k := x.conn
 	s := k.open()
@@ -110,7 +113,7 @@ func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, e
 	defer launched()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID: id, Argv: []string{x.shell(), "-c", source}, Cwd: x.cwd(cwd), Env: x.env(env), User: x.user(), Detached: true,
-		Commands: commandRules(ctx, source),
+		Commands: commandRules(ctx, source), Group: g.id(),
 	}))
 	if err != nil {
 		return 0, ex, fmt.Errorf("start detached %s: sandbox stopped: %w", id, x.deathReason(err))
@@ -139,6 +142,7 @@ func (x *box) startDetached(ctx context.Context, id, exec, source, cwd string, e
 			}
 			pid = st.PID
 			x.addSession(pid, exec)
+			g.meter(job, st)
 			launched()
 		case wire.TError:
 			var e wire.Error
@@ -249,7 +253,7 @@ func (b *Backend) StartDetached(ctx context.Context, ws Workspace, id, source, c
 		return 0, err
 	}
 	defer b.release(x)
-	pid, ex, err := x.startDetached(ctx, id, id, source, cwd, env)
+	pid, ex, err := x.startDetached(ctx, id, id, source, cwd, env, nil, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -280,7 +280,9 @@
 // rest of its session is killed, the pipes are read to their end (at most
 // Options.DrainTimeout more if something outside the session holds them), and
 // the init reports the exit status, the CPU time and the peak RSS (the
-// outcome's run.Usage, in the execution's record). When no
+// outcome's run.Usage, in the execution's record: user and system time of
+// the main process and the children it waited for; the CPU of all its
+// processes is the meter's, # CPU time). When no
 // other execution is running, processes that escaped their session
 // (setsid, daemons) are killed too.
 //
@@ -310,6 +312,39 @@
 // carry the mount's actor. That fallback is bookkeeping, not a boundary (a
 // process can set DESK_EXEC_ID to anything): the mount's path check asks
 // SessionExecutionOf, which goes by the session alone (# Path rules).
+//
+// # CPU time
+//
+// Each execution (Run, RunDetached) runs in a cgroup of its own, so that
+// run's CPU limit per execution (the workspace's max_cpu_per_execution)
+// binds the sandbox as it does the shell and js: the backend makes a
+// threaded child (exec-N) of the sandbox's cgroup on the v2 hierarchy
+// (the hybrid layout's controller-less one too), opens its cgroup.threads
+// and passes the descriptor to the init on the notify socket with a token
+// the Start names (wire.Start.Group). The init forks the program from a
+// thread of its own that first writes "0" to it: the thread joins the
+// group and the program is born there, before it runs anything (the
+// kernel checks the write against the host's credentials, those the file
+// was opened with: Linux 5.16 and later). The thread ends with the launch,
+// so nothing of the init stays in the group. Every process and thread the
+// program starts, in its session or not, is born in the group; its
+// cpu.stat usage_usec, the CPU of all of them (those that ended included),
+// is the execution's meter (run.Job.MeterCPU): run stops the execution
+// past its limit (cpu-limit, exit code 152) and records the meter's last
+// reading as usage.cpu_ns, which the day's quota counts. The group is
+// removed when the execution ends (later when a process is still in it:
+// at a later execution's end, or with the sandbox), and New's stale
+// cleanup removes those a killed server left. The sandbox's group stays
+// the domain of its memory limit; cgroup.kill is not used (it does not
+// work in threaded groups), the init's session kill is. A program the
+// init could not put in its group (an older kernel refuses the write)
+// runs unmetered, said once in the log, and that sandbox makes no more
+// groups; a program sees its group in /proc/self/cgroup as 0::/exec-N
+// (the cgroup namespace shows the sandbox's own group as /, the host's
+// paths stay hidden); on a host without cgroup v2 (v1 only) no
+// execution is metered: the CPU limit per execution does not bind the
+// sandbox there. A terminal (Shell) has no group. What it costs: docs/decisions.md, "CPU
+// time per execution".
 //
 // # Network
 //
@@ -410,8 +445,8 @@
 // environment is not consulted there, so naming another execution gains
 // nothing (TestAccess_ForgedExecID). What is left: a process that leaves
 // its session gets the strictest rules of the running executions, not its
-// own (a cgroup per execution would keep them; the runtime's cgroups are
-// not delegated to the init today). See access.go.
+// own (its execution's cgroup, # CPU time, would tell them; the mount does
+// not ask it yet). See access.go.
 //
 // # Command rules at exec
 //

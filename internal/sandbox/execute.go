@@ -46,6 +46,8 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 	defer launched()
 	env, netDone := x.netEnv(job.Net, job.Env)
 	defer netDone()
+	g := x.newGroup()
+	defer g.close()
 	err = k.send(wire.JSON(wire.TStart, s.id, wire.Start{
 		ID:       job.ID,
 		Argv:     []string{x.shell(), "-c", job.Source},
@@ -54,6 +56,7 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 		User:     x.user(),
 		Timeout:  o.Timeout,
 		Commands: commandRules(ctx, job.Source),
+		Group:    g.id(),
 	}))
 	if err != nil {
 		return run.Outcome{}, false, fmt.Errorf("start program: sandbox stopped: %w", x.deathReason(err))
@@ -90,6 +93,7 @@ func (x *box) execute(ctx context.Context, job *run.Job) (out run.Outcome, start
 			if wire.Decode(f, &st) == nil && st.PID > 0 {
 				x.addSession(st.PID, job.ID)
 				defer x.removeSession(st.PID)
+				g.meter(job, st)
 			}
 			launched()
 		case wire.TStdout, wire.TStderr:

@@ -53,12 +53,14 @@ func (x *box) recordCgroups() {
 //     (fusectl), which wakes a process that waits on a dead server (or on
 //     one whose /dev/fuse descriptor another process inherited) with
 //     ENOTCONN, then all are detached;
-//  2. the processes in the cgroups the bundles in StateDir recorded (the
-//     inits and their programs) are killed;
+//  2. the processes in the cgroups the bundles in StateDir recorded and in
+//     the groups below them (the inits and their programs, in their
+//     executions' groups) are killed;
 //  3. the runtime's containers in RuntimeRoot are deleted by force;
 //  4. runtime processes run with --root RuntimeRoot (an orphaned `runc run`)
 //     are given StopTimeout to exit, then killed;
-//  5. once their processes are gone, the recorded cgroups are removed;
+//  5. once their processes are gone, the recorded cgroups are removed, with
+//     the groups below them;
 //  6. the mount points and the bundles are removed.
 func (b *Backend) cleanStale() {
 	o := &b.opts
@@ -82,10 +84,12 @@ func (b *Backend) cleanStale() {
 				continue // not a sandbox's own cgroup: never touch it
 			}
 			cgroups = append(cgroups, d)
-			for _, pid := range cgroupProcs(d) {
-				if syscall.Kill(pid, syscall.SIGKILL) == nil {
-					b.log.Info("sandbox: killing a process left by a previous server", "pid", pid, "cgroup", d)
-					killed = append(killed, pid)
+			for _, g := range groupTree(d) { // the sandbox's and its executions'
+				for _, pid := range cgroupProcs(g) {
+					if syscall.Kill(pid, syscall.SIGKILL) == nil {
+						b.log.Info("sandbox: killing a process left by a previous server", "pid", pid, "cgroup", g)
+						killed = append(killed, pid)
+					}
 				}
 			}
 		}
@@ -109,7 +113,7 @@ func (b *Backend) cleanStale() {
 	}
 	waitExit(ctx, killed)
 	for _, d := range cgroups {
-		if err := os.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := cgroup.RemoveTree(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			b.log.Warn("sandbox: cannot remove a cgroup left by a previous server", "cgroup", d, "err", err)
 		} else if err == nil {
 			b.log.Info("sandbox: removed a cgroup left by a previous server", "cgroup", d)
@@ -180,6 +184,19 @@ func mountsBelow(dir string) ([]mountEntry, error) {
 	}
 	slices.SortStableFunc(out, func(a, b mountEntry) int { return strings.Count(b.point, "/") - strings.Count(a.point, "/") })
 	return out, nil
+}
+
+// groupTree lists the cgroup directory dir and the groups below it (an
+// execution's, cgroup.go), parents first.
+func groupTree(dir string) []string {
+	out := []string{dir}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, groupTree(filepath.Join(dir, e.Name()))...)
+		}
+	}
+	return out
 }
 
 // cgroupProcs lists the processes of the cgroup directory dir.

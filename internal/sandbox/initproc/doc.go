@@ -50,6 +50,12 @@
 //     (TPolicy). Without rules nothing is installed. See guard.go and the
 //     sandbox package's "Command rules at exec".
 //
+//   - An execution whose Start names a cgroup (Start.Group: the host
+//     passes the group's cgroup.threads on the notify socket) is forked
+//     from a thread of its own that first joins that group (writes "0"
+//     to it) and ends with the launch, so the program is born in the
+//     group, the host's CPU meter of the execution. See group.go.
+//
 // The init trusts nothing it reads from processes of the sandbox and reads
 // nothing else from them; everything the host sends is checked (a malformed
 // frame ends the connection).

@@ -1,12 +1,15 @@
 package initproc
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/sandbox/wire"
@@ -51,6 +54,12 @@ func (x *execution) finished() bool { return x.exited && x.pipesOpen == 0 }
 // program on a goroutine of its own: checking the working directory and
 // forking may block on the workspace mount, and the read loop must not.
 func (s *server) start(n uint32, m wire.Start) {
+	launched := false
+	defer func() {
+		if !launched && m.Group != 0 {
+			s.dropGroup(m.Group)
+		}
+	}()
 	switch {
 	case len(m.Argv) == 0 || m.ID == "":
 		s.fail(n, "start: no program or no id")
@@ -114,6 +123,7 @@ func (s *server) start(n uint32, m wire.Start) {
 		s.fail(n, "start %s: %v", m.ID, err)
 		return
 	}
+	launched = true
 	go s.launch(n, m, x, st, in, out, errw)
 }
 
@@ -140,6 +150,15 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 	if m.User != nil {
 		attr.Sys.Credential = &syscall.Credential{Uid: m.User.UID, Gid: m.User.GID, Groups: []uint32{}}
 	}
+	group, ungrouped := -1, ""
+	if m.Group != 0 {
+		var err error
+		if group, err = s.takeGroup(m.Group); err != nil {
+			ungrouped = err.Error()
+		} else {
+			defer unix.Close(group)
+		}
+	}
 	s.mu.Lock()
 	for s.sweeping {
 		s.cond.Wait()
@@ -149,13 +168,18 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 	forked := time.Now()
 	var pid int
 	var err error
-	if m.Commands != nil {
+	switch {
+	case m.Commands != nil:
 		report := n // an attached execution's reports go on its stream (others': stream 0)
 		if m.Detached || m.Terminal != nil {
 			report = 0
 		}
-		pid, err = s.forkGuarded(x, report, m.Commands, x.rules, m.Argv, attr)
-	} else {
+		var why string
+		pid, why, err = s.forkGuarded(x, report, m.Commands, x.rules, m.Argv, attr, group)
+		ungrouped = cmp.Or(ungrouped, why)
+	case group >= 0:
+		pid, ungrouped, err = forkInGroup(group, m.Argv, attr)
+	default:
 		pid, err = syscall.ForkExec(m.Argv[0], m.Argv, attr)
 	}
 	closeAll([]*os.File{in, out, errw})
@@ -187,7 +211,7 @@ func (s *server) launch(n uint32, m wire.Start, x *execution, st *stream, in, ou
 	pending, escalate := x.pendingSig, x.pendingEscalate
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	s.send(wire.JSON(wire.TStarted, n, wire.Started{PID: pid}))
+	s.send(wire.JSON(wire.TStarted, n, wire.Started{PID: pid, Ungrouped: ungrouped}))
 	if m.Detached {
 		x.stdin.close() // detached programs read an empty stdin
 		s.send(wire.JSON(wire.TExit, n, wire.Exit{Detached: true}))

@@ -179,10 +179,11 @@ type guard struct {
 
 // forkGuarded starts argv like syscall.ForkExec, under a new exec filter:
 // the host answers the launch's exec, then a guard of x answers the
-// execution's with set's decisions.
-func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRules, set policy.Set, argv []string, attr *syscall.ProcAttr) (int, error) {
+// execution's with set's decisions. With a group (not -1) the program is
+// born in that cgroup, as forkInGroup does; why says why not.
+func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRules, set policy.Set, argv []string, attr *syscall.ProcAttr, group int) (pid int, why string, err error) {
 	if s.notify == nil {
-		return 0, errors.New("command rules at exec: the host passed no notify socket")
+		return 0, "", errors.New("command rules at exec: the host passed no notify socket")
 	}
 	token, answered := s.expectAnswer()
 	type result struct {
@@ -192,9 +193,12 @@ func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRul
 	}
 	ch := make(chan result, 1)
 	go func() {
-		// Never unlocked: the thread carries the filter and ends with
-		// this goroutine.
+		// Never unlocked: the thread carries the filter (and joined the
+		// execution's cgroup) and ends with this goroutine.
 		runtime.LockOSThread()
+		if group >= 0 {
+			why = joinGroup(group)
+		}
 		fd, err := installFilter()
 		if err != nil {
 			ch <- result{fd: -1, err: err}
@@ -214,7 +218,7 @@ func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRul
 		if r.fd >= 0 {
 			unix.Close(r.fd)
 		}
-		return 0, r.err
+		return 0, why, r.err
 	}
 	// The program runs, so the host answered its exec: its token is on
 	// the way (or the host is gone, and so is the sandbox).
@@ -225,7 +229,7 @@ func (s *server) forkGuarded(x *execution, stream uint32, rules *wire.CommandRul
 	}
 	g := &guard{s: s, x: x, stream: stream, set: set, askOK: rules.AskApproved, fd: r.fd}
 	go g.run()
-	return r.pid, nil
+	return r.pid, why, nil
 }
 
 // run answers notifications until no process uses the filter.
@@ -294,17 +298,31 @@ func (s *server) dropAnswer(token uint64) {
 	s.mu.Unlock()
 }
 
-// readAnswers hands the host's answers (tokens) to the launches waiting
-// for them, until the notify socket ends.
-func (s *server) readAnswers() {
+// readNotify hands the host's answers (tokens) to the launches waiting
+// for them, and the execution cgroups' descriptors it passes (a token of
+// the host's with a descriptor: wire.Start.Group) to the launches that
+// take them (takeGroup), until the notify socket ends.
+func (s *server) readNotify() {
 	defer close(s.notifyDone)
 	for {
-		token, err := notify.RecvToken(s.notify)
+		token, fd, err := notify.Receive(s.notify)
 		if err != nil {
 			return
 		}
 		s.mu.Lock()
-		if c := s.answers[token]; c != nil {
+		if fd >= 0 {
+			g := s.groupLocked(token)
+			switch {
+			case g.dropped:
+				unix.Close(fd)
+				delete(s.groups, token)
+			case g.fd >= 0:
+				unix.Close(fd) // a second one for the token: the first stays
+			default:
+				g.fd = fd
+				close(g.ready)
+			}
+		} else if c := s.answers[token]; c != nil {
 			delete(s.answers, token)
 			close(c)
 		}

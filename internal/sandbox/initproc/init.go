@@ -62,6 +62,7 @@ func serve() error {
 		detached: map[string]*execution{},
 		early:    map[int]reaped{},
 		answers:  map[uint64]chan struct{}{},
+		groups:   map[uint64]*groupFD{},
 	}
 	s.notify, s.notifyDone = openNotify()
 	s.cond = sync.NewCond(&s.mu)
@@ -81,7 +82,7 @@ func serve() error {
 	}
 	go s.reap()
 	if s.notify != nil {
-		go s.readAnswers()
+		go s.readNotify()
 	}
 	if s.cfg.ProxyPort > 0 {
 		if err := forwardEgress(s.cfg.ProxyPort); err != nil {
@@ -178,11 +179,14 @@ type server struct {
 
 	// The notify socket (wire.NotifyFD; nil without one): forkGuarded
 	// passes each exec listener on it and waits in answers (by token) for
-	// the host's answer to the launch; notifyDone closes when it ends.
+	// the host's answer to the launch; the host passes each execution's
+	// cgroup on it (groups, by the host's token: group.go); notifyDone
+	// closes when it ends.
 	notify     *net.UnixConn
 	notifyDone chan struct{}
 	answers    map[uint64]chan struct{}
 	tokens     uint64 // the last token given
+	groups     map[uint64]*groupFD
 }
 
 // reaped is a status the reaper got for a pid nobody had registered: a

@@ -24,6 +24,9 @@
 //
 // Init to host: one message of TokenSize bytes, the token (little endian),
 // with exactly one descriptor, the listener. Host to init: the token alone,
-// once the launch's exec was answered. Take refuses any other shape
-// (closing what descriptors came with it).
+// once the launch's exec was answered; or a token of the host's with one
+// descriptor, the cgroup.threads file of an execution's cgroup, which the
+// execution's Start names (wire.Start.Group: the sandbox package's "CPU
+// time"). Take refuses any other shape than the init's, Receive any other
+// than these two (closing what descriptors came with it).
 package notify

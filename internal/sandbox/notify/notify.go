@@ -123,13 +123,14 @@ const TokenSize = 8
 // ErrMessage is wrapped by Take's error for a message of another shape.
 var ErrMessage = errors.New("malformed listener hand-over")
 
-// Pass sends listener, with token, on c (a SOCK_SEQPACKET socket). The
+// Pass sends the descriptor fd (an exec listener, or an execution's
+// cgroup.threads), with token, on c (a SOCK_SEQPACKET socket). The
 // receiver gets a duplicate: the caller keeps (and closes) its own.
-func Pass(c *net.UnixConn, token uint64, listener int) error {
+func Pass(c *net.UnixConn, token uint64, fd int) error {
 	var b [TokenSize]byte
 	binary.LittleEndian.PutUint64(b[:], token)
-	if _, _, err := c.WriteMsgUnix(b[:], unix.UnixRights(listener), nil); err != nil {
-		return fmt.Errorf("pass the exec listener: %w", err)
+	if _, _, err := c.WriteMsgUnix(b[:], unix.UnixRights(fd), nil); err != nil {
+		return fmt.Errorf("pass a descriptor: %w", err)
 	}
 	return nil
 }
@@ -137,6 +138,18 @@ func Pass(c *net.UnixConn, token uint64, listener int) error {
 // Take receives one Pass message from c: its token and the listener
 // (close-on-exec). io.EOF: the other end closed the socket.
 func Take(c *net.UnixConn) (token uint64, listener int, err error) {
+	token, fd, err := Receive(c)
+	if err == nil && fd < 0 {
+		return 0, -1, fmt.Errorf("take an exec listener: no descriptor: %w", ErrMessage)
+	}
+	return token, fd, err
+}
+
+// Receive reads one message from c: a token with one descriptor (a Pass:
+// fd is the descriptor, close-on-exec) or a token alone (a SendToken: fd
+// is -1). io.EOF: the other end closed the socket. A message of another
+// shape is refused (ErrMessage), its descriptors closed.
+func Receive(c *net.UnixConn) (token uint64, fd int, err error) {
 	var b [TokenSize + 1]byte
 	oob := make([]byte, unix.CmsgSpace(4*2)) // room for two: more than one is refused, not dropped unseen
 	n, oobn, flags, _, err := c.ReadMsgUnix(b[:], oob)
@@ -144,7 +157,7 @@ func Take(c *net.UnixConn) (token uint64, listener int, err error) {
 		return 0, -1, io.EOF
 	}
 	if err != nil {
-		return 0, -1, fmt.Errorf("take an exec listener: %w", err)
+		return 0, -1, fmt.Errorf("receive a notify message: %w", err)
 	}
 	var fds []int
 	if oobn > 0 {
@@ -159,13 +172,17 @@ func Take(c *net.UnixConn) (token uint64, listener int, err error) {
 	if n == 0 && oobn == 0 {
 		return 0, -1, io.EOF
 	}
-	if n != TokenSize || len(fds) != 1 || flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
+	if n != TokenSize || len(fds) > 1 || flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return 0, -1, fmt.Errorf("take an exec listener: %d bytes, %d descriptors: %w", n, len(fds), ErrMessage)
+		return 0, -1, fmt.Errorf("receive a notify message: %d bytes, %d descriptors: %w", n, len(fds), ErrMessage)
 	}
-	return binary.LittleEndian.Uint64(b[:TokenSize]), fds[0], nil
+	fd = -1
+	if len(fds) == 1 {
+		fd = fds[0]
+	}
+	return binary.LittleEndian.Uint64(b[:TokenSize]), fd, nil
 }
 
 // SendToken tells the other end that token's launch was answered.
@@ -176,21 +193,4 @@ func SendToken(c *net.UnixConn, token uint64) error {
 		return fmt.Errorf("send a launch's answer: %w", err)
 	}
 	return nil
-}
-
-// RecvToken reads one SendToken message. io.EOF: the other end closed the
-// socket.
-func RecvToken(c *net.UnixConn) (uint64, error) {
-	var b [TokenSize + 1]byte
-	n, err := c.Read(b[:])
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return 0, io.EOF
-		}
-		return 0, fmt.Errorf("read a launch's answer: %w", err)
-	}
-	if n != TokenSize {
-		return 0, fmt.Errorf("read a launch's answer: %d bytes: %w", n, ErrMessage)
-	}
-	return binary.LittleEndian.Uint64(b[:TokenSize]), nil
 }

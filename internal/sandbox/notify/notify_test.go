@@ -147,21 +147,29 @@ func TestPassTake(t *testing.T) {
 	if err := SendToken(a, 42); err != nil {
 		t.Fatal(err)
 	}
-	if token, err := RecvToken(b); err != nil || token != 42 {
-		t.Fatalf("RecvToken: %d, %v", token, err)
+	if token, fd, err := Receive(b); err != nil || token != 42 || fd != -1 {
+		t.Fatalf("Receive a token: %d, fd %d, %v", token, fd, err)
+	}
+	if err := Pass(a, 43, int(w.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	if token, fd, err := Receive(b); err != nil || token != 43 || fd < 0 {
+		t.Fatalf("Receive a descriptor: %d, fd %d, %v", token, fd, err)
+	} else {
+		unix.Close(fd)
 	}
 	if _, err := a.Write([]byte{1, 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RecvToken(b); !errors.Is(err, ErrMessage) {
+	if _, _, err := Receive(b); !errors.Is(err, ErrMessage) {
 		t.Errorf("a short token: %v", err)
 	}
 	a.Close()
 	if _, _, err := Take(b); err != io.EOF {
 		t.Errorf("Take after close: %v, want io.EOF", err)
 	}
-	if _, err := RecvToken(b); err != io.EOF {
-		t.Errorf("RecvToken after close: %v, want io.EOF", err)
+	if _, _, err := Receive(b); err != io.EOF {
+		t.Errorf("Receive after close: %v, want io.EOF", err)
 	}
 }
 
@@ -243,7 +251,7 @@ func TestAnswerLaunch(t *testing.T) {
 	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil || ws.ExitStatus() != 0 {
 		t.Fatalf("true: %v, status %v", err, ws)
 	}
-	if token, err := RecvToken(a); err != nil || token != 7 {
+	if token, fd, err := Receive(a); err != nil || token != 7 || fd != -1 {
 		t.Fatalf("the answer: token %d, %v", token, err)
 	}
 	if err := cmd.Wait(); err != nil {

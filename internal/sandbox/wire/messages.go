@@ -66,6 +66,14 @@ type Start struct {
 	// execve and execveat of the execution's processes (see "Command rules
 	// at exec" in the package documentation); nil: none, and no filter.
 	Commands *CommandRules `json:"commands,omitempty"`
+	// Group, if not 0, is the token with which the host passed (on the
+	// notify socket, NotifyFD) the cgroup.threads file of the execution's
+	// own cgroup: the init's forking thread writes "0" to it (joins the
+	// group) and forks, so that the program is born in the group, which
+	// the host reads as the execution's CPU meter. The init waits for the
+	// descriptor; a program it cannot put in the group starts outside it
+	// (Started.Ungrouped says why).
+	Group uint64 `json:"group,omitempty"`
 }
 
 // CommandRules are the command rules in force for one execution: package
@@ -159,6 +167,9 @@ type Resize struct {
 // Started says the program runs.
 type Started struct {
 	PID int `json:"pid"` // its pid inside the sandbox (also its session and process group id)
+	// Ungrouped says why the program is not in the cgroup Start.Group
+	// passed ("": it is, or none was asked for).
+	Ungrouped string `json:"ungrouped,omitempty"`
 }
 
 // Signal signals an execution's processes: every process of its session and
