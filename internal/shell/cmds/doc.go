@@ -239,7 +239,7 @@
 // ignores them. The policy and route parsers skip these wrappers' options
 // and values to the command they run (internal/policy, shell.Route).
 //
-// # Sizes, owners and special files: truncate, chown, chgrp
+// # Sizes, owners, names and special files: truncate, chown, chgrp, unlink
 //
 // truncate sets sizes as GNU's does (-s with gnulib's suffixes, K to Y,
 // KB, KiB, and the modifiers + - < > / %; -r, -o in the store's 4,096-byte
@@ -253,7 +253,9 @@
 // --dereference, --from, --reference, -c -v -f and --preserve-root. The
 // workspace has no user database: root is the one name (uid and gid 0,
 // its own login group), any other owner is given and shown as a number.
-// TestTruncate_gnu, TestChown_gnu and TestChgrp_gnu compare each row's
+// unlink removes one name as unlink(2): never a directory (EISDIR), and
+// a trailing slash on anything else is ENOTDIR.
+// TestTruncate_gnu, TestChown_gnu, TestChgrp_gnu and TestUnlink_gnu compare each row's
 // output, status and the tree left (contents, modes, owners) with the GNU
 // tool's on a host directory (foRunGNU; as root, which the real tools
 // need to give files away).
