@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -77,14 +77,7 @@ func TestCrash_ExecutionEndDurable(t *testing.T) {
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashEnv+"="+db)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err := testenv.FirstLine(t, cmd)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if err != nil {

@@ -1,7 +1,6 @@
 package wsfile
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -194,15 +193,8 @@ func TestStore_crash(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStore_crash$", "-test.count=1")
 	cmd.Env = append(os.Environ(), crashEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err := testenv.FirstLine(t, cmd)
 	if err != nil || line != "synced\n" {
 		cmd.Process.Kill()
 		cmd.Wait()
