@@ -1328,11 +1328,11 @@ func fdTimeFormat(t time.Time, k byte) string {
 		return t.Format("04")
 	case 'S':
 		return fmt.Sprintf("%02d.%09d0", t.Second(), t.Nanosecond())
-	case 'T':
+	case 'T', 'X':
 		return fmt.Sprintf("%s.%09d0", t.Format("15:04:05"), t.Nanosecond())
 	case 'F':
 		return t.Format("2006-01-02")
-	case 'D':
+	case 'D', 'x':
 		return t.Format("01/02/06")
 	case '+':
 		return fmt.Sprintf("%s+%s.%09d0", t.Format("2006-01-02"), t.Format("15:04:05"), t.Nanosecond())
@@ -1366,10 +1366,6 @@ func fdTimeFormat(t time.Time, k byte) string {
 		return "UTC"
 	case 'z':
 		return "+0000"
-	case 'X':
-		return fmt.Sprintf("%s.%09d0", t.Format("15:04:05"), t.Nanosecond())
-	case 'x':
-		return t.Format("01/02/06")
 	case 'c':
 		return t.Format("Mon Jan _2 15:04:05 2006")
 	case 'u':

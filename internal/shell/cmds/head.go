@@ -188,34 +188,53 @@ func (p *headTailParams) head(env *Env, r io.Reader, w *bufio.Writer) error {
 		return nil
 	}
 	// All but the last count lines: a ring of count lines.
+	return slideLines(env, lr, p.count, w, nil)
+}
+
+// slideLines reads lr to its end keeping its last count lines, as
+// slideWindow does bytes: a line that falls out is written to spill (when
+// not nil) as it goes, and last (when not nil) gets the lines kept (head
+// -n -N, tail -n N). The lines kept are held against env's budget, their
+// text at most Limits.MaxReadBytes (ErrTooLarge beyond).
+func slideLines(env *Env, lr *lineReader, count int64, spill io.Writer, last func([][]byte)) error {
+	max := env.Limits.MaxReadBytes
 	var ring [][]byte
 	var held, charged int64
 	defer func() { env.Release(charged) }()
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
 			return err
 		}
-		if err := env.Hold(int64(cap(line)) + 2*lineCost); err != nil {
+		cost := int64(cap(line)) + 2*lineCost
+		if err := env.Hold(cost); err != nil {
 			return err
 		}
-		charged += int64(cap(line)) + 2*lineCost
+		charged += cost
 		ring = append(ring, line)
 		held += int64(len(line))
-		if int64(len(ring)) > p.count {
-			w.Write(ring[0])
+		if int64(len(ring)) > count {
+			if spill != nil {
+				spill.Write(ring[0])
+			}
 			held -= int64(len(ring[0]))
-			env.Release(int64(cap(ring[0])) + 2*lineCost)
-			charged -= int64(cap(ring[0])) + 2*lineCost
+			out := int64(cap(ring[0])) + 2*lineCost
+			env.Release(out)
+			charged -= out
+			ring[0] = nil
 			ring = ring[1:]
 		}
-		if env.Limits.MaxReadBytes > 0 && held > env.Limits.MaxReadBytes {
+		if max > 0 && held > max {
 			return ErrTooLarge
 		}
 	}
+	if last != nil {
+		last(ring)
+	}
+	return nil
 }
 
 // slideWindow reads r to its end keeping a window of its last count bytes:

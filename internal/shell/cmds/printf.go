@@ -523,20 +523,33 @@ func cInt(a string) (neg bool, digits string, base, end int) {
 	return neg, a[j:i], base, i
 }
 
-// intArg converts a %d argument (intmax_t); errors are reported.
-func (p *printer) intArg(a string) int64 {
+// intDigits reads an integer argument of %d %i %o %u %x %X: a character
+// constant ('c) is its code, with end len(a); an argument with no number
+// ("" quietly, else reported) is end 0. Otherwise neg and u are its sign
+// and magnitude (err from strconv.ParseUint, an overflow) and end where
+// its digits end, for the caller to report what follows.
+func (p *printer) intDigits(a string) (neg bool, u uint64, end int, err error) {
 	if r, ok := p.charConst(a); ok {
-		return int64(r)
+		return false, uint64(r), len(a), nil
 	}
 	if a == "" {
-		return 0
+		return false, 0, 0, nil
 	}
 	neg, digits, base, end := cInt(a)
 	if end == 0 {
 		p.numErr(a, 1)
+		return false, 0, 0, nil
+	}
+	u, err = strconv.ParseUint(digits, base, 64)
+	return neg, u, end, err
+}
+
+// intArg converts a %d argument (intmax_t); errors are reported.
+func (p *printer) intArg(a string) int64 {
+	neg, u, end, err := p.intDigits(a)
+	if end == 0 {
 		return 0
 	}
-	u, err := strconv.ParseUint(digits, base, 64)
 	var v int64
 	switch {
 	case err != nil || !neg && u > math.MaxInt64:
@@ -562,18 +575,10 @@ func (p *printer) intArg(a string) int64 {
 
 // uintArg converts a %o %u %x argument (uintmax_t, negatives wrap).
 func (p *printer) uintArg(a string) uint64 {
-	if r, ok := p.charConst(a); ok {
-		return uint64(r)
-	}
-	if a == "" {
-		return 0
-	}
-	neg, digits, base, end := cInt(a)
+	neg, u, end, err := p.intDigits(a)
 	if end == 0 {
-		p.numErr(a, 1)
 		return 0
 	}
-	u, err := strconv.ParseUint(digits, base, 64)
 	if err != nil {
 		p.numErr(a, 3)
 		return math.MaxUint64

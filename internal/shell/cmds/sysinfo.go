@@ -60,13 +60,9 @@ func nodeName(env *Env) string {
 // Uname is GNU uname: -s -n -r -v -m -p -i -o and -a (which leaves out
 // -p and -i, both "unknown" as on Debian).
 func Uname(env *Env, args []string) int {
-	opts, ops, ok := parseOpts(env, "uname", args[1:], optSpec{shorts: "asnrvmpio",
+	opts, ok := parseNoOperands(env, "uname", args[1:], optSpec{shorts: "asnrvmpio",
 		longs: []string{"all", "kernel-name", "nodename", "kernel-release", "kernel-version", "machine", "processor", "hardware-platform", "operating-system"}})
 	if !ok {
-		return 1
-	}
-	if len(ops) > 0 {
-		tryHelp(env, "uname", "extra operand %s", quote(env, ops[0]))
 		return 1
 	}
 	const (
@@ -121,12 +117,8 @@ func Uname(env *Env, args []string) int {
 
 // Arch is uname -m.
 func Arch(env *Env, args []string) int {
-	_, ops, ok := parseOpts(env, "arch", args[1:], optSpec{})
+	_, ok := parseNoOperands(env, "arch", args[1:], optSpec{})
 	if !ok {
-		return 1
-	}
-	if len(ops) > 0 {
-		tryHelp(env, "arch", "extra operand %s", quote(env, ops[0]))
 		return 1
 	}
 	_, _, mach := sysUname()
@@ -138,12 +130,8 @@ func Arch(env *Env, args []string) int {
 // the CPU affinity, as GNU's), lowered by OMP_NUM_THREADS and
 // OMP_THREAD_LIMIT as GNU's, --all: every online processor, --ignore=N.
 func Nproc(env *Env, args []string) int {
-	opts, ops, ok := parseOpts(env, "nproc", args[1:], optSpec{longs: []string{"all", "ignore="}})
+	opts, ok := parseNoOperands(env, "nproc", args[1:], optSpec{longs: []string{"all", "ignore="}})
 	if !ok {
-		return 1
-	}
-	if len(ops) > 0 {
-		tryHelp(env, "nproc", "extra operand %s", quote(env, ops[0]))
 		return 1
 	}
 	all := false
@@ -273,12 +261,8 @@ func Groups(env *Env, args []string) int {
 // TTY: standard input is never a terminal here: "not a tty", status 1
 // (-s: silent).
 func TTY(env *Env, args []string) int {
-	opts, ops, ok := parseOpts(env, "tty", args[1:], optSpec{shorts: "s", longs: []string{"silent", "quiet"}})
+	opts, ok := parseNoOperands(env, "tty", args[1:], optSpec{shorts: "s", longs: []string{"silent", "quiet"}})
 	if !ok {
-		return 2
-	}
-	if len(ops) > 0 {
-		tryHelp(env, "tty", "extra operand %s", quote(env, ops[0]))
 		return 2
 	}
 	if len(opts) == 0 {
@@ -290,12 +274,8 @@ func TTY(env *Env, args []string) int {
 // Logname: there is no login session (as GNU's in a container): "no
 // login name", status 1.
 func Logname(env *Env, args []string) int {
-	_, ops, ok := parseOpts(env, "logname", args[1:], optSpec{})
+	_, ok := parseNoOperands(env, "logname", args[1:], optSpec{})
 	if !ok {
-		return 1
-	}
-	if len(ops) > 0 {
-		tryHelp(env, "logname", "extra operand %s", quote(env, ops[0]))
 		return 1
 	}
 	env.Errorf("logname", "no login name")

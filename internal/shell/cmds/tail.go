@@ -64,37 +64,9 @@ func (p *headTailParams) tail(env *Env, r io.Reader, w *bufio.Writer) error {
 		_, err := io.Copy(io.Discard, r)
 		return err
 	}
-	lr := newLineReader(env, r, p.delim)
-	var ring [][]byte
-	var held, charged int64
-	defer func() { env.Release(charged) }()
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
+	return slideLines(env, newLineReader(env, r, p.delim), p.count, nil, func(ring [][]byte) {
+		for _, l := range ring {
+			w.Write(l)
 		}
-		if err != nil {
-			return err
-		}
-		if err := env.Hold(int64(cap(line)) + 2*lineCost); err != nil {
-			return err
-		}
-		charged += int64(cap(line)) + 2*lineCost
-		ring = append(ring, line)
-		held += int64(len(line))
-		if int64(len(ring)) > p.count {
-			held -= int64(len(ring[0]))
-			env.Release(int64(cap(ring[0])) + 2*lineCost)
-			charged -= int64(cap(ring[0])) + 2*lineCost
-			ring[0] = nil
-			ring = ring[1:]
-		}
-		if max > 0 && held > max {
-			return ErrTooLarge
-		}
-	}
-	for _, l := range ring {
-		w.Write(l)
-	}
-	return nil
+	})
 }

@@ -163,6 +163,17 @@ func tryHelp(env *Env, cmd, format string, a ...any) {
 	fmt.Fprintf(env.Stderr, "Try '%s --help' for more information.\n", cmd)
 }
 
+// parseNoOperands is parseOpts for a command that takes no operands: one
+// is refused as GNU's "extra operand" with the --help hint.
+func parseNoOperands(env *Env, cmd string, args []string, spec optSpec) ([]opt, bool) {
+	opts, ops, ok := parseOpts(env, cmd, args, spec)
+	if ok && len(ops) > 0 {
+		tryHelp(env, cmd, "extra operand %s", quote(env, ops[0]))
+		return nil, false
+	}
+	return opts, ok
+}
+
 // missingOperand prints GNU's "cmd: missing operand" with the help line.
 func missingOperand(env *Env, cmd string) {
 	tryHelp(env, cmd, "missing operand")

@@ -9,12 +9,8 @@ func init() {
 
 // Whoami prints the user name: $USER, or "user".
 func Whoami(env *Env, args []string) int {
-	_, ops, ok := parseOpts(env, "whoami", args[1:], optSpec{})
+	_, ok := parseNoOperands(env, "whoami", args[1:], optSpec{})
 	if !ok {
-		return 1
-	}
-	if len(ops) > 0 {
-		tryHelp(env, "whoami", "extra operand %s", quote(env, ops[0]))
 		return 1
 	}
 	u := env.Getenv("USER")
