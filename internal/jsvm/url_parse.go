@@ -116,7 +116,13 @@ func relative(input string, base *url) (*url, bool) {
 		return pathQueryFragment(input, u)
 	}
 	u.username, u.password, u.host, u.port = base.username, base.password, base.host, base.port
-	p, q, f := splitQF(input)
+	return relativePath(input, u, base)
+}
+
+// relativePath resolves s, a path-relative reference ("a/b?q#f", "?q",
+// "#f", ""), against base's path and query into u.
+func relativePath(s string, u, base *url) (*url, bool) {
+	p, q, f := splitQF(s)
 	u.path = append([]string(nil), base.path...)
 	if p == "" {
 		if q == nil {
@@ -253,21 +259,7 @@ func parseFile(s string, u *url, base *url) (*url, bool) {
 		if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "\\") {
 			return pathQueryFragment(s, u)
 		}
-		p, q, f := splitQF(s)
-		u.path = append([]string(nil), base.path...)
-		if p == "" {
-			if q == nil {
-				u.query = base.query
-			}
-			u.setQF(q, f)
-			return u, true
-		}
-		if len(u.path) > 0 {
-			u.path = u.path[:len(u.path)-1]
-		}
-		u.addPath(p)
-		u.setQF(q, f)
-		return u, true
+		return relativePath(s, u, base)
 	}
 	return pathQueryFragment(s, u)
 }

@@ -1,6 +1,41 @@
 // node:path (POSIX; path.win32 is 51_path_win32.js), after Node's
 // lib/path.js.
 
+// scanLastPart scans path's last part (trailing slashes left out) from its
+// end down to start, as extname and parse do: where it starts (startPart)
+// and ends (end, -1: no part), its last dot (startDot, -1: none), and
+// noExt: it has no extension (no dot, a dot only at its start, or "..").
+function scanLastPart(path, start) {
+  let startDot = -1;
+  let startPart = 0;
+  let end = -1;
+  let matchedSlash = true;
+  let preDotState = 0;
+  for (let i = path.length - 1; i >= start; --i) {
+    const code = path.charCodeAt(i);
+    if (code === 47) {
+      if (!matchedSlash) {
+        startPart = i + 1;
+        break;
+      }
+      continue;
+    }
+    if (end === -1) {
+      matchedSlash = false;
+      end = i + 1;
+    }
+    if (code === 46) {
+      if (startDot === -1) startDot = i;
+      else if (preDotState !== 1) preDotState = 1;
+    } else if (startDot !== -1) {
+      preDotState = -1;
+    }
+  }
+  const noExt = startDot === -1 || preDotState === 0 ||
+    (preDotState === 1 && startDot === end - 1 && startDot === startPart + 1);
+  return { startDot, startPart, end, noExt };
+}
+
 function normalizeString(path, allowAboveRoot) {
   let res = '';
   let lastSegmentLength = 0;
@@ -206,33 +241,8 @@ const posix = {
   },
   extname(path) {
     validateString(path, 'path');
-    let startDot = -1;
-    let startPart = 0;
-    let end = -1;
-    let matchedSlash = true;
-    let preDotState = 0;
-    for (let i = path.length - 1; i >= 0; --i) {
-      const code = path.charCodeAt(i);
-      if (code === 47) {
-        if (!matchedSlash) {
-          startPart = i + 1;
-          break;
-        }
-        continue;
-      }
-      if (end === -1) {
-        matchedSlash = false;
-        end = i + 1;
-      }
-      if (code === 46) {
-        if (startDot === -1) startDot = i;
-        else if (preDotState !== 1) preDotState = 1;
-      } else if (startDot !== -1) {
-        preDotState = -1;
-      }
-    }
-    if (startDot === -1 || end === -1 || preDotState === 0 ||
-        (preDotState === 1 && startDot === end - 1 && startDot === startPart + 1)) return '';
+    const { startDot, startPart, end, noExt } = scanLastPart(path, 0);
+    if (end === -1 || noExt) return '';
     return path.slice(startDot, end);
   },
   format(pathObject) {
@@ -255,35 +265,10 @@ const posix = {
     } else {
       start = 0;
     }
-    let startDot = -1;
-    let startPart = 0;
-    let end = -1;
-    let matchedSlash = true;
-    let preDotState = 0;
-    for (let i = path.length - 1; i >= start; --i) {
-      const code = path.charCodeAt(i);
-      if (code === 47) {
-        if (!matchedSlash) {
-          startPart = i + 1;
-          break;
-        }
-        continue;
-      }
-      if (end === -1) {
-        matchedSlash = false;
-        end = i + 1;
-      }
-      if (code === 46) {
-        if (startDot === -1) startDot = i;
-        else if (preDotState !== 1) preDotState = 1;
-      } else if (startDot !== -1) {
-        preDotState = -1;
-      }
-    }
+    const { startDot, startPart, end, noExt } = scanLastPart(path, start);
     if (end !== -1) {
       const s = startPart === 0 && isAbsolute ? 1 : startPart;
-      if (startDot === -1 || preDotState === 0 ||
-          (preDotState === 1 && startDot === end - 1 && startDot === startPart + 1)) {
+      if (noExt) {
         ret.base = ret.name = path.slice(s, end);
       } else {
         ret.name = path.slice(s, startDot);

@@ -6,6 +6,25 @@
 // pipe, async iteration, backpressure through write's return value), with
 // callbacks run on process.nextTick as Node runs them.
 
+// destroyStream is destroy(err) of a Readable or a Writable over its
+// state st: once, with _destroy (when the stream has one) called first;
+// 'error' (when there is one) and 'close' follow on the next tick.
+function destroyStream(s, st, err) {
+  if (st.destroyed) return s;
+  st.destroyed = true;
+  if (err) st.errored = err;
+  const done = (e) => {
+    process.nextTick(() => {
+      if (e) s.emit('error', e);
+      st.closed = true;
+      if (s._emitClose !== false) s.emit('close');
+    });
+  };
+  if (typeof s._destroy === 'function') s._destroy(err ?? null, (e) => done(e ?? err));
+  else done(err);
+  return s;
+}
+
 class Readable extends EventEmitter {
   constructor(options = {}) {
     super();
@@ -189,22 +208,7 @@ class Readable extends EventEmitter {
     this.removeAllListeners('data');
     return this;
   }
-  destroy(err) {
-    const st = this._readableState;
-    if (st.destroyed) return this;
-    st.destroyed = true;
-    if (err) st.errored = err;
-    const done = (e) => {
-      process.nextTick(() => {
-        if (e) this.emit('error', e);
-        st.closed = true;
-        if (this._emitClose !== false) this.emit('close');
-      });
-    };
-    if (typeof this._destroy === 'function') this._destroy(err ?? null, (e) => done(e ?? err));
-    else done(err);
-    return this;
-  }
+  destroy(err) { return destroyStream(this, this._readableState, err); }
   async *[Symbol.asyncIterator]() {
     const st = this._readableState;
     st.iterating = true;
@@ -419,22 +423,7 @@ class Writable extends EventEmitter {
   cork() {}
   uncork() {}
   setDefaultEncoding(enc) { this._writableState.defaultEncoding = normEncoding(enc); return this; }
-  destroy(err) {
-    const st = this._writableState;
-    if (st.destroyed) return this;
-    st.destroyed = true;
-    if (err) st.errored = err;
-    const done = (e) => {
-      process.nextTick(() => {
-        if (e) this.emit('error', e);
-        st.closed = true;
-        if (this._emitClose !== false) this.emit('close');
-      });
-    };
-    if (typeof this._destroy === 'function') this._destroy(err ?? null, (e) => done(e ?? err));
-    else done(err);
-    return this;
-  }
+  destroy(err) { return destroyStream(this, this._writableState, err); }
 }
 
 // Duplex: a Readable whose writable side is a Writable writing into it
@@ -624,6 +613,25 @@ const makeStreamModule = once(() => {
 
 // fs streams.
 
+// fsStreamFD takes an fs stream's options.fd (a descriptor or a
+// FileHandle; none: the stream opens its path) and autoClose.
+function fsStreamFD(s, options) {
+  s._handle = options.fd instanceof FileHandle ? options.fd : null;
+  s.fd = typeof options.fd === 'number' ? options.fd : s._handle ? s._handle.fd : null;
+  s.autoClose = options.autoClose !== false;
+}
+
+// fsStreamClose closes an fs stream's descriptor when it is its to close.
+function fsStreamClose(s) {
+  if (s.fd !== null && s.autoClose) {
+    try {
+      if (s._handle) s._handle.close();
+      else closeSync(s.fd);
+    } catch { /* closed already */ }
+    s.fd = null;
+  }
+}
+
 class ReadStream extends Readable {
   constructor(path, options = {}) {
     super({ highWaterMark: options.highWaterMark ?? 65536, encoding: options.encoding ?? undefined });
@@ -639,9 +647,7 @@ class ReadStream extends Readable {
     if (options.start !== undefined && options.end !== undefined && options.start > options.end) {
       throw nodeError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "start" is out of range. It must be <= "end" (here: ${options.end}). Received ${options.start}`);
     }
-    this._handle = options.fd instanceof FileHandle ? options.fd : null;
-    this.fd = typeof options.fd === 'number' ? options.fd : this._handle ? this._handle.fd : null;
-    this.autoClose = options.autoClose !== false;
+    fsStreamFD(this, options);
     if (this.fd === null) {
       setImmediate(() => {
         try {
@@ -681,16 +687,7 @@ class ReadStream extends Readable {
     this.bytesRead += ab.byteLength;
     setImmediate(() => this.push(new FastBuffer(ab)));
   }
-  _destroy(err, cb) {
-    if (this.fd !== null && this.autoClose) {
-      try {
-        if (this._handle) this._handle.close();
-        else closeSync(this.fd);
-      } catch { /* closed already */ }
-      this.fd = null;
-    }
-    cb(err);
-  }
+  _destroy(err, cb) { fsStreamClose(this); cb(err); }
   close(cb) {
     if (cb) this.once('close', cb);
     this.destroy();
@@ -706,9 +703,7 @@ class WriteStream extends Writable {
     this.flags = options.flags ?? 'w';
     this.start = options.start;
     this.pos = options.start ?? -1;
-    this._handle = options.fd instanceof FileHandle ? options.fd : null;
-    this.fd = typeof options.fd === 'number' ? options.fd : this._handle ? this._handle.fd : null;
-    this.autoClose = options.autoClose !== false;
+    fsStreamFD(this, options);
     if (this.fd === null) {
       // Opened at once (the file exists when createWriteStream returns, as
       // it does soon after in Node); errors are emitted on the next tick.
@@ -739,16 +734,7 @@ class WriteStream extends Writable {
     }
     setImmediate(cb);
   }
-  _destroy(err, cb) {
-    if (this.fd !== null && this.autoClose) {
-      try {
-        if (this._handle) this._handle.close();
-        else closeSync(this.fd);
-      } catch { /* closed already */ }
-      this.fd = null;
-    }
-    cb(err);
-  }
+  _destroy(err, cb) { fsStreamClose(this); cb(err); }
   close(cb) {
     if (cb) this.once('close', cb);
     if (!this.writableEnded) this.end();

@@ -474,17 +474,10 @@ const bodyMethods = {
       return b.bytes;
     }
     const reader = b.stream.getReader();
-    const chunks = [];
-    let total = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (!(value instanceof Uint8Array)) {
-        throw new TypeError('Received non-Uint8Array chunk');
-      }
-      chunks.push(value);
-      total += value.byteLength;
-    }
+    const { chunks, total } = await readChunks(reader, (value) => {
+      if (!(value instanceof Uint8Array)) throw new TypeError('Received non-Uint8Array chunk');
+      return value;
+    });
     reader.releaseLock();
     return chunks.length === 1 ? chunks[0] : concatChunks(chunks, total);
   },
@@ -747,18 +740,27 @@ function hostOp(id, start) {
 async function requestBytes(b) {
   if (b === null) return undefined;
   if (b.stream === null) return b.bytes;
-  const reader = b.stream.getReader();
+  const { chunks, total } = await readChunks(b.stream.getReader(), (value) => {
+    const u = typeof value === 'string' ? textEncoder.encode(value) : ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : value instanceof ArrayBuffer ? new Uint8Array(value) : null;
+    if (u === null) throw new TypeError('fetch failed', { cause: new TypeError('Received non-Uint8Array chunk') });
+    return u;
+  });
+  return concatChunks(chunks, total);
+}
+
+// readChunks reads a stream's reader to its end: its chunks, each made
+// bytes by toBytes (which throws for a chunk it refuses), and their total
+// length.
+async function readChunks(reader, toBytes) {
   const chunks = [];
   let total = 0;
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) break;
-    const u = typeof value === 'string' ? textEncoder.encode(value) : ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : value instanceof ArrayBuffer ? new Uint8Array(value) : null;
-    if (u === null) throw new TypeError('fetch failed', { cause: new TypeError('Received non-Uint8Array chunk') });
+    if (done) return { chunks, total };
+    const u = toBytes(value);
     chunks.push(u);
     total += u.byteLength;
   }
-  return concatChunks(chunks, total);
 }
 
 async function fetch(input, init = undefined) {

@@ -216,6 +216,11 @@ section('URL', () => {
     ['file:///tmp/a b.txt', undefined],
     ['file:/x/y', undefined],
     ['file://localhost/etc', undefined],
+    ['d?q#h', 'file:///a/b/c?old'],
+    ['?q', 'file:///a/b/c?old#f'],
+    ['', 'file:///a/b/c?old#f'],
+    ['#h', 'file:///a/b/c?old'],
+    ['../d', 'file:///a/b/c'],
     ['mailto:someone@example.com', undefined],
     ['data:text/plain,hi there', undefined],
     ['blob:https://a.b/uuid', undefined],
@@ -276,6 +281,8 @@ section('path', () => {
   console.log(path.basename('/a/b.txt'), path.basename('/a/b.txt', '.txt'), path.basename('/a/b/'), path.basename('b.txt', 'b.txt'), path.basename('aaa', 'a'));
   console.log(path.extname('a.b.c'), path.extname('.bashrc'), path.extname('a.'), path.extname('a'), path.extname('.a.b'), path.extname('a/.b'));
   console.log(path.parse('/home/u/file.tar.gz'), path.parse('rel/x'), path.parse('/'), path.parse('.hidden'));
+  console.log(path.extname('..'), path.extname('a/b..'), path.extname('x.y/'), path.extname('/a.b//'), path.extname(''));
+  console.log(path.parse('/a/b.c/'), path.parse('..'), path.parse('a.b.'), path.parse('/.x.y//'), path.parse(''), path.parse('//'));
   console.log(path.format({ dir: '/a', base: 'b.c' }), path.format({ root: '/', name: 'n', ext: 'e' }), path.format({ name: 'x', ext: '.y' }));
   console.log(path.sep, path.delimiter, path.posix === path, path.toNamespacedPath('/a'));
   try { path.join('a', 1); } catch (e) { console.log(e.name, e.code, e.message); }
