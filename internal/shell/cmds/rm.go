@@ -149,12 +149,7 @@ func (r *rmState) remove(name, p string, top bool) bool {
 				if r.ask == 1 && !r.confirm("remove directory %s", quoteaf(env, name)) {
 					return true
 				}
-				if err := env.FS.Remove(env.Ctx, p); err != nil {
-					env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
-					return false
-				}
-				r.removed(name, true)
-				return true
+				return r.removeOne(name, p, true)
 			}
 			env.Errorf("rm", "cannot remove %s: Is a directory", quoteaf(env, name))
 			return false
@@ -212,31 +207,29 @@ func (r *rmState) remove(name, p string, top bool) bool {
 		if descended && !r.confirm("remove directory %s", quoteaf(env, name)) {
 			return true
 		}
-		if err := env.FS.Remove(env.Ctx, p); err != nil {
-			env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
-			return false
-		}
-		r.removed(name, true)
-		return true
+		return r.removeOne(name, p, true)
 	}
 	if r.ask == 1 && !r.confirm("remove %s %s", fuFileTypeName(fi.Attr()), quoteaf(env, name)) {
 		return true
 	}
-	if err := env.FS.Remove(env.Ctx, strings.TrimSuffix(p, "/")); err != nil {
+	return r.removeOne(name, strings.TrimSuffix(p, "/"), false)
+}
+
+// removeOne removes p, the entry the operand name leads to (an empty
+// directory when dir), as rm reports it: a failure on stderr, with -v what
+// was removed on stdout.
+func (r *rmState) removeOne(name, p string, dir bool) bool {
+	env := r.env
+	if err := env.FS.Remove(env.Ctx, p); err != nil {
 		env.Errorf("rm", "cannot remove %s: %s", quoteaf(env, name), Strerror(err))
 		return false
 	}
-	r.removed(name, false)
+	switch {
+	case !r.verbose:
+	case dir:
+		fuPrintf(env, "removed directory %s\n", quoteaf(env, name))
+	default:
+		fuPrintf(env, "removed %s\n", quoteaf(env, name))
+	}
 	return true
-}
-
-func (r *rmState) removed(name string, dir bool) {
-	if !r.verbose {
-		return
-	}
-	if dir {
-		fuPrintf(r.env, "removed directory %s\n", quoteaf(r.env, name))
-	} else {
-		fuPrintf(r.env, "removed %s\n", quoteaf(r.env, name))
-	}
 }
