@@ -18,11 +18,7 @@ func init() {
 	hostFuncs["encode"] = hostEncode
 	hostFuncs["decode"] = hostDecode
 	hostFuncs["byteLength"] = func(x *execution, args []qjs.Value) (qjs.Value, error) {
-		s, err := x.argString(args, 0)
-		if err != nil {
-			return qjs.Undefined, err
-		}
-		enc, err := x.argString(args, 1)
+		s, enc, err := stringAndEncoding(x, args)
 		if err != nil {
 			return qjs.Undefined, err
 		}
@@ -38,13 +34,18 @@ func init() {
 	}
 }
 
+// stringAndEncoding reads the (string, encoding) arguments of encode and
+// byteLength.
+func stringAndEncoding(x *execution, args []qjs.Value) (s, enc string, err error) {
+	if s, err = x.argString(args, 0); err == nil {
+		enc, err = x.argString(args, 1)
+	}
+	return s, enc, err
+}
+
 // hostEncode is host.encode(string, encoding) → ArrayBuffer.
 func hostEncode(x *execution, args []qjs.Value) (qjs.Value, error) {
-	s, err := x.argString(args, 0)
-	if err != nil {
-		return qjs.Undefined, err
-	}
-	enc, err := x.argString(args, 1)
+	s, enc, err := stringAndEncoding(x, args)
 	if err != nil {
 		return qjs.Undefined, err
 	}

@@ -51,15 +51,11 @@ func fetchNets(b *testing.B, srv *httptest.Server) map[string]http.RoundTripper 
 	return map[string]http.RoundTripper{"direct": tr, "egress": n.Client(egress.Layer{Source: "ws", Policy: p})}
 }
 
-// BenchmarkFetch_smallGETs: 1,000 sequential small GETs by js fetch,
-// against the same 1,000 by Go's http.Client on the same network in the
-// same run (fetch's own cost per request: the engine, the host calls, the
-// event loop), directly and through the egress Client.
-func BenchmarkFetch_smallGETs(b *testing.B) {
-	const n = 1000
-	srv := fetchBenchServer(b, 0)
+// fetchVersus times src, run by the js backend against srv, beside goGet,
+// the same requests by Go's http.Client, in the same b.Loop, on each
+// network of fetchNets; report turns the two totals into metrics.
+func fetchVersus(b *testing.B, srv *httptest.Server, src string, goGet func(*http.Client) error, report func(b *testing.B, js, gohttp time.Duration)) {
 	be := newBackend(b, Options{})
-	src := fmt.Sprintf("for (let i = 0; i < %d; i++) await (await fetch(process.env.BASE + '/small')).text();", n)
 	for name, nt := range fetchNets(b, srv) {
 		b.Run(name, func(b *testing.B) {
 			cl := &http.Client{Transport: nt}
@@ -72,22 +68,48 @@ func BenchmarkFetch_smallGETs(b *testing.B) {
 					b.Fatalf("%v %s", res.err, res.stderr)
 				}
 				t0 = time.Now()
-				for range n {
-					r, err := cl.Get(srv.URL + "/small")
-					if err != nil {
-						b.Fatal(err)
-					}
-					io.Copy(io.Discard, r.Body)
-					r.Body.Close()
+				if err := goGet(cl); err != nil {
+					b.Fatal(err)
 				}
 				gohttp += time.Since(t0)
 			}
-			per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N*n) }
-			b.ReportMetric(per(js), "fetch-µs/req")
-			b.ReportMetric(per(gohttp), "go-µs/req")
-			b.ReportMetric(per(js)/per(gohttp), "ratio")
+			report(b, js, gohttp)
 		})
 	}
+}
+
+// goGet reads url's body to its end with cl.
+func goGet(cl *http.Client, url string) error {
+	r, err := cl.Get(url)
+	if err != nil {
+		return err
+	}
+	defer r.Body.Close()
+	_, err = io.Copy(io.Discard, r.Body)
+	return err
+}
+
+// BenchmarkFetch_smallGETs: 1,000 sequential small GETs by js fetch,
+// against the same 1,000 by Go's http.Client on the same network in the
+// same run (fetch's own cost per request: the engine, the host calls, the
+// event loop), directly and through the egress Client.
+func BenchmarkFetch_smallGETs(b *testing.B) {
+	const n = 1000
+	srv := fetchBenchServer(b, 0)
+	src := fmt.Sprintf("for (let i = 0; i < %d; i++) await (await fetch(process.env.BASE + '/small')).text();", n)
+	fetchVersus(b, srv, src, func(cl *http.Client) error {
+		for range n {
+			if err := goGet(cl, srv.URL+"/small"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(b *testing.B, js, gohttp time.Duration) {
+		per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N*n) }
+		b.ReportMetric(per(js), "fetch-µs/req")
+		b.ReportMetric(per(gohttp), "go-µs/req")
+		b.ReportMetric(per(js)/per(gohttp), "ratio")
+	})
 }
 
 // BenchmarkFetch_download: 100 MiB read by js fetch chunk by chunk (for
@@ -96,32 +118,11 @@ func BenchmarkFetch_smallGETs(b *testing.B) {
 func BenchmarkFetch_download(b *testing.B) {
 	const size = 100 << 20
 	srv := fetchBenchServer(b, size)
-	be := newBackend(b, Options{})
 	src := "let n = 0; for await (const c of (await fetch(process.env.BASE + '/big')).body) n += c.length; if (n !== " + fmt.Sprint(size) + ") throw new Error('short: ' + n);"
-	for name, nt := range fetchNets(b, srv) {
-		b.Run(name, func(b *testing.B) {
-			cl := &http.Client{Transport: nt}
-			var js, gohttp time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				res := runFetchJS(context.Background(), be, newStore(b, nil), src, map[string]string{"BASE": srv.URL}, nt)
-				js += time.Since(t0)
-				if res.err != nil {
-					b.Fatalf("%v %s", res.err, res.stderr)
-				}
-				t0 = time.Now()
-				r, err := cl.Get(srv.URL + "/big")
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, r.Body)
-				r.Body.Close()
-				gohttp += time.Since(t0)
-			}
-			mibs := func(d time.Duration) float64 { return float64(b.N) * size / (1 << 20) / d.Seconds() }
-			b.ReportMetric(mibs(js), "fetch-MiB/s")
-			b.ReportMetric(mibs(gohttp), "go-MiB/s")
-			b.ReportMetric(mibs(js)/mibs(gohttp), "ratio")
-		})
-	}
+	fetchVersus(b, srv, src, func(cl *http.Client) error { return goGet(cl, srv.URL+"/big") }, func(b *testing.B, js, gohttp time.Duration) {
+		mibs := func(d time.Duration) float64 { return float64(b.N) * size / (1 << 20) / d.Seconds() }
+		b.ReportMetric(mibs(js), "fetch-MiB/s")
+		b.ReportMetric(mibs(gohttp), "go-MiB/s")
+		b.ReportMetric(mibs(js)/mibs(gohttp), "ratio")
+	})
 }

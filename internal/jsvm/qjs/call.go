@@ -150,18 +150,7 @@ func (c *Context) Call(fn, this Value, args ...Value) (Value, error) {
 	if c.aborted.Load() {
 		return exception, c.Reason()
 	}
-	n := len(args) * int(sizeofValue)
-	var argv uintptr
-	if n > 0 {
-		// The engine reads the arguments through a pointer: they must not
-		// live on a Go stack, which may move while the call runs.
-		argv = c.tls.Alloc(n)
-		defer c.tls.Free(n)
-		for i, a := range args {
-			*(*lib.TJSValue)(ptr(argv + uintptr(i)*sizeofValue)) = a.v
-		}
-	}
-	v := Value{lib.XJS_Call(c.tls, c.ctx, fn.v, this.v, int32(len(args)), argv)}
+	v := c.callRaw(fn, this, args)
 	if v.isException() {
 		return v, c.exception()
 	}

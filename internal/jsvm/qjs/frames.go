@@ -175,6 +175,8 @@ func (c *Context) callRaw(fn, this Value, args []Value) Value {
 	n := len(args) * int(sizeofValue)
 	var argv uintptr
 	if n > 0 {
+		// The engine reads the arguments through a pointer: they must not
+		// live on a Go stack, which may move while the call runs.
 		argv = c.tls.Alloc(n)
 		defer c.tls.Free(n)
 		for i, a := range args {
