@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -125,18 +124,6 @@ func fetchServer(t testing.TB) *httptest.Server {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { close(done); srv.Close() })
 	return srv
-}
-
-// closedPort returns a loopback port nothing listens on.
-func closedPort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
 }
 
 // runFetchJS runs src with Job.Net set to net and env given.
@@ -308,7 +295,7 @@ console.log(rs.map((t) => t.split('\n')[0]).join(', '));`},
 func TestFetch_node(t *testing.T) {
 	nodeBinary(t)
 	srv := fetchServer(t)
-	refused := closedPort(t)
+	refused := testenv.ClosedPort(t)
 	env := map[string]string{"BASE": srv.URL, "REFUSED": strconv.Itoa(refused)}
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -139,18 +140,6 @@ func netServer(t testing.TB) *httptest.Server {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { close(done); srv.Close() })
 	return srv
-}
-
-// freePort returns a loopback port nothing listens on.
-func freePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	return port
 }
 
 // netCase is one row of the curl and wget tables: args with {B} for the
@@ -392,7 +381,7 @@ func requireVersion(t *testing.T, tool, prefix string) {
 func TestCurl_real(t *testing.T) {
 	requireVersion(t, "curl", "curl 7.88.")
 	srv := netServer(t)
-	port := freePort(t)
+	port := strconv.Itoa(testenv.ClosedPort(t))
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	for _, c := range curlCases {

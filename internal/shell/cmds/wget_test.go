@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	deskrun "github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 var wgetCases = []netCase{
@@ -55,7 +57,7 @@ var wgetCases = []netCase{
 func TestWget_real(t *testing.T) {
 	requireVersion(t, "wget", "GNU Wget 1.21.")
 	srv := netServer(t)
-	port := freePort(t)
+	port := strconv.Itoa(testenv.ClosedPort(t))
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	rc := filepath.Join(t.TempDir(), "wgetrc")
