@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/vfs":       0,
 	"internal/policy":    0,
 	"internal/glob":      -1, // a leaf below the layer-0 packages that match patterns (policy)
+	"internal/posixre":   -1, // a leaf: POSIX BRE/ERE to RE2, for the shell's grep and sed and gitws's git grep
 	"internal/wsfile":    -1, // a leaf below the layer-0 stores of per-workspace documents (policy, egress)
 	"internal/jsonlimit": 0,
 	"internal/wspath":    0,
@@ -95,6 +96,7 @@ var leafAllowed = map[string][]string{
 	"internal/search": {"mvdan.cc/sh/v3/pattern"},
 	// The path model and the content types: standard library only.
 	"internal/wspath":    nil,
+	"internal/posixre":   nil,
 	"internal/mediatype": nil,
 	// The per-workspace document files: the standard library and flock.
 	"internal/wsfile": {"golang.org/x/sys/unix"},

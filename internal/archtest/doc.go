@@ -7,7 +7,8 @@
 //
 //	layer -2 internal/testenv (the DESK_REQUIRE_* logic; any test may use it)
 //	layer -1 internal/sqlite (the SQLite driver's seam)
-//	layer 0  internal/vfs, internal/policy, internal/glob, internal/textdiff (and client, the public Go client)
+//	layer -1 internal/glob, internal/posixre (leaves: patterns)
+//	layer 0  internal/vfs, internal/policy, internal/textdiff (and client, the public Go client)
 //	layer 1  internal/run, internal/fusefs, internal/gitws, internal/fsio
 //	layer 2  internal/shell, internal/jsvm, internal/sandbox (the backends)
 //	layer 3  internal/tools, internal/workspace
