@@ -11,7 +11,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,43 +30,11 @@ func shareEnv(t *testing.T, so share.Options) (*env, *testenv.Clock) {
 	return e, clk
 }
 
-// fetch GETs u without a token; headers are name, value pairs.
-func fetch(t *testing.T, method, u string, hdr ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
-}
-
 // curl runs curl (the oracle of range semantics) on u and returns the
 // status and the body.
 func curl(t *testing.T, u string, args ...string) (int, []byte) {
 	t.Helper()
-	bin, err := exec.LookPath("curl")
-	if err != nil {
-		t.Fatalf("curl, the range oracle, is not installed: %v", err)
-	}
-	var out bytes.Buffer
-	cmd := exec.Command(bin, append(append([]string{"-sS", "-o", "-", "-w", "\n%{http_code}"}, args...), u)...)
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("curl %v: %v", args, err)
-	}
-	b := out.Bytes()
+	b := testenv.Tool(t, "", nil, "curl", append(append([]string{"-sS", "-o", "-", "-w", "\n%{http_code}"}, args...), u)...)
 	i := bytes.LastIndexByte(b, '\n')
 	var code int
 	fmt.Sscan(string(b[i+1:]), &code)
@@ -100,7 +67,7 @@ func TestShares_Link(t *testing.T) {
 	}
 
 	// No token needed; the right type, an ETag, the name.
-	res, body := fetch(t, "GET", sh.URL)
+	res, body := testenv.Fetch(t, "GET", sh.URL)
 	if res.StatusCode != 200 || !bytes.Equal(body, content) {
 		t.Fatalf("GET: %s, %d bytes", res.Status, len(body))
 	}
@@ -113,7 +80,7 @@ func TestShares_Link(t *testing.T) {
 			t.Errorf("%s: %q, want %q", k, got, want)
 		}
 	}
-	if res, body := fetch(t, "HEAD", sh.URL); res.StatusCode != 200 || len(body) != 0 || res.ContentLength != int64(len(content)) {
+	if res, body := testenv.Fetch(t, "HEAD", sh.URL); res.StatusCode != 200 || len(body) != 0 || res.ContentLength != int64(len(content)) {
 		t.Errorf("HEAD: %s, %d bytes, length %d", res.Status, len(body), res.ContentLength)
 	}
 
@@ -138,7 +105,7 @@ func TestShares_Link(t *testing.T) {
 		t.Errorf("a range past the end: %d, want 416", code)
 	}
 	// Several ranges: multipart/byteranges, each part the right bytes.
-	res, body = fetch(t, "GET", sh.URL, "Range", "bytes=0-9,50-59,-5")
+	res, body = testenv.Fetch(t, "GET", sh.URL, "Range", "bytes=0-9,50-59,-5")
 	mt, params, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	if res.StatusCode != http.StatusPartialContent || mt != "multipart/byteranges" {
 		t.Fatalf("several ranges: %s %s", res.Status, res.Header.Get("Content-Type"))
@@ -155,13 +122,13 @@ func TestShares_Link(t *testing.T) {
 		}
 	}
 	// Conditional requests on the ETag.
-	if res, body := fetch(t, "GET", sh.URL, "If-None-Match", etag); res.StatusCode != http.StatusNotModified || len(body) != 0 {
+	if res, body := testenv.Fetch(t, "GET", sh.URL, "If-None-Match", etag); res.StatusCode != http.StatusNotModified || len(body) != 0 {
 		t.Errorf("If-None-Match: %s, %d bytes", res.Status, len(body))
 	}
-	if res, body := fetch(t, "GET", sh.URL, "Range", "bytes=0-3", "If-Range", etag); res.StatusCode != http.StatusPartialContent || len(body) != 4 {
+	if res, body := testenv.Fetch(t, "GET", sh.URL, "Range", "bytes=0-3", "If-Range", etag); res.StatusCode != http.StatusPartialContent || len(body) != 4 {
 		t.Errorf("If-Range with the ETag: %s, %d bytes", res.Status, len(body))
 	}
-	if res, body := fetch(t, "GET", sh.URL, "Range", "bytes=0-3", "If-Range", `"other"`); res.StatusCode != 200 || len(body) != n {
+	if res, body := testenv.Fetch(t, "GET", sh.URL, "Range", "bytes=0-3", "If-Range", `"other"`); res.StatusCode != 200 || len(body) != n {
 		t.Errorf("If-Range with another ETag: %s, %d bytes", res.Status, len(body))
 	}
 
@@ -169,7 +136,7 @@ func TestShares_Link(t *testing.T) {
 	if _, err := c.WriteFile(bg, "demo", "/workspace/out/pic.png", strings.NewReader("new"), client.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if res, body := fetch(t, "GET", sh.URL); res.StatusCode != 200 || !bytes.Equal(body, content) || res.Header.Get("ETag") != etag {
+	if res, body := testenv.Fetch(t, "GET", sh.URL); res.StatusCode != 200 || !bytes.Equal(body, content) || res.Header.Get("ETag") != etag {
 		t.Fatalf("after an edit: %s, %d bytes", res.Status, len(body))
 	}
 
@@ -203,12 +170,12 @@ func TestShares_Link(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, body = fetch(t, "GET", sh2.URL)
+	res, body = testenv.Fetch(t, "GET", sh2.URL)
 	if res.StatusCode != 200 || string(body) != "new" || res.Header.Get("Content-Disposition") != "attachment; filename=pic.png" {
 		t.Fatalf("second share: %s %q %q", res.Status, body, res.Header.Get("Content-Disposition"))
 	}
 	clk.Add(59 * time.Second)
-	if res, _ := fetch(t, "GET", sh2.URL); res.StatusCode != 200 {
+	if res, _ := testenv.Fetch(t, "GET", sh2.URL); res.StatusCode != 200 {
 		t.Errorf("a second before expiry: %s", res.Status)
 	}
 	clk.Add(time.Second)
@@ -248,7 +215,7 @@ func TestShares_LogRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := fetch(t, "GET", sh.URL); res.StatusCode != 200 {
+	if res, _ := testenv.Fetch(t, "GET", sh.URL); res.StatusCode != 200 {
 		t.Fatal(res.Status)
 	}
 	tok := sh.URL[strings.LastIndexByte(sh.URL, '/')+1:]
@@ -330,7 +297,7 @@ func TestShares_PublishTool(t *testing.T) {
 	if !strings.Contains(res.Content[0].Text, out.URL) || out.ContentType != "text/markdown; charset=utf-8" {
 		t.Fatalf("publish result %+v", res)
 	}
-	r, body := fetch(t, "GET", out.URL)
+	r, body := testenv.Fetch(t, "GET", out.URL)
 	if r.StatusCode != 200 || string(body) != "# Report\n" || r.Header.Get("Content-Type") != "text/markdown; charset=utf-8" {
 		t.Fatalf("GET %s: %s %q", out.URL, r.Status, body)
 	}

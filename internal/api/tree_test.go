@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -104,21 +103,6 @@ func makeHostTree(t *testing.T) string {
 	return root
 }
 
-// run runs a host tool (the oracle) in dir with stdin and returns its output.
-func runTool(t *testing.T, dir string, stdin []byte, name string, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, stderr.String())
-	}
-	return out
-}
-
 // download reads a whole tree download.
 func download(t *testing.T, c *client.Client, ws, p, format string) []byte {
 	t.Helper()
@@ -162,7 +146,7 @@ func TestTree_RoundTrip(t *testing.T) {
 			if f == client.FormatTgz {
 				args = append([]string{"-z"}, args...)
 			}
-			archive := runTool(t, src, nil, "tar", args...)
+			archive := testenv.Tool(t, src, nil, "tar", args...)
 			dest := "/up-" + f
 			sum, err := e.c.PutTree(bg, "w", dest, bytes.NewReader(archive), client.TreeOptions{})
 			if err != nil {
@@ -181,14 +165,14 @@ func TestTree_RoundTrip(t *testing.T) {
 			if f == client.FormatTgz {
 				xargs = append([]string{"-z"}, xargs...)
 			}
-			runTool(t, out, back, "tar", xargs...)
+			testenv.Tool(t, out, back, "tar", xargs...)
 			compareHost(t, "GNU tar → API → GNU tar", want, fsiotest.HostTree(t, out), nil)
 		})
 	}
 
 	t.Run("zip", func(t *testing.T) {
 		zipFile := filepath.Join(t.TempDir(), "src.zip")
-		runTool(t, src, nil, "zip", "-q", "-r", "-y", zipFile, ".")
+		testenv.Tool(t, src, nil, "zip", "-q", "-r", "-y", zipFile, ".")
 		zipped, err := os.ReadFile(zipFile)
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +187,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		if err := os.WriteFile(backFile, back, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runTool(t, "/", nil, "unzip", "-q", "-K", backFile, "-d", out)
+		testenv.Tool(t, "/", nil, "unzip", "-q", "-K", backFile, "-d", out)
 		// Info-ZIP keeps seconds and no hard links, and unzip sets no
 		// symlink's time; zip stores no root entry.
 		infoZip := func(name string, n *fsiotest.Node) bool {
@@ -217,7 +201,7 @@ func TestTree_RoundTrip(t *testing.T) {
 
 		// The whole tree (from a tar) as desk's zip: hard links and times to
 		// 100 ns too, extracted by desk's own extractor.
-		tarball := runTool(t, src, nil, "tar", "--format=pax", "-cf", "-", ".")
+		tarball := testenv.Tool(t, src, nil, "tar", "--format=pax", "-cf", "-", ".")
 		if _, err := e.c.PutTree(bg, "w", "/full", bytes.NewReader(tarball), client.TreeOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +219,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		if err := os.WriteFile(backFile, dz, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runTool(t, "/", nil, "unzip", "-q", "-K", backFile, "-d", out2)
+		testenv.Tool(t, "/", nil, "unzip", "-q", "-K", backFile, "-d", out2)
 		compareHost(t, "tar → API → desk zip → unzip", want, fsiotest.HostTree(t, out2), infoZip)
 	})
 

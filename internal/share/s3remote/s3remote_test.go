@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -80,27 +79,6 @@ func (r *rig) object(sh share.Share) string {
 	return filepath.Join(r.gw.Root, r.bucket, "links", "v1", sh.Workspace, sh.ID)
 }
 
-func get(t *testing.T, u string, h map[string]string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest("GET", u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range h {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
-}
-
 func TestS3Share(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
@@ -123,7 +101,7 @@ func TestS3Share(t *testing.T) {
 		t.Fatalf("the object is not in the bucket's directory: %v", err)
 	}
 	// A plain GET, without credentials.
-	res, body := get(t, cr.URL, nil)
+	res, body := testenv.Fetch(t, "GET", cr.URL)
 	if res.StatusCode != 200 || !bytes.Equal(body, content) {
 		t.Fatalf("GET: %s, %d bytes", res.Status, len(body))
 	}
@@ -133,20 +111,20 @@ func TestS3Share(t *testing.T) {
 	if cd := res.Header.Get("Content-Disposition"); cd != "attachment; filename=notes.txt" {
 		t.Errorf("Content-Disposition %q", cd)
 	}
-	res, body = get(t, cr.URL, map[string]string{"Range": "bytes=19-37"})
+	res, body = testenv.Fetch(t, "GET", cr.URL, "Range", "bytes=19-37")
 	if res.StatusCode != http.StatusPartialContent || string(body) != string(content[19:38]) {
 		t.Errorf("range: %s %q", res.Status, body)
 	}
 	// The URL without its signature is refused: the object is not public.
 	u.RawQuery = ""
-	if res, _ := get(t, u.String(), nil); res.StatusCode != http.StatusForbidden {
+	if res, _ := testenv.Fetch(t, "GET", u.String()); res.StatusCode != http.StatusForbidden {
 		t.Errorf("unsigned GET: %s, want 403", res.Status)
 	}
 	// Revoking deletes the object: the presigned URL stops at once.
 	if _, err := r.shares.Revoke(ctx, "demo", cr.ID); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := get(t, cr.URL, nil); res.StatusCode != http.StatusNotFound {
+	if res, _ := testenv.Fetch(t, "GET", cr.URL); res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET after revoke: %s, want 404", res.Status)
 	}
 	if _, err := os.Stat(r.object(cr.Share)); !errors.Is(err, os.ErrNotExist) {
@@ -171,10 +149,10 @@ func TestS3Expiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, body := get(t, live.URL, nil); res.StatusCode != 200 || string(body) != "live" {
+	if res, body := testenv.Fetch(t, "GET", live.URL); res.StatusCode != 200 || string(body) != "live" {
 		t.Fatalf("live URL: %s %q", res.Status, body)
 	}
-	res, body := get(t, old.URL, nil)
+	res, body := testenv.Fetch(t, "GET", old.URL)
 	if res.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "xpired") {
 		t.Fatalf("expired URL: %s %s, want 403 (expired)", res.Status, body)
 	}
@@ -193,7 +171,7 @@ func TestS3Expiry(t *testing.T) {
 	if err := r.shares.DeleteWorkspace(ctx, "demo"); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := get(t, live.URL, nil); res.StatusCode != http.StatusNotFound {
+	if res, _ := testenv.Fetch(t, "GET", live.URL); res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET after the workspace's deletion: %s, want 404", res.Status)
 	}
 }
