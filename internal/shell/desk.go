@@ -189,7 +189,7 @@ func (x *execution) deskExec(ctx context.Context, c *dinterp.Call) int {
 // streamFilters are the commands that read a file operand as they read
 // their standard input, and name neither: devStreamArg gives them
 // /dev/zero and /dev/urandom.
-var streamFilters = map[string]bool{"head": true, "od": true, "base64": true, "xxd": true, "cat": true, "hexdump": true, "cut": true, "fold": true}
+var streamFilters = map[string]bool{"dd": true, "head": true, "od": true, "base64": true, "xxd": true, "cat": true, "hexdump": true, "cut": true, "fold": true}
 
 // devStreamArg gives a command whose only file operand is /dev/zero or
 // /dev/urandom (/dev/random) the endless stream as its standard input,

@@ -34,6 +34,7 @@ var versionLines = func() map[string]string {
 	for _, n := range coreutils {
 		m[n] = n + " (GNU coreutils) 9.1"
 	}
+	m["dd"] = "dd (coreutils) 9.1" // dd's alone says so
 	return m
 }()
 
