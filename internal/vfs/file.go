@@ -497,28 +497,7 @@ func openCheck(in *inode, flag int) error {
 
 // create makes a regular file (parent, name).
 func (t *tx) create(parent uint64, name, p string, perm uint32, uid, gid uint32) (*inode, error) {
-	dir, err := t.inode(parent)
-	if err != nil {
-		return nil, err
-	}
-	if dir.Nlink == 0 {
-		return nil, syscall.ENOENT
-	}
-	in, err := t.newInode(S_IFREG | perm&permMask)
-	if err != nil {
-		return nil, err
-	}
-	in.Uid, in.Gid = uid, gid
-	if dir.Mode&S_ISGID != 0 {
-		in.Gid = dir.Gid
-	}
-	if err := t.addDent(parent, name, in.Ino, in.Mode); err != nil {
-		return nil, err
-	}
-	dir.Mtime, dir.Ctime = t.now, t.now
-	t.put(dir)
-	t.log(Change{Op: OpCreate, Ino: in.Ino, Parent: parent, Name: name, Path: p})
-	return in, nil
+	return t.newEntry(OpCreate, parent, name, p, S_IFREG|perm&permMask, uid, gid)
 }
 
 // truncateInTx sets the size of the resolved regular file r in a transaction.
@@ -546,12 +525,9 @@ func (f *FS) Truncate(ctx context.Context, name string, size int64) error {
 	if size > f.opts.MaxFileSize {
 		return perr(op, name, syscall.EFBIG)
 	}
-	r, _, err := f.resolve(ctx, op, name, true)
+	r, _, err := f.resolveExisting(ctx, op, name, true)
 	if err != nil {
 		return err
-	}
-	if r.ino == 0 {
-		return perr(op, name, syscall.ENOENT)
 	}
 	if r.in.IsDir() {
 		return perr(op, name, syscall.EISDIR)

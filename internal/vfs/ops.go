@@ -33,6 +33,16 @@ func (f *FS) resolve(ctx context.Context, op, name string, follow bool) (resolve
 	return f.resolveAs(ctx, op, name, follow, false)
 }
 
+// resolveExisting is resolve for an operation on an existing name: a
+// missing one is ENOENT.
+func (f *FS) resolveExisting(ctx context.Context, op, name string, follow bool) (resolved, string, error) {
+	r, p, err := f.resolve(ctx, op, name, follow)
+	if err == nil && r.ino == 0 {
+		err = perr(op, name, syscall.ENOENT)
+	}
+	return r, p, err
+}
+
 // resolveAs is resolve, for an open with O_CREAT when create is set
 // (walkPathAs).
 func (f *FS) resolveAs(ctx context.Context, op, name string, follow, create bool) (resolved, string, error) {
@@ -113,6 +123,21 @@ func (f *FS) walkCreate(t *tx, op, name string) (resolved, bool, error) {
 	return r, dirOnly, err
 }
 
+// walkNew is walkCreate for a creation (mknod, symlink, link): the name
+// must not exist (EEXIST) and, named with a trailing slash, is ENOENT.
+func (f *FS) walkNew(t *tx, op, name string) (resolved, error) {
+	r, dirOnly, err := f.walkCreate(t, op, name)
+	switch {
+	case err != nil:
+		return r, err
+	case r.ino != 0:
+		return r, syscall.EEXIST
+	case dirOnly:
+		return r, syscall.ENOENT
+	}
+	return r, nil
+}
+
 func baseName(p string) string {
 	if p == "/" {
 		return "/"
@@ -131,12 +156,9 @@ func (f *FS) Lstat(ctx context.Context, name string) (*FileInfo, error) {
 }
 
 func (f *FS) stat(ctx context.Context, op, name string, follow bool) (*FileInfo, error) {
-	r, p, err := f.resolve(ctx, op, name, follow)
+	r, p, err := f.resolveExisting(ctx, op, name, follow)
 	if err != nil {
 		return nil, err
-	}
-	if r.ino == 0 {
-		return nil, perr(op, name, syscall.ENOENT)
 	}
 	return NewFileInfo(baseName(p), f.overlay(r.in).Attr), nil
 }
@@ -149,32 +171,51 @@ func (f *FS) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
 }
 
 func (t *tx) mkdir(parent uint64, name, p string, perm uint32, uid, gid uint32) (uint64, error) {
+	// As on Linux, mkdir keeps only the permission and sticky bits; set-group-ID
+	// is inherited from the parent (newEntry).
+	in, err := t.newEntry(OpMkdir, parent, name, p, S_IFDIR|perm&(0o777|S_ISVTX), uid, gid)
+	if err != nil {
+		return 0, err
+	}
+	return in.Ino, nil
+}
+
+// newEntry makes the inode of a creation (create, mkdir, mknod, symlink):
+// a new inode of mode (its type and permission bits) owned by uid:gid,
+// named name in the directory parent (its path p), which must not have
+// been removed (ENOENT). In a set-group-ID directory it takes the
+// directory's group, and a new directory the set-group-ID bit too. The
+// inode returned is the one the transaction holds: what the caller sets in
+// it before the transaction ends is what is stored.
+func (t *tx) newEntry(op Op, parent uint64, name, p string, mode, uid, gid uint32) (*inode, error) {
 	dir, err := t.inode(parent)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if dir.Nlink == 0 {
-		return 0, syscall.ENOENT
+		return nil, syscall.ENOENT
 	}
-	// As on Linux, mkdir keeps only the permission and sticky bits; set-group-ID
-	// is inherited from the parent.
-	in, err := t.newInode(S_IFDIR | perm&(0o777|S_ISVTX))
+	in, err := t.newInode(mode)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	in.Uid, in.Gid = uid, gid
 	if dir.Mode&S_ISGID != 0 {
 		in.Gid = dir.Gid
-		in.Mode |= S_ISGID
+		if in.IsDir() {
+			in.Mode |= S_ISGID
+		}
 	}
 	if err := t.addDent(parent, name, in.Ino, in.Mode); err != nil {
-		return 0, err
+		return nil, err
 	}
-	dir.Nlink++
+	if in.IsDir() {
+		dir.Nlink++
+	}
 	dir.Mtime, dir.Ctime = t.now, t.now
 	t.put(dir)
-	t.log(Change{Op: OpMkdir, Ino: in.Ino, Parent: parent, Name: name, Path: p})
-	return in.Ino, nil
+	t.log(Change{Op: op, Ino: in.Ino, Parent: parent, Name: name, Path: p})
+	return in, nil
 }
 
 // MkdirAll creates name and any missing parents. Existing directories are fine;
@@ -271,12 +312,7 @@ func (f *FS) listNames(ctx context.Context, ino uint64, after string, limit int)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := f.readerRaw()
-	if err != nil {
-		return nil, err
-	}
-	err = c.Query(q, []any{ino, after, limit}, row)
-	f.putReader(c)
+	err := f.queryRaw(q, []any{ino, after, limit}, row)
 	return out, err
 }
 
@@ -301,12 +337,7 @@ func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := f.readerRaw()
-	if err != nil {
-		return nil, err
-	}
-	err = c.Query(q, []any{ino, after, limit}, row)
-	f.putReader(c)
+	err := f.queryRaw(q, []any{ino, after, limit}, row)
 	for i := range out {
 		if m, ok := mode(out[i].Ino); ok && m != 0 {
 			out[i].Mode = m
@@ -318,12 +349,10 @@ func (f *FS) listDir(ctx context.Context, ino uint64, after string, limit int) (
 // resolveDir resolves the directory name for a listing of limit entries
 // (limit <= 0: 1000, returned).
 func (f *FS) resolveDir(ctx context.Context, name string, limit int) (resolved, int, error) {
-	r, _, err := f.resolve(ctx, "readdir", name, true)
+	r, _, err := f.resolveExisting(ctx, "readdir", name, true)
 	switch {
 	case err != nil:
 		return resolved{}, 0, err
-	case r.ino == 0:
-		return resolved{}, 0, perr("readdir", name, syscall.ENOENT)
 	case !r.in.IsDir():
 		return resolved{}, 0, perr("readdir", name, syscall.ENOTDIR)
 	}
@@ -581,15 +610,9 @@ func mknodType(mode uint32) error {
 }
 
 func (t *tx) opMknod(name string, mode uint32, dev uint64) error {
-	r, dirOnly, err := t.f.walkCreate(t, "mknod", name)
+	r, err := t.f.walkNew(t, "mknod", name)
 	if err != nil {
 		return err
-	}
-	if r.ino != 0 {
-		return syscall.EEXIST
-	}
-	if dirOnly {
-		return syscall.ENOENT
 	}
 	_, err = t.mknod(r, mode, dev)
 	return err
@@ -600,30 +623,13 @@ func (t *tx) mknod(r resolved, mode uint32, dev uint64) (*inode, error) {
 	if mode&S_IFMT == 0 || mode&S_IFMT == S_IFREG {
 		return t.create(r.parent, r.name, r.path, mode&permMask, t.uid, t.gid)
 	}
-	dir, err := t.inode(r.parent)
-	if err != nil {
-		return nil, err
-	}
-	if dir.Nlink == 0 {
-		return nil, syscall.ENOENT
-	}
-	in, err := t.newInode(mode & (S_IFMT | permMask))
+	in, err := t.newEntry(OpMknod, r.parent, r.name, r.path, mode&(S_IFMT|permMask), t.uid, t.gid)
 	if err != nil {
 		return nil, err
 	}
 	if typ := mode & S_IFMT; typ == S_IFCHR || typ == S_IFBLK {
 		in.Rdev = dev
 	}
-	in.Uid, in.Gid = t.uid, t.gid
-	if dir.Mode&S_ISGID != 0 {
-		in.Gid = dir.Gid
-	}
-	if err := t.addDent(r.parent, r.name, in.Ino, in.Mode); err != nil {
-		return nil, err
-	}
-	dir.Mtime, dir.Ctime = t.now, t.now
-	t.put(dir)
-	t.log(Change{Op: OpMknod, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
 	return in, nil
 }
 
@@ -633,12 +639,9 @@ func (f *FS) symlinkMax() int { return min(f.opts.MaxPathLen, PathMax) }
 
 // Readlink returns a symlink's target.
 func (f *FS) Readlink(ctx context.Context, name string) (string, error) {
-	r, _, err := f.resolve(ctx, "readlink", name, false)
+	r, _, err := f.resolveExisting(ctx, "readlink", name, false)
 	if err != nil {
 		return "", err
-	}
-	if r.ino == 0 {
-		return "", perr("readlink", name, syscall.ENOENT)
 	}
 	if !r.in.IsSymlink() {
 		return "", perr("readlink", name, syscall.EINVAL)
@@ -751,12 +754,9 @@ func setTime(dst *time.Time, v, now time.Time) {
 
 // Realpath resolves every symlink in name and returns the canonical absolute path.
 func (f *FS) Realpath(ctx context.Context, name string) (string, error) {
-	r, _, err := f.resolve(ctx, "realpath", name, true)
+	r, _, err := f.resolveExisting(ctx, "realpath", name, true)
 	if err != nil {
 		return "", err
-	}
-	if r.ino == 0 {
-		return "", perr("realpath", name, syscall.ENOENT)
 	}
 	return r.path, nil
 }
@@ -823,12 +823,9 @@ func (f *FS) Getxattr(ctx context.Context, name, attr string) ([]byte, error) {
 	if err := xattrNameLen(attr); err != nil {
 		return nil, perr("getxattr", name, err.(syscall.Errno))
 	}
-	r, _, err := f.resolve(ctx, "getxattr", name, false)
+	r, _, err := f.resolveExisting(ctx, "getxattr", name, false)
 	if err != nil {
 		return nil, err
-	}
-	if r.ino == 0 {
-		return nil, perr("getxattr", name, syscall.ENOENT)
 	}
 	return f.getxattr(ctx, name, r.ino, attr)
 }
@@ -838,29 +835,20 @@ func (f *FS) getxattr(ctx context.Context, name string, ino uint64, attr string)
 	if err := xattrNamespace(attr); err != nil {
 		return nil, perr("getxattr", name, err.(syscall.Errno))
 	}
-	if err := f.syncFor(ctx, ino, true); err != nil {
-		return nil, asPathErr("getxattr", name, err)
+	var value []byte // nil: no such attribute
+	err := f.syncFor(ctx, ino, true)
+	if err == nil {
+		err = f.queryRaw("SELECT value FROM xattrs WHERE ino = ? AND name = ?", []any{ino, attr}, func(st *sqlite.Stmt) {
+			value = st.Blob(0, []byte{})
+		})
 	}
-	c, err := f.readerRaw()
 	if err != nil {
 		return nil, asPathErr("getxattr", name, err)
 	}
-	defer f.putReader(c)
-	st, err := c.Prep("SELECT value FROM xattrs WHERE ino = ? AND name = ?")
-	if err != nil {
-		return nil, asPathErr("getxattr", name, err)
-	}
-	defer st.Reset()
-	if err := st.Bind(ino, attr); err != nil {
-		return nil, asPathErr("getxattr", name, err)
-	}
-	if !st.Step() {
-		if err := st.Err(); err != nil {
-			return nil, asPathErr("getxattr", name, err)
-		}
+	if value == nil {
 		return nil, perr("getxattr", name, syscall.ENODATA)
 	}
-	return st.Blob(0, []byte{}), nil
+	return value, nil
 }
 
 // Setxattr sets an extended attribute. flags may be XattrCreate or XattrReplace.
@@ -929,39 +917,23 @@ func setxattrFn(attr string, value []byte, flags int) func(t *tx, in *inode) err
 
 // Listxattr lists extended attribute names in byte order (a final symlink is not followed).
 func (f *FS) Listxattr(ctx context.Context, name string) ([]string, error) {
-	r, _, err := f.resolve(ctx, "listxattr", name, false)
+	r, _, err := f.resolveExisting(ctx, "listxattr", name, false)
 	if err != nil {
 		return nil, err
-	}
-	if r.ino == 0 {
-		return nil, perr("listxattr", name, syscall.ENOENT)
 	}
 	return f.listxattr(ctx, name, r.ino)
 }
 
 // listxattr lists the attribute names of inode ino (name labels errors).
 func (f *FS) listxattr(ctx context.Context, name string, ino uint64) ([]string, error) {
-	if err := f.syncFor(ctx, ino, true); err != nil {
-		return nil, asPathErr("listxattr", name, err)
-	}
-	c, err := f.readerRaw()
-	if err != nil {
-		return nil, asPathErr("listxattr", name, err)
-	}
-	defer f.putReader(c)
-	st, err := c.Prep("SELECT name FROM xattrs WHERE ino = ? ORDER BY name")
-	if err != nil {
-		return nil, asPathErr("listxattr", name, err)
-	}
-	defer st.Reset()
-	if err := st.Bind(ino); err != nil {
-		return nil, asPathErr("listxattr", name, err)
-	}
 	out := []string{}
-	for st.Step() {
-		out = append(out, st.Text(0))
+	err := f.syncFor(ctx, ino, true)
+	if err == nil {
+		err = f.queryRaw("SELECT name FROM xattrs WHERE ino = ? ORDER BY name", []any{ino}, func(st *sqlite.Stmt) {
+			out = append(out, st.Text(0))
+		})
 	}
-	if err := st.Err(); err != nil {
+	if err != nil {
 		return nil, asPathErr("listxattr", name, err)
 	}
 	sort.Strings(out)
@@ -1198,15 +1170,9 @@ func (t *tx) opLink(oldname, newname string) error {
 		return syscall.ENOENT
 	}
 	// As in the kernel: the new name is checked before the type of the old.
-	rn, dirOnly, err := f.walkCreate(t, "link", newname)
+	rn, err := f.walkNew(t, "link", newname)
 	if err != nil {
 		return err
-	}
-	if rn.ino != 0 {
-		return syscall.EEXIST
-	}
-	if dirOnly {
-		return syscall.ENOENT
 	}
 	_, err = t.link(ro, rn)
 	return err
@@ -1238,16 +1204,9 @@ func (t *tx) link(ro, rn resolved) (*inode, error) {
 }
 
 func (t *tx) opSymlink(target, linkname string) error {
-	f := t.f
-	r, dirOnly, err := f.walkCreate(t, "symlink", linkname)
+	r, err := t.f.walkNew(t, "symlink", linkname)
 	if err != nil {
 		return err
-	}
-	if r.ino != 0 {
-		return syscall.EEXIST
-	}
-	if dirOnly {
-		return syscall.ENOENT
 	}
 	_, err = t.symlink(r, target)
 	return err
@@ -1255,29 +1214,12 @@ func (t *tx) opSymlink(target, linkname string) error {
 
 // symlink creates the symlink r (a missing name) pointing at target.
 func (t *tx) symlink(r resolved, target string) (*inode, error) {
-	dir, err := t.inode(r.parent)
+	in, err := t.newEntry(OpSymlink, r.parent, r.name, r.path, S_IFLNK|0o777, t.uid, t.gid)
 	if err != nil {
 		return nil, err
-	}
-	if dir.Nlink == 0 {
-		return nil, syscall.ENOENT
-	}
-	in, err := t.newInode(S_IFLNK | 0o777)
-	if err != nil {
-		return nil, err
-	}
-	in.Uid, in.Gid = t.uid, t.gid
-	if dir.Mode&S_ISGID != 0 {
-		in.Gid = dir.Gid
 	}
 	in.target = target
 	in.Size = int64(len(target))
-	if err := t.addDent(r.parent, r.name, in.Ino, in.Mode); err != nil {
-		return nil, err
-	}
-	dir.Mtime, dir.Ctime = t.now, t.now
-	t.put(dir)
-	t.log(Change{Op: OpSymlink, Ino: in.Ino, Parent: r.parent, Name: r.name, Path: r.path})
 	return in, nil
 }
 

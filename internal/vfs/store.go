@@ -649,6 +649,17 @@ func queryUint(c *sqlite.Conn, q string, args ...any) (uint64, error) {
 	return uint64(n), err
 }
 
+// queryRaw is queryRows without the commit of deferred changes (readerRaw),
+// for reads that know they do not change what q reads.
+func (f *FS) queryRaw(q string, args []any, row func(st *sqlite.Stmt)) error {
+	c, err := f.readerRaw()
+	if err != nil {
+		return err
+	}
+	defer f.putReader(c)
+	return c.Query(q, args, row)
+}
+
 // queryRows runs q with args on a read connection and calls row for each row.
 func (f *FS) queryRows(ctx context.Context, q string, args []any, row func(st *sqlite.Stmt)) error {
 	if err := ctx.Err(); err != nil {
