@@ -1,13 +1,11 @@
 package vfs_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	mathrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -519,66 +517,22 @@ func copyCrashChild(db string) {
 // Check passes, every acknowledged copy is whole, the copy in flight is
 // whole or absent, and nothing else is there.
 func TestCopyTreeCrash(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rounds := 6
-	if testing.Short() {
-		rounds = 2
-	}
 	rng := mathrand.New(mathrand.NewPCG(uint64(time.Now().UnixNano()), 11))
-	for round := 0; round < rounds; round++ {
+	for round := 0; round < killRounds(6, 2); round++ {
 		db := filepath.Join(t.TempDir(), "copy.db")
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), copyCrashEnv+"="+db)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		acked := -1
-		note := func(l string) {
+		// The clock starts when the tree is made; kills land within the
+		// first few copies.
+		delay := time.Duration(rng.IntN(1500)) * time.Millisecond
+		killChild(t, []string{copyCrashEnv + "=" + db}, delay, func(l string, _ bool) bool {
 			if strings.HasPrefix(l, "ERR") {
 				t.Errorf("child: %s", l)
 			}
 			if n, err := strconv.Atoi(strings.TrimPrefix(l, "ACK ")); err == nil {
 				acked = n
 			}
-		}
-		// The clock starts when the tree is made; kills land within the
-		// first few copies.
-		timer := time.NewTimer(time.Hour)
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				if l == "READY" {
-					timer.Reset(time.Duration(rng.IntN(1500)) * time.Millisecond)
-				}
-				note(l)
-			case <-timer.C:
-				cmd.Process.Signal(syscall.SIGKILL)
-				for l := range lines {
-					note(l)
-				}
-				break read
-			}
-		}
-		cmd.Wait()
+			return l == "READY"
+		})
 		f, err := vfs.Open(context.Background(), db, crashOpts)
 		if err != nil {
 			t.Fatalf("round %d: reopen: %v", round, err)

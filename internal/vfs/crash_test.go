@@ -384,84 +384,99 @@ func partialState(got, want map[string]string, op crashOp) bool {
 	return diffModels(got, cand) == ""
 }
 
-func crashRoundsEnv(t *testing.T, deferred, small bool, env string) {
+// killRounds is how many rounds a crash test kills its child: n, or short
+// under go test -short.
+func killRounds(n, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return n
+}
+
+// killChild runs this test binary again as a child, with env (KEY=VALUE
+// pairs) added to its environment, and passes line each line the child
+// prints, in order. The clock starts at the first line for which line
+// returns true; delay after it the child is killed (SIGKILL), and line gets,
+// with killed set, what the child printed before it died. killChild returns
+// when the child is gone and line has had all its lines.
+func killChild(t *testing.T, env []string, delay time.Duration, line func(l string, killed bool) (start bool)) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rounds := 8
-	if testing.Short() {
-		rounds = 3
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timer := time.NewTimer(time.Hour)
+	started := false
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				cmd.Wait()
+				return
+			}
+			if line(l, false) && !started {
+				started = true
+				timer.Reset(delay)
+			}
+		case <-timer.C:
+			cmd.Process.Signal(syscall.SIGKILL)
+			for l := range lines {
+				line(l, true)
+			}
+			cmd.Wait()
+			return
+		}
+	}
+}
+
+func crashRoundsEnv(t *testing.T, deferred, small bool, env string) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	for round := 0; round < rounds; round++ {
+	for round := 0; round < killRounds(8, 3); round++ {
 		db := filepath.Join(t.TempDir(), "crash.db")
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashEnv+"="+db)
+		childEnv := []string{crashEnv + "=" + db}
 		if deferred {
-			cmd.Env = append(cmd.Env, crashDeferEnv+"=1")
+			childEnv = append(childEnv, crashDeferEnv+"=1")
 		}
 		if small {
-			cmd.Env = append(cmd.Env, crashSmallEnv+"=1")
+			childEnv = append(childEnv, crashSmallEnv+"=1")
 		}
 		if env != "" {
-			cmd.Env = append(cmd.Env, env+"=1")
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+			childEnv = append(childEnv, env+"=1")
 		}
 		delay := time.Duration(rng.IntN(400)) * time.Millisecond
 		acked, applied := -1, -1
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		// The clock starts at the first acknowledgement, not at process start.
-		timer := time.NewTimer(time.Hour)
-		started := false
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				if strings.HasPrefix(l, "ERR") {
-					t.Fatalf("child: %s", l)
-				}
-				if n, err := strconv.Atoi(strings.TrimPrefix(l, "APPLIED ")); err == nil {
-					applied = n
-					continue
-				}
-				n, _ := strconv.Atoi(strings.TrimPrefix(l, "ACK "))
-				acked = n
-				if !started {
-					started = true
-					timer.Reset(delay)
-				}
-			case <-timer.C:
-				cmd.Process.Signal(syscall.SIGKILL)
-				// Drain what the child printed before it died.
-				for l := range lines {
-					if n, err := strconv.Atoi(strings.TrimPrefix(l, "ACK ")); err == nil {
-						acked = n
-					}
-					if n, err := strconv.Atoi(strings.TrimPrefix(l, "APPLIED ")); err == nil {
-						applied = n
-					}
-				}
-				break read
+		killChild(t, childEnv, delay, func(l string, killed bool) bool {
+			if !killed && strings.HasPrefix(l, "ERR") {
+				t.Fatalf("child: %s", l)
 			}
-		}
-		cmd.Wait()
+			if n, err := strconv.Atoi(strings.TrimPrefix(l, "APPLIED ")); err == nil {
+				applied = n
+				return false
+			}
+			if n, err := strconv.Atoi(strings.TrimPrefix(l, "ACK ")); err == nil {
+				acked = n
+				return true
+			}
+			return false
+		})
 		applied = max(applied, acked)
 
 		f, err := vfs.Open(context.Background(), db, crashOpts)
@@ -481,7 +496,7 @@ func crashRoundsEnv(t *testing.T, deferred, small bool, env string) {
 			crashOpN(i).apply(want)
 		}
 		var diff string
-		survived := acked
+		var survived int
 		for k := acked; ; k++ {
 			if d := diffModels(got, want); d == "" {
 				survived = k

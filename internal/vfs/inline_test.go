@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/vfs"
@@ -22,14 +21,8 @@ import (
 // small files move inline when they are written again.
 func TestMigrateV2(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	writeTestStore(t, path, "testdata/store-v2.db.gz")
-	if v := userVersion(t, path); v != 2 {
-		t.Fatalf("testdata store at version %d, want 2", v)
-	}
-	if _, err := vfs.Open(ctx, path, vfs.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it writable once") {
-		t.Fatalf("read-only open of a version 2 store: %v, want the upgrade message", err)
-	}
+	path := oldStore(t, "testdata/store-v2.db.gz", 2)
+	refusedReadOnly(t, path, 2)
 	f, err := vfs.Open(ctx, path, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +80,7 @@ func TestMigrateV2(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, path); v != vfs.SchemaVersion {
-		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
-	}
+	wantUpgraded(t, path)
 	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

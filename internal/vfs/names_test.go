@@ -3,7 +3,6 @@ package vfs_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,18 +78,12 @@ func dentryTypes(t *testing.T, path string) (typed, untyped int64) {
 // works, and Check passes throughout and after a reopen.
 func TestMigrateV5(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	writeTestStore(t, path, "testdata/store-v5.db.gz")
-	if v := userVersion(t, path); v != 5 {
-		t.Fatalf("testdata store at version %d, want 5", v)
-	}
+	path := oldStore(t, "testdata/store-v5.db.gz", 5)
 	f, err := vfs.Open(ctx, path, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, path); v != vfs.SchemaVersion {
-		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
-	}
+	wantUpgraded(t, path)
 	checkOK(t, f)
 	if n := namesAgree(t, f, "/", 2); n != 8 {
 		t.Errorf("%d entries in the old store, want 8", n)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/vfs"
@@ -23,14 +22,8 @@ import (
 // and after a reopen.
 func TestMigrateV3(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	writeTestStore(t, path, "testdata/store-v3.db.gz")
-	if v := userVersion(t, path); v != 3 {
-		t.Fatalf("testdata store at version %d, want 3", v)
-	}
-	if _, err := vfs.Open(ctx, path, vfs.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it writable once") {
-		t.Fatalf("read-only open of a version 3 store: %v, want the upgrade message", err)
-	}
+	path := oldStore(t, "testdata/store-v3.db.gz", 3)
+	refusedReadOnly(t, path, 3)
 	f, err := vfs.Open(ctx, path, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,9 +54,7 @@ func TestMigrateV3(t *testing.T) {
 	}
 	// big: chunks 0..2 full and a tail; sparse: one full chunk.
 	check(f, 0, 5)
-	if v := userVersion(t, path); v != vfs.SchemaVersion {
-		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
-	}
+	wantUpgraded(t, path)
 	// The same content again: deduplicated against chunk_data's chunks.
 	want["/d/big3"] = big
 	if err := f.WriteFile(ctx, "/d/big3", big, 0o644); err != nil {

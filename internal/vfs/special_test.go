@@ -24,15 +24,8 @@ import (
 // reads back, it takes special files, and it is at version 2 after.
 func TestMigrateV1(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	writeV1Store(t, path)
-	if v := userVersion(t, path); v != 1 {
-		t.Fatalf("testdata store at version %d, want 1", v)
-	}
-	// Read-only, an old store is refused with a clear message.
-	if _, err := vfs.Open(ctx, path, vfs.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it writable once") {
-		t.Fatalf("read-only open of a version 1 store: %v, want the upgrade message", err)
-	}
+	path := oldStore(t, "testdata/store-v1.db.gz", 1)
+	refusedReadOnly(t, path, 1)
 	f, err := vfs.Open(ctx, path, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +53,7 @@ func TestMigrateV1(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if v := userVersion(t, path); v != vfs.SchemaVersion {
-		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
-	}
+	wantUpgraded(t, path)
 	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +71,36 @@ func TestMigrateV1(t *testing.T) {
 
 // writeV1Store writes the version 1 store of testdata at path.
 func writeV1Store(t *testing.T, path string) { writeTestStore(t, path, "testdata/store-v1.db.gz") }
+
+// oldStore writes the gzipped store gzPath, which the code of schema version
+// wrote, in a new directory, checks its version, and returns its path.
+func oldStore(t *testing.T, gzPath string, version int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	writeTestStore(t, path, gzPath)
+	if v := userVersion(t, path); v != version {
+		t.Fatalf("testdata store at version %d, want %d", v, version)
+	}
+	return path
+}
+
+// refusedReadOnly checks that a read-only Open refuses the old store at
+// path (of schema version) with the message that says to upgrade it.
+func refusedReadOnly(t *testing.T, path string, version int64) {
+	t.Helper()
+	if _, err := vfs.Open(context.Background(), path, vfs.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it writable once") {
+		t.Fatalf("read-only open of a version %d store: %v, want the upgrade message", version, err)
+	}
+}
+
+// wantUpgraded checks that the store at path is at the current schema
+// version.
+func wantUpgraded(t *testing.T, path string) {
+	t.Helper()
+	if v := userVersion(t, path); v != vfs.SchemaVersion {
+		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
+	}
+}
 
 // writeTestStore writes the gzipped store gzPath at path.
 func writeTestStore(t *testing.T, path, gzPath string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -89,19 +88,13 @@ func TestXattrBytes(t *testing.T) {
 // the bound counts the old attributes.
 func TestMigrateV4(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	writeTestStore(t, path, "testdata/store-v4.db.gz")
-	if v := userVersion(t, path); v != 4 {
-		t.Fatalf("testdata store at version %d, want 4", v)
-	}
+	path := oldStore(t, "testdata/store-v4.db.gz", 4)
 	f, err := vfs.Open(ctx, path, vfs.Options{MaxXattrBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if v := userVersion(t, path); v != vfs.SchemaVersion {
-		t.Fatalf("after Open: version %d, want %d", v, vfs.SchemaVersion)
-	}
+	wantUpgraded(t, path)
 	checkOK(t, f)
 	// /d/f holds 10 × (7 + 100) = 1070 bytes: 3026 more fit, not 3027.
 	if err := f.Setxattr(ctx, "/d/f", "user.big", make([]byte, 3027-8), 0); !errors.Is(err, syscall.ENOSPC) {
