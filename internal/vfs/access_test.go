@@ -119,37 +119,13 @@ func TestWithAccess(t *testing.T) {
 			t.Fatalf("ReadDir: %s, want %s", got, want)
 		}
 		// Pages of 3 are refilled past hidden entries: paging sees all.
-		var paged []string
-		for after := ""; ; {
-			page, err := f.ReadDirPage(ctx, "/w", after, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range page {
-				paged = append(paged, e.Name)
-			}
-			if len(page) < 3 {
-				break
-			}
-			after = page[len(page)-1].Name
-		}
+		paged := pagedNames(t, func(after string) ([]vfs.DirEntry, error) { return f.ReadDirPage(ctx, "/w", after, 3) },
+			func(e vfs.DirEntry) string { return e.Name })
 		if strings.Join(paged, " ") != got {
 			t.Fatalf("paged: %v", paged)
 		}
-		var files []string
-		for after := ""; ; {
-			page, err := f.ReadDirFiles(ctx, "/w", after, 3, 1024)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range page {
-				files = append(files, e.Name)
-			}
-			if len(page) < 3 {
-				break
-			}
-			after = page[len(page)-1].Name
-		}
+		files := pagedNames(t, func(after string) ([]vfs.DirFile, error) { return f.ReadDirFiles(ctx, "/w", after, 3, 1024) },
+			func(e vfs.DirFile) string { return e.Name })
 		if strings.Join(files, " ") != got {
 			t.Fatalf("ReadDirFiles paged: %v", files)
 		}
@@ -159,4 +135,25 @@ func TestWithAccess(t *testing.T) {
 			t.Fatalf("unchecked ReadDir: %d entries", len(all))
 		}
 	})
+}
+
+// pagedNames lists a directory page by page (page(after) gives the entries
+// after the name after, three at most), as a caller pages through one: the
+// names of every page, until a page short of three.
+func pagedNames[E any](t *testing.T, page func(after string) ([]E, error), name func(E) string) []string {
+	t.Helper()
+	var names []string
+	for after := ""; ; {
+		ents, err := page(after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			names = append(names, name(e))
+		}
+		if len(ents) < 3 {
+			return names
+		}
+		after = name(ents[len(ents)-1])
+	}
 }

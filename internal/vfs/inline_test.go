@@ -21,12 +21,7 @@ import (
 // small files move inline when they are written again.
 func TestMigrateV2(t *testing.T) {
 	ctx := context.Background()
-	path := oldStore(t, "testdata/store-v2.db.gz", 2)
-	refusedReadOnly(t, path, 2)
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, f := upgradeOldStore(t, "testdata/store-v2.db.gz", 2)
 	big := make([]byte, 70000)
 	for i := range big {
 		big[i] = byte(i * 7 % 251)
@@ -77,14 +72,8 @@ func TestMigrateV2(t *testing.T) {
 	}
 	copy(want["/d/edge"][10:], "XY")
 	check(f, 2)
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	f = reopenReadOnly(t, f, path)
 	wantUpgraded(t, path)
-	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer f.Close()
 	check(f, 2)
 }

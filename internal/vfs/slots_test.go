@@ -22,12 +22,7 @@ import (
 // and after a reopen.
 func TestMigrateV3(t *testing.T) {
 	ctx := context.Background()
-	path := oldStore(t, "testdata/store-v3.db.gz", 3)
-	refusedReadOnly(t, path, 3)
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, f := upgradeOldStore(t, "testdata/store-v3.db.gz", 3)
 	big := make([]byte, 200000)
 	for i := range big {
 		big[i] = byte(i * 13 % 251)
@@ -83,13 +78,7 @@ func TestMigrateV3(t *testing.T) {
 	want["/d/big"] = append([]byte(nil), big...)
 	copy(want["/d/big"][70000:], "XYZ")
 	check(f, 4, 10)
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f = reopenReadOnly(t, f, path)
 	check(f, 4, 10)
 	f.Close()
 }

@@ -24,12 +24,7 @@ import (
 // reads back, it takes special files, and it is at version 2 after.
 func TestMigrateV1(t *testing.T) {
 	ctx := context.Background()
-	path := oldStore(t, "testdata/store-v1.db.gz", 1)
-	refusedReadOnly(t, path, 1)
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, f := upgradeOldStore(t, "testdata/store-v1.db.gz", 1)
 	check := func(f *vfs.FS) {
 		t.Helper()
 		if got, err := f.ReadFile(ctx, "/d/a2"); err != nil || string(got) != "hello\n" {
@@ -50,14 +45,8 @@ func TestMigrateV1(t *testing.T) {
 	if err := f.Mknod(ctx, "/d/null", vfs.S_IFCHR|0o666, unix.Mkdev(1, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	f = reopenReadOnly(t, f, path)
 	wantUpgraded(t, path)
-	f, err = vfs.Open(ctx, path, vfs.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer f.Close()
 	check(f)
 	fi, err := f.Lstat(ctx, "/d/null")
@@ -91,6 +80,33 @@ func refusedReadOnly(t *testing.T, path string, version int64) {
 	if _, err := vfs.Open(context.Background(), path, vfs.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it writable once") {
 		t.Fatalf("read-only open of a version %d store: %v, want the upgrade message", version, err)
 	}
+}
+
+// upgradeOldStore is oldStore for a store the current code must upgrade:
+// a read-only Open refuses it (refusedReadOnly), and a writable one opens it.
+// The caller closes the store.
+func upgradeOldStore(t *testing.T, gzPath string, version int64) (string, *vfs.FS) {
+	t.Helper()
+	path := oldStore(t, gzPath, version)
+	refusedReadOnly(t, path, version)
+	f, err := vfs.Open(context.Background(), path, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, f
+}
+
+// reopenReadOnly closes f and opens its store at path again, read-only.
+func reopenReadOnly(t *testing.T, f *vfs.FS, path string) *vfs.FS {
+	t.Helper()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := vfs.Open(context.Background(), path, vfs.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // wantUpgraded checks that the store at path is at the current schema
@@ -143,11 +159,7 @@ func userVersion(t *testing.T, path string) int64 {
 // them.
 func TestSpecialInStore(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, path := storeAt(t, vfs.Options{})
 	seq := f.Seq()
 	must := func(err error) {
 		t.Helper()

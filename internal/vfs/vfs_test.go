@@ -60,6 +60,18 @@ func (h fileAdapter) Stat() (fs.FileInfo, error) {
 
 var _ vfstest.FS = adapter{}
 
+// storeAt opens a new store with opts and returns its path too, for a test
+// that closes and reopens it. The test closes it.
+func storeAt(t *testing.T, opts vfs.Options) (*vfs.FS, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	f, err := vfs.Open(context.Background(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, path
+}
+
 func openStore(t testing.TB, opts vfs.Options) *vfs.FS {
 	t.Helper()
 	f, err := vfs.Open(context.Background(), filepath.Join(t.TempDir(), "ws.db"), opts)
@@ -258,11 +270,7 @@ func TestLimitsLeaveNothingBehind(t *testing.T) {
 
 func TestReadOnly(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, path := storeAt(t, vfs.Options{})
 	if err := f.WriteFile(ctx, "/f", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -776,11 +784,7 @@ func TestOpen_BadOptions(t *testing.T) {
 // stay out of the filesystem and its journal.
 func TestRecords(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, path := storeAt(t, vfs.Options{})
 	seq := f.Seq()
 	rs := f.Records()
 	for _, id := range []string{"b", "a", "c"} {
@@ -791,7 +795,7 @@ func TestRecords(t *testing.T) {
 	if first, err := rs.AppendLog(ctx, "exec", "a", []byte("one"), []byte("two")); err != nil || first != 1 {
 		t.Fatalf("append: %d %v", first, err)
 	}
-	err = rs.Batch(ctx, func(b *vfs.RecordBatch) error {
+	err := rs.Batch(ctx, func(b *vfs.RecordBatch) error {
 		if first, err := b.AppendLog("exec", "a", []byte("three")); err != nil || first != 3 {
 			t.Errorf("batch append: %d %v", first, err)
 		}
@@ -906,11 +910,7 @@ func TestMaxDirtyBytes(t *testing.T) {
 // its own; Stat sees it at once and it is stored by the next commit or Close.
 func TestAtimeDeferred(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ws.db")
-	f, err := vfs.Open(ctx, path, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, path := storeAt(t, vfs.Options{})
 	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := f.WriteFile(ctx, "/f", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -932,7 +932,7 @@ func TestAtimeDeferred(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err = vfs.Open(ctx, path, vfs.Options{})
+	f, err := vfs.Open(ctx, path, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
