@@ -351,23 +351,7 @@ func testTimes(t *testing.T, fsys FS) {
 	names := []string{"/chmod", "/chown", "/link", "/unlink2", "/rename", "/write", "/writeat", "/truncate",
 		"/ftruncate", "/xattr", "/chtimes", "/read", "/opentrunc", "/rmxattr",
 		"/dcreate", "/dremove", "/drename", "/dsrc", "/ddst", "/dmkdir", "/dchmod", "/untouched", "/untouched/f"}
-	before := map[string]timeSnap{}
-	for _, n := range names {
-		a := lstat(t, fsys, n)
-		before[n] = timeSnap{a.Ctime, a.Mtime}
-	}
-	// ctime is always the clock; wait until it has moved past every snapshot.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		writeFile(t, fsys, "/probe", "")
-		if probe := lstat(t, fsys, "/probe").Ctime; probe.After(latest(before)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the clock behind ctime did not advance in 5s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	before := snapTimes(t, fsys, names)
 
 	must(t, "Chmod", fsys.Chmod(ctx, "/chmod", 0o600))
 	must(t, "Chown", fsys.Chown(ctx, "/chown", -1, -1))
@@ -399,11 +383,7 @@ func testTimes(t *testing.T, fsys FS) {
 		t.Fatal(err)
 	}
 
-	for _, tc := range []struct {
-		name         string // as after the operations
-		was          string // as before, if different
-		ctime, mtime bool   // whether they should have changed
-	}{
+	checkTimes(t, fsys, before, []timeCase{
 		{"/chmod", "", true, false},
 		{"/chown", "", true, false},
 		{"/link", "", true, false},
@@ -427,7 +407,47 @@ func testTimes(t *testing.T, fsys FS) {
 		{"/dchmod", "", true, false},
 		{"/untouched", "", false, false},
 		{"/untouched/f", "", false, false},
-	} {
+	})
+}
+
+type timeSnap struct{ ctime, mtime time.Time }
+
+// snapTimes returns the ctime and mtime of each of names (not following
+// symlinks), once the clock behind ctime has moved past every one of them
+// (ctime is always the clock): a change after it is visible.
+func snapTimes(t *testing.T, fsys FS, names []string) map[string]timeSnap {
+	t.Helper()
+	before := map[string]timeSnap{}
+	for _, n := range names {
+		a := lstat(t, fsys, n)
+		before[n] = timeSnap{a.Ctime, a.Mtime}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		writeFile(t, fsys, "/probe", "")
+		if probe := lstat(t, fsys, "/probe").Ctime; probe.After(latest(before)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the clock behind ctime did not advance in 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return before
+}
+
+// timeCase is a name and which of its times an operation should have moved.
+type timeCase struct {
+	name         string // as after the operations
+	was          string // as before (in snapTimes), if different
+	ctime, mtime bool   // whether they should have changed
+}
+
+// checkTimes checks each case's times against before (snapTimes): moved
+// forward where the case says they changed, equal where not.
+func checkTimes(t *testing.T, fsys FS, before map[string]timeSnap, cases []timeCase) {
+	t.Helper()
+	for _, tc := range cases {
 		was := tc.was
 		if was == "" {
 			was = tc.name
@@ -442,8 +462,6 @@ func testTimes(t *testing.T, fsys FS) {
 		}
 	}
 }
-
-type timeSnap struct{ ctime, mtime time.Time }
 
 // latest returns the latest ctime in m.
 func latest(m map[string]timeSnap) time.Time {
