@@ -160,6 +160,44 @@ func cpErr(p string, errno syscall.Errno, format string, args ...any) error {
 	return &fs.PathError{Op: "cp", Path: p, Err: fmt.Errorf(format+": %w", append(args, errno)...)}
 }
 
+// cpPlace is where docker cp's rules put a source (cpRule).
+type cpPlace int
+
+const (
+	cpAt       cpPlace = iota // at DEST itself, whose parent must exist
+	cpInto                    // inside the existing directory DEST, under the source's name
+	cpContents                // a directory's contents (SRC/.) into the existing directory DEST
+)
+
+// cpRule applies docker cp's rules, the same both ways, to a source that is
+// a directory or not (srcDir) and the destination dst (dstExists, dstDir:
+// what it is now): a directory goes inside an existing directory, or its
+// contents into it with SRC/., or becomes DEST, but never onto a file; a
+// file goes inside an existing directory or onto DEST, which a trailing
+// slash says must be an existing directory.
+func cpRule(srcDir, dstExists, dstDir bool, src, dst cpEnd) (cpPlace, error) {
+	if srcDir {
+		switch {
+		case dstExists && !dstDir:
+			return 0, cpErr(dst.raw, syscall.ENOTDIR, "cannot copy a directory onto a file")
+		case dstExists && src.contents():
+			return cpContents, nil
+		case dstExists:
+			return cpInto, nil
+		}
+		return cpAt, nil
+	}
+	switch {
+	case dstExists && dstDir:
+		return cpInto, nil
+	case dstExists && dst.trailing():
+		return 0, cpErr(dst.raw, syscall.ENOTDIR, "not a directory")
+	case !dstExists && dst.trailing():
+		return 0, cpErr(dst.raw, syscall.ENOENT, "the destination directory does not exist")
+	}
+	return cpAt, nil
+}
+
 // up copies the host path (or standard input's tar) src into the workspace.
 func (cp *copier) up(src, dst cpEnd) error {
 	rs := &remoteStore{c: cp.c, ws: dst.ws}
@@ -199,38 +237,30 @@ func (cp *copier) up(src, dst cpEnd) error {
 		}
 	}
 	eo := fsio.ExportOptions{Progress: cp.pr.fn(), Warn: cp.warn}
+	if !si.IsDir() && src.trailing() {
+		return cpErr(src.raw, syscall.ENOTDIR, "not a directory")
+	}
+	place, err := cpRule(si.IsDir(), dstExists, dstExists && di.IsDir(), src, dst)
+	if err != nil {
+		return err
+	}
+	if place == cpAt {
+		if err := cp.wsParentDir(rs, dst); err != nil {
+			return err
+		}
+	}
 	var target string
-	if si.IsDir() {
-		switch {
-		case dstExists && !di.IsDir():
-			return cpErr(dst.raw, syscall.ENOTDIR, "cannot copy a directory onto a file")
-		case dstExists && src.contents():
-			target, eo.OmitRoot = dst.path, true
-		case dstExists:
-			target = path.Join(dst.path, base)
-		default:
-			if err := cp.wsParentDir(rs, dst); err != nil {
-				return err
-			}
-			target = dst.path
-		}
-	} else {
-		if src.trailing() {
-			return cpErr(src.raw, syscall.ENOTDIR, "not a directory")
-		}
-		switch {
-		case dstExists && di.IsDir():
-			target, eo.Name = dst.path, base
-		case dstExists && dst.trailing():
-			return cpErr(dst.raw, syscall.ENOTDIR, "not a directory")
-		case !dstExists && dst.trailing():
-			return cpErr(dst.raw, syscall.ENOENT, "the destination directory does not exist")
-		default:
-			if err := cp.wsParentDir(rs, dst); err != nil {
-				return err
-			}
-			target, eo.Name = path.Dir(dst.path), path.Base(dst.path)
-		}
+	switch {
+	case place == cpContents:
+		target, eo.OmitRoot = dst.path, true
+	case place == cpInto && si.IsDir():
+		target = path.Join(dst.path, base)
+	case place == cpInto:
+		target, eo.Name = dst.path, base
+	case si.IsDir():
+		target = dst.path
+	default:
+		target, eo.Name = path.Dir(dst.path), path.Base(dst.path)
 	}
 	ts, err := uploadHost(cp.ctx, cp.c, dst.ws, hostPath, target, eo, to)
 	cp.report(ts)
@@ -323,39 +353,25 @@ func (cp *copier) down(src, dst cpEnd) error {
 	dstExists := derr == nil
 	base := path.Base(src.path)
 	opts := fsio.ImportOptions{Owners: cp.owners, Warn: cp.warn, Progress: cp.pr.fn()}
-	if si.IsDir() {
-		var target string
-		switch {
-		case dstExists && !di.IsDir():
-			return cpErr(dst.raw, syscall.ENOTDIR, "cannot copy a directory onto a file")
-		case dstExists && src.contents():
-			target, opts.KeepDestAttrs = dst.path, true
-		case dstExists:
-			target = filepath.Join(dst.path, base)
-		default:
-			if err := hostParentDir(dst.path); err != nil {
-				return err
-			}
-			target = dst.path
+	place, err := cpRule(si.IsDir(), dstExists, dstExists && di.IsDir(), src, dst)
+	if err != nil {
+		return err
+	}
+	if place == cpAt {
+		if err := hostParentDir(dst.path); err != nil {
+			return err
 		}
+	}
+	target := dst.path
+	if place == cpInto {
+		target = filepath.Join(dst.path, base)
+	}
+	if si.IsDir() {
+		opts.KeepDestAttrs = place == cpContents
 		return cp.extract(src, target, opts)
 	}
 	// A file or a symlink: into a directory DEST under its own name, else
 	// onto DEST itself.
-	var target string
-	switch {
-	case dstExists && di.IsDir():
-		target = filepath.Join(dst.path, base)
-	case dstExists && dst.trailing():
-		return cpErr(dst.raw, syscall.ENOTDIR, "not a directory")
-	case !dstExists && dst.trailing():
-		return cpErr(dst.raw, syscall.ENOENT, "the destination directory does not exist")
-	default:
-		if err := hostParentDir(dst.path); err != nil {
-			return err
-		}
-		target = dst.path
-	}
 	if ti, err := os.Lstat(target); err == nil && ti.IsDir() {
 		return cpErr(target, syscall.EISDIR, "cannot replace a directory with a non-directory")
 	}

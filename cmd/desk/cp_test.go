@@ -67,17 +67,24 @@ func sameTree(t *testing.T, what string, want, got map[string]fsiotest.Node) {
 	}
 }
 
+// demoDeskProcess starts a desk serve process (startDeskProcess) with the
+// admin token on a new data directory, points the client commands at it
+// (DESK_URL, DESK_TOKEN), and creates its workspace demo.
+func demoDeskProcess(t *testing.T, token string) {
+	t.Helper()
+	srv := startDeskProcess(t, t.TempDir(), token)
+	t.Setenv(envURL, srv.url)
+	t.Setenv(envToken, token)
+	mustDesk(t, nil, "ws", "create", "demo")
+}
+
 // TestCp runs desk cp both ways, files and trees, as a process of its own
 // against a real desk serve (a process too), and checks every result
 // against the kernel's view of the source, docker cp's rules case by case.
 // The workspace side is checked independently through GNU tar: a download
 // of the tree endpoint extracted by tar.
 func TestCp(t *testing.T) {
-	const token = "cp-test-admin-token-0123456789abcdef"
-	srv := startDeskProcess(t, t.TempDir(), token)
-	t.Setenv(envURL, srv.url)
-	t.Setenv(envToken, token)
-	mustDesk(t, nil, "ws", "create", "demo")
+	demoDeskProcess(t, "cp-test-admin-token-0123456789abcdef")
 	mustDesk(t, nil, "fs", "-w", "demo", "mkdir", "-p", "/workspace/existing")
 	mustDesk(t, []byte("mine"), "fs", "-w", "demo", "put", "/workspace/existing/mine.txt")
 
@@ -297,11 +304,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // pipe the test feeds: the test waits for the first progress line before
 // it sends the rest, so the line is seen while the copy runs.
 func TestCp_Progress(t *testing.T) {
-	const token = "cp-progress-admin-token-0123456789ab"
-	srv := startDeskProcess(t, t.TempDir(), token)
-	t.Setenv(envURL, srv.url)
-	t.Setenv(envToken, token)
-	mustDesk(t, nil, "ws", "create", "demo")
+	demoDeskProcess(t, "cp-progress-admin-token-0123456789ab")
 	mustDesk(t, nil, "fs", "-w", "demo", "mkdir", "-p", "/workspace/a", "/workspace/b")
 	archive, err := exec.Command("tar", "--format=pax", "-cf", "-", "-C", makeTree(t), ".").Output()
 	if err != nil {
@@ -375,11 +378,7 @@ func TestCp_Progress(t *testing.T) {
 // tree endpoints of a real desk serve: a host directory, a .tgz and a .zip
 // in, tar, tgz and zip out, each checked against the host tree.
 func TestFS_RemoteImportExport(t *testing.T) {
-	const token = "fs-remote-admin-token-0123456789abc"
-	srv := startDeskProcess(t, t.TempDir(), token)
-	t.Setenv(envURL, srv.url)
-	t.Setenv(envToken, token)
-	mustDesk(t, nil, "ws", "create", "demo")
+	demoDeskProcess(t, "fs-remote-admin-token-0123456789abc")
 	src := makeTree(t)
 	want := fsiotest.HostTree(t, src)
 	dir := t.TempDir()

@@ -40,6 +40,22 @@ func startFairServer(t *testing.T, sandboxed bool, extra ...string) *tenantServe
 	return startTenantServerAt(t, data, append([]string{"--sandbox", "runc"}, extra...)...)
 }
 
+// startTiers starts a fair server (startFairServer) whose bound --max-FLAG
+// admits 3 on the server, 2 per workspace and 1 per token
+// (--max-FLAG-per-workspace, --max-FLAG-per-token), with the workspaces a, b
+// and c, and mints two tokens of a: the first's id and token, the second's
+// token.
+func startTiers(t *testing.T, sandboxed bool, flag string) (s *tenantServer, id1, t1, t2 string) {
+	t.Helper()
+	s = startFairServer(t, sandboxed, "--max-"+flag, "3", "--max-"+flag+"-per-workspace", "2", "--max-"+flag+"-per-token", "1")
+	for _, ws := range []string{"a", "b", "c"} {
+		mustDeskAt(t, s, "ws", "create", ws)
+	}
+	id1, t1 = s.mint(t, "a")
+	_, t2 = s.mint(t, "a")
+	return s, id1, t1, t2
+}
+
 // call sends one request with token and returns the status and body.
 func (s *tenantServer) call(t *testing.T, token, method, path string, body any, header ...string) (int, []byte) {
 	t.Helper()
@@ -153,12 +169,7 @@ var (
 // TestFair_JS: js executions per token, per workspace and on the server;
 // a worker killed while it holds server-wide js slots gives them back.
 func TestFair_JS(t *testing.T) {
-	s := startFairServer(t, false, "--max-js", "3", "--max-js-per-workspace", "2", "--max-js-per-token", "1")
-	for _, ws := range []string{"a", "b", "c"} {
-		mustDeskAt(t, s, "ws", "create", ws)
-	}
-	id1, t1 := s.mint(t, "a")
-	_, t2 := s.mint(t, "a")
+	s, id1, t1, t2 := startTiers(t, false, "js")
 
 	first := s.mustStart(t, t1, "a", jsLoop)
 	code, _, b := s.start(t, t1, "a", jsLoop)
@@ -213,12 +224,7 @@ func TestFair_Executions(t *testing.T) {
 
 // TestFair_Services: services per token, per workspace and on the server.
 func TestFair_Services(t *testing.T) {
-	s := startFairServer(t, true, "--max-services", "3", "--max-services-per-workspace", "2", "--max-services-per-token", "1")
-	for _, ws := range []string{"a", "b", "c"} {
-		mustDeskAt(t, s, "ws", "create", ws)
-	}
-	id1, t1 := s.mint(t, "a")
-	_, t2 := s.mint(t, "a")
+	s, id1, t1, t2 := startTiers(t, true, "services")
 	first := s.mustStart(t, t1, "a", service)
 	code, _, b := s.start(t, t1, "a", service)
 	wantRefused(t, "t1's second", code, b, 429, "token "+id1+" holds 1 of its 1 services in workspace a (--max-services-per-token)")
@@ -268,12 +274,7 @@ func TestFair_ServiceLife(t *testing.T) {
 // TestFair_Shells: interactive shells per token, per workspace and on the
 // server.
 func TestFair_Shells(t *testing.T) {
-	s := startFairServer(t, true, "--max-shells", "3", "--max-shells-per-workspace", "2", "--max-shells-per-token", "1")
-	for _, ws := range []string{"a", "b", "c"} {
-		mustDeskAt(t, s, "ws", "create", ws)
-	}
-	id1, t1 := s.mint(t, "a")
-	_, t2 := s.mint(t, "a")
+	s, id1, t1, t2 := startTiers(t, true, "shells")
 	open := func(token, ws string) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang guard

@@ -268,6 +268,22 @@ func fsUsage(w io.Writer) {
 
 // files returns the workspace the shared verbs work on: the database file
 // (-db), opened once by store, or the workspace on the desk server (-w).
+// eachPath runs fn on each argument in order, as a workspace path
+// (wsPath) with its index, with the store the verb works on; the first
+// error stops it.
+func (c *fsCmd) eachPath(args []string, fn func(fsys fileStore, i int, p string) error) error {
+	fsys, err := c.files()
+	if err != nil {
+		return err
+	}
+	for i, arg := range args {
+		if err := fn(fsys, i, wsPath(arg)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *fsCmd) files() (fileStore, error) {
 	if c.fstore != nil {
 		return c.fstore, nil

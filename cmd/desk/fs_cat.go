@@ -15,12 +15,7 @@ var fsCat = &fsVerb{
 	maxArgs:  -1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		return func(c *fsCmd, args []string) error {
-			fsys, err := c.files()
-			if err != nil {
-				return err
-			}
-			for _, arg := range args {
-				p := wsPath(arg)
+			return c.eachPath(args, func(fsys fileStore, _ int, p string) error {
 				fi, err := fsys.Stat(c.ctx, p)
 				if err != nil {
 					return err
@@ -34,11 +29,8 @@ var fsCat = &fsVerb{
 				}
 				_, err = io.Copy(c.out, f)
 				f.Close()
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+				return err
+			})
 		}
 	},
 }

@@ -12,17 +12,9 @@ var fsMkdir = &fsVerb{
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		parents := fl.Bool("p", false, "create missing parents; an existing directory is not an error")
 		return func(c *fsCmd, args []string) error {
-			fsys, err := c.files()
-			if err != nil {
-				return err
-			}
-			for _, arg := range args {
-				p := wsPath(arg)
-				if err := fsys.Mkdir(c.ctx, p, 0o755, *parents); err != nil {
-					return err
-				}
-			}
-			return nil
+			return c.eachPath(args, func(fsys fileStore, _ int, p string) error {
+				return fsys.Mkdir(c.ctx, p, 0o755, *parents)
+			})
 		}
 	},
 }

@@ -23,29 +23,18 @@ var fsRm = &fsVerb{
 					return errors.New("refusing to remove the workspace root /")
 				}
 			}
-			fsys, err := c.files()
-			if err != nil {
-				return err
-			}
-			for _, arg := range args {
-				p := wsPath(arg)
+			return c.eachPath(args, func(fsys fileStore, _ int, p string) error {
 				fi, err := fsys.Lstat(c.ctx, p)
-				if err != nil {
-					return err
-				}
 				switch {
-				case *recursive:
-					err = fsys.Remove(c.ctx, p, true)
-				case fi.IsDir():
-					err = fmt.Errorf("%w; use -r to remove a directory", &fs.PathError{Op: "remove", Path: p, Err: syscall.EISDIR})
-				default:
-					err = fsys.Remove(c.ctx, p, false)
-				}
-				if err != nil {
+				case err != nil:
 					return err
+				case *recursive:
+					return fsys.Remove(c.ctx, p, true)
+				case fi.IsDir():
+					return fmt.Errorf("%w; use -r to remove a directory", &fs.PathError{Op: "remove", Path: p, Err: syscall.EISDIR})
 				}
-			}
-			return nil
+				return fsys.Remove(c.ctx, p, false)
+			})
 		}
 	},
 }

@@ -17,12 +17,7 @@ var fsStat = &fsVerb{
 	maxArgs:  -1,
 	setup: func(fl *flag.FlagSet) func(*fsCmd, []string) error {
 		return func(c *fsCmd, args []string) error {
-			fsys, err := c.files()
-			if err != nil {
-				return err
-			}
-			for i, arg := range args {
-				p := wsPath(arg)
+			return c.eachPath(args, func(fsys fileStore, i int, p string) error {
 				fi, err := fsys.Lstat(c.ctx, p)
 				if err != nil {
 					return err
@@ -50,7 +45,7 @@ var fsStat = &fsVerb{
 					fmt.Fprintf(c.out, " Links: %d\n", fi.Nlink)
 					fmt.Fprintf(c.out, "  Size: %d\n", fi.Size)
 					fmt.Fprintf(c.out, "Modify: %s\n", fullTime(fi.Mtime))
-					continue
+					return nil
 				}
 				fmt.Fprintf(c.out, " Inode: %-12d Generation: %d\n", a.Ino, a.Gen)
 				fmt.Fprintf(c.out, "  Mode: %04o (%s)\n", a.Mode&0o7777, vfs.ModeString(a.Mode))
@@ -62,7 +57,7 @@ var fsStat = &fsVerb{
 				fmt.Fprintf(c.out, "Change: %s\n", fullTime(a.Ctime))
 				fmt.Fprintf(c.out, " Birth: %s\n", fullTime(a.Btime))
 				if c.fsys == nil {
-					continue
+					return nil
 				}
 				raw, err := parsePath(p)
 				if err != nil {
@@ -79,8 +74,8 @@ var fsStat = &fsVerb{
 					}
 					fmt.Fprintf(c.out, " Xattr: %s=%s\n", quote.Name(n), xattrValue(v))
 				}
-			}
-			return nil
+				return nil
+			})
 		}
 	},
 }
