@@ -82,6 +82,37 @@ func groupLinks(tr tree, inos map[string]uint64) {
 	}
 }
 
+// nodeOf describes the entry p (rel below the root) from its attributes
+// (the host's too, in a vfs.Attr), all but a symlink's target and the
+// xattrs; a file or a special file with more than one link is noted in inos.
+func nodeOf(t *testing.T, p, rel string, a vfs.Attr, inos map[string]uint64) node {
+	t.Helper()
+	n := node{
+		Perm:  a.Mode & 0o7777,
+		Uid:   a.Uid,
+		Gid:   a.Gid,
+		Mtime: a.Mtime.UnixNano(),
+		Atime: a.Atime.UnixNano(),
+	}
+	switch {
+	case a.IsDir():
+		n.Type = "dir"
+	case a.IsRegular():
+		n.Type, n.Size = "file", a.Size
+	case a.IsSymlink():
+		n.Type, n.Perm = "symlink", 0
+	case a.IsSpecial():
+		n.Type = map[uint32]string{vfs.S_IFIFO: "fifo", vfs.S_IFSOCK: "socket", vfs.S_IFCHR: "chr", vfs.S_IFBLK: "blk"}[a.Mode&vfs.S_IFMT]
+		n.Rdev = a.Rdev
+	default:
+		t.Fatalf("%s: unknown type %#o", p, a.Mode)
+	}
+	if (a.IsRegular() || a.IsSpecial()) && a.Nlink > 1 {
+		inos[rel] = a.Ino
+	}
+	return n
+}
+
 // hostTree describes a host directory without reading file contents and without
 // touching atimes (directories are read with O_NOATIME).
 func hostTree(t *testing.T, root string) tree {
@@ -94,38 +125,18 @@ func hostTree(t *testing.T, root string) tree {
 		if err := unix.Lstat(p, &st); err != nil {
 			t.Fatal(err)
 		}
-		n := node{
-			Perm:  st.Mode & 0o7777,
-			Uid:   st.Uid,
-			Gid:   st.Gid,
-			Mtime: st.Mtim.Nano(),
-			Atime: st.Atim.Nano(),
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFDIR:
-			n.Type = "dir"
-		case unix.S_IFREG:
-			n.Type, n.Size = "file", st.Size
-			if st.Nlink > 1 {
-				inos[rel] = st.Ino
-			}
-		case unix.S_IFLNK:
-			n.Type = "symlink"
+		n := nodeOf(t, p, rel, vfs.Attr{
+			Ino: st.Ino, Mode: st.Mode, Nlink: uint32(st.Nlink), Uid: st.Uid, Gid: st.Gid, Rdev: st.Rdev, Size: st.Size,
+			Mtime: time.Unix(0, st.Mtim.Nano()), Atime: time.Unix(0, st.Atim.Nano()),
+		}, inos)
+		if n.Type == "symlink" {
 			target, err := os.Readlink(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			n.Target, n.Perm = target, 0
+			n.Target = target
 			// readlink(2) moves a symlink's atime; put it back.
 			setTimes(t, p, time.Unix(0, n.Atime), time.Unix(0, n.Mtime))
-		case unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFCHR, unix.S_IFBLK:
-			n.Type = map[uint32]string{unix.S_IFIFO: "fifo", unix.S_IFSOCK: "socket", unix.S_IFCHR: "chr", unix.S_IFBLK: "blk"}[st.Mode&unix.S_IFMT]
-			n.Rdev = st.Rdev
-			if st.Nlink > 1 {
-				inos[rel] = st.Ino
-			}
-		default:
-			t.Fatalf("%s: unknown type %#o", p, st.Mode)
 		}
 		if n.Type == "file" || n.Type == "dir" {
 			n.Xattrs = hostXattrs(t, p)
@@ -218,36 +229,11 @@ func wsTree(t *testing.T, fsys *vfs.FS, root string) tree {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := fi.Attr()
-		n := node{
-			Perm:  a.Mode & 0o7777,
-			Uid:   a.Uid,
-			Gid:   a.Gid,
-			Mtime: a.Mtime.UnixNano(),
-			Atime: a.Atime.UnixNano(),
-		}
-		switch {
-		case a.IsDir():
-			n.Type = "dir"
-		case a.IsRegular():
-			n.Type, n.Size = "file", a.Size
-			if a.Nlink > 1 {
-				inos[rel] = a.Ino
-			}
-		case a.IsSymlink():
-			n.Type = "symlink"
+		n := nodeOf(t, p, rel, fi.Attr(), inos)
+		if n.Type == "symlink" {
 			if n.Target, err = fsys.Readlink(ctx, p); err != nil {
 				t.Fatal(err)
 			}
-			n.Perm = 0
-		case a.IsSpecial():
-			n.Type = map[uint32]string{vfs.S_IFIFO: "fifo", vfs.S_IFSOCK: "socket", vfs.S_IFCHR: "chr", vfs.S_IFBLK: "blk"}[a.Mode&vfs.S_IFMT]
-			n.Rdev = a.Rdev
-			if a.Nlink > 1 {
-				inos[rel] = a.Ino
-			}
-		default:
-			t.Fatalf("%s: unknown type %#o", p, a.Mode)
 		}
 		if n.Type == "file" || n.Type == "dir" {
 			names, err := fsys.Listxattr(ctx, p)

@@ -116,11 +116,10 @@ func ExtractHost(ctx context.Context, r io.Reader, dest string, opts ImportOptio
 		return Summary{}, err
 	}
 	defer a.close()
-	x, err := beginExtract(dest, opts)
+	x, err := beginExtract(ctx, dest, opts)
 	if err != nil {
 		return Summary{}, err
 	}
-	x.ctx = ctx
 	return x.end(a.feed(ctx, x))
 }
 
@@ -130,33 +129,21 @@ const extractPrefix = ".desk-extract-"
 // extractor is a sink writing to a host directory through a staging
 // directory.
 type extractor struct {
-	ctx        context.Context
-	opts       ImportOptions
-	prog       *progress
-	sum        Summary
-	g          guard
+	stager
 	dest       string // absolute host path
 	destExists bool
 	holder     string      // the directory holding the staging directory
 	holderAttr unix.Stat_t // its times before, restored on failure
 	staging    string
-	dirs       map[string]bool   // relative names of real directories in staging
-	dirAttrs   map[string]*entry // directory attributes applied at the end
 	xattrWarn  bool
 }
 
-func beginExtract(dest string, opts ImportOptions) (*extractor, error) {
+func beginExtract(ctx context.Context, dest string, opts ImportOptions) (*extractor, error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return nil, err
 	}
-	x := &extractor{
-		opts:     opts,
-		prog:     newProgress(opts.Progress, opts.ProgressInterval),
-		dest:     abs,
-		dirs:     map[string]bool{"": true},
-		dirAttrs: map[string]*entry{},
-	}
+	x := &extractor{stager: newStager(ctx, opts), dest: abs}
 	x.g.opts = &x.opts
 	fi, err := os.Stat(abs)
 	switch {
@@ -193,19 +180,6 @@ func beginExtract(dest string, opts ImportOptions) (*extractor, error) {
 	return nil, fmt.Errorf("create staging directory in %s: %w", x.holder, err)
 }
 
-func (x *extractor) skip(src, why string) {
-	x.sum.Skipped++
-	if x.opts.Warn != nil {
-		x.opts.Warn(fmt.Sprintf("skipped %q: %s", src, why))
-	}
-}
-
-func (x *extractor) warn(format string, args ...any) {
-	if x.opts.Warn != nil {
-		x.opts.Warn(fmt.Sprintf(format, args...))
-	}
-}
-
 func (x *extractor) full(rel string) string {
 	if rel == "" {
 		return x.staging
@@ -213,18 +187,10 @@ func (x *extractor) full(rel string) string {
 	return filepath.Join(x.staging, filepath.FromSlash(rel))
 }
 
-func (x *extractor) add(e *entry) error {
-	if err := x.ctx.Err(); err != nil {
-		return err
-	}
-	if err := x.g.entry(); err != nil {
-		return err
-	}
-	x.prog.p.Entries++
-	defer x.prog.tick()
-	if root, err := takeRoot(e, &x.g, x.dirAttrs, &x.sum); root || err != nil {
-		return err
-	}
+func (x *extractor) add(e *entry) error { return x.entry(e, x.put) }
+
+// put writes the entry e (not the root) under the staging directory.
+func (x *extractor) put(e *entry) error {
 	if err := x.ensureDir(e.src, path.Dir(e.rel)); err != nil {
 		return err
 	}
@@ -326,11 +292,7 @@ func (x *extractor) ensureDir(src, rel string) error {
 	case err != nil:
 		return entryErr(src, err)
 	case !fi.IsDir():
-		what := "a file"
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			what = "a symlink"
-		}
-		return &EntryError{src, fmt.Errorf("%w: parent %q is %s (%w)", ErrUnsafePath, rel, what, errno(syscall.ENOTDIR))}
+		return parentNotDir(src, rel, fi.Mode()&fs.ModeSymlink != 0)
 	}
 	if err := x.g.keep(64 + len(rel)); err != nil {
 		return err

@@ -29,11 +29,8 @@ type step struct {
 // store transaction for many entries. Checks that look at the staging tree
 // (lookup) see the queued changes as well as the written ones.
 type importer struct {
-	ctx  context.Context
+	stager
 	fsys *vfs.FS
-	opts ImportOptions
-	prog *progress
-	sum  Summary
 
 	dest       string   // absolute destination, symlinks in its existing part resolved
 	destExists bool     // dest is an existing directory: merge into it
@@ -42,9 +39,6 @@ type importer struct {
 	rootAttr   vfs.Attr // the root's attributes before the import (it holds the staging directory)
 	staging    string   // absolute staging directory, /.desk-import-*
 
-	dirs     map[string]bool   // relative names known to be real directories in staging, queued ones included
-	dirAttrs map[string]*entry // directory entries whose attributes are applied at the end
-
 	queue      []step          // changes not written yet, in order
 	queued     map[string]kind // non-directories the queue creates, by relative name
 	queueBytes int64           // file content held by the queue
@@ -52,20 +46,78 @@ type importer struct {
 	maxEntries  int   // bounds of a batch, from the options
 	maxBytes    int64 //
 	maxFileSize int64 // largest file read into memory
+}
 
-	g guard // the import's limits
+// stager is what the two sinks that stage a source before they move it
+// into place share: the workspace's importer and the host's extractor.
+type stager struct {
+	ctx  context.Context
+	opts ImportOptions
+	prog *progress
+	sum  Summary
+	g    guard // the import's limits
+	// dirs holds the relative names known to be real directories in the
+	// staging directory (for the importer, queued ones included).
+	dirs     map[string]bool
+	dirAttrs map[string]*entry // directory entries whose attributes are applied at the end
+}
+
+func newStager(ctx context.Context, opts ImportOptions) stager {
+	return stager{
+		ctx:      ctx,
+		opts:     opts,
+		prog:     newProgress(opts.Progress, opts.ProgressInterval),
+		dirs:     map[string]bool{"": true},
+		dirAttrs: map[string]*entry{},
+	}
+}
+
+// entry takes one entry of the source: it counts it (a cancelled context
+// or the bound on entries ends the import here) and takes the root
+// (takeRoot); any other entry goes to put.
+func (s *stager) entry(e *entry, put func(e *entry) error) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.g.entry(); err != nil {
+		return err
+	}
+	s.prog.p.Entries++
+	defer s.prog.tick()
+	if root, err := takeRoot(e, &s.g, s.dirAttrs, &s.sum); root || err != nil {
+		return err
+	}
+	return put(e)
+}
+
+func (s *stager) warn(format string, args ...any) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// skip counts and reports an entry that cannot be imported.
+func (s *stager) skip(src, why string) {
+	s.sum.Skipped++
+	s.warn("skipped %q: %s", src, why)
+}
+
+// parentNotDir is the error for the entry src whose parent rel is not a
+// directory (a file, or a symlink, which is never followed).
+func parentNotDir(src, rel string, symlink bool) error {
+	what := "a file"
+	if symlink {
+		what = "a symlink"
+	}
+	return &EntryError{src, fmt.Errorf("%w: parent %q is %s (%w)", ErrUnsafePath, rel, what, errno(syscall.ENOTDIR))}
 }
 
 // beginImport resolves dest and creates the staging directory.
 func beginImport(ctx context.Context, fsys *vfs.FS, dest string, opts ImportOptions) (*importer, error) {
 	opts = opts.withDefaults()
 	im := &importer{
-		ctx:         ctx,
+		stager:      newStager(ctx, opts),
 		fsys:        fsys,
-		opts:        opts,
-		prog:        newProgress(opts.Progress, opts.ProgressInterval),
-		dirs:        map[string]bool{"": true},
-		dirAttrs:    map[string]*entry{},
 		queued:      map[string]kind{},
 		maxEntries:  opts.BatchEntries,
 		maxBytes:    opts.BatchBytes,
@@ -269,18 +321,10 @@ func takeRoot(e *entry, g *guard, dirAttrs map[string]*entry, sum *Summary) (roo
 }
 
 // add queues one entry to be written under the staging directory.
-func (im *importer) add(e *entry) error {
-	if err := im.ctx.Err(); err != nil {
-		return err
-	}
-	if err := im.g.entry(); err != nil {
-		return err
-	}
-	im.prog.p.Entries++
-	defer im.prog.tick()
-	if root, err := takeRoot(e, &im.g, im.dirAttrs, &im.sum); root || err != nil {
-		return err
-	}
+func (im *importer) add(e *entry) error { return im.entry(e, im.put) }
+
+// put queues the entry e (not the root).
+func (im *importer) put(e *entry) error {
 	if n := len(im.dest) + 1 + len(e.rel); n > MaxPathLen {
 		return &EntryError{shortName(e.src), fmt.Errorf("the path in the destination would have %d bytes, over %d: %w", n, MaxPathLen, errno(syscall.ENAMETOOLONG))}
 	}
@@ -519,11 +563,7 @@ func (im *importer) ensureDir(src, rel string) error {
 	case err != nil:
 		return err
 	case ok && k != kindDir:
-		what := "a file"
-		if k == kindSymlink {
-			what = "a symlink"
-		}
-		return &EntryError{src, fmt.Errorf("%w: parent %q is %s (%w)", ErrUnsafePath, rel, what, errno(syscall.ENOTDIR))}
+		return parentNotDir(src, rel, k == kindSymlink)
 	case !ok:
 		full := join(im.staging, rel)
 		im.enqueue(src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
@@ -622,18 +662,6 @@ func (im *importer) setAttrs(b *vfs.Batch, full string, e *entry) error {
 		mtime = vfs.UtimeOmit
 	}
 	return b.Utimens(full, atime, mtime, true)
-}
-
-func (im *importer) warn(format string, args ...any) {
-	if im.opts.Warn != nil {
-		im.opts.Warn(fmt.Sprintf(format, args...))
-	}
-}
-
-// skip counts and reports an entry that cannot be imported.
-func (im *importer) skip(src, why string) {
-	im.sum.Skipped++
-	im.warn("skipped %q: %s", src, why)
 }
 
 // finish queues the deferred directory attributes, deepest directories first,
