@@ -56,6 +56,17 @@ func startTiers(t *testing.T, sandboxed bool, flag string) (s *tenantServer, id1
 	return s, id1, t1, t2
 }
 
+// echoIn runs "echo in WS" in the sandbox of ws and waits for its record;
+// its Status holds the HTTP status too, and its Error the response's body.
+func (s *tenantServer) echoIn(t *testing.T, ws string) execRecord {
+	t.Helper()
+	code, b := s.api(t, "POST", "/v1/workspaces/"+ws+"/executions?wait=1", map[string]any{"source": "echo in " + ws, "backend": "sandbox"})
+	var r execRecord
+	json.Unmarshal(b, &r)
+	r.Status, r.Error = fmt.Sprintf("%d %s", code, r.Status), r.Error+string(b)
+	return r
+}
+
 // call sends one request with token and returns the status and body.
 func (s *tenantServer) call(t *testing.T, token, method, path string, body any, header ...string) (int, []byte) {
 	t.Helper()
@@ -310,21 +321,13 @@ func TestFair_Sandboxes(t *testing.T) {
 	for _, ws := range []string{"a", "b"} {
 		mustDeskAt(t, s, "ws", "create", ws)
 	}
-	run := func(ws string) execRecord {
-		t.Helper()
-		code, b := s.api(t, "POST", "/v1/workspaces/"+ws+"/executions?wait=1", map[string]any{"source": "echo in " + ws, "backend": "sandbox"})
-		var r execRecord
-		json.Unmarshal(b, &r)
-		r.Status, r.Error = fmt.Sprintf("%d %s", code, r.Status), r.Error+string(b)
-		return r
-	}
 	idle := func() bool { return s.metric(t, "desk_slots_idle", "sandbox") == 1 }
-	if r := run("a"); r.Stdout != "in a\n" {
+	if r := s.echoIn(t, "a"); r.Stdout != "in a\n" {
 		t.Fatalf("a: %+v", r)
 	}
 	pollUntil(t, time.Minute, "a's idle sandbox to be marked idle", idle)
 	// b takes a's slot: a's idle sandbox is stopped for it.
-	if r := run("b"); r.Stdout != "in b\n" {
+	if r := s.echoIn(t, "b"); r.Stdout != "in b\n" {
 		t.Fatalf("b, with a's sandbox idle: %+v", r)
 	}
 	if held := s.metric(t, "desk_slots_held", "sandbox"); held != 1 {
@@ -343,7 +346,7 @@ func TestFair_Sandboxes(t *testing.T) {
 	// The service's end leaves b's sandbox idle: a gets the slot again.
 	s.end(t, "b", svc)
 	pollUntil(t, time.Minute, "b's sandbox to be marked idle", idle)
-	if r := run("a"); r.Stdout != "in a\n" {
+	if r := s.echoIn(t, "a"); r.Stdout != "in a\n" {
 		t.Fatalf("a after b's service ended: %+v", r)
 	}
 }
@@ -357,25 +360,17 @@ func TestFair_InProcessSandboxes(t *testing.T) {
 	for _, ws := range []string{"a", "b"} {
 		mustDeskAt(t, s, "ws", "create", ws)
 	}
-	run := func(ws string) execRecord {
-		t.Helper()
-		code, b := s.api(t, "POST", "/v1/workspaces/"+ws+"/executions?wait=1", map[string]any{"source": "echo in " + ws, "backend": "sandbox"})
-		var r execRecord
-		json.Unmarshal(b, &r)
-		r.Status, r.Error = fmt.Sprintf("%d %s", code, r.Status), r.Error+string(b)
-		return r
-	}
-	if r := run("a"); r.Stdout != "in a\n" {
+	if r := s.echoIn(t, "a"); r.Stdout != "in a\n" {
 		t.Fatalf("a: %+v", r)
 	}
-	if r := run("b"); r.Stdout != "in b\n" {
+	if r := s.echoIn(t, "b"); r.Stdout != "in b\n" {
 		t.Fatalf("b, with a's sandbox idle: %+v", r)
 	}
 	svc := s.mustStart(t, s.token, "b", service)
 	code, _, b := s.start(t, s.token, "a", map[string]any{"source": "echo in a", "backend": "sandbox"})
 	wantRefused(t, "a with b's sandbox busy", code, b, 503, "the server holds 1 of its 1 live sandboxes, across all workspaces (--max-sandboxes)")
 	s.end(t, "b", svc)
-	if r := run("a"); r.Stdout != "in a\n" {
+	if r := s.echoIn(t, "a"); r.Stdout != "in a\n" {
 		t.Fatalf("a after b's service ended: %+v", r)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -316,6 +317,18 @@ func shortName(name string) string {
 }
 
 // depth is the number of elements of a cleaned relative name ("" has 0).
+// deepestFirst sorts relative names deepest first, each depth in byte
+// order: the order directories get their attributes in, so that setting one
+// (its mode, its times) comes after every change inside it.
+func deepestFirst(rels []string) {
+	slices.SortFunc(rels, func(a, b string) int {
+		if da, db := depth(a), depth(b); da != db {
+			return db - da
+		}
+		return strings.Compare(a, b)
+	})
+}
+
 func depth(rel string) int {
 	if rel == "" {
 		return 0

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -467,12 +466,7 @@ func (x *extractor) commit() error {
 		}
 		rels = append(rels, rel)
 	}
-	slices.SortFunc(rels, func(a, b string) int {
-		if da, db := depth(a), depth(b); da != db {
-			return db - da
-		}
-		return strings.Compare(a, b)
-	})
+	deepestFirst(rels)
 	for _, rel := range rels {
 		full := x.dest
 		if rel != "" {

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"path"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/desk-dev/desk/internal/vfs"
@@ -671,12 +670,7 @@ func (im *importer) finish() error {
 	for rel := range im.dirAttrs {
 		rels = append(rels, rel)
 	}
-	slices.SortFunc(rels, func(a, b string) int {
-		if da, db := depth(a), depth(b); da != db {
-			return db - da
-		}
-		return strings.Compare(a, b)
-	})
+	deepestFirst(rels)
 	for _, rel := range rels {
 		if err := im.ctx.Err(); err != nil {
 			return err
