@@ -337,7 +337,7 @@ func (x *extractor) setAttrs(full string, e *entry) error {
 		}
 	}
 	if e.kind != kindSymlink {
-		if err := os.Chmod(full, hostPerm(e.perm)); err != nil {
+		if err := os.Chmod(full, vfs.UnixToFileMode(e.perm&0o7777)); err != nil {
 			return entryErr(e.src, err)
 		}
 		for _, xa := range e.xattrs {
@@ -371,21 +371,6 @@ func timespec(t time.Time) unix.Timespec {
 		return unix.Timespec{Nsec: unix.UTIME_OMIT}
 	}
 	return unix.NsecToTimespec(t.UnixNano())
-}
-
-// hostPerm converts the 12 permission bits to an os.FileMode.
-func hostPerm(p uint32) fs.FileMode {
-	m := fs.FileMode(p & 0o777)
-	if p&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if p&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if p&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }
 
 // end moves the staged tree into place and applies the directories'

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // ErrHostile is wrapped by the errors of a layer that would write outside
@@ -344,26 +346,11 @@ func (u *unpacker) entry(tr *tar.Reader, hdr *tar.Header, p string) error {
 	if err := os.Lchown(hp, uid, gid); err != nil {
 		return fmt.Errorf("unpack %q: %w", hdr.Name, err)
 	}
-	if err := os.Chmod(hp, mode|modeBits(hdr.Mode)); err != nil {
+	if err := os.Chmod(hp, mode|vfs.UnixToFileMode(uint32(hdr.Mode)&0o7000)); err != nil {
 		return fmt.Errorf("unpack %q: %w", hdr.Name, err)
 	}
 	setTimes(hp, hdr.ModTime)
 	return nil
-}
-
-// modeBits are the set-id and sticky bits of a tar mode.
-func modeBits(m int64) fs.FileMode {
-	var out fs.FileMode
-	if m&0o4000 != 0 {
-		out |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		out |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		out |= fs.ModeSticky
-	}
-	return out
 }
 
 // setTimes sets p's modification (and access) time without following a
