@@ -1,30 +1,22 @@
 package fusefs_test
 
 import (
-	"bytes"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/fusefs"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // requestLog collects go-fuse's debug log (one "rx N: OPCODE ..." line per
 // request the kernel sent).
 type requestLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *requestLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
+	testenv.SyncBuffer
 }
 
 var rxLine = regexp.MustCompile(`rx \d+: ([A-Z_]+)`)
@@ -32,12 +24,8 @@ var rxLine = regexp.MustCompile(`rx \d+: ([A-Z_]+)`)
 // take returns the number of requests of each opcode logged since the last
 // call.
 func (l *requestLog) take() map[string]int {
-	l.mu.Lock()
-	s := l.b.String()
-	l.b.Reset()
-	l.mu.Unlock()
 	m := map[string]int{}
-	for _, x := range rxLine.FindAllStringSubmatch(s, -1) {
+	for _, x := range rxLine.FindAllStringSubmatch(l.Take(), -1) {
 		m[x[1]]++
 	}
 	return m

@@ -1,6 +1,7 @@
 package testenv_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,4 +52,22 @@ func runSelf(t *testing.T, env ...string) string {
 	cmd.Env = append(os.Environ(), env...)
 	out, _ := cmd.CombinedOutput() // a failing child exits 1: the output says how
 	return string(out)
+}
+
+// TestSyncBufferTake: Take returns what was written since the last Take,
+// while String keeps returning only what is still in the buffer.
+func TestSyncBufferTake(t *testing.T) {
+	var b testenv.SyncBuffer
+	fmt.Fprint(&b, "one ")
+	fmt.Fprint(&b, "two")
+	if got := b.Take(); got != "one two" {
+		t.Fatalf("first Take = %q", got)
+	}
+	if got := b.Take(); got != "" {
+		t.Fatalf("Take after Take = %q, want empty", got)
+	}
+	fmt.Fprint(&b, "three")
+	if got := b.String(); got != "three" {
+		t.Fatalf("String = %q", got)
+	}
 }

@@ -1,7 +1,6 @@
 package vfstest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -95,22 +93,7 @@ func Noise(seed, n int) []byte {
 // Log is a log destination for assertions on what was logged; safe for
 // concurrent use.
 type Log struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (l *Log) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String is everything logged so far.
-func (l *Log) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	testenv.SyncBuffer // String is everything logged so far
 }
 
 // Count is how many times s was logged.
