@@ -449,19 +449,23 @@ func BenchmarkWorkerHop(b *testing.B) {
 			b.Fatalf("stat: %d", res.StatusCode)
 		}
 	}
+	// create creates the workspace ws on the server at url.
+	create := func(b *testing.B, url, ws string) {
+		req, _ := http.NewRequest("POST", url+"/v1/workspaces", strings.NewReader(`{"name":"`+ws+`"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 201 {
+			b.Fatalf("create: %v %v", res, err)
+		}
+		res.Body.Close()
+	}
 	setup := func(b *testing.B, extra ...string) *deskProcess {
 		p := startDeskProcess(b, filepath.Join(b.TempDir(), "data"), token, append([]string{"--sandbox", "off"}, extra...)...)
 		for _, ws := range []string{"a"} {
-			req, _ := http.NewRequest("POST", p.url+"/v1/workspaces", strings.NewReader(`{"name":"`+ws+`"}`))
+			create(b, p.url, ws)
+			req, _ := http.NewRequest("PUT", p.url+"/v1/workspaces/"+ws+"/files/probe?parents=1", strings.NewReader("x"))
 			req.Header.Set("Authorization", "Bearer "+token)
 			res, err := http.DefaultClient.Do(req)
-			if err != nil || res.StatusCode != 201 {
-				b.Fatalf("create: %v %v", res, err)
-			}
-			res.Body.Close()
-			req, _ = http.NewRequest("PUT", p.url+"/v1/workspaces/"+ws+"/files/probe?parents=1", strings.NewReader("x"))
-			req.Header.Set("Authorization", "Bearer "+token)
-			res, err = http.DefaultClient.Do(req)
 			if err != nil || res.StatusCode/100 != 2 {
 				b.Fatalf("put: %v %v", res, err)
 			}
@@ -506,13 +510,7 @@ func BenchmarkWorkerHop(b *testing.B) {
 		const n = 10
 		for i := range n {
 			name := fmt.Sprintf("c%d", i)
-			req, _ := http.NewRequest("POST", p.url+"/v1/workspaces", strings.NewReader(`{"name":"`+name+`"}`))
-			req.Header.Set("Authorization", "Bearer "+token)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil || res.StatusCode != 201 {
-				b.Fatalf("create: %v %v", res, err)
-			}
-			res.Body.Close()
+			create(b, p.url, name)
 			stat(b, p.url, name+"/files/") // initialises the store
 		}
 		p.stop()
