@@ -358,32 +358,14 @@ func (im *importer) put(e *entry) error {
 		}
 		im.sum.Files++
 	case kindSymlink:
-		if err := im.checkFree(e); err != nil {
+		if err := im.queueNode(e, full, func(b *vfs.Batch) error { return b.Symlink(e.target, full) }); err != nil {
 			return err
 		}
-		im.countXattrs(e)
-		im.enqueue(e.src, func(b *vfs.Batch) error {
-			if err := b.Symlink(e.target, full); err != nil {
-				return err
-			}
-			return im.setAttrs(b, full, e)
-		})
-		im.queued[e.rel] = kindSymlink
-		im.queueBytes += int64(keptEntry(e))
 		im.sum.Symlinks++
 	case kindSpecial:
-		if err := im.checkFree(e); err != nil {
+		if err := im.queueNode(e, full, func(b *vfs.Batch) error { return b.Mknod(full, e.typ|e.perm&0o7777, e.rdev) }); err != nil {
 			return err
 		}
-		im.countXattrs(e)
-		im.enqueue(e.src, func(b *vfs.Batch) error {
-			if err := b.Mknod(full, e.typ|e.perm&0o7777, e.rdev); err != nil {
-				return err
-			}
-			return im.setAttrs(b, full, e)
-		})
-		im.queued[e.rel] = kindSpecial
-		im.queueBytes += int64(keptEntry(e))
 		im.sum.Special++
 	case kindHardlink:
 		if e.target == e.rel {
@@ -402,6 +384,24 @@ func (im *importer) put(e *entry) error {
 		im.sum.Hardlinks++
 	}
 	return im.flushIfFull()
+}
+
+// queueNode queues the creation of e, a symlink or a special file, at full
+// (by mk) with its attributes.
+func (im *importer) queueNode(e *entry, full string, mk func(b *vfs.Batch) error) error {
+	if err := im.checkFree(e); err != nil {
+		return err
+	}
+	im.countXattrs(e)
+	im.enqueue(e.src, func(b *vfs.Batch) error {
+		if err := mk(b); err != nil {
+			return err
+		}
+		return im.setAttrs(b, full, e)
+	})
+	im.queued[e.rel] = e.kind
+	im.queueBytes += int64(keptEntry(e))
+	return nil
 }
 
 // addFile reads a file's content. A small file is queued with its attributes,
