@@ -224,6 +224,7 @@ var tableCmdsA = []row{
 	{name: "dd seek into a file", script: `printf 'abcdefgh' > f; printf XY | dd of=f bs=1 seek=3 conv=notrunc status=none; cat f; echo; printf Q | dd of=f bs=2 seek=1 status=none; cat f; echo`, out: "abcXYfgh\nabQ\n", needs: []string{"dd", "cat"}},
 	{name: "dd to /dev/null and stdout", script: `dd if=a.txt of=/dev/null status=noxfer; dd if=a.txt status=none`, out: "alpha\n", errSub: "0+1 records in\n0+1 records out\n", needs: []string{"dd"}},
 
+	{name: "printf's thousands flag in the C locale", script: `printf "%'d|%'8.2f|%'s|%-'5d|\n" 1234567 1234.5 ab 42; env printf "%'d\n" 1234567`, out: "1234567| 1234.50|ab|42   |\n1234567\n", needs: []string{"env", "printf"}},
 	// dirname
 	{name: "dirname path", script: `dirname /a/b/c`, out: "/a/b\n", needs: []string{"dirname"}},
 	{name: "dirname bare", script: `dirname a; dirname a/`, out: ".\n.\n", needs: []string{"dirname"}},

@@ -153,10 +153,12 @@ func (p *printer) once() bool {
 		}
 		// %[flags][width][.prec]conv
 		j := i + 1
-		for j < len(f) && strings.IndexByte("-+ #0", f[j]) >= 0 {
+		for j < len(f) && strings.IndexByte("-+ #0'", f[j]) >= 0 {
 			j++
 		}
-		flags := f[i+1 : j]
+		// ' groups thousands with the locale's separator: the C and
+		// C.UTF-8 locales have none, so it changes nothing here.
+		flags := strings.ReplaceAll(f[i+1:j], "'", "")
 		width, prec := "", ""
 		if j < len(f) && f[j] == '*' {
 			a, _ := p.next()
