@@ -15,6 +15,7 @@ import (
 	"github.com/desk-dev/desk/internal/auth"
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/run"
 )
 
 // httpEnv is a host with workspaces demo and other, tokens, and the MCP
@@ -91,6 +92,18 @@ func (e *httpEnv) connect(ws, token string) (*session, error) {
 	}
 	e.t.Cleanup(func() { cs.Close() })
 	return newSession(e.t, cs), nil
+}
+
+// runtime returns workspace ws's runtime; its lease is held to the test's
+// end.
+func (e *httpEnv) runtime(ws string) *run.Runtime {
+	e.t.Helper()
+	l, err := e.h.Acquire(bg, ws)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(l.Release)
+	return l.Workspace().Runtime()
 }
 
 // mustConnect is connect, failing the test on an error.
@@ -299,12 +312,7 @@ func TestHTTP_cancel(t *testing.T) {
 		_, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "sleep 30"}})
 		done <- err
 	}()
-	l, err := e.h.Acquire(bg, "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
-	rt := l.Workspace().Runtime()
+	rt := e.runtime("demo")
 	waitRunning(t, rt, 1)
 	cancel()
 	<-done
@@ -322,12 +330,7 @@ func TestHTTP_deleteSessionCancels(t *testing.T) {
 		defer close(done)
 		cs.CallTool(bg, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "sleep 30"}})
 	}()
-	l, err := e.h.Acquire(bg, "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
-	rt := l.Workspace().Runtime()
+	rt := e.runtime("demo")
 	waitRunning(t, rt, 1)
 	del := func(token string) int {
 		req, _ := http.NewRequest("DELETE", e.url+"/mcp/demo", nil)

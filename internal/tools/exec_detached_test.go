@@ -3,13 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/run"
-	"github.com/desk-dev/desk/internal/shell"
-	"github.com/desk-dev/desk/internal/vfs"
 )
 
 // ticker is the test run.Detacher: RunDetached prints its source, reports
@@ -37,25 +34,8 @@ func TestExec_detached(t *testing.T) {
 	e.fails("exec", `{"command":"sleep 1","detached":true}`, CodeInvalid, "no backend that can run detached executions is available")
 
 	// A runtime with a backend that can.
-	fsys, err := vfs.Open(e.ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := shell.New(shell.Options{})
-	rt, err := run.Open(e.ctx, fsys, map[string]run.Backend{"shell": sh, "svc": ticker{}}, run.Options{DefaultBackend: "shell", Router: sh.Route})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		rt.Close()
-		fsys.Close()
-	})
-	fsys.MkdirAll(e.ctx, "/workspace", 0o755)
-	s, err := New(NewState(fsys), rt, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e = &env{t: t, ctx: e.ctx, fs: fsys, rt: rt, set: s}
+	e = newRunEnv(t, Options{}, run.Options{}, map[string]run.Backend{"svc": ticker{}})
+	rt := e.rt
 	got, res := e.ok("exec", `{"command":"serving","backend":"auto","detached":true}`)
 	out := res.Structured.(*ExecOutput)
 	if out.Status != "running" || !out.Detached || out.Backend != "svc" || out.Stdout != "serving\n" {

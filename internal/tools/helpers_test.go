@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,13 +30,29 @@ func newEnvB(b *testing.B) *env { return newEnvTB(b, Options{}) }
 
 func newEnvTB(t testing.TB, opts Options) *env {
 	t.Helper()
+	return newRunEnv(t, opts, run.Options{}, nil)
+}
+
+// newRunEnv is newEnv with the runtime's options ro (its default backend
+// and router are the shell's unless ro sets them) and the backends more
+// beside the shell.
+func newRunEnv(t testing.TB, opts Options, ro run.Options, more map[string]run.Backend) *env {
+	t.Helper()
 	ctx := context.Background()
 	fsys, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sh := shell.New(shell.Options{})
-	rt, err := run.Open(ctx, fsys, map[string]run.Backend{"shell": sh}, run.Options{DefaultBackend: "shell", Router: sh.Route})
+	backends := map[string]run.Backend{"shell": sh}
+	maps.Copy(backends, more)
+	if ro.DefaultBackend == "" {
+		ro.DefaultBackend = "shell"
+	}
+	if ro.Router == nil {
+		ro.Router = sh.Route
+	}
+	rt, err := run.Open(ctx, fsys, backends, ro)
 	if err != nil {
 		t.Fatal(err)
 	}
