@@ -520,6 +520,8 @@ var tableCmdsB = []row{
 	{name: "xargs cat files", script: `printf 'a.txt\nb.txt\n' | xargs cat; ls *.txt | xargs wc -l`, out: "alpha\nbeta\n 1 a.txt\n 1 b.txt\n 3 lines.txt\n 5 total\n", errSub: "wc: space: No such file or directory", exit: 123, needs: []string{"xargs", "cat", "ls", "wc"}},
 	{name: "xargs arg file", script: `xargs -a lines.txt echo`, out: "one two three\n", needs: []string{"xargs", "echo"}},
 	// yes
+	{name: "shuf permutes", script: `seq 20 | shuf | sort -n | tr '\n' ' '; shuf -i 1-5 -n 5 | sort -n | tr '\n' ' '; shuf -n 1 -e only`, out: "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 1 2 3 4 5 only\n", needs: []string{"shuf", "seq", "sort", "tr"}},
+	{name: "shuf -r is endless", script: `shuf -r -e a | head -3; shuf -r -i 7-7 | head -2`, out: "a\na\na\n7\n7\n", needs: []string{"shuf", "head"}},
 	{name: "yes default", script: `yes | head -3`, out: "y\ny\ny\n", needs: []string{"yes", "head"}},
 	{name: "yes string", script: `yes abc | head -2; yes a b | head -1`, out: "abc\nabc\na b\n", needs: []string{"yes", "head"}},
 	{name: "yes empty", script: `yes '' | head -2 | wc -l`, out: "2\n", needs: []string{"yes", "head", "wc"}},

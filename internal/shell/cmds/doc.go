@@ -259,4 +259,22 @@
 // output, status and the tree left (contents, modes, owners) with the GNU
 // tool's on a host directory (foRunGNU; as root, which the real tools
 // need to give files away).
+//
+// # shuf
+//
+// shuf (shuf.go) draws as GNU's: gnulib's randint (as few bytes of the
+// random source as each choice needs, big-endian, with rejection that
+// keeps the unused randomness), randperm (a partial Fisher-Yates shuffle)
+// and, for -n over a pipe or a file of 8 MiB or more, GNU's reservoir, so
+// that with the same --random-source FILE the output is GNU's byte for
+// byte (TestShuf_gnu compares 400 generated runs). /dev/urandom and
+// /dev/random as the source are crypto/rand, /dev/zero zeros, /dev/null
+// empty ("end of file", as GNU). Bounds: the input is read whole within
+// MaxReadBytes (or a reservoir of -n lines); the permutation keeps 8 bytes
+// per position (a dense table) or about 48 per draw (a map of the
+// positions swapped, same result), whichever is less, charged to Env.Mem
+// and refused past MaxReadBytes before any output: shuf -n 3 -i
+// 1-18446744073709551615 is immediate, shuf -i 1-1000000000000 without -n
+// is refused where GNU would try to allocate 8 TB. shuf -r without -n is
+// endless, as GNU's, until Kill or the timeout.
 package cmds

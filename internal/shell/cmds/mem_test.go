@@ -99,6 +99,8 @@ func TestMem_buffering(t *testing.T) {
 		{"sed -i", map[string]string{"f": lines}, "", []string{"sed", "-i", "s/1/2/", "f"}},
 		{"grep -B", nil, lines + "last\n", []string{"grep", "-B", "900000", "last"}},
 		{"csplit", nil, lines + "last\n", []string{"csplit", "-", "/^last$/-900000"}},
+		{"shuf", nil, lines, []string{"shuf"}},
+		{"shuf -n", nil, lines, []string{"shuf", "-n", "900000"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
