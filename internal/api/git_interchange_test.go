@@ -2,21 +2,22 @@ package api_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/client"
+	"github.com/desk-dev/desk/internal/gitws/gittest"
 	"github.com/desk-dev/desk/internal/sandbox"
 )
 
-// interchangeEnv is the identity of both gits; fixed dates make the ids
-// the same whichever git commits.
-var interchangeEnv = map[string]string{
-	"GIT_AUTHOR_NAME": "A U Thor", "GIT_AUTHOR_EMAIL": "author@example.com",
-	"GIT_COMMITTER_NAME": "C O Mitter", "GIT_COMMITTER_EMAIL": "committer@example.com",
-	"GIT_AUTHOR_DATE": "@1700000000 +0100", "GIT_COMMITTER_DATE": "@1700000000 +0100",
-	"LANG": "C", "HOME": "/tmp",
-}
+// interchangeEnv is the identity of both gits (gittest.Identity: fixed
+// dates make the ids the same whichever git commits), LANG and HOME.
+var interchangeEnv = func() map[string]string {
+	env := maps.Clone(gittest.Identity)
+	env["LANG"], env["HOME"] = "C", "/tmp"
+	return env
+}()
 
 // TestGit_interchange works on one repository in the workspace with the
 // shell backend's git (package gitws on the store) and the real git in

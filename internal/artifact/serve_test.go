@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,15 +17,17 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/gitws"
+	"github.com/desk-dev/desk/internal/gitws/gittest"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
-// testEnv is the identity of every commit made here.
-var testEnv = map[string]string{
-	"GIT_AUTHOR_NAME": "A U Thor", "GIT_AUTHOR_EMAIL": "author@example.com",
-	"GIT_COMMITTER_NAME": "C O Mitter", "GIT_COMMITTER_EMAIL": "committer@example.com",
-	"HOME": "/home",
-}
+// testEnv is the store git's environment: the identity of every commit
+// made here (gittest.Identity) and HOME.
+var testEnv = func() map[string]string {
+	env := maps.Clone(gittest.Identity)
+	env["HOME"] = "/home"
+	return env
+}()
 
 // fixture is a workspace store with a repository at /workspace, its
 // artifact store and a server for it on 127.0.0.1.
@@ -142,12 +145,7 @@ func (fx *fixture) realGit(dir string, args ...string) (string, bool) {
 	fx.t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + fx.host, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "LANG=C", "GIT_TERMINAL_PROMPT=0"}
-	for k, v := range testEnv {
-		if k != "HOME" {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-	}
+	cmd.Env = append(gittest.Env(fx.host), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.CombinedOutput()
 	return string(out), err == nil
 }
