@@ -239,7 +239,7 @@
 // ignores them. The policy and route parsers skip these wrappers' options
 // and values to the command they run (internal/policy, shell.Route).
 //
-// # Sizes, owners, names and special files: truncate, chown, chgrp, unlink
+// # Sizes, owners, names and special files: truncate, chown, chgrp, unlink, install
 //
 // truncate sets sizes as GNU's does (-s with gnulib's suffixes, K to Y,
 // KB, KiB, and the modifiers + - < > / %; -r, -o in the store's 4,096-byte
@@ -254,8 +254,13 @@
 // workspace has no user database: root is the one name (uid and gid 0,
 // its own login group), any other owner is given and shown as a number.
 // unlink removes one name as unlink(2): never a directory (EISDIR), and
-// a trailing slash on anything else is ENOTDIR.
-// TestTruncate_gnu, TestChown_gnu, TestChgrp_gnu and TestUnlink_gnu compare each row's
+// a trailing slash on anything else is ENOTDIR. install copies as GNU's
+// (SOURCE DEST, into a directory, -t, -T, -d, -D, -m from 0 and 0755 by
+// default, -o, -g, -p, -C, -v, -b, --backup and -S): an existing
+// destination is removed and written anew; -s fails as GNU's does when
+// it cannot run strip, since the backend runs no programs.
+// TestTruncate_gnu, TestChown_gnu, TestChgrp_gnu, TestUnlink_gnu and
+// TestInstall_gnu compare each row's
 // output, status and the tree left (contents, modes, owners) with the GNU
 // tool's on a host directory (foRunGNU; as root, which the real tools
 // need to give files away).
