@@ -128,8 +128,11 @@ fs-suites-packages: examples-setup
 
 # bench-setup: setup, plus the tools the FUSE mount's comparisons use
 # (internal/fusefs's benchmarks): bindfs, a plain FUSE passthrough, and
-# dbench. Neither the tests nor running desk need them.
-BENCH_APT_PACKAGES := bindfs dbench
+# dbench; and GNU awk, the reference of the shell's awk rows in
+# BenchmarkRealSize (internal/shell; Debian then points /usr/bin/awk at
+# gawk, and the awk tests name mawk, so they do not change). Neither the
+# tests nor running desk need them.
+BENCH_APT_PACKAGES := bindfs dbench gawk
 bench-setup: setup
 	$(call apt_install,$(BENCH_APT_PACKAGES),)
 
