@@ -13,6 +13,7 @@ import (
 
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/testenv"
 	"github.com/desk-dev/desk/internal/tools"
 )
 
@@ -181,23 +182,12 @@ func TestAPI_MCP(t *testing.T) {
 	}
 }
 
-type roundTrip func(*http.Request) (*http.Response, error)
-
-func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // mcpSession connects a go-sdk client with options co to the MCP endpoint
 // at url, sending the bearer token and the headers hdr (name, value pairs)
 // with each request; the session is closed at the test's end.
 func mcpSession(t testing.TB, url, token string, co *sdk.ClientOptions, hdr ...string) *sdk.ClientSession {
 	t.Helper()
-	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+token)
-		for i := 0; i+1 < len(hdr); i += 2 {
-			r.Header.Set(hdr[i], hdr[i+1])
-		}
-		return http.DefaultTransport.RoundTrip(r)
-	})}
+	hc := &http.Client{Transport: testenv.Headers(nil, append([]string{"Authorization", "Bearer " + token}, hdr...)...)}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, co).Connect(bg, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/run"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // httpEnv is a host with workspaces demo and other, tokens, and the MCP
@@ -69,22 +70,10 @@ func newHTTPEnv(t *testing.T) *httpEnv {
 	return e
 }
 
-// bearer adds a bearer token to every request.
-type bearer struct {
-	token string
-	rt    http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.rt.RoundTrip(r)
-}
-
 // connect opens a session on workspace ws with the named token.
 func (e *httpEnv) connect(ws, token string) (*session, error) {
 	e.t.Helper()
-	tr := &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: bearer{e.tokens[token], http.DefaultTransport}}, MaxRetries: -1}
+	tr := &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp/" + ws, HTTPClient: &http.Client{Transport: testenv.Headers(nil, "Authorization", "Bearer "+e.tokens[token])}, MaxRetries: -1}
 	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := c.Connect(bg, tr, nil)
 	if err != nil {

@@ -52,3 +52,27 @@ func Tool(t testing.TB, dir string, stdin []byte, name string, args ...string) [
 	}
 	return out
 }
+
+// Headers returns a RoundTripper that sends each request through next
+// (nil: http.DefaultTransport) with the headers hdr (name, value pairs)
+// set on a copy of it: a client's credentials ("Authorization", "Bearer
+// "+token) and labels.
+func Headers(next http.RoundTripper, hdr ...string) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return headers{next, hdr}
+}
+
+type headers struct {
+	next http.RoundTripper
+	hdr  []string
+}
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for i := 0; i+1 < len(h.hdr); i += 2 {
+		r.Header.Set(h.hdr[i], h.hdr[i+1])
+	}
+	return h.next.RoundTrip(r)
+}
