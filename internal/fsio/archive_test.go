@@ -4,33 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/fsio/fsiotest"
+	"github.com/desk-dev/desk/internal/testenv"
 )
-
-// tool runs a host program (GNU tar, Info-ZIP zip and unzip: the oracles)
-// in dir with stdin, and returns its standard output.
-func tool(t *testing.T, dir string, stdin []byte, name string, args ...string) []byte {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is needed as the oracle: %v", name, err)
-	}
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
-	}
-	return out
-}
 
 // gnuTarCreate archives the host directory dir with GNU tar (PAX, with
 // user xattrs), optionally gzip-compressed.
@@ -40,7 +21,7 @@ func gnuTarCreate(t *testing.T, dir string, gz bool) []byte {
 	if gz {
 		args = append([]string{"-z"}, args...)
 	}
-	return tool(t, dir, nil, "tar", args...)
+	return testenv.Tool(t, dir, nil, "tar", args...)
 }
 
 // gnuTarExtract extracts an archive (plain or gzip) with GNU tar into a new
@@ -51,23 +32,13 @@ func gnuTarExtract(t *testing.T, data []byte, gz bool) string {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { makeWritable(out) })
+	t.Cleanup(func() { fsiotest.MakeWritable(out) })
 	args := []string{"--xattrs", "--xattrs-include=user.*", "-xpf", "-"}
 	if gz {
 		args = append([]string{"-z"}, args...)
 	}
-	tool(t, out, data, "tar", args...)
+	testenv.Tool(t, out, data, "tar", args...)
 	return out
-}
-
-// makeWritable lets TempDir remove a tree with read-only directories.
-func makeWritable(root string) {
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.IsDir() {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
 }
 
 // mapTree returns a copy of tr with f applied to every node (f returning
@@ -187,7 +158,7 @@ func TestArchive_RoundTrip_Zip(t *testing.T) {
 
 	// Info-ZIP → workspace. zip stores no entry for the root directory.
 	zipPath := filepath.Join(t.TempDir(), "info.zip")
-	tool(t, src, nil, "zip", "-q", "-r", "-y", zipPath, ".")
+	testenv.Tool(t, src, nil, "zip", "-q", "-r", "-y", zipPath, ".")
 	zipped, err := os.ReadFile(zipPath)
 	if err != nil {
 		t.Fatal(err)
@@ -219,12 +190,12 @@ func TestArchive_RoundTrip_Zip(t *testing.T) {
 	if err := os.WriteFile(zipFile, z.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { makeWritable(out) })
+	t.Cleanup(func() { fsiotest.MakeWritable(out) })
 	args := []string{"-q", "-K", zipFile, "-d", out}
 	if asRoot {
 		args = append([]string{"-X"}, args...)
 	}
-	tool(t, "/", nil, "unzip", args...)
+	testenv.Tool(t, "/", nil, "unzip", args...)
 	back := hostTree(t, out)
 	hostContents(t, out, back)
 	// unzip writes every name of a hard link as a file of its own, and sets
@@ -283,7 +254,7 @@ func TestArchiveHost_ExtractHost(t *testing.T) {
 			}
 			// ExtractHost into a new directory.
 			dst := filepath.Join(t.TempDir(), "new")
-			t.Cleanup(func() { makeWritable(dst) })
+			t.Cleanup(func() { fsiotest.MakeWritable(dst) })
 			if _, err := fsio.ExtractHost(ctx, bytes.NewReader(buf.Bytes()), dst, fsio.ImportOptions{Owners: asRoot}); err != nil {
 				t.Fatalf("ExtractHost: %v", err)
 			}
@@ -303,7 +274,7 @@ func TestArchiveHost_ExtractHost(t *testing.T) {
 
 	// Merge into an existing directory: files replaced, others kept.
 	dst := filepath.Join(t.TempDir(), "existing")
-	t.Cleanup(func() { makeWritable(dst) })
+	t.Cleanup(func() { fsiotest.MakeWritable(dst) })
 	if err := os.MkdirAll(filepath.Join(dst, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}

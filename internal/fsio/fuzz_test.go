@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/desk-dev/desk/internal/fsio"
+	"github.com/desk-dev/desk/internal/fsio/fsiotest"
 )
 
 // FuzzImportArchive feeds arbitrary bytes to the archive reader, into a
@@ -75,6 +76,6 @@ func FuzzImportArchive(f *testing.F) {
 		case err == nil && (len(ents) != 1 || ents[0].Name() != "dst"):
 			t.Fatalf("an extraction left %v beside the destination", ents)
 		}
-		makeWritable(parent)
+		fsiotest.MakeWritable(parent)
 	})
 }

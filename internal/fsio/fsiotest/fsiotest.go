@@ -1,7 +1,7 @@
 // Package fsiotest describes host directory trees for the tests that copy
-// trees between the host and a workspace (internal/api, cmd/desk): the
-// kernel's view of each entry, to compare a tree with its copy. Only tests
-// import it (internal/archtest enforces that).
+// trees between the host and a workspace (internal/fsio, internal/api,
+// cmd/desk): the kernel's view of each entry, to compare a tree with its
+// copy. Only tests import it (internal/archtest enforces that).
 package fsiotest
 
 import (
@@ -26,6 +26,19 @@ type Node struct {
 	Target string // a symlink's
 	Mtime  int64  // ns
 	Links  string // the names (relative, sorted, comma-separated) of a file with more than one link
+}
+
+// MakeWritable makes every directory of the host tree at root writable
+// (mode 0755), so that a tree with read-only directories can be removed
+// (by TempDir's cleanup). It reports nothing: what it cannot change, the
+// removal reports.
+func MakeWritable(root string) {
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
 }
 
 // HostTree describes the tree at root, keyed by path relative to root (the
