@@ -214,10 +214,9 @@ func (x *extractor) put(e *entry) error {
 			if err := os.Mkdir(full, 0o700); err != nil {
 				return entryErr(e.src, err)
 			}
-			if err := x.g.keep(64 + len(e.rel)); err != nil {
+			if err := x.staged(e.rel); err != nil {
 				return err
 			}
-			x.dirs[e.rel] = true
 		}
 		if err := x.g.keep(keptEntry(e)); err != nil {
 			return err
@@ -293,11 +292,7 @@ func (x *extractor) ensureDir(src, rel string) error {
 	case !fi.IsDir():
 		return parentNotDir(src, rel, fi.Mode()&fs.ModeSymlink != 0)
 	}
-	if err := x.g.keep(64 + len(rel)); err != nil {
-		return err
-	}
-	x.dirs[rel] = true
-	return nil
+	return x.staged(rel)
 }
 
 // writeFile creates a new file with e's content and attributes.

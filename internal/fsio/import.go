@@ -89,6 +89,16 @@ func (s *stager) entry(e *entry, put func(e *entry) error) error {
 	return put(e)
 }
 
+// staged records rel as a real directory of the staging tree, kept (with
+// its name) against the bound on what the import holds.
+func (s *stager) staged(rel string) error {
+	if err := s.g.keep(64 + len(rel)); err != nil {
+		return err
+	}
+	s.dirs[rel] = true
+	return nil
+}
+
 func (s *stager) warn(format string, args ...any) {
 	if s.opts.Warn != nil {
 		s.opts.Warn(fmt.Sprintf(format, args...))
@@ -567,11 +577,7 @@ func (im *importer) ensureDir(src, rel string) error {
 		full := join(im.staging, rel)
 		im.enqueue(src, func(b *vfs.Batch) error { return b.Mkdir(full, 0o755) })
 	}
-	if err := im.g.keep(64 + len(rel)); err != nil {
-		return err
-	}
-	im.dirs[rel] = true
-	return nil
+	return im.staged(rel)
 }
 
 // checkFree verifies that nothing has e's name in the staging tree: every
