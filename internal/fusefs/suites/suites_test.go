@@ -148,10 +148,7 @@ func compare(t *testing.T, ss []side, name string, passed, failed *int, runIn fu
 // reached). Left out: link and symlink (minutes on ext4 as well), and those
 // of the class that test something else than a filesystem (bind-mount,
 // binderfs, procfs, ioprio, dnotify and fanotify on the host's mounts).
-var stressors = []struct {
-	name string
-	ops  int
-}{
+var stressors = []stressor{
 	{"access", 200}, {"chdir", 20}, {"chmod", 200}, {"chown", 200}, {"copy-file", 20},
 	{"dentry", 20}, {"dir", 20}, {"dirdeep", 2}, {"dirmany", 2}, {"dup", 200},
 	{"fallocate", 20}, {"fcntl", 200}, {"fiemap", 20}, {"file-ioctl", 50}, {"filename", 50},
@@ -162,30 +159,47 @@ var stressors = []struct {
 	{"utime", 200}, {"xattr", 1},
 }
 
+// stressor is a stress-ng stressor and the operations it does (--NAME-ops).
+type stressor struct {
+	name string
+	ops  int
+}
+
+// fioJob is a named fio job: its arguments beyond the common ones.
+type fioJob struct {
+	name string
+	args []string
+}
+
+// compareEach runs each case as a subtest (named by name) on the host's
+// filesystem and on the mount (compare), then logs how many of the cases
+// (noun) the mount passed and failed under tool's name.
+func compareEach[C any](t *testing.T, tool, noun string, cases []C, name func(C) string, runIn func(t *testing.T, c C, dir string) (string, int)) {
+	t.Helper()
+	ss := sides(t)
+	passed, failed := 0, 0
+	for _, c := range cases {
+		t.Run(name(c), func(t *testing.T) {
+			compare(t, ss, name(c), &passed, &failed, func(dir string) (string, int) { return runIn(t, c, dir) })
+		})
+	}
+	t.Logf("%s on the mount: %d passed, %d failed of %d %s", tool, passed, failed, len(cases), noun)
+}
+
 // TestStressNG runs each stressor with --verify on the host's filesystem and
 // on the mount: one that succeeds on the host must succeed on the mount.
 func TestStressNG(t *testing.T) {
 	needTool(t, "/usr/bin/stress-ng", "stress-ng")
-	ss := sides(t)
-	passed, failed := 0, 0
-	for _, s := range stressors {
-		t.Run(s.name, func(t *testing.T) {
-			compare(t, ss, s.name, &passed, &failed, func(dir string) (string, int) {
-				return run(t, dir, nil, "/usr/bin/stress-ng", "--"+s.name, "1",
-					"--"+s.name+"-ops", fmt.Sprint(s.ops), "--temp-path", dir, "--verify", "--timeout", "3s")
-			})
-		})
-	}
-	t.Logf("stress-ng on the mount: %d passed, %d failed of %d stressors", passed, failed, len(stressors))
+	compareEach(t, "stress-ng", "stressors", stressors, func(s stressor) string { return s.name }, func(t *testing.T, s stressor, dir string) (string, int) {
+		return run(t, dir, nil, "/usr/bin/stress-ng", "--"+s.name, "1",
+			"--"+s.name+"-ops", fmt.Sprint(s.ops), "--temp-path", dir, "--verify", "--timeout", "3s")
+	})
 }
 
 // fioJobs are fio jobs that checksum every block written and read it all
 // back (verify_fatal: the first bad block fails the job): each I/O path the
 // mount serves, at sizes either side of the page and of the store's chunks.
-var fioJobs = []struct {
-	name string
-	args []string
-}{
+var fioJobs = []fioJob{
 	{"randwrite-4k", []string{"--rw=randwrite", "--bs=4k", "--verify=crc32c"}},
 	{"write-1m-sha256", []string{"--rw=write", "--bs=1M", "--verify=sha256"}},
 	{"randrw-512-64k", []string{"--rw=randrw", "--bsrange=512-64k", "--verify=md5", "--verify_backlog=64"}},
@@ -207,18 +221,11 @@ var fioJobs = []struct {
 // mount must return every block as written.
 func TestFio(t *testing.T) {
 	needTool(t, "/usr/bin/fio", "fio")
-	ss := sides(t)
-	passed, failed := 0, 0
-	for _, j := range fioJobs {
-		t.Run(j.name, func(t *testing.T) {
-			compare(t, ss, j.name, &passed, &failed, func(dir string) (string, int) {
-				args := append([]string{"--name=v", "--directory=" + dir, "--size=8m", "--ioengine=psync",
-					"--do_verify=1", "--verify_fatal=1"}, j.args...)
-				return run(t, dir, nil, "/usr/bin/fio", args...)
-			})
-		})
-	}
-	t.Logf("fio on the mount: %d passed, %d failed of %d jobs", passed, failed, len(fioJobs))
+	compareEach(t, "fio", "jobs", fioJobs, func(j fioJob) string { return j.name }, func(t *testing.T, j fioJob, dir string) (string, int) {
+		args := append([]string{"--name=v", "--directory=" + dir, "--size=8m", "--ioengine=psync",
+			"--do_verify=1", "--verify_fatal=1"}, j.args...)
+		return run(t, dir, nil, "/usr/bin/fio", args...)
+	})
 }
 
 // pythonTests are CPython's test modules run: those of the os and file
