@@ -143,6 +143,17 @@ func (t *tx) fileChunk(ino uint64, idx int64) (id, size int64, err error) {
 	return st.Int64(0), st.Int64(1), nil
 }
 
+// fileChunkData is fileChunk with the chunk's bytes (readChunkData); ok is
+// false where the file has no chunk idx (a hole, or past its end).
+func (t *tx) fileChunkData(ino uint64, idx int64) (data []byte, size int64, ok bool, err error) {
+	id, size, err := t.fileChunk(ino, idx)
+	if err != nil || id == 0 {
+		return nil, 0, false, err
+	}
+	data, err = t.f.readChunkData(t.c, id)
+	return data, size, err == nil, err
+}
+
 // putChunk stores data under hash (once per store) and takes a reference to it.
 // A new chunk of the full chunk size goes to a slot of the chunk file
 // (slots.go), a smaller one to chunk_data.

@@ -151,15 +151,11 @@ func (t *tx) writeInline(in *inode, d *dirtyChunk, newSize int64) error {
 		} else if in.IsRegular() {
 			// Held in a chunk (written before inline content existed, or
 			// shrunk from a larger file): it moves in.
-			id, _, err := t.fileChunk(in.Ino, 0)
+			data, _, ok, err := t.fileChunkData(in.Ino, 0)
 			if err != nil {
 				return err
 			}
-			if id != 0 {
-				data, err := t.f.readChunkData(t.c, id)
-				if err != nil {
-					return err
-				}
+			if ok {
 				copy(buf, data)
 				if err := t.setChunk(in, &piece{idx: 0}); err != nil {
 					return err

@@ -497,15 +497,11 @@ func (f *FS) flushLockedWith(ctx context.Context, delay time.Duration, o *openIn
 				// Merge the written spans onto the committed chunk.
 				buf := f.getBuf()
 				merged = append(merged, buf)
-				id, csize, err := t.fileChunk(o.ino, idx)
+				data, csize, ok, err := t.fileChunkData(o.ino, idx)
 				if err != nil {
 					return err
 				}
-				if id != 0 {
-					data, err := t.f.readChunkData(t.c, id)
-					if err != nil {
-						return err
-					}
+				if ok {
 					copy(buf, data[:min(csize, int64(len(data)))])
 				}
 				d.overlay(buf, idx*cs, idx*cs)

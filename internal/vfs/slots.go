@@ -206,6 +206,17 @@ func (s *slotFile) writeback(slots []int64) {
 	if len(slots) == 0 || s.f == nil {
 		return
 	}
+	slotRuns(slots, func(first, n int64) error {
+		// An error only leaves the writeback to the kernel, or to the sync.
+		unix.SyncFileRange(int(s.f.Fd()), first*s.cs, n*s.cs, unix.SYNC_FILE_RANGE_WRITE)
+		return nil
+	})
+}
+
+// slotRuns calls fn for each run of consecutive slots, in order (slots is
+// sorted in a copy): its first slot and its length. The first error fn
+// returns ends it.
+func slotRuns(slots []int64, fn func(first, n int64) error) error {
 	slots = slices.Clone(slots)
 	slices.Sort(slots)
 	for i := 0; i < len(slots); {
@@ -213,10 +224,12 @@ func (s *slotFile) writeback(slots []int64) {
 		for j < len(slots) && slots[j] == slots[j-1]+1 {
 			j++
 		}
-		// An error only leaves the writeback to the kernel, or to the sync.
-		unix.SyncFileRange(int(s.f.Fd()), slots[i]*s.cs, int64(j-i)*s.cs, unix.SYNC_FILE_RANGE_WRITE)
+		if err := fn(slots[i], int64(j-i)); err != nil {
+			return err
+		}
 		i = j
 	}
+	return nil
 }
 
 // read fills dst from slot at offset off within it. Call it between enter
@@ -345,20 +358,13 @@ func (s *slotFile) punch(slots []int64) error {
 	if len(slots) == 0 || s.f == nil {
 		return nil
 	}
-	slots = slices.Clone(slots)
-	slices.Sort(slots)
-	for i := 0; i < len(slots); {
-		j := i + 1
-		for j < len(slots) && slots[j] == slots[j-1]+1 {
-			j++
-		}
-		err := unix.Fallocate(int(s.f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, slots[i]*s.cs, int64(j-i)*s.cs)
+	return slotRuns(slots, func(first, n int64) error {
+		err := unix.Fallocate(int(s.f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, first*s.cs, n*s.cs)
 		if err != nil && err != unix.EOPNOTSUPP {
 			return fmt.Errorf("punch chunk file: %w", err)
 		}
-		i = j
-	}
-	return nil
+		return nil
+	})
 }
 
 // walSynced is run by the checkpointer: when freed slots wait for their
