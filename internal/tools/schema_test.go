@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -53,7 +54,7 @@ func TestSchemas_match(t *testing.T) {
 		for i, sc := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
 			want := jsonFields(io[i])
 			got := schemaFields(sc)
-			if !equalStrings(got, want) {
+			if !slices.Equal(got, want) {
 				t.Errorf("%s schema %d fields %v, Go type fields %v", tl.Name, i, got, want)
 			}
 		}
@@ -69,16 +70,4 @@ func jsonFields(v any) []string {
 	json.Unmarshal(b, &m)
 	// Marshal omits omitempty fields: decode the type's tags instead.
 	return fieldsOf(v, m)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
