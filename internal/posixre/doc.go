@@ -13,4 +13,10 @@
 // Back-references cannot be expressed in RE2: a valid one is ErrBackref.
 // Matching leftmost-longest (regexp.Regexp.Longest) is the caller's
 // choice, as POSIX wants it.
+//
+// Check bounds an RE2 expression before a program is built for it: its
+// length and its compiled instructions, estimated from the parse tree
+// first (EstimateInsts), so "(?:x{1000}){1000}" costs nothing; package
+// search's CheckRegexp (the API's and the tools' grep, the shell's grep
+// and rg) and git grep use it.
 package posixre

@@ -3,12 +3,15 @@ package search
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/desk-dev/desk/internal/posixre"
 )
 
 // ErrRegexpTooLarge is wrapped by the error of an expression whose compiled
@@ -17,69 +20,24 @@ import (
 var ErrRegexpTooLarge = fmt.Errorf("%w: expression too large", ErrLimit)
 
 // CheckRegexp checks that expr (RE2 syntax, as regexp.Compile takes it) is
-// at most maxBytes long and compiles to at most maxInsts instructions. It
-// estimates the size from the parse tree first, so a hostile expression
-// such as "(?:x{1000}){1000}" is refused before a program is built for it.
-// The shell's grep and rg, which translate their own syntaxes to RE2, check
-// their translations with it.
+// at most maxBytes long and compiles to at most maxInsts instructions
+// (posixre.Check): a hostile expression such as "(?:x{1000}){1000}" is
+// refused before a program is built for it. The shell's grep and rg, which
+// translate their own syntaxes to RE2, check their translations with it.
+// An expression over the bounds is an error wrapping ErrRegexpTooLarge.
 func CheckRegexp(expr string, maxBytes, maxInsts int) error {
-	if len(expr) > maxBytes {
-		return fmt.Errorf("%w: longer than %d bytes", ErrRegexpTooLarge, maxBytes)
+	err := posixre.Check(expr, maxBytes, maxInsts)
+	if errors.Is(err, posixre.ErrTooLarge) {
+		return fmt.Errorf("%w: %s", ErrRegexpTooLarge, strings.TrimPrefix(err.Error(), posixre.ErrTooLarge.Error()+": "))
 	}
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return err
-	}
-	// The estimate is coarse (up to about twice the program): only one
-	// well over the cap is refused before it is compiled.
-	if n := EstimateInsts(re, 4*int64(maxInsts)+1); n > 4*int64(maxInsts) {
-		return fmt.Errorf("%w: over %d instructions", ErrRegexpTooLarge, maxInsts)
-	}
-	prog, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return err
-	}
-	if len(prog.Inst) > maxInsts {
-		return fmt.Errorf("%w: %d instructions, over %d", ErrRegexpTooLarge, len(prog.Inst), maxInsts)
-	}
-	return nil
+	return err
 }
 
-// EstimateInsts returns an upper bound of the instructions re compiles to
-// (each repetition counts its body as often as it may repeat), saturating
-// at limit, without compiling anything: a hostile expression such as
-// "(?:x{1000}){1000}" is measured in time linear in its parse tree. The
-// shell's resource checks use it too.
+// EstimateInsts returns an upper bound of the instructions re compiles to,
+// saturating at limit, without compiling anything (posixre.EstimateInsts).
+// The shell's resource checks use it too.
 func EstimateInsts(re *syntax.Regexp, limit int64) int64 {
-	sat := func(n int64) int64 { return min(n, limit) }
-	switch re.Op {
-	case syntax.OpLiteral:
-		return sat(int64(len(re.Rune)) + 1)
-	case syntax.OpConcat, syntax.OpAlternate:
-		n := int64(len(re.Sub))
-		for _, s := range re.Sub {
-			if n = sat(n + EstimateInsts(s, limit)); n == limit {
-				break
-			}
-		}
-		return n
-	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
-		return sat(EstimateInsts(re.Sub[0], limit) + 2)
-	case syntax.OpRepeat:
-		times := int64(re.Max)
-		if times < 0 {
-			times = int64(re.Min) + 1
-		}
-		body := EstimateInsts(re.Sub[0], limit) + 2
-		times = max(times, 1)
-		if body > limit/times { // saturate instead of overflowing
-			return limit
-		}
-		return sat(body * times)
-	case syntax.OpCharClass:
-		return sat(int64(len(re.Rune))/2 + 1)
-	}
-	return 1
+	return posixre.EstimateInsts(re, limit)
 }
 
 // Regexp is a compiled grep expression: lines are matched one at a time.
