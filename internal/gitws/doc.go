@@ -64,8 +64,8 @@
 // -p, --zero-commit, -q), apply (--check, --stat, --numstat, --summary,
 // --cached, --index, -R, -p<n>, --allow-empty, -v), cherry-pick and
 // revert of one commit (-n, -x, --no-edit, --continue, --abort, --quit),
-// am (an mbox as format-patch writes it, from files or stdin; -q).
-// Supported says which
+// am (an mbox as format-patch writes it, from files or stdin; -q), grep
+// (below). Supported says which
 // subcommands exist; the shell's router sends a script using any other
 // (rebase, bisect, ...) to the sandbox, where the real git runs on the
 // same .git.
@@ -151,6 +151,43 @@
 // committed, as in git, but no session is kept: --continue, --skip,
 // --abort and --show-current-patch are not implemented (git keeps
 // .git/rebase-apply for them), nor -3, -s, -k.
+//
+// # Grep
+//
+// git grep searches the index's regular files (symlinks and submodules
+// are passed over, a conflicted path once) with the work tree's content,
+// as git does (a tracked file deleted from the work tree is passed over);
+// --cached the index's blobs; revisions after the pattern their trees,
+// each line prefixed "<rev>:"; --untracked adds the untracked files (and
+// the ignored ones with --no-exclude-standard); --no-index searches the
+// working directory as a plain directory (.git passed over). Without a
+// path only the working directory's subtree is searched and names are
+// relative to it (--full-name: to the top). Pathspecs are git's: paths,
+// globs whose "*" crosses "/", ":!x"/":^x"/":(exclude)x", ":/x". As in
+// git, options stop at the pattern ("option '-n' must come before
+// non-option arguments"), the arguments after it are revisions up to the
+// first that is not one, and a path given without "--" must exist.
+// Options: -e (several, or'ed), -f, -G (default), -E, -F, -P (RE2's
+// syntax), -i, -w (git's rule: a match must be a whole word of ASCII
+// letters, digits and "_", else the search goes on after the next
+// non-word byte, "^" no longer matching there), -v, -n, --column, -h, -H,
+// -l/--name-only, -L, -c, -o, -q, -m/--max-count (the after-context of
+// the last match still shown, as git), -A, -B, -C, -NUM with git's "--"
+// between groups and files, -z, -a, -I, --heading, --break, --color=never.
+// A file with a NUL in its first 8000 bytes is "Binary file X matches".
+// The status is 0 when something matched (-L: when a file was listed),
+// 1 otherwise. Basic and extended expressions are translated to RE2 by
+// internal/posixre (the shell's grep's translator), matched
+// leftmost-longest as POSIX regexec does; back-references are refused.
+// Not here: --and, --or, --not, --all-match, -p, -W, --recurse-submodules,
+// -O, textconv, attributes (binary is only the NUL test), colors.
+//
+// git grep is bounded: a file or blob over Env.MaxObjectBytes is skipped
+// with a warning, the expressions together are at most 1 MiB and 500,000
+// RE2 instructions (posixre.Check, before any program is built), a run
+// reads at most MaxGrepFiles files and MaxGrepBytes bytes (then stops
+// with a fatal error after what it printed), and it stops when the
+// context is done (checked per file and every 4096 lines).
 //
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
