@@ -35,7 +35,7 @@ func init() {
 		"update-ref": cmdUpdateRef, "clean": cmdClean, "version": cmdVersion,
 		"stash": cmdStash, "format-patch": cmdFormatPatch,
 		"apply": cmdApply, "cherry-pick": cmdCherryPick, "revert": cmdRevert,
-		"am": cmdAm, "reflog": cmdReflog, "grep": cmdGrep,
+		"am": cmdAm, "reflog": cmdReflog, "grep": cmdGrep, "describe": cmdDescribe,
 	}
 }
 

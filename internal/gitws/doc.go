@@ -65,7 +65,7 @@
 // --cached, --index, -R, -p<n>, --allow-empty, -v), cherry-pick and
 // revert of one commit (-n, -x, --no-edit, --continue, --abort, --quit),
 // am (an mbox as format-patch writes it, from files or stdin; -q), grep
-// (below). Supported says which
+// and describe (below). Supported says which
 // subcommands exist; the shell's router sends a script using any other
 // (rebase, bisect, ...) to the sandbox, where the real git runs on the
 // same .git.
@@ -188,6 +188,28 @@
 // reads at most MaxGrepFiles files and MaxGrepBytes bytes (then stops
 // with a fatal error after what it printed), and it stops when the
 // context is done (checked per file and every 4096 lines).
+//
+// # Describe
+//
+// git describe names a commit (HEAD by default) by the nearest tag it
+// reaches: the tag itself when the commit is tagged, else
+// "<tag>-<n>-g<abbrev>", n the commits reachable from it and not from the
+// tag. The search is git's: a walk in commit date order (ties in git's
+// insertion order) keeping the first 10 tags met (--candidates), each
+// tag's depth counted as git counts it, the walk finished for the best;
+// annotated tags only unless --tags, an annotated tag preferred over a
+// lightweight one on the same commit and the newer of two annotated. So
+// merges are described as git describes them. Options: --tags, --always,
+// --long, --abbrev=N (0: the tag alone), --dirty[=mark] (a tracked change
+// in the index or the work tree, untracked files aside), --exact-match,
+// --first-parent, --candidates. Errors are git's: "No names found, cannot
+// describe anything." (128), "No annotated tags can describe '<id>'.
+// However, there were unannotated tags: try --tags.", "No tags can
+// describe '<id>'. Try --always, or create some tags.", "no tag exactly
+// matches '<id>'". The abbreviation is the first N hex digits (7 by
+// default), not lengthened to be unique, as everywhere in this package.
+// Not here: --all, --contains, --match, --exclude, --broken. A walk visits
+// at most 1,000,000 commits.
 //
 // Output, exit statuses and the first line of errors follow git 2.39; the
 // differential table in internal/shell (git_table_test.go) runs every row
