@@ -160,7 +160,7 @@ func TestTree_RoundTrip(t *testing.T) {
 				t.Errorf("a tgz download does not begin with the gzip magic number")
 			}
 			out := t.TempDir()
-			t.Cleanup(func() { testenv.MakeWritable(out) })
+			t.Cleanup(func() { fsiotest.MakeWritable(out) })
 			xargs := []string{"-xpf", "-"}
 			if f == client.FormatTgz {
 				xargs = append([]string{"-z"}, xargs...)
@@ -182,7 +182,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		}
 		back := download(t, e.c, "w", "/up-zip", client.FormatZip)
 		out := filepath.Join(t.TempDir(), "out")
-		t.Cleanup(func() { testenv.MakeWritable(out) })
+		t.Cleanup(func() { fsiotest.MakeWritable(out) })
 		backFile := filepath.Join(t.TempDir(), "back.zip")
 		if err := os.WriteFile(backFile, back, 0o644); err != nil {
 			t.Fatal(err)
@@ -207,7 +207,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		}
 		dz := download(t, e.c, "w", "/full", client.FormatZip)
 		ext := filepath.Join(t.TempDir(), "ext")
-		t.Cleanup(func() { testenv.MakeWritable(ext) })
+		t.Cleanup(func() { fsiotest.MakeWritable(ext) })
 		if _, err := fsio.ExtractHost(bg, bytes.NewReader(dz), ext, fsio.ImportOptions{}); err != nil {
 			t.Fatalf("ExtractHost: %v", err)
 		}
@@ -215,7 +215,7 @@ func TestTree_RoundTrip(t *testing.T) {
 		compareHost(t, "tar → API → desk zip", want, fsiotest.HostTree(t, ext), hundredNs)
 		// unzip reads desk's zip as well (hard links as copies).
 		out2 := filepath.Join(t.TempDir(), "out2")
-		t.Cleanup(func() { testenv.MakeWritable(out2) })
+		t.Cleanup(func() { fsiotest.MakeWritable(out2) })
 		if err := os.WriteFile(backFile, dz, 0o644); err != nil {
 			t.Fatal(err)
 		}
