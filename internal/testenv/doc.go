@@ -39,5 +39,10 @@
 //
 // Allocated measures what a call allocates (the hostile-input tests'
 // memory bounds); SyncBuffer collects a child's or a server goroutine's
-// output that the test reads while it runs.
+// output that the test reads while it runs; Clock is a settable clock for
+// a store's Options.Now; FirstLine starts a child process and reads the
+// first line it prints; Fetch sends a plain HTTP request and reads the
+// answer, Headers sets a client's headers (its bearer token) on each
+// request; Tool runs a host program that is a test's oracle; ClosedPort is
+// a loopback port nothing listens on.
 package testenv
