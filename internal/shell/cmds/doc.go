@@ -265,6 +265,20 @@
 // tool's on a host directory (foRunGNU; as root, which the real tools
 // need to give files away).
 //
+// # Checksums: cksum and b2sum
+//
+// cksum (cksum.go) is GNU 9.1's: the POSIX CRC (-a crc, the default),
+// sum -s's and sum -r's checksums (-a sysv, bsd), and with -a md5, sha1,
+// sha224, sha256, sha384, sha512 or blake2b the digest through the
+// md5sum family's code (hashsum.go: digestSum), tagged unless
+// --untagged, checked with -a ALGO -c. b2sum is BLAKE2b
+// (golang.org/x/crypto/blake2b) with -l BITS; b2sum -c takes each
+// line's length from its tag or its hash, as GNU's. Differences: -a sm3
+// is refused (no SM3 in Go's libraries); cksum -c without -a is refused
+// as for crc, where GNU detects the algorithm of tagged lines.
+// TestCksum_gnu compares every algorithm and b2sum length over files of
+// the sizes at the block edges with GNU's tools.
+//
 // # shuf
 //
 // shuf (shuf.go) draws as GNU's: gnulib's randint (as few bytes of the

@@ -11,7 +11,7 @@ var coreutils = strings.Fields(`base64 basename cat chgrp chmod chown comm cp cs
 	expand false fold head join ln ls md5sum mkdir mkfifo mktemp mv nl od paste printenv printf pwd
 	readlink realpath rm rmdir seq sha1sum sha224sum sha256sum sha384sum sha512sum sleep sort split
 	stat tac tail tee test timeout touch tr true unexpand uniq wc whoami yes
-	arch base32 basenc cksum dd expr factor fmt groups id install link logname nice nohup nproc numfmt
+	arch b2sum base32 basenc cksum dd expr factor fmt groups id install link logname nice nohup nproc numfmt
 	shuf stdbuf sum sync truncate tsort tty uname unlink`)
 
 // versionLines are the first lines --version prints, for the commands that
