@@ -3,6 +3,8 @@ package cmds
 import (
 	"bufio"
 	"strings"
+
+	pf "github.com/desk-dev/desk/internal/shell/printf"
 )
 
 func init() { Register("echo", Echo) }
@@ -68,7 +70,7 @@ func echoEscapes(s string) (out []byte, stop bool) {
 			continue
 		}
 		i++
-		if b, ok := cEscape(s[i]); ok {
+		if b, ok := pf.CEscape(s[i]); ok {
 			out = append(out, b)
 			continue
 		}
@@ -78,11 +80,11 @@ func echoEscapes(s string) (out []byte, stop bool) {
 		case 'e':
 			out = append(out, 0x1b)
 		case 'x':
-			if i+1 < len(s) && escIsHex(s[i+1]) {
-				v := escHexVal(s[i+1])
+			if i+1 < len(s) && pf.IsHex(s[i+1]) {
+				v := pf.HexVal(s[i+1])
 				i++
-				if i+1 < len(s) && escIsHex(s[i+1]) {
-					v = v*16 + escHexVal(s[i+1])
+				if i+1 < len(s) && pf.IsHex(s[i+1]) {
+					v = v*16 + pf.HexVal(s[i+1])
 					i++
 				}
 				out = append(out, byte(v))
@@ -107,45 +109,4 @@ func echoEscapes(s string) (out []byte, stop bool) {
 		}
 	}
 	return out, false
-}
-
-// cEscape returns the byte that the letter of a C backslash escape stands
-// for (\a \b \f \n \r \t \v and \\), false for any other letter: the
-// escapes that echo -e, printf, find -printf and stat --printf share; each
-// adds its own (\c, \e, \", octal and hex).
-func cEscape(c byte) (byte, bool) {
-	switch c {
-	case 'a':
-		return '\a', true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	case 'v':
-		return '\v', true
-	case '\\':
-		return '\\', true
-	}
-	return 0, false
-}
-
-func escIsHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func escHexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	default:
-		return int(c-'A') + 10
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/desk-dev/desk/internal/glob"
+	pf "github.com/desk-dev/desk/internal/shell/printf"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -1159,7 +1160,7 @@ func (f *finder) printf(format string, it *fdItem) string {
 		c := format[i]
 		if c == '\\' && i+1 < len(format) {
 			i++
-			if e, ok := cEscape(format[i]); ok {
+			if e, ok := pf.CEscape(format[i]); ok {
 				b.WriteByte(e)
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	pf "github.com/desk-dev/desk/internal/shell/printf"
 	"github.com/desk-dev/desk/internal/vfs"
 )
 
@@ -176,7 +177,7 @@ func stKeepWidth(spec string) string {
 // stEscape writes the backslash escape at the start of s (after the '\')
 // and returns how many bytes it used.
 func stEscape(b *strings.Builder, s string) int {
-	if e, ok := cEscape(s[0]); ok {
+	if e, ok := pf.CEscape(s[0]); ok {
 		b.WriteByte(e)
 		return 1
 	}
