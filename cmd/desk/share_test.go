@@ -17,18 +17,6 @@ import (
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
-// bearerRT adds a bearer token to each request.
-type bearerRT struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // getLink GETs a share link without any credentials.
 func getLink(t *testing.T, u string) (*http.Response, string) {
 	t.Helper()
@@ -48,7 +36,7 @@ func getLink(t *testing.T, u string) (*http.Response, string) {
 // with a workspace token and returns the URL.
 func publishOverMCP(t *testing.T, url, ws, token string, args map[string]any) string {
 	t.Helper()
-	hc := &http.Client{Transport: bearerRT{token, http.DefaultTransport}}
+	hc := &http.Client{Transport: testenv.Headers(nil, "Authorization", "Bearer "+token)}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(bg,
 		&sdk.StreamableClientTransport{Endpoint: url + "/mcp/" + ws, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
