@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,14 +61,24 @@ func startTenantServerAt(t testing.TB, data string, extra ...string) *tenantServ
 // api sends one request and returns the status and body.
 func (s *tenantServer) api(t testing.TB, method, path string, body any) (int, []byte) {
 	t.Helper()
+	return s.request(t, context.Background(), s.token, method, path, body)
+}
+
+// request sends one request with token, body as JSON and the headers
+// header (name, value pairs), within ctx, and returns the status and body.
+func (s *tenantServer) request(t testing.TB, ctx context.Context, token, method, path string, body any, header ...string) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, s.url+path, rd)
-	req.Header.Set("Authorization", "Bearer "+s.token)
+	req, _ := http.NewRequestWithContext(ctx, method, s.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
@@ -75,6 +86,20 @@ func (s *tenantServer) api(t testing.TB, method, path string, body any) (int, []
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, b
+}
+
+// putFile writes content to the file name of workspace ws and returns the
+// status.
+func (s *tenantServer) putFile(t testing.TB, ws, name, content string) int {
+	t.Helper()
+	req, _ := http.NewRequest("PUT", s.url+"/v1/workspaces/"+ws+"/files/"+name, strings.NewReader(content))
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
 
 // exec runs src in ws and waits for its record.
@@ -624,16 +649,7 @@ func TestTenant_FullDiskWorkers(t *testing.T) {
 		}
 		return b.String()[:256<<10]
 	}
-	put := func(name, content string) int {
-		req, _ := http.NewRequest("PUT", s.url+"/v1/workspaces/a/files/"+name, strings.NewReader(content))
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
+	put := func(name, content string) int { return s.putFile(t, "a", name, content) }
 	n := 0
 	for ; n < 200; n++ {
 		if code := put(fmt.Sprintf("f%03d", n), body(n)); code != http.StatusCreated {
@@ -674,14 +690,7 @@ func TestTenant_MaxDataBytesAcrossWorkers(t *testing.T) {
 		for j := 0; b.Len() < 512<<10; j++ {
 			fmt.Fprintf(&b, "%s %d %d %x\n", ws, i, j, uint32(i*7919+j)*2654435761)
 		}
-		req, _ := http.NewRequest("PUT", s.url+"/v1/workspaces/"+ws+"/files/"+name, strings.NewReader(b.String()[:512<<10]))
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return s.putFile(t, ws, name, b.String()[:512<<10])
 	}
 	full := map[string]bool{}
 	written := 0
