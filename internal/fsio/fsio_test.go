@@ -49,19 +49,10 @@ type tree map[string]node
 
 var asRoot = os.Geteuid() == 0
 
+// openWS opens a new workspace store, closed when the test ends.
 func openWS(t *testing.T) *vfs.FS {
 	t.Helper()
-	ctx := context.Background()
-	fsys, err := vfs.Open(ctx, filepath.Join(t.TempDir(), "ws.db"), vfs.Options{})
-	if err != nil {
-		t.Fatalf("vfs.Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := fsys.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return fsys
+	return openWSWith(t, vfs.Options{})
 }
 
 func groupLinks(tr tree, inos map[string]uint64) {
