@@ -239,7 +239,7 @@
 // ignores them. The policy and route parsers skip these wrappers' options
 // and values to the command they run (internal/policy, shell.Route).
 //
-// # Sizes, owners, names and special files: truncate, chown, chgrp, unlink, install
+// # Sizes, owners, names and special files: truncate, chown, chgrp, unlink, install, mknod
 //
 // truncate sets sizes as GNU's does (-s with gnulib's suffixes, K to Y,
 // KB, KiB, and the modifiers + - < > / %; -r, -o in the store's 4,096-byte
@@ -258,9 +258,14 @@
 // (SOURCE DEST, into a directory, -t, -T, -d, -D, -m from 0 and 0755 by
 // default, -o, -g, -p, -C, -v, -b, --backup and -S): an existing
 // destination is removed and written anew; -s fails as GNU's does when
-// it cannot run strip, since the backend runs no programs.
+// it cannot run strip, since the backend runs no programs. mknod makes
+// FIFOs and block and character devices as inodes of the store
+// (vfs.FS.Mknod, as mkfifo does): the backend opens none (ENXIO), a
+// sandbox's kernel pipes through a FIFO and refuses a device (nodev);
+// numbers past Linux's encoding (major 4095, minor 1048575) are EINVAL,
+// as mknod(2) says.
 // TestTruncate_gnu, TestChown_gnu, TestChgrp_gnu, TestUnlink_gnu and
-// TestInstall_gnu compare each row's
+// TestInstall_gnu, TestMknod_gnu compare each row's
 // output, status and the tree left (contents, modes, owners) with the GNU
 // tool's on a host directory (foRunGNU; as root, which the real tools
 // need to give files away).

@@ -9,7 +9,7 @@ import (
 // left out): their --version names that package, as Debian 12's do.
 var coreutils = strings.Fields(`base64 basename cat chgrp chmod chown comm cp csplit cut date df dirname du echo env
 	expand false fold head join ln ls md5sum mkdir mkfifo mktemp mv nl od paste printenv printf pwd
-	readlink realpath rm rmdir seq sha1sum sha224sum sha256sum sha384sum sha512sum sleep sort split
+	mknod readlink realpath rm rmdir seq sha1sum sha224sum sha256sum sha384sum sha512sum sleep sort split
 	stat tac tail tee test timeout touch tr true unexpand uniq wc whoami yes
 	arch b2sum base32 basenc cksum dd expr factor fmt groups id install link logname nice nohup nproc numfmt
 	shuf stdbuf sum sync truncate tsort tty uname unlink`)
