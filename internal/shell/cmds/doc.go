@@ -216,11 +216,11 @@
 // name is the workspace's, as hostname prints it ($HOSTNAME, else
 // "workspace"), nproc is Go's runtime.NumCPU (the CPU affinity, as
 // GNU's) lowered by OMP_NUM_THREADS and OMP_THREAD_LIMIT, and the
-// identity is the store's: every file the shell writes is uid 0, so id
-// and groups say root (uid=0(root) gid=0(root) groups=0(root)), as ls
-// -l and the sandbox do. whoami prints $USER, which the shell sets to
-// "user". Standard input is never a terminal (tty: "not a tty", 1) and
-// there is no login (logname: "no login name", 1).
+// identity is the store's: every file the shell writes is uid 0, so id,
+// groups and whoami say root (uid=0(root) gid=0(root) groups=0(root)),
+// as ls -l and the sandbox do; whoami, as GNU's, ignores $USER (which the
+// shell sets to "user"). Standard input is never a terminal (tty: "not a
+// tty", 1) and there is no login (logname: "no login name", 1).
 //
 // # Command wrappers: nohup, nice, stdbuf
 //

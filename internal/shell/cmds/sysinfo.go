@@ -24,8 +24,8 @@ func init() {
 // runtime.GOARCH named as the kernel names it, when the kernel cannot be
 // asked); the node name is the workspace's, as hostname prints it
 // ($HOSTNAME, else "workspace"); the identity is the store's: every file
-// the shell writes is uid 0, so id, groups and the owner ls prints say
-// root (whoami prints $USER, which the shell sets to "user").
+// the shell writes is uid 0, so id, groups, whoami and the owner ls
+// prints say root.
 
 // sysUname is the host kernel's release, version and machine.
 func sysUname() (release, version, machine string) {

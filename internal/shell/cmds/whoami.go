@@ -7,17 +7,15 @@ func init() {
 	Register("hostname", Hostname)
 }
 
-// Whoami prints the user name: $USER, or "user".
+// Whoami prints the name of the effective user, as GNU whoami does from
+// geteuid (not $USER): the workspace's identity is root (uid 0), as id,
+// ls -l and the sandbox report it.
 func Whoami(env *Env, args []string) int {
 	_, ok := parseNoOperands(env, "whoami", args[1:], optSpec{})
 	if !ok {
 		return 1
 	}
-	u := env.Getenv("USER")
-	if u == "" {
-		u = "user"
-	}
-	fmt.Fprintln(env.Stdout, u)
+	fmt.Fprintln(env.Stdout, fuUserName(0))
 	return 0
 }
 
