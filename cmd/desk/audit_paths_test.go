@@ -2,14 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/internal/audit"
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestAudit_PathRefusals: a path rule's refusals leave policy records in
@@ -18,11 +16,7 @@ import (
 // denied directory up first), aggregated per call: a
 // loop reading 40 denied files is one record with its count, not 40.
 func TestAudit_PathRefusals(t *testing.T) {
-	sandboxtest.Require(t)
-	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data, _ := sandboxData(t)
-	startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
-	mustDesk(t, nil, "ws", "create", "demo")
+	serveSandboxDemo(t, "--log-level", "warn")
 	mustDesk(t, nil, "exec", "demo", "--", "mkdir -p /workspace/secret /workspace/docs && for i in $(seq 40); do echo $i > /workspace/secret/f$i; done; echo d > /workspace/docs/a")
 	mustDesk(t, nil, "ws", "policy", "demo", "--path", "deny secret/**", "--path", "read docs/**")
 

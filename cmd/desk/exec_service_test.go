@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestExec_killPS: desk ps lists running executions, desk kill ends one,
@@ -51,11 +48,7 @@ func TestExec_killPS(t *testing.T) {
 // desk attach follows it live, desk ps lists it, desk kill ends it and its
 // processes.
 func TestExec_serviceSandbox(t *testing.T) {
-	sandboxtest.Require(t)
-	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data, _ := sandboxData(t)
-	startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
-	mustDesk(t, nil, "ws", "create", "demo")
+	serveSandboxDemo(t, "--log-level", "warn")
 
 	wantFail(t, 1, "backend shell cannot run detached executions", "exec", "--service", "--backend", "shell", "demo", "--", "sleep 1")
 	// auto sends a service to the sandbox. The main shell ends at once; the

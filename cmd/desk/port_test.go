@@ -14,7 +14,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/testenv"
 )
 
@@ -24,11 +23,7 @@ import (
 // ps and desk port ls, reached through a link of desk port share without a
 // token (and refused without one), and through desk port-forward.
 func TestServe_Ports(t *testing.T) {
-	sandboxtest.Require(t)
-	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data, _ := sandboxData(t)
-	base, _, _ := startServe(t, "--addr", "127.0.0.1:0", "--data", data)
-	mustDesk(t, nil, "ws", "create", "demo")
+	base, _, _ := serveSandboxDemo(t)
 	echo, err := os.ReadFile("../../internal/sandbox/testdata/ws_echo.py")
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/desk-dev/desk/client"
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestQuota_Serve: a workspace's byte and inode quotas (desk serve
@@ -25,11 +23,7 @@ import (
 // programs through the FUSE mount; the store passes its check; deleting
 // makes room again.
 func TestQuota_Serve(t *testing.T) {
-	sandboxtest.Require(t)
-	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data, _ := sandboxData(t)
-	startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--workspace-max-bytes", "1048576", "--workspace-max-inodes", "200")
-	mustDesk(t, nil, "ws", "create", "demo")
+	serveSandboxDemo(t, "--log-level", "warn", "--workspace-max-bytes", "1048576", "--workspace-max-inodes", "200")
 	big := make([]byte, 2<<20)
 	rand.Read(big)
 	ctx := context.Background()

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestServe_Rules is issue 18's done-when scenario through the CLI against
@@ -104,11 +101,7 @@ func TestServe_Rules(t *testing.T) {
 // process that left its execution's session and environment; command
 // rules hold for the sandbox backend; an interactive shell is refused.
 func TestServe_RulesSandbox(t *testing.T) {
-	sandboxtest.Require(t)
-	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data, _ := sandboxData(t)
-	srvURL, _, _ := startServe(t, "--addr", "127.0.0.1:0", "--data", data)
-	mustDesk(t, nil, "ws", "create", "demo")
+	srvURL, _, _ := serveSandboxDemo(t)
 	mustDesk(t, nil, "exec", "demo", "--", "mkdir -p src x; printf 'SECRET=hunter2\\n' > .env; cp .env x/.env; echo hi > README")
 	agent := strings.TrimSpace(mustDesk(t, nil, "token", "mint", "-w", "demo", "--scopes", "read,write,exec",
 		"--path", "deny **/.env", "--path", "write src/**", "--path", "read /**", "--command", "ask git push *", "--command", "deny curl *"))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
+	"github.com/desk-dev/desk/internal/testenv"
 )
 
 // sandboxData returns a data directory for desk serve or desk mcp --data
@@ -23,6 +24,20 @@ func sandboxData(t *testing.T) (data, state string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(state) })
 	return data, state
+}
+
+// serveSandboxDemo needs the sandbox (sandboxtest.Require), gives the test
+// a config file of its own, starts desk serve (startServe) on a new data
+// directory (sandboxData) with the flags extra, and creates the workspace
+// demo; it returns what startServe returns.
+func serveSandboxDemo(t *testing.T, extra ...string) (string, *testenv.SyncBuffer, func() int) {
+	t.Helper()
+	sandboxtest.Require(t)
+	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
+	data, _ := sandboxData(t)
+	u, errb, stop := startServe(t, append([]string{"--addr", "127.0.0.1:0", "--data", data}, extra...)...)
+	mustDesk(t, nil, "ws", "create", "demo")
+	return u, errb, stop
 }
 
 // TestServe_Sandbox runs desk serve on a fresh data directory with the

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 )
 
 // TestShell_Piped runs desk shell with piped standard input against desk
@@ -13,11 +10,7 @@ import (
 // the shell's files are the workspace's, and desk shell exits with the
 // shell's status.
 func TestShell_Piped(t *testing.T) {
-	sandboxtest.Require(t)
-	t.Setenv(envConfig, filepath.Join(t.TempDir(), "config.json"))
-	data, _ := sandboxData(t)
-	_, errb, stop := startServe(t, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
-	mustDesk(t, nil, "ws", "create", "demo")
+	_, errb, stop := serveSandboxDemo(t, "--log-level", "warn")
 	out, errs, code := desk(t, []byte("echo made-$((6*7)) > f; cat /workspace/f; tty; exit 3\n"), "shell", "demo", "--term", "vt100")
 	if code != 3 || !strings.Contains(out, "made-42\r\n/dev/pts/") {
 		t.Errorf("desk shell: exit %d, want 3\nstdout: %q\nstderr: %s", code, out, errs)
