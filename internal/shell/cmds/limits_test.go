@@ -38,7 +38,7 @@ func TestLimits_jq(t *testing.T) {
 	hostile(t, bound, "", "jq: error: filter nested deeper than 10000", 3, "jq", "-n", deep)
 	hostile(t, bound, "", "jq: error (at <unknown>): value nested deeper than 10000", 5, "jq", "-n", "reduce range(10001) as $i (0; [.])")
 	// A JSON input as deep fails when printed.
-	hostile(t, bound, deep, "jq: error (at <stdin>:1): value nested deeper than 10000", 5, "jq", ".")
+	hostile(t, bound, deep, "jq: error (at <stdin>:0): value nested deeper than 10000", 5, "jq", ".")
 	// At the limit: printed.
 	out, errs, code := run(t, nil, "", "jq", "-c", "-n", "reduce range(10000) as $i (0; [.])")
 	if code != 0 || errs != "" || len(out) != 2*10000+2 {
