@@ -26,16 +26,16 @@ const ddMaxBlock = 256 << 20
 
 // ddOpts are dd's operands.
 type ddOpts struct {
-	in, out             string
-	ibs, obs            int64
-	bs                  bool // bs= given: blocks are written as read
-	count               int64
-	skip, seek          int64
-	conv, iflag, oflag  map[string]bool
-	status              string
-	countSet            bool
-	countBytes, skipByt bool
-	seekBytes           bool
+	in, out               string
+	ibs, obs              int64
+	bs                    bool // bs= given: blocks are written as read
+	count                 int64
+	skip, seek            int64
+	conv, iflag, oflag    map[string]bool
+	status                string
+	countSet              bool
+	countBytes, skipBytes bool
+	seekBytes             bool
 }
 
 var (
@@ -47,7 +47,8 @@ var (
 // Dd is GNU dd: copy if= (stdin) to of= (stdout) in blocks, with bs= ibs=
 // obs= count= skip= seek= (sizes with GNU's suffixes c w b kB K MB M ...
 // and N×M products written NxM), conv= (lcase ucase swab sync notrunc
-// excl nocreat noerror fsync fdatasync; block, unblock and the EBCDIC
+// excl nocreat noerror (after a read that returned data; a read that
+// fails with none ends the copy) fsync fdatasync; block, unblock and the EBCDIC
 // tables are refused as unsupported), iflag= (fullblock count_bytes
 // skip_bytes; the others are accepted and change nothing here), oflag=
 // (append seek_bytes; likewise) and status= (none noxfer progress, which
@@ -95,7 +96,7 @@ func Dd(env *Env, args []string) int {
 		defer outFile.Close()
 	}
 	c := &ddCopy{env: env, o: o, in: in, out: out, start: time.Now()}
-	status := c.run(outFile)
+	status := c.run()
 	if outFile != nil && status == 0 && (o.conv["fsync"] || o.conv["fdatasync"]) {
 		if err := outFile.Sync(); err != nil {
 			env.Errorf("dd", "fsync failed for %s: %s", quoteaf(env, o.out), Strerror(err))
@@ -206,7 +207,7 @@ func ddParse(env *Env, args []string) (ddOpts, bool) {
 	if bs > 0 {
 		o.ibs, o.obs, o.bs = bs, bs, true
 	}
-	o.countBytes, o.skipByt, o.seekBytes = o.iflag["count_bytes"], o.iflag["skip_bytes"], o.oflag["seek_bytes"]
+	o.countBytes, o.skipBytes, o.seekBytes = o.iflag["count_bytes"], o.iflag["skip_bytes"], o.oflag["seek_bytes"]
 	return o, true
 }
 
@@ -296,7 +297,7 @@ func ddInput(env *Env, o ddOpts) (io.Reader, func(), error) {
 		f, r, closer = h, ctxReader{env, h}, func() { h.Close() }
 	}
 	skip := o.skip
-	if !o.skipByt {
+	if !o.skipBytes {
 		skip *= o.ibs
 	}
 	if skip == 0 {
@@ -405,7 +406,7 @@ type ddCopy struct {
 }
 
 // run copies until the input ends or count= is reached; its exit status.
-func (c *ddCopy) run(outFile *vfs.File) int {
+func (c *ddCopy) run() int {
 	o := c.o
 	ibuf := make([]byte, o.ibs)
 	var obuf []byte
@@ -464,7 +465,10 @@ func (c *ddCopy) run(outFile *vfs.File) int {
 				return 1
 			}
 			c.env.Errorf("dd", "error reading %s: %s", c.inName(), Strerror(err))
-			if !o.conv["noerror"] {
+			if !o.conv["noerror"] || n == 0 {
+				// conv=noerror goes on after a read that returned data;
+				// a read that failed with nothing cannot be skipped past
+				// here (GNU seeks over the bad block), so it ends the copy.
 				c.flush(&obuf)
 				return 1
 			}

@@ -337,20 +337,8 @@ func installID(s string) (int, bool) {
 	if s == "root" {
 		return 0, true
 	}
-	t := strings.TrimLeft(s, " \t\n\v\f\r")
-	t = strings.TrimPrefix(t, "+")
-	base := 10
-	switch {
-	case strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X"):
-		base, t = 16, t[2:]
-	case len(t) > 1 && t[0] == '0':
-		base, t = 8, t[1:]
-	}
-	if t == "" || strings.ContainsAny(t, "_+-") {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(t, base, 64)
-	if err != nil || v >= chownMaxID {
+	v, ok := parseCUint(s, 64)
+	if !ok || v >= chownMaxID {
 		return 0, false
 	}
 	return int(v), true

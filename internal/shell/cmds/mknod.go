@@ -143,7 +143,12 @@ func Mknod(env *Env, args []string) int {
 
 // mknodNumber is a device number as xstrtoumax reads it in base 0 (0x10,
 // 010, 16), within 32 bits.
-func mknodNumber(s string) (uint64, bool) {
+func mknodNumber(s string) (uint64, bool) { return parseCUint(s, 32) }
+
+// parseCUint reads an unsigned number in C's base-0 notation, as gnulib's
+// xstrtoumax does (leading white space and '+' allowed, 0x hex, 0 octal),
+// within bits bits: mknod's device numbers and install's owner ids.
+func parseCUint(s string, bits int) (uint64, bool) {
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	t = strings.TrimPrefix(t, "+")
 	base := 10
@@ -156,6 +161,6 @@ func mknodNumber(s string) (uint64, bool) {
 	if t == "" || strings.ContainsAny(t, "_+-") {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(t, base, 32)
+	v, err := strconv.ParseUint(t, base, bits)
 	return v, err == nil
 }
