@@ -2,7 +2,6 @@ package cmds
 
 import (
 	"bufio"
-	"strings"
 
 	pf "github.com/desk-dev/desk/internal/shell/printf"
 )
@@ -17,25 +16,7 @@ func init() { Register("echo", Echo) }
 // them. With -e it understands \\ \a \b \c (stop all output) \e \f \n \r \t
 // \v \0NNN \NNN and \xHH; other backslashes are printed as they are.
 func Echo(env *Env, args []string) int {
-	args = args[1:]
-	newline, escapes := true, false
-	for len(args) > 0 {
-		a := args[0]
-		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
-			break
-		}
-		for _, c := range a[1:] {
-			switch c {
-			case 'n':
-				newline = false
-			case 'e':
-				escapes = true
-			case 'E':
-				escapes = false
-			}
-		}
-		args = args[1:]
-	}
+	args, newline, escapes := pf.EchoOptions(args[1:], false)
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
 	for i, a := range args {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	pf "github.com/desk-dev/desk/internal/shell/printf"
 )
 
 type builtin func(r *Runner, args []string) error
@@ -117,25 +119,7 @@ func biDeclare(r *Runner, args []string) error {
 }
 
 func biEcho(r *Runner, args []string) error {
-	args = args[1:]
-	nl, esc := true, r.shopts["xpg_echo"]
-	for len(args) > 0 {
-		a := args[0]
-		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
-			break
-		}
-		for _, c := range a[1:] {
-			switch c {
-			case 'n':
-				nl = false
-			case 'e':
-				esc = true
-			case 'E':
-				esc = false
-			}
-		}
-		args = args[1:]
-	}
+	args, nl, esc := pf.EchoOptions(args[1:], r.shopts["xpg_echo"])
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {

@@ -1022,3 +1022,32 @@ func HexVal(c byte) int {
 		return int(c-'A') + 10
 	}
 }
+
+// EchoOptions splits echo's leading options off args (the arguments after
+// the name), for both echos: the interpreter's builtin and the standalone
+// command. An argument made only of '-' and the letters n, e and E is an
+// option (-n: no trailing newline, -e: interpret backslash escapes, -E: do
+// not); the first other argument ends them. escapes is the default (bash's
+// xpg_echo). The escapes themselves differ between the two echos (bash's
+// \u and \U, coreutils' \NNN) and stay with each.
+func EchoOptions(args []string, escapes bool) (rest []string, newline, esc bool) {
+	newline, esc = true, escapes
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
+			break
+		}
+		for _, c := range a[1:] {
+			switch c {
+			case 'n':
+				newline = false
+			case 'e':
+				esc = true
+			case 'E':
+				esc = false
+			}
+		}
+		args = args[1:]
+	}
+	return args, newline, esc
+}
