@@ -95,6 +95,7 @@ var tableLang = []row{
 	{name: "lang arith in index string", script: `s=hello; echo ${s:1+1:2*1}`, out: "ll\n"},
 	{name: "lang arith whitespace and dollar", script: `x=4; echo $(( $x+  x ))`, out: "8\n"},
 	{name: "lang let status zero", script: `let 'n = 0'; echo $?; let n++; echo $? $n`, out: "1\n1 1\n"},
+	{name: "lang arith command errors", script: `let 1/0; echo $?; (( 2/0 )); echo $?; c=let; $c 4/0; echo $?`, out: "1\n1\n2\n", errSub: "division by zero", mvdan: "mvdan/sh v3.14.1 prints \"division by zero\" without the command's name and expression (bash: \"let: 1/0: division by 0 (error token is \"0\")\"), and let through a variable is an \"unsupported builtin\", status 2 (bash: 1)"},
 	{name: "lang arith div zero", script: `echo $(( 1 / 0 )); echo "after $?"`, out: "after 0\n", errSub: "division by zero", mvdan: "mvdan/sh v3.14.1 prints \"division by zero\", skips the command and carries on with status 0 (bash -c: the script stops, status 1)"},
 	{name: "lang arith var holds expression", script: `e='2*3'; echo $(( e + 1 ))`, out: "1\n", mvdan: "mvdan/sh v3.14.1 reads a variable in arithmetic as a number, not as an expression: e='2*3' counts 0 (bash: 7)"},
 

@@ -663,12 +663,7 @@ func biLet(r *Runner, args []string) error {
 		var err error
 		n, err = r.arithString(a)
 		if err != nil {
-			if ae, ok := err.(errArith); ok {
-				r.errf("let: %v", ae)
-				r.status = 1
-				return nil
-			}
-			return r.expErr(err)
+			return r.arithCmdErr("let", err)
 		}
 	}
 	r.status = b2i(n == 0)

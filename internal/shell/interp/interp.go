@@ -997,13 +997,7 @@ func (r *Runner) cmd(c syntax.Command) error {
 	case *syntax.ArithmCmd:
 		n, err := r.arith(c.X)
 		if err != nil {
-			err = r.arithRawErr(c.X, c.Right, err)
-			if ae, ok := err.(errArith); ok {
-				r.errf("((: %v", ae)
-				r.status = 1
-				return nil
-			}
-			return r.expErr(err)
+			return r.arithCmdErr("((", r.arithRawErr(c.X, c.Right, err))
 		}
 		r.status = b2i(n == 0)
 		return nil
@@ -1012,12 +1006,7 @@ func (r *Runner) cmd(c syntax.Command) error {
 		for _, x := range c.Exprs {
 			var err error
 			if n, err = r.arith(x); err != nil {
-				if ae, ok := err.(errArith); ok {
-					r.errf("let: %v", ae)
-					r.status = 1
-					return nil
-				}
-				return r.expErr(err)
+				return r.arithCmdErr("let", err)
 			}
 		}
 		r.status = b2i(n == 0)
@@ -1258,7 +1247,7 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 		}
 		if l.Init != nil {
 			if _, err := r.arith(l.Init); err != nil {
-				return r.forArithErr(err)
+				return r.arithCmdErr("((", err)
 			}
 		}
 		r.status = 0
@@ -1273,7 +1262,7 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			if l.Cond != nil {
 				n, err := r.arith(l.Cond)
 				if err != nil {
-					return r.forArithErr(err)
+					return r.arithCmdErr("((", err)
 				}
 				if n == 0 {
 					break
@@ -1289,7 +1278,7 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 			}
 			if l.Post != nil {
 				if _, err := r.arith(l.Post); err != nil {
-					return r.forArithErr(err)
+					return r.arithCmdErr("((", err)
 				}
 			}
 		}
@@ -1299,11 +1288,12 @@ func (r *Runner) forClause(c *syntax.ForClause) error {
 	return nil
 }
 
-// forArithErr is an arithmetic error of for (( )): bash names it as (( ))'s
-// and the loop fails with status 1.
-func (r *Runner) forArithErr(err error) error {
+// arithCmdErr reports an arithmetic error of the command named who ((( )),
+// for (( )) named as (( )), let): printed under that name, the command
+// fails with status 1; any other error is an expansion error.
+func (r *Runner) arithCmdErr(who string, err error) error {
 	if ae, ok := err.(errArith); ok {
-		r.errf("((: %v", ae)
+		r.errf("%s: %v", who, ae)
 		r.status = 1
 		return nil
 	}
