@@ -1,10 +1,8 @@
 package cmds
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestAwk(t *testing.T) {
@@ -82,20 +80,5 @@ func TestAwkHostUntouched(t *testing.T) {
 }
 
 func TestAwkCancel(t *testing.T) {
-	f := newStore(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	var out, errb bytesBuffer
-	env := &Env{Ctx: ctx, FS: f, Dir: "/work", Stdin: stringsReader(""), Stdout: &out, Stderr: &errb,
-		Environ: func() []string { return nil }}
-	done := make(chan int, 1)
-	go func() { done <- Awk(env, []string{"awk", "BEGIN{while(1) x++}"}) }()
-	select {
-	case code := <-done:
-		if code == 0 {
-			t.Fatalf("cancelled awk exited 0")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("awk did not stop on cancellation")
-	}
+	checkStopsOnCancel(t, Awk, "awk", "BEGIN{while(1) x++}")
 }

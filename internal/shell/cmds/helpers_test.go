@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -143,4 +144,27 @@ func readFile(t *testing.T, f *vfs.FS, p string) string {
 		t.Fatalf("read %s: %v", p, err)
 	}
 	return string(b)
+}
+
+// checkStopsOnCancel runs cmd with args (no files, empty stdin) under a
+// context that ends shortly after it starts: the command must stop, with a
+// status other than 0.
+func checkStopsOnCancel(t *testing.T, cmd Func, args ...string) {
+	t.Helper()
+	f := newStore(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var out, errb bytesBuffer
+	env := &Env{Ctx: ctx, FS: f, Dir: "/work", Stdin: stringsReader(""), Stdout: &out, Stderr: &errb,
+		Environ: func() []string { return nil }}
+	done := make(chan int, 1)
+	go func() { done <- cmd(env, args) }()
+	select {
+	case code := <-done:
+		if code == 0 {
+			t.Fatalf("cancelled %s exited 0", args[0])
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s did not stop on cancellation", args[0])
+	}
 }
