@@ -52,11 +52,28 @@ func testImageLayers(t testing.TB) []v1.Layer {
 	return []v1.Layer{imagetest.Layer(t, es)}
 }
 
-// importTestImage imports the test image as name into a store at dir.
+// testImageStore opens an image store in a directory the sandbox's root
+// can reach (testImageDir).
+func testImageStore(t testing.TB) *image.Store {
+	t.Helper()
+	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// importTestImage imports the test image as name into s.
 func importTestImage(t testing.TB, s *image.Store, name string, cfg v1.Config) image.Image {
 	t.Helper()
+	return importImage(t, s, name, cfg, testImageLayers(t))
+}
+
+// importImage imports an image of layers with cfg as name into s.
+func importImage(t testing.TB, s *image.Store, name string, cfg v1.Config, layers []v1.Layer) image.Image {
+	t.Helper()
 	layout := filepath.Join(t.TempDir(), "layout")
-	imagetest.WriteLayout(t, layout, imagetest.Image(t, cfg, testImageLayers(t)...))
+	imagetest.WriteLayout(t, layout, imagetest.Image(t, cfg, layers...))
 	if _, err := s.Import(context.Background(), layout, name); err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +99,7 @@ func imageEnv(t testing.TB, byWorkspace func(name string) *Image) *env {
 // workspace without one keeps the host's userland.
 func TestImage_Run(t *testing.T) {
 	t.Parallel()
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testImageStore(t)
 	img := importTestImage(t, s, "busybox:test", v1.Config{Env: []string{"PATH=/usr/local/bin:/bin", "GREETING=from the image"}, WorkingDir: "/srv/app"})
 	asUser := importTestImage(t, s, "busybox:user", v1.Config{Env: []string{"PATH=/bin"}, User: "app"})
 	choice := map[string]*Image{"ws": sandboxImage(img), "ws2": sandboxImage(img), "ws3": sandboxImage(asUser)}
@@ -169,10 +183,7 @@ func testImageDir(t testing.TB) string {
 // imported image (unpacked once, before the timer: every start is a cached
 // image's), to compare with the host userland's cold start in the same run.
 func BenchmarkSandbox_ColdStartImage(b *testing.B) {
-	s, err := image.Open(filepath.Join(testImageDir(b), "images"), image.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := testImageStore(b)
 	img := sandboxImage(importTestImage(b, s, "busybox:bench", v1.Config{Env: []string{"PATH=/bin"}}))
 	coldStarts(b, imageEnv(b, func(string) *Image { return img }))
 }
@@ -183,10 +194,7 @@ func BenchmarkSandbox_ColdStartImage(b *testing.B) {
 // writes is kept as store uid 0's, which the other backends read.
 func TestImage_NonRootUser(t *testing.T) {
 	t.Parallel()
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testImageStore(t)
 	img := sandboxImage(importTestImage(t, s, "busybox:app", v1.Config{Env: []string{"PATH=/bin"}, User: "1000"}))
 	e := newFUSEEnv(t, Options{Image: func(context.Context, Workspace) (*Image, error) { return img, nil }})
 	c := context.Background()
@@ -256,26 +264,14 @@ func noLibcLayers(t testing.TB) []v1.Layer {
 func TestImage_NoLibc(t *testing.T) {
 	t.Parallel()
 	requireSandbox(t, false)
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := filepath.Join(t.TempDir(), "layout")
-	imagetest.WriteLayout(t, layout, imagetest.Image(t, v1.Config{Env: []string{"PATH=/bin"}}, noLibcLayers(t)...))
-	if _, err := s.Import(context.Background(), layout, "nolibc"); err != nil {
-		t.Fatal(err)
-	}
-	ii, err := s.Resolve("nolibc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := sandboxImage(ii)
+	s := testImageStore(t)
+	img := sandboxImage(importImage(t, s, "nolibc", v1.Config{Env: []string{"PATH=/bin"}}, noLibcLayers(t)))
 	static := newEnv(t, Options{InitPath: staticInit(t), Image: func(context.Context, Workspace) (*Image, error) { return img, nil }})
 	if out := static.ok("ls / | tr '\\n' ' ' 2>/dev/null; ls /lib /lib64 /usr 2>&1 >/dev/null | wc -l; echo hi > /workspace/f; cat /workspace/f; echo $0"); !strings.HasSuffix(out, "hi\n/bin/sh\n") || strings.Contains(out, "lib") {
 		t.Errorf("in the image without libc: %q", out)
 	}
 	dynamic := newEnv(t, Options{Image: func(context.Context, Workspace) (*Image, error) { return img, nil }})
-	_, err = dynamic.b.Run(context.Background(), dynamic.job(0, "true"))
+	_, err := dynamic.b.Run(context.Background(), dynamic.job(0, "true"))
 	if err == nil || !strings.Contains(err.Error(), ", the dynamic loader the init") || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
 		t.Errorf("a dynamic init in an image without libc: %v", err)
 	}
@@ -286,10 +282,7 @@ func TestImage_NoLibc(t *testing.T) {
 // start is refused (package image's hold, which desk image rm respects).
 func TestImage_Release(t *testing.T) {
 	t.Parallel()
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testImageStore(t)
 	ii := importTestImage(t, s, "busybox:release", v1.Config{Env: []string{"PATH=/bin"}})
 	var mu sync.Mutex
 	released := map[string]int{}

@@ -14,7 +14,6 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/desk-dev/desk/internal/image"
 	"github.com/desk-dev/desk/internal/image/imagetest"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -60,10 +59,7 @@ func testDeb(t *testing.T) []byte {
 // workspace whose image changed is refused until its layer is removed.
 func TestImage_WritableRoot(t *testing.T) {
 	t.Parallel()
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testImageStore(t)
 	ii := importTestImage(t, s, "busybox:layer", v1.Config{Env: []string{"PATH=/usr/local/bin:/bin"}})
 	other := importTestImage(t, s, "busybox:other", v1.Config{Env: []string{"PATH=/usr/local/bin:/bin", "OTHER=1"}})
 	var mu sync.Mutex
@@ -159,10 +155,7 @@ stat -c '%u %a' / /usr/local/bin/desk-hello`, run.ExecOptions{})
 // symbolic link (to the host's /etc) is refused, not followed.
 func TestImage_WritableRootSymlink(t *testing.T) {
 	t.Parallel()
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testImageStore(t)
 	ii := importTestImage(t, s, "busybox:link", v1.Config{Env: []string{"PATH=/bin"}})
 	img := sandboxImage(ii)
 	img.ID, img.Writable = ii.ID, true
@@ -185,10 +178,7 @@ func TestImage_WritableRootSymlink(t *testing.T) {
 // baseline) and /workspace (the store's FUSE mount, where the layer's
 // writes go too), in one run.
 func BenchmarkSandbox_WritableRoot(b *testing.B) {
-	s, err := image.Open(filepath.Join(testImageDir(b), "images"), image.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := testImageStore(b)
 	ii := importTestImage(b, s, "busybox:bench", v1.Config{Env: []string{"PATH=/bin"}})
 	img := sandboxImage(ii)
 	img.ID, img.Writable = ii.ID, true
@@ -226,10 +216,7 @@ func BenchmarkSandbox_WritableRoot(b *testing.B) {
 // a writable root (the layer's check and the overlay's mount added), in
 // one run.
 func BenchmarkSandbox_ColdStartWritable(b *testing.B) {
-	s, err := image.Open(filepath.Join(testImageDir(b), "images"), image.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := testImageStore(b)
 	ii := importTestImage(b, s, "busybox:bench", v1.Config{Env: []string{"PATH=/bin"}})
 	for _, writable := range []bool{false, true} {
 		b.Run(map[bool]string{false: "read-only", true: "writable"}[writable], func(b *testing.B) {

@@ -174,30 +174,39 @@ func TestBackend_MountEndsStopsSandbox(t *testing.T) {
 	}
 }
 
-func TestBackend_MaxSandboxes(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, Options{MaxSandboxes: 1})
+// startOther opens a second workspace, "other", with a runtime over e's
+// backend, and runs hostname in its sandbox (expecting "other"); both are
+// closed when the test ends.
+func (e *env) startOther() (*vfs.FS, *run.Runtime) {
+	t := e.t
+	t.Helper()
 	other, err := vfs.Open(context.Background(), filepath.Join(e.dir, "other.db"), vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
-	r2, err := run.Open(context.Background(), other, map[string]run.Backend{ID: e.b}, run.Options{DefaultBackend: ID})
+	t.Cleanup(func() { other.Close() })
+	r, err := run.Open(context.Background(), other, map[string]run.Backend{ID: e.b}, run.Options{DefaultBackend: ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r2.Close()
+	t.Cleanup(func() { r.Close() })
+	x, err := r.Exec(ctx(t), "hostname", run.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := x.Wait(ctx(t)); res.Stdout != "other\n" {
+		t.Fatalf("other: %q %q", res.Stdout, res.Error)
+	}
+	return other, r
+}
+
+func TestBackend_MaxSandboxes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{MaxSandboxes: 1})
 	e.ok("true")
 	first := e.box()
 	// The idle sandbox of "ws" gives way to "other".
-	x, err := r2.Exec(ctx(t), "hostname", run.ExecOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, _ := x.Wait(ctx(t))
-	if res.Stdout != "other\n" {
-		t.Fatalf("other: %q %q", res.Stdout, res.Error)
-	}
+	_, r2 := e.startOther()
 	<-first.gone
 	// While "other" is busy, "ws" cannot start.
 	busy, err := r2.Exec(ctx(t), "echo started; sleep 1000", run.ExecOptions{})
@@ -205,7 +214,7 @@ func TestBackend_MaxSandboxes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitOutput(t, busy, "started\n")
-	res = e.run("true", run.ExecOptions{})
+	res := e.run("true", run.ExecOptions{})
 	if res.Status != run.StatusFailed || !strings.Contains(res.Error, ErrTooManySandboxes.Error()) {
 		t.Errorf("a third sandbox: status %s error %q", res.Status, res.Error)
 	}
@@ -248,29 +257,13 @@ func TestBackend_Slots(t *testing.T) {
 	t.Parallel()
 	pool := fair.NewPool(fair.PoolOptions{Limits: map[fair.Kind]fair.Bound{fair.Sandbox: {Max: 1, Setting: "--max-sandboxes"}}})
 	e := newEnv(t, Options{Slots: pool.Local()})
-	other, err := vfs.Open(context.Background(), filepath.Join(e.dir, "other.db"), vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	r2, err := run.Open(context.Background(), other, map[string]run.Backend{ID: e.b}, run.Options{DefaultBackend: ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r2.Close()
 	e.ok("true")
 	first := e.box()
 	if c := pool.Counts(fair.Sandbox); c.Held != 1 || c.Idle != 1 {
 		t.Fatalf("after one execution: %+v, want one idle slot", c)
 	}
 	// "other" takes the idle sandbox's slot.
-	x, err := r2.Exec(ctx(t), "hostname", run.ExecOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, _ := x.Wait(ctx(t)); res.Stdout != "other\n" {
-		t.Fatalf("other: %q %q", res.Stdout, res.Error)
-	}
+	other, _ := e.startOther()
 	<-first.gone
 	if !strings.Contains(first.why.Error(), "reclaimed") {
 		t.Errorf("the first sandbox stopped: %v, want reclaimed", first.why)

@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/desk-dev/desk/internal/image"
 	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -258,10 +256,7 @@ except PermissionError as e:
 // root are read and decided too: allowed ones run, denied ones are
 // refused.
 func TestExecRules_ImageUser(t *testing.T) {
-	s, err := image.Open(filepath.Join(testImageDir(t), "images"), image.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testImageStore(t)
 	asUser := sandboxImage(importTestImage(t, s, "busybox:user", v1.Config{Env: []string{"PATH=/bin"}, User: "app"}))
 	e := imageEnv(t, func(string) *Image { return asUser })
 	ds := e.decisions()
