@@ -17,8 +17,8 @@ type Limits struct {
 	// new executions past it).
 	MaxCPUPerDay string `json:"max_cpu_per_day,omitempty"`
 	// MaxCPUPerExecution bounds one execution's CPU time (shell and js:
-	// all its goroutines; the sandbox is not metered per execution yet):
-	// past it the execution is stopped and ends as cpu-limit (exit code
+	// all its goroutines; the sandbox: its program and descendants, in a
+	// cgroup of the execution's own): past it the execution is stopped and ends as cpu-limit (exit code
 	// 152).
 	MaxCPUPerExecution string `json:"max_cpu_per_execution,omitempty"`
 }

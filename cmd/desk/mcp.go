@@ -13,6 +13,7 @@ import (
 	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/mcp"
 	"github.com/desk-dev/desk/internal/policy"
+	"github.com/desk-dev/desk/internal/quota"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
 )
@@ -33,6 +34,9 @@ data directory itself, which must not be in use by a desk serve, with the
 backends desk serve would offer: shell, js, and the sandbox when the host can
 run it (--log-level info says why not otherwise; --sandbox as for desk serve),
 with --backend auto; --create creates the workspace first if it is missing.
+The workspace's rules and execution quotas hold (the quota flags as for desk
+serve, the workspace's own limits over them), and every request and execution
+is recorded in the data directory's audit journal (actor local).
 
 A cancelled tool call kills its execution; exec reports its output as
 progress notifications when the client asks for them. See docs/mcp.md for
@@ -48,6 +52,7 @@ type workspaceFlags struct {
 	data    *string
 	create  *bool
 	sandbox *string
+	quota   quotaFlags
 }
 
 func addWorkspaceFlags(fl *flag.FlagSet, sf *serverFlags) *workspaceFlags {
@@ -57,14 +62,28 @@ func addWorkspaceFlags(fl *flag.FlagSet, sf *serverFlags) *workspaceFlags {
 	wf.data = fl.String("data", "", "open this data directory `DIR` directly instead of going through a server")
 	wf.create = fl.Bool("create", false, "with --data: create the workspace if it does not exist")
 	wf.sandbox = fl.String("sandbox", "runc", "with --data: the OCI runtime of the sandbox backend (a name in PATH or a path; off: no sandbox backend)")
+	wf.quota = addQuotaFlags(fl) // with --data, as desk serve's
 	return wf
+}
+
+// openedWorkspace is the workspace workspaceFlags.open selected.
+type openedWorkspace struct {
+	mcp.Workspace
+	// audit, with --data, records an MCP session's requests and the
+	// executions its tool calls start in the data directory's audit
+	// journal (mcp.AuditMiddleware); nil through a server, which records
+	// them itself.
+	audit sdk.Middleware
 }
 
 // open returns the selected workspace and a function that closes what was
 // opened for it.
-func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Workspace, func(), error) {
+func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (*openedWorkspace, func(), error) {
 	if *wf.ws == "" {
 		return nil, nil, usagef("--workspace NAME is required")
+	}
+	if err := wf.quota.check(); err != nil {
+		return nil, nil, err
 	}
 	if *wf.data == "" {
 		if *wf.create {
@@ -77,7 +96,7 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		if _, err := c.Tools(ctx, *wf.ws); err != nil {
 			return nil, nil, reachable(err, srv)
 		}
-		return &mcp.RemoteWorkspace{Client: c, WorkspaceName: *wf.ws}, func() {}, nil
+		return &openedWorkspace{Workspace: &mcp.RemoteWorkspace{Client: c, WorkspaceName: *wf.ws}}, func() {}, nil
 	}
 	bs, err := newBackends(*wf.sandbox, *wf.data, log)
 	if err != nil {
@@ -92,7 +111,7 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 	bs.run.Gate = deskrun.PolicyGate(deskrun.PolicyConfig{Store: rules})
 	h, err := host.Open(ctx, host.Options{
 		DataDir:   *wf.data,
-		Workspace: bs.workspaceOptions(),
+		Workspace: wf.quota.workspace(bs.workspaceOptions()),
 		Logger:    log,
 		StoreLimits: func(ws string) (int64, int64, error) {
 			l, err := rules.Limits(ws)
@@ -107,7 +126,18 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		bs.close()
 		return nil, nil, err
 	}
-	closeAll := func() { h.Close(); bs.close() } // the sandboxes stop after the workspaces
+	// The audit journal of the data directory (kept forever from here:
+	// pruning is desk serve's, by its --audit-retention) and the
+	// workspace's execution quotas, the day's CPU read back from it.
+	journal, err := openAudit(*wf.data, 0)
+	if err != nil {
+		h.Close()
+		bs.close()
+		return nil, nil, err
+	}
+	closeAll := func() { h.Close(); bs.close(); journal.Close() } // the sandboxes stop after the workspaces
+	quotas := quota.New(quota.Options{Limits: rules.Limits, Journal: journal, Command: "desk mcp",
+		MaxExecsPerMinute: *wf.quota.execs, MaxCPUPerDay: *wf.quota.cpuDay, MaxCPUPerExecution: *wf.quota.cpuExec})
 	if *wf.create {
 		if _, err := h.Create(ctx, *wf.ws, host.CreateOptions{}); err != nil && !errors.Is(err, host.ErrExists) {
 			closeAll()
@@ -121,13 +151,15 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (mcp.Works
 		return nil, nil, err
 	}
 	ws := *wf.ws
-	return &mcp.HostWorkspace{Host: h, Workspace: ws, Context: func(ctx context.Context) (context.Context, error) {
+	hw := &mcp.HostWorkspace{Host: h, Workspace: ws, Context: func(ctx context.Context) (context.Context, error) {
+		ctx = deskrun.WithQuota(ctx, quotas.For(ws))
 		set, err := deskrun.LayersFor(ctx, rules, ws)
 		if err != nil || !set.HasPathRules() {
 			return ctx, err
 		}
 		return vfs.WithAccess(policy.WithSet(ctx, set), set.Checker()), nil
-	}}, closeAll, nil
+	}}
+	return &openedWorkspace{Workspace: hw, audit: mcp.AuditMiddleware(journal, ws, h)}, closeAll, nil
 }
 
 func runMCP(ctx context.Context, args []string, st streams) int {
@@ -148,9 +180,12 @@ func runMCP(ctx context.Context, args []string, st streams) int {
 		return sp.fail(st, err)
 	}
 	defer closeWS()
-	srv, err := mcp.NewServer(ctx, ws, mcp.Options{Logger: log})
+	srv, err := mcp.NewServer(ctx, ws.Workspace, mcp.Options{Logger: log})
 	if err != nil {
 		return sp.fail(st, err)
+	}
+	if ws.audit != nil {
+		srv.AddReceivingMiddleware(ws.audit)
 	}
 	// When the client closes our standard input, calls still running are
 	// cancelled (their executions killed) rather than awaited.

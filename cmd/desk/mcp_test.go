@@ -6,12 +6,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/desk-dev/desk/internal/audit"
+	"github.com/desk-dev/desk/internal/mcp"
+	"github.com/desk-dev/desk/internal/policy"
 	deskrun "github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/sandbox/sandboxtest"
 	"github.com/desk-dev/desk/internal/testenv"
@@ -277,5 +281,91 @@ func TestMCP_stdioLocalSandbox(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(state, "state", "mnt")); len(ents) != 0 {
 		t.Errorf("mount points left: %v", ents)
+	}
+}
+
+// TestMCP_stdioLocalQuotas: desk mcp --data applies the execution quotas as
+// desk serve does — its flags' defaults, the workspace's own limits over
+// them — and records its requests and executions in the data directory's
+// audit journal, from which a later session reads the day's CPU back.
+func TestMCP_stdioLocalQuotas(t *testing.T) {
+	data := t.TempDir()
+	args := []string{"mcp", "--data", data, "--workspace", "w", "--sandbox", "off", "--max-cpu-per-execution", "200ms", "--max-cpu-per-day", "300ms"}
+	cs, stop := stdioSession(t, append(args, "--create")...)
+	for i := range 2 {
+		// The shell's bound of 1,000,000 loop iterations takes seconds of CPU.
+		if got, _ := callText(t, cs, "exec", map[string]any{"command": "while :; do :; done"}); !strings.Contains(got, "exit code 152") || !strings.Contains(got, "CPU limit of 200ms") {
+			t.Errorf("busy loop %d under --max-cpu-per-execution 200ms: %q", i, got)
+		}
+	}
+	// Two loops used 400ms or more of the day's 300ms.
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "true"}); !isErr || !strings.HasPrefix(got, "busy:") || !strings.Contains(got, "of CPU today") || !strings.Contains(got, "desk mcp --max-cpu-per-day") {
+		t.Errorf("an execution past the day's CPU: %v %q, want busy naming the flag", isErr, got)
+	}
+	if code, errs := stop(); code != 0 {
+		t.Fatalf("desk mcp exit %d: %s", code, errs)
+	}
+
+	// A new session reads the day back from the journal's records.
+	cs, stop = stdioSession(t, args...)
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "true"}); !isErr || !strings.Contains(got, "of CPU today") {
+		t.Errorf("the next session's first execution: %v %q, want refused", isErr, got)
+	}
+	if code, errs := stop(); code != 0 {
+		t.Fatalf("desk mcp exit %d: %s", code, errs)
+	}
+
+	// The workspace's own limits hold over the flags.
+	if err := policy.OpenStore(data).SetLimits("w", policy.Limits{MaxCPUPerDay: -1}); err != nil {
+		t.Fatal(err)
+	}
+	cs, stop = stdioSession(t, args...)
+	if got, isErr := callText(t, cs, "exec", map[string]any{"command": "echo ok"}); isErr || !strings.HasPrefix(got, "ok\n") {
+		t.Errorf("with the workspace's own max_cpu_per_day none: %v %q", isErr, got)
+	}
+	if code, errs := stop(); code != 0 {
+		t.Fatalf("desk mcp exit %d: %s", code, errs)
+	}
+
+	// The journal: every tool call by actor local, and one execution
+	// record per execution with its CPU.
+	j, err := audit.Open(filepath.Join(data, audit.FileName), audit.Options{Retention: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	recs, _, err := j.Query(bg, audit.Filter{Workspace: "w", Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, execs := 0, map[string]int64{}
+	for _, r := range recs {
+		if r.Actor != mcp.LocalActor {
+			t.Errorf("record %d %s: actor %q, want %q", r.ID, r.Action, r.Actor, mcp.LocalActor)
+		}
+		args := map[string]string{}
+		for _, a := range r.Args {
+			args[a.Name] = a.Value
+		}
+		switch {
+		case r.Kind == audit.KindMCP && r.Action == "tools/call":
+			calls++
+		case r.Kind == audit.KindExec:
+			cpu, err := strconv.ParseInt(args["cpu_us"], 10, 64)
+			if err != nil {
+				t.Errorf("execution record %d: cpu_us %q", r.ID, args["cpu_us"])
+			}
+			execs[r.Outcome]++
+			if r.Outcome == "cpu-limit" && cpu < 200_000 {
+				t.Errorf("execution record %d: cpu_us %d of a loop stopped at 200ms", r.ID, cpu)
+			}
+		}
+	}
+	// Five tool calls; three executions ran (two loops, echo), two were refused.
+	if calls != 5 || execs["cpu-limit"] != 2 || execs["completed"] != 1 || len(execs) != 2 {
+		t.Errorf("journal: %d tool calls, executions %v; want 5 and 2 cpu-limit, 1 completed", calls, execs)
+	}
+	if rep, err := j.Verify(bg, ""); err != nil || len(rep.Problems) > 0 {
+		t.Errorf("verify: %v %+v", err, rep.Problems)
 	}
 }

@@ -28,7 +28,7 @@ func addQuotaFlags(fl *flag.FlagSet) quotaFlags {
 		inodes:  fl.Int64("workspace-max-inodes", vfs.DefaultMaxInodes, "each workspace's files, directories and symlinks (EDQUOT past it)"),
 		execs:   fl.Int("max-execs-per-minute", api.DefaultMaxExecsPerMinute, "executions each workspace may start per minute (429 too_many past it; negative: no bound)"),
 		cpuDay:  fl.Duration("max-cpu-per-day", api.DefaultMaxCPUPerDay, "CPU time each workspace's executions may use per UTC day, every backend's (429 too_many for new executions past it; negative: no bound)"),
-		cpuExec: fl.Duration("max-cpu-per-execution", api.DefaultMaxCPUPerExecution, "CPU time one shell or js execution may use, all its goroutines (the sandbox's are not metered per execution yet; past it the execution is stopped: status cpu-limit, exit code 152; negative: no bound)"),
+		cpuExec: fl.Duration("max-cpu-per-execution", api.DefaultMaxCPUPerExecution, "CPU time one execution may use (the shell's and js's goroutines, the sandbox program and its descendants; past it the execution is stopped: status cpu-limit, exit code 152; negative: no bound)"),
 	}
 }
 

@@ -102,23 +102,14 @@ func (s *Server) record(rt route, r *http.Request, w *respWriter, c *call, span 
 // toolExecEnded records, once it has ended, an execution that the tool
 // call of record base started (the exec tool: through the API's tool
 // route, or an in-process MCP session, mcp.HandlerOptions.ExecEnded): one
-// execution record as the exec route's (status, exit code, CPU, the
-// changes the mount attributed to it), and the path refusals den counted
-// after the call's record — all of a detached execution's but those made
-// before the call returned. (Its CPU was charged to the workspace's day
-// as it ended: execQuota.Ended.)
+// execution record as the exec route's (mcp.RecordExecution), and the path
+// refusals den counted after the call's record — all of a detached
+// execution's but those made before the call returned. (Its CPU was
+// charged to the workspace's day as it ended: the quota's Ended.)
 func (s *Server) toolExecEnded(base audit.Record, e *run.Execution, den *policy.Denials) {
-	<-e.Done()
-	if den == nil {
-		den = new(policy.Denials)
+	if err := mcp.RecordExecution(context.Background(), s.opts.Audit, s.host, base, e, den); err != nil {
+		s.opts.Logger.Error("audit record lost", "execution", e.ID(), "err", err)
 	}
-	ea := &execAudit{s: s, den: den, span: new(vfs.ChangeSpan), start: e.Info().JournalStart}
-	ea.rec = audit.Record{Kind: audit.KindExec, Action: "execution", Workspace: base.Workspace, Actor: base.Actor, TokenID: base.TokenID, Labels: base.Labels}
-	if l, err := s.host.Acquire(context.Background(), base.Workspace); err == nil {
-		defer l.Release()
-		ea.fs = l.Workspace().FS()
-	}
-	ea.ended(e)
 }
 
 // recordDenials appends the policy records of a call's path refusals
@@ -328,17 +319,11 @@ func (s *Server) handleAuditVerify(w http.ResponseWriter, r *http.Request, c *ca
 	return writeJSON(w, http.StatusOK, rep)
 }
 
-// MaxExecJournalScan bounds the change-journal entries read at an
-// execution's end to find the changes made through the sandbox's mount
-// (attributed to the execution by the mount, not by context).
-const MaxExecJournalScan = 100_000
-
-// execAudit makes the record of an execution's end (KindExec): its status
-// and the changes it made, which may come long after the request that
-// started it.
+// execAudit makes the record of an execution the exec route started
+// (mcp.ExecutionRecord) when it ends.
 type execAudit struct {
 	s     *Server
-	rec   audit.Record
+	rec   audit.Record    // the call's: workspace, actor, labels
 	den   *policy.Denials // the execution's path refusals (run.PolicyGate's Checker)
 	span  *vfs.ChangeSpan
 	fs    *vfs.FS
@@ -347,7 +332,7 @@ type execAudit struct {
 
 func (s *Server) newExecAudit(r *http.Request, c *call, fs *vfs.FS) *execAudit {
 	ea := &execAudit{s: s, den: new(policy.Denials), span: new(vfs.ChangeSpan), fs: fs, start: fs.Seq()}
-	ea.rec = audit.Record{Kind: audit.KindExec, Action: "execution", Workspace: c.ws, Labels: LabelsFrom(r.Header)}
+	ea.rec = audit.Record{Workspace: c.ws, Labels: LabelsFrom(r.Header)}
 	if c.p.Admin {
 		ea.rec.Actor = "admin"
 	} else if c.p.Token != nil {
@@ -358,82 +343,10 @@ func (s *Server) newExecAudit(r *http.Request, c *call, fs *vfs.FS) *execAudit {
 
 func (ea *execAudit) ended(e *run.Execution) {
 	info := e.Info()
-	rec := ea.rec
-	rec.Outcome = string(info.Status)
-	rec.Error = info.Error
-	rec.Args = []audit.Arg{{Name: "execution", Value: info.ID}, {Name: "backend", Value: info.Backend}, {Name: "exit_code", Value: strconv.Itoa(info.ExitCode)}}
-	if info.Signal != "" {
-		rec.Args = append(rec.Args, audit.Arg{Name: "signal", Value: info.Signal})
-	}
-	if u := info.Usage; u != nil {
-		rec.Args = append(rec.Args, audit.Arg{Name: "cpu_us", Value: strconv.FormatInt(u.CPUTime().Microseconds(), 10)})
-	}
-	if !info.Started.IsZero() && !info.Ended.IsZero() {
-		rec.Duration = info.Ended.Sub(info.Started).Microseconds()
-	}
-	ranges := ea.span.Ranges()
-	paths, trunc := ea.span.Paths()
-	if len(ranges) == 0 {
-		// Through the sandbox's mount: the changes the mount attributed
-		// to this execution (its actor is the execution's id).
-		if ea.fs != nil {
-			ranges, paths, trunc = journalByActor(context.Background(), ea.fs, ea.start, info.ID)
-		} else {
-			trunc = true // the workspace could not be opened to read them
-		}
-	}
-	for _, rg := range ranges {
-		rec.Changes = append(rec.Changes, audit.Span{First: rg[0], Last: rg[1]})
-	}
-	rec.Paths, rec.Truncated = paths, trunc
+	rec := mcp.ExecutionRecord(context.Background(), ea.rec, info, ea.span, ea.fs, ea.start)
 	if err := ea.s.opts.Audit.Append(context.Background(), &rec); err != nil {
 		ea.s.opts.Logger.Error("audit record lost", "execution", info.ID, "err", err)
 	}
 	ds, more := ea.den.Take()
 	ea.s.recordDenials(rec, ds, more, audit.Arg{Name: "execution", Value: info.ID})
-}
-
-// journalByActor collects the changes after since made by actor, reading
-// at most MaxExecJournalScan entries.
-func journalByActor(ctx context.Context, fs *vfs.FS, since uint64, actor string) ([][2]uint64, []string, bool) {
-	var ranges [][2]uint64
-	var paths []string
-	seen := map[string]bool{}
-	trunc := false
-	read := 0
-	for read < MaxExecJournalScan {
-		chs, err := fs.Changes(ctx, since, 1000)
-		if err != nil || len(chs) == 0 {
-			trunc = trunc || err != nil
-			break
-		}
-		read += len(chs)
-		for _, ch := range chs {
-			since = ch.Seq
-			if ch.Actor != actor {
-				continue
-			}
-			if n := len(ranges); n > 0 && ranges[n-1][1]+1 == ch.Seq {
-				ranges[n-1][1] = ch.Seq
-			} else if n < vfs.MaxSpanRanges {
-				ranges = append(ranges, [2]uint64{ch.Seq, ch.Seq})
-			} else {
-				ranges[n-1][1], trunc = ch.Seq, true
-			}
-			for _, p := range []string{ch.Path, ch.OldPath} {
-				if p != "" && !seen[p] {
-					if len(paths) >= vfs.MaxSpanPaths {
-						trunc = true
-						continue
-					}
-					seen[p] = true
-					paths = append(paths, p)
-				}
-			}
-		}
-	}
-	if read >= MaxExecJournalScan {
-		trunc = true
-	}
-	return ranges, paths, trunc
 }

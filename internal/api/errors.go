@@ -123,6 +123,7 @@ func classify(err error) *Error {
 		{run.ErrUnknownBackend, http.StatusBadRequest, CodeUnknownBackend},
 		{run.ErrNotAllowed, http.StatusForbidden, CodeForbidden},
 		{run.ErrBusy, http.StatusTooManyRequests, CodeBusy},
+		{run.ErrQuota, http.StatusTooManyRequests, CodeTooMany},
 		{run.ErrTooLarge, http.StatusRequestEntityTooLarge, CodeTooLarge},
 		{run.ErrTimeoutTooLong, http.StatusBadRequest, CodeInvalid},
 		{run.ErrInvalid, http.StatusBadRequest, CodeInvalid},

@@ -101,7 +101,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request, c *call) err
 		}
 		o.Timeout = d
 	}
-	// The quotas are asked by run.Exec (the context's execQuota).
+	// The quotas are asked by run.Exec (the context's quota.Counter.For).
 	// The execution holds its own lease so that its workspace is not
 	// hibernated while it runs (a detached one too: until it ends).
 	l, err := s.host.Acquire(r.Context(), c.ws)

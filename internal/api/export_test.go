@@ -33,7 +33,5 @@ func AuditDecisionOf(ds ...policy.Decision) policy.Decision {
 
 // SetQuotaClock sets the clock of s's execution quotas.
 func SetQuotaClock(s *Server, now func() time.Time) {
-	s.quota.mu.Lock()
-	s.quota.now = now
-	s.quota.mu.Unlock()
+	s.quota.SetClock(now)
 }

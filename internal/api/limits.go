@@ -13,7 +13,7 @@ import (
 // values. PUT and DELETE run where the workspace is open (its worker), so
 // the open store takes the new quota at once (vfs.FS.SetLimits); a store
 // opened later reads them (host.Options.StoreLimits). The execution
-// bounds are read at each execution's start (execQuota.Admit).
+// bounds are read at each execution's start (package quota: the Counter's Admit).
 
 // noBound is the wire word for "no bound".
 const noBound = "none"
@@ -66,41 +66,19 @@ func parseLimits(w client.Limits) (policy.Limits, error) {
 }
 
 // limitsOf returns workspace ws's own limits (none without a policy store).
-func (s *Server) limitsOf(ws string) (policy.Limits, error) {
-	if s.opts.Policy == nil {
-		return policy.Limits{}, nil
-	}
-	return s.opts.Policy.Limits(ws)
-}
+func (s *Server) limitsOf(ws string) (policy.Limits, error) { return s.quota.Own(ws) }
 
 // effectiveLimits are own over the server's: the store's from the host,
-// the executions' from Options (a negative value: no bound).
+// the executions' from Options (a negative value: no bound; package
+// quota's Effective).
 func (s *Server) effectiveLimits(own policy.Limits) policy.Limits {
-	e := policy.Limits{MaxExecsPerMinute: s.opts.MaxExecsPerMinute, MaxCPUPerDay: s.opts.MaxCPUPerDay, MaxCPUPerExecution: s.opts.MaxCPUPerExecution}
-	e.MaxBytes, e.MaxInodes = s.host.StoreQuota()
-	if own.MaxBytes > 0 {
-		e.MaxBytes = own.MaxBytes
+	e := s.quota.Effective(own)
+	b, i := s.host.StoreQuota()
+	if e.MaxBytes <= 0 {
+		e.MaxBytes = b
 	}
-	if own.MaxInodes > 0 {
-		e.MaxInodes = own.MaxInodes
-	}
-	if own.MaxExecsPerMinute != 0 {
-		e.MaxExecsPerMinute = own.MaxExecsPerMinute
-	}
-	if own.MaxCPUPerDay != 0 {
-		e.MaxCPUPerDay = own.MaxCPUPerDay
-	}
-	if own.MaxCPUPerExecution != 0 {
-		e.MaxCPUPerExecution = own.MaxCPUPerExecution
-	}
-	if e.MaxCPUPerDay < 0 {
-		e.MaxCPUPerDay = -1
-	}
-	if e.MaxCPUPerExecution < 0 {
-		e.MaxCPUPerExecution = -1
-	}
-	if e.MaxExecsPerMinute < 0 {
-		e.MaxExecsPerMinute = -1
+	if e.MaxInodes <= 0 {
+		e.MaxInodes = i
 	}
 	return e
 }

@@ -25,7 +25,7 @@ func (s *Server) policyContext(ctx context.Context, c *call) (context.Context, e
 	ctx = policy.WithRequester(ctx, c.p.ID())
 	// The executions the call starts count against the workspace's
 	// quotas (run.Exec asks it: every surface, MCP in process included).
-	ctx = run.WithQuota(ctx, execQuota{s, c.ws})
+	ctx = run.WithQuota(ctx, s.quota.For(c.ws))
 	if !c.p.Admin && c.p.Token != nil && c.p.Token.Policy != nil {
 		ctx = policy.WithLayer(ctx, policy.Layer{Source: policy.SourceToken, Policy: *c.p.Token.Policy})
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/desk-dev/desk/internal/egress"
 	"github.com/desk-dev/desk/internal/policy"
+	"github.com/desk-dev/desk/internal/quota"
 	"github.com/desk-dev/desk/internal/search"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -308,7 +309,7 @@ type Server struct {
 	slots       chan struct{} // a PUT body being received holds one (Options.MaxUploads)
 	waiting     atomic.Int64  // PUTs waiting for a slot
 
-	quota quotas // executions per minute, CPU per day (quota.go)
+	quota *quota.Counter // executions per minute, CPU per day (quota.go)
 
 	portOnce sync.Once
 	portRT   *http.Transport // to the sandboxes' ports (ports.go)
@@ -330,7 +331,8 @@ func New(h *host.Host, a *auth.Store, opts Options) (*Server, error) {
 	if opts.Shares != nil && opts.Tools.MaxPublishBytes == 0 {
 		opts.Tools.MaxPublishBytes = opts.Shares.Options().MaxFileBytes
 	}
-	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux(), quota: quotas{now: time.Now}}
+	s := &Server{host: h, auth: a, opts: opts, mux: http.NewServeMux()}
+	s.quota = s.newQuota()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.slots = make(chan struct{}, opts.MaxUploads)
 	m, err := newMetrics(opts.Registry, h, opts.Workers == nil, func() float64 { return float64(len(s.slots)) }, func() float64 { return float64(s.waiting.Load()) })

@@ -59,6 +59,7 @@ var layers = map[string]int{
 	"internal/auth":      4,
 	"internal/api":       6,
 	"internal/mcp":       5,
+	"internal/quota":     2,
 }
 
 // testOnly are the packages that only tests import: the shared test helpers.

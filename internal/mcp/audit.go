@@ -15,6 +15,7 @@ import (
 	"github.com/desk-dev/desk/client"
 	"github.com/desk-dev/desk/internal/audit"
 	"github.com/desk-dev/desk/internal/auth"
+	"github.com/desk-dev/desk/internal/host"
 	"github.com/desk-dev/desk/internal/policy"
 	"github.com/desk-dev/desk/internal/run"
 	"github.com/desk-dev/desk/internal/vfs"
@@ -52,22 +53,18 @@ func labels(req sdk.Request) audit.Labels {
 
 // auditMiddleware records every request a session's server receives
 // (notifications are not recorded) as one KindMCP record of workspace ws,
-// with the tool call's changes when the tool runs in this process.
-func auditMiddleware(j audit.Journal, ws string) sdk.Middleware {
-	return auditMiddlewareWith(j, ws, nil)
-}
-
-// auditMiddlewareWith is auditMiddleware whose tool calls' executions are
-// recorded at their ends by ended (HandlerOptions.ExecEnded; nil: their
-// late refusals only).
-func auditMiddlewareWith(j audit.Journal, ws string, ended func(audit.Record, *run.Execution, *policy.Denials)) sdk.Middleware {
+// with the tool call's changes when the tool runs in this process; actor
+// is the record's actor where the request carries no principal. The tool
+// calls' executions are recorded at their ends by ended (nil: their late
+// path refusals only).
+func auditMiddleware(j audit.Journal, ws, actor string, ended func(audit.Record, *run.Execution, *policy.Denials)) sdk.Middleware {
 	return func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if strings.HasPrefix(method, "notifications/") {
 				return next(ctx, method, req)
 			}
 			start := time.Now()
-			rec := audit.Record{Kind: audit.KindMCP, Action: method, Workspace: ws, Labels: labels(req), Outcome: "ok"}
+			rec := audit.Record{Kind: audit.KindMCP, Action: method, Workspace: ws, Actor: actor, Labels: labels(req), Outcome: "ok"}
 			if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
 				p, _ := ex.TokenInfo.Extra[principalKey].(auth.Principal)
 				if p.Admin {
@@ -148,11 +145,25 @@ func auditMiddlewareWith(j audit.Journal, ws string, ended func(audit.Record, *r
 	}
 }
 
+// LocalActor is the actor of the records AuditMiddleware makes: the owner
+// of the data directory desk mcp --data serves (no token is involved).
+const LocalActor = "local"
+
 // AuditMiddleware is the middleware the HTTP handler adds to each session's
-// server when HandlerOptions.Audit is set, for servers made otherwise
-// (desk mcp over stdio): it records every request as one record of
-// workspace ws in j.
-func AuditMiddleware(j audit.Journal, ws string) sdk.Middleware { return auditMiddleware(j, ws) }
+// server when HandlerOptions.Audit is set, for a server made otherwise:
+// desk mcp --data over standard input and output. It records every request
+// as one record of workspace ws in j, with actor LocalActor, and, with h
+// (the host of ws), each execution a tool call starts once it has ended
+// (RecordExecution).
+func AuditMiddleware(j audit.Journal, ws string, h *host.Host) sdk.Middleware {
+	var ended func(audit.Record, *run.Execution, *policy.Denials)
+	if h != nil {
+		ended = func(base audit.Record, e *run.Execution, den *policy.Denials) {
+			RecordExecution(context.Background(), j, h, base, e, den)
+		}
+	}
+	return auditMiddleware(j, ws, LocalActor, ended)
+}
 
 // DenialRecords are the policy records of a call's path refusals (ds, and
 // more refusals of rules past policy.MaxDenialKinds): one per rule and

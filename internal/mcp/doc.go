@@ -81,4 +81,8 @@
 // (run.WithStarted) is recorded once the call's record is written and the
 // execution has ended (HandlerOptions.ExecEnded: the API's execution
 // record), with the path refusals counted after the call's record.
+// desk mcp --data, a server made without the HTTP handler, adds
+// AuditMiddleware itself: the same records, with actor LocalActor, its
+// executions' built by RecordExecution (ExecutionRecord is the one
+// execution record, the API's exec route's too).
 package mcp

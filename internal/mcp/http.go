@@ -277,7 +277,7 @@ func (hd *Handler) server(r *http.Request) *sdk.Server {
 		return nil
 	}
 	if hd.opts.Audit != nil {
-		srv.AddReceivingMiddleware(auditMiddlewareWith(hd.opts.Audit, ws, hd.opts.ExecEnded))
+		srv.AddReceivingMiddleware(auditMiddleware(hd.opts.Audit, ws, "", hd.opts.ExecEnded))
 	}
 	hd.mu.Lock()
 	if len(hd.servers) >= hd.opts.MaxServers {

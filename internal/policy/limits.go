@@ -28,8 +28,8 @@ type Limits struct {
 	MaxCPUPerDay time.Duration `json:"max_cpu_per_day_ns,omitempty"`
 	// MaxCPUPerExecution bounds one execution's CPU time, as its
 	// backend's meter reads it (run's CPU limit: past it the execution
-	// ends as cpu-limit; the shell's and js's goroutines, not the
-	// sandbox's programs yet); negative: no bound.
+	// ends as cpu-limit; the shell's and js's goroutines, the sandbox's
+	// program and its descendants); negative: no bound.
 	MaxCPUPerExecution time.Duration `json:"max_cpu_per_execution_ns,omitempty"`
 }
 
