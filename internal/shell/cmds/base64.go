@@ -2,20 +2,52 @@ package cmds
 
 import (
 	"bufio"
+	"encoding/base32"
 	"encoding/base64"
 	"io"
 	"strconv"
 )
 
-func init() { Register("base64", Base64) }
+func init() {
+	Register("base64", Base64)
+	Register("base32", Base32)
+}
+
+// baseCodec is one alphabet of the base64 engine: the encoding, how many
+// bytes make a block and how many characters encode it, and which
+// characters belong to the alphabet (padding included).
+type baseCodec struct {
+	enc interface {
+		EncodedLen(int) int
+		Encode(dst, src []byte)
+		Decode(dst, src []byte) (int, error)
+	}
+	block, quantum int
+	valid          func(c byte) bool
+}
+
+var (
+	codecBase64 = baseCodec{enc: base64.StdEncoding, block: 3, quantum: 4, valid: func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+	}}
+	codecBase32 = baseCodec{enc: base32.StdEncoding, block: 5, quantum: 8, valid: func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' || c == '='
+	}}
+)
+
+// Base32 is Base64 with RFC 4648's base32 alphabet, as GNU base32.
+func Base32(env *Env, args []string) int { return baseRun(env, "base32", codecBase32, args) }
 
 // Base64 encodes FILE (or stdin) to base64 on stdout, as GNU base64: lines
 // wrapped at 76 columns, -w N to change (0: no wrapping); -d decodes,
 // ignoring newlines (and with -i every character outside the alphabet),
 // accepting padding between blocks as GNU does, and stopping with "invalid
 // input" (status 1) after writing what decoded. Streams both ways.
-func Base64(env *Env, args []string) int {
-	opts, ops, ok := parseOpts(env, "base64", args[1:], optSpec{shorts: "diw:",
+func Base64(env *Env, args []string) int { return baseRun(env, "base64", codecBase64, args) }
+
+// baseRun is base64 and base32: name is the command, codec its alphabet.
+func baseRun(env *Env, name string, codec baseCodec, args []string) int {
+	opts, ops, ok := parseOpts(env, name, args[1:], optSpec{shorts: "diw:",
 		longs: []string{"decode", "ignore-garbage", "wrap="}})
 	if !ok {
 		return 1
@@ -31,23 +63,23 @@ func Base64(env *Env, args []string) int {
 		case "w", "wrap":
 			n, err := strconv.ParseUint(o.val, 10, 63)
 			if err != nil {
-				env.Errorf("base64", "invalid wrap size: %s", quote(env, o.val))
+				env.Errorf(name, "invalid wrap size: %s", quote(env, o.val))
 				return 1
 			}
 			wrap = int(min(n, 1<<40))
 		}
 	}
 	if len(ops) > 1 {
-		tryHelp(env, "base64", "extra operand %s", quote(env, ops[1]))
+		tryHelp(env, name, "extra operand %s", quote(env, ops[1]))
 		return 1
 	}
-	name := "-"
+	file := "-"
 	if len(ops) == 1 {
-		name = ops[0]
+		file = ops[0]
 	}
-	r, err := openArg(env, name)
+	r, err := openArg(env, file)
 	if err != nil {
-		env.PathError("base64", quotef(env, name), err)
+		env.PathError(name, quotef(env, file), err)
 		return 1
 	}
 	defer r.Close()
@@ -56,28 +88,28 @@ func Base64(env *Env, args []string) int {
 	var rerr error
 	if decode {
 		var bad bool
-		bad, rerr = base64Decode(r, w, garbage)
+		bad, rerr = baseDecode(codec, r, w, garbage)
 		if bad {
 			w.Flush()
-			env.Errorf("base64", "invalid input")
+			env.Errorf(name, "invalid input")
 			return 1
 		}
 	} else {
-		rerr = base64Encode(r, w, wrap)
+		rerr = baseEncode(codec, r, w, wrap)
 	}
 	if rerr != nil {
 		w.Flush()
 		if !isCanceled(env, rerr) {
-			env.Errorf("base64", "read error: %s", Strerror(rerr))
+			env.Errorf(name, "read error: %s", Strerror(rerr))
 		}
 		return 1
 	}
 	return 0
 }
 
-func base64Encode(r io.Reader, w *bufio.Writer, wrap int) error {
-	buf := make([]byte, 3*8192)
-	enc := make([]byte, 4*8192)
+func baseEncode(codec baseCodec, r io.Reader, w *bufio.Writer, wrap int) error {
+	buf := make([]byte, codec.block*8192)
+	enc := make([]byte, codec.quantum*8192)
 	col := 0
 	put := func(s []byte) {
 		if wrap == 0 {
@@ -98,8 +130,8 @@ func base64Encode(r io.Reader, w *bufio.Writer, wrap int) error {
 	for {
 		n, err := io.ReadFull(r, buf)
 		if n > 0 {
-			m := base64.StdEncoding.EncodedLen(n)
-			base64.StdEncoding.Encode(enc, buf[:n])
+			m := codec.enc.EncodedLen(n)
+			codec.enc.Encode(enc, buf[:n])
 			put(enc[:m])
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -114,24 +146,25 @@ func base64Encode(r io.Reader, w *bufio.Writer, wrap int) error {
 	}
 }
 
-// base64Decode decodes r to w; bad reports invalid input.
-func base64Decode(r io.Reader, w *bufio.Writer, garbage bool) (bad bool, err error) {
+// baseDecode decodes r to w; bad reports invalid input.
+func baseDecode(codec baseCodec, r io.Reader, w *bufio.Writer, garbage bool) (bad bool, err error) {
 	br := bufio.NewReaderSize(r, 32<<10)
-	var q [4]byte
+	var q [8]byte
 	n := 0
-	out := make([]byte, 3)
+	out := make([]byte, codec.block)
 	flush := func() bool { // decode a partial or padded quantum; false if invalid
 		if n == 0 {
 			return true
 		}
 		s := string(q[:n])
-		for len(s) < 4 {
+		for len(s) < codec.quantum {
 			s += "="
 		}
-		k, derr := base64.StdEncoding.Decode(out, []byte(s))
+		k, derr := codec.enc.Decode(out, []byte(s))
 		w.Write(out[:k])
+		full := len(s) == codec.quantum
 		n = 0
-		return derr == nil && len(s) == 4
+		return derr == nil && full
 	}
 	for {
 		c, rerr := br.ReadByte()
@@ -139,7 +172,10 @@ func base64Decode(r io.Reader, w *bufio.Writer, garbage bool) (bad bool, err err
 			if n == 0 {
 				return false, nil
 			}
-			full := n == 4
+			full := n == codec.quantum
+			if !full && codec.quantum == 8 {
+				return true, nil // GNU base32 writes nothing of a short last quantum
+			}
 			ok := flush()
 			return !(ok && full), nil
 		}
@@ -149,19 +185,22 @@ func base64Decode(r io.Reader, w *bufio.Writer, garbage bool) (bad bool, err err
 		if c == '\n' {
 			continue
 		}
-		valid := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
-		if !valid {
+		// GNU base32 writes nothing of a quantum cut by invalid input base64
+		// writes what decodes.
+		b32 := codec.quantum == 8
+		if !codec.valid(c) {
 			if garbage {
 				continue
 			}
-			flush()
+			if !b32 {
+				flush()
+			}
 			return true, nil
 		}
-		if c == '=' && n < 2 {
-			if garbage {
-				continue
+		if c == '=' && n < 2 { // -i ignores no '=', as GNU
+			if !b32 {
+				flush()
 			}
-			flush()
 			return true, nil
 		}
 		if n >= 2 && q[n-1] == '=' && c != '=' {
@@ -170,7 +209,7 @@ func base64Decode(r io.Reader, w *bufio.Writer, garbage bool) (bad bool, err err
 		}
 		q[n] = c
 		n++
-		if n == 4 {
+		if n == codec.quantum {
 			if !flush() {
 				return true, nil
 			}
