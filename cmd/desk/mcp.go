@@ -159,7 +159,7 @@ func (wf *workspaceFlags) open(ctx context.Context, log *slog.Logger) (*openedWo
 		}
 		return vfs.WithAccess(policy.WithSet(ctx, set), set.Checker()), nil
 	}}
-	return &openedWorkspace{Workspace: hw, audit: mcp.AuditMiddleware(journal, ws, h)}, closeAll, nil
+	return &openedWorkspace{Workspace: hw, audit: mcp.AuditMiddleware(journal, ws, h, log)}, closeAll, nil
 }
 
 func runMCP(ctx context.Context, args []string, st streams) int {

@@ -248,7 +248,7 @@ func TestAudit_MCPLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { local.Close() }) // after the session's end
-	srv.AddReceivingMiddleware(mcp.AuditMiddleware(local, "demo", nil))
+	srv.AddReceivingMiddleware(mcp.AuditMiddleware(local, "demo", nil, nil))
 	rc := inMemorySession(t, srv)
 	r, err = rc.CallTool(bg, &sdk.CallToolParams{Meta: sdk.Meta{"desk/session": "remote-sess"}, Name: "write", Arguments: map[string]any{"path": "n.txt", "content": "x"}})
 	if err != nil || r.IsError {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -154,12 +155,15 @@ const LocalActor = "local"
 // desk mcp --data over standard input and output. It records every request
 // as one record of workspace ws in j, with actor LocalActor, and, with h
 // (the host of ws), each execution a tool call starts once it has ended
-// (RecordExecution).
-func AuditMiddleware(j audit.Journal, ws string, h *host.Host) sdk.Middleware {
+// (RecordExecution; an execution record that could not be appended is
+// logged to log, if set).
+func AuditMiddleware(j audit.Journal, ws string, h *host.Host, log *slog.Logger) sdk.Middleware {
 	var ended func(audit.Record, *run.Execution, *policy.Denials)
 	if h != nil {
 		ended = func(base audit.Record, e *run.Execution, den *policy.Denials) {
-			RecordExecution(context.Background(), j, h, base, e, den)
+			if err := RecordExecution(context.Background(), j, h, base, e, den); err != nil && log != nil {
+				log.Error("audit record lost", "execution", e.ID(), "err", err)
+			}
 		}
 	}
 	return auditMiddleware(j, ws, LocalActor, ended)

@@ -24,10 +24,14 @@ type baseCodec struct {
 	}
 	block, quantum int
 	valid          func(c byte) bool
+	// partial: on invalid input the quantum read so far is decoded and
+	// written before the error (GNU base64); without it nothing of it is
+	// (GNU base32).
+	partial bool
 }
 
 var (
-	codecBase64 = baseCodec{enc: base64.StdEncoding, block: 3, quantum: 4, valid: func(c byte) bool {
+	codecBase64 = baseCodec{enc: base64.StdEncoding, block: 3, quantum: 4, partial: true, valid: func(c byte) bool {
 		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
 	}}
 	codecBase32 = baseCodec{enc: base32.StdEncoding, block: 5, quantum: 8, valid: func(c byte) bool {
@@ -173,8 +177,8 @@ func baseDecode(codec baseCodec, r io.Reader, w *bufio.Writer, garbage bool) (ba
 				return false, nil
 			}
 			full := n == codec.quantum
-			if !full && codec.quantum == 8 {
-				return true, nil // GNU base32 writes nothing of a short last quantum
+			if !full && !codec.partial {
+				return true, nil // nothing of a short last quantum
 			}
 			ok := flush()
 			return !(ok && full), nil
@@ -185,20 +189,17 @@ func baseDecode(codec baseCodec, r io.Reader, w *bufio.Writer, garbage bool) (ba
 		if c == '\n' {
 			continue
 		}
-		// GNU base32 writes nothing of a quantum cut by invalid input base64
-		// writes what decodes.
-		b32 := codec.quantum == 8
 		if !codec.valid(c) {
 			if garbage {
 				continue
 			}
-			if !b32 {
+			if codec.partial {
 				flush()
 			}
 			return true, nil
 		}
 		if c == '=' && n < 2 { // -i ignores no '=', as GNU
-			if !b32 {
+			if codec.partial {
 				flush()
 			}
 			return true, nil
